@@ -1,10 +1,10 @@
 module github.com/secexec/secexec
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/itchyny/gojq v0.12.20 // indirect
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/tetratelabs/wazero v1.12.0 // indirect
-	golang.org/x/sys v0.44.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 )

@@ -1,0 +1,79 @@
+package kernel
+
+// Limits bound what one VM may use. Reaching a limit fails the one
+// operation with the errno Linux uses for it and leaves the VM usable.
+type Limits struct {
+	// FSBytes bounds file data in the VM's memory filesystems (ENOSPC).
+	FSBytes int64
+	// FSInodes bounds inodes in the VM's memory filesystems (ENOSPC).
+	FSInodes int64
+	// Processes bounds live and zombie processes (EAGAIN).
+	Processes int
+	// FDsPerProcess bounds one process's descriptor table (EMFILE).
+	FDsPerProcess int
+	// FDsPerVM bounds descriptors across all processes (ENFILE).
+	FDsPerVM int
+	// Pipes bounds open pipes (EAGAIN).
+	Pipes int
+	// PipeBytes bounds the memory of all pipe buffers together.
+	PipeBytes int64
+	// PipeSize bounds one pipe's buffer.
+	PipeSize int
+	// ArgvBytes and EnvBytes bound a spawn's argument and environment
+	// strings, counted as execve does with their NUL terminators (E2BIG).
+	ArgvBytes int
+	EnvBytes  int
+}
+
+// DefaultLimits are the limits a VM gets unless configured otherwise.
+func DefaultLimits() Limits {
+	return Limits{
+		FSBytes:       64 << 20,
+		FSInodes:      16384,
+		Processes:     256,
+		FDsPerProcess: 256,
+		FDsPerVM:      1024,
+		Pipes:         128,
+		PipeBytes:     64 << 20,
+		PipeSize:      16 << 20,
+		ArgvBytes:     1 << 20,
+		EnvBytes:      1 << 20,
+	}
+}
+
+// withDefaults fills zero fields from DefaultLimits, so a caller may set
+// only the limits it cares about.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.FSBytes == 0 {
+		l.FSBytes = d.FSBytes
+	}
+	if l.FSInodes == 0 {
+		l.FSInodes = d.FSInodes
+	}
+	if l.Processes == 0 {
+		l.Processes = d.Processes
+	}
+	if l.FDsPerProcess == 0 {
+		l.FDsPerProcess = d.FDsPerProcess
+	}
+	if l.FDsPerVM == 0 {
+		l.FDsPerVM = d.FDsPerVM
+	}
+	if l.Pipes == 0 {
+		l.Pipes = d.Pipes
+	}
+	if l.PipeBytes == 0 {
+		l.PipeBytes = d.PipeBytes
+	}
+	if l.PipeSize == 0 {
+		l.PipeSize = d.PipeSize
+	}
+	if l.ArgvBytes == 0 {
+		l.ArgvBytes = d.ArgvBytes
+	}
+	if l.EnvBytes == 0 {
+		l.EnvBytes = d.EnvBytes
+	}
+	return l
+}

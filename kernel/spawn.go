@@ -1,0 +1,457 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/vfs"
+)
+
+// Program is a loaded executable, ready to run in a process.
+type Program interface {
+	// Run executes the program in p and returns its exit code. It must
+	// return promptly once ctx (the process context) is cancelled.
+	Run(ctx context.Context, p *Process) int
+}
+
+// Executable describes the file a spawn resolved to.
+type Executable struct {
+	// Path is the canonical guest path.
+	Path string
+	// Stat are its attributes.
+	Stat vfs.Stat
+	// Header holds the first bytes of the file (up to 256), for magic
+	// number checks.
+	Header []byte
+}
+
+// Loader turns an executable file into a Program, like a binfmt handler.
+// Load returns ErrNotMine when the file is not of its kind, so the next
+// loader is asked.
+type Loader interface {
+	Load(ctx context.Context, p *Process, exe Executable) (Program, error)
+}
+
+// ErrNotMine is returned by a Loader for files it does not handle.
+var ErrNotMine = errors.New("kernel: not an executable of this loader")
+
+// FileActionKind selects a FileAction's effect.
+type FileActionKind int
+
+// File action kinds, as posix_spawn_file_actions.
+const (
+	FileDup2 FileActionKind = iota
+	FileClose
+	FileOpen
+	FileInherit // keep a descriptor that is marked close-on-exec
+)
+
+// FileAction changes the child's descriptor table before it runs.
+type FileAction struct {
+	Kind  FileActionKind
+	FD    int // the child's descriptor
+	SrcFD int // FileDup2: the parent's descriptor copied to FD
+	Path  string
+	Flags vfs.OpenFlags
+	Mode  uint32
+}
+
+// SpawnOptions describe a new process.
+type SpawnOptions struct {
+	// Argv is the argument vector; Argv[0] names the program. A name
+	// without '/' is searched in PATH from Env (or the default PATH).
+	Argv []string
+	// Path, when set, is the executable to run instead of resolving
+	// Argv[0] (execve's first argument).
+	Path string
+	// Env is the environment, "KEY=value" strings.
+	Env []string
+	// Cwd is the working directory; empty inherits the parent's.
+	Cwd string
+	// Files, when non-nil, is the child's complete initial descriptor
+	// table (index = fd, nil = closed) instead of inheriting the parent's;
+	// each file gets a new reference. The host uses it to wire stdio.
+	Files []vfs.File
+	// Actions run in order on the child's table after inheritance.
+	Actions []FileAction
+	// Pgid: -1 (or unset with NewGroup false) inherits the parent's
+	// process group; 0 with NewGroup makes a new group led by the child;
+	// > 0 joins that group.
+	Pgid     int
+	NewGroup bool
+	// SigMask is the child's initial blocked set.
+	SigMask uint64
+	// Umask, when non-nil, replaces the inherited mask.
+	Umask *uint32
+}
+
+// DefaultPath is PATH when the environment has none.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// Spawn creates a child of p running opts.Argv, as posix_spawn(3): it
+// resolves the program, checks the exec policy and limits, builds the
+// descriptor table and starts the program on its own goroutine.
+func (p *Process) Spawn(ctx context.Context, opts SpawnOptions) (*Process, error) {
+	return p.k.spawn(ctx, p, opts, false)
+}
+
+// SpawnHost creates a process whose parent is init and whose status is
+// collected by the host through HostWait.
+func (k *Kernel) SpawnHost(ctx context.Context, opts SpawnOptions) (*Process, error) {
+	return k.spawn(ctx, k.init, opts, true)
+}
+
+func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, host bool) (*Process, error) {
+	if len(opts.Argv) == 0 || opts.Argv[0] == "" && opts.Path == "" {
+		return nil, errno.ENOENT
+	}
+	if n := stringsSize(opts.Argv); n > k.limits.ArgvBytes {
+		return nil, fmt.Errorf("spawn %s: argument list of %d bytes: %w", opts.Argv[0], n, errno.E2BIG)
+	}
+	if n := stringsSize(opts.Env); n > k.limits.EnvBytes {
+		return nil, fmt.Errorf("spawn %s: environment of %d bytes: %w", opts.Argv[0], n, errno.E2BIG)
+	}
+	if err := parent.waitIfStopped(ctx); err != nil {
+		return nil, err
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		cwd = parent.Cwd()
+	}
+	umask := parent.Umask()
+	if opts.Umask != nil {
+		umask = *opts.Umask & 0o777
+	}
+	caller := &vfs.Caller{UID: parent.uid, GID: parent.gid, Cwd: cwd, Umask: umask}
+	if opts.Cwd != "" {
+		real, err := k.vfs.Realpath(ctx, parent.Caller(), opts.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		caller.Cwd = real
+	}
+	exe, err := k.findExecutable(ctx, caller, opts)
+	if err != nil {
+		return nil, err
+	}
+	if k.authExec != nil {
+		if err := k.authExec(ctx, exe.Path, opts.Argv[0]); err != nil {
+			return nil, err
+		}
+	}
+
+	// Reserve the process slot before loading: a fork bomb must hit
+	// EAGAIN without paying for module loads.
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if len(k.procs) >= k.limits.Processes+1 { // +1: init does not count
+		k.mu.Unlock()
+		return nil, fmt.Errorf("spawn %s: %d processes: %w", opts.Argv[0], k.limits.Processes, errno.EAGAIN)
+	}
+	c := k.newProcessLocked(parent, append([]string(nil), opts.Argv...), append([]string(nil), opts.Env...), caller.Cwd, caller.Umask, parent.uid, parent.gid)
+	c.state = StateNew
+	c.hostHandle = host
+	c.exe = exe.Path
+	// The process is visible to kill(2) from here on: its context and mask
+	// must exist before the table lock is released.
+	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	c.sig.blocked = opts.SigMask &^ (bit(SIGKILL) | bit(SIGSTOP))
+	k.mu.Unlock()
+	// Ignored signals stay ignored across exec, as POSIX says.
+	parent.sig.mu.Lock()
+	for s := range c.sig.disp {
+		if parent.sig.disp[s] == DispositionIgnore {
+			c.sig.disp[s] = DispositionIgnore
+		}
+	}
+	parent.sig.mu.Unlock()
+
+	fail := func(err error) (*Process, error) {
+		if c.fds == nil {
+			c.fds = newFDTable(k.limits.FDsPerProcess, &k.fds, k.limits.FDsPerVM)
+		}
+		c.fds.closeAll()
+		k.mu.Lock()
+		c.state = StateZombie
+		k.reapLocked(c)
+		k.mu.Unlock()
+		c.cancel(errExited)
+		close(c.done)
+		return nil, err
+	}
+	if err := c.setupFDs(ctx, parent, opts); err != nil {
+		return fail(err)
+	}
+	if err := c.setupGroup(opts); err != nil {
+		return fail(err)
+	}
+	prog, err := k.load(ctx, c, exe)
+	if err != nil {
+		return fail(err)
+	}
+	k.mu.Lock()
+	c.state = StateRunning
+	k.mu.Unlock()
+	go c.run(prog)
+	return c, nil
+}
+
+func (c *Process) run(prog Program) {
+	code := runProgram(c, prog)
+	c.exit(WaitStatus{Exited: true, Code: code})
+}
+
+// runProgram runs prog and turns a panic in a runtime into exit status 70
+// (EX_SOFTWARE) instead of crashing the host.
+func runProgram(c *Process, prog Program) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.k.log.Error("program panicked", "pid", c.pid, "panic", fmt.Sprint(r))
+			code = 70
+		}
+	}()
+	return prog.Run(c.ctx, c)
+}
+
+func stringsSize(ss []string) int {
+	n := 0
+	for _, s := range ss {
+		n += len(s) + 1
+	}
+	return n
+}
+
+func (c *Process) setupGroup(opts SpawnOptions) error {
+	k := c.k
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch {
+	case opts.NewGroup && opts.Pgid <= 0:
+		c.pgid = c.pid
+	case opts.Pgid > 0:
+		ok := false
+		for _, q := range k.procs {
+			if q.pgid == opts.Pgid && q.sid == c.sid && q.state != StateZombie {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return errno.EPERM
+		}
+		c.pgid = opts.Pgid
+	}
+	return nil
+}
+
+// setupFDs builds the child's descriptor table.
+func (c *Process) setupFDs(ctx context.Context, parent *Process, opts SpawnOptions) error {
+	k := c.k
+	if opts.Files != nil {
+		c.fds = newFDTable(k.limits.FDsPerProcess, &k.fds, k.limits.FDsPerVM)
+		for fd, f := range opts.Files {
+			if f == nil {
+				continue
+			}
+			f.IncRef()
+			if err := c.fds.Dup2Install(f, fd); err != nil {
+				f.DecRef()
+				return err
+			}
+		}
+	} else {
+		var keep []int
+		for _, a := range opts.Actions {
+			if a.Kind == FileInherit {
+				keep = append(keep, a.FD)
+			}
+		}
+		t, err := parent.fds.forkKeeping(k.limits.FDsPerProcess, keep)
+		if err != nil {
+			return err
+		}
+		c.fds = t
+	}
+	for _, a := range opts.Actions {
+		switch a.Kind {
+		case FileDup2:
+			f, err := parent.fds.Get(a.SrcFD)
+			if err != nil {
+				return err
+			}
+			err = c.fds.Dup2Install(f, a.FD)
+			if err != nil {
+				f.DecRef()
+				return err
+			}
+		case FileClose:
+			if err := c.fds.Close(a.FD); err != nil && !errors.Is(err, errno.EBADF) {
+				return err
+			}
+		case FileOpen:
+			f, err := k.vfs.Open(ctx, c.Caller(), a.Path, a.Flags, a.Mode)
+			if err != nil {
+				return err
+			}
+			if err := c.fds.Dup2Install(f, a.FD); err != nil {
+				f.DecRef()
+				return err
+			}
+		case FileInherit:
+		}
+	}
+	return nil
+}
+
+// Dup2Install stores f at fd (closing what was there), taking over the
+// caller's reference on success.
+func (t *FDTable) Dup2Install(f vfs.File, fd int) error {
+	if fd < 0 || fd >= t.limit {
+		return errno.EBADF
+	}
+	t.mu.Lock()
+	var old vfs.File
+	if fd < len(t.fds) && t.fds[fd].file != nil {
+		old = t.fds[fd].file
+	} else {
+		if t.n >= t.limit {
+			t.mu.Unlock()
+			return errno.EMFILE
+		}
+		if err := t.reserveVM(); err != nil {
+			t.mu.Unlock()
+			return err
+		}
+		t.n++
+		for len(t.fds) <= fd {
+			t.fds = append(t.fds, fdEntry{})
+		}
+	}
+	t.fds[fd] = fdEntry{file: f}
+	t.mu.Unlock()
+	if old != nil {
+		old.DecRef()
+	}
+	return nil
+}
+
+// forkKeeping is fork that also keeps the close-on-exec descriptors in
+// keep (agentOS's spawn lets a parent pass those explicitly).
+func (t *FDTable) forkKeeping(limit int, keep []int) (*FDTable, error) {
+	if len(keep) == 0 {
+		return t.fork(limit)
+	}
+	c, err := t.fork(limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, fd := range keep {
+		f, err := t.Get(fd)
+		if err != nil {
+			continue
+		}
+		if err := c.Dup2Install(f, fd); err != nil {
+			f.DecRef()
+			c.closeAll()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// findExecutable resolves the program of a spawn and reads its header.
+func (k *Kernel) findExecutable(ctx context.Context, c *vfs.Caller, opts SpawnOptions) (Executable, error) {
+	name := opts.Path
+	if name == "" {
+		name = opts.Argv[0]
+	}
+	if strings.Contains(name, "/") {
+		return k.openExecutable(ctx, c, name)
+	}
+	path := DefaultPath
+	for _, kv := range opts.Env {
+		if strings.HasPrefix(kv, "PATH=") {
+			path = kv[5:]
+		}
+	}
+	firstErr := error(nil)
+	for _, dir := range strings.Split(path, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		exe, err := k.openExecutable(ctx, c, dir+"/"+name)
+		if err == nil {
+			return exe, nil
+		}
+		if e := errno.Of(err); e != errno.ENOENT && e != errno.ENOTDIR && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return Executable{}, firstErr
+	}
+	return Executable{}, &NotFoundError{Name: name}
+}
+
+// NotFoundError reports a program name not found in PATH; shells print it
+// as "command not found" and exit 127.
+type NotFoundError struct{ Name string }
+
+func (e *NotFoundError) Error() string { return e.Name + ": command not found" }
+
+// Unwrap makes the error match errno.ENOENT.
+func (e *NotFoundError) Unwrap() error { return errno.ENOENT }
+
+func (k *Kernel) openExecutable(ctx context.Context, c *vfs.Caller, path string) (Executable, error) {
+	real, err := k.vfs.Realpath(ctx, c, path)
+	if err != nil {
+		return Executable{}, err
+	}
+	st, err := k.vfs.Stat(ctx, c, real)
+	if err != nil {
+		return Executable{}, err
+	}
+	if st.Type() == vfs.TypeDir {
+		return Executable{}, errno.Path("exec", path, errno.EACCES)
+	}
+	if st.Type() != vfs.TypeRegular {
+		return Executable{}, errno.Path("exec", path, errno.EACCES)
+	}
+	if err := k.vfs.Access(ctx, c, real, vfs.AccessExecute); err != nil {
+		return Executable{}, err
+	}
+	f, err := k.vfs.Open(ctx, c, real, vfs.O_RDONLY, 0)
+	if err != nil {
+		return Executable{}, err
+	}
+	defer f.DecRef()
+	hdr := make([]byte, 256)
+	n, err := f.Pread(ctx, hdr, 0)
+	if err != nil {
+		return Executable{}, errno.Path("exec", path, err)
+	}
+	return Executable{Path: real, Stat: st, Header: hdr[:n]}, nil
+}
+
+func (k *Kernel) load(ctx context.Context, c *Process, exe Executable) (Program, error) {
+	k.loadersMu.RLock()
+	loaders := k.loaders
+	k.loadersMu.RUnlock()
+	for _, l := range loaders {
+		prog, err := l.Load(ctx, c, exe)
+		if errors.Is(err, ErrNotMine) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return prog, nil
+	}
+	return nil, errno.Path("exec", exe.Path, errno.ENOEXEC)
+}
