@@ -102,7 +102,7 @@ func New(cfg Config) (*Kernel, error) {
 	init := k.newProcessLocked(nil, []string{"init"}, nil, "/", 0o022, 0, 0)
 	init.fds = newFDTable(l.FDsPerProcess, &k.fds, l.FDsPerVM)
 	init.state = StateRunning
-	init.ctx, init.cancel = context.WithCancelCause(context.Background())
+	init.ctx, init.cancel = context.WithCancelCause(context.WithValue(context.Background(), procKey{}, init))
 	k.init = init
 	return k, nil
 }

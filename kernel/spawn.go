@@ -160,7 +160,7 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 	c.exe = exe.Path
 	// The process is visible to kill(2) from here on: its context and mask
 	// must exist before the table lock is released.
-	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	c.ctx, c.cancel = context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), procKey{}, c))
 	c.sig.blocked = opts.SigMask &^ (bit(SIGKILL) | bit(SIGSTOP))
 	k.mu.Unlock()
 	// Ignored signals stay ignored across exec, as POSIX says.

@@ -1,0 +1,316 @@
+package memfs
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/vfs"
+)
+
+// file is a regular file. Its data is a sparse set of pages: page i holds
+// the bytes [i*PageSize, i*PageSize+len(page)); every byte below size that
+// no page holds reads as zero. A page grows only as far as the highest byte
+// written into it, so a ten-byte file costs ten bytes, not a page.
+type file struct {
+	inode
+
+	// Guarded by inode.mu.
+	size   int64
+	pages  map[int64][]byte
+	blocks int64 // 512-byte units of stored data, for Stat.Blocks
+	opens  int   // open handles
+	// dead is set once the last link and the last handle are gone and the
+	// quota was credited; the file cannot be opened again.
+	dead bool
+}
+
+// Stat returns the attributes with the size and the blocks actually
+// stored.
+func (f *file) Stat(context.Context) (vfs.Stat, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	st := f.statLocked()
+	st.Size = f.size
+	st.Blocks = f.blocks
+	return st, nil
+}
+
+// SetAttr changes attributes, truncating or extending the file for
+// SetSize. A size change is charged (or credited) to the quota first, so
+// a failure leaves every attribute untouched.
+func (f *file) SetAttr(_ context.Context, attr vfs.SetAttr) error {
+	if f.fs.readOnly {
+		return errno.EROFS
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.fs.now()
+	if attr.Mask&vfs.SetSize != 0 {
+		if f.dead {
+			return errno.ENOENT
+		}
+		if err := f.truncateLocked(attr.Size); err != nil {
+			return err
+		}
+		// truncate(2) updates mtime and ctime even when the size stays.
+		f.touchLocked(now)
+	}
+	f.setAttrLocked(attr, now)
+	return nil
+}
+
+// truncateLocked sets the size, charging growth (holes included) to the
+// quota, all or nothing, and freeing the pages beyond a smaller size.
+func (f *file) truncateLocked(size int64) error {
+	switch {
+	case size < 0:
+		return errno.EINVAL
+	case size > MaxFileSize:
+		return errno.EFBIG
+	case size > f.size:
+		if err := f.fs.chargeBytes(size - f.size); err != nil {
+			return err
+		}
+	case size < f.size:
+		f.dropPagesFrom(size)
+		f.fs.releaseBytes(f.size - size)
+	}
+	f.size = size
+	return nil
+}
+
+// dropPagesFrom frees the data at and after off.
+func (f *file) dropPagesFrom(off int64) {
+	first := off / PageSize
+	if in := int(off % PageSize); in != 0 {
+		if pg, ok := f.pages[first]; ok && len(pg) > in {
+			f.setPage(first, pg[:in])
+		}
+		first++
+	}
+	last := (f.size - 1) / PageSize
+	if last-first+1 <= int64(len(f.pages)) {
+		// Fewer indices to visit than stored pages: walk the range.
+		for i := first; i <= last; i++ {
+			if pg, ok := f.pages[i]; ok {
+				f.setPage(i, pg[:0])
+			}
+		}
+		return
+	}
+	for i, pg := range f.pages {
+		if i >= first {
+			f.setPage(i, pg[:0])
+		}
+	}
+}
+
+// setPage replaces page i, keeping blocks in step; an empty page is
+// deleted.
+func (f *file) setPage(i int64, pg []byte) {
+	f.blocks += blocksOf(len(pg)) - blocksOf(len(f.pages[i]))
+	if len(pg) == 0 {
+		delete(f.pages, i)
+		return
+	}
+	f.pages[i] = pg
+}
+
+func blocksOf(n int) int64 { return int64((n + 511) / 512) }
+
+// readLocked copies the data at off into p; mu must be held.
+func (f *file) readLocked(p []byte, off int64) int {
+	if off >= f.size {
+		return 0
+	}
+	if rest := f.size - off; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n := len(p)
+	for len(p) > 0 {
+		idx, in := off/PageSize, int(off%PageSize)
+		chunk := min(len(p), PageSize-in)
+		pg := f.pages[idx]
+		c := 0
+		if in < len(pg) {
+			c = copy(p[:chunk], pg[in:])
+		}
+		clear(p[c:chunk])
+		p = p[chunk:]
+		off += int64(chunk)
+	}
+	return n
+}
+
+// writeLocked writes p at off, growing the file and charging the growth
+// to the quota. If the quota has room for only part of the growth, the
+// part that fits is written and its length returned with no error, as a
+// short write(2); if nothing fits the error is ENOSPC and the file is
+// unchanged. mu must be held exclusively.
+func (f *file) writeLocked(p []byte, off int64, now time.Time) (int, error) {
+	switch {
+	case off < 0:
+		return 0, errno.EINVAL
+	case len(p) == 0:
+		return 0, nil
+	case off >= MaxFileSize:
+		return 0, errno.EFBIG
+	case f.dead:
+		return 0, errno.EIO
+	}
+	if room := MaxFileSize - off; int64(len(p)) > room {
+		p = p[:room]
+	}
+	end := off + int64(len(p))
+	if end > f.size {
+		got, err := f.fs.chargeBytesUpTo(end - f.size)
+		if err != nil && (errno.Of(err) != errno.ENOSPC || off >= f.size) {
+			return 0, err
+		}
+		// With no room at all, the part of p over existing data still
+		// goes in.
+		if newEnd := f.size + got; newEnd < end {
+			if newEnd <= off {
+				f.fs.releaseBytes(got)
+				return 0, errno.ENOSPC
+			}
+			p = p[:newEnd-off]
+			end = newEnd
+		}
+	}
+	if f.pages == nil {
+		f.pages = make(map[int64][]byte)
+	}
+	n := len(p)
+	for len(p) > 0 {
+		idx, in := off/PageSize, int(off%PageSize)
+		chunk := min(len(p), PageSize-in)
+		pg := f.pages[idx]
+		if need := in + chunk; need > len(pg) {
+			pg = growPage(pg, need)
+			f.setPage(idx, pg)
+		}
+		copy(pg[in:], p[:chunk])
+		p = p[chunk:]
+		off += int64(chunk)
+	}
+	f.size = max(f.size, end)
+	f.touchLocked(now)
+	return n, nil
+}
+
+// growPage extends pg to length need (at most PageSize), zeroing the new
+// bytes. Capacity doubles so that appending in small writes is linear,
+// but never beyond a page.
+func growPage(pg []byte, need int) []byte {
+	if need <= cap(pg) {
+		old := len(pg)
+		pg = pg[:need]
+		clear(pg[old:])
+		return pg
+	}
+	c := min(max(need, 2*cap(pg), 64), PageSize)
+	np := make([]byte, need, c)
+	copy(np, pg)
+	return np
+}
+
+// freeLocked credits the quota with the file's data and its inode once it
+// has neither links nor handles; mu must be held exclusively.
+func (f *file) freeLocked() {
+	if f.dead {
+		return
+	}
+	f.dead = true
+	f.fs.releaseBytes(f.size)
+	f.fs.releaseInode()
+	f.size, f.pages, f.blocks = 0, nil, 0
+}
+
+// Open returns a handle on the file's data. A file whose last link and
+// handle are gone is ENOENT: whoever still holds the inode lost a race
+// with its removal.
+func (f *file) Open(_ context.Context, flags vfs.OpenFlags) (vfs.Handle, error) {
+	if flags.Writable() && f.fs.readOnly {
+		return nil, errno.EROFS
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dead {
+		return nil, errno.ENOENT
+	}
+	f.opens++
+	return &handle{f: f, flags: flags}, nil
+}
+
+// handle is an open regular file.
+type handle struct {
+	f      *file
+	flags  vfs.OpenFlags
+	closed atomic.Bool
+}
+
+// ReadAt reads at off; at or beyond the end it returns 0, nil.
+func (h *handle) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
+	if h.closed.Load() || !h.flags.Readable() {
+		return 0, errno.EBADF
+	}
+	if off < 0 {
+		return 0, errno.EINVAL
+	}
+	h.f.mu.RLock()
+	n := h.f.readLocked(p, off)
+	h.f.mu.RUnlock()
+	h.f.touchAtime()
+	return n, nil
+}
+
+// WriteAt writes at off, growing the file as needed.
+func (h *handle) WriteAt(_ context.Context, p []byte, off int64) (int, error) {
+	if h.closed.Load() || !h.flags.Writable() {
+		return 0, errno.EBADF
+	}
+	f := h.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writeLocked(p, off, f.fs.now())
+}
+
+// Append writes at the end of the file under the inode lock, so
+// concurrent appenders never overwrite each other.
+func (h *handle) Append(_ context.Context, p []byte) (int, int64, error) {
+	if h.closed.Load() || !h.flags.Writable() {
+		return 0, 0, errno.EBADF
+	}
+	f := h.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := f.writeLocked(p, f.size, f.fs.now())
+	return n, f.size, err
+}
+
+// Sync does nothing: memory is as stable as this filesystem gets.
+func (h *handle) Sync(context.Context) error {
+	if h.closed.Load() {
+		return errno.EBADF
+	}
+	return nil
+}
+
+// Close releases the handle; the last close of an unlinked file frees it.
+// Closing twice is EBADF.
+func (h *handle) Close() error {
+	if h.closed.Swap(true) {
+		return errno.EBADF
+	}
+	f := h.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.opens--
+	if f.opens == 0 && f.nlink == 0 {
+		f.freeLocked()
+	}
+	return nil
+}

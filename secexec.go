@@ -1,0 +1,183 @@
+// Package secexec runs code its user did not write — POSIX programs
+// compiled to WebAssembly and (later) JavaScript on V8 — inside a virtual
+// kernel written in Go. Each VM has its own filesystem, processes, pipes,
+// environment, permissions (deny by default) and resource limits; nothing
+// a guest does touches the host unless a permission rule or a mount allows
+// it.
+//
+// A VM is created with NewVM and used through its filesystem (VM.FS) and
+// its process API (VM.Exec, VM.Spawn):
+//
+//	vm, err := secexec.NewVM(ctx, secexec.Options{Permissions: secexec.AllowAll()})
+//	if err != nil { ... }
+//	defer vm.Close()
+//	err = vm.FS().WriteFile(ctx, "/workspace/hello.txt", []byte("hi\n"), 0o644)
+//
+// Errors from guest-visible operations wrap a Linux errno
+// (github.com/secexec/secexec/kernel/errno), so errors.Is works with both
+// the errno values and the io/fs sentinels such as fs.ErrNotExist.
+package secexec
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/policy"
+)
+
+// Permissions is the declarative permission policy of a VM: plain data,
+// JSON-serialisable. A missing domain denies everything in it; rules are
+// evaluated last match wins. See docs/permissions.md.
+type Permissions = policy.Policy
+
+// AuditEvent is a permission decision reported to Options.Audit.
+type AuditEvent = policy.Event
+
+// AllowAll returns permissions that allow every operation in every domain.
+func AllowAll() *Permissions { return policy.AllowAll() }
+
+// DenyAll returns permissions that allow nothing (the default).
+func DenyAll() *Permissions { return policy.DenyAll() }
+
+// Limits bound a VM's resources; zero fields take DefaultLimits.
+type Limits = kernel.Limits
+
+// DefaultLimits returns the limits a VM gets unless configured otherwise.
+func DefaultLimits() Limits { return kernel.DefaultLimits() }
+
+// Mount describes a filesystem mounted into a VM.
+type Mount struct {
+	// Path is the absolute guest path; it is created if missing.
+	Path string
+	// HostDir is a host directory to expose. Empty mounts a fresh memory
+	// filesystem that counts against the VM's storage limit.
+	HostDir string
+	// ReadOnly makes the mount read-only.
+	ReadOnly bool
+}
+
+// The guest account every VM has, and its default working directory.
+const (
+	GuestUser = vm.UserName
+	GuestUID  = vm.UserUID
+	GuestGID  = vm.UserGID
+	GuestHome = vm.UserHome
+	Workspace = vm.Workspace
+)
+
+// Options configure a VM. The zero value is a VM that denies everything.
+type Options struct {
+	// Permissions; nil denies everything (deny by default).
+	Permissions *Permissions
+	// Audit, if set, receives every permission denial.
+	Audit func(AuditEvent)
+	// Limits; zero fields take DefaultLimits.
+	Limits Limits
+	// Mounts are mounted when the VM is created, in order.
+	Mounts []Mount
+	// Env is the environment every process starts with, on top of the
+	// defaults (HOME, USER, PATH, ...). The host's environment is never
+	// passed through.
+	Env map[string]string
+	// Cwd is the default working directory; empty means Workspace.
+	Cwd string
+	// Hostname is the VM's host name; empty means "secexec".
+	Hostname string
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// ErrClosed is returned by operations on a closed VM.
+var ErrClosed = errors.New("secexec: VM is closed")
+
+// VM is one sandbox. Its methods are safe for concurrent use.
+type VM struct {
+	b    backend
+	opts Options
+	env  []string
+	fs   *FS
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// NewVM creates a VM.
+func NewVM(ctx context.Context, opts Options) (*VM, error) {
+	b, err := newLocalBackend(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	v := &VM{b: b, opts: opts, env: defaultEnv(opts)}
+	v.fs = &FS{b: b}
+	return v, nil
+}
+
+// FS returns the VM's filesystem API.
+func (v *VM) FS() *FS { return v.fs }
+
+// Close kills every process of the VM and releases it. It is safe to call
+// more than once.
+func (v *VM) Close() error {
+	v.closeOnce.Do(func() { v.closeErr = v.b.close(context.Background()) })
+	return v.closeErr
+}
+
+// defaultEnv is the environment a process starts with: the guest's
+// identity, a PATH that finds the userland, then the caller's variables.
+func defaultEnv(opts Options) []string {
+	cwd := opts.Cwd
+	if cwd == "" {
+		cwd = Workspace
+	}
+	host := opts.Hostname
+	if host == "" {
+		host = "secexec"
+	}
+	env := map[string]string{
+		"HOME":     GuestHome,
+		"USER":     GuestUser,
+		"LOGNAME":  GuestUser,
+		"SHELL":    "/bin/sh",
+		"PATH":     kernel.DefaultPath,
+		"PWD":      cwd,
+		"HOSTNAME": host,
+		"TMPDIR":   "/tmp",
+		"LANG":     "C.UTF-8",
+		"TERM":     "dumb",
+	}
+	for k, val := range opts.Env {
+		env[k] = val
+	}
+	return envList(env)
+}
+
+func envList(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mergeEnv overlays extra on base ("KEY=value" lists), later keys winning.
+func mergeEnv(base []string, extra map[string]string) []string {
+	if len(extra) == 0 {
+		return base
+	}
+	m := make(map[string]string, len(base)+len(extra))
+	for _, kv := range base {
+		k, val, _ := strings.Cut(kv, "=")
+		m[k] = val
+	}
+	for k, val := range extra {
+		m[k] = val
+	}
+	return envList(m)
+}
