@@ -484,6 +484,11 @@ func (b *localBackend) run(ctx context.Context, argv, env []string, opts *ExecOp
 	s.releaseChild()
 	if err != nil {
 		if r, ok := spawnFailure(argv, err); ok {
+			r.Duration = time.Since(start)
+			if opts.Stderr != nil {
+				_, _ = opts.Stderr.Write(r.Stderr)
+				r.Stderr = nil
+			}
 			return r, nil
 		}
 		return nil, err

@@ -229,10 +229,22 @@ func (e *PathError) Error() string { return e.Op + " " + e.Path + ": " + e.Err.E
 // errors.Is(err, fs.ErrNotExist) both work.
 func (e *PathError) Unwrap() error { return e.Err }
 
-// Path wraps an errno with the operation and guest path. A nil err stays nil.
+// Path wraps an errno with the operation and guest path. A nil err stays
+// nil. An error that already carries an Errno together with its own
+// context (a policy denial naming the operation and path, or an inner
+// PathError) is returned unchanged, so the most specific description
+// survives; an error without an Errno becomes EIO, so no host error text
+// can travel on.
 func Path(op, path string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &PathError{Op: op, Path: path, Err: Of(err)}
+	if e, ok := err.(Errno); ok {
+		return &PathError{Op: op, Path: path, Err: e}
+	}
+	var e Errno
+	if errors.As(err, &e) {
+		return err
+	}
+	return &PathError{Op: op, Path: path, Err: EIO}
 }

@@ -186,6 +186,9 @@ func (g *grepper) main(args []string) int {
 	if err != nil {
 		var pe *grepcore.PatternError
 		if errors.As(err, &pe) {
+			for _, w := range pe.Warnings {
+				g.message("warning: " + w)
+			}
 			g.message(pe.Msg)
 			return 2
 		}

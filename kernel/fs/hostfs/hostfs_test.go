@@ -361,7 +361,16 @@ func TestSetAttr(t *testing.T) {
 			mustMkdir(t, filepath.Join(host, "d"))
 			f, d := walkTo(t, fs, "f"), walkTo(t, fs, "d")
 
-			// chmod drops setuid/setgid on the host, keeps sticky.
+			// A host file that has setuid is reported without it.
+			if err := os.Chmod(filepath.Join(host, "f"), os.ModeSetuid|os.ModeSetgid|0o755); err != nil {
+				t.Fatal(err)
+			}
+			if st, _ := f.Stat(ctx); st.Mode != vfs.S_IFREG|0o755 {
+				t.Errorf("reported mode %o, want setuid hidden", st.Mode)
+			}
+
+			// chmod keeps setuid/setgid virtual: the guest sees them, the
+			// host file never has them. Sticky is real.
 			if err := f.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetMode, Mode: vfs.S_ISUID | vfs.S_ISGID | 0o751}); err != nil {
 				t.Fatal(err)
 			}
@@ -374,13 +383,11 @@ func TestSetAttr(t *testing.T) {
 			if fi, _ := os.Lstat(filepath.Join(host, "d")); fi.Mode() != os.ModeDir|os.ModeSticky|0o700 {
 				t.Errorf("host mode of d = %v", fi.Mode())
 			}
-
-			// A host file that has setuid is reported without it.
-			if err := os.Chmod(filepath.Join(host, "f"), os.ModeSetuid|0o755); err != nil {
-				t.Fatal(err)
+			if st, _ := f.Stat(ctx); st.Mode != vfs.S_IFREG|vfs.S_ISUID|vfs.S_ISGID|0o751 {
+				t.Errorf("guest mode of f = %o", st.Mode)
 			}
-			if st, _ := f.Stat(ctx); st.Mode != vfs.S_IFREG|0o755 {
-				t.Errorf("reported mode %o, want setuid hidden", st.Mode)
+			if st, _ := d.Stat(ctx); st.Mode != vfs.S_IFDIR|vfs.S_ISVTX|vfs.S_ISGID|0o700 {
+				t.Errorf("guest mode of d = %o", st.Mode)
 			}
 
 			// Truncate grows and shrinks.
@@ -414,16 +421,43 @@ func TestSetAttr(t *testing.T) {
 				t.Errorf("times = %v %v, want %v %v", st.Atime, st.Mtime, at, mt2)
 			}
 
-			// Chown to the reported owner is accepted and bumps ctime.
+			// Chown is virtual: the guest sees the new owner, the host file
+			// keeps its own, ctime moves, and setuid (and setgid, with
+			// group exec) is cleared as Linux clears it.
+			var hostBefore unix.Stat_t
+			if err := unix.Lstat(filepath.Join(host, "f"), &hostBefore); err != nil {
+				t.Fatal(err)
+			}
 			before := st.Ctime
-			time.Sleep(10 * time.Millisecond) // let the host clock tick past ctime's granularity
+			time.Sleep(20 * time.Millisecond) // let the host's coarse clock pass ctime's granularity
+			if err := f.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetUID | vfs.SetGID, UID: 1234, GID: 5678}); err != nil {
+				t.Fatal(err)
+			}
+			st, _ = f.Stat(ctx)
+			if st.UID != 1234 || st.GID != 5678 || st.Mode != vfs.S_IFREG|0o751 {
+				t.Errorf("after chown: %d:%d mode %o", st.UID, st.GID, st.Mode)
+			}
+			if !st.Ctime.After(before) {
+				t.Errorf("ctime not bumped by chown: %v -> %v", before, st.Ctime)
+			}
+			var hostAfter unix.Stat_t
+			if err := unix.Lstat(filepath.Join(host, "f"), &hostAfter); err != nil {
+				t.Fatal(err)
+			}
+			if hostAfter.Uid != hostBefore.Uid || hostAfter.Gid != hostBefore.Gid || hostAfter.Mode&suidBits != 0 {
+				t.Errorf("host owner changed: %d:%d -> %d:%d, mode %o",
+					hostBefore.Uid, hostBefore.Gid, hostAfter.Uid, hostAfter.Gid, hostAfter.Mode)
+			}
+			// Back to the defaults: the table entry goes away.
 			if err := f.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetUID | vfs.SetGID, UID: 7, GID: 8}); err != nil {
 				t.Fatal(err)
 			}
-			if st, _ := f.Stat(ctx); !st.Ctime.After(before) {
-				t.Errorf("ctime not bumped by no-op chown: %v -> %v", before, st.Ctime)
+			if err := d.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o700}); err != nil {
+				t.Fatal(err)
 			}
-			wantErrno(t, "chown to root", f.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetUID, UID: 0}), errno.EPERM)
+			if n := fs.owners.len(); n != 0 {
+				t.Errorf("%d ownership entries left", n)
+			}
 			if err := f.SetAttr(ctx, vfs.SetAttr{}); err != nil {
 				t.Errorf("empty SetAttr: %v", err)
 			}
@@ -653,7 +687,12 @@ func TestRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantErrno(t, "second Release", fs.Release(), errno.EBADF)
-	_, err = f.Stat(ctx)
+	// f has an open handle, so its Stat is fstat and keeps working; a
+	// path-only inode does not.
+	if _, err := f.Stat(ctx); err != nil {
+		t.Errorf("fstat after Release: %v", err)
+	}
+	_, err = (&inode{fs: fs, path: "f", typ: vfs.TypeRegular}).Stat(ctx)
 	wantErrno(t, "Stat after Release", err, errno.EBADF)
 	_, err = fs.Root(ctx)
 	wantErrno(t, "Root after Release", err, errno.EBADF)
@@ -698,5 +737,145 @@ func TestParseRelease(t *testing.T) {
 	}
 	if !kernelAtLeast(2, 6) {
 		t.Error("kernelAtLeast(2, 6) = false on a kernel with openat2")
+	}
+}
+
+func TestOwnershipTable(t *testing.T) {
+	ctx := context.Background()
+	fs, host := newFS(t, Options{UID: 1, GID: 1, MaxOwners: 2}, quirks{})
+	rt := root(t, fs)
+	as := func(uid uint32, mode uint32) vfs.CreateOptions {
+		return vfs.CreateOptions{Mode: mode, UID: uid, GID: uid}
+	}
+
+	// Default-owned files need no entry.
+	if _, err := rt.Create(ctx, "plain", as(1, 0o644)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := rt.Create(ctx, "a", as(100, 0o644))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Symlink(ctx, "l", "a", as(200, vfs.S_IFLNK|0o777)); err != nil {
+		t.Fatal(err)
+	}
+	if n := fs.owners.len(); n != 2 {
+		t.Fatalf("%d entries, want 2", n)
+	}
+	// The table is full: creating as another owner fails and leaves
+	// nothing behind; chown of an untracked file too.
+	_, err = rt.Create(ctx, "b", as(300, 0o644))
+	wantErrno(t, "create beyond MaxOwners", err, errno.ENOSPC)
+	_, err = rt.Mkdir(ctx, "dir", as(300, vfs.S_IFDIR|0o755))
+	wantErrno(t, "mkdir beyond MaxOwners", err, errno.ENOSPC)
+	_, err = rt.Symlink(ctx, "l2", "x", as(300, 0))
+	wantErrno(t, "symlink beyond MaxOwners", err, errno.ENOSPC)
+	for _, name := range []string{"b", "dir", "l2"} {
+		if _, err := os.Lstat(filepath.Join(host, name)); err == nil {
+			t.Errorf("%s left behind after ENOSPC", name)
+		}
+	}
+	plain := walkTo(t, fs, "plain")
+	wantErrno(t, "chown beyond MaxOwners", plain.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetUID, UID: 5}), errno.ENOSPC)
+	wantErrno(t, "chmod u+s beyond MaxOwners", plain.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetMode, Mode: vfs.S_ISUID | 0o755}), errno.ENOSPC)
+	// Tracked files can still change.
+	if err := a.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetGID, GID: 42}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Hard links share the entry; it goes with the last link.
+	if err := rt.Link(ctx, "a2", a); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := walkTo(t, fs, "a2").Stat(ctx); st.UID != 100 || st.GID != 42 {
+		t.Fatalf("hard link owned by %d:%d", st.UID, st.GID)
+	}
+	if err := rt.Unlink(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if n := fs.owners.len(); n != 2 {
+		t.Fatalf("entry dropped while a link remains: %d entries", n)
+	}
+	// Rename over the last link drops it too.
+	if err := rt.Rename(ctx, "plain", rt, "a2"); err != nil {
+		t.Fatal(err)
+	}
+	if n := fs.owners.len(); n != 1 {
+		t.Fatalf("%d entries after replacing the last link, want 1", n)
+	}
+	if err := rt.Unlink(ctx, "l"); err != nil {
+		t.Fatal(err)
+	}
+	if n := fs.owners.len(); n != 0 {
+		t.Fatalf("%d entries after unlinking everything", n)
+	}
+	// Directories: rmdir drops the entry.
+	d, err := rt.Mkdir(ctx, "dir", as(300, vfs.S_IFDIR|vfs.S_ISGID|0o755))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := d.Stat(ctx); st.UID != 300 || st.Mode != vfs.S_IFDIR|vfs.S_ISGID|0o755 {
+		t.Fatalf("new dir: uid %d mode %o", st.UID, st.Mode)
+	}
+	if err := rt.Rmdir(ctx, "dir"); err != nil {
+		t.Fatal(err)
+	}
+	if n := fs.owners.len(); n != 0 {
+		t.Fatalf("%d entries after rmdir", n)
+	}
+}
+
+// TestOpenFileOutlivesPath checks fstat, fchmod, ftruncate and futimens on
+// an open file keep working after its name is gone, as on Linux.
+func TestOpenFileOutlivesPath(t *testing.T) {
+	ctx := context.Background()
+	fs, host := newFS(t, Options{}, quirks{})
+	mustWriteFile(t, filepath.Join(host, "f"), "0123456789")
+	f := walkTo(t, fs, "f")
+	ro, err := f.Open(ctx, vfs.O_RDONLY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	rw, err := f.Open(ctx, vfs.O_RDWR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(host, "f")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.Stat(ctx)
+	if err != nil || st.Nlink != 0 || st.Size != 10 {
+		t.Fatalf("fstat after unlink = nlink %d size %d, %v", st.Nlink, st.Size, err)
+	}
+	mt := time.Unix(1_000_000_000, 0)
+	if err := f.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetMode | vfs.SetSize | vfs.SetMtime, Mode: 0o600, Size: 4, Mtime: mt}); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = f.Stat(ctx)
+	if st.Mode != vfs.S_IFREG|0o600 || st.Size != 4 || !st.Mtime.Equal(mt) {
+		t.Fatalf("after fchmod/ftruncate/futimens: mode %o size %d mtime %v", st.Mode, st.Size, st.Mtime)
+	}
+	// With only a read-only handle left, truncation has no descriptor to
+	// use and falls back to the (gone) path.
+	rw.Close()
+	wantErrno(t, "truncate via read-only handle", f.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetSize}), errno.ENOENT)
+	if err := f.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o640}); err != nil {
+		t.Fatal(err)
+	}
+	ro.Close()
+	_, err = f.Stat(ctx)
+	wantErrno(t, "stat once closed", err, errno.ENOENT)
+}
+
+func TestReadDirRemovedDir(t *testing.T) {
+	fs, host := newFS(t, Options{}, quirks{})
+	mustMkdir(t, filepath.Join(host, "d"))
+	d := walkTo(t, fs, "d")
+	if err := os.Remove(filepath.Join(host, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := d.ReadDir(context.Background(), 0, 10); err != nil || len(ents) != 0 {
+		t.Fatalf("ReadDir of a removed dir = %v, %v", ents, err)
 	}
 }

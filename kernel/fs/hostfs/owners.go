@@ -16,18 +16,17 @@ const DefaultMaxOwners = 1 << 18
 // suidBits are the mode bits hostfs keeps virtual.
 const suidBits = vfs.S_ISUID | vfs.S_ISGID
 
-// Ownership is virtual. Guest uids and gids mean nothing on the host, and
-// a real chown would hand host files to whatever host account a guest
-// named (and, for a root host process, let a guest plant setuid-root
-// binaries). So hostfs never chowns on the host and never sets setuid or
-// setgid there. Instead the guest-visible owner, group and those two mode
-// bits live in an in-memory table keyed by the host inode; files without
-// an entry belong to Options.UID and Options.GID and have neither bit.
-// Entries are made when a guest creates a file as another owner, chowns,
-// or sets setuid/setgid, and dropped when the guest removes the last
-// link. The table is bounded: beyond Options.MaxOwners entries, an
-// operation that needs a new one fails with ENOSPC. It lives as long as
-// the FS; a new mount of the same directory starts from the defaults.
+// ownerTable holds the virtual attributes of the package doc: the
+// guest-visible owner, group, setuid and setgid bits of host inodes whose
+// values differ from the defaults (Options.UID and Options.GID, neither bit).
+// Entries are made when a guest creates a file as another owner, chowns, or
+// sets setuid/setgid, and dropped when the guest removes the file's last
+// link. The table is bounded: beyond Options.MaxOwners entries an operation
+// that needs a new one fails with ENOSPC. It lives as long as the FS, so a
+// new mount of the same directory starts from the defaults. An entry the
+// host orphans (by deleting the file behind the guest's back) lingers, and
+// a file the host then creates with the same inode number inherits it;
+// files the guest creates always overwrite their entry.
 type ownerTable struct {
 	mu  sync.Mutex
 	m   map[ownerKey]owner

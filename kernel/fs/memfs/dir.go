@@ -72,11 +72,12 @@ func (d *dir) Open(context.Context, vfs.OpenFlags) (vfs.Handle, error) {
 // Lookup returns the child called name.
 func (d *dir) Lookup(_ context.Context, name string) (vfs.Inode, error) {
 	d.mu.RLock()
+	defer d.mu.RUnlock()
 	e := d.entries[name]
-	d.mu.RUnlock()
 	if e == nil {
 		return nil, errno.ENOENT
 	}
+	// e.node changes when a rename replaces the entry: read it locked.
 	return e.node, nil
 }
 
@@ -373,6 +374,19 @@ func (d *dir) Rename(_ context.Context, oldName string, newDir vfs.Inode, newNam
 		return errno.EXDEV
 	}
 	if nd == d {
+		// Renaming files within one directory locks the directory and
+		// leaves only, so it need not wait for other renames. If a
+		// directory is involved, it locks two sibling directories, which
+		// a rename between those two would lock in its own order: take
+		// renameMu then, so only one rename holds two directories at once.
+		d.mu.Lock()
+		if !d.hasDirLocked(oldName) && !d.hasDirLocked(newName) {
+			defer d.mu.Unlock()
+			return d.renameLocked(oldName, d, newName)
+		}
+		d.mu.Unlock()
+		d.fs.renameMu.Lock()
+		defer d.fs.renameMu.Unlock()
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		return d.renameLocked(oldName, d, newName)
@@ -381,8 +395,8 @@ func (d *dir) Rename(_ context.Context, oldName string, newDir vfs.Inode, newNam
 	defer d.fs.renameMu.Unlock()
 	// Lock the ancestor first, as every other operation locks a directory
 	// before its children. Unrelated directories may be locked in either
-	// order: no other operation holds one and waits for the other, and
-	// renameMu keeps two renames from doing so.
+	// order: only renames hold two directories that are not parent and
+	// child, and renameMu lets one rename at a time do so.
 	first, second := d, nd
 	if d.isAncestorOf(nd) {
 		// Moving src from d into d's own subtree: lock d first, as is.
@@ -394,6 +408,16 @@ func (d *dir) Rename(_ context.Context, oldName string, newDir vfs.Inode, newNam
 	second.mu.Lock()
 	defer second.mu.Unlock()
 	return d.renameLocked(oldName, nd, newName)
+}
+
+// hasDirLocked reports whether name is a directory entry; mu must be held.
+func (d *dir) hasDirLocked(name string) bool {
+	e := d.entries[name]
+	if e == nil {
+		return false
+	}
+	_, ok := e.node.(*dir)
+	return ok
 }
 
 // isAncestorOf reports whether d is a strict ancestor of x; fs.renameMu

@@ -226,7 +226,9 @@ func (f *file) freeLocked() {
 	f.dead = true
 	f.fs.releaseBytes(f.size)
 	f.fs.releaseInode()
-	f.size, f.pages, f.blocks = 0, nil, 0
+	// The size stays, so a racing Stat of the removed inode still reports
+	// it as Linux would; only the data goes.
+	f.pages, f.blocks = nil, 0
 }
 
 // Open returns a handle on the file's data. A file whose last link and

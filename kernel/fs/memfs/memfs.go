@@ -17,13 +17,14 @@
 //   - Directory reads are O(log n + k) per call, so listing a huge directory
 //     in small batches is not quadratic.
 //
-// Locking: every inode has its own sync.RWMutex. Operations that touch two
-// inodes lock a directory before its children, and a rename between two
-// directories first takes the filesystem-wide rename mutex (as Linux's
-// s_vfs_rename_mutex) so the directory tree cannot change shape while it
-// decides which of the two directories to lock first (the ancestor).
-// Non-directories are always locked last and never hold a lock while
-// taking another.
+// Locking: every inode has its own sync.RWMutex. Operations lock a
+// directory before its children. A rename that locks two directories that
+// are not parent and child (a rename between two directories, or one that
+// moves a directory onto a sibling) first takes the filesystem-wide rename
+// mutex, as Linux's s_vfs_rename_mutex: the tree cannot change shape while
+// it finds which of its directories is the ancestor (locked first), and no
+// other operation holds two such directories at once. Non-directories are
+// locked last and never hold a lock while taking another.
 package memfs
 
 import (

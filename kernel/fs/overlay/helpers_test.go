@@ -20,6 +20,7 @@ import (
 //	d PATH [MODE [UID GID]]      directory
 //	f PATH DATA [MODE [UID GID]] regular file ("-" for empty data)
 //	l PATH TARGET                symlink
+//	p PATH                       FIFO
 //	h PATH OLDPATH               hard link
 //	w PATH                       whiteout (raw ".wh." file, for lower layers)
 //	o PATH                       opaque marker in directory PATH
@@ -85,6 +86,8 @@ func buildQ(t testing.TB, sp spec, q *vfs.Quota) *memfs.FS {
 			}
 		case "l":
 			ino, err = dir.Symlink(ctx(), name, f[2], vfs.CreateOptions{Mode: vfs.S_IFLNK | 0o777})
+		case "p":
+			ino, err = dir.Create(ctx(), name, vfs.CreateOptions{Mode: vfs.S_IFIFO | 0o620, UID: 3, GID: 4})
 		case "h":
 			var target vfs.Inode
 			d2, n2 := walkParent(t, root, f[2])

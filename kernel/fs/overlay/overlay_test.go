@@ -336,6 +336,12 @@ l /etc/link deep/conf
 	if st := e.stat("/etc/link"); st.Ino != before["/etc/link"].Ino {
 		t.Fatalf("link ino changed")
 	}
+	// A FIFO copies up as a FIFO.
+	e3 := newEnv(t, 0, "", "p /fifo\n")
+	e3.must(e3.v.SetAttr(ctx(), c, "/fifo", true, vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o600}))
+	if got := dump(t, e3.upper)["/fifo"]; got != "10600 3:4" {
+		t.Fatalf("upper fifo = %q", got)
+	}
 	// chmod of a lower directory copies it up alone.
 	e2 := newEnv(t, 0, "", "d /x 0755\nf /x/y y\n")
 	e2.must(e2.v.SetAttr(ctx(), c, "/x", true, vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o700}))

@@ -182,32 +182,6 @@ var attrChecks = []check{
 			t.Fatalf("NameMax %d", st.NameMax)
 		}
 	}},
-	{"dev_differs_across_mounts", func(t *testing.T, e *env) {
-		e.mkdir("/other", 0o755)
-		if err := e.v.Mount(e.ctx, vfs.Root, e.p("/other"), e.newFS(t), vfs.MountOptions{}); err != nil {
-			t.Fatalf("mount: %v", err)
-		}
-		if e.stat("/").Dev == e.stat("/other").Dev {
-			t.Fatal("two mounts share st_dev")
-		}
-	}},
-	{"readonly_mount", func(t *testing.T, e *env) {
-		// The VFS's read-only mount flag holds even over a writable
-		// filesystem.
-		e.mkdir("/ro", 0o755)
-		if err := e.v.Mount(e.ctx, vfs.Root, e.p("/ro"), e.newFS(t), vfs.MountOptions{ReadOnly: true}); err != nil {
-			t.Fatalf("mount: %v", err)
-		}
-		_, err := e.open(e.root, "/ro/f", vfs.O_WRONLY|vfs.O_CREAT, 0o644)
-		wantErrno(t, "create on read-only mount", err, errno.EROFS)
-		wantErrno(t, "mkdir on read-only mount", e.v.Mkdir(e.ctx, e.root, e.p("/ro/d"), 0o755), errno.EROFS)
-		wantErrno(t, "chmod read-only mount root", e.v.SetAttr(e.ctx, e.root, e.p("/ro"), true,
-			vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o700}), errno.EROFS)
-		if st, err := e.v.Statfs(e.ctx, e.root, e.p("/ro")); err != nil || !st.ReadOnly {
-			t.Fatalf("statfs of read-only mount: %+v, %v", st, err)
-		}
-		e.write("/still-writable", "x")
-	}},
 	{"errors", func(t *testing.T, e *env) {
 		err := e.v.SetAttr(e.ctx, e.root, e.p("/missing"), true, vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o644})
 		wantErrno(t, "chmod missing", err, errno.ENOENT)

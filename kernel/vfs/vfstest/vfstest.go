@@ -93,6 +93,7 @@ var groups = []group{
 	{"rename", renameChecks},
 	{"errnos", errnoChecks},
 	{"perms", permChecks},
+	{"mounts", mountChecks},
 	{"escape", escapeChecks},
 }
 
@@ -297,8 +298,15 @@ func (e *env) list(path string, batch int) []string {
 		for _, d := range ents {
 			out = append(out, d.Name)
 		}
+		if len(out) > maxListing {
+			e.t.Fatalf("readdir %s: more than %d entries; cookies do not advance?", path, maxListing)
+		}
 	}
 }
+
+// maxListing bounds a directory listing, so a backend whose cookies do not
+// advance fails the check instead of hanging it.
+const maxListing = 100_000
 
 // sameFile reports whether two stats describe one inode.
 func sameFile(a, b vfs.Stat) bool { return a.Dev == b.Dev && a.Ino == b.Ino }

@@ -32,6 +32,8 @@ const goRepeatMax = 1000
 // own wording (glibc's regerror text), so callers can print it verbatim.
 type PatternError struct {
 	Msg string
+	// Warnings are diagnostics GNU grep prints before this error.
+	Warnings []string
 	// Unsupported marks valid GNU syntax this implementation cannot run,
 	// such as back-references, rather than a malformed pattern.
 	Unsupported bool
@@ -55,6 +57,7 @@ var (
 	errBackref           = &PatternError{Msg: "Invalid back reference"}
 	errColonClass        = &PatternError{Msg: "character class syntax is [[:space:]], not [:space:]"}
 	errBackrefSupport    = &PatternError{Msg: "back-references are not supported", Unsupported: true}
+	errBadPattern        = &PatternError{Msg: "Invalid regular expression"}
 )
 
 // Translate rewrites one grep pattern (no newlines) into Go regexp syntax
@@ -73,6 +76,9 @@ func Translate(pattern string, syn Syntax) (string, []string, error) {
 	case Basic, Extended:
 		t := translator{src: pattern, ere: syn == Extended, lastAtom: -1, laststart: true, lasttok: tokStart}
 		if err := t.run(); err != nil {
+			if err == t.colonErr && len(t.warnings) > 0 {
+				return "", nil, &PatternError{Msg: err.(*PatternError).Msg, Warnings: t.warnings}
+			}
 			return "", nil, err
 		}
 		return string(t.out), t.warnings, nil
@@ -152,6 +158,14 @@ type translator struct {
 	lasttok   tokKind
 	groups    []group
 	closed    int // number of closed groups, for back-reference checks
+	// colonErr is GNU dfa's "[:space:]" error. dfa only parses patterns
+	// glibc accepted, so it is reported after any glibc error, along with
+	// the first colonWarnings warnings (those dfa printed before it).
+	colonErr      *PatternError
+	colonWarnings int
+	// skipped is set when a repetition operator applied to nothing was
+	// dropped; afterSkip is its value before the current token.
+	skipped, afterSkip bool
 }
 
 func (t *translator) emitAtom(s string) {
@@ -180,11 +194,12 @@ func (t *translator) emitLiteral(r rune) {
 // which Go rejects as nested repetition.
 func (t *translator) repeat(op, name string) {
 	if t.laststart {
-		// GNU dfa applies the operator to the empty string and warns.
+		// GNU dfa warns, then applies the operator to what precedes it:
+		// an anchor ("$*" is "($)*") or, at the very start, nothing.
 		t.warnings = append(t.warnings, name+" at start of expression")
-		return
 	}
 	if t.lastAtom < 0 {
+		t.skipped = true
 		return
 	}
 	atom := string(t.out[t.lastAtom:])
@@ -197,6 +212,7 @@ func (t *translator) repeat(op, name string) {
 
 func (t *translator) run() error {
 	for t.pos < len(t.src) {
+		t.afterSkip, t.skipped = t.skipped, false
 		c := t.src[t.pos]
 		switch c {
 		case '\\':
@@ -259,6 +275,10 @@ func (t *translator) run() error {
 	if len(t.groups) > 0 {
 		return errUnmatchedLParen
 	}
+	if t.colonErr != nil {
+		t.warnings = t.warnings[:t.colonWarnings]
+		return t.colonErr
+	}
 	return nil
 }
 
@@ -279,6 +299,11 @@ func (t *translator) ereOperator(c byte) (bool, error) {
 		start := t.pos
 		t.pos++
 		op, ok, err := t.interval(false)
+		if err != nil && t.laststart && err != errTooBig {
+			// glibc skips an interval with nothing before it and GNU dfa
+			// reads a malformed one literally: no error either way.
+			ok, err = false, nil
+		}
 		if err != nil {
 			return true, err
 		}
@@ -296,7 +321,9 @@ func (t *translator) ereOperator(c byte) (bool, error) {
 		return true, nil
 	case ')':
 		t.pos++
-		if len(t.groups) == 0 {
+		// glibc reads a ')' right after an operator it skipped (as in
+		// "(*)") as an ordinary character.
+		if len(t.groups) == 0 || t.afterSkip {
 			// RE_UNMATCHED_RIGHT_PAREN_ORD: a lone ')' is literal.
 			t.emitLiteral(')')
 			return true, nil
@@ -539,90 +566,140 @@ var posixClasses = map[string]string{
 	"print":  `\p{L}\p{M}\p{N}\p{P}\p{S}\p{Co}\p{Zs}`,
 }
 
-// bracket translates a POSIX bracket expression starting at t.pos ('[').
-// Inside it a backslash is an ordinary character, ']' first is literal, and
-// [:class:], [=c=] and [.c.] are recognised.
+// bracketNameMax is glibc's BRACKET_NAME_BUF_SIZE: longer [:names:] are
+// reported as an unmatched bracket.
+const bracketNameMax = 32
+
+// bracketElem is one element of a bracket expression.
+type bracketElem struct {
+	kind byte   // 'c' character, ':' class, '=' equivalence, '.' collating
+	r    rune   // the character ('c', and single-character '=' and '.')
+	name string // the name between the delimiters
+}
+
+// bracket translates a POSIX bracket expression starting at t.pos ('['),
+// following glibc's parse_bracket_exp so malformed expressions fail with
+// the same message. Inside it a backslash is an ordinary character, ']'
+// first is literal and [:class:], [=c=] and [.c.] are recognised.
 func (t *translator) bracket() error {
 	src := t.src
 	p := t.pos + 1
 	var b strings.Builder
 	b.WriteByte('[')
-	if p < len(src) && src[p] == '^' {
+	if p >= len(src) {
+		return errBadPattern
+	}
+	if src[p] == '^' {
 		b.WriteByte('^')
 		p++
+		if p >= len(src) {
+			return errBadPattern
+		}
 	}
 	contentStart := p
-	first := true
-	// element parses one bracket element at p: a character, or [.c.] /
-	// [=c=] (both a single character), or [:name:] (class=true).
-	element := func() (r rune, class string, err error) {
-		if src[p] == '[' && p+1 < len(src) && (src[p+1] == ':' || src[p+1] == '.' || src[p+1] == '=') {
-			kind := src[p+1]
-			end := strings.Index(src[p+2:], string(kind)+"]")
-			if end < 0 {
-				return 0, "", errUnmatchedBracket
-			}
-			name := src[p+2 : p+2+end]
-			p += 2 + end + 2
-			if kind == ':' {
-				cls, ok := posixClasses[name]
-				if !ok {
-					return 0, "", errClassName
+	// element parses one element at p. acceptHyphen allows a '-' that
+	// is not last (only as the first element or a range end).
+	element := func(first, acceptHyphen bool) (bracketElem, error) {
+		c := src[p]
+		if c == '[' && p+1 < len(src) && strings.IndexByte(".=:", src[p+1]) >= 0 {
+			delim := src[p+1]
+			p += 2
+			nameStart := p
+			for i := 0; ; i++ {
+				if i >= bracketNameMax || p+1 >= len(src) {
+					return bracketElem{}, errUnmatchedBracket
 				}
-				return 0, cls, nil
+				if src[p] == delim && src[p+1] == ']' {
+					break
+				}
+				p++
 			}
-			r, size := utf8.DecodeRuneInString(name)
-			if name == "" || size != len(name) {
-				return 0, "", errCollation
+			name := src[nameStart:p]
+			p += 2
+			e := bracketElem{kind: delim, name: name}
+			if r, size := utf8.DecodeRuneInString(name); name != "" && size == len(name) {
+				e.r = r
+			} else {
+				e.r = -1
 			}
-			return r, "", nil
+			return e, nil
+		}
+		if c == '-' && !acceptHyphen && !first {
+			if p+1 >= len(src) || src[p+1] != ']' {
+				return bracketElem{}, errRangeEnd
+			}
 		}
 		r, size := utf8.DecodeRuneInString(src[p:])
 		p += size
-		return r, "", nil
+		return bracketElem{kind: 'c', r: r}, nil
 	}
+	first := true
 	for {
+		start, err := element(first, first)
+		if err != nil {
+			return err
+		}
+		if start.kind == 'c' || start.kind == '.' {
+			if p >= len(src) {
+				return errUnmatchedBracket
+			}
+			if src[p] == '-' {
+				if p+1 >= len(src) {
+					return errUnmatchedBracket
+				}
+				if src[p+1] != ']' {
+					p++
+					end, err := element(false, true)
+					if err != nil {
+						return err
+					}
+					if end.kind == ':' || end.kind == '=' {
+						return errRangeEnd
+					}
+					if start.r < 0 || end.r < 0 {
+						return errCollation
+					}
+					if end.r < start.r {
+						return errRangeEnd
+					}
+					writeClassChar(&b, start.r)
+					b.WriteByte('-')
+					writeClassChar(&b, end.r)
+					goto next
+				}
+			}
+		}
+		switch start.kind {
+		case ':':
+			cls, ok := posixClasses[start.name]
+			if !ok {
+				return errClassName
+			}
+			b.WriteString(cls)
+		case '=', '.':
+			if start.r < 0 {
+				return errCollation
+			}
+			writeClassChar(&b, start.r)
+		default:
+			writeClassChar(&b, start.r)
+		}
+	next:
 		if p >= len(src) {
 			return errUnmatchedBracket
 		}
-		if src[p] == ']' && !first {
+		if src[p] == ']' {
 			content := src[contentStart:p]
 			p++
-			if len(content) >= 2 && content[0] == ':' && content[len(content)-1] == ':' {
-				return errColonClass
+			// GNU dfa (which runs only when glibc accepted the whole
+			// pattern) rejects a likely typo for [[:space:]].
+			if t.colonErr == nil && len(content) >= 2 && content[0] == ':' && content[len(content)-1] == ':' {
+				t.colonErr = errColonClass
+				t.colonWarnings = len(t.warnings)
 			}
 			break
 		}
 		first = false
-		lo, class, err := element()
-		if err != nil {
-			return err
-		}
-		if p+1 < len(src) && src[p] == '-' && src[p+1] != ']' {
-			if class != "" {
-				return errRangeEnd
-			}
-			p++
-			if src[p] == '[' && p+1 < len(src) && src[p+1] == ':' {
-				return errRangeEnd
-			}
-			hi, _, err := element()
-			if err != nil {
-				return err
-			}
-			if hi < lo {
-				return errRangeEnd
-			}
-			writeClassChar(&b, lo)
-			b.WriteByte('-')
-			writeClassChar(&b, hi)
-			continue
-		}
-		if class != "" {
-			b.WriteString(class)
-		} else {
-			writeClassChar(&b, lo)
-		}
 	}
 	b.WriteByte(']')
 	t.pos = p

@@ -1,0 +1,100 @@
+// Package cli implements the secexec command line: flags in, calls to the
+// public secexec API out, exit codes as a Unix user expects them.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of the CLI itself; a command run in a VM exits with the
+// guest's own status instead.
+const (
+	ExitOK    = 0
+	ExitError = 1 // the CLI failed (bad VM configuration, I/O error)
+	ExitUsage = 2 // bad flags or arguments
+)
+
+// exitError carries a specific exit code out of a command.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// usageError marks mistakes in how the CLI was called.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// Main runs the CLI with args (without the program name) and returns the
+// process exit code.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "secexec: "+err.Error())
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitError
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "secexec",
+		Short: "Run untrusted code in a millisecond sandbox",
+		Long: `secexec runs code its user did not write — POSIX programs compiled to
+WebAssembly, and JavaScript — inside a virtual kernel with its own
+filesystem, processes, pipes, permissions (deny by default) and limits.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	})
+	root.AddCommand(newVersionCmd(), newExecCmd(), newSoftwareCmd())
+	return root
+}
+
+// Version is the secexec version, set at link time with
+// -ldflags "-X github.com/secexec/secexec/internal/cli.Version=v1.2.3";
+// otherwise taken from the module's build information.
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "secexec "+version())
+			return err
+		},
+	}
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/secexec/secexec"
+)
+
+func newExecCmd() *cobra.Command {
+	var vf vmFlags
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "exec [flags] CMDLINE [ARG...]",
+		Short: "Run a command line in a fresh VM",
+		Long: `Run a command line in a fresh VM and exit with its status.
+
+A single argument is a command line: if it is a plain list of words it runs
+the program directly, otherwise it runs under 'sh -c'. Several arguments are
+an argument vector run as is. Standard input is passed through; the guest's
+stdout and stderr stream to this process's.`,
+		Example: `  secexec exec 'echo hello | wc -c'
+  secexec exec --mount ./src:/src:ro 'grep -rn TODO /src'
+  printf 'b\na\n' | secexec exec sort`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := vf.options()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			vm, err := secexec.NewVM(ctx, opts)
+			if err != nil {
+				return err
+			}
+			defer vm.Close()
+			eo := &secexec.ExecOptions{Timeout: vf.timeout}
+			if in := stdinOf(cmd); in != nil {
+				eo.Stdin = in
+			}
+			if !asJSON {
+				eo.Stdout, eo.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			}
+			var res *secexec.Result
+			if len(args) == 1 {
+				res, err = vm.Exec(ctx, args[0], eo)
+			} else {
+				res, err = vm.Run(ctx, args, eo)
+			}
+			if err != nil && res == nil {
+				return err
+			}
+			if asJSON {
+				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
+					return err
+				}
+			}
+			if res.Outcome == secexec.Cancelled {
+				return &exitError{code: 130}
+			}
+			if res.ExitCode != 0 {
+				return &exitError{code: res.ExitCode}
+			}
+			return nil
+		},
+	}
+	vf.register(c)
+	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (stdout and stderr base64-encoded) instead of streaming")
+	return c
+}
+
+// stdinOf returns the command's stdin unless it is an interactive
+// terminal, which a one-shot exec should not wait on.
+func stdinOf(cmd *cobra.Command) io.Reader {
+	in := cmd.InOrStdin()
+	if f, ok := in.(*os.File); ok {
+		st, err := f.Stat()
+		if err != nil || st.Mode()&os.ModeCharDevice != 0 {
+			return nil
+		}
+	}
+	return in
+}
+
+// jsonResult is the --json shape: stable field names, bytes as base64.
+type jsonResult struct {
+	ExitCode   int     `json:"exit_code"`
+	Outcome    string  `json:"outcome"`
+	Signal     string  `json:"signal,omitempty"`
+	Stdout     []byte  `json:"stdout"`
+	Stderr     []byte  `json:"stderr"`
+	Truncated  bool    `json:"truncated,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+}
+
+func writeJSON(w io.Writer, r *secexec.Result) error {
+	if r == nil {
+		return errors.New("no result")
+	}
+	enc := json.NewEncoder(w)
+	return enc.Encode(jsonResult{
+		ExitCode: r.ExitCode, Outcome: string(r.Outcome), Signal: r.Signal,
+		Stdout: r.Stdout, Stderr: r.Stderr, Truncated: r.Truncated,
+		DurationMS: float64(r.Duration.Microseconds()) / 1000,
+	})
+}
+

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/kernel/policy"
+)
+
+// vmFlags are the flags every command that creates a VM shares.
+type vmFlags struct {
+	permissions string
+	allowRead   []string
+	allowWrite  []string
+	allowNet    []string
+	allowEnv    []string
+	mounts      []string
+	env         []string
+	cwd         string
+	timeout     time.Duration
+	fsBytes     int64
+	processes   int
+}
+
+func (f *vmFlags) register(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVar(&f.permissions, "permissions", "standard",
+		"base permissions: 'standard' (the VM's own files and programs; no network, no host env), 'none', or a JSON policy file")
+	fl.StringArrayVar(&f.allowRead, "allow-read", nil, "allow reading guest PATH and beneath (repeatable)")
+	fl.StringArrayVar(&f.allowWrite, "allow-write", nil, "allow writing guest PATH and beneath (repeatable)")
+	fl.StringArrayVar(&f.allowNet, "allow-net", nil, "allow network access to HOST[:PORT] (repeatable)")
+	fl.StringArrayVar(&f.allowEnv, "allow-env", nil, "pass the host's environment variable KEY into the VM (repeatable)")
+	fl.StringArrayVar(&f.mounts, "mount", nil, "mount host directory HOST at guest path GUEST: HOST:GUEST[:ro] (repeatable)")
+	fl.StringArrayVarP(&f.env, "env", "e", nil, "set KEY=VALUE in the guest environment (repeatable)")
+	fl.StringVar(&f.cwd, "cwd", "", "working directory inside the VM (default "+secexec.Workspace+")")
+	fl.DurationVar(&f.timeout, "timeout", 0, "kill the program after this much wall time (exit 124)")
+	fl.Int64Var(&f.fsBytes, "fs-bytes", 0, "bytes of file data the VM may store (default 64 MiB)")
+	fl.IntVar(&f.processes, "max-processes", 0, "processes the VM may run at once (default 256)")
+}
+
+// standardPermissions is what the CLI grants unless told otherwise: the
+// guest may use everything inside its own VM — which holds nothing of the
+// host's beyond explicit mounts — but has no network and no host tools.
+func standardPermissions() *policy.Policy {
+	return policy.DenyAll().
+		AllowFS(policy.AllFSOps(), "/**").
+		AllowExec("*", "/**")
+}
+
+func (f *vmFlags) options() (secexec.Options, error) {
+	var opts secexec.Options
+	var p *policy.Policy
+	switch f.permissions {
+	case "standard", "":
+		p = standardPermissions()
+	case "none":
+		p = policy.DenyAll()
+	default:
+		data, err := os.ReadFile(f.permissions)
+		if err != nil {
+			return opts, &usageError{err: fmt.Errorf("--permissions: %w", err)}
+		}
+		p, err = policy.Parse(data)
+		if err != nil {
+			return opts, &usageError{err: fmt.Errorf("--permissions %s: %w", f.permissions, err)}
+		}
+	}
+	if len(f.allowRead) > 0 {
+		p.AllowRead(f.allowRead...)
+	}
+	if len(f.allowWrite) > 0 {
+		p.AllowWrite(f.allowWrite...)
+	}
+	if len(f.allowNet) > 0 {
+		p.AllowNet(f.allowNet...)
+	}
+	env := map[string]string{}
+	for _, k := range f.allowEnv {
+		p.AllowEnv(k)
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return opts, &usageError{err: err}
+	}
+	for _, kv := range f.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return opts, &usageError{err: fmt.Errorf("--env %q: want KEY=VALUE", kv)}
+		}
+		env[k] = v
+	}
+	for _, m := range f.mounts {
+		mt, err := parseMount(m)
+		if err != nil {
+			return opts, &usageError{err: err}
+		}
+		opts.Mounts = append(opts.Mounts, mt)
+	}
+	opts.Permissions = p
+	opts.Env = env
+	opts.Cwd = f.cwd
+	opts.Limits.FSBytes = f.fsBytes
+	opts.Limits.Processes = f.processes
+	return opts, nil
+}
+
+// parseMount parses HOST:GUEST[:ro|:rw].
+func parseMount(s string) (secexec.Mount, error) {
+	parts := strings.Split(s, ":")
+	m := secexec.Mount{}
+	switch {
+	case len(parts) == 3 && (parts[2] == "ro" || parts[2] == "rw"):
+		m.ReadOnly = parts[2] == "ro"
+	case len(parts) == 2:
+	default:
+		return m, fmt.Errorf("--mount %q: want HOST:GUEST[:ro]", s)
+	}
+	m.HostDir, m.Path = parts[0], parts[1]
+	if m.HostDir == "" || !strings.HasPrefix(m.Path, "/") {
+		return m, fmt.Errorf("--mount %q: want HOST:GUEST[:ro] with an absolute GUEST path", s)
+	}
+	return m, nil
+}
