@@ -60,6 +60,8 @@ type Kernel struct {
 	fds       atomic.Int64
 	nextIno   atomic.Uint64
 
+	flocks flockTable
+
 	loadersMu sync.RWMutex
 	loaders   []Loader
 

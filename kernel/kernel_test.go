@@ -692,3 +692,47 @@ func TestForkBombContained(t *testing.T) {
 		t.Fatal(st)
 	}
 }
+
+func TestFlock(t *testing.T) {
+	k := newKernel(t, kernel.Limits{}, goLoader{
+		"locker": func(ctx context.Context, p *kernel.Process) int {
+			a, _ := p.Open(ctx, kernel.AtFDCWD, "/tmp/lock", vfs.O_RDWR|vfs.O_CREAT, 0o644)
+			b, _ := p.Open(ctx, kernel.AtFDCWD, "/tmp/lock", vfs.O_RDWR, 0)
+			if err := p.Flock(ctx, a, kernel.LockEX); err != nil {
+				return 1
+			}
+			// A second description conflicts; a dup of the first shares the lock.
+			if err := p.Flock(ctx, b, kernel.LockSH|kernel.LockNB); !errors.Is(err, errno.EAGAIN) {
+				return 2
+			}
+			d, _ := p.Dup(a, 0, false)
+			if err := p.Flock(ctx, d, kernel.LockEX|kernel.LockNB); err != nil {
+				return 3
+			}
+			// Closing every descriptor of the holder releases its lock.
+			_ = p.Close(a)
+			_ = p.Close(d)
+			if err := p.Flock(ctx, b, kernel.LockEX|kernel.LockNB); err != nil {
+				return 4
+			}
+			if err := p.Flock(ctx, b, kernel.LockUN); err != nil {
+				return 5
+			}
+			c, _ := p.Open(ctx, kernel.AtFDCWD, "/tmp/lock", vfs.O_RDONLY, 0)
+			if p.Flock(ctx, b, kernel.LockSH) != nil || p.Flock(ctx, c, kernel.LockSH|kernel.LockNB) != nil {
+				return 6
+			}
+			done := make(chan error, 1)
+			go func() { done <- p.Flock(ctx, c, kernel.LockEX) }()
+			time.Sleep(20 * time.Millisecond)
+			_ = p.Flock(ctx, b, kernel.LockUN)
+			if err := <-done; err != nil {
+				return 7
+			}
+			return 0
+		},
+	})
+	if st, _ := run(t, k, "locker"); st.ShellCode() != 0 {
+		t.Fatalf("failed at step %d", st.ShellCode())
+	}
+}

@@ -108,4 +108,3 @@ func writeJSON(w io.Writer, r *secexec.Result) error {
 		DurationMS: float64(r.Duration.Microseconds()) / 1000,
 	})
 }
-

@@ -102,6 +102,23 @@ func (r *Refs) DecRef() {
 	}
 }
 
+// TryIncRef adds a reference unless the count already dropped to zero
+// (the file is being released), and reports whether it did. Code that
+// found a file without holding a reference (procfs following
+// /proc/PID/fd/N while the owner may close N) must use it instead of
+// IncRef.
+func (r *Refs) TryIncRef() bool {
+	for {
+		n := r.n.Load()
+		if n <= 0 {
+			return false
+		}
+		if r.n.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
 // ReadRefs returns the current count, for tests and /proc.
 func (r *Refs) ReadRefs() int64 { return r.n.Load() }
 

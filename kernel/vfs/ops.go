@@ -69,7 +69,15 @@ func (v *VFS) openMagic(ctx context.Context, r *resolution, flags OpenFlags) (Fi
 	if (flags.Writable() && !have.Writable()) || (flags.Readable() && !have.Readable() && flags&O_PATH == 0) {
 		return nil, errno.Path("open", r.node.path, errno.EACCES)
 	}
-	f.IncRef()
+	// The magic link handed out the file without a reference, and its
+	// owner may be closing it right now: take one only if it is alive.
+	if t, ok := f.(interface{ TryIncRef() bool }); ok {
+		if !t.TryIncRef() {
+			return nil, errno.Path("open", r.node.path, errno.ENOENT)
+		}
+	} else {
+		f.IncRef()
+	}
 	return f, nil
 }
 

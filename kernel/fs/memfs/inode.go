@@ -154,6 +154,16 @@ func (s *symlink) Stat(context.Context) (vfs.Stat, error) {
 	return st, nil
 }
 
+// SetAttr changes a symlink's owner or times. Its mode is always 0777 on
+// Linux, so chmod of the link itself is EOPNOTSUPP, as fchmodat(2) with
+// AT_SYMLINK_NOFOLLOW reports.
+func (s *symlink) SetAttr(ctx context.Context, attr vfs.SetAttr) error {
+	if attr.Mask&vfs.SetMode != 0 {
+		return errno.EOPNOTSUPP
+	}
+	return s.inode.SetAttr(ctx, attr)
+}
+
 // Readlink returns the target.
 func (s *symlink) Readlink(context.Context) (string, error) {
 	s.touchAtime()

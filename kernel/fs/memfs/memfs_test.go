@@ -726,6 +726,11 @@ func TestSymlink(t *testing.T) {
 	_, err = s.Open(bg, vfs.O_RDONLY)
 	wantErr(t, "Open symlink", err, errno.ELOOP)
 	wantErr(t, "truncate symlink", s.SetAttr(bg, vfs.SetAttr{Mask: vfs.SetSize}), errno.EINVAL)
+	wantErr(t, "chmod symlink", s.SetAttr(bg, vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o600}), errno.EOPNOTSUPP)
+	wantErr(t, "chown symlink", s.SetAttr(bg, vfs.SetAttr{Mask: vfs.SetUID, UID: 9}), 0)
+	if st := mustStat(t, s); st.Mode != vfs.S_IFLNK|0o777 || st.UID != 9 {
+		t.Fatalf("symlink after chown: %+v", st)
+	}
 	_, err = root.Symlink(bg, "e", "", vfs.CreateOptions{})
 	wantErr(t, "empty target", err, errno.ENOENT)
 	_, err = root.Symlink(bg, "l", strings.Repeat("a", vfs.PathMax), vfs.CreateOptions{})

@@ -30,7 +30,7 @@ func (n *node) checkNewName(ctx context.Context, name string) error {
 // Create makes a regular file, FIFO, socket or device node in the upper
 // layer. Names starting with ".wh." are refused with EINVAL.
 func (n *node) Create(ctx context.Context, name string, opts vfs.CreateOptions) (vfs.Inode, error) {
-	return n.make(ctx, name, false, func(up vfs.Inode) (vfs.Inode, error) {
+	return n.makeEntry(ctx, name, false, func(up vfs.Inode) (vfs.Inode, error) {
 		return up.Create(ctx, name, opts)
 	})
 }
@@ -38,7 +38,7 @@ func (n *node) Create(ctx context.Context, name string, opts vfs.CreateOptions) 
 // Mkdir makes a directory in the upper layer, opaque if a lower layer has
 // the name. Names starting with ".wh." are refused with EINVAL.
 func (n *node) Mkdir(ctx context.Context, name string, opts vfs.CreateOptions) (vfs.Inode, error) {
-	return n.make(ctx, name, true, func(up vfs.Inode) (vfs.Inode, error) {
+	return n.makeEntry(ctx, name, true, func(up vfs.Inode) (vfs.Inode, error) {
 		return up.Mkdir(ctx, name, opts)
 	})
 }
@@ -46,15 +46,15 @@ func (n *node) Mkdir(ctx context.Context, name string, opts vfs.CreateOptions) (
 // Symlink makes a symbolic link in the upper layer. Names starting with
 // ".wh." are refused with EINVAL.
 func (n *node) Symlink(ctx context.Context, name, target string, opts vfs.CreateOptions) (vfs.Inode, error) {
-	return n.make(ctx, name, false, func(up vfs.Inode) (vfs.Inode, error) {
+	return n.makeEntry(ctx, name, false, func(up vfs.Inode) (vfs.Inode, error) {
 		return up.Symlink(ctx, name, target, opts)
 	})
 }
 
-// make is the body of Create, Mkdir and Symlink: copy the directory up,
+// makeEntry is the body of Create, Mkdir and Symlink: copy the directory up,
 // make the entry with mk, make a directory opaque if it would otherwise
 // merge with a lower one, and drop a whiteout of the name.
-func (n *node) make(ctx context.Context, name string, isDir bool, mk func(up vfs.Inode) (vfs.Inode, error)) (vfs.Inode, error) {
+func (n *node) makeEntry(ctx context.Context, name string, isDir bool, mk func(up vfs.Inode) (vfs.Inode, error)) (vfs.Inode, error) {
 	if isHidden(name) {
 		return nil, errno.EINVAL
 	}
@@ -87,7 +87,7 @@ func (n *node) make(ctx context.Context, name string, isDir bool, mk func(up vfs
 	return c, nil
 }
 
-// makeUpper does the layer work of make; the undo steps go to t.
+// makeUpper does the layer work of makeEntry; the undo steps go to t.
 func (n *node) makeUpper(ctx context.Context, t *txn, name string, isDir bool, mk func(up vfs.Inode) (vfs.Inode, error)) (vfs.Inode, error) {
 	if err := n.fs.copyUp(ctx, t, n, -1); err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package overlay
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -752,5 +751,4 @@ func TestInodeInterfaceErrors(t *testing.T) {
 	e.must(h.Close())
 	wantErrno(t, "double close", h.Close(), errno.EBADF)
 	wantErrno(t, "setattr removed lower file", f.SetAttr(ctx(), vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o600}), errno.ENOENT)
-	_ = fmt.Sprint()
 }

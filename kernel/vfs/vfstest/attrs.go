@@ -34,6 +34,12 @@ var attrChecks = []check{
 		if st := e.lstat("/l"); st.Mode != vfs.S_IFLNK|0o777 {
 			t.Fatalf("link mode changed to %o", st.Mode)
 		}
+		// A symlink's own mode cannot change.
+		err := e.v.SetAttr(e.ctx, e.root, e.p("/l"), false, vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o600})
+		wantErrno(t, "lchmod", err, errno.EOPNOTSUPP)
+		if st := e.lstat("/l"); st.Mode != vfs.S_IFLNK|0o777 {
+			t.Fatalf("lchmod changed the link mode to %o", st.Mode)
+		}
 	}},
 	{"chown", func(t *testing.T, e *env) {
 		e.write("/f", "")
@@ -49,6 +55,16 @@ var attrChecks = []check{
 		}
 		if st := e.stat("/f"); st.UID != 123 {
 			t.Fatalf("lchown changed the target: uid %d", st.UID)
+		}
+	}},
+	{"chown_clears_setuid", func(t *testing.T, e *env) {
+		// chown(2) clears set-user-ID and set-group-ID (with group exec)
+		// on a regular file, even when root does it.
+		e.write("/f", "")
+		e.chmod("/f", 0o6755)
+		e.chown("/f", 1, 1)
+		if st := e.stat("/f"); st.Mode != vfs.S_IFREG|0o755 {
+			t.Fatalf("mode after chown = %o, want 100755", st.Mode)
 		}
 	}},
 	{"creator_owns", func(t *testing.T, e *env) {

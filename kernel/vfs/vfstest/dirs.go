@@ -57,6 +57,11 @@ var dirChecks = []check{
 		_, err := e.v.Stat(e.ctx, e.root, e.p("/d"))
 		wantErrno(t, "stat removed dir", err, errno.ENOENT)
 	}},
+	{"rmdir_dotdot", func(t *testing.T, e *env) {
+		// A final ".." is ENOTEMPTY on Linux, whatever it names.
+		e.mkdir("/d", 0o755)
+		wantErrno(t, "rmdir d/..", e.v.Rmdir(e.ctx, e.root, e.p("/d/..")), errno.ENOTEMPTY)
+	}},
 	{"rmdir_cwd", func(t *testing.T, e *env) {
 		// A process may stand in a directory that is removed: creating in
 		// it then fails with ENOENT.

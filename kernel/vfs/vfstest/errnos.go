@@ -30,6 +30,8 @@ var errnoChecks = []check{
 		wantErrno(t, "trailing slash on file", err, errno.ENOTDIR)
 		_, err = e.v.Stat(e.ctx, e.root, e.p("/f/.."))
 		wantErrno(t, "file/..", err, errno.ENOTDIR)
+		wantErrno(t, "unlink file/", e.v.Unlink(e.ctx, e.root, e.p("/f/")), errno.ENOTDIR)
+		wantErrno(t, "rmdir file/", e.v.Rmdir(e.ctx, e.root, e.p("/f/")), errno.ENOTDIR)
 		c := *e.root
 		c.Cwd = e.p("/f")
 		_, err = e.v.Stat(e.ctx, &c, "x")

@@ -322,6 +322,12 @@ var openFlagChecks = []check{
 		_, err = e.open(e.root, "/new/", vfs.O_WRONLY|vfs.O_CREAT, 0o644)
 		wantErrno(t, "O_CREAT with trailing slash", err, errno.EISDIR)
 	}},
+	{"creat_on_dir", func(t *testing.T, e *env) {
+		// Linux refuses O_CREAT on an existing directory even read-only.
+		e.mkdir("/d", 0o755)
+		_, err := e.open(e.root, "/d", vfs.O_RDONLY|vfs.O_CREAT, 0o644)
+		wantErrno(t, "O_RDONLY|O_CREAT on a directory", err, errno.EISDIR)
+	}},
 	{"access_mode", func(t *testing.T, e *env) {
 		e.write("/f", "abc")
 		ro := e.mustOpen("/f", vfs.O_RDONLY, 0)

@@ -32,6 +32,7 @@ var mountChecks = []check{
 		wantErrno(t, "mkdir on read-only mount", e.v.Mkdir(e.ctx, e.root, e.p("/ro/d"), 0o755), errno.EROFS)
 		wantErrno(t, "chmod read-only mount root", e.v.SetAttr(e.ctx, e.root, e.p("/ro"), true,
 			vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o700}), errno.EROFS)
+		wantErrno(t, "access W_OK on read-only mount", e.v.Access(e.ctx, e.root, e.p("/ro"), vfs.AccessWrite), errno.EROFS)
 		if st, err := e.v.Statfs(e.ctx, e.root, e.p("/ro")); err != nil || !st.ReadOnly {
 			t.Fatalf("statfs of read-only mount: %+v, %v", st, err)
 		}

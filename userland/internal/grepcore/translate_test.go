@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +45,10 @@ func TestTranslate(t *testing.T) {
 		{"ere interval at start", Extended, `{1}a`, `a`, []string{"{...} at start of expression"}, ""},
 		{"ere star after alt", Extended, `a|*b`, `a|b`, []string{"* at start of expression"}, ""},
 		{"ere lone rparen", Extended, `a)`, `a\)`, nil, ""},
+		{"ere star after anchor", Extended, `$*2`, `(?:$)*2`, []string{"* at start of expression"}, ""},
+		{"ere malformed interval at start", Extended, `{}a`, `\{\}a`, nil, ""},
+		{"ere rparen after skipped op", Extended, `(*))`, `(?:\))`, []string{"* at start of expression"}, ""},
+		{"ere skipped op unclosed group", Extended, `(*)`, "", nil, `Unmatched ( or \(`},
 		{"ere invalid interval literal", Extended, `a{x`, `a\{x`, nil, ""},
 		{"ere unterminated interval literal", Extended, `a{1`, `a\{1`, nil, ""},
 		{"ere interval comma", Extended, `a{,}`, `(?:a){0,}`, nil, ""},
@@ -76,6 +81,11 @@ func TestTranslate(t *testing.T) {
 		{"brace too big", Extended, `a{99999}`, "", nil, "Regular expression too big"},
 		{"bad class", Basic, `[[:foo:]]`, "", nil, "Invalid character class name"},
 		{"colon class", Basic, `[:space:]`, "", nil, "character class syntax is [[:space:]], not [:space:]"},
+		{"colon class after glibc error", Basic, `[:space:]\(`, "", nil, `Unmatched ( or \(`},
+		{"empty bracket", Basic, `[`, "", nil, "Invalid regular expression"},
+		{"empty negated bracket", Basic, `[^`, "", nil, "Invalid regular expression"},
+		{"hyphen mid bracket", Basic, `[a-c-e]`, "", nil, "Invalid range end"},
+		{"long class name", Basic, `[[:` + strings.Repeat("a", 40) + `:]]`, "", nil, "Unmatched [, [^, [:, [., or [="},
 		{"range end", Basic, `[z-a]`, "", nil, "Invalid range end"},
 		{"range from class", Basic, `[[:alpha:]-z]`, "", nil, "Invalid range end"},
 		{"bad collation", Basic, `[[.space.]]`, "", nil, "Invalid collation character"},
@@ -105,6 +115,14 @@ func TestTranslate(t *testing.T) {
 				t.Errorf("output %q does not compile: %v", got, err)
 			}
 		})
+	}
+}
+
+func TestColonClassKeepsEarlierWarnings(t *testing.T) {
+	_, _, err := Translate(`?[:alpha:]`, Extended)
+	var pe *PatternError
+	if !errors.As(err, &pe) || pe.Msg != errColonClass.Msg || !slices.Equal(pe.Warnings, []string{"? at start of expression"}) {
+		t.Fatalf("err = %#v", err)
 	}
 }
 
