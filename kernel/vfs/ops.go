@@ -2,10 +2,15 @@ package vfs
 
 import (
 	"context"
+	"runtime"
 	"strings"
 
 	"github.com/secexec/secexec/kernel/errno"
 )
+
+// maxOpenRetries bounds how often Open re-resolves a path whose inode
+// vanished between lookup and open.
+const maxOpenRetries = 64
 
 // existing resolves path to an object that must exist.
 func (v *VFS) existing(ctx context.Context, c *Caller, op, path string, follow bool) (*resolution, error) {
@@ -22,6 +27,10 @@ func (v *VFS) existing(ctx context.Context, c *Caller, op, path string, follow b
 // Open opens path as open(2) does and returns a new open file description
 // holding one reference.
 func (v *VFS) Open(ctx context.Context, c *Caller, path string, flags OpenFlags, mode uint32) (File, error) {
+	return v.open(ctx, c, path, flags, mode, 0)
+}
+
+func (v *VFS) open(ctx context.Context, c *Caller, path string, flags OpenFlags, mode uint32, retries int) (File, error) {
 	excl := flags&O_CREAT != 0 && flags&O_EXCL != 0
 	follow := flags&O_NOFOLLOW == 0 && !excl
 	r, err := v.resolve(ctx, c, path, follow)
@@ -41,7 +50,7 @@ func (v *VFS) Open(ctx context.Context, c *Caller, path string, flags OpenFlags,
 		ino, err := v.create(ctx, c, r, S_IFREG|(mode&ModePerm), OpWrite)
 		if errno.Of(err) == errno.EEXIST && !excl {
 			// Lost a race with another creator: open what it made.
-			return v.Open(ctx, c, path, flags&^O_CREAT, mode)
+			return v.open(ctx, c, path, flags&^O_CREAT, mode, retries)
 		}
 		if err != nil {
 			return nil, errno.Path("open", path, err)
@@ -57,6 +66,15 @@ func (v *VFS) Open(ctx context.Context, c *Caller, path string, flags OpenFlags,
 		return nil, errno.Path("open", path, errno.EEXIST)
 	}
 	f, err := v.openNode(ctx, c, r, flags, false)
+	if errno.Of(err) == errno.ENOENT && retries < maxOpenRetries {
+		// The inode was unlinked (replaced by a rename, say) between
+		// lookup and open. Linux would open the inode it looked up;
+		// filesystems here drop an unlinked inode's data at once, so
+		// resolve again and open the replacement. Yielding lets a
+		// renamer in a tight loop finish its step.
+		runtime.Gosched()
+		return v.open(ctx, c, path, flags, mode, retries+1)
+	}
 	if err != nil {
 		return nil, errno.Path("open", path, err)
 	}
@@ -108,7 +126,7 @@ func (v *VFS) openNode(ctx context.Context, c *Caller, r *resolution, flags Open
 		return newPathFile(v, ino, mnt, path, flags), nil
 	}
 	if t == TypeDir {
-		if flags.Writable() || flags&O_TRUNC != 0 {
+		if flags.Writable() || flags&(O_TRUNC|O_CREAT) != 0 {
 			return nil, errno.EISDIR
 		}
 		if err := v.authorize(ctx, OpReaddir, path); err != nil {
@@ -350,7 +368,11 @@ func (v *VFS) removable(ctx context.Context, c *Caller, op, path string, aop Op)
 		return nil, err
 	}
 	if r.name == "" {
-		if r.node.path == "/" {
+		switch {
+		case path == ".." || strings.HasSuffix(path, "/..") || strings.HasSuffix(path, "/../"):
+			// As Linux: "d/.." names a directory that holds at least d.
+			return nil, errno.Path(op, path, errno.ENOTEMPTY)
+		case r.node.path == "/":
 			return nil, errno.Path(op, path, errno.EBUSY)
 		}
 		return nil, errno.Path(op, path, errno.EINVAL)
@@ -519,6 +541,19 @@ func (v *VFS) setAttr(ctx context.Context, c *Caller, ino Inode, mnt *Mount, pat
 	if attr.Mask&(SetUID|SetGID) != 0 {
 		if err := v.authorize(ctx, OpChown, path); err != nil {
 			return err
+		}
+		// chown clears set-user-ID and (with group execute) set-group-ID
+		// on regular files, so a file cannot gain privileges by changing
+		// hands.
+		if st.Type() == TypeRegular && attr.Mask&SetMode == 0 {
+			clear := uint32(S_ISUID)
+			if st.Mode&0o010 != 0 {
+				clear |= S_ISGID
+			}
+			if st.Mode&clear != 0 {
+				attr.Mask |= SetMode
+				attr.Mode = st.Mode & ModePerm &^ clear
+			}
 		}
 		if c.UID != 0 {
 			// An owner may only change the group, to one of its own.

@@ -398,9 +398,7 @@ func (d *dir) Rename(_ context.Context, oldName string, newDir vfs.Inode, newNam
 	// order: only renames hold two directories that are not parent and
 	// child, and renameMu lets one rename at a time do so.
 	first, second := d, nd
-	if d.isAncestorOf(nd) {
-		// Moving src from d into d's own subtree: lock d first, as is.
-	} else if nd.isAncestorOf(d) {
+	if nd.isAncestorOf(d) {
 		first, second = nd, d
 	}
 	first.mu.Lock()
