@@ -229,6 +229,9 @@ func (f *dirFile) Seek(_ context.Context, off int64, whence int) (int64, error) 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
+	case whence == SeekSet && off == endCookie:
+		f.off = endCookie
+		f.done = true
 	case whence == SeekSet && off >= 0:
 		f.off = uint64(off)
 		f.done = false
@@ -265,11 +268,28 @@ func (f *dirFile) ReadDir(ctx context.Context, max int) ([]Dirent, error) {
 		f.done = true
 	}
 	for _, e := range ents {
-		e.Next += 2
+		e.Next = dirOffset(e.Next)
 		f.off = e.Next
+		if f.off == endCookie {
+			f.done = true
+		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// endCookie is the directory offset meaning "past the last entry".
+const endCookie = 1<<63 - 1
+
+// dirOffset maps a backend cookie to a directory offset: shifted by two
+// for "." and "..", and kept representable as a non-negative off_t. Some
+// host filesystems (ext4 with hashed directories) use 2^63-1 for their
+// end-of-directory cookie; anything that would overflow means the end.
+func dirOffset(c uint64) uint64 {
+	if c >= endCookie-2 {
+		return endCookie
+	}
+	return c + 2
 }
 
 // pathFile is an O_PATH descriptor: it names a file without opening it.
