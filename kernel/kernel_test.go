@@ -642,6 +642,10 @@ func TestLimitsThenUsable(t *testing.T) {
 	if !errors.Is(err, errno.E2BIG) {
 		t.Fatalf("argv limit: %v", err)
 	}
+	_, err = k.SpawnHost(ctx, kernel.SpawnOptions{Argv: []string{"/bin/ok"}, Env: []string{"BIG=" + strings.Repeat("x", 2<<20)}})
+	if !errors.Is(err, errno.E2BIG) {
+		t.Fatalf("env limit: %v", err)
+	}
 	if st, _ := run(t, k, "/bin/ok"); st.ShellCode() != 0 {
 		t.Fatal(st)
 	}
@@ -652,8 +656,7 @@ func TestLimitsThenUsable(t *testing.T) {
 
 // A fork bomb hits EAGAIN and the VM recovers once it is killed.
 func TestForkBombContained(t *testing.T) {
-	var k *kernel.Kernel
-	k = newKernel(t, kernel.Limits{Processes: 20}, goLoader{
+	k := newKernel(t, kernel.Limits{Processes: 20}, goLoader{
 		"bomb": func(ctx context.Context, p *kernel.Process) int {
 			for {
 				if _, err := p.Spawn(ctx, kernel.SpawnOptions{Argv: []string{"/bin/bomb"}}); err != nil {
@@ -734,5 +737,46 @@ func TestFlock(t *testing.T) {
 	})
 	if st, _ := run(t, k, "locker"); st.ShellCode() != 0 {
 		t.Fatalf("failed at step %d", st.ShellCode())
+	}
+}
+
+// The per-VM descriptor limit (ENFILE) holds across processes.
+func TestVMWideFDLimit(t *testing.T) {
+	hold := make(chan struct{})
+	opened := make(chan error, 8)
+	k := newKernel(t, kernel.Limits{FDsPerProcess: 30, FDsPerVM: 40}, goLoader{
+		"hog": func(ctx context.Context, p *kernel.Process) int {
+			var err error
+			for err == nil {
+				_, err = p.Open(ctx, kernel.AtFDCWD, "/", vfs.O_RDONLY, 0)
+			}
+			opened <- err
+			<-hold
+			return 0
+		},
+	})
+	ctx := context.Background()
+	a, err := k.SpawnHost(ctx, kernel.SpawnOptions{Argv: []string{"/bin/hog"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-opened; !errors.Is(err, errno.EMFILE) {
+		t.Fatalf("first hog: %v", err)
+	}
+	b, err := k.SpawnHost(ctx, kernel.SpawnOptions{Argv: []string{"/bin/hog"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-opened; !errors.Is(err, errno.ENFILE) {
+		t.Fatalf("second hog: %v", err)
+	}
+	if n := k.OpenFDs(); n != 40 {
+		t.Fatalf("open fds = %d, want the VM limit 40", n)
+	}
+	close(hold)
+	_, _ = a.HostWait(ctx)
+	_, _ = b.HostWait(ctx)
+	if n := k.OpenFDs(); n != 0 {
+		t.Fatalf("fds leaked: %d", n)
 	}
 }
