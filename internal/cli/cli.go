@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -49,7 +50,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	fmt.Fprintln(stderr, "secexec: "+err.Error())
 	var ue *usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 		return ExitUsage
 	}
 	return ExitError
@@ -87,11 +88,21 @@ func version() string {
 	return "(devel)"
 }
 
+// usageArgs turns an argument-count check into a usage error (exit 2).
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return &usageError{err: fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+		}
+		return nil
+	}
+}
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), "secexec "+version())
 			return err

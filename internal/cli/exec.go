@@ -26,7 +26,7 @@ stdout and stderr stream to this process's.`,
 		Example: `  secexec exec 'echo hello | wc -c'
   secexec exec --mount ./src:/src:ro 'grep -rn TODO /src'
   printf 'b\na\n' | secexec exec sort`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := vf.options()
 			if err != nil {

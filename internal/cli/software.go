@@ -38,7 +38,7 @@ directory; override with --dir or $` + software.EnvDir + `).`,
 	c.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List pinned packages and whether they are installed",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := open(cmd)
 			if err != nil {
