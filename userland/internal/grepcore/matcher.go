@@ -335,9 +335,9 @@ func splitsRune(line []byte, i int) bool {
 	return false
 }
 
-// IsWordRune reports whether r is a word constituent for -w, \w and \b:
+// isWordRune reports whether r is a word constituent for -w:
 // a letter, a digit or an underscore.
-func IsWordRune(r rune) bool {
+func isWordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
@@ -349,7 +349,7 @@ func wordcharPrev(line []byte, i int) bool {
 	if r == utf8.RuneError && size <= 1 {
 		return false
 	}
-	return IsWordRune(r)
+	return isWordRune(r)
 }
 
 func wordcharNext(line []byte, i int) bool {
@@ -360,5 +360,5 @@ func wordcharNext(line []byte, i int) bool {
 	if r == utf8.RuneError && size <= 1 {
 		return false
 	}
-	return IsWordRune(r)
+	return isWordRune(r)
 }

@@ -1,0 +1,59 @@
+// Package wasm embeds secexec's own userland commands, compiled to WASI
+// preview 1 modules (GOOS=wasip1 GOARCH=wasm): grep (GNU grep 3.8
+// compatible) and jq (jq 1.7 command line over gojq). The modules are
+// built by "go generate ./userland" and checked by TestWasmUpToDate.
+//
+// Both expect a WASI host that passes the working directory in the PWD
+// environment variable (Go's wasip1 port resolves relative paths against
+// it) and preopens the directories they may read.
+package wasm
+
+import (
+	"embed"
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+//go:embed *.wasm
+var modules embed.FS
+
+// Names lists the embedded commands in sorted order.
+func Names() []string {
+	entries, _ := fs.ReadDir(modules, ".")
+	var names []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".wasm"); ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Module returns a copy of the named command's WASI module ("grep" or
+// "jq"); ok is false for an unknown name.
+func Module(name string) (module []byte, ok bool) {
+	if strings.ContainsAny(name, "/.") {
+		return nil, false
+	}
+	b, err := modules.ReadFile(name + ".wasm")
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// Modules returns every embedded module keyed by command name. Each call
+// returns fresh copies, so callers may keep or modify them.
+func Modules() map[string][]byte {
+	m := make(map[string][]byte)
+	for _, name := range Names() {
+		b, _ := Module(name)
+		m[name] = b
+	}
+	return m
+}
+
+// FS returns the modules as a read-only file system of NAME.wasm files.
+func FS() fs.FS { return modules }
