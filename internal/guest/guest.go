@@ -1,0 +1,131 @@
+// Package guest assembles what runs guest programs in the VMs of one host
+// process: the userland package store, secexec's own commands, and the
+// WebAssembly engine with its compiled-module caches. One Runtime serves
+// every VM of the process (in-process VMs and the engine process alike);
+// it plugs into each VM as read-only layers and program loaders.
+package guest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"github.com/secexec/secexec/internal/js"
+	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/internal/wasm"
+	"github.com/secexec/secexec/kernel/vfs"
+	"github.com/secexec/secexec/software"
+	userwasm "github.com/secexec/secexec/userland/wasm"
+)
+
+// Config configures a Runtime.
+type Config struct {
+	// SoftwareDir is the package cache; empty means software.DefaultDir
+	// (or $SECEXEC_SOFTWARE_DIR).
+	SoftwareDir string
+	// CacheDir holds the compiled-module cache; empty means the user
+	// cache directory (or $SECEXEC_CACHE_DIR).
+	CacheDir string
+	// Progress receives package installation progress (a first run
+	// fetches the userland); nil reports nothing.
+	Progress io.Writer
+	// Offline refuses to fetch missing packages.
+	Offline bool
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Runtime runs guest programs. Its methods are safe for concurrent use.
+type Runtime struct {
+	store  *software.Store
+	wasm   *wasm.Engine
+	js     *js.Engine
+	layers []vfs.FileSystem
+	log    *slog.Logger
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New opens the package store (installing missing pinned packages), adds
+// secexec's own commands, and starts the WebAssembly engine.
+func New(ctx context.Context, cfg Config) (*Runtime, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	opts := software.Options{Dir: cfg.SoftwareDir, Logger: log}
+	if cfg.Progress != nil {
+		opts.Progress = software.ProgressWriter(cfg.Progress)
+	}
+	store, err := software.Open(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("guest: software store: %w", err)
+	}
+	if !cfg.Offline {
+		if err := store.Ensure(ctx); err != nil {
+			_ = store.Close()
+			return nil, fmt.Errorf("guest: installing the userland: %w", err)
+		}
+	}
+	// The published userland has no grep and no jq: secexec ships its own.
+	for _, name := range userwasm.Names() {
+		mod, _ := userwasm.Module(name)
+		if _, err := store.Register(name, mod); err != nil {
+			_ = store.Close()
+			return nil, fmt.Errorf("guest: registering %s: %w", name, err)
+		}
+	}
+	var wasmCache, jsCache string
+	if cfg.CacheDir != "" {
+		wasmCache, jsCache = filepath.Join(cfg.CacheDir, "wasm"), filepath.Join(cfg.CacheDir, "js")
+	}
+	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: wasmCache, Logger: log})
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	jsEng, err := js.NewEngine(ctx, js.Config{CacheDir: jsCache, Logger: log})
+	if err != nil {
+		_ = eng.Close(ctx)
+		_ = store.Close()
+		return nil, err
+	}
+	r := &Runtime{store: store, wasm: eng, js: jsEng, log: log}
+	r.layers = []vfs.FileSystem{jsEng.Layer(), eng.SoftwareLayer(store)}
+	return r, nil
+}
+
+// Configure adds the runtime's read-only layers beneath a VM's root.
+func (r *Runtime) Configure(_ context.Context, cfg *vm.Config) error {
+	cfg.Lowers = append(append([]vfs.FileSystem(nil), r.layers...), cfg.Lowers...)
+	return nil
+}
+
+// Attach registers the program loaders with a VM's kernel.
+func (r *Runtime) Attach(_ context.Context, m *vm.VM) error {
+	m.Kernel.RegisterLoader(r.wasm.Loader())
+	m.Kernel.RegisterLoader(r.js.Loader())
+	return nil
+}
+
+// Store returns the package store.
+func (r *Runtime) Store() *software.Store { return r.store }
+
+// WASM returns the WebAssembly engine.
+func (r *Runtime) WASM() *wasm.Engine { return r.wasm }
+
+// JS returns the V8 engine.
+func (r *Runtime) JS() *js.Engine { return r.js }
+
+// Close stops the engines; close every VM first.
+func (r *Runtime) Close(ctx context.Context) error {
+	r.closeOnce.Do(func() {
+		r.closeErr = errors.Join(r.js.Close(), r.wasm.Close(ctx), r.store.Close())
+	})
+	return r.closeErr
+}

@@ -1,0 +1,98 @@
+'use strict';
+// console, writing straight to the kernel's descriptors 1 and 2.
+const { B } = require('./internal/bridge.js');
+const util = require('./util.js');
+
+const kGroupIndent = Symbol('kGroupIndent');
+
+class Console {
+  constructor(stdout, stderr, ignoreErrors) {
+    if (stdout && typeof stdout.write !== 'function' && stdout.stdout) {
+      ({ stdout, stderr } = stdout);
+    }
+    this._stdout = stdout;
+    this._stderr = stderr || stdout;
+    this[kGroupIndent] = '';
+    this._counts = new Map();
+    this._timers = new Map();
+    for (const k of Object.getOwnPropertyNames(Console.prototype)) {
+      if (k !== 'constructor' && typeof this[k] === 'function') this[k] = this[k].bind(this);
+    }
+  }
+  _write(fd, s) {
+    const indent = this[kGroupIndent];
+    if (indent) s = indent + s.replace(/\n/g, `\n${indent}`);
+    s += '\n';
+    const stream = fd === 1 ? this._stdout : this._stderr;
+    if (stream) {
+      stream.write(s);
+      return;
+    }
+    try { B.write(fd, s); } catch { /* closed pipe: console never throws */ }
+  }
+  log(...args) { this._write(1, util.formatWithOptions({}, ...args)); }
+  info(...args) { this.log(...args); }
+  debug(...args) { this.log(...args); }
+  error(...args) { this._write(2, util.formatWithOptions({}, ...args)); }
+  warn(...args) { this.error(...args); }
+  dir(obj, options) { this._write(1, util.inspect(obj, { customInspect: false, ...options })); }
+  dirxml(...args) { this.log(...args); }
+  trace(...args) {
+    const err = { name: 'Trace', message: util.format(...args) };
+    Error.captureStackTrace(err, this.trace);
+    this.error(err.stack);
+  }
+  assert(ok, ...args) {
+    if (!ok) {
+      args[0] = `Assertion failed${args.length === 0 ? '' : `: ${args[0]}`}`;
+      this.warn(...args);
+    }
+  }
+  count(label = 'default') {
+    label = `${label}`;
+    const n = (this._counts.get(label) || 0) + 1;
+    this._counts.set(label, n);
+    this.log(`${label}: ${n}`);
+  }
+  countReset(label = 'default') { this._counts.delete(`${label}`); }
+  group(...args) {
+    if (args.length > 0) this.log(...args);
+    this[kGroupIndent] += '  ';
+  }
+  groupCollapsed(...args) { this.group(...args); }
+  groupEnd() { this[kGroupIndent] = this[kGroupIndent].slice(0, -2); }
+  time(label = 'default') { this._timers.set(`${label}`, performance.now()); }
+  timeEnd(label = 'default') { this.timeLog(label); this._timers.delete(`${label}`); }
+  timeLog(label = 'default', ...data) {
+    const start = this._timers.get(`${label}`);
+    if (start === undefined) {
+      process.emitWarning(`No such label '${label}' for console.timeLog()`);
+      return;
+    }
+    const ms = performance.now() - start;
+    this.log(`${label}: ${ms < 1000 ? `${ms.toFixed(3)}ms` : `${(ms / 1000).toFixed(3)}s`}`, ...data);
+  }
+  table(data, props) {
+    if (data === null || typeof data !== 'object') return this.log(data);
+    const rows = Object.entries(data);
+    const cols = props || [...new Set(rows.flatMap(([, v]) => (v && typeof v === 'object') ? Object.keys(v) : ['Values']))];
+    const header = ['(index)', ...cols];
+    const body = rows.map(([k, v]) => [k, ...cols.map((c) => {
+      if (c === 'Values' && (v === null || typeof v !== 'object')) return util.inspect(v);
+      return v && typeof v === 'object' && c in v ? util.inspect(v[c]) : '';
+    })]);
+    const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)) + 2);
+    const pad = (s, w) => { const l = Math.floor((w - s.length) / 2); return ' '.repeat(l) + s + ' '.repeat(w - s.length - l); };
+    const line = (l, m, r) => l + widths.map((w) => '─'.repeat(w)).join(m) + r;
+    const out = [line('┌', '┬', '┐'), '│' + header.map((h, i) => pad(h, widths[i])).join('│') + '│', line('├', '┼', '┤'),
+      ...body.map((r) => '│' + r.map((c, i) => pad(c, widths[i])).join('│') + '│'), line('└', '┴', '┘')];
+    this.log(out.join('\n'));
+  }
+  profile() {}
+  profileEnd() {}
+  timeStamp() {}
+}
+
+const console = new Console(null, null);
+console.Console = Console;
+module.exports = console;

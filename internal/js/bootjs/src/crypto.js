@@ -1,0 +1,171 @@
+'use strict';
+// crypto: randomness, hashes and HMACs on Go's crypto packages.
+const { B, takeBytes, giveBytes, asU8, fromScratch, SCRATCH } = require('./internal/bridge.js');
+const { codedError, accessDenied } = require('./internal/errors.js');
+
+function lazyBuffer() { return require('./buffer.js').Buffer; }
+
+function toBytes(data, enc, name = 'data') {
+  if (typeof data === 'string') return lazyBuffer().from(data, enc || 'utf8');
+  if (ArrayBuffer.isView(data) || data instanceof ArrayBuffer) return asU8(data);
+  throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+}
+
+function fillRandom(u8) {
+  for (let off = 0; off < u8.length; off += SCRATCH) {
+    const k = Math.min(SCRATCH, u8.length - off);
+    B.random(k);
+    fromScratch(k, u8, off);
+  }
+  return u8;
+}
+
+function randomBytes(size, cb) {
+  if (!Number.isInteger(size) || size < 0 || size > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'size', '>= 0 && <= 2147483647', size);
+  const buf = fillRandom(lazyBuffer().allocUnsafe(size));
+  if (typeof cb === 'function') { process.nextTick(cb, null, buf); return undefined; }
+  return buf;
+}
+function randomFillSync(buf, offset = 0, size) {
+  const u8 = asU8(buf);
+  if (size === undefined) size = u8.length - offset;
+  fillRandom(u8.subarray(offset, offset + size));
+  return buf;
+}
+function randomFill(buf, offset, size, cb) {
+  if (typeof offset === 'function') { cb = offset; offset = 0; size = undefined; }
+  else if (typeof size === 'function') { cb = size; size = undefined; }
+  randomFillSync(buf, offset, size);
+  process.nextTick(cb, null, buf);
+}
+function randomInt(min, max, cb) {
+  if (max === undefined || typeof max === 'function') { cb = max; max = min; min = 0; }
+  if (!Number.isSafeInteger(min)) throw codedError('ERR_INVALID_ARG_TYPE', 'min', 'a safe integer', min);
+  if (!Number.isSafeInteger(max)) throw codedError('ERR_INVALID_ARG_TYPE', 'max', 'a safe integer', max);
+  if (max <= min) throw codedError('ERR_OUT_OF_RANGE', 'max', `greater than the value of "min" (${min})`, max);
+  const r = B.randomInt(min, max);
+  if (typeof cb === 'function') { process.nextTick(cb, null, r); return undefined; }
+  return r;
+}
+function randomUUID() {
+  const b = fillRandom(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+function getRandomValues(ta) {
+  if (!ArrayBuffer.isView(ta) || ta instanceof Float32Array || ta instanceof Float64Array || ta instanceof DataView) {
+    const e = new TypeError("The data argument must be an integer-type TypedArray");
+    e.code = 'ERR_INVALID_ARG_TYPE';
+    throw e;
+  }
+  if (ta.byteLength > 65536) {
+    const { DOMException } = require('./internal/web.js');
+    throw new DOMException(`The ArrayBufferView's byte length (${ta.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`, 'QuotaExceededError');
+  }
+  fillRandom(asU8(ta));
+  return ta;
+}
+
+const hashes = ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512-224', 'sha512-256'];
+function normAlg(alg) {
+  const a = `${alg}`.toLowerCase().replace(/^rsa-/, '');
+  const m = { 'sha-1': 'sha1', 'sha-256': 'sha256', 'sha-384': 'sha384', 'sha-512': 'sha512', 'sha-224': 'sha224' }[a] || a;
+  if (!hashes.includes(m)) { const e = new Error('Digest method not supported'); e.code = 'ERR_CRYPTO_INVALID_DIGEST'; throw e; }
+  return m;
+}
+
+class Hash {
+  #id; #done = false;
+  constructor(alg, key, id) {
+    if (id !== undefined) { this.#id = id; return; }
+    if (key === undefined) this.#id = B.hashNew(normAlg(alg), -1);
+    else {
+      const k = toBytes(key, 'utf8', 'key');
+      this.#id = B.hashNew(normAlg(alg), giveBytes(k));
+    }
+  }
+  update(data, enc) {
+    if (this.#done) throw codedError('ERR_CRYPTO_HASH_FINALIZED');
+    const u8 = toBytes(data, enc);
+    for (let off = 0; off < u8.length; off += SCRATCH) {
+      const part = u8.subarray(off, off + SCRATCH);
+      B.hashUpdate(this.#id, giveBytes(part));
+    }
+    return this;
+  }
+  digest(enc) {
+    if (this.#done) throw codedError('ERR_CRYPTO_HASH_FINALIZED');
+    this.#done = true;
+    const out = takeBytes(B.hashDigest(this.#id), (k) => lazyBuffer().allocUnsafe(k));
+    return enc && enc !== 'buffer' ? out.toString(enc) : out;
+  }
+  copy() {
+    if (this.#done) throw codedError('ERR_CRYPTO_HASH_FINALIZED');
+    return new Hash(null, undefined, B.hashCopy(this.#id));
+  }
+  // Stream interface (write/end/read) for pipe().
+  write(d, e) { this.update(d, e); return true; }
+  end(d, e) { if (d) this.update(d, e); this._result = this.digest(); return this; }
+  read() { const r = this._result; this._result = null; return r; }
+  on() { return this; }
+  once() { return this; }
+}
+
+function createHash(alg, options) { void options; return new Hash(alg); }
+function createHmac(alg, key) { return new Hash(alg, key); }
+function hash(alg, data, enc = 'hex') { return createHash(alg).update(data).digest(enc); }
+
+function timingSafeEqual(a, b) {
+  const x = asU8(a), y = asU8(b);
+  if (x.byteLength !== y.byteLength) throw codedError('ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH');
+  let d = 0;
+  for (let i = 0; i < x.length; i++) d |= x[i] ^ y[i];
+  return d === 0;
+}
+
+function pbkdf2Sync(password, salt, iterations, keylen, digest) {
+  const p = toBytes(password, 'utf8', 'password'), s = toBytes(salt, 'utf8', 'salt');
+  if (!Number.isInteger(iterations) || iterations < 1 || iterations > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'iterations', '>= 1 && <= 2147483647', iterations);
+  if (!Number.isInteger(keylen) || keylen < 0 || keylen > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'keylen', '>= 0 && <= 2147483647', keylen);
+  // Password, then salt: each crosses the bridge on its own.
+  B.kdfInput(0, giveBytes(p));
+  B.kdfInput(1, giveBytes(s));
+  return takeBytes(B.pbkdf2(iterations, keylen, normAlg(digest)), (k) => lazyBuffer().allocUnsafe(k));
+}
+function pbkdf2(password, salt, iterations, keylen, digest, cb) {
+  let r, e = null;
+  try { r = pbkdf2Sync(password, salt, iterations, keylen, digest); } catch (x) { e = x; }
+  process.nextTick(cb, e, r);
+}
+
+const subtle = {
+  async digest(alg, data) {
+    const name = typeof alg === 'string' ? alg : alg.name;
+    const out = createHash(normAlg(name)).update(asU8(data)).digest();
+    return out.buffer.slice(out.byteOffset, out.byteOffset + out.length);
+  },
+};
+for (const m of ['encrypt', 'decrypt', 'sign', 'verify', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey']) {
+  subtle[m] = async () => { throw accessDenied(`crypto.subtle.${m} (not available in this sandbox yet)`); };
+}
+const webcrypto = { getRandomValues, randomUUID, subtle };
+
+function unsupported(name) { return () => { throw accessDenied(`crypto.${name} (not available in this sandbox yet)`); }; }
+
+module.exports = {
+  randomBytes, pseudoRandomBytes: randomBytes, randomFillSync, randomFill, randomInt, randomUUID, getRandomValues,
+  createHash, createHmac, hash, Hash, Hmac: Hash, timingSafeEqual, pbkdf2Sync, pbkdf2,
+  getHashes: () => hashes.slice(), getCiphers: () => [], getCurves: () => [],
+  webcrypto, subtle,
+  constants: {},
+  createCipheriv: unsupported('createCipheriv'), createDecipheriv: unsupported('createDecipheriv'),
+  createSign: unsupported('createSign'), createVerify: unsupported('createVerify'),
+  generateKeyPairSync: unsupported('generateKeyPairSync'), generateKeyPair: unsupported('generateKeyPair'),
+  createPublicKey: unsupported('createPublicKey'), createPrivateKey: unsupported('createPrivateKey'),
+  createSecretKey: unsupported('createSecretKey'), scryptSync: unsupported('scryptSync'), scrypt: unsupported('scrypt'),
+  createECDH: unsupported('createECDH'), createDiffieHellman: unsupported('createDiffieHellman'),
+  publicEncrypt: unsupported('publicEncrypt'), privateDecrypt: unsupported('privateDecrypt'),
+  sign: unsupported('sign'), verify: unsupported('verify'), hkdfSync: unsupported('hkdfSync'),
+};

@@ -1,0 +1,787 @@
+'use strict';
+// fs: every operation is a system call on the kernel through the bridge,
+// so permissions, quotas and errors are the kernel's. The callback and
+// promise APIs run the same calls and report asynchronously.
+const { B, scratchF64, giveBytes, takeBytes, fromScratch, toScratch, asU8, SCRATCH } = require('./internal/bridge.js');
+const { uvException, fromBridge, codedError } = require('./internal/errors.js');
+const constants = require('./internal/constants.js').fs;
+const pathMod = require('./path.js');
+
+function lazyBuffer() { return require('./buffer.js').Buffer; }
+
+function sys(syscall, path, dest, fn) {
+  try {
+    return fn();
+  } catch (e) {
+    const err = fromBridge(e, syscall, path, dest);
+    if (err instanceof Error && err.stack) Error.captureStackTrace(err, sys);
+    throw err;
+  }
+}
+
+function toPath(p, name = 'path') {
+  if (typeof p === 'string') {
+    if (p.includes('\u0000')) throw codedError('ERR_INVALID_ARG_VALUE', name, p, 'must be a string, Uint8Array, or URL without null bytes');
+    return p;
+  }
+  if (p instanceof Uint8Array) return toPath(lazyBuffer().from(p).toString(), name);
+  if (p && typeof p === 'object' && typeof p.href === 'string' && p.protocol !== undefined) {
+    return require('./url.js').fileURLToPath(p);
+  }
+  throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type string or an instance of Buffer or URL', p);
+}
+
+function checkFd(fd) {
+  if (!Number.isInteger(fd)) throw codedError('ERR_INVALID_ARG_TYPE', 'fd', 'of type number', fd);
+  if (fd < 0 || fd > 0x7fffffff) throw codedError('ERR_OUT_OF_RANGE', 'fd', '>= 0 && <= 2147483647', fd);
+  return fd;
+}
+
+const flagMap = {
+  r: 0, rs: 0, sr: 0, 'r+': 2, 'rs+': 2, 'sr+': 2,
+  w: 0o1101, wx: 0o1301, xw: 0o1301, 'w+': 0o1102, 'wx+': 0o1302, 'xw+': 0o1302,
+  a: 0o2101, ax: 0o2301, xa: 0o2301, as: 0o2101, sa: 0o2101, 'a+': 0o2102, 'ax+': 0o2302, 'xa+': 0o2302, 'as+': 0o2102, 'sa+': 0o2102,
+};
+function stringToFlags(flags, def = 'r') {
+  if (flags === undefined || flags === null) flags = def;
+  if (typeof flags === 'number') return flags;
+  const f = flagMap[flags];
+  if (f === undefined) throw codedError('ERR_INVALID_ARG_VALUE', 'flags', flags);
+  return f;
+}
+
+function parseMode(mode, def) {
+  if (mode === undefined || mode === null) return def;
+  if (typeof mode === 'string') {
+    if (!/^[0-7]+$/.test(mode)) throw codedError('ERR_INVALID_ARG_VALUE', 'mode', mode, 'must be a 32-bit unsigned integer or an octal string');
+    return parseInt(mode, 8);
+  }
+  if (!Number.isInteger(mode)) throw codedError('ERR_INVALID_ARG_TYPE', 'mode', 'of type number', mode);
+  return mode;
+}
+
+function getOptions(options, def) {
+  if (options === undefined || options === null || typeof options === 'function') return def;
+  if (typeof options === 'string') return { ...def, encoding: options };
+  if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'one of type string or an instance of Object', options);
+  return { ...def, ...options };
+}
+
+function encode(buf, encoding) {
+  if (!encoding || encoding === 'buffer') return buf;
+  return buf.toString(encoding);
+}
+
+// --- Stats ---
+const kNs = 1e6;
+function dateFromMs(ms) { return new Date(ms); }
+class StatsBase {
+  isFile() { return (this.mode & constants.S_IFMT) === constants.S_IFREG; }
+  isDirectory() { return (this.mode & constants.S_IFMT) === constants.S_IFDIR; }
+  isSymbolicLink() { return (this.mode & constants.S_IFMT) === constants.S_IFLNK; }
+  isFIFO() { return (this.mode & constants.S_IFMT) === constants.S_IFIFO; }
+  isSocket() { return (this.mode & constants.S_IFMT) === constants.S_IFSOCK; }
+  isCharacterDevice() { return (this.mode & constants.S_IFMT) === constants.S_IFCHR; }
+  isBlockDevice() { return (this.mode & constants.S_IFMT) === constants.S_IFBLK; }
+}
+function Stats(dev, mode, nlink, uid, gid, rdev, blksize, ino, size, blocks, atimeMs, mtimeMs, ctimeMs, birthtimeMs) {
+  this.dev = dev; this.mode = mode; this.nlink = nlink; this.uid = uid; this.gid = gid; this.rdev = rdev;
+  this.blksize = blksize; this.ino = ino; this.size = size; this.blocks = blocks;
+  this.atimeMs = atimeMs; this.mtimeMs = mtimeMs; this.ctimeMs = ctimeMs; this.birthtimeMs = birthtimeMs;
+}
+Object.setPrototypeOf(Stats.prototype, StatsBase.prototype);
+for (const k of ['atime', 'mtime', 'ctime', 'birthtime']) {
+  Object.defineProperty(Stats.prototype, k, {
+    enumerable: true, configurable: true,
+    get() { const d = dateFromMs(this[`${k}Ms`]); Object.defineProperty(this, k, { value: d, writable: true, enumerable: true, configurable: true }); return d; },
+    set(v) { Object.defineProperty(this, k, { value: v, writable: true, enumerable: true, configurable: true }); },
+  });
+}
+class BigIntStats extends StatsBase {}
+
+function statsFromScratch(bigint) {
+  const f = scratchF64;
+  if (bigint) {
+    const s = new BigIntStats();
+    const names = ['dev', 'mode', 'nlink', 'uid', 'gid', 'rdev', 'blksize', 'ino', 'size', 'blocks'];
+    names.forEach((n, i) => { s[n] = BigInt(f[i]); });
+    for (const [i, n] of [[10, 'atime'], [11, 'mtime'], [12, 'ctime'], [13, 'birthtime']]) {
+      s[`${n}Ms`] = BigInt(Math.floor(f[i]));
+      s[`${n}Ns`] = BigInt(Math.floor(f[i])) * 1000000n + BigInt(Math.round((f[i] % 1) * kNs));
+      s[n] = new Date(f[i]);
+    }
+    return s;
+  }
+  return new Stats(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], f[13]);
+}
+
+function statSync(path, options = {}) {
+  path = toPath(path);
+  try {
+    B.stat(path, true);
+  } catch (e) {
+    if (options.throwIfNoEntry === false && e === 'ENOENT') return undefined;
+    throw fromBridge(e, 'stat', path);
+  }
+  return statsFromScratch(options.bigint);
+}
+function lstatSync(path, options = {}) {
+  path = toPath(path);
+  try {
+    B.stat(path, false);
+  } catch (e) {
+    if (options.throwIfNoEntry === false && e === 'ENOENT') return undefined;
+    throw fromBridge(e, 'lstat', path);
+  }
+  return statsFromScratch(options.bigint);
+}
+function fstatSync(fd, options = {}) {
+  checkFd(fd);
+  sys('fstat', undefined, undefined, () => B.fstat(fd));
+  return statsFromScratch(options.bigint);
+}
+
+function existsSync(path) {
+  try {
+    path = toPath(path);
+    B.access(path, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function accessSync(path, mode = constants.F_OK) {
+  path = toPath(path);
+  sys('access', path, undefined, () => B.access(path, mode));
+}
+
+// --- open/read/write ---
+function openSync(path, flags, mode) {
+  path = toPath(path);
+  const f = stringToFlags(flags);
+  const m = parseMode(mode, 0o666);
+  return sys('open', path, undefined, () => B.open(path, f, m));
+}
+function closeSync(fd) {
+  checkFd(fd);
+  sys('close', undefined, undefined, () => B.close(fd));
+}
+
+function readSync(fd, buffer, offsetOrOptions, length, position) {
+  checkFd(fd);
+  let offset = offsetOrOptions;
+  if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') {
+    ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
+  }
+  if (offset === undefined) offset = 0;
+  if (length === undefined) length = buffer.byteLength - offset;
+  if (!ArrayBuffer.isView(buffer)) throw codedError('ERR_INVALID_ARG_TYPE', 'buffer', 'an instance of Buffer, TypedArray, or DataView', buffer);
+  if (offset < 0 || offset > buffer.byteLength) throw codedError('ERR_OUT_OF_RANGE', 'offset', `>= 0 && <= ${buffer.byteLength}`, offset);
+  if (length < 0 || offset + length > buffer.byteLength) throw codedError('ERR_OUT_OF_RANGE', 'length', `>= 0 && <= ${buffer.byteLength - offset}`, length);
+  if (length === 0) return 0;
+  const u8 = asU8(buffer);
+  let pos = (position === null || position === undefined || position === -1) ? -1 : Number(position);
+  let total = 0;
+  while (total < length) {
+    const want = Math.min(SCRATCH, length - total);
+    const n = sys('read', undefined, undefined, () => B.read(fd, want, pos));
+    if (n === 0) break;
+    fromScratch(n, u8, offset + total);
+    total += n;
+    if (pos >= 0) pos += n;
+    if (n < want) break;
+  }
+  return total;
+}
+
+function writeBytes(fd, u8, pos) {
+  let total = 0;
+  while (total < u8.length) {
+    const k = Math.min(SCRATCH, u8.length - total);
+    toScratch(u8, total, k);
+    const n = sys('write', undefined, undefined, () => B.writeScratch(fd, k, pos));
+    total += n;
+    if (pos >= 0) pos += n;
+  }
+  return total;
+}
+
+function writeSync(fd, buffer, offsetOrOptions, length, position) {
+  checkFd(fd);
+  if (typeof buffer === 'string') {
+    const pos = (typeof offsetOrOptions === 'number') ? offsetOrOptions : -1;
+    const encoding = typeof length === 'string' ? length : 'utf8';
+    if (encoding === 'utf8' || encoding === 'utf-8') {
+      if (pos < 0) return sys('write', undefined, undefined, () => B.write(fd, buffer));
+    }
+    return writeBytes(fd, lazyBuffer().from(buffer, encoding), pos);
+  }
+  if (!ArrayBuffer.isView(buffer)) throw codedError('ERR_INVALID_ARG_TYPE', 'buffer', 'of type string or an instance of Buffer, TypedArray, or DataView', buffer);
+  let offset = offsetOrOptions;
+  if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') {
+    ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
+  }
+  if (offset === undefined || offset === null) offset = 0;
+  if (length === undefined || length === null) length = buffer.byteLength - offset;
+  const u8 = asU8(buffer).subarray(offset, offset + length);
+  const pos = position === null || position === undefined ? -1 : Number(position);
+  return writeBytes(fd, u8, pos);
+}
+
+function readAllFd(fd, isUserFd) {
+  const Buffer = lazyBuffer();
+  let size = 0;
+  let regular = false;
+  try {
+    B.fstat(fd);
+    regular = (scratchF64[1] & constants.S_IFMT) === constants.S_IFREG;
+    if (regular) size = scratchF64[8];
+  } catch { /* unknown size */ }
+  if (size > 0x7fffffff) throw codedError('ERR_FS_FILE_TOO_LARGE', size);
+  // Pipes and devices are read sequentially; regular files from the
+  // start (or, for a descriptor the caller passed, from its offset).
+  const pos = isUserFd || !regular ? -1 : 0;
+  if (size > 0) {
+    let buf = Buffer.allocUnsafe(size);
+    let off = 0;
+    let p = pos;
+    while (off < size) {
+      const want = Math.min(SCRATCH, size - off);
+      const n = sys('read', undefined, undefined, () => B.read(fd, want, p));
+      if (n === 0) break;
+      fromScratch(n, buf, off);
+      off += n;
+      if (p >= 0) p += n;
+    }
+    if (off < size) buf = buf.subarray(0, off);
+    // The file may have grown since fstat.
+    const rest = readRest(fd, p);
+    return rest.length ? Buffer.concat([buf, rest]) : buf;
+  }
+  return readRest(fd, pos);
+}
+
+function readRest(fd, pos) {
+  const Buffer = lazyBuffer();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const n = sys('read', undefined, undefined, () => B.read(fd, SCRATCH, pos));
+    if (n === 0) break;
+    chunks.push(takeBytes(n, (k) => Buffer.allocUnsafe(k)));
+    total += n;
+    if (total > 0x7fffffff) throw codedError('ERR_FS_FILE_TOO_LARGE', total);
+    if (pos >= 0) pos += n;
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+}
+
+function readFileSync(path, options) {
+  options = getOptions(options, { flag: 'r' });
+  const isFd = typeof path === 'number';
+  const fd = isFd ? checkFd(path) : openSync(path, options.flag, 0o666);
+  try {
+    return encode(readAllFd(fd, isFd), options.encoding);
+  } finally {
+    if (!isFd) closeSync(fd);
+  }
+}
+
+function toBytes(data, encoding) {
+  if (typeof data === 'string') return lazyBuffer().from(data, encoding || 'utf8');
+  if (ArrayBuffer.isView(data)) return asU8(data);
+  throw codedError('ERR_INVALID_ARG_TYPE', 'data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+}
+
+function writeFileSync(path, data, options) {
+  options = getOptions(options, { encoding: 'utf8', mode: 0o666, flag: 'w' });
+  const isFd = typeof path === 'number';
+  const fd = isFd ? checkFd(path) : openSync(path, options.flag, options.mode);
+  try {
+    if (typeof data === 'string' && (options.encoding === 'utf8' || options.encoding === 'utf-8')) {
+      sys('write', undefined, undefined, () => B.write(fd, data));
+    } else {
+      writeBytes(fd, toBytes(data, options.encoding), -1);
+    }
+  } finally {
+    if (!isFd) closeSync(fd);
+  }
+}
+
+function appendFileSync(path, data, options) {
+  options = getOptions(options, { encoding: 'utf8', mode: 0o666, flag: 'a' });
+  writeFileSync(path, data, options);
+}
+
+// --- directories ---
+class Dirent {
+  constructor(name, type, parentPath) {
+    this.name = name;
+    this.parentPath = parentPath;
+    this.path = parentPath;
+    this[kType] = type;
+  }
+  isFile() { return this[kType] === 'f'; }
+  isDirectory() { return this[kType] === 'd'; }
+  isSymbolicLink() { return this[kType] === 'l'; }
+  isFIFO() { return this[kType] === 'p'; }
+  isSocket() { return this[kType] === 's'; }
+  isCharacterDevice() { return this[kType] === 'c'; }
+  isBlockDevice() { return this[kType] === 'b'; }
+}
+const kType = Symbol('type');
+
+function readdirRaw(path) {
+  const s = sys('scandir', path, undefined, () => B.readdir(path));
+  if (s === '') return [];
+  const out = [];
+  for (const e of s.split('\u0000')) out.push([e.slice(1), e[0]]);
+  out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return out;
+}
+
+function readdirSync(path, options) {
+  options = getOptions(options, { encoding: 'utf8', withFileTypes: false, recursive: false });
+  path = toPath(path);
+  const result = [];
+  const walk = (dir, prefix) => {
+    for (const [name, type] of readdirRaw(dir)) {
+      const rel = prefix ? `${prefix}/${name}` : name;
+      if (options.withFileTypes) result.push(new Dirent(name, type, dir));
+      else result.push(options.encoding === 'buffer' ? lazyBuffer().from(rel) : rel);
+      if (options.recursive && type === 'd') walk(`${dir}/${name}`, rel);
+    }
+  };
+  walk(path, '');
+  return result;
+}
+
+function mkdirSync(path, options) {
+  let mode = 0o777;
+  let recursive = false;
+  if (typeof options === 'number' || typeof options === 'string') mode = parseMode(options, 0o777);
+  else if (options) { recursive = !!options.recursive; mode = parseMode(options.mode, 0o777); }
+  path = toPath(path);
+  if (!recursive) {
+    sys('mkdir', path, undefined, () => B.mkdir(path, mode));
+    return undefined;
+  }
+  const abs = pathMod.resolve(path);
+  let first;
+  const make = (p) => {
+    try {
+      B.mkdir(p, mode);
+      if (first === undefined) first = p;
+      return;
+    } catch (e) {
+      if (e === 'EEXIST') {
+        let isDir = false;
+        try { B.stat(p, true); isDir = (scratchF64[1] & constants.S_IFMT) === constants.S_IFDIR; } catch { /* */ }
+        if (isDir) return;
+        throw fromBridge(e, 'mkdir', path);
+      }
+      if (e !== 'ENOENT') throw fromBridge(e, 'mkdir', path);
+    }
+    const parent = pathMod.dirname(p);
+    if (parent === p) throw fromBridge('ENOENT', 'mkdir', path);
+    make(parent);
+    try {
+      B.mkdir(p, mode);
+      if (first === undefined) first = p;
+    } catch (e) {
+      if (e !== 'EEXIST') throw fromBridge(e, 'mkdir', path);
+    }
+  };
+  make(abs);
+  return first;
+}
+
+function rmdirSync(path, options) {
+  path = toPath(path);
+  if (options && options.recursive) return rmSync(path, { recursive: true, force: false });
+  sys('rmdir', path, undefined, () => B.rmdir(path));
+}
+
+function rmSync(path, options = {}) {
+  path = toPath(path);
+  let st;
+  try {
+    B.stat(path, false);
+    st = scratchF64[1];
+  } catch (e) {
+    if (e === 'ENOENT' && options.force) return;
+    throw fromBridge(e, 'lstat', path);
+  }
+  if ((st & constants.S_IFMT) === constants.S_IFDIR) {
+    if (!options.recursive) {
+      const err = codedError('ERR_FS_EISDIR', path);
+      err.errno = 21; err.syscall = 'rm'; err.path = path;
+      err.info = { code: 'EISDIR', message: 'is a directory', path, syscall: 'rm', errno: 21 };
+      throw err;
+    }
+    const rec = (dir, depth) => {
+      if (depth > 4096) throw fromBridge('ELOOP', 'rm', dir);
+      for (const [name, type] of readdirRaw(dir)) {
+        const p = `${dir}/${name}`;
+        if (type === 'd') rec(p, depth + 1);
+        else sys('unlink', p, undefined, () => B.unlink(p));
+      }
+      sys('rmdir', dir, undefined, () => B.rmdir(dir));
+    };
+    rec(path, 0);
+    return;
+  }
+  sys('unlink', path, undefined, () => B.unlink(path));
+}
+
+function unlinkSync(path) { path = toPath(path); sys('unlink', path, undefined, () => B.unlink(path)); }
+function renameSync(a, b) { a = toPath(a, 'oldPath'); b = toPath(b, 'newPath'); sys('rename', a, b, () => B.rename(a, b)); }
+function linkSync(a, b) { a = toPath(a, 'existingPath'); b = toPath(b, 'newPath'); sys('link', a, b, () => B.link(a, b)); }
+function symlinkSync(target, path) { target = toPath(target, 'target'); path = toPath(path); sys('symlink', target, path, () => B.symlink(target, path)); }
+function readlinkSync(path, options) {
+  options = getOptions(options, { encoding: 'utf8' });
+  path = toPath(path);
+  const s = sys('readlink', path, undefined, () => B.readlink(path));
+  return options.encoding === 'buffer' ? lazyBuffer().from(s) : s;
+}
+function realpathSync(path, options) {
+  options = getOptions(options, { encoding: 'utf8' });
+  path = toPath(path);
+  const s = sys('lstat', path, undefined, () => B.realpath(path));
+  return options.encoding === 'buffer' ? lazyBuffer().from(s) : s;
+}
+realpathSync.native = function realpathNative(path, options) {
+  options = getOptions(options, { encoding: 'utf8' });
+  path = toPath(path);
+  const s = sys('realpath', path, undefined, () => B.realpath(path));
+  return options.encoding === 'buffer' ? lazyBuffer().from(s) : s;
+};
+function chmodSync(path, mode) { path = toPath(path); mode = parseMode(mode); sys('chmod', path, undefined, () => B.chmod(path, mode, true)); }
+function lchmodSync(path, mode) { path = toPath(path); mode = parseMode(mode); sys('lchmod', path, undefined, () => B.chmod(path, mode, false)); }
+function fchmodSync(fd, mode) { checkFd(fd); mode = parseMode(mode); sys('fchmod', undefined, undefined, () => B.fchmod(fd, mode)); }
+function chownSync(path, uid, gid) { path = toPath(path); sys('chown', path, undefined, () => B.chown(path, uid, gid, true)); }
+function lchownSync(path, uid, gid) { path = toPath(path); sys('lchown', path, undefined, () => B.chown(path, uid, gid, false)); }
+function fchownSync(fd, uid, gid) { checkFd(fd); sys('fchown', undefined, undefined, () => B.fchown(fd, uid, gid)); }
+function toMs(t) {
+  if (t instanceof Date) return t.getTime();
+  if (typeof t === 'string' && +t == t) return +t * 1000;
+  if (typeof t === 'number') return t * 1000;
+  if (typeof t === 'bigint') return Number(t) * 1000;
+  throw codedError('ERR_INVALID_ARG_TYPE', 'time', 'of type number or an instance of Date', t);
+}
+function utimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime), m = toMs(mtime); sys('utime', path, undefined, () => B.utimes(path, a, m, true)); }
+function lutimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime), m = toMs(mtime); sys('lutime', path, undefined, () => B.utimes(path, a, m, false)); }
+function futimesSync(fd, atime, mtime) { checkFd(fd); const a = toMs(atime), m = toMs(mtime); sys('futime', undefined, undefined, () => B.futimes(fd, a, m)); }
+function truncateSync(path, len = 0) {
+  if (typeof path === 'number') return ftruncateSync(path, len);
+  path = toPath(path);
+  sys('open', path, undefined, () => B.truncate(path, len));
+}
+function ftruncateSync(fd, len = 0) { checkFd(fd); sys('ftruncate', undefined, undefined, () => B.ftruncate(fd, len)); }
+function fsyncSync(fd) { checkFd(fd); sys('fsync', undefined, undefined, () => B.fstat(fd)); }
+
+function copyFileSync(src, dest, mode = 0) {
+  src = toPath(src, 'src');
+  dest = toPath(dest, 'dest');
+  let data;
+  try {
+    data = readFileSync(src);
+  } catch (e) {
+    if (e.code) throw uvException(e.code, 'copyfile', src, dest);
+    throw e;
+  }
+  const st = statSync(src);
+  const flags = (mode & constants.COPYFILE_EXCL) ? 'wx' : 'w';
+  let fd;
+  try {
+    fd = openSync(dest, flags, st.mode & 0o7777);
+  } catch (e) {
+    if (e.code) throw uvException(e.code, 'copyfile', src, dest);
+    throw e;
+  }
+  try { writeBytes(fd, data, -1); } finally { closeSync(fd); }
+}
+
+function cpSync(src, dest, options = {}) {
+  src = toPath(src, 'src');
+  dest = toPath(dest, 'dest');
+  const st = lstatSync(src);
+  if (st.isDirectory()) {
+    if (!options.recursive) {
+      const e = new Error(`Recursive option is required to copy a directory: ${src}`);
+      e.code = 'ERR_FS_EISDIR';
+      throw e;
+    }
+    mkdirSync(dest, { recursive: true });
+    for (const name of readdirSync(src)) {
+      const s = `${src}/${name}`, d = `${dest}/${name}`;
+      if (options.filter && !options.filter(s, d)) continue;
+      cpSync(s, d, options);
+    }
+    return;
+  }
+  if (st.isSymbolicLink()) {
+    if (options.force !== false) try { unlinkSync(dest); } catch { /* */ }
+    symlinkSync(readlinkSync(src), dest);
+    return;
+  }
+  if (options.errorOnExist && existsSync(dest)) throw uvException('EEXIST', 'cp', dest);
+  if (options.force === false && existsSync(dest)) return;
+  copyFileSync(src, dest);
+}
+
+function mkdtempSync(prefix, options) {
+  prefix = toPath(prefix, 'prefix');
+  const chars = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  for (let tries = 0; tries < 100; tries++) {
+    B.random(6);
+    let s = '';
+    const r = fromScratch(6);
+    for (let i = 0; i < 6; i++) s += chars[r[i] % chars.length];
+    const p = prefix + s;
+    try {
+      B.mkdir(p, 0o700);
+      return options === 'buffer' || (options && options.encoding === 'buffer') ? lazyBuffer().from(p) : p;
+    } catch (e) {
+      if (e !== 'EEXIST') throw fromBridge(e, 'mkdtemp', `${prefix}XXXXXX`);
+    }
+  }
+  throw uvException('EEXIST', 'mkdtemp', `${prefix}XXXXXX`);
+}
+
+class Dir {
+  #entries; #path; #i = 0; #closed = false;
+  constructor(path) { this.#path = path; this.#entries = readdirRaw(path); }
+  get path() { return this.#path; }
+  readSync() {
+    if (this.#closed) throw codedError('ERR_DIR_CLOSED');
+    const e = this.#entries[this.#i++];
+    return e ? new Dirent(e[0], e[1], this.#path) : null;
+  }
+  read(cb) {
+    const p = Promise.resolve().then(() => this.readSync());
+    if (cb) { p.then((d) => cb(null, d), cb); return undefined; }
+    return p;
+  }
+  closeSync() { this.#closed = true; }
+  close(cb) { this.#closed = true; if (cb) process.nextTick(cb, null); else return Promise.resolve(); }
+  async *[Symbol.asyncIterator]() { let d; while ((d = this.readSync()) !== null) yield d; this.closeSync(); }
+  *[Symbol.iterator]() { let d; while ((d = this.readSync()) !== null) yield d; this.closeSync(); }
+}
+function opendirSync(path) { path = toPath(path); return new Dir(path); }
+
+function readvSync(fd, buffers, position) {
+  let total = 0;
+  for (const b of buffers) {
+    const n = readSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + total);
+    total += n;
+    if (n < b.byteLength) break;
+  }
+  return total;
+}
+function writevSync(fd, buffers, position) {
+  let total = 0;
+  for (const b of buffers) total += writeSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + total);
+  return total;
+}
+function statfsSync() {
+  return { type: 0x01021994, bsize: 4096, blocks: 16384, bfree: 8192, bavail: 8192, files: 16384, ffree: 8192 };
+}
+
+const syncAPI = {
+  accessSync, appendFileSync, chmodSync, chownSync, closeSync, copyFileSync, cpSync, existsSync,
+  fchmodSync, fchownSync, fdatasyncSync: fsyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync,
+  lchmodSync, lchownSync, linkSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, openSync, opendirSync,
+  readSync, readdirSync, readFileSync, readlinkSync, realpathSync, readvSync, renameSync, rmdirSync, rmSync,
+  statSync, statfsSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync, writeSync, writevSync,
+};
+
+// --- callback API: the same calls, reported on the next tick ---
+const fs = { ...syncAPI };
+const resultCount = { read: 2, write: 2, readv: 2, writev: 2 };
+for (const [name, fn] of Object.entries(syncAPI)) {
+  if (name === 'existsSync') continue;
+  const base = name.slice(0, -4);
+  fs[base] = function (...args) {
+    const cb = args.pop();
+    if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
+    let res, err = null;
+    try { res = fn(...args); } catch (e) { err = e; }
+    if (resultCount[base] === 2 && !err) process.nextTick(cb, null, res, args[1]);
+    else if (err) process.nextTick(cb, err);
+    else process.nextTick(cb, null, res);
+  };
+  Object.defineProperty(fs[base], 'name', { value: base });
+}
+fs.exists = function exists(path, cb) { const r = existsSync(path); process.nextTick(cb, r); };
+fs.realpath.native = (p, o, cb) => { if (typeof o === 'function') { cb = o; o = undefined; } let r, e = null; try { r = realpathSync.native(p, o); } catch (x) { e = x; } process.nextTick(cb, e, r); };
+require('util/').promisify && (fs.read[Symbol.for('nodejs.util.promisify.custom')] = (...a) => new Promise((res, rej) => fs.read(...a, (e, bytesRead, buffer) => (e ? rej(e) : res({ bytesRead, buffer })))));
+fs.write[Symbol.for('nodejs.util.promisify.custom')] = (...a) => new Promise((res, rej) => fs.write(...a, (e, bytesWritten, buffer) => (e ? rej(e) : res({ bytesWritten, buffer }))));
+fs.exists[Symbol.for('nodejs.util.promisify.custom')] = (p) => Promise.resolve(existsSync(p));
+
+// --- promises API ---
+class FileHandle {
+  #fd;
+  constructor(fd) { this.#fd = fd; }
+  get fd() { return this.#fd; }
+  async read(buffer, offset, length, position) {
+    if (buffer === undefined || (buffer !== null && !ArrayBuffer.isView(buffer) && typeof buffer === 'object')) {
+      const o = buffer || {};
+      buffer = o.buffer || lazyBuffer().alloc(16384);
+      offset = o.offset || 0; length = o.length ?? buffer.byteLength - offset; position = o.position ?? null;
+    }
+    const bytesRead = readSync(this.#fd, buffer, offset ?? 0, length ?? buffer.byteLength - (offset ?? 0), position ?? null);
+    return { bytesRead, buffer };
+  }
+  async write(data, ...rest) {
+    const bytesWritten = writeSync(this.#fd, data, ...rest);
+    return { bytesWritten, buffer: data };
+  }
+  async readFile(options) { return readFileSync(this.#fd, options); }
+  async writeFile(data, options) { return writeFileSync(this.#fd, data, options); }
+  async appendFile(data, options) { return writeFileSync(this.#fd, data, options); }
+  async stat(options) { return fstatSync(this.#fd, options); }
+  async truncate(len) { return ftruncateSync(this.#fd, len); }
+  async chmod(mode) { return fchmodSync(this.#fd, mode); }
+  async chown(u, g) { return fchownSync(this.#fd, u, g); }
+  async utimes(a, m) { return futimesSync(this.#fd, a, m); }
+  async sync() {}
+  async datasync() {}
+  async readv(b, p) { return { bytesRead: readvSync(this.#fd, b, p), buffers: b }; }
+  async writev(b, p) { return { bytesWritten: writevSync(this.#fd, b, p), buffers: b }; }
+  async close() { if (this.#fd >= 0) { const fd = this.#fd; this.#fd = -1; closeSync(fd); } }
+  async *readLines() {
+    const rl = require('./readline.js').createInterface({ input: this.createReadStream() });
+    for await (const l of rl) yield l;
+  }
+  createReadStream(o = {}) { return createReadStream(null, { ...o, fd: this.#fd }); }
+  createWriteStream(o = {}) { return createWriteStream(null, { ...o, fd: this.#fd }); }
+  [Symbol.asyncDispose || Symbol.for('nodejs.asyncDispose')]() { return this.close(); }
+}
+
+const promises = {};
+for (const [name, fn] of Object.entries(syncAPI)) {
+  if (['existsSync', 'closeSync', 'openSync', 'readSync', 'writeSync', 'fstatSync', 'fsyncSync', 'fdatasyncSync', 'ftruncateSync', 'futimesSync', 'fchmodSync', 'fchownSync', 'readvSync', 'writevSync', 'opendirSync'].includes(name)) continue;
+  const base = name.slice(0, -4);
+  promises[base] = async function (...args) {
+    if (base === 'readFile' || base === 'writeFile' || base === 'appendFile') {
+      if (args[0] instanceof FileHandle) args[0] = args[0].fd;
+    }
+    return fn(...args);
+  };
+  Object.defineProperty(promises[base], 'name', { value: base });
+}
+promises.open = async (path, flags, mode) => new FileHandle(openSync(path, flags, mode));
+promises.opendir = async (path) => opendirSync(path);
+promises.constants = constants;
+promises.watch = () => { throw codedError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'fs.watch'); };
+
+// --- streams ---
+function createReadStream(path, options) {
+  options = getOptions(options, {});
+  const { Readable } = require('./stream.js');
+  const Buffer = lazyBuffer();
+  let fd = options.fd !== undefined && options.fd !== null ? (typeof options.fd === 'object' ? options.fd.fd : options.fd) : null;
+  let pos = options.start !== undefined ? options.start : -1;
+  const end = options.end !== undefined ? options.end : Infinity;
+  const hwm = options.highWaterMark || 64 * 1024;
+  const r = new Readable({
+    highWaterMark: hwm,
+    encoding: options.encoding,
+    construct(cb) {
+      if (fd !== null) { cb(); return; }
+      try { fd = openSync(path, options.flags || 'r', options.mode || 0o666); } catch (e) { cb(e); return; }
+      r.emit('open', fd);
+      r.emit('ready');
+      cb();
+    },
+    read(n) {
+      let want = Math.min(n || hwm, hwm);
+      if (pos >= 0 && end !== Infinity) want = Math.min(want, end - pos + 1);
+      if (want <= 0) { r.push(null); return; }
+      const buf = Buffer.allocUnsafe(want);
+      let got;
+      try { got = readSync(fd, buf, 0, want, pos >= 0 ? pos : null); } catch (e) { r.destroy(e); return; }
+      if (pos >= 0) pos += got;
+      r.bytesRead += got;
+      if (got === 0) r.push(null);
+      else r.push(got < want ? buf.subarray(0, got) : buf);
+    },
+    destroy(err, cb) {
+      if (fd !== null && options.autoClose !== false) {
+        try { closeSync(fd); } catch { /* */ }
+        fd = null;
+        process.nextTick(() => r.emit('close'));
+      }
+      cb(err);
+    },
+    emitClose: false,
+  });
+  r.bytesRead = 0;
+  r.path = path;
+  r.pending = true;
+  Object.defineProperty(r, 'fd', { get: () => fd });
+  r.close = (cb) => { r.destroy(); if (cb) r.once('close', cb); };
+  return r;
+}
+
+function createWriteStream(path, options) {
+  options = getOptions(options, {});
+  const { Writable } = require('./stream.js');
+  let fd = options.fd !== undefined && options.fd !== null ? (typeof options.fd === 'object' ? options.fd.fd : options.fd) : null;
+  let pos = options.start !== undefined ? options.start : -1;
+  const w = new Writable({
+    decodeStrings: true,
+    defaultEncoding: options.encoding || 'utf8',
+    construct(cb) {
+      if (fd !== null) { cb(); return; }
+      try { fd = openSync(path, options.flags || 'w', options.mode || 0o666); } catch (e) { cb(e); return; }
+      w.emit('open', fd);
+      w.emit('ready');
+      cb();
+    },
+    write(chunk, enc, cb) {
+      try {
+        const n = writeSync(fd, chunk, 0, chunk.length, pos >= 0 ? pos : null);
+        if (pos >= 0) pos += n;
+        w.bytesWritten += n;
+      } catch (e) { cb(e); return; }
+      cb();
+    },
+    destroy(err, cb) {
+      if (fd !== null && options.autoClose !== false) {
+        try { closeSync(fd); } catch { /* */ }
+        fd = null;
+        process.nextTick(() => w.emit('close'));
+      }
+      cb(err);
+    },
+    final(cb) { cb(); },
+    emitClose: false,
+  });
+  w.on('finish', () => { if (options.autoClose !== false) w.destroy(); });
+  w.bytesWritten = 0;
+  w.path = path;
+  w.pending = true;
+  Object.defineProperty(w, 'fd', { get: () => fd });
+  w.close = (cb) => { w.end(); if (cb) w.once('close', cb); };
+  return w;
+}
+
+function unavailable(name) {
+  return () => { throw codedError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', `fs.${name}`); };
+}
+
+Object.assign(fs, {
+  constants, promises, Stats, Dirent, Dir, createReadStream, createWriteStream,
+  ReadStream: function ReadStream(p, o) { return createReadStream(p, o); },
+  WriteStream: function WriteStream(p, o) { return createWriteStream(p, o); },
+  watch: unavailable('watch'), watchFile: unavailable('watchFile'), unwatchFile: () => {},
+  F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1,
+  openAsBlob: async (p) => new (require('./internal/web.js').Blob)([readFileSync(p)]),
+  _toPath: toPath,
+  _readAllFd: readAllFd,
+});
+void takeBytes; void giveBytes;
+module.exports = fs;

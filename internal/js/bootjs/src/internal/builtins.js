@@ -1,0 +1,108 @@
+'use strict';
+// The registry of builtin modules. Factories run on first require, so a
+// module costs nothing until a guest uses it.
+const { codedError, accessDenied } = require('./errors.js');
+
+function denied(name, why) {
+  return () => { throw accessDenied(`the '${name}' module ${why}`); };
+}
+
+// Network builtins exist (packages often require them at load time) but
+// every operation fails until the network issue lands.
+function network(name) {
+  return () => new Proxy({}, {
+    get(_, key) {
+      if (key === '__esModule' || typeof key === 'symbol') return undefined;
+      if (key === 'Agent' || key === 'globalAgent' || key === 'STATUS_CODES' || key === 'METHODS') {
+        return key === 'STATUS_CODES' ? {} : key === 'METHODS' ? [] : class Agent {};
+      }
+      return () => { throw accessDenied(`${name}.${String(key)} (network access is not available in this sandbox yet)`); };
+    },
+  });
+}
+
+const factories = {
+  assert: () => require('assert/'),
+  'assert/strict': () => require('assert/').strict,
+  async_hooks: () => require('../async_hooks.js'),
+  buffer: () => require('../buffer.js'),
+  child_process: () => require('../child_process.js'),
+  console: () => require('../console.js'),
+  constants: () => { const c = require('./constants.js'); return { ...c.errno, ...c.signals, ...c.fs, ...c.priority }; },
+  crypto: () => require('../crypto.js'),
+  diagnostics_channel: () => require('../diagnostics_channel.js'),
+  events: () => require('../events.js'),
+  fs: () => require('../fs.js'),
+  'fs/promises': () => require('../fs.js').promises,
+  module: () => require('../module.js'),
+  os: () => require('../os.js'),
+  path: () => require('../path.js'),
+  'path/posix': () => require('../path.js'),
+  'path/win32': () => require('../path.js').win32,
+  perf_hooks: () => require('../perf_hooks.js'),
+  process: () => require('../process.js').process,
+  punycode: () => require('punycode/'),
+  querystring: () => {
+    const qs = require('querystring-es3');
+    // Node's parse returns an object without prototype.
+    const parse = (...a) => Object.assign(Object.create(null), qs.parse(...a));
+    return { ...qs, parse, decode: parse };
+  },
+  readline: () => require('../readline.js'),
+  'readline/promises': () => require('../readline.js').promises,
+  stream: () => require('../stream.js'),
+  'stream/promises': () => require('../stream.js').promises,
+  'stream/web': () => ({ ReadableStream: globalThis.ReadableStream, WritableStream: globalThis.WritableStream, TransformStream: globalThis.TransformStream }),
+  string_decoder: () => require('string_decoder/'),
+  sys: () => require('../util.js'),
+  timers: () => require('../timers.js'),
+  'timers/promises': () => require('../timers.js').promises,
+  tty: () => ({ isatty: () => false, ReadStream: class ReadStream {}, WriteStream: class WriteStream {} }),
+  url: () => require('../url.js'),
+  util: () => require('../util.js'),
+  'util/types': () => require('../util.js').types,
+  v8: () => require('../v8.js'),
+  vm: () => require('../vm.js'),
+  zlib: () => require('../zlib.js'),
+  worker_threads: denied('worker_threads', 'is not supported in this sandbox'),
+  cluster: denied('cluster', 'is not supported in this sandbox'),
+  inspector: denied('inspector', 'is not available in this sandbox'),
+  'inspector/promises': denied('inspector/promises', 'is not available in this sandbox'),
+  repl: denied('repl', 'is not available in this sandbox'),
+  trace_events: denied('trace_events', 'is not available in this sandbox'),
+  wasi: denied('wasi', 'is not available in the node runtime of this sandbox; run WASI programs directly'),
+  http: network('http'),
+  https: network('https'),
+  http2: network('http2'),
+  net: network('net'),
+  tls: network('tls'),
+  dns: network('dns'),
+  'dns/promises': network('dns/promises'),
+  dgram: network('dgram'),
+};
+
+// Modules that only exist with the node: prefix.
+const schemeOnly = new Set(['test', 'test/reporters', 'sqlite', 'sea']);
+
+const cache = new Map();
+
+function has(name) {
+  if (name.startsWith('node:')) name = name.slice(5);
+  return Object.prototype.hasOwnProperty.call(factories, name);
+}
+
+function load(name) {
+  const bare = name.startsWith('node:') ? name.slice(5) : name;
+  if (cache.has(bare)) return cache.get(bare);
+  if (!Object.prototype.hasOwnProperty.call(factories, bare)) {
+    if (name.startsWith('node:') && schemeOnly.has(bare)) throw accessDenied(`the 'node:${bare}' module is not available in this sandbox`);
+    throw codedError('ERR_UNKNOWN_BUILTIN_MODULE', name);
+  }
+  const m = factories[bare]();
+  cache.set(bare, m);
+  return m;
+}
+
+const builtinModules = Object.keys(factories).filter((n) => !n.includes('/') || n.startsWith('fs/') || n.startsWith('stream/') || n.startsWith('timers/') || n.startsWith('util/') || n.startsWith('path/') || n.startsWith('assert/') || n.startsWith('dns/') || n.startsWith('readline/') || n.startsWith('inspector/'));
+
+module.exports = { has, load, builtinModules };

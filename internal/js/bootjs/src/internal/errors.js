@@ -1,0 +1,135 @@
+'use strict';
+// Node-style errors: system errors with libuv's messages, and the
+// ERR_* codes of Node's internal/errors.
+const uv = {
+  E2BIG: [7, 'argument list too long'], EACCES: [13, 'permission denied'],
+  EADDRINUSE: [98, 'address already in use'], EAGAIN: [11, 'resource temporarily unavailable'],
+  EBADF: [9, 'bad file descriptor'], EBUSY: [16, 'resource busy or locked'],
+  ECANCELED: [125, 'operation canceled'], ECHILD: [10, 'no child processes'],
+  ECONNREFUSED: [111, 'connection refused'], ECONNRESET: [104, 'connection reset by peer'],
+  EEXIST: [17, 'file already exists'], EFAULT: [14, 'bad address in system call argument'],
+  EFBIG: [27, 'file too large'], EINTR: [4, 'interrupted system call'],
+  EINVAL: [22, 'invalid argument'], EIO: [5, 'i/o error'], EISDIR: [21, 'illegal operation on a directory'],
+  ELOOP: [40, 'too many symbolic links encountered'], EMFILE: [24, 'too many open files'],
+  EMLINK: [31, 'too many links'], ENAMETOOLONG: [36, 'name too long'],
+  ENFILE: [23, 'file table overflow'], ENODEV: [19, 'no such device'],
+  ENOENT: [2, 'no such file or directory'], ENOEXEC: [8, 'exec format error'],
+  ENOMEM: [12, 'not enough memory'], ENOSPC: [28, 'no space left on device'],
+  ENOSYS: [38, 'function not implemented'], ENOTDIR: [20, 'not a directory'],
+  ENOTEMPTY: [39, 'directory not empty'], ENOTSUP: [95, 'operation not supported on socket'],
+  EOPNOTSUPP: [95, 'operation not supported on socket'], ENOTTY: [25, 'inappropriate ioctl for device'],
+  ENXIO: [6, 'no such device or address'], EOVERFLOW: [75, 'value too large for defined data type'],
+  EPERM: [1, 'operation not permitted'], EPIPE: [32, 'broken pipe'], ERANGE: [34, 'result too large'],
+  EROFS: [30, 'read-only file system'], ESPIPE: [29, 'invalid seek'], ESRCH: [3, 'no such process'],
+  ETIMEDOUT: [110, 'connection timed out'], ETXTBSY: [26, 'text file is busy'],
+  EXDEV: [18, 'cross-device link not permitted'], ENOTCONN: [107, 'socket is not connected'],
+  EDEADLK: [35, 'resource deadlock avoided'], ENODATA: [61, 'no data available'],
+};
+
+function errnoOf(code) { return uv[code] ? -uv[code][0] : -5; }
+
+// uvException builds the error a failed system call raises, e.g.
+// "ENOENT: no such file or directory, open '/x'".
+function uvException(code, syscall, path, dest) {
+  const info = uv[code] || [5, 'i/o error'];
+  let msg = `${code}: ${info[1]}, ${syscall}`;
+  if (path !== undefined) msg += ` '${path}'`;
+  if (dest !== undefined) msg += ` -> '${dest}'`;
+  const err = new Error(msg);
+  err.errno = -info[0];
+  err.code = code;
+  err.syscall = syscall;
+  if (path !== undefined) err.path = path;
+  if (dest !== undefined) err.dest = dest;
+  Error.captureStackTrace(err, uvException);
+  return err;
+}
+
+// fromBridge turns what a bridge call threw into a Node error. Go throws
+// the errno name (a string); anything else is passed through.
+function fromBridge(e, syscall, path, dest) {
+  if (typeof e === 'string') {
+    if (e.startsWith('E') && !e.startsWith('ERR_')) return uvException(e, syscall, path, dest);
+    const err = new Error(e);
+    Error.captureStackTrace(err, fromBridge);
+    return err;
+  }
+  return e;
+}
+
+const messages = {
+  ERR_INVALID_ARG_TYPE: (name, expected, actual) =>
+    `The ${name.includes('.') ? 'property' : 'argument'} "${name}" must be ${expected}. Received ${describe(actual)}`,
+  ERR_INVALID_ARG_VALUE: (name, value, reason = 'is invalid') =>
+    `The ${name.includes('.') ? 'property' : 'argument'} "${name}" ${reason}. Received ${describe(value)}`,
+  ERR_OUT_OF_RANGE: (name, range, value) => `The value of "${name}" is out of range. It must be ${range}. Received ${describe(value)}`,
+  ERR_UNKNOWN_BUILTIN_MODULE: (m) => `No such built-in module: ${m}`,
+  ERR_ACCESS_DENIED: (what) => `Access to this API has been restricted: ${what}`,
+  ERR_METHOD_NOT_IMPLEMENTED: (m) => `The ${m} method is not implemented`,
+  ERR_FEATURE_UNAVAILABLE_ON_PLATFORM: (f) => `The feature ${f} is unavailable on the current platform, which is being used to run Node.js`,
+  ERR_UNKNOWN_SIGNAL: (s) => `Unknown signal: ${s}`,
+  ERR_INVALID_URL: () => 'Invalid URL',
+  ERR_INVALID_FILE_URL_PATH: (m) => `File URL path ${m}`,
+  ERR_INVALID_URL_SCHEME: (s) => `The URL must be of scheme ${s}`,
+  ERR_BUFFER_TOO_LARGE: (max) => `Cannot create a Buffer larger than ${max} bytes`,
+  ERR_CHILD_PROCESS_STDIO_MAXBUFFER: (s) => `${s} maxBuffer length exceeded`,
+  ERR_UNHANDLED_ERROR: (e) => `Unhandled error. (${describe(e)})`,
+  ERR_INVALID_THIS: (t) => `Value of "this" must be of type ${t}`,
+  ERR_CRYPTO_HASH_FINALIZED: () => 'Digest already called',
+  ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: () => 'Input buffers must have the same byte length',
+  ERR_REQUIRE_ESM: (f) => `require() of ES Module ${f} not supported.`,
+  ERR_MODULE_NOT_FOUND: (m) => m,
+  ERR_UNSUPPORTED_DIR_IMPORT: (m) => m,
+  ERR_PACKAGE_PATH_NOT_EXPORTED: (m) => m,
+  ERR_INVALID_PACKAGE_TARGET: (m) => m,
+  ERR_PACKAGE_IMPORT_NOT_DEFINED: (m) => m,
+  ERR_UNKNOWN_FILE_EXTENSION: (ext, p) => `Unknown file extension "${ext}" for ${p}`,
+  ERR_DLOPEN_DISABLED: () => 'Cannot load native addon because loading addons is disabled.',
+  ERR_FS_EISDIR: (p) => `Path is a directory: rm returned EISDIR (is a directory) ${p}`,
+  ERR_FS_FILE_TOO_LARGE: (n) => `File size (${n}) is greater than 2 GiB`,
+  ERR_STREAM_WRITE_AFTER_END: () => 'write after end',
+  ERR_USE_AFTER_CLOSE: (w) => `${w} was closed`,
+  ERR_SYSTEM_ERROR: (m) => m,
+  ERR_INVALID_STATE: (m) => `Invalid state: ${m}`,
+  ERR_UNSUPPORTED_ESM_URL_SCHEME: (u) => `Only URLs with a scheme in: file, data, and node are supported by the default ESM loader. Received protocol '${u}'`,
+};
+
+const kinds = {
+  ERR_INVALID_ARG_TYPE: TypeError, ERR_INVALID_ARG_VALUE: TypeError, ERR_OUT_OF_RANGE: RangeError,
+  ERR_UNKNOWN_SIGNAL: TypeError, ERR_INVALID_URL: TypeError, ERR_INVALID_FILE_URL_PATH: TypeError,
+  ERR_INVALID_URL_SCHEME: TypeError, ERR_BUFFER_TOO_LARGE: RangeError, ERR_CHILD_PROCESS_STDIO_MAXBUFFER: RangeError,
+  ERR_INVALID_THIS: TypeError, ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: RangeError, ERR_UNKNOWN_FILE_EXTENSION: TypeError,
+  ERR_INVALID_STATE: Error, ERR_UNSUPPORTED_ESM_URL_SCHEME: Error,
+};
+
+function describe(v) {
+  if (v == null) return String(v);
+  if (typeof v === 'function') return `function ${v.name}`;
+  if (typeof v === 'object') {
+    if (v.constructor && v.constructor.name) return `an instance of ${v.constructor.name}`;
+    return 'an instance of Object';
+  }
+  let s = typeof v === 'string' ? `'${v.length > 28 ? v.slice(0, 25) + '...' : v}'` : String(v);
+  if (typeof v === 'bigint') s += 'n';
+  return `type ${typeof v} (${s})`;
+}
+
+// codedError returns a Node error with code, e.g.
+// TypeError [ERR_INVALID_ARG_TYPE]: The "path" argument must be ...
+function codedError(code, ...args) {
+  const Kind = kinds[code] || Error;
+  const fmt = messages[code];
+  const err = new Kind(fmt ? fmt(...args) : code);
+  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  // Node shows the code in the name part of the stack.
+  const name = Kind.name;
+  if (typeof err.stack === 'string') err.stack = err.stack.replace(name, `${name} [${code}]`);
+  Error.captureStackTrace && void 0;
+  return err;
+}
+
+function accessDenied(what) {
+  return codedError('ERR_ACCESS_DENIED', what);
+}
+
+module.exports = { uv, errnoOf, uvException, fromBridge, codedError, accessDenied, describe };

@@ -1,0 +1,59 @@
+'use strict';
+// The JavaScript half of the event loop. The loop itself runs in Go: it
+// waits for timers, host operations and child-process events and calls
+// dispatch() for each. Every macrotask ends by draining process.nextTick
+// callbacks before V8 runs the promise microtasks, as Node orders them.
+const { B } = require('./bridge.js');
+const P = require('./primordials.js');
+
+const ticks = [];
+let tickScheduled = false;
+let fatalHandler = (e) => { throw e; };
+
+function setFatalHandler(fn) { fatalHandler = fn; }
+
+function runTicks() {
+  tickScheduled = false;
+  while (ticks.length > 0) {
+    const t = P.ArrayPrototypeShift(ticks);
+    try {
+      P.ReflectApply(t.fn, undefined, t.args);
+    } catch (e) {
+      fatalHandler(e);
+    }
+  }
+}
+
+function nextTick(fn, ...args) {
+  if (typeof fn !== 'function') {
+    throw require('./errors.js').codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', fn);
+  }
+  P.ArrayPrototypePush(ticks, { fn, args });
+  if (!tickScheduled) {
+    tickScheduled = true;
+    // Ticks queued from a microtask are drained by a microtask.
+    P.PromiseResolve().then(runTicks);
+  }
+}
+
+// macrotask runs fn as one task of the loop: errors go to the fatal
+// handler, and queued ticks run before it returns.
+function macrotask(fn, a, b, c, d) {
+  try {
+    fn(a, b, c, d);
+  } catch (e) {
+    fatalHandler(e);
+  }
+  runTicks();
+}
+
+// Handlers for events the Go loop dispatches, by kind.
+const handlers = new P.MapCtor();
+function onEvent(kind, fn) { P.MapPrototypeSet(handlers, kind, fn); }
+
+function dispatch(kind, a, b, c, d) {
+  const fn = P.MapPrototypeGet(handlers, kind);
+  if (fn) macrotask(fn, a, b, c, d);
+}
+
+module.exports = { nextTick, runTicks, macrotask, dispatch, onEvent, setFatalHandler, B };

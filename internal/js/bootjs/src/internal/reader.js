@@ -1,0 +1,41 @@
+'use strict';
+// Asynchronous reads of a kernel descriptor (stdin, child pipes). A Go
+// goroutine reads one chunk at a time and waits for the loop to deliver
+// it before reading the next, so memory stays bounded; pause() stops
+// reading until resume().
+const { B, takeBytes } = require('./bridge.js');
+const loop = require('./loop.js');
+const { fromBridge } = require('./errors.js');
+
+const handles = new Map();
+let nextHandle = 1;
+
+function start(fd, onData, onError) {
+  const h = nextHandle++;
+  handles.set(h, { onData, onError, paused: false });
+  B.readStart(fd, h);
+  return h;
+}
+function pause(h) { const s = handles.get(h); if (s && !s.paused) { s.paused = true; B.readPause(h, true); } }
+function resume(h) { const s = handles.get(h); if (s && s.paused) { s.paused = false; B.readPause(h, false); } }
+function stop(h) { if (handles.delete(h)) B.readStop(h); }
+function ref(h, on) { if (handles.has(h)) B.readRef(h, on); }
+
+loop.onEvent('data', (h, n, code) => {
+  const s = handles.get(h);
+  if (!s) return;
+  if (code) {
+    handles.delete(h);
+    s.onError(fromBridge(code, 'read'));
+    return;
+  }
+  if (n === 0) {
+    handles.delete(h);
+    s.onData(null);
+    return;
+  }
+  const { Buffer } = require('../buffer.js');
+  s.onData(takeBytes(n, (k) => Buffer.allocUnsafe(k)));
+});
+
+module.exports = { start, pause, resume, stop, ref };

@@ -1,0 +1,79 @@
+'use strict';
+// runMain runs what the command line asked for: -e/-p code, a file, or
+// a script read from stdin.
+const { B, takeBytes } = require('./bridge.js');
+const { process } = require('../process.js');
+const source = require('./source.js');
+const P = require('./primordials.js');
+
+function readStdinSync() {
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    let n;
+    try {
+      n = B.read(0, 256 * 1024, -1);
+    } catch (e) {
+      if (e === 'EBADF') break; // no stdin: an empty script, as in Node
+      throw require('./errors.js').fromBridge(e, 'read');
+    }
+    if (n === 0) break;
+    const c = takeBytes(n);
+    chunks.push(c);
+    total += n;
+  }
+  const all = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) { all.set(c, off); off += c.length; }
+  return require('./encoding.js').utf8Decode(all);
+}
+
+function evalScript(name, code, print, inputType) {
+  const Module = require('../module.js');
+  const cwd = process.cwd();
+  const filename = `${cwd}/${name}`;
+  const module = new Module(name, null);
+  module.filename = filename;
+  module.paths = Module._nodeModulePaths(cwd);
+  module.loaded = true;
+  const req = Module.createRequire(filename);
+  if (inputType === 'module' || inputType === 'module-typescript') {
+    const fn = Module._compileESM(code, filename, name, inputType === 'module-typescript');
+    fn.call(module.exports, module.exports, req, module, name, '.');
+    return;
+  }
+  globalThis.module = module;
+  globalThis.exports = module.exports;
+  globalThis.require = req;
+  globalThis.__filename = name;
+  globalThis.__dirname = '.';
+  source.remember(name, code);
+  let src = code;
+  if (inputType === 'commonjs-typescript') src = B.transform(code, name, 'ts-cjs');
+  const result = P.indirectEval(`${src}\n//# sourceURL=${name}`);
+  if (print) {
+    const { inspect } = require('../util.js');
+    process.stdout.write(typeof result === 'string' ? `${result}\n` : `${inspect(result)}\n`);
+  }
+}
+
+function runMain(info) {
+  const Module = require('../module.js');
+  for (const r of info.preload || []) Module._load(r, null, false);
+  switch (info.mode) {
+    case 'eval':
+      evalScript('[eval]', info.code, false, info.inputType);
+      break;
+    case 'print':
+      evalScript('[eval]', info.code, true, info.inputType);
+      break;
+    case 'stdin':
+      evalScript('[stdin]', readStdinSync(), false, info.inputType);
+      break;
+    case 'file':
+      Module.runMain(info.file);
+      break;
+  }
+}
+
+module.exports = { runMain };

@@ -1,0 +1,150 @@
+'use strict';
+// Bootstrap of secexec's node runtime.
+//
+// Protocol with Go (internal/js/runtime.go): Go defines the bridge object
+// globalThis.__secexec_bridge, evaluates this script, then takes
+// globalThis.__secexec_start and globalThis.__secexec_dispatch and deletes
+// them. Nothing here depends on the process: a warm isolate evaluates
+// this script before it knows which process it will serve, and start()
+// receives the process's facts (argv, env, cwd, pid, what to run).
+const P = require('./internal/primordials.js');
+const bridge = require('./internal/bridge.js');
+const { B } = bridge;
+const loop = require('./internal/loop.js');
+const { process, configure, fatal } = require('./process.js');
+const { codedError, accessDenied } = require('./internal/errors.js');
+const builtins = require('./internal/builtins.js');
+
+const g = globalThis;
+
+function defineValue(name, value) {
+  P.ObjectDefineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
+}
+
+// lazyGlobal defines a global computed on first use (Buffer, URL, ...),
+// so that scripts that never touch it do not pay for loading it.
+function lazyGlobal(name, get) {
+  P.ObjectDefineProperty(g, name, {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const v = get();
+      defineValue(name, v);
+      return v;
+    },
+    set(v) { defineValue(name, v); },
+  });
+}
+
+// No SharedArrayBuffer for guests (the runtime keeps its own reference),
+// and no shared WebAssembly memories, which would hand one out.
+delete g.SharedArrayBuffer;
+if (typeof WebAssembly === 'object') {
+  const RealMemory = WebAssembly.Memory;
+  const Memory = function Memory(desc) {
+    if (!new.target) throw new TypeError("Constructor WebAssembly.Memory requires 'new'");
+    if (desc && desc.shared) throw new TypeError('WebAssembly.Memory(): shared memories are not available');
+    return Reflect.construct(RealMemory, [desc], new.target);
+  };
+  Memory.prototype = RealMemory.prototype;
+  P.ObjectDefineProperty(RealMemory.prototype, 'constructor', { value: Memory, writable: true, configurable: true });
+  WebAssembly.Memory = Memory;
+}
+
+require('./internal/extmem.js').install();
+
+defineValue('global', g);
+defineValue('process', process);
+lazyGlobal('console', () => require('./console.js'));
+const timers = require('./timers.js');
+for (const k of ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate']) defineValue(k, timers[k]);
+defineValue('queueMicrotask', function queueMicrotask(cb) {
+  if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', cb);
+  P.PromiseResolve().then(() => { try { cb(); } catch (e) { fatal(e); } });
+});
+lazyGlobal('Buffer', () => require('./buffer.js').Buffer);
+lazyGlobal('TextEncoder', () => require('./internal/encoding.js').TextEncoder);
+lazyGlobal('TextDecoder', () => require('./internal/encoding.js').TextDecoder);
+lazyGlobal('URL', () => require('./url.js').URL);
+lazyGlobal('URLSearchParams', () => require('./url.js').URLSearchParams);
+lazyGlobal('AbortController', () => require('./internal/web.js').AbortController);
+lazyGlobal('AbortSignal', () => require('./internal/web.js').AbortSignal);
+lazyGlobal('EventTarget', () => require('./internal/web.js').EventTarget);
+lazyGlobal('Event', () => require('./internal/web.js').Event);
+lazyGlobal('CustomEvent', () => require('./internal/web.js').CustomEvent);
+lazyGlobal('DOMException', () => require('./internal/web.js').DOMException);
+lazyGlobal('structuredClone', () => require('./internal/web.js').structuredClone);
+lazyGlobal('performance', () => require('./perf_hooks.js').performance);
+lazyGlobal('crypto', () => require('./crypto.js').webcrypto);
+lazyGlobal('Blob', () => require('./internal/web.js').Blob);
+defineValue('atob', function atob(s) { return require('./internal/web.js').atob(s); });
+defineValue('btoa', function btoa(s) { return require('./internal/web.js').btoa(s); });
+for (const name of ['fetch', 'Request', 'Response', 'Headers', 'WebSocket']) {
+  defineValue(name, function unavailable() { throw accessDenied(`${name} (network access is not available in this sandbox yet)`); });
+}
+
+// Frozen time: Date.now(), new Date() and performance.now() report the
+// moment the process started, so guests cannot build fine timers.
+const RealDate = Date;
+let frozenMs = null;
+function installFrozenDate(ms) {
+  frozenMs = ms;
+  function Date(...args) {
+    if (!new.target) return new RealDate(frozenMs).toString();
+    if (args.length === 0) return Reflect.construct(RealDate, [frozenMs], new.target);
+    return Reflect.construct(RealDate, args, new.target);
+  }
+  Object.defineProperties(Date, {
+    now: { value: function now() { return frozenMs; }, writable: true, configurable: true },
+    parse: { value: RealDate.parse, writable: true, configurable: true },
+    UTC: { value: RealDate.UTC, writable: true, configurable: true },
+    prototype: { value: RealDate.prototype },
+  });
+  P.ObjectDefineProperty(RealDate.prototype, 'constructor', { value: Date, writable: true, configurable: true });
+  defineValue('Date', Date);
+}
+
+// Warm-up: load and exercise what every process start needs, while the
+// isolate is still parked in the warm pool (nothing here depends on the
+// process). This moves first-call compilation off the exec path.
+const runMainModule = require('./internal/run_main.js');
+{
+  const Module = require('./module.js');
+  const m = new Module('/warmup', null);
+  m.paths = Module._nodeModulePaths('/warmup/x');
+  Module.createRequire('/warmup/x.js');
+  P.indirectEval('void 0\n//# sourceURL=[warmup]');
+  require('./perf_hooks.js');
+  process.emit('secexec-warmup');
+}
+
+let mainStarted = false;
+
+// start runs the process: it is called once, with the JSON of the facts
+// Go collected (see startInfo in runtime.go).
+function start(json) {
+  if (mainStarted) throw new Error('already started');
+  mainStarted = true;
+  const info = P.JSONParse(json);
+  configure(info);
+  if (info.freezeTime) installFrozenDate(info.nowMs);
+  require('./perf_hooks.js').setOrigin(info.nowMs);
+  loop.macrotask(() => runMainModule.runMain(info));
+}
+
+P.ObjectDefineProperty(g, '__secexec_start', { value: start, configurable: true });
+P.ObjectDefineProperty(g, '__secexec_dispatch', { value: loop.dispatch, configurable: true });
+P.ObjectDefineProperty(g, '__secexec_beforeExit', {
+  value: function beforeExit() {
+    loop.macrotask(() => process.emit('beforeExit', process.exitCode | 0));
+  },
+  configurable: true,
+});
+P.ObjectDefineProperty(g, '__secexec_exit', {
+  value: function exit() {
+    // The loop ran dry: emit 'exit' and report the code.
+    loop.macrotask(() => process.exit());
+  },
+  configurable: true,
+});
+void builtins;

@@ -1,0 +1,271 @@
+'use strict';
+// module: CommonJS loading from the VM's filesystem. Resolution (Node's
+// algorithm: node_modules walk, package.json main/exports/imports with
+// conditions) and compilation (with V8's code cache, and esbuild for ES
+// modules and TypeScript) happen in Go; this file keeps Node's object
+// model (Module, require, require.cache, createRequire).
+const { B } = require('./internal/bridge.js');
+const builtins = require('./internal/builtins.js');
+const { codedError } = require('./internal/errors.js');
+const source = require('./internal/source.js');
+const path = require('./path.js');
+
+function Module(id = '', parent) {
+  this.id = id;
+  this.path = path.dirname(id);
+  this.exports = {};
+  this.filename = null;
+  this.loaded = false;
+  this.children = [];
+  this.paths = [];
+  Object.defineProperty(this, 'parent', { value: parent, writable: true, configurable: true, enumerable: false });
+  if (parent && parent.children) parent.children.push(this);
+}
+
+Module._cache = Object.create(null);
+Module._pathCache = Object.create(null);
+Module.builtinModules = builtins.builtinModules;
+Module.isBuiltin = (name) => builtins.has(name);
+Module.wrapper = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'];
+Module.wrap = (script) => Module.wrapper[0] + script + Module.wrapper[1];
+Module.globalPaths = ['/home/user/.node_modules', '/home/user/.node_libraries', '/usr/lib/node'];
+Module.syncBuiltinESMExports = () => {};
+Module.findSourceMap = () => undefined;
+Module.register = () => {};
+Module.enableCompileCache = () => ({ status: 0 });
+Module.getCompileCacheDir = () => undefined;
+Module.constants = { compileCacheStatus: { FAILED: 0, ENABLED: 1, ALREADY_ENABLED: 2, DISABLED: 3 } };
+Module.Module = Module;
+
+Module._nodeModulePaths = function _nodeModulePaths(from) {
+  from = path.resolve(from);
+  if (from === '/') return ['/node_modules'];
+  const parts = from.split('/');
+  const out = [];
+  for (let i = parts.length; i > 0; i--) {
+    if (parts[i - 1] === 'node_modules') continue;
+    out.push(parts.slice(0, i).join('/') + '/node_modules');
+  }
+  out.push('/node_modules');
+  return out;
+};
+
+function notFound(request, parent, e) {
+  let msg = typeof e === 'string' && e.startsWith('MODULE_NOT_FOUND') ? '' : (typeof e === 'string' ? e : '');
+  if (typeof e === 'string' && e.startsWith('ERR_')) {
+    const i = e.indexOf(':');
+    const code = e.slice(0, i);
+    const err = new Error(e.slice(i + 1).trim());
+    err.code = code;
+    return err;
+  }
+  const stack = [];
+  for (let m = parent; m; m = m.parent) if (m.filename || m.id) stack.push(m.filename || m.id);
+  msg = `Cannot find module '${request}'`;
+  if (stack.length) msg += `\nRequire stack:\n- ${stack.join('\n- ')}`;
+  const err = new Error(msg);
+  err.code = 'MODULE_NOT_FOUND';
+  err.requireStack = stack;
+  return err;
+}
+
+Module._resolveFilename = function _resolveFilename(request, parent, isMain, options) {
+  if (typeof request !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'id', 'of type string', request);
+  if (request.startsWith('node:') || builtins.has(request)) {
+    if (builtins.has(request)) return request;
+  }
+  let dirs;
+  if (options && options.paths) dirs = options.paths.map((p) => path.resolve(p));
+  else dirs = [parent && parent.filename ? path.dirname(parent.filename) : process.cwd()];
+  const kind = parent && parent[kImportMode] ? 'import' : 'require';
+  let last;
+  for (const dir of dirs) {
+    try {
+      return B.resolve(request, dir, kind);
+    } catch (e) {
+      last = e;
+    }
+  }
+  throw notFound(request, parent, last);
+};
+
+const kImportMode = Symbol('importMode');
+const kESM = Symbol.for('secexec.esm');
+
+Module._load = function _load(request, parent, isMain) {
+  if (builtins.has(request) && (request.startsWith('node:') || !Module._cache[request])) {
+    return builtins.load(request);
+  }
+  const filename = Module._resolveFilename(request, parent, isMain);
+  const cached = Module._cache[filename];
+  if (cached !== undefined) {
+    if (parent && parent.children && !parent.children.includes(cached)) parent.children.push(cached);
+    return cached.exports;
+  }
+  if (builtins.has(filename)) return builtins.load(filename);
+  const module = new Module(filename, parent);
+  if (isMain) {
+    process.mainModule = module;
+    module.id = '.';
+  }
+  Module._cache[filename] = module;
+  let threw = true;
+  try {
+    module.load(filename);
+    threw = false;
+  } finally {
+    if (threw) {
+      delete Module._cache[filename];
+      if (parent && parent.children) {
+        const i = parent.children.indexOf(module);
+        if (i >= 0) parent.children.splice(i, 1);
+      }
+    }
+  }
+  return module.exports;
+};
+
+Module.prototype.load = function load(filename) {
+  this.filename = filename;
+  this.paths = Module._nodeModulePaths(path.dirname(filename));
+  let ext = path.extname(filename);
+  if (!Module._extensions[ext]) ext = '.js';
+  Module._extensions[ext](this, filename);
+  this.loaded = true;
+};
+
+Module.prototype.require = function require(id) {
+  if (typeof id !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'id', 'of type string', id);
+  if (id === '') throw codedError('ERR_INVALID_ARG_VALUE', 'id', id, 'must be a non-empty string');
+  return Module._load(id, this, false);
+};
+
+function makeRequire(module) {
+  const req = function require(id) { return module.require(id); };
+  req.resolve = function resolve(request, options) {
+    if (builtins.has(request)) return request;
+    return Module._resolveFilename(request, module, false, options);
+  };
+  req.resolve.paths = (request) => (builtins.has(request) ? null : Module._nodeModulePaths(module.filename ? path.dirname(module.filename) : process.cwd()));
+  req.main = process.mainModule;
+  req.extensions = Module._extensions;
+  req.cache = Module._cache;
+  return req;
+}
+
+function importMeta(filename) {
+  const url = require('./url.js');
+  return {
+    url: url.pathToFileURL(filename).href,
+    filename,
+    dirname: path.dirname(filename),
+    resolve: (spec) => url.pathToFileURL(Module._resolveFilename(spec, { filename, [kImportMode]: true })).href,
+  };
+}
+
+function compileError(e) {
+  if (typeof e === 'string' && e.startsWith('SyntaxError\u0000')) {
+    const [, loc, msg, line] = e.split('\u0000');
+    const err = new SyntaxError(msg);
+    const m = /^(.*):(\d+):(\d+)$/.exec(loc);
+    if (m && line !== undefined) {
+      err.stack = `${m[1]}:${m[2]}\n${line}\n${' '.repeat(Math.max(0, +m[3]))}^\n\nSyntaxError: ${msg}`;
+      Object.defineProperty(err, Symbol.for('secexec.sourceShown'), { value: true });
+    }
+    return err;
+  }
+  if (typeof e === 'string' && e.startsWith('ERR_')) {
+    const i = e.indexOf(':');
+    const err = new Error(e.slice(i + 1).trim());
+    err.code = e.slice(0, i);
+    return err;
+  }
+  return require('./internal/errors.js').fromBridge(e, 'open');
+}
+
+function runCompiled(module, filename, fn) {
+  const req = makeRequire(module);
+  const dirname = path.dirname(filename);
+  if (fn.esm) module[kImportMode] = true;
+  const meta = fn.esm ? importMeta(filename) : undefined;
+  const ret = Reflect.apply(fn, module.exports, [module.exports, req, module, filename, dirname, meta]);
+  if (fn.esm && module.exports !== null && typeof module.exports === 'object') {
+    try { Object.defineProperty(module.exports, kESM, { value: true }); } catch { /* frozen */ }
+  }
+  return ret;
+}
+
+Module._extensions = Object.create(null);
+Module._extensions['.js'] = function loadJS(module, filename) {
+  let fn;
+  try {
+    fn = B.compileModule(filename);
+  } catch (e) {
+    throw compileError(e);
+  }
+  runCompiled(module, filename, fn);
+};
+for (const ext of ['.cjs', '.mjs', '.ts', '.mts', '.cts']) Module._extensions[ext] = Module._extensions['.js'];
+Module._extensions['.json'] = function loadJSON(module, filename) {
+  const text = require('./fs.js').readFileSync(filename, 'utf8');
+  try {
+    module.exports = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    err.message = `${filename}: ${err.message}`;
+    throw err;
+  }
+};
+Module._extensions['.node'] = function loadNode() {
+  throw codedError('ERR_DLOPEN_DISABLED');
+};
+
+Module.prototype._compile = function _compile(content, filename) {
+  let fn;
+  try {
+    fn = B.compileFunction(content, filename);
+  } catch (e) {
+    throw compileError(e);
+  }
+  source.remember(filename, content);
+  return runCompiled(this, filename, fn);
+};
+
+// _compileESM compiles ES module source given as a string (--input-type
+// module).
+Module._compileESM = function _compileESM(content, filename, name, ts) {
+  try {
+    const fn = B.compileFunction(B.transform(content, filename, ts ? 'ts-esm' : 'esm'), name);
+    fn.esm = true;
+    return function run(exports, require, module) {
+      module[kImportMode] = true;
+      return Reflect.apply(fn, exports, [exports, require, module, filename, path.dirname(filename), importMeta(filename)]);
+    };
+  } catch (e) {
+    throw compileError(e);
+  }
+};
+
+Module.createRequire = function createRequire(filename) {
+  if (filename && typeof filename === 'object' && filename.href) filename = require('./url.js').fileURLToPath(filename);
+  else if (typeof filename === 'string' && filename.startsWith('file:')) filename = require('./url.js').fileURLToPath(filename);
+  if (typeof filename !== 'string' || !filename.startsWith('/')) {
+    throw codedError('ERR_INVALID_ARG_VALUE', 'filename', filename, 'must be a file URL object, file URL string, or absolute path string');
+  }
+  const m = new Module(filename, null);
+  m.filename = filename;
+  m.paths = Module._nodeModulePaths(path.dirname(filename));
+  return makeRequire(m);
+};
+
+Module.runMain = function runMain(file) {
+  const main = path.resolve(file);
+  let filename;
+  try {
+    filename = B.resolve(main, '/', 'main');
+  } catch (e) {
+    throw notFound(main, null, e);
+  }
+  Module._load(filename, null, true);
+};
+
+module.exports = Module;

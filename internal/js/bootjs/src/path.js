@@ -1,0 +1,18 @@
+'use strict';
+// path: path-browserify (Node's posix path module).
+const path = require('path-browserify');
+const out = Object.assign({}, path);
+out.posix = out;
+out.win32 = new Proxy({}, { get(_, k) { return () => { throw new Error(`path.win32.${String(k)} is not supported`); }; } });
+out.toNamespacedPath = (p) => p;
+out.matchesGlob = (p, pattern) => {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '*') { if (pattern[i + 1] === '*') { re += '.*'; i++; if (pattern[i + 1] === '/') i++; } else re += '[^/]*'; }
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`).test(p);
+};
+module.exports = out;

@@ -1,0 +1,223 @@
+'use strict';
+// The process object. It is built at bootstrap (before the process is
+// known, so a warm isolate can be parked) and filled in by start().
+const EventEmitter = require('events');
+const { B, scratchF64 } = require('./internal/bridge.js');
+const loop = require('./internal/loop.js');
+const { codedError, accessDenied, fromBridge } = require('./internal/errors.js');
+const constants = require('./internal/constants.js');
+
+const NODE_VERSION = '22.12.0';
+const process = new EventEmitter();
+let exitCode;
+let exiting = false;
+let info = null;
+let startNs = 0;
+let frozenNs = null;
+
+Object.defineProperty(process, Symbol.toStringTag, { value: 'process', configurable: true });
+process.title = 'node';
+process.version = 'v' + NODE_VERSION;
+process.versions = {
+  node: NODE_VERSION, acorn: '8.14.0', ada: '2.9.2', ares: '1.34.3', brotli: '1.1.0', cjs_module_lexer: '1.4.1',
+  icu: '76.1', llhttp: '9.2.1', modules: '127', napi: '9', nghttp2: '1.64.0', openssl: '3.0.15+quic',
+  simdjson: '3.10.1', simdutf: '5.6.1', tz: '2024b', undici: '6.21.0', unicode: '16.0', uv: '1.49.1',
+  uvwasi: '0.0.21', v8: '12.4.254.21-node.21', zlib: '1.3.0.1-motley-82a5fec',
+};
+process.arch = 'x64';
+process.platform = 'linux';
+process.release = { name: 'node', lts: 'Jod' };
+process.execPath = '/usr/bin/node';
+process.argv = ['/usr/bin/node'];
+process.argv0 = 'node';
+process.execArgv = [];
+process.env = {};
+process.pid = 0;
+process.ppid = 0;
+process.config = { variables: {} };
+process.features = { inspector: false, debug: false, uv: true, ipv6: true, tls_alpn: false, tls_sni: false, tls_ocsp: false, tls: false, cached_builtins: true, typescript: 'strip' };
+process.exitCode = undefined;
+Object.defineProperty(process, 'exitCode', {
+  get() { return exitCode; },
+  set(v) {
+    if (v !== undefined && v !== null) {
+      const n = typeof v === 'string' && /^-?\d+$/.test(v) ? +v : v;
+      if (!Number.isInteger(n)) throw codedError('ERR_INVALID_ARG_TYPE', 'code', 'of type number', v);
+      v = n;
+    }
+    exitCode = v;
+  },
+  enumerable: true, configurable: false,
+});
+
+process.cwd = function cwd() { return B.cwd(); };
+process.chdir = function chdir(dir) {
+  if (typeof dir !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'directory', 'of type string', dir);
+  try { B.chdir(dir); } catch (e) {
+    const err = fromBridge(e, 'chdir', process.cwd(), dir);
+    if (typeof e === 'string') err.message = `${e}: ${require('./internal/errors.js').uv[e]?.[1] || 'error'}, chdir ${process.cwd()} -> '${dir}'`;
+    throw err;
+  }
+};
+process.umask = function umask(mask) {
+  if (mask === undefined) return B.umask(-1);
+  if (typeof mask === 'string') mask = parseInt(mask, 8);
+  return B.umask(mask & 0o777);
+};
+process.getuid = () => info ? info.uid : 1000;
+process.geteuid = () => info ? info.uid : 1000;
+process.getgid = () => info ? info.gid : 1000;
+process.getegid = () => info ? info.gid : 1000;
+process.getgroups = () => [info ? info.gid : 1000];
+for (const n of ['setuid', 'setgid', 'seteuid', 'setegid', 'setgroups', 'initgroups']) {
+  process[n] = () => { throw fromBridge('EPERM', n); };
+}
+
+function nowNs() {
+  if (frozenNs !== null) return frozenNs;
+  return B.hrtime();
+}
+function hrtime(prev) {
+  const t = nowNs();
+  let sec = Math.floor(t / 1e9);
+  let ns = t - sec * 1e9;
+  if (prev) {
+    sec -= prev[0];
+    ns -= prev[1];
+    if (ns < 0) { sec--; ns += 1e9; }
+  }
+  return [sec, ns];
+}
+hrtime.bigint = () => BigInt(nowNs());
+process.hrtime = hrtime;
+process.uptime = () => (nowNs() - startNs) / 1e9;
+process.memoryUsage = function memoryUsage() {
+  B.memoryUsage();
+  const [rss, heapTotal, heapUsed, external] = [scratchF64[0], scratchF64[1], scratchF64[2], scratchF64[3]];
+  return { rss, heapTotal, heapUsed, external, arrayBuffers: external };
+};
+process.memoryUsage.rss = () => process.memoryUsage().rss;
+process.cpuUsage = (prev) => {
+  const us = Math.floor(process.uptime() * 1e6);
+  const r = { user: us, system: 0 };
+  if (prev) { r.user -= prev.user; r.system -= prev.system; }
+  return r;
+};
+process.resourceUsage = () => ({ userCPUTime: process.cpuUsage().user, systemCPUTime: 0, maxRSS: Math.floor(process.memoryUsage().rss / 1024), sharedMemorySize: 0, unsharedDataSize: 0, unsharedStackSize: 0, minorPageFault: 0, majorPageFault: 0, swappedOut: 0, fsRead: 0, fsWrite: 0, ipcSent: 0, ipcReceived: 0, signalsCount: 0, voluntaryContextSwitches: 0, involuntaryContextSwitches: 0 });
+process.nextTick = loop.nextTick;
+process.emitWarning = function emitWarning(warning, type, code) {
+  if (typeof type === 'object' && type) { code = type.code; type = type.type; }
+  const w = typeof warning === 'string' ? Object.assign(new Error(warning), { name: type || 'Warning' }) : warning;
+  if (code) w.code = code;
+  loop.nextTick(() => {
+    process.emit('warning', w);
+    if (!process.noDeprecation && !(info && info.noWarnings)) {
+      writeStderr(`(node:${process.pid}) ${code ? `[${code}] ` : ''}${w.name}: ${w.message}\n`);
+    }
+  });
+};
+process.binding = function binding(name) { throw accessDenied(`process.binding('${name}')`); };
+process._linkedBinding = process.binding;
+process.dlopen = function dlopen() { throw codedError('ERR_DLOPEN_DISABLED'); };
+process.abort = function abort() { writeStderr('Aborted\n'); B.exit(134); };
+process.kill = function kill(pid, sig = 'SIGTERM') {
+  if (pid != (pid | 0)) throw codedError('ERR_INVALID_ARG_TYPE', 'pid', 'of type number', pid);
+  const num = typeof sig === 'number' ? sig : constants.signals[sig];
+  if (num === undefined) throw codedError('ERR_UNKNOWN_SIGNAL', sig);
+  try { B.kill(pid, num); } catch (e) { throw fromBridge(e, 'kill'); }
+  return true;
+};
+process.reallyExit = (code) => B.exit(code | 0);
+process.exit = function exit(code) {
+  if (code !== undefined) process.exitCode = code;
+  const c = exitCode === undefined || exitCode === null ? 0 : exitCode | 0;
+  if (!exiting) {
+    exiting = true;
+    process._exiting = true;
+    try { process.emit('exit', c); } catch (e) { writeStderr(String(e && e.stack || e) + '\n'); }
+  }
+  B.exit(exitCode === undefined || exitCode === null ? c : exitCode | 0);
+};
+process._exiting = false;
+process.report = { getReport() { return {}; }, writeReport() { return ''; } };
+process.allowedNodeEnvironmentFlags = new Set();
+process.setUncaughtExceptionCaptureCallback = (fn) => { captureFn = fn; };
+process.hasUncaughtExceptionCaptureCallback = () => captureFn !== null;
+process.setSourceMapsEnabled = () => {};
+process.constrainedMemory = () => 0;
+process.availableMemory = () => 0;
+let captureFn = null;
+
+function writeStderr(s) { try { B.write(2, s); } catch { /* stderr closed */ } }
+
+// Lazily created stdio streams: most scripts never touch them, and
+// building them loads the stream polyfill.
+let stdout, stderr, stdin;
+Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get() { return stdout || (stdout = require('./internal/stdio.js').createWritable(1)); } });
+Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, get() { return stderr || (stderr = require('./internal/stdio.js').createWritable(2)); } });
+Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get() { return stdin || (stdin = require('./internal/stdio.js').createReadable(0)); } });
+
+// Signals a guest may listen for. Handlers make the Go side catch the
+// signal instead of dying of it.
+const signalNames = new Set(Object.keys(constants.signals));
+process.on('newListener', (ev) => { if (signalNames.has(ev) && process.listenerCount(ev) === 0) B.signalWatch(constants.signals[ev], true); });
+process.on('removeListener', (ev) => { if (signalNames.has(ev) && process.listenerCount(ev) === 0) B.signalWatch(constants.signals[ev], false); });
+loop.onEvent('signal', (num) => {
+  const name = constants.signalNames[num];
+  if (name && process.listenerCount(name) > 0) process.emit(name, name, num);
+});
+
+// fatal reports an uncaught exception as Node does and exits with 1,
+// unless an 'uncaughtException' listener takes it.
+function fatal(err) {
+  if (exiting) return;
+  if (captureFn) { captureFn(err); return; }
+  if (process.listenerCount('uncaughtException') > 0) {
+    try {
+      process.emit('uncaughtException', err, 'uncaughtException');
+      return;
+    } catch (e) {
+      err = e;
+    }
+  }
+  writeStderr(formatFatal(err));
+  process.exitCode = 1;
+  process.exit(1);
+}
+loop.setFatalHandler(fatal);
+
+function formatFatal(err) {
+  let body;
+  if (err && err[Symbol.for('secexec.sourceShown')]) {
+    // A syntax error whose stack already shows the offending source.
+    return `${err.stack}\n\nNode.js ${process.version}\n`;
+  }
+  try {
+    const { inspect } = require('./util.js');
+    if (err instanceof Error || (err && typeof err.stack === 'string')) {
+      body = inspect(err);
+    } else {
+      body = `Uncaught ${inspect(err)}`;
+    }
+  } catch {
+    body = String(err && err.stack || err);
+  }
+  let header = '';
+  try { header = require('./internal/source.js').errorSourceLine(err); } catch { /* no source */ }
+  return `${header}${body}\n\nNode.js ${process.version}\n`;
+}
+
+// configure fills the process in from what the kernel knows.
+function configure(i) {
+  info = i;
+  process.argv = i.argv;
+  process.argv0 = i.argv0;
+  process.execArgv = i.execArgv;
+  process.env = i.env;
+  process.pid = i.pid;
+  process.ppid = i.ppid;
+  startNs = B.hrtime();
+  if (i.freezeTime) frozenNs = startNs;
+}
+
+module.exports = { process, fatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };

@@ -1,0 +1,143 @@
+'use strict';
+// Timers: the callbacks live here, the deadlines in Go's event loop.
+const { B } = require('./internal/bridge.js');
+const loop = require('./internal/loop.js');
+const { codedError } = require('./internal/errors.js');
+const P = require('./internal/primordials.js');
+
+const TIMEOUT_MAX = 2 ** 31 - 1;
+const active = new P.MapCtor();
+let nextId = 1;
+const kId = Symbol('timerId');
+
+function checkCallback(cb) {
+  if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', cb);
+}
+
+class Timeout {
+  constructor(cb, ms, args, repeat) {
+    ms = +ms;
+    if (!(ms >= 1 && ms <= TIMEOUT_MAX)) ms = 1;
+    this._idleTimeout = ms;
+    this._onTimeout = cb;
+    this._timerArgs = args;
+    this._repeat = repeat ? ms : null;
+    this._destroyed = false;
+    this[kId] = nextId++;
+    this._ref = true;
+    P.MapPrototypeSet(active, this[kId], this);
+    B.timerStart(this[kId], ms, true);
+  }
+  ref() { if (!this._destroyed) { this._ref = true; B.timerRef(this[kId], true); } return this; }
+  unref() { if (!this._destroyed) { this._ref = false; B.timerRef(this[kId], false); } return this; }
+  hasRef() { return this._ref; }
+  refresh() {
+    if (!this._destroyed) B.timerStart(this[kId], this._idleTimeout, this._ref);
+    return this;
+  }
+  close() { clearTimeout(this); return this; }
+  [Symbol.toPrimitive]() { return this[kId]; }
+}
+
+class Immediate {
+  constructor(cb, args) {
+    this._onImmediate = cb;
+    this._argv = args;
+    this._destroyed = false;
+    this._ref = true;
+    this[kId] = nextId++;
+    P.MapPrototypeSet(active, this[kId], this);
+    B.timerStart(this[kId], 0, true);
+  }
+  ref() { if (!this._destroyed) { this._ref = true; B.timerRef(this[kId], true); } return this; }
+  unref() { if (!this._destroyed) { this._ref = false; B.timerRef(this[kId], false); } return this; }
+  hasRef() { return this._ref; }
+}
+
+function setTimeout(cb, ms, ...args) { checkCallback(cb); return new Timeout(cb, ms, args, false); }
+function setInterval(cb, ms, ...args) { checkCallback(cb); return new Timeout(cb, ms, args, true); }
+function setImmediate(cb, ...args) { checkCallback(cb); return new Immediate(cb, args); }
+
+function clear(t) {
+  if (t == null) return;
+  let id = t;
+  if (typeof t === 'object') id = t[kId];
+  if (typeof id === 'string') id = +id;
+  const timer = P.MapPrototypeGet(active, id);
+  if (!timer) return;
+  timer._destroyed = true;
+  P.MapPrototypeDelete(active, id);
+  B.timerStop(id);
+}
+
+loop.onEvent('timer', (id) => {
+  const t = P.MapPrototypeGet(active, id);
+  if (!t) return;
+  if (t instanceof Immediate) {
+    t._destroyed = true;
+    P.MapPrototypeDelete(active, id);
+    P.ReflectApply(t._onImmediate, t, t._argv);
+    return;
+  }
+  if (t._repeat !== null) {
+    B.timerStart(id, t._repeat, t._ref);
+  } else {
+    t._destroyed = true;
+    P.MapPrototypeDelete(active, id);
+  }
+  P.ReflectApply(t._onTimeout, t, t._timerArgs);
+});
+
+const promises = {
+  setTimeout(ms, value, options = {}) {
+    return new Promise((resolve, reject) => {
+      const signal = options.signal;
+      if (signal && signal.aborted) return reject(abortError(signal));
+      const t = setTimeout(() => resolve(value), ms);
+      if (options.ref === false) t.unref();
+      if (signal) signal.addEventListener('abort', () => { clearTimeout(t); reject(abortError(signal)); }, { once: true });
+    });
+  },
+  setImmediate(value, options = {}) {
+    return new Promise((resolve, reject) => {
+      const signal = options.signal;
+      if (signal && signal.aborted) return reject(abortError(signal));
+      const t = setImmediate(() => resolve(value));
+      if (options.ref === false) t.unref();
+      if (signal) signal.addEventListener('abort', () => { clearImmediate(t); reject(abortError(signal)); }, { once: true });
+    });
+  },
+  async *setInterval(ms, value, options = {}) {
+    let pending = 0;
+    let wake = null;
+    const t = setInterval(() => { pending++; if (wake) { wake(); wake = null; } }, ms);
+    if (options.ref === false) t.unref();
+    try {
+      for (;;) {
+        if (pending === 0) await new Promise((r) => { wake = r; });
+        pending--;
+        yield value;
+      }
+    } finally {
+      clearInterval(t);
+    }
+  },
+  scheduler: {
+    wait(ms, options) { return promises.setTimeout(ms, undefined, options); },
+    yield() { return promises.setImmediate(); },
+  },
+};
+
+function abortError(signal) {
+  const err = new Error('The operation was aborted');
+  err.name = 'AbortError';
+  err.code = 'ABORT_ERR';
+  if (signal && signal.reason !== undefined) err.cause = signal.reason;
+  return err;
+}
+
+module.exports = {
+  setTimeout, setInterval, setImmediate,
+  clearTimeout: clear, clearInterval: clear, clearImmediate: clear,
+  promises, Timeout, Immediate, abortError,
+};

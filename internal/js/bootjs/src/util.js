@@ -1,0 +1,148 @@
+'use strict';
+// util: Node's own inspect/format (node-inspect-extracted) with the rest
+// of the module from the util polyfill.
+const inspectLib = require('node-inspect-extracted');
+const base = require('util/');
+const { codedError } = require('./internal/errors.js');
+const enc = require('./internal/encoding.js');
+
+const { inspect, format, formatWithOptions, stripVTControlCharacters } = inspectLib;
+
+const kCustomPromisify = Symbol.for('nodejs.util.promisify.custom');
+function promisify(original) {
+  if (typeof original !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'original', 'of type function', original);
+  if (original[kCustomPromisify]) {
+    const fn = original[kCustomPromisify];
+    return Object.defineProperty(fn, kCustomPromisify, { value: fn, enumerable: false, writable: false, configurable: true });
+  }
+  function fn(...args) {
+    return new Promise((resolve, reject) => {
+      Reflect.apply(original, this, [...args, (err, ...values) => {
+        if (err) return reject(err);
+        resolve(values.length > 1 && original.__promisifyMany ? values : values[0]);
+      }]);
+    });
+  }
+  Object.setPrototypeOf(fn, Object.getPrototypeOf(original));
+  Object.defineProperty(fn, kCustomPromisify, { value: fn, enumerable: false, writable: false, configurable: true });
+  return Object.defineProperties(fn, Object.getOwnPropertyDescriptors(original));
+}
+promisify.custom = kCustomPromisify;
+
+function isDeepStrictEqual(a, b) {
+  try {
+    require('assert').deepStrictEqual(a, b);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function styleText(format, text) {
+  const formats = Array.isArray(format) ? format : [format];
+  let left = '', right = '';
+  for (const f of formats) {
+    const code = inspect.colors[f];
+    if (!code) throw codedError('ERR_INVALID_ARG_VALUE', 'format', f);
+    left += `\u001b[${code[0]}m`;
+    right = `\u001b[${code[1]}m` + right;
+  }
+  return `${left}${text}${right}`;
+}
+
+function parseArgs(config = {}) {
+  const args = config.args ?? require('./process.js').process.argv.slice(2);
+  const options = config.options ?? {};
+  const strict = config.strict ?? true;
+  const allowPositionals = config.allowPositionals ?? !strict;
+  const values = { __proto__: null };
+  const positionals = [];
+  const tokens = [];
+  const short = {};
+  for (const [k, o] of Object.entries(options)) if (o.short) short[o.short] = k;
+  const store = (name, val) => {
+    const o = options[name];
+    if (!o) {
+      if (strict) { const e = new TypeError(`Unknown option '--${name}'`); e.code = 'ERR_PARSE_ARGS_UNKNOWN_OPTION'; throw e; }
+      values[name] = val ?? true;
+      return;
+    }
+    if (o.type === 'boolean') val = true;
+    if (o.multiple) (values[name] ||= []).push(val); else values[name] = val;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') { positionals.push(...args.slice(i + 1)); break; }
+    if (a.startsWith('--')) {
+      let [name, val] = a.slice(2).split(/=(.*)/s);
+      if (options[name]?.type === 'string' && val === undefined) val = args[++i];
+      store(name, val);
+      tokens.push({ kind: 'option', name, rawName: `--${name}`, index: i, value: val, inlineValue: a.includes('=') });
+    } else if (a.startsWith('-') && a.length > 1) {
+      for (let j = 1; j < a.length; j++) {
+        const name = short[a[j]] || a[j];
+        let val;
+        if (options[name]?.type === 'string') { val = a.slice(j + 1) || args[++i]; j = a.length; }
+        store(name, val);
+      }
+    } else {
+      if (!allowPositionals && strict) { const e = new TypeError(`Unexpected argument '${a}'. This command does not take positional arguments`); e.code = 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'; throw e; }
+      positionals.push(a);
+    }
+  }
+  for (const [k, o] of Object.entries(options)) if (values[k] === undefined && o.default !== undefined) values[k] = o.default;
+  const r = { values, positionals };
+  if (config.tokens) r.tokens = tokens;
+  return r;
+}
+
+function deprecate(fn, msg, code) {
+  let warned = false;
+  function deprecated(...args) {
+    if (!warned) {
+      warned = true;
+      require('./process.js').process.emitWarning(msg, 'DeprecationWarning', code);
+    }
+    return new.target ? Reflect.construct(fn, args, new.target) : Reflect.apply(fn, this, args);
+  }
+  Object.setPrototypeOf(deprecated, fn);
+  return deprecated;
+}
+
+const types = Object.assign({}, base.types, {
+  isNativeError: (e) => e instanceof Error || Object.prototype.toString.call(e) === '[object Error]',
+});
+
+function getSystemErrorName(n) {
+  const { errno } = require('./internal/constants.js');
+  for (const [k, v] of Object.entries(errno)) if (-v === n) return k;
+  return `Unknown system error ${n}`;
+}
+function getSystemErrorMap() {
+  const { uv } = require('./internal/errors.js');
+  const m = new Map();
+  for (const [k, v] of Object.entries(uv)) m.set(-v[0], [k, v[1]]);
+  return m;
+}
+
+const util = {
+  inspect, format, formatWithOptions, stripVTControlCharacters, promisify,
+  callbackify: base.callbackify, inherits: base.inherits, deprecate, types, isDeepStrictEqual,
+  TextEncoder: enc.TextEncoder, TextDecoder: enc.TextDecoder, styleText, parseArgs,
+  getSystemErrorName, getSystemErrorMap,
+  toUSVString: (s) => String(s).toWellFormed(),
+  isArray: Array.isArray,
+  isBoolean: (v) => typeof v === 'boolean', isNull: (v) => v === null, isNullOrUndefined: (v) => v == null,
+  isNumber: (v) => typeof v === 'number', isString: (v) => typeof v === 'string', isSymbol: (v) => typeof v === 'symbol',
+  isUndefined: (v) => v === undefined, isRegExp: types.isRegExp, isObject: (v) => v !== null && typeof v === 'object',
+  isDate: types.isDate, isError: types.isNativeError, isFunction: (v) => typeof v === 'function',
+  isPrimitive: (v) => v === null || (typeof v !== 'object' && typeof v !== 'function'),
+  isBuffer: (v) => require('./buffer.js').Buffer.isBuffer(v),
+  debuglog: (set) => { const f = () => {}; f.enabled = false; return f; },
+  aborted: (signal) => new Promise((r) => signal.aborted ? r() : signal.addEventListener('abort', () => r(), { once: true })),
+  transferableAbortSignal: (s) => s,
+  transferableAbortController: () => new AbortController(),
+  MIMEType: undefined,
+};
+util.debug = util.debuglog;
+module.exports = util;

@@ -1,0 +1,302 @@
+package js
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"crypto/hmac"
+	"crypto/md5"
+	"crypto/pbkdf2"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"errors"
+	"hash"
+	"hash/crc32"
+	"io"
+
+	v8 "github.com/tommie/v8go"
+
+	"github.com/secexec/secexec/kernel/errno"
+)
+
+// maxHashes bounds the live hash objects of a process (a guest that never
+// calls digest() cannot grow Go memory without bound).
+const maxHashes = 4096
+
+type hashState struct{ h hash.Hash }
+
+func newHashFunc(alg string) (func() hash.Hash, bool) {
+	switch alg {
+	case "md5":
+		return md5.New, true
+	case "sha1":
+		return sha1.New, true
+	case "sha224":
+		return sha256.New224, true
+	case "sha256":
+		return sha256.New, true
+	case "sha384":
+		return sha512.New384, true
+	case "sha512":
+		return sha512.New, true
+	case "sha512-224":
+		return sha512.New512_224, true
+	case "sha512-256":
+		return sha512.New512_256, true
+	}
+	return nil, false
+}
+
+func (r *rt) hashArg(args []*v8.Value) (*hashState, int, error) {
+	id, err := argInt(args, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	h, ok := r.hashes[id]
+	if !ok {
+		return nil, 0, errno.EINVAL
+	}
+	return h, id, nil
+}
+
+func (r *rt) addHash(h hash.Hash) (*v8.Value, error) {
+	if len(r.hashes) >= maxHashes {
+		return nil, guestError("ERR_CRYPTO_TOO_MANY_HASHES: too many unfinished hash objects")
+	}
+	r.nextHash++
+	r.hashes[r.nextHash] = &hashState{h: h}
+	return r.num(r.nextHash), nil
+}
+
+// maxZlibInput bounds compression input; decompression output is bounded
+// by the caller's maxOutputLength and the external memory limit.
+const maxZlibInput = 1 << 30
+
+func init() {
+	register("hashNew", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		alg, err := argString(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		keyN, err := argInt(args, 1)
+		if err != nil {
+			return nil, err
+		}
+		newH, ok := newHashFunc(alg)
+		if !ok {
+			return nil, errno.EINVAL
+		}
+		if keyN < 0 && keyN == -1 {
+			return r.addHash(newH())
+		}
+		key, err := r.bytesArg(keyN)
+		if err != nil {
+			return nil, err
+		}
+		return r.addHash(hmac.New(newH, append([]byte(nil), key...)))
+	})
+	register("hashUpdate", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		h, _, err := r.hashArg(args)
+		if err != nil {
+			return nil, err
+		}
+		n, err := argInt(args, 1)
+		if err != nil {
+			return nil, err
+		}
+		b, err := r.bytesArg(n)
+		if err != nil {
+			return nil, err
+		}
+		h.h.Write(b)
+		return nil, nil
+	})
+	register("hashDigest", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		h, id, err := r.hashArg(args)
+		if err != nil {
+			return nil, err
+		}
+		delete(r.hashes, id)
+		return r.bytesResult(h.h.Sum(nil))
+	})
+	register("hashCopy", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		h, _, err := r.hashArg(args)
+		if err != nil {
+			return nil, err
+		}
+		c, ok := h.h.(hash.Cloner)
+		if !ok {
+			return nil, errno.ENOSYS
+		}
+		n, err := c.Clone()
+		if err != nil {
+			return nil, errno.ENOSYS
+		}
+		return r.addHash(n)
+	})
+	register("kdfInput", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		i, err1 := argInt(args, 0)
+		n, err2 := argInt(args, 1)
+		if err1 != nil || err2 != nil || i < 0 || i > 1 {
+			return nil, errno.EINVAL
+		}
+		b, err := r.bytesArg(n)
+		if err != nil {
+			return nil, err
+		}
+		r.kdf[i] = append([]byte(nil), b...)
+		return nil, nil
+	})
+	register("pbkdf2", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		iter, err1 := argInt(args, 0)
+		keyLen, err2 := argInt(args, 1)
+		alg, err3 := argString(args, 2)
+		if err1 != nil || err2 != nil || err3 != nil || iter < 1 || keyLen < 0 || keyLen > 1<<20 {
+			return nil, errno.EINVAL
+		}
+		newH, ok := newHashFunc(alg)
+		if !ok {
+			return nil, errno.EINVAL
+		}
+		// The work is bounded by iter, which the guest chooses: it runs
+		// on the process's own goroutine, under its time limit... but Go
+		// code does not see TerminateExecution, so cap it.
+		if iter > 10_000_000 {
+			return nil, errno.EINVAL
+		}
+		out, err := pbkdf2.Key(newH, string(r.kdf[0]), r.kdf[1], iter, keyLen)
+		r.kdf = [2][]byte{}
+		if err != nil {
+			return nil, errno.EINVAL
+		}
+		return r.bytesResult(out)
+	})
+	register("zlib", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		op, err := argString(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		n, err1 := argInt(args, 1)
+		level, err2 := argInt(args, 2)
+		maxOut, err3 := argInt(args, 3)
+		if err1 != nil || err2 != nil || err3 != nil || maxOut < 0 {
+			return nil, errno.EINVAL
+		}
+		in, err := r.bytesArg(n)
+		if err != nil {
+			return nil, err
+		}
+		if len(in) > maxZlibInput {
+			return nil, guestError("ERR_BUFFER_TOO_LARGE")
+		}
+		if lim := int(r.e.cfg.ExternalLimitBytes); maxOut > lim {
+			maxOut = lim
+		}
+		out, err := zlibOp(op, in, level, maxOut)
+		if err != nil {
+			return nil, err
+		}
+		return r.bytesResult(out)
+	})
+	register("crc32", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		n, err := argInt(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		b, err := r.bytesArg(n)
+		if err != nil {
+			return nil, err
+		}
+		init, _ := argInt(args, 1)
+		return r.num(int(crc32.Update(uint32(init), crc32.IEEETable, b))), nil
+	})
+}
+
+var errTooLarge = guestError("ERR_BUFFER_TOO_LARGE")
+
+func zlibError(code, msg string) error { return guestError(code + "\x00" + msg) }
+
+// zlibOp runs one whole-buffer (de)compression, bounding the output.
+func zlibOp(op string, in []byte, level, maxOut int) ([]byte, error) {
+	if level < -1 || level > 9 {
+		if op == "brotliCompress" && level <= 11 {
+			level = 9
+		} else {
+			level = -1
+		}
+	}
+	var out bytes.Buffer
+	switch op {
+	case "gzip", "deflate", "deflateRaw", "brotliCompress":
+		var w io.WriteCloser
+		var err error
+		switch op {
+		case "gzip":
+			w, err = gzip.NewWriterLevel(&out, level)
+		case "deflate":
+			w, err = zlib.NewWriterLevel(&out, level)
+		case "deflateRaw":
+			w, err = flate.NewWriter(&out, level)
+		default:
+			return nil, zlibError("ERR_ZLIB_INITIALIZATION_FAILED", "brotli is not available in this sandbox")
+		}
+		if err != nil {
+			return nil, errno.EINVAL
+		}
+		w.Write(in)
+		w.Close()
+		if out.Len() > maxOut {
+			return nil, errTooLarge
+		}
+		return out.Bytes(), nil
+	case "gunzip", "inflate", "inflateRaw", "unzip", "brotliDecompress":
+		var rd io.Reader
+		src := bytes.NewReader(in)
+		switch op {
+		case "gunzip":
+			zr, err := gzip.NewReader(src)
+			if err != nil {
+				return nil, zlibError("Z_DATA_ERROR", "incorrect header check")
+			}
+			rd = zr
+		case "inflate":
+			zr, err := zlib.NewReader(src)
+			if err != nil {
+				return nil, zlibError("Z_DATA_ERROR", "incorrect header check")
+			}
+			rd = zr
+		case "inflateRaw":
+			rd = flate.NewReader(src)
+		case "unzip":
+			if len(in) >= 2 && in[0] == 0x1f && in[1] == 0x8b {
+				zr, err := gzip.NewReader(src)
+				if err != nil {
+					return nil, zlibError("Z_DATA_ERROR", "incorrect header check")
+				}
+				rd = zr
+			} else {
+				zr, err := zlib.NewReader(src)
+				if err != nil {
+					return nil, zlibError("Z_DATA_ERROR", "incorrect header check")
+				}
+				rd = zr
+			}
+		default:
+			return nil, zlibError("ERR_ZLIB_INITIALIZATION_FAILED", "brotli is not available in this sandbox")
+		}
+		n, err := io.Copy(&out, io.LimitReader(rd, int64(maxOut)+1))
+		if n > int64(maxOut) {
+			return nil, errTooLarge
+		}
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, zlibError("Z_BUF_ERROR", "unexpected end of file")
+			}
+			return nil, zlibError("Z_DATA_ERROR", "invalid stored block lengths")
+		}
+		return out.Bytes(), nil
+	}
+	return nil, errno.EINVAL
+}

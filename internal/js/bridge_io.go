@@ -1,0 +1,530 @@
+package js
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	v8 "github.com/tommie/v8go"
+
+	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/vfs"
+)
+
+// readChunk is how much one asynchronous read delivers at most.
+const readChunk = 64 << 10
+
+// maxHandles bounds the asynchronous readers and children of a process.
+const maxHandles = 4096
+
+// reader reads a descriptor on its own goroutine and posts each chunk to
+// the loop, waiting until the loop delivered it before reading on.
+type reader struct {
+	h      int
+	ref    bool
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	paused bool
+	resume chan struct{}
+}
+
+func (rd *reader) stop() { rd.cancel() }
+
+func (rd *reader) setPaused(p bool) {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if rd.paused == p {
+		return
+	}
+	rd.paused = p
+	if !p {
+		close(rd.resume)
+	} else {
+		rd.resume = make(chan struct{})
+	}
+}
+
+func (rd *reader) waitResumed(ctx context.Context) bool {
+	rd.mu.Lock()
+	ch, paused := rd.resume, rd.paused
+	rd.mu.Unlock()
+	if !paused {
+		return true
+	}
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// post sends an event to the loop unless ctx ends first.
+func (r *rt) post(ctx context.Context, ev event) bool {
+	select {
+	case r.events <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (r *rt) startReader(fd, h int) error {
+	if len(r.readers) >= maxHandles {
+		return errno.EMFILE
+	}
+	if _, dup := r.readers[h]; dup {
+		return errno.EINVAL
+	}
+	f, err := r.p.File(fd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	rd := &reader{h: h, ref: true, cancel: cancel, resume: make(chan struct{})}
+	close(rd.resume)
+	r.readers[h] = rd
+	go func() {
+		defer f.DecRef()
+		for {
+			if !rd.waitResumed(ctx) {
+				return
+			}
+			buf := make([]byte, readChunk)
+			n, err := f.Read(ctx, buf)
+			if ctx.Err() != nil {
+				return
+			}
+			ev := event{kind: "data", a: h, data: buf[:n], ack: make(chan struct{})}
+			if err != nil && n == 0 {
+				ev.code = errnoName(err)
+			}
+			if !r.post(ctx, ev) {
+				return
+			}
+			select {
+			case <-ev.ack:
+			case <-ctx.Done():
+				return
+			}
+			if n == 0 || err != nil {
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+func errnoName(err error) string {
+	if e := errno.Of(err); e != 0 {
+		return e.Name()
+	}
+	return "EIO"
+}
+
+// child is a process spawned asynchronously, watched until it exits.
+type child struct {
+	pid    int
+	ref    bool
+	cancel context.CancelFunc
+}
+
+func (c *child) stop() { c.cancel() }
+
+type spawnRequest struct {
+	Argv      []string `json:"argv"`
+	Path      string   `json:"path"`
+	Env       []string `json:"env"`
+	Cwd       string   `json:"cwd"`
+	Stdio     []any    `json:"stdio"`
+	Detached  bool     `json:"detached"`
+	Timeout   float64  `json:"timeout"`
+	KillSig   int      `json:"killSignal"`
+	MaxBuffer float64  `json:"maxBuffer"`
+	HasInput  bool     `json:"hasInput"`
+}
+
+// spawnStdio wires the child's descriptors 0-2. It returns the actions
+// for the spawn, the parent's end of each pipe (-1 if none) and the
+// child's ends, which the parent closes once the child has them.
+func (r *rt) spawnStdio(stdio []any) (acts []kernel.FileAction, parent [3]int, childEnds []int, err error) {
+	parent = [3]int{-1, -1, -1}
+	fail := func(e error) ([]kernel.FileAction, [3]int, []int, error) {
+		for _, fd := range parent {
+			if fd >= 0 {
+				_ = r.p.Close(fd)
+			}
+		}
+		for _, fd := range childEnds {
+			_ = r.p.Close(fd)
+		}
+		return nil, [3]int{-1, -1, -1}, nil, e
+	}
+	for i := 0; i < 3; i++ {
+		var s any = "pipe"
+		if i < len(stdio) {
+			s = stdio[i]
+		}
+		switch v := s.(type) {
+		case string:
+			switch v {
+			case "pipe":
+				rfd, wfd, err := r.p.Pipe(vfs.O_CLOEXEC)
+				if err != nil {
+					return fail(err)
+				}
+				if i == 0 {
+					parent[i] = wfd
+					childEnds = append(childEnds, rfd)
+					acts = append(acts, kernel.FileAction{Kind: kernel.FileDup2, FD: 0, SrcFD: rfd})
+				} else {
+					parent[i] = rfd
+					childEnds = append(childEnds, wfd)
+					acts = append(acts, kernel.FileAction{Kind: kernel.FileDup2, FD: i, SrcFD: wfd})
+				}
+			case "ignore":
+				acts = append(acts, kernel.FileAction{Kind: kernel.FileOpen, FD: i, Path: "/dev/null", Flags: vfs.O_RDWR})
+			default:
+				return fail(errno.EINVAL)
+			}
+		case float64:
+			if v < 0 || v > 1<<20 || v != float64(int(v)) {
+				return fail(errno.EINVAL)
+			}
+			acts = append(acts, kernel.FileAction{Kind: kernel.FileDup2, FD: i, SrcFD: int(v)})
+		default:
+			return fail(errno.EINVAL)
+		}
+	}
+	return acts, parent, childEnds, nil
+}
+
+func (r *rt) spawnChild(req *spawnRequest) (*kernel.Process, [3]int, error) {
+	if len(req.Argv) == 0 {
+		return nil, [3]int{}, errno.EINVAL
+	}
+	acts, parent, childEnds, err := r.spawnStdio(req.Stdio)
+	if err != nil {
+		return nil, parent, err
+	}
+	opts := kernel.SpawnOptions{Argv: req.Argv, Path: req.Path, Env: req.Env, Cwd: req.Cwd, Actions: acts}
+	if req.Detached {
+		opts.NewGroup = true
+	}
+	c, err := r.p.Spawn(r.ctx, opts)
+	for _, fd := range childEnds {
+		_ = r.p.Close(fd)
+	}
+	if err != nil {
+		for _, fd := range parent {
+			if fd >= 0 {
+				_ = r.p.Close(fd)
+			}
+		}
+		return nil, [3]int{-1, -1, -1}, err
+	}
+	return c, parent, nil
+}
+
+func statusCode(st kernel.WaitStatus) (code, sig int) {
+	if st.Exited {
+		return st.Code & 0xff, 0
+	}
+	return 0, int(st.Signal)
+}
+
+func init() {
+	register("readStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		h, err2 := argInt(args, 1)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		return nil, r.startReader(fd, h)
+	})
+	register("readPause", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		h, err := argInt(args, 0)
+		if rd, ok := r.readers[h]; ok && err == nil {
+			rd.setPaused(argBool(args, 1))
+		}
+		return nil, nil
+	})
+	register("readStop", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		h, err := argInt(args, 0)
+		if rd, ok := r.readers[h]; ok && err == nil {
+			delete(r.readers, h)
+			rd.stop()
+		}
+		return nil, nil
+	})
+	register("readRef", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		h, err := argInt(args, 0)
+		if rd, ok := r.readers[h]; ok && err == nil {
+			rd.ref = argBool(args, 1)
+		}
+		return nil, nil
+	})
+	register("writeAsync", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		n, err2 := argInt(args, 1)
+		id, err3 := argInt(args, 2)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, errno.EINVAL
+		}
+		if r.writes >= maxHandles {
+			return nil, errno.EAGAIN
+		}
+		b, err := r.bytesArg(n)
+		if err != nil {
+			return nil, err
+		}
+		data := append([]byte(nil), b...)
+		f, err := r.p.File(fd)
+		if err != nil {
+			return nil, err
+		}
+		r.writes++
+		go func() {
+			defer f.DecRef()
+			var code string
+			for len(data) > 0 {
+				w, err := f.Write(r.ctx, data)
+				data = data[w:]
+				if err != nil {
+					code = errnoName(err)
+					break
+				}
+				if w == 0 {
+					code = "EIO"
+					break
+				}
+			}
+			r.post(r.ctx, event{kind: "write", a: id, code: code})
+		}()
+		return nil, nil
+	})
+	register("spawn", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		s, err := argString(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		var req spawnRequest
+		if err := json.Unmarshal([]byte(s), &req); err != nil {
+			return nil, errno.EINVAL
+		}
+		if len(r.children) >= maxHandles {
+			return nil, errno.EAGAIN
+		}
+		c, fds, err := r.spawnChild(&req)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithCancel(r.ctx)
+		ch := &child{pid: c.PID(), ref: true, cancel: cancel}
+		r.children[ch.pid] = ch
+		go func() {
+			_, st, err := r.p.Wait(ctx, ch.pid, 0)
+			if err != nil {
+				return
+			}
+			code, sig := statusCode(st)
+			r.post(ctx, event{kind: "exit", a: ch.pid, b: code, c: sig})
+		}()
+		out, _ := json.Marshal(map[string]any{"pid": ch.pid, "fds": fds})
+		return r.string(string(out))
+	})
+	register("childRef", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		pid, err := argInt(args, 0)
+		if c, ok := r.children[pid]; ok && err == nil {
+			c.ref = argBool(args, 1)
+		}
+		return nil, nil
+	})
+	register("spawnSync", spawnSync)
+}
+
+// spawnSync runs a child to completion: it feeds stdin, collects stdout
+// and stderr (each bounded by maxBuffer) and waits for the exit and for
+// the pipes to close.
+func spawnSync(r *rt, args []*v8.Value) (*v8.Value, error) {
+	s, err := argString(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	var req spawnRequest
+	if err := json.Unmarshal([]byte(s), &req); err != nil {
+		return nil, errno.EINVAL
+	}
+	var input []byte
+	if req.HasInput {
+		n, err := argInt(args, 1)
+		if err != nil {
+			return nil, err
+		}
+		b, err := r.bytesArg(n)
+		if err != nil {
+			return nil, err
+		}
+		input = append([]byte(nil), b...)
+	}
+	maxBuf := int64(1 << 20)
+	if req.MaxBuffer < 0 {
+		maxBuf = maxBlobBytes / 4
+	} else if req.MaxBuffer > 0 {
+		maxBuf = int64(min(req.MaxBuffer, float64(maxBlobBytes/4)))
+	}
+	c, fds, err := r.spawnChild(&req)
+	if err != nil {
+		return nil, err
+	}
+	// Take the parent's pipe ends out of the descriptor table: only this
+	// call uses them.
+	var files [3]vfs.File
+	for i, fd := range fds {
+		if fd >= 0 {
+			files[i], _ = r.p.File(fd)
+			_ = r.p.Close(fd)
+		}
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		errCode string
+		outs    [3][]byte
+	)
+	killSig := kernel.Signal(req.KillSig)
+	if killSig <= 0 || killSig >= kernel.NSig {
+		killSig = kernel.SIGTERM
+	}
+	setErr := func(code string) {
+		mu.Lock()
+		if errCode == "" {
+			errCode = code
+		}
+		mu.Unlock()
+	}
+	if f := files[0]; f != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer f.DecRef()
+			data := input
+			for len(data) > 0 {
+				n, err := f.Write(ctx, data)
+				if err != nil || n == 0 {
+					return
+				}
+				data = data[n:]
+			}
+		}()
+	}
+	for i := 1; i < 3; i++ {
+		f := files[i]
+		if f == nil {
+			continue
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer f.DecRef()
+			buf := make([]byte, 32<<10)
+			for {
+				n, err := f.Read(ctx, buf)
+				if n > 0 {
+					if int64(len(outs[i])+n) > maxBuf {
+						outs[i] = append(outs[i], buf[:maxBuf-int64(len(outs[i]))]...)
+						setErr("ENOBUFS")
+						_ = c.Signal(killSig)
+						return
+					}
+					outs[i] = append(outs[i], buf[:n]...)
+				}
+				if n == 0 || err != nil {
+					return
+				}
+			}
+		}(i)
+	}
+	var timer *time.Timer
+	if req.Timeout > 0 {
+		timer = time.AfterFunc(time.Duration(req.Timeout*float64(time.Millisecond)), func() {
+			setErr("ETIMEDOUT")
+			_ = c.Signal(killSig)
+		})
+	}
+	_, st, werr := r.p.Wait(r.ctx, c.PID(), 0)
+	if timer != nil {
+		timer.Stop()
+	}
+	if werr != nil {
+		cancel()
+		wg.Wait()
+		return nil, werr
+	}
+	// Wait for the pipes to drain and close, as Node does; descendants
+	// holding them open keep this call waiting until they exit or the
+	// process is killed.
+	wg.Wait()
+	code, sig := statusCode(st)
+	res := map[string]any{"pid": c.PID(), "status": code, "signal": sig, "stdout": 0, "stderr": 0}
+	if errCode != "" {
+		res["error"] = errCode
+	}
+	for i, key := range []string{"", "stdout", "stderr"} {
+		if i == 0 || files[i] == nil {
+			continue
+		}
+		id, err := r.newBlob(outs[i], len(outs[i]))
+		if err != nil {
+			return nil, err
+		}
+		res[key] = id
+	}
+	out, _ := json.Marshal(res)
+	return r.string(string(out))
+}
+
+// --- signals ---
+
+func (r *rt) watchSignal(sig kernel.Signal, on bool) error {
+	if sig == kernel.SIGKILL || sig == kernel.SIGSTOP {
+		return errno.EINVAL
+	}
+	d := kernel.DispositionDefault
+	if on {
+		d = kernel.DispositionCatch
+	}
+	if _, err := r.p.SetDisposition(sig, d); err != nil {
+		return err
+	}
+	first := len(r.sigWatch) == 0
+	r.sigWatch[sig] = on
+	if first && on {
+		ch := r.p.CaughtSignals()
+		go func() {
+			for {
+				select {
+				case <-ch:
+				case <-r.ctx.Done():
+					return
+				}
+				for {
+					s, ok := r.p.TakeSignal()
+					if !ok {
+						break
+					}
+					if !r.post(r.ctx, event{kind: "signal", a: int(s)}) {
+						return
+					}
+				}
+			}
+		}()
+	}
+	return nil
+}
+
+func (r *rt) stopSignals() {}

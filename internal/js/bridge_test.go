@@ -1,0 +1,46 @@
+package js
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Every bridge function, called directly with hostile arguments, ends in
+// a thrown error or a value: never a crash of the host, never a hang.
+func TestBridgeHostileArguments(t *testing.T) {
+	e, err := NewEngine(context.Background(), Config{WarmIsolates: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.exposeBridge = true
+	t.Cleanup(func() { e.Close() })
+	v := newVM(t, e)
+	r := v.node(`
+const B = globalThis.__test_bridge;
+const skip = new Set(['exit', 'setScratch', 'read', 'readStart', 'spawnSync', 'spawn', 'kill']);
+const vals = [undefined, null, -1, 0, 1, 2, 3, 2**31, -(2**31), 2**53, 1e300, -1e300, NaN, Infinity, -Infinity, 0.5,
+  '', 'x', '/', '/tmp', '\u0000', 'a'.repeat(5000), '../../..', {}, [], () => 1, Symbol('s'), 10n, true, new Uint8Array(4)];
+let calls = 0, threw = 0;
+const names = Object.getOwnPropertyNames(B).sort();
+for (const name of names) {
+  if (skip.has(name)) continue;
+  for (let i = 0; i < 300; i++) {
+    const args = [];
+    const n = i % 5;
+    for (let j = 0; j < n; j++) args.push(vals[(i * 7 + j * 13 + name.length) % vals.length]);
+    if (name === 'close' && (args[0] === 0 || args[0] === 1 || args[0] === 2)) continue;
+    try { B[name](...args); } catch (e) { threw++; }
+    calls++;
+  }
+}
+// kill and read with safe targets only: no signal to ourselves, no
+// blocking read of stdin.
+try { B.kill(999999, 9) } catch (e) { threw++ }
+try { B.read(12345, 10, -1) } catch (e) { threw++ }
+console.log('done', names.length > 50, calls > 10000, threw > 0);
+`)
+	if r.code != 0 || !strings.HasSuffix(r.stdout, "done true true true\n") {
+		t.Fatalf("code %d stdout %q stderr %s", r.code, r.stdout, trunc(r.stderr))
+	}
+}

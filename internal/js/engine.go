@@ -1,0 +1,228 @@
+// Package js runs JavaScript on V8 (github.com/tommie/v8go) as the node
+// command of a secexec VM.
+//
+// The Engine is a kernel.Loader: an executable whose header starts with
+// NodeMagic (the file /usr/bin/node of the engine's Layer) runs as a node
+// process. Every process gets a fresh isolate that no other guest used,
+// evaluates the bootstrap (the Node builtins, see package bootjs), runs
+// the user's code and then an event loop in Go until nothing is pending,
+// as Node does. Every builtin that touches the outside world calls a Go
+// bridge function that acts on the process through the kernel, so the
+// kernel's permissions, limits and errors apply unchanged.
+//
+// This is the only package that links V8.
+package js
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	v8 "github.com/tommie/v8go"
+
+	"github.com/secexec/secexec/internal/js/bootjs"
+	"github.com/secexec/secexec/internal/js/nodecli"
+	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/vfs"
+)
+
+// Config configures an Engine. The zero value is valid.
+type Config struct {
+	// HeapLimitBytes bounds each isolate's JavaScript heap (default
+	// 128 MiB). A process that reaches it is terminated and its isolate
+	// discarded.
+	HeapLimitBytes uint64
+	// ExternalLimitBytes bounds memory held outside the heap (ArrayBuffer
+	// and Buffer contents), which V8's heap limit does not count
+	// (default: twice the heap limit).
+	ExternalLimitBytes uint64
+	// TimeLimit, when positive, bounds each node process's wall time;
+	// a process past it exits with status 124 after printing
+	// "CPU time limit exceeded".
+	TimeLimit time.Duration
+	// RealTime turns the timing mitigation off: by default Date.now(),
+	// new Date(), performance.now() and process.hrtime() are frozen at
+	// the moment the process started.
+	RealTime bool
+	// CacheDir holds the polyfill install, the bootstrap bundle and code
+	// caches; empty means bootjs.DefaultCacheDir().
+	CacheDir string
+	// WarmIsolates is the capacity of the pool of pre-booted isolates:
+	// 0 takes SECEXEC_V8_WARM_ISOLATES or DefaultWarmIsolates, negative
+	// disables the pool.
+	WarmIsolates int
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultHeapLimit is the isolate heap limit when Config leaves it 0.
+const DefaultHeapLimit = 128 << 20
+
+// NodeMagic starts the header of the executable that runs node.
+const NodeMagic = "#!secexec-node\n"
+
+// NodePath is where the engine's layer puts the node executable.
+const NodePath = "/usr/bin/node"
+
+// Engine runs node processes. It is safe for concurrent use; one Engine
+// serves any number of VMs.
+type Engine struct {
+	cfg    Config
+	log    *slog.Logger
+	bundle *bootjs.Bundle
+	layer  vfs.FileSystem
+	codes  *codeCache
+	pool   *pool
+
+	// phases turns on per-process phase timing (SECEXEC_SESSION_PHASES=1).
+	phases     bool
+	phaseLevel slog.Level
+
+	// testHook, when set (by tests), sees each runtime before disposal.
+	testHook func(r *rt)
+	// exposeBridge (tests only) leaves the bridge reachable as
+	// globalThis.__test_bridge.
+	exposeBridge bool
+
+	mu        sync.Mutex
+	bootCache *v8.CompilerCachedData
+	// bootUpgrades counts remakes of bootCache (see upgradeBootCache).
+	bootUpgrades int
+	closed       bool
+	running      sync.WaitGroup
+}
+
+// ErrClosed is returned when a closed Engine is asked to run a process.
+var ErrClosed = errors.New("js: engine is closed")
+
+// NewEngine prepares an engine: it builds (or loads from the cache) the
+// bootstrap bundle and the layer holding /usr/bin/node.
+func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.HeapLimitBytes == 0 {
+		cfg.HeapLimitBytes = DefaultHeapLimit
+	}
+	if cfg.HeapLimitBytes < 8<<20 {
+		return nil, fmt.Errorf("js: heap limit of %d bytes is below the 8 MiB minimum", cfg.HeapLimitBytes)
+	}
+	if cfg.ExternalLimitBytes == 0 {
+		cfg.ExternalLimitBytes = 2 * cfg.HeapLimitBytes
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	initV8()
+	b, err := bootjs.Build(ctx, bootjs.Options{CacheDir: cfg.CacheDir, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	layer, err := newLayer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, log: log, bundle: b, layer: layer, codes: newCodeCache(64 << 20)}
+	if os.Getenv("SECEXEC_SESSION_PHASES") == "1" {
+		e.phases, e.phaseLevel = true, slog.LevelInfo
+	}
+	if n := warmCapacity(cfg); n > 0 {
+		e.pool = newPool(e, n)
+	}
+	return e, nil
+}
+
+// Loader returns the kernel.Loader that runs node executables.
+func (e *Engine) Loader() kernel.Loader { return loader{e} }
+
+// Layer returns a read-only filesystem holding /usr/bin/node, to be
+// stacked into a VM's root (vm.Config.Lowers).
+func (e *Engine) Layer() vfs.FileSystem { return e.layer }
+
+// Close stops accepting processes and waits for running ones to end
+// (they end when their VMs kill them).
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	already := e.closed
+	e.closed = true
+	e.mu.Unlock()
+	if !already && e.pool != nil {
+		e.pool.close()
+	}
+	e.running.Wait()
+	return nil
+}
+
+func (e *Engine) acquire() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	e.running.Add(1)
+	return nil
+}
+
+type loader struct{ e *Engine }
+
+func (l loader) Load(ctx context.Context, p *kernel.Process, exe kernel.Executable) (kernel.Program, error) {
+	if len(exe.Header) < len(NodeMagic) || string(exe.Header[:len(NodeMagic)]) != NodeMagic {
+		return nil, kernel.ErrNotMine
+	}
+	return program(l), nil
+}
+
+type program struct{ e *Engine }
+
+func (pr program) Run(ctx context.Context, p *kernel.Process) int {
+	if err := pr.e.acquire(); err != nil {
+		writeString(ctx, p, 2, "node: "+err.Error()+"\n")
+		return 70
+	}
+	defer pr.e.running.Done()
+	inv, err := nodecli.Parse(p.Argv())
+	if err != nil {
+		writeString(ctx, p, 2, err.Error()+"\n")
+		return 9
+	}
+	switch inv.Mode {
+	case nodecli.ModeVersion:
+		writeString(ctx, p, 1, "v"+NodeVersion+"\n")
+		return 0
+	case nodecli.ModeHelp:
+		writeString(ctx, p, 1, helpText)
+		return 0
+	}
+	return runProcess(ctx, pr.e, p, inv)
+}
+
+// NodeVersion is the Node.js release the runtime reports.
+const NodeVersion = "22.12.0"
+
+const helpText = `Usage: node [options] [ script.js ] [arguments]
+       node [options] -e "script" [arguments]
+       node [options] -p "expression" [arguments]
+
+Options:
+  -e, --eval script          evaluate script
+  -p, --print script         evaluate script and print result
+  -r, --require module       module to preload
+  --input-type=module        treat -e/-p/stdin input as an ES module
+  -v, --version              print Node.js version
+  -h, --help                 print this help
+
+This node runs inside a secexec sandbox.
+`
+
+func writeString(ctx context.Context, p *kernel.Process, fd int, s string) {
+	b := []byte(s)
+	for len(b) > 0 {
+		n, err := p.Write(ctx, fd, b)
+		if err != nil || n == 0 {
+			return
+		}
+		b = b[n:]
+	}
+}

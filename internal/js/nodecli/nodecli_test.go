@@ -1,0 +1,84 @@
+package nodecli
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		argv []string
+		want Invocation
+	}{
+		{[]string{"node"}, Invocation{Mode: ModeStdin, Args: []string{}}},
+		{[]string{"node", "-e", "1", "a", "b"}, Invocation{Mode: ModeEval, Code: "1", Args: []string{"a", "b"}, ExecArgv: []string{"-e", "1"}}},
+		{[]string{"node", "--eval=x"}, Invocation{Mode: ModeEval, Code: "x", Args: []string{}, ExecArgv: []string{"--eval", "x"}}},
+		{[]string{"node", "-p", "1+1"}, Invocation{Mode: ModePrint, Code: "1+1", Args: []string{}, ExecArgv: []string{"-p", "1+1"}}},
+		{[]string{"node", "--no-warnings", "f.js", "--x", "-e"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{"--x", "-e"}, ExecArgv: []string{"--no-warnings"}, NoWarnings: true}},
+		{[]string{"node", "-r", "m", "--input-type=module", "-"}, Invocation{Mode: ModeStdin, Args: []string{}, Require: []string{"m"}, InputType: "module", ExecArgv: []string{"-r", "m", "--input-type", "module"}}},
+		{[]string{"node", "-", "a"}, Invocation{Mode: ModeStdin, Args: []string{"a"}}},
+		{[]string{"node", "--", "-f.js", "z"}, Invocation{Mode: ModeFile, File: "-f.js", Args: []string{"z"}}},
+		{[]string{"node", "-v"}, Invocation{Mode: ModeVersion}},
+	}
+	for _, c := range cases {
+		got, err := Parse(c.argv)
+		if err != nil {
+			t.Errorf("%q: %v", c.argv, err)
+			continue
+		}
+		norm := func(i *Invocation) {
+			for _, s := range []*[]string{&i.Args, &i.ExecArgv, &i.Require} {
+				if len(*s) == 0 {
+					*s = nil
+				}
+			}
+		}
+		norm(got)
+		norm(&c.want)
+		if !reflect.DeepEqual(*got, c.want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", c.argv, *got, c.want)
+		}
+	}
+	for _, bad := range [][]string{{"node", "--bogus"}, {"node", "-e"}, {"node", "--input-type=x", "-e", "1"}, {"node", "-i"}, {"node", "--inspect"}} {
+		_, err := Parse(bad)
+		var be *BadOptionError
+		if !errors.As(err, &be) {
+			t.Errorf("%q: err %v, want BadOptionError", bad, err)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("node\x00-e\x00code\x00a")
+	f.Add("node\x00--input-type=module\x00-p\x00x")
+	f.Add("node\x00--\x00file")
+	f.Add("node\x00-r\x00")
+	f.Fuzz(func(t *testing.T, s string) {
+		var argv []string
+		start := 0
+		for i := 0; i <= len(s); i++ {
+			if i == len(s) || s[i] == 0 {
+				argv = append(argv, s[start:i])
+				start = i + 1
+			}
+		}
+		inv, err := Parse(argv)
+		if err != nil {
+			var be *BadOptionError
+			if !errors.As(err, &be) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		if inv.Mode == ModeFile && inv.File == "" && len(argv) > 1 && argv[len(argv)-1] != "" {
+			// an empty file name can only come from an empty argument
+			for _, a := range argv {
+				if a == "" {
+					return
+				}
+			}
+			t.Fatalf("file mode without file: %q", argv)
+		}
+	})
+}

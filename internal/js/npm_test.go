@@ -1,0 +1,116 @@
+package js
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/secexec/secexec/internal/js/bootjs"
+	"github.com/secexec/secexec/internal/vm"
+)
+
+// npmPackages installs testdata/npm (pinned by its lockfile) into the
+// cache once and returns the node_modules directory.
+func npmPackages(t *testing.T) string {
+	t.Helper()
+	lock, err := os.ReadFile("testdata/npm/package-lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile("testdata/npm/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(append(manifest, lock...))
+	cache, err := bootjs.DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := filepath.Join(cache, "npm-compat-"+hex.EncodeToString(sum[:12]))
+	if _, err := os.Stat(filepath.Join(final, ".complete")); err == nil {
+		return filepath.Join(final, "node_modules")
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp(cache, ".npm-compat-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	for name, b := range map[string][]byte{"package.json": manifest, "package-lock.json": lock} {
+		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if _, serr := os.Stat(filepath.Join(final, ".complete")); serr != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(final, "node_modules")
+}
+
+// Popular pure-JS packages load from a read-only node_modules mounted from
+// the host, through require and import, and work.
+func TestNpmPackages(t *testing.T) {
+	mods := npmPackages(t)
+	v := newVM(t, nil, vm.Mount{Path: "/workspace/node_modules", HostDir: mods, ReadOnly: true})
+	v.writeFile("/workspace/cjs.js", `
+const _ = require('lodash'); console.log('lodash', _.chunk([1, 2, 3, 4, 5], 2).length, _.camelCase('foo bar'));
+const { z } = require('zod'); console.log('zod', z.object({ a: z.number() }).safeParse({ a: 'x' }).success, z.string().parse('ok'));
+const semver = require('semver'); console.log('semver', semver.satisfies('1.2.3', '^1.0.0'), semver.inc('1.2.3', 'minor'));
+const uuid = require('uuid'); console.log('uuid', uuid.validate(uuid.v4()), uuid.v5('x', uuid.NIL).length);
+const YAML = require('yaml'); console.log('yaml', JSON.stringify(YAML.parse('a: [1, 2]\nb: {c: d}')));
+const dayjs = require('dayjs'); console.log('dayjs', dayjs('2020-01-02').add(1, 'day').format('YYYY-MM-DD'));
+const ms = require('ms'); console.log('ms', ms('2h'), ms(60000));
+const minimist = require('minimist'); console.log('minimist', JSON.stringify(minimist(['-x', '3', '--y=z', 'q'])));
+const { Command } = require('commander'); const prog = new Command().option('-n, --num <n>').exitOverride(); prog.parse(['node', 'x', '-n', '5']); console.log('commander', prog.opts().num);
+const Ajv = require('ajv'); const ajv = new Ajv(); console.log('ajv', ajv.validate({ type: 'object', required: ['a'] }, { a: 1 }), ajv.validate({ type: 'string' }, 1));
+const { addDays, format } = require('date-fns'); console.log('date-fns', format(addDays(new Date(2020, 0, 1), 2), 'yyyy-MM-dd'));
+const { produce } = require('immer'); const base = { a: [1] }; const next = produce(base, (d) => { d.a.push(2); }); console.log('immer', base.a.length, next.a.length, Object.isFrozen(next));
+const jsyaml = require('js-yaml'); console.log('js-yaml', jsyaml.dump({ k: [1, 'v'] }).trim().split('\n').join('|'));
+const pc = require('picocolors'); console.log('picocolors', typeof pc.red('x'));
+const { nanoid } = require('nanoid'); console.log('nanoid', nanoid().length);
+const { marked } = require('marked'); console.log('marked', marked.parse('# hi').trim());
+const chalk = require('chalk').default; console.log('chalk', typeof chalk.blue('x'));
+const pLimit = require('p-limit').default; const limit = pLimit(1); Promise.all([1, 2, 3].map((x) => limit(async () => x * 2))).then((r) => console.log('p-limit', r.join(',')));
+`)
+	r := v.run("", "node", "cjs.js")
+	want := []string{"lodash 3 fooBar", "zod false ok", "semver true 1.3.0", "uuid true 36", `yaml {"a":[1,2],"b":{"c":"d"}}`,
+		"dayjs 2020-01-03", "ms 7200000 1m", `minimist {"_":["q"],"x":3,"y":"z"}`, "commander 5", "ajv true false",
+		"date-fns 2020-01-03", "immer 1 2 true", "js-yaml k:|  - 1|  - v", "picocolors string", "nanoid 21",
+		"marked <h1>hi</h1>", "chalk string", "p-limit 2,4,6"}
+	for _, w := range want {
+		if !strings.Contains(r.stdout, w+"\n") {
+			t.Errorf("missing %q", w)
+		}
+	}
+	if t.Failed() || r.code != 0 {
+		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, trunc(r.stderr))
+	}
+
+	v.writeFile("/workspace/esm.mjs", `
+import _ from 'lodash'; import { z } from 'zod'; import semver from 'semver'; import { v4, validate } from 'uuid';
+import YAML from 'yaml'; import chalk from 'chalk'; import { nanoid } from 'nanoid'; import pLimit from 'p-limit';
+import { marked } from 'marked'; import { format } from 'date-fns'; import { produce } from 'immer'; import ms from 'ms';
+console.log(_.sum([1, 2]), z.number().safeParse(1).success, semver.valid('1.0.0'), validate(v4()), YAML.stringify({ a: 1 }).trim(),
+  typeof chalk.red, nanoid(5).length, typeof pLimit, marked.parse('*x*').trim(), format(new Date(2021, 5, 1), 'MM'), produce({ n: 1 }, (d) => { d.n++; }).n, ms(1000));
+`)
+	r = v.run("", "node", "esm.mjs")
+	if want := "3 true 1.0.0 true a: 1 function 5 function <p><em>x</em></p> 06 2 1s\n"; r.stdout != want || r.code != 0 {
+		t.Fatalf("esm: code %d\nstdout %q\nwant   %q\nstderr:\n%s", r.code, r.stdout, want, trunc(r.stderr))
+	}
+}

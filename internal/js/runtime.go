@@ -1,0 +1,760 @@
+package js
+
+import (
+	"container/heap"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v8 "github.com/tommie/v8go"
+
+	"github.com/secexec/secexec/internal/js/modules"
+	"github.com/secexec/secexec/internal/js/nodecli"
+	"github.com/secexec/secexec/kernel"
+)
+
+// rt is the runtime of one node process: its isolate, context, bridge
+// and event loop. All V8 calls happen on the goroutine running Run; other
+// goroutines (host operations, watchdogs) only post events to the loop,
+// call TerminateExecution, or read heap statistics, which V8 allows
+// without the isolate's lock.
+type rt struct {
+	e   *Engine
+	p   *kernel.Process
+	ctx context.Context // the process context: cancelled on kill
+
+	iso *v8.Isolate
+	v8c *v8.Context
+
+	start    *v8.Function
+	dispatch *v8.Function
+	beforeEx *v8.Function
+	exitFn   *v8.Function
+
+	scratch        []byte
+	scratchRelease func()
+
+	// release holds values handed back to V8 by the previous bridge call;
+	// they are released at the next one, when V8 has taken them over.
+	release  []*v8.Value
+	strs     map[string]*v8.Value // interned strings (event kinds, errnos)
+	interned map[*v8.Value]struct{}
+
+	blobs     map[int]*blob
+	blobBytes int64
+	nextBlob  int
+
+	hashes   map[int]*hashState
+	nextHash int
+	kdf      [2][]byte
+
+	// exit state
+	exited   bool
+	exitCode int
+
+	// why the isolate was terminated, if it was
+	terminated atomic.Int32
+
+	// the loop
+	events   chan event
+	timers   timerHeap
+	timerMap map[int]*timer
+	refTimer int
+	readers  map[int]*reader
+	children map[int]*child
+	writes   int // async writes in flight
+	sigWatch map[kernel.Signal]bool
+
+	pendingCaches []*pendingCache
+	res           *modules.Resolver
+
+	bootPhases [3]time.Duration
+	bootScript *v8.UnboundScript
+
+	frozenNs  int64
+	startT    time.Time
+	lastCheck time.Time
+}
+
+// Termination reasons.
+const (
+	termNone int32 = iota
+	termKilled
+	termTimeout
+	termHeap
+	termExternal
+	termExit
+)
+
+type event struct {
+	kind string
+	a, b int
+	c    int
+	code string
+	data []byte
+	ack  chan struct{}
+}
+
+// startInfo is what start() in main.js receives.
+type startInfo struct {
+	Argv       []string          `json:"argv"`
+	Argv0      string            `json:"argv0"`
+	ExecArgv   []string          `json:"execArgv"`
+	Env        map[string]string `json:"env"`
+	Pid        int               `json:"pid"`
+	Ppid       int               `json:"ppid"`
+	UID        uint32            `json:"uid"`
+	GID        uint32            `json:"gid"`
+	Mode       nodecli.Mode      `json:"mode"`
+	Code       string            `json:"code,omitempty"`
+	File       string            `json:"file,omitempty"`
+	InputType  string            `json:"inputType,omitempty"`
+	Preload    []string          `json:"preload,omitempty"`
+	FreezeTime bool              `json:"freezeTime"`
+	NowMs      float64           `json:"nowMs"`
+	NoWarnings bool              `json:"noWarnings"`
+}
+
+// runProcess runs one node process to completion and returns its exit
+// status.
+func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.Invocation) int {
+	// V8 binds an isolate's stack limit to the thread that enters it; a
+	// process keeps to one OS thread so every entry sees the same stack.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
+	var ph phases
+	t0 := time.Now()
+	var r *rt
+	if e.pool != nil {
+		e.pool.begin()
+		defer e.pool.end()
+		r = e.pool.claim()
+	}
+	ph.claim = time.Since(t0)
+	if r != nil {
+		ph.hit = true
+	} else {
+		r = newRT(e)
+		if err := r.boot(); err != nil {
+			r.dispose()
+			e.log.Error("js: bootstrap failed", "err", err)
+			writeString(ctx, p, 2, "node: internal error: the runtime failed to start\n")
+			return 70
+		}
+	}
+	ph.isolateNew, ph.contextNew, ph.bootstrap = r.bootPhases[0], r.bootPhases[1], r.bootPhases[2]
+	r.p, r.ctx, r.startT = p, ctx, time.Now()
+
+	stopWatch := r.watch()
+	t1 := time.Now()
+	code := r.run(inv)
+	ph.userCode = time.Since(t1)
+	stopWatch()
+	// The isolate is thrown away off the exit path: the status is
+	// reported as soon as the program is done.
+	e.running.Add(1)
+	go func() {
+		defer e.running.Done()
+		t2 := time.Now()
+		r.dispose()
+		ph.teardown = time.Since(t2)
+		e.reportPhases(&ph, p.PID())
+	}()
+	return code
+}
+
+func newRT(e *Engine) *rt {
+	return &rt{
+		e:        e,
+		ctx:      context.Background(),
+		strs:     map[string]*v8.Value{},
+		interned: map[*v8.Value]struct{}{},
+		blobs:    map[int]*blob{},
+		hashes:   map[int]*hashState{},
+		events:   make(chan event, 64),
+		timerMap: map[int]*timer{},
+		readers:  map[int]*reader{},
+		children: map[int]*child{},
+		sigWatch: map[kernel.Signal]bool{},
+		startT:   time.Now(),
+	}
+}
+
+// boot creates the isolate and context and evaluates the bootstrap.
+func (r *rt) boot() error {
+	e := r.e
+	t0 := time.Now()
+	r.iso = v8.NewIsolate(v8.WithResourceConstraints(e.cfg.HeapLimitBytes/4, e.cfg.HeapLimitBytes))
+	t1 := time.Now()
+	r.v8c = v8.NewContext(r.iso)
+	t2 := time.Now()
+	r.bootPhases[0], r.bootPhases[1] = t1.Sub(t0), t2.Sub(t1)
+	defer func() { r.bootPhases[2] = time.Since(t2) }()
+	if err := r.installBridge(); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	cache := e.bootCache
+	e.mu.Unlock()
+	opts := v8.CompileOptions{}
+	if cache != nil {
+		opts.CachedData = &v8.CompilerCachedData{Bytes: cache.Bytes}
+	}
+	script, err := r.iso.CompileUnboundScript(e.bundle.Source, "node:internal/bootstrap", opts)
+	if err != nil {
+		return fmt.Errorf("compile bootstrap: %w", err)
+	}
+	r.bootScript = script
+	val, err := script.Run(r.v8c)
+	if err != nil {
+		return fmt.Errorf("run bootstrap: %w", err)
+	}
+	val.Release()
+	if cache == nil || (opts.CachedData != nil && opts.CachedData.Rejected) {
+		// The cache is made after the bootstrap ran, so it holds the
+		// functions bootstrapping compiled.
+		cd := script.CreateCodeCache()
+		if cd != nil && !cd.Rejected && len(cd.Bytes) > 0 {
+			e.mu.Lock()
+			e.bootCache = cd
+			e.mu.Unlock()
+		}
+	}
+	g := r.v8c.Global()
+	defer g.Release()
+	take := func(name string) (*v8.Function, error) {
+		v, err := g.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		fn, err := v.AsFunction()
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap did not define %s", name)
+		}
+		g.Delete(name)
+		return fn, nil
+	}
+	if r.start, err = take("__secexec_start"); err != nil {
+		return err
+	}
+	if r.dispatch, err = take("__secexec_dispatch"); err != nil {
+		return err
+	}
+	if r.beforeEx, err = take("__secexec_beforeExit"); err != nil {
+		return err
+	}
+	if r.exitFn, err = take("__secexec_exit"); err != nil {
+		return err
+	}
+	if r.scratch == nil {
+		return errors.New("bootstrap did not set the scratch buffer")
+	}
+	return nil
+}
+
+// watch terminates the isolate when the process is killed or when the
+// time limit passes; TerminateExecution is the one isolate call V8 allows
+// from any thread. (Heap statistics are not safe to read concurrently:
+// V8 walks its pages to compute them, so the external-memory checks run
+// on the isolate's own thread, see checkExternal.) It returns a function
+// that stops watching.
+func (r *rt) watch() func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var deadline <-chan time.Time
+		if tl := r.e.cfg.TimeLimit; tl > 0 {
+			t := time.NewTimer(tl)
+			defer t.Stop()
+			deadline = t.C
+		}
+		why := termNone
+		select {
+		case <-done:
+			return
+		case <-r.ctx.Done():
+			why = termKilled
+		case <-deadline:
+			why = termTimeout
+		}
+		r.terminated.CompareAndSwap(termNone, why)
+		// A termination requested while no JavaScript runs (the process is
+		// between two calls into V8) can be lost when V8 enters again, so
+		// it is repeated until the runtime is done.
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			r.iso.TerminateExecution()
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// checkExternal terminates the isolate when memory outside the heap
+// (ArrayBuffer contents) passes its limit. It runs on the isolate's
+// thread: at bridge calls (at most every extCheckEvery) and between loop
+// events; JavaScript calls it too before large allocations.
+//
+// Allocations that JavaScript announces (extra > 0) fail at the limit;
+// the watchdog (extra == 0) terminates only past an eighth more, so that
+// a guest that filled its budget can still report the RangeError it got.
+func (r *rt) checkExternal(extra uint64) bool {
+	hs := r.iso.GetHeapStatistics()
+	limit := r.e.cfg.ExternalLimitBytes
+	if extra == 0 {
+		limit += limit / 8
+	}
+	return hs.ExternalMemory+extra <= limit
+}
+
+const extCheckEvery = 2 * time.Millisecond
+
+func (r *rt) terminate(why int32) {
+	if r.terminated.CompareAndSwap(termNone, why) {
+		r.iso.TerminateExecution()
+	}
+}
+
+// heapExhausted reports whether v8go's near-heap-limit callback fired: it
+// terminates the isolate and raises the limit to let it unwind.
+func (r *rt) heapExhausted() bool {
+	hs := r.iso.GetHeapStatistics()
+	return hs.HeapSizeLimit > r.e.cfg.HeapLimitBytes+r.e.cfg.HeapLimitBytes/2
+}
+
+// run starts the user's code and runs the event loop to the end.
+func (r *rt) run(inv *nodecli.Invocation) int {
+	p := r.p
+	env := map[string]string{}
+	for _, kv := range p.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "" {
+			env[k] = v
+		}
+	}
+	argv := []string{NodePath}
+	switch inv.Mode {
+	case nodecli.ModeFile:
+		file := inv.File
+		if !strings.HasPrefix(file, "/") {
+			file = joinPath(p.Cwd(), file)
+		}
+		argv = append(argv, file)
+	}
+	argv = append(argv, inv.Args...)
+	now := time.Now()
+	info := startInfo{
+		Argv: argv, Argv0: firstOr(p.Argv(), "node"), ExecArgv: nonNil(inv.ExecArgv), Env: env,
+		Pid: p.PID(), Ppid: p.PPID(), UID: p.UID(), GID: p.GID(),
+		Mode: inv.Mode, Code: inv.Code, File: inv.File, InputType: inv.InputType, Preload: inv.Require,
+		FreezeTime: !r.e.cfg.RealTime, NowMs: float64(now.UnixMilli()), NoWarnings: inv.NoWarnings,
+	}
+	if info.FreezeTime {
+		r.frozenNs = now.Sub(r.startT).Nanoseconds()
+	}
+	if r.terminated.Load() != termNone {
+		return r.finish(nil)
+	}
+	js, _ := json.Marshal(info)
+	arg, err := v8.NewValue(r.iso, string(js))
+	if err != nil {
+		return r.finish(err)
+	}
+	v, err := r.start.Call(v8.Undefined(r.iso), arg)
+	arg.Release()
+	if v != nil {
+		v.Release()
+	}
+	if err != nil || r.exited || r.terminated.Load() != termNone {
+		return r.finish(err)
+	}
+	return r.loop()
+}
+
+// finish turns how the process ended into its exit status.
+func (r *rt) finish(err error) int {
+	if r.exited {
+		return r.exitCode
+	}
+	switch r.terminated.Load() {
+	case termKilled:
+		return 137
+	case termTimeout:
+		writeString(context.WithoutCancel(r.ctx), r.p, 2, "CPU time limit exceeded\n")
+		return 124
+	case termExternal:
+		writeString(r.ctx, r.p, 2, "\nFATAL ERROR: external memory limit reached (ArrayBuffers and Buffers) - JavaScript heap out of memory\n")
+		return 134
+	}
+	if r.heapExhausted() {
+		writeString(r.ctx, r.p, 2, "\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n")
+		return 134
+	}
+	if err != nil {
+		// An exception escaped the runtime's own handlers: report it as
+		// an uncaught error.
+		var jerr *v8.JSError
+		msg := err.Error()
+		if errors.As(err, &jerr) && jerr.StackTrace != "" {
+			msg = jerr.StackTrace
+		}
+		writeString(r.ctx, r.p, 2, msg+"\n\nNode.js v"+NodeVersion+"\n")
+		return 1
+	}
+	return 0
+}
+
+// call invokes a JavaScript entry point of the runtime. It reports false
+// when the process is over (exited or terminated).
+func (r *rt) call(fn *v8.Function, args ...v8.Valuer) (bool, error) {
+	v, err := fn.Call(v8.Undefined(r.iso), args...)
+	if v != nil {
+		v.Release()
+	}
+	if r.exited || r.terminated.Load() != termNone {
+		return false, err
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// dispatchEvent calls the JavaScript handler of one loop event.
+func (r *rt) dispatchEvent(kind string, a, b, c int, code string) (bool, error) {
+	args := []v8.Valuer{r.str(kind), r.num(a), r.num(b), r.num(c)}
+	if code != "" {
+		args[3] = r.str(code)
+	}
+	ok, err := r.call(r.dispatch, args...)
+	for _, v := range args[1:] {
+		if val, isVal := v.(*v8.Value); isVal && !r.isInterned(val) {
+			val.Release()
+		}
+	}
+	return ok, err
+}
+
+// loop is the event loop: it runs until nothing keeps the process alive,
+// then emits 'beforeExit' (which may schedule more work) and 'exit'.
+func (r *rt) loop() int {
+	for {
+		if ok, err := r.runDueTimers(); !ok {
+			return r.finish(err)
+		}
+		if !r.alive() {
+			if ok, err := r.call(r.beforeEx); !ok {
+				return r.finish(err)
+			}
+			if !r.alive() {
+				break
+			}
+			continue
+		}
+		var wake <-chan time.Time
+		var tm *time.Timer
+		if d, ok := r.nextTimer(); ok {
+			tm = time.NewTimer(d)
+			wake = tm.C
+		}
+		select {
+		case ev := <-r.events:
+			if tm != nil {
+				tm.Stop()
+			}
+			if ok, err := r.handle(ev); !ok {
+				return r.finish(err)
+			}
+		case <-wake:
+		case <-r.ctx.Done():
+			if tm != nil {
+				tm.Stop()
+			}
+			r.terminate(termKilled)
+			return r.finish(nil)
+		}
+		if r.terminated.Load() != termNone {
+			return r.finish(nil)
+		}
+		if !r.checkExternal(0) {
+			r.terminate(termExternal)
+			return r.finish(nil)
+		}
+	}
+	if ok, err := r.call(r.exitFn); !ok {
+		return r.finish(err)
+	}
+	return r.finish(nil)
+}
+
+// alive reports whether anything keeps the loop running, as libuv's
+// referenced handles and requests do.
+func (r *rt) alive() bool {
+	if r.refTimer > 0 || r.writes > 0 {
+		return true
+	}
+	for _, rd := range r.readers {
+		if rd.ref {
+			return true
+		}
+	}
+	for _, c := range r.children {
+		if c.ref {
+			return true
+		}
+	}
+	for _, on := range r.sigWatch {
+		if on {
+			// A signal handler alone does not keep Node alive either.
+			break
+		}
+	}
+	return false
+}
+
+func (r *rt) handle(ev event) (bool, error) {
+	switch ev.kind {
+	case "data":
+		rd := r.readers[ev.a]
+		n := 0
+		if rd != nil && len(ev.data) > 0 {
+			n = copy(r.scratch, ev.data)
+		}
+		if rd == nil {
+			if ev.ack != nil {
+				close(ev.ack)
+			}
+			return true, nil
+		}
+		if ev.code != "" || len(ev.data) == 0 {
+			delete(r.readers, ev.a)
+			rd.stop()
+		}
+		ok, err := r.dispatchEvent("data", ev.a, n, 0, ev.code)
+		if ev.ack != nil {
+			close(ev.ack)
+		}
+		return ok, err
+	case "exit":
+		c := r.children[ev.a]
+		delete(r.children, ev.a)
+		if c == nil {
+			return true, nil
+		}
+		return r.dispatchEvent("exit", ev.a, ev.b, ev.c, "")
+	case "write":
+		r.writes--
+		return r.dispatchEvent("write", ev.a, 0, 0, ev.code)
+	case "signal":
+		return r.dispatchEvent("signal", ev.a, 0, 0, "")
+	}
+	return true, nil
+}
+
+// dispose releases everything the runtime holds. The isolate is never
+// reused: each process gets a fresh one.
+func (r *rt) dispose() {
+	for _, rd := range r.readers {
+		rd.stop()
+	}
+	for _, c := range r.children {
+		c.stop()
+	}
+	r.stopSignals()
+	if r.iso == nil {
+		return
+	}
+	if why := r.terminated.Load(); (why == termNone || why == termExit) && r.p != nil && !r.heapExhausted() {
+		r.flushCodeCaches()
+		r.upgradeBootCache()
+	}
+	if h := r.e.testHook; h != nil {
+		h(r)
+	}
+	if r.scratchRelease != nil {
+		r.scratchRelease()
+		r.scratchRelease = nil
+	}
+	for _, v := range r.release {
+		v.Release()
+	}
+	r.release = nil
+	if r.v8c != nil {
+		r.v8c.Close()
+	}
+	r.iso.Dispose()
+	r.iso = nil
+}
+
+// maxBootCacheUpgrades bounds how often the bootstrap's code cache is
+// remade from a finished process.
+const maxBootCacheUpgrades = 8
+
+// upgradeBootCache remakes the bootstrap's code cache from a process that
+// ran: the cache then also holds the functions of start-up and of the
+// builtins the process used, which later isolates would otherwise compile
+// again each time. A new cache replaces the old one only if it is larger.
+func (r *rt) upgradeBootCache() {
+	e := r.e
+	e.mu.Lock()
+	n := e.bootUpgrades
+	e.mu.Unlock()
+	if n >= maxBootCacheUpgrades || r.bootScript == nil {
+		return
+	}
+	cd := r.bootScript.CreateCodeCache()
+	if cd == nil || cd.Rejected || len(cd.Bytes) == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.bootCache == nil || len(cd.Bytes) > len(e.bootCache.Bytes) {
+		e.bootCache = cd
+		e.bootUpgrades++
+	}
+}
+
+// --- timers ---
+
+type timer struct {
+	id    int
+	when  time.Time
+	ref   bool
+	seq   uint64
+	index int
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].when.Equal(h[j].when) {
+		return h[i].seq < h[j].seq
+	}
+	return h[i].when.Before(h[j].when)
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
+func (h *timerHeap) Push(x any)   { t := x.(*timer); t.index = len(*h); *h = append(*h, t) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	t.index = -1
+	return t
+}
+
+var timerSeq atomic.Uint64
+
+// maxTimers bounds the timers one process may have pending.
+const maxTimers = 1 << 20
+
+func (r *rt) timerStart(id int, ms float64, ref bool) error {
+	if t, ok := r.timerMap[id]; ok {
+		r.timerStopT(t)
+	}
+	if len(r.timerMap) >= maxTimers {
+		return errTooMany
+	}
+	d := time.Duration(ms * float64(time.Millisecond))
+	t := &timer{id: id, when: time.Now().Add(d), ref: ref, seq: timerSeq.Add(1)}
+	r.timerMap[id] = t
+	heap.Push(&r.timers, t)
+	if ref {
+		r.refTimer++
+	}
+	return nil
+}
+
+func (r *rt) timerStopT(t *timer) {
+	delete(r.timerMap, t.id)
+	if t.index >= 0 {
+		heap.Remove(&r.timers, t.index)
+	}
+	if t.ref {
+		r.refTimer--
+	}
+}
+
+func (r *rt) timerRef(id int, ref bool) {
+	t, ok := r.timerMap[id]
+	if !ok || t.ref == ref {
+		return
+	}
+	t.ref = ref
+	if ref {
+		r.refTimer++
+	} else {
+		r.refTimer--
+	}
+}
+
+func (r *rt) nextTimer() (time.Duration, bool) {
+	if len(r.timers) == 0 {
+		return 0, false
+	}
+	d := time.Until(r.timers[0].when)
+	if d < 0 {
+		d = 0
+	}
+	return d, true
+}
+
+// runDueTimers fires the timers that are due, in order. Timers that
+// become due while they run wait for the next turn, so a zero-delay
+// timer that re-arms itself cannot starve the loop.
+func (r *rt) runDueTimers() (bool, error) {
+	now := time.Now()
+	var due []*timer
+	for len(r.timers) > 0 && !r.timers[0].when.After(now) {
+		t := heap.Pop(&r.timers).(*timer)
+		due = append(due, t)
+	}
+	for _, t := range due {
+		if r.timerMap[t.id] != t {
+			continue
+		}
+		delete(r.timerMap, t.id)
+		if t.ref {
+			r.refTimer--
+		}
+		if ok, err := r.dispatchEvent("timer", t.id, 0, 0, ""); !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func joinPath(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) == 0 || s[0] == "" {
+		return def
+	}
+	return s[0]
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,64 @@
+package js
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Hostile scripts reach nothing of the host: not its global objects, env,
+// files or processes, not the bridge, and cannot redirect the runtime by
+// polluting built-in prototypes.
+func TestSecurity(t *testing.T) {
+	t.Setenv("SECEXEC_TEST_HOST_SECRET", "s3cr3t")
+	host, _ := os.Hostname()
+	v := newVM(t, nil)
+	cases := []struct{ name, code, want string }{
+		{"functionConstructor", `const g = ({}).constructor.constructor('return this')(); console.log(g === globalThis, typeof g.__secexec_bridge, typeof g.__secexec_start, Object.getOwnPropertyNames(g).filter(n => n.startsWith('__secexec')).length)`, "true undefined undefined 0\n"},
+		{"noBridgeViaEval", `console.log(eval('typeof __secexec_bridge'), typeof globalThis.__secexec_dispatch)`, "undefined undefined\n"},
+		{"hostEnv", `console.log(Object.keys(process.env).sort().join(','), JSON.stringify(process.env).includes('s3cr3t'))`, "HOME,PATH false\n"},
+		{"hostFiles", `const fs = require('fs'); console.log(fs.readFileSync('/etc/hostname', 'utf8').trim(), fs.existsSync('/root/go'), fs.existsSync('/work'))`, "secexec false false\n"},
+		{"hostProc", `const fs = require('fs'); const env = fs.readFileSync('/proc/self/environ', 'utf8'); console.log(env.includes('s3cr3t'), fs.readdirSync('/proc').filter(x => /^\d+$/.test(x)).length < 10)`, "false true\n"},
+		{"hostname", `console.log(require('os').hostname() !== ` + "'" + host + "'" + `)`, "true\n"},
+		{"binding", `for (const f of [() => process.binding('fs'), () => process._linkedBinding('x'), () => process.dlopen({}, '/x.node')]) { try { f(); console.log('no') } catch (e) { console.log(e.code) } }`, "ERR_ACCESS_DENIED\nERR_ACCESS_DENIED\nERR_DLOPEN_DISABLED\n"},
+		{"addon", `require('fs').writeFileSync('/tmp/a.node', 'x'); try { require('/tmp/a.node') } catch (e) { console.log(e.code) }`, "ERR_DLOPEN_DISABLED\n"},
+		{"noSAB", `console.log(typeof SharedArrayBuffer); try { new WebAssembly.Memory({initial: 1, maximum: 1, shared: true}); console.log('no') } catch (e) { console.log(e instanceof TypeError) }`, "undefined\ntrue\n"},
+		{"scratchUnreachable", `const u = new Uint8Array(4); console.log(u.buffer.constructor === ArrayBuffer, Object.getPrototypeOf(u.buffer) === ArrayBuffer.prototype)`, "true true\n"},
+		// Built-ins the runtime might use are replaced by spies that record
+		// their receivers and arguments; none of those may be the bridge or
+		// the scratch buffer.
+		{"prototypePollution", `
+const seen = []; const push = Array.prototype.push; const apply = Reflect.apply;
+function spy(o, name) { const orig = o[name]; o[name] = function (...a) { apply(push, seen, [this, ...a]); return apply(orig, this, a) } }
+for (const [o, names] of [[Array.prototype, ['push', 'shift', 'slice', 'join', 'map', 'forEach', 'splice']], [Function.prototype, ['call', 'apply', 'bind']],
+  [Object.getPrototypeOf(Uint8Array.prototype), ['set', 'subarray', 'slice', 'fill']], [Map.prototype, ['get', 'set', 'has', 'delete']],
+  [String.prototype, ['split', 'slice', 'startsWith', 'indexOf']], [JSON, ['parse', 'stringify']], [Promise.prototype, ['then']], [Object, ['defineProperty', 'keys', 'assign']]]) for (const n of names) spy(o, n);
+const fs = require('fs'); fs.writeFileSync('/tmp/pp', Buffer.from('abc')); const back = fs.readFileSync('/tmp/pp', 'utf8');
+require('crypto').createHash('sha1').update('x').digest('hex'); require('zlib').gzipSync('x'); new TextEncoder().encode('x'.repeat(1000));
+setTimeout(() => {
+  const bad = seen.filter(x => x && (typeof x === 'object' || typeof x === 'function') && (Object.prototype.toString.call(x) === '[object SharedArrayBuffer]' ||
+    (ArrayBuffer.isView(x) && Object.prototype.toString.call(x.buffer) === '[object SharedArrayBuffer]') || 'setScratch' in x || 'compileModule' in x));
+  process.stdout.write(back + ' ' + seen.length + ' ' + bad.length + '\n');
+}, 1);`, "abc"},
+		{"overwriteGlobals", `const w = process.stdout.write.bind(process.stdout); globalThis.process = null; globalThis.Buffer = null; globalThis.require = null; w('still\n')`, "still\n"},
+		{"dateFrozen", `const t = Date.now(); let n = 0; while (n < 3e6) n++; console.log(Date.now() - t, process.hrtime()[1] === process.hrtime()[1])`, "0 true\n"},
+		{"proxyNoLeak", `try { console.log(Reflect.ownKeys(ArrayBuffer).includes('prototype'), new ArrayBuffer(8).byteLength) } catch (e) { console.log(e) }`, "true 8\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := v.node(c.code)
+			if c.name == "prototypePollution" {
+				if f := strings.Fields(r.stdout); len(f) != 3 || f[0] != "abc" || f[2] != "0" || f[1] == "0" {
+					t.Errorf("stdout %q (code %d) stderr %s", r.stdout, r.code, trunc(r.stderr))
+				}
+				return
+			}
+			if r.stdout != c.want {
+				t.Errorf("stdout %q, want %q (code %d)\nstderr %s", r.stdout, c.want, r.code, trunc(r.stderr))
+			}
+			if strings.Contains(r.stdout+r.stderr, "s3cr3t") {
+				t.Error("host environment leaked")
+			}
+		})
+	}
+}

@@ -1,0 +1,23 @@
+const u = new URL('https://user:pw@example.com:8080/p/a/t/h?query=string&a=1#hash');
+console.log(u.href, u.origin, u.protocol, u.username, u.host, u.port, u.pathname, u.search, u.hash, [...u.searchParams]);
+u.searchParams.append('b', 'x y'); u.pathname = '/new path';
+console.log(u.toString(), new URL('../x', 'http://h/a/b/c').href, URL.canParse('nope'));
+const url = require('url');
+console.log(url.parse('http://a.com:80/p?q=1#h').query, url.format({ protocol: 'http', host: 'h', pathname: '/p' }), url.fileURLToPath('file:///a/b%20c'), url.pathToFileURL('/x y').href);
+const crypto = require('crypto');
+for (const alg of ['md5', 'sha1', 'sha256', 'sha512']) console.log(alg, crypto.createHash(alg).update('abc').update(Buffer.from([0, 1])).digest('hex'));
+console.log(crypto.createHmac('sha256', 'key').update('data').digest('base64'), crypto.timingSafeEqual(Buffer.from('a'), Buffer.from('a')));
+console.log(crypto.pbkdf2Sync('pw', 'salt', 1000, 16, 'sha256').toString('hex'));
+const zlib = require('zlib');
+const input = Buffer.from('hello hello hello hello '.repeat(50));
+console.log(zlib.gunzipSync(zlib.gzipSync(input)).equals(input), zlib.inflateSync(zlib.deflateSync(input)).length, zlib.inflateRawSync(zlib.deflateRawSync(input)).length, zlib.unzipSync(zlib.deflateSync(input)).length);
+try { zlib.gunzipSync(Buffer.from('not gzip')); } catch (e) { console.log('zlib error', e.code); }
+const { Readable, Transform, pipeline, Writable } = require('stream');
+const up = new Transform({ transform(c, e, cb) { cb(null, c.toString().toUpperCase()); } });
+const out = [];
+pipeline(Readable.from(['a', 'b', 'c']), up, new Writable({ write(c, e, cb) { out.push(c.toString()); cb(); } }), (err) => console.log('pipeline', err, out));
+const qs = require('querystring');
+console.log(qs.parse('a=1&b=2&b=3&c=%20x'), qs.stringify({ x: [1, 2], y: 'z w' }));
+const { StringDecoder } = require('string_decoder');
+const d = new StringDecoder('utf8');
+console.log(d.write(Buffer.from([0xe2])), d.write(Buffer.from([0x82, 0xac])), d.end());
