@@ -108,8 +108,10 @@ func (r *Runtime) Configure(_ context.Context, cfg *vm.Config) error {
 
 // Attach registers the program loaders with a VM's kernel.
 func (r *Runtime) Attach(_ context.Context, m *vm.VM) error {
-	m.Kernel.RegisterLoader(r.wasm.Loader())
+	// node's executable is a "#!" marker file: the V8 loader must see it
+	// before the WebAssembly loader's generic script handling does.
 	m.Kernel.RegisterLoader(r.js.Loader())
+	m.Kernel.RegisterLoader(r.wasm.Loader())
 	return nil
 }
 

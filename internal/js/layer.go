@@ -9,9 +9,10 @@ import (
 )
 
 // newLayer builds the read-only layer holding /usr/bin/node: a file whose
-// header is NodeMagic, which the engine's loader recognises. Symlinks
-// /usr/local/bin/node and /bin/node point at it for scripts that hard-code
-// those paths.
+// header is NodeMagic, which the engine's loader recognises. A symlink
+// /usr/local/bin/node points at it for scripts that hard-code that path;
+// /bin/node works because a VM's /bin is a symlink to /usr/bin (a layer
+// must not make /bin a directory, or it would hide that symlink).
 func newLayer(ctx context.Context) (vfs.FileSystem, error) {
 	epoch := time.Unix(0, 0).UTC()
 	fs := memfs.New(memfs.Options{Now: func() time.Time { return epoch }})
@@ -20,7 +21,7 @@ func newLayer(ctx context.Context) (vfs.FileSystem, error) {
 		return nil, err
 	}
 	c := &vfs.Caller{Cwd: "/"}
-	for _, d := range []string{"/usr", "/usr/bin", "/usr/local", "/usr/local/bin", "/bin"} {
+	for _, d := range []string{"/usr", "/usr/bin", "/usr/local", "/usr/local/bin"} {
 		if err := v.Mkdir(ctx, c, d, 0o755); err != nil {
 			return nil, err
 		}
@@ -34,7 +35,7 @@ func newLayer(ctx context.Context) (vfs.FileSystem, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range []string{"/usr/local/bin/node", "/bin/node"} {
+	for _, l := range []string{"/usr/local/bin/node"} {
 		if err := v.Symlink(ctx, c, NodePath, l); err != nil {
 			return nil, err
 		}

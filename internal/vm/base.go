@@ -28,8 +28,6 @@ type baseDir struct {
 }
 
 var baseDirs = []baseDir{
-	{"/bin", 0o755, 0, 0},
-	{"/sbin", 0o755, 0, 0},
 	{"/usr", 0o755, 0, 0},
 	{"/usr/bin", 0o755, 0, 0},
 	{"/usr/sbin", 0o755, 0, 0},
@@ -37,7 +35,6 @@ var baseDirs = []baseDir{
 	{"/usr/local/bin", 0o755, 0, 0},
 	{"/usr/lib", 0o755, 0, 0},
 	{"/usr/share", 0o755, 0, 0},
-	{"/lib", 0o755, 0, 0},
 	{"/etc", 0o755, 0, 0},
 	{"/home", 0o755, 0, 0},
 	{UserHome, 0o755, UserUID, UserGID},
@@ -92,6 +89,13 @@ func buildBase(ctx context.Context) (vfs.FileSystem, error) {
 		}
 		attr := vfs.SetAttr{Mask: vfs.SetMode | vfs.SetUID | vfs.SetGID, Mode: d.mode, UID: d.uid, GID: d.gid}
 		if err := v.SetAttr(ctx, c, d.path, false, attr); err != nil {
+			return nil, err
+		}
+	}
+	// Merged /usr, as current distributions have it: one place for
+	// commands, whichever directory a script names.
+	for link, target := range map[string]string{"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib"} {
+		if err := v.Symlink(ctx, c, target, link); err != nil {
 			return nil, err
 		}
 	}

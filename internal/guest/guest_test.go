@@ -1,0 +1,54 @@
+package guest_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/secexec/secexec/internal/guest"
+	"github.com/secexec/secexec/internal/vmhost"
+	"github.com/secexec/secexec/kernel/policy"
+)
+
+// testCache is shared by test runs so the userland is fetched and
+// compiled once per machine.
+func testCache(t *testing.T) (software, cache string) {
+	t.Helper()
+	root := filepath.Join(os.TempDir(), "secexec-test-cache")
+	return filepath.Join(os.TempDir(), "secexec-test-software"), root
+}
+
+func TestShellNodeAndOwnCommands(t *testing.T) {
+	ctx := context.Background()
+	sw, cache := testCache(t)
+	rt, err := guest.New(ctx, guest.Config{SoftwareDir: sw, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	h, err := vmhost.New(ctx, vmhost.Config{Policy: policy.AllowAll(), Runtime: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/home/user"}
+	for _, tc := range []struct{ cmd, want string }{
+		{"echo hello | wc -c", "6\n"},
+		{"printf 'b\\na\\nb\\n' | sort | uniq -c", "      1 a\n      2 b\n"},
+		{"echo '{\"n\": 42}' | jq .n", "42\n"},
+		{"printf 'x\\nfoo\\n' > /tmp/f && grep -n foo /tmp/f", "2:foo\n"},
+		{"node -e 'console.log(1+1)'", "2\n"},
+		{"node -e \"process.stdout.write(require('child_process').execSync('echo via-sh').toString())\"", "via-sh\n"},
+	} {
+		var out, errb bytes.Buffer
+		exit, err := h.Run(ctx, vmhost.RunSpec{Argv: []string{"sh", "-c", tc.cmd}, Env: env, Stdout: &out, Stderr: &errb})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.cmd, err)
+		}
+		if exit.Code != 0 || out.String() != tc.want {
+			t.Errorf("%s: exit %d stdout %q stderr %q, want %q", tc.cmd, exit.Code, out.String(), errb.String(), tc.want)
+		}
+	}
+}
