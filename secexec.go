@@ -27,6 +27,7 @@ import (
 	"sync"
 
 	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/policy"
 )
@@ -91,6 +92,17 @@ type Options struct {
 	Hostname string
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+
+	// [engine] Where the VM runs; see remote.go.
+
+	// Engine selects where the VM runs: in the shared engine process (the
+	// default), in an engine process of its own, or in this process.
+	Engine EngineMode
+	// EnginePath is the engine executable; empty means this program,
+	// whose main must start with the IsEngine/EngineMain one-liner.
+	EnginePath string
+	// runtime overrides the program loaders of an in-process VM (tests).
+	runtime vmhost.Runtime
 }
 
 // ErrClosed is returned by operations on a closed VM.
@@ -109,7 +121,7 @@ type VM struct {
 
 // NewVM creates a VM.
 func NewVM(ctx context.Context, opts Options) (*VM, error) {
-	b, err := newLocalBackend(ctx, opts)
+	b, err := newBackend(ctx, opts) // [engine] in process or in an engine process
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/vfs"
 )
 
 // A runtime implementing execve resolves the new program by PATH and loads
@@ -57,5 +58,46 @@ func TestLoadProgramUnknownFormat(t *testing.T) {
 	writeFile(t, k.VFS(), "/bin/junk", "not a program\n", 0o755)
 	if st, out := run(t, k, "probe"); !st.Exited || st.Code != 0 {
 		t.Fatalf("status %+v, output %q", st, out)
+	}
+}
+
+// The host spawns the VM's user from init (uid 0); a process of that user
+// cannot give its children other ids.
+func TestSpawnCreds(t *testing.T) {
+	var childErr error
+	k := newKernel(t, kernel.Limits{}, goLoader{
+		"ids": func(ctx context.Context, p *kernel.Process) int {
+			write(ctx, p, 1, fmt.Sprintf("%d:%d caller=%d", p.UID(), p.GID(), p.Caller().UID))
+			return 0
+		},
+		"escalate": func(ctx context.Context, p *kernel.Process) int {
+			_, childErr = p.Spawn(ctx, kernel.SpawnOptions{Argv: []string{"/bin/ids"}, Creds: &kernel.Creds{}})
+			c, err := p.Spawn(ctx, kernel.SpawnOptions{Argv: []string{"/bin/ids"}, Creds: &kernel.Creds{UID: 1000, GID: 1000}, Files: []vfs.File{}})
+			if err != nil {
+				return 1
+			}
+			_, st, _ := p.Wait(ctx, c.PID(), 0)
+			return st.Code
+		},
+	})
+	out, w := capture(t, k)
+	p, err := k.SpawnHost(context.Background(), kernel.SpawnOptions{Argv: []string{"/bin/ids"}, Files: []vfs.File{nil, w}, Creds: &kernel.Creds{UID: 1000, GID: 1000}})
+	w.DecRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.HostWait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "1000:1000 caller=1000" {
+		t.Errorf("credentials %q", got)
+	}
+	p, err = k.SpawnHost(context.Background(), kernel.SpawnOptions{Argv: []string{"/bin/escalate"}, Files: []vfs.File{}, Creds: &kernel.Creds{UID: 1000, GID: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := p.HostWait(context.Background())
+	if !errors.Is(childErr, errno.EPERM) || st.Code != 0 {
+		t.Errorf("escalation: %v, status %+v", childErr, st)
 	}
 }

@@ -86,6 +86,16 @@ type SpawnOptions struct {
 	SigMask uint64
 	// Umask, when non-nil, replaces the inherited mask.
 	Umask *uint32
+	// Creds, when non-nil, are the child's user and group ids instead of
+	// the parent's. Only a parent with uid 0 may give other ids (EPERM),
+	// as only root may setuid(2); the host spawns the VM's user this way
+	// from init.
+	Creds *Creds
+}
+
+// Creds are a process's user and group ids.
+type Creds struct {
+	UID, GID uint32
 }
 
 // DefaultPath is PATH when the environment has none.
@@ -125,9 +135,16 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 	if opts.Umask != nil {
 		umask = *opts.Umask & 0o777
 	}
-	caller := &vfs.Caller{UID: parent.uid, GID: parent.gid, Cwd: cwd, Umask: umask}
+	uid, gid := parent.uid, parent.gid
+	if c := opts.Creds; c != nil {
+		if parent.uid != 0 && (c.UID != uid || c.GID != gid) {
+			return nil, errno.EPERM
+		}
+		uid, gid = c.UID, c.GID
+	}
+	caller := &vfs.Caller{UID: uid, GID: gid, Cwd: cwd, Umask: umask}
 	if opts.Cwd != "" {
-		real, err := k.vfs.Realpath(ctx, parent.Caller(), opts.Cwd)
+		real, err := k.vfs.Realpath(ctx, &vfs.Caller{UID: uid, GID: gid, Cwd: parent.Cwd(), Umask: umask}, opts.Cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +171,7 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 		k.mu.Unlock()
 		return nil, fmt.Errorf("spawn %s: %d processes: %w", opts.Argv[0], k.limits.Processes, errno.EAGAIN)
 	}
-	c := k.newProcessLocked(parent, append([]string(nil), opts.Argv...), append([]string(nil), opts.Env...), caller.Cwd, caller.Umask, parent.uid, parent.gid)
+	c := k.newProcessLocked(parent, append([]string(nil), opts.Argv...), append([]string(nil), opts.Env...), caller.Cwd, caller.Umask, uid, gid)
 	c.state = StateNew
 	c.hostHandle = host
 	c.exe = exe.Path

@@ -60,10 +60,23 @@ const (
 	inoPackageBase = 1 << 52
 )
 
+// Source is what the filesystem needs of a software store;
+// *software.Store implements it.
+type Source interface {
+	// Command looks up a command by name.
+	Command(name string) (software.Command, bool)
+	// Commands lists every command.
+	Commands() []software.Command
+	// Container returns an installed package's open container.
+	Container(name string) (*aospkg.Package, bool)
+	// Provides is what the installed packages contribute to every VM.
+	Provides() software.Provides
+}
+
 // FS is the read-only software filesystem. It is safe for concurrent use
 // by any number of VMs.
 type FS struct {
-	store *software.Store
+	store Source
 	root  *staticDir
 	bin   *binDir
 
@@ -79,7 +92,7 @@ type FS struct {
 // New returns the filesystem for store. The provides.files directories of
 // the packages installed at this moment are grafted at their targets;
 // targets that would shadow /bin or /usr/bin are skipped.
-func New(store *software.Store) *FS {
+func New(store Source) *FS {
 	fs := &FS{store: store, registered: make(map[software.Fingerprint][]byte)}
 	var nextIno uint64 = 1
 	newDir := func() *staticDir {
@@ -194,9 +207,6 @@ func SameFile(st, want vfs.Stat) bool {
 	return st.Mode == want.Mode && st.Size == want.Size && st.UID == want.UID && st.GID == want.GID &&
 		st.Mtime.Equal(want.Mtime) && st.Ctime.Equal(want.Ctime)
 }
-
-// Module returns the module bytes of c, verified against its fingerprint.
-func (fs *FS) Module(c software.Command) ([]byte, error) { return c.Module() }
 
 func (fs *FS) commandStat(c software.Command) vfs.Stat {
 	t := fs.commandTime(c)

@@ -112,10 +112,23 @@ func fsPathChown(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	return s.errOf(s.P.SetAttr(ctx, dirfd, p, follow, a))
 }
 
+// fsPathMode returns the full st_mode of a path, 0 on any error.
+//
+// A character device reached by a followed lookup (stat, not lstat) is
+// reported as a regular file. The agentOS guests' std derives
+// metadata().file_type() from this mode, and on WASI it has no
+// is_char_device(): uutils cat classifies its inputs with it and refuses
+// /dev/null as an "unknown filetype" (agentOS ABI §13.8), while reading a
+// device like a file is exactly what such tools need. lstat (ls -l,
+// stat), fstat (host_fs.fd_mode) and the WASI filestat type keep saying
+// "character device".
 func fsPathMode(ctx context.Context, s *State, m mem, st []uint64) uint64 {
 	fs, e := s.pathStat(ctx, m, st)
 	if e != ESUCCESS {
 		return 0
+	}
+	if uint32(st[3]) != 0 && fs.Type() == vfs.TypeCharDev {
+		return uint64(vfs.S_IFREG | fs.Mode&vfs.ModePerm)
 	}
 	return uint64(fs.Mode)
 }

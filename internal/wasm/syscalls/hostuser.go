@@ -127,6 +127,13 @@ func (s *State) accountLines(_ context.Context, name string) []string {
 	if err != nil || st.Type() != vfs.TypeRegular {
 		return nil
 	}
+	// Enumerations (getpwent 0, 1, ...) ask once per entry: the parsed
+	// file is kept while it is unchanged, so a large file costs one parse,
+	// not one per entry.
+	key := accountKey{name: name, ino: st.Ino, size: st.Size, mtime: st.Mtime.UnixNano(), ctime: st.Ctime.UnixNano()}
+	if c, ok := s.accounts[name]; ok && c.key == key {
+		return c.lines
+	}
 	buf := make([]byte, min(max(st.Size, 0), maxAccountFile))
 	n := 0
 	for n < len(buf) {
@@ -149,7 +156,25 @@ func (s *State) accountLines(_ context.Context, name string) []string {
 		}
 		out = append(out, line)
 	}
+	if s.accounts == nil {
+		s.accounts = make(map[string]accountCache, 2)
+	}
+	s.accounts[name] = accountCache{key: key, lines: out}
 	return out
+}
+
+// accountKey identifies one version of an account file.
+type accountKey struct {
+	name         string
+	ino          uint64
+	size         int64
+	mtime, ctime int64
+}
+
+// accountCache is an account file as a process last parsed it.
+type accountCache struct {
+	key   accountKey
+	lines []string
 }
 
 // putLine copies one database line into the guest's buffer; a line that

@@ -1,7 +1,6 @@
 package syscalls
 
 import (
-	"context"
 	"encoding/binary"
 	"strings"
 	"unicode/utf8"
@@ -37,20 +36,6 @@ func (m mem) bytes(off, n uint32) ([]byte, bool) {
 	return m.m.Read(off, n)
 }
 
-func (m mem) u32(off uint32) (uint32, bool) {
-	if m.m == nil {
-		return 0, false
-	}
-	return m.m.ReadUint32Le(off)
-}
-
-func (m mem) u64(off uint32) (uint64, bool) {
-	if m.m == nil {
-		return 0, false
-	}
-	return m.m.ReadUint64Le(off)
-}
-
 func (m mem) putU32(off, v uint32) bool {
 	if m.m == nil {
 		return false
@@ -73,13 +58,16 @@ func (m mem) valid(off, n uint32) bool {
 }
 
 // str reads a string argument of at most max bytes.
+// An unreadable range is EFAULT before an overlong one is ENAMETOOLONG, as
+// Linux copies from user memory before it measures; the range is a view,
+// so nothing is copied until both checks passed.
 func (m mem) str(off, n uint32, max int) (string, Errno) {
-	if int64(n) > int64(max) {
-		return "", ENAMETOOLONG
-	}
 	b, ok := m.bytes(off, n)
 	if !ok {
 		return "", EFAULT
+	}
+	if int64(n) > int64(max) {
+		return "", ENAMETOOLONG
 	}
 	return string(b), ESUCCESS
 }
@@ -162,6 +150,3 @@ func (s *State) checkKilled() {
 		abort()
 	}
 }
-
-// ctxErr tells whether the call's own context ended.
-func ctxErr(ctx context.Context) bool { return ctx.Err() != nil }

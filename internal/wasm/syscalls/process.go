@@ -403,7 +403,9 @@ func procSpawnV3(ctx context.Context, s *State, m mem, st []uint64) Errno {
 			opts.NewGroup = true
 		}
 	}
-	child, err := s.P.Spawn(ctx, opts)
+	// The process context, not the call's: the child's context derives
+	// from it and must not carry this guest's State.
+	child, err := s.P.Spawn(s.P.Context(), opts)
 	if err != nil {
 		return s.errOf(err)
 	}
@@ -456,11 +458,13 @@ func procExec(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	panic(&ExecRequest{Program: prog, Argv: argv, Env: env})
 }
 
-// waitParkLimit bounds how long a WNOHANG wait that finds nothing parks:
+// waitParkLimit bounds how long a WNOHANG wait that finds nothing parks.
 // brush reaps its children by spinning on WNOHANG waits (agentOS ABI
-// §7.2), and a short park turns that spin into a wait without delaying a
-// reap, since the park ends the moment any child changes state.
-const waitParkLimit = time.Millisecond
+// §7.2); parking until a child changes state (SIGCHLD, see State.park)
+// turns that spin into a wait without delaying a reap, and the bound keeps
+// the guest's own loop (and cases SIGCHLD does not cover, such as a guest
+// that blocks it) going.
+const waitParkLimit = 10 * time.Millisecond
 
 func procWaitpidV2(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	pid, options := int(int32(uint32(st[0]))), uint32(st[1])
@@ -477,12 +481,8 @@ func procWaitpidV2(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	if options&1 != 0 {
 		got, ws, err = s.P.Wait(ctx, pid, kernel.WNOHANG)
 		if err == nil && got == 0 {
-			pctx, cancel := context.WithTimeout(ctx, waitParkLimit)
-			got, ws, err = s.P.Wait(pctx, pid, 0)
-			cancel()
-			if err != nil && ErrnoOf(err) == EINTR && s.P.Context().Err() == nil && ctx.Err() == nil {
-				got, err = 0, nil
-			}
+			s.park(ctx, waitParkLimit)
+			got, ws, err = s.P.Wait(ctx, pid, kernel.WNOHANG)
 		}
 	} else {
 		got, ws, err = s.P.Wait(ctx, pid, 0)
@@ -508,6 +508,26 @@ func procWaitpidV2(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	m.putU32(outPid, uint32(got))
 	m.putU32(outCore, core)
 	return ESUCCESS
+}
+
+// park waits until a child of the process changes state, at most d. The
+// process catches SIGCHLD for this (NewState), so the kernel's SIGCHLD
+// wakes it; a timed wait in the kernel's Wait instead would wake every
+// waiter of the VM each time any one's timer fired.
+func (s *State) park(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.P.CaughtSignals():
+		for {
+			if _, ok := s.P.TakeSignal(); !ok {
+				break
+			}
+		}
+	case <-t.C:
+	case <-ctx.Done():
+	case <-s.P.Context().Done():
+	}
 }
 
 func procKill(_ context.Context, s *State, _ mem, st []uint64) Errno {

@@ -41,6 +41,8 @@ type State struct {
 	// host_fs.set_open_mode; openModeSet says whether it was set.
 	openMode    uint32
 	openModeSet bool
+	// accounts caches the parsed account files, by name.
+	accounts map[string]accountCache
 }
 
 // preopen is one preopened directory. Its tagged alias 0x40000000|(3+i)
@@ -69,6 +71,13 @@ const (
 // own.
 func NewState(ctx context.Context, p *kernel.Process, argv, env []string) *State {
 	s := &State{P: p, Argv: argv, Env: env}
+	// SIGCHLD's default action is to do nothing, and no guest of this ABI
+	// installs handlers; catching it changes nothing a guest can see but
+	// lets a WNOHANG wait sleep until a child exits (see park). An ignored
+	// SIGCHLD stays ignored.
+	if old, err := p.SetDisposition(kernel.SIGCHLD, kernel.DispositionCatch); err == nil && old != kernel.DispositionDefault {
+		_, _ = p.SetDisposition(kernel.SIGCHLD, old)
+	}
 	cwd := p.Cwd()
 	dirs := []string{cwd}
 	if cwd != "/" {

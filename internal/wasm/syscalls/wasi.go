@@ -797,8 +797,19 @@ func pathLink(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	if e != ESUCCESS {
 		return e
 	}
-	return s.errOf(s.P.Link(ctx, odir, op, ndir, np))
+	err := s.P.Link(ctx, odir, op, ndir, np)
+	if errnoIs(err, ENOENT) && uint32(st[2]) == uint32(st[5]) && uint32(st[3]) == uint32(st[6]) {
+		// Both paths are the same bytes of guest memory and the source
+		// does not exist: the signature of the agentOS std's hard_link,
+		// which passes the link's name for both paths. See linkSource.
+		if src, ok := s.linkSource(ctx, ndir, np); ok {
+			err = s.P.Link(ctx, kernel.AtFDCWD, src, ndir, np)
+		}
+	}
+	return s.errOf(err)
 }
+
+func errnoIs(err error, e Errno) bool { return err != nil && ErrnoOf(err) == e }
 
 // WASI oflags.
 const (

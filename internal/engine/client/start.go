@@ -1,0 +1,229 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/secexec/secexec/internal/engine/proto"
+)
+
+// passEnv lists the variables of the parent's environment an engine gets:
+// enough to find its cache directories and tune the Go runtime, and
+// nothing else (no credentials, no guest-visible host state).
+var passEnv = []string{"HOME", "XDG_CACHE_HOME", "TMPDIR", "PATH", "GOMAXPROCS", "GOGC", "GOMEMLIMIT",
+	"GODEBUG", "GOTRACEBACK", "SECEXEC_SOFTWARE_DIR"}
+
+// Options configure Start.
+type Options struct {
+	// Path is the engine executable; empty means this program
+	// (os.Executable), whose main must call the engine entry point when
+	// started in engine mode.
+	Path string
+	// Logger receives the engine's diagnostics (its stderr) and the
+	// client's; nil discards them.
+	Logger *slog.Logger
+	// StartTimeout bounds the start and handshake (default 30s).
+	StartTimeout time.Duration
+}
+
+// ErrNotEngine is returned by Start in a process that was itself started
+// as an engine: an embedding program that did not call the engine entry
+// point first would otherwise start engines recursively.
+var ErrNotEngine = errors.New("secexec: this process was started as an engine but did not serve " +
+	"(call secexec.EngineMain when secexec.IsEngine reports true, first thing in main or TestMain)")
+
+// engineProcess is an engine child process.
+type engineProcess struct {
+	cmd    *exec.Cmd
+	stderr *tail
+	exited chan struct{} // closed when the process was reaped
+	status error         // cmd.Wait's result, set before exited closes
+}
+
+// Start starts an engine process connected by a socket pair and
+// authenticates to it.
+func Start(ctx context.Context, opts Options) (*Conn, error) {
+	if os.Getenv(proto.EnvMode) != "" {
+		return nil, ErrNotEngine
+	}
+	path := opts.Path
+	if path == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("secexec: finding the engine executable: %w", err)
+		}
+		path = exe
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 30 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	token := make([]byte, proto.TokenSize)
+	if _, err := rand.Read(token); err != nil {
+		return nil, err
+	}
+	// Both ends are close-on-exec in this process: the engine's end is
+	// dup'ed to EngineFD in the child only, so no other child inherits
+	// either end (which would keep the socket open after the engine died,
+	// hiding its death).
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("secexec: engine socket: %w", err)
+	}
+	mine := os.NewFile(uintptr(fds[0]), "secexec-engine")
+	theirs := os.NewFile(uintptr(fds[1]), "secexec-engine-child")
+
+	cmd := exec.Command(path)
+	cmd.Args = []string{path}
+	cmd.Env = engineEnv(hex.EncodeToString(token))
+	cmd.ExtraFiles = []*os.File{theirs}
+	p := &engineProcess{cmd: cmd, stderr: newTail(log), exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	// Its own process group: a terminal's ^C goes to the embedding
+	// program, which cancels its calls in order, not to the engine.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		_ = mine.Close()
+		_ = theirs.Close()
+		return nil, fmt.Errorf("secexec: starting the engine: %w", err)
+	}
+	_ = theirs.Close()
+	go func() {
+		p.status = cmd.Wait()
+		close(p.exited)
+	}()
+	nc, err := net.FileConn(mine)
+	_ = mine.Close()
+	if err != nil {
+		_ = cmd.Process.Kill()
+		return nil, fmt.Errorf("secexec: engine socket: %w", err)
+	}
+	hctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	c, err := handshake(hctx, nc, token, log, p)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		return nil, err
+	}
+	// A reaped engine is a lost engine, even if the socket somehow
+	// stayed open.
+	go func() {
+		<-p.exited
+		c.fail(p.lost(io.EOF))
+	}()
+	return c, nil
+}
+
+func engineEnv(token string) []string {
+	env := []string{proto.EnvMode + "=" + proto.ModeValue, proto.EnvToken + "=" + token}
+	for _, k := range passEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// lost describes the engine's end after its connection failed with err.
+// The connection usually breaks a moment before the process is reaped;
+// waiting briefly for the exit status gives the better explanation.
+func (p *engineProcess) lost(err error) *LostError {
+	select {
+	case <-p.exited:
+	case <-time.After(200 * time.Millisecond):
+	}
+	cause := ""
+	select {
+	case <-p.exited:
+		cause = "engine exited"
+		if p.status != nil {
+			cause = "engine " + p.status.Error() // "signal: killed", "exit status 2"
+		}
+	default:
+		cause = "connection to the engine broke"
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, net.ErrClosed) {
+			cause += ": " + err.Error()
+		}
+	}
+	if last := p.stderr.lastLine(); last != "" {
+		cause += " (" + last + ")"
+	}
+	return &LostError{Cause: cause}
+}
+
+// stop waits up to d for the engine to exit after its connection closed,
+// then kills it.
+func (p *engineProcess) stop(d time.Duration) {
+	select {
+	case <-p.exited:
+		return
+	case <-time.After(d):
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// tail keeps the end of the engine's stderr for error messages and
+// logs each line; it never holds more than tailSize bytes.
+type tail struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	line []byte // the line being assembled
+	last string // the last complete non-empty line
+}
+
+const tailSize = 4 << 10
+
+func newTail(log *slog.Logger) *tail { return &tail{log: log} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			room := tailSize - len(t.line)
+			t.line = append(t.line, p[:min(room, len(p))]...)
+			break
+		}
+		room := tailSize - len(t.line)
+		t.line = append(t.line, p[:min(room, i)]...)
+		if s := strings.TrimSpace(string(t.line)); s != "" {
+			t.last = s
+			t.log.Warn("secexec engine: " + s)
+		}
+		t.line = t.line[:0]
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (t *tail) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.last
+	if l := strings.TrimSpace(string(t.line)); l != "" {
+		s = l
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}

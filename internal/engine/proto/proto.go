@@ -1,0 +1,363 @@
+// Package proto is the wire protocol between a secexec client (the SDK in
+// the embedding program) and an engine process: length-prefixed frames
+// with CBOR bodies. docs/protocol.md is the normative description; this
+// package is its only implementation, used by both ends.
+//
+// The decoder is strict (unknown message types, unknown fields, duplicate
+// keys, indefinite lengths, tags and trailing bytes are errors) and bounded
+// (MaxFrame), because each end must survive a hostile peer: the engine a
+// buggy client, and — more importantly — the client an engine that guest
+// code may have taken over.
+package proto
+
+import (
+	"fmt"
+
+	"github.com/secexec/secexec/kernel"
+)
+
+// Version is the protocol version this package speaks. Hello and Welcome
+// carry it; a peer with another version is refused.
+const Version = 1
+
+// Frame and stream limits of protocol version 1.
+const (
+	// MaxFrame bounds a frame's length field: the type byte, the id and
+	// the CBOR body. A peer that announces more is disconnected.
+	MaxFrame = 16 << 20
+	// HeaderSize is the fixed part of a frame: a 4-byte big-endian length,
+	// a type byte and an 8-byte big-endian id.
+	HeaderSize = 4 + 1 + 8
+	// MaxChunk bounds the bytes of one Data message.
+	MaxChunk = 1 << 20
+	// Window is the initial credit of every flow-controlled stream: the
+	// bytes a sender may send before the receiver grants more.
+	Window = 256 << 10
+	// TokenSize is the length of the authentication token.
+	TokenSize = 32
+)
+
+// How an engine process is started (see client.Start): EnvMode marks the
+// process as an engine, EnvToken carries its one-time token (the engine
+// removes both from its environment before serving), and the engine's
+// end of the socket pair is descriptor EngineFD.
+const (
+	EnvMode  = "SECEXEC_ENGINE"
+	EnvToken = "SECEXEC_ENGINE_TOKEN"
+	// ModeValue is EnvMode's value; it names the protocol version, so an
+	// engine binary of another version refuses to serve.
+	ModeValue = "proto1"
+	EngineFD  = 3
+)
+
+// Type identifies a message.
+type Type uint8
+
+// Message types. 1–31 are control and stream messages, 32 and above are
+// requests, each answered by exactly one Response with the same id.
+const (
+	THello    Type = 1  // client → engine, first frame: version and token
+	TWelcome  Type = 2  // engine → client: the hello was accepted
+	TFatal    Type = 3  // either way: the sender closes the connection
+	TResponse Type = 4  // engine → client: the answer to request id
+	TCancel   Type = 5  // client → engine: cancel request id
+	TData     Type = 6  // either way: bytes of stream (id, fd)
+	TCredit   Type = 7  // either way: more credit for stream (id, fd)
+	TClose    Type = 8  // either way: the receiver of stream (id, fd) stopped reading
+	TExit     Type = 9  // engine → client: spawned process id exited
+	TVMEvent  Type = 10 // engine → client: VM id changed state
+	TAudit    Type = 11 // engine → client: a permission decision in VM id
+
+	TCreateVM  Type = 32
+	TCloseVM   Type = 33
+	TReadFile  Type = 34
+	TWriteFile Type = 35
+	TMkdir     Type = 36
+	TMkdirAll  Type = 37
+	TReadDir   Type = 38
+	TStat      Type = 39
+	TLstat     Type = 40
+	TRemove    Type = 41
+	TRemoveAll Type = 42
+	TRename    Type = 43
+	TSymlink   Type = 44
+	TReadlink  Type = 45
+	TChmod     Type = 46
+	TMount     Type = 47
+	TUnmount   Type = 48
+	TRun       Type = 49
+	TSpawn     Type = 50
+	TSignal    Type = 51
+)
+
+var typeNames = map[Type]string{
+	THello: "Hello", TWelcome: "Welcome", TFatal: "Fatal", TResponse: "Response", TCancel: "Cancel",
+	TData: "Data", TCredit: "Credit", TClose: "Close", TExit: "Exit", TVMEvent: "VMEvent", TAudit: "Audit",
+	TCreateVM: "CreateVM", TCloseVM: "CloseVM", TReadFile: "ReadFile", TWriteFile: "WriteFile",
+	TMkdir: "Mkdir", TMkdirAll: "MkdirAll", TReadDir: "ReadDir", TStat: "Stat", TLstat: "Lstat",
+	TRemove: "Remove", TRemoveAll: "RemoveAll", TRename: "Rename", TSymlink: "Symlink",
+	TReadlink: "Readlink", TChmod: "Chmod", TMount: "Mount", TUnmount: "Unmount", TRun: "Run",
+	TSpawn: "Spawn", TSignal: "Signal",
+}
+
+func (t Type) String() string {
+	if s, ok := typeNames[t]; ok {
+		return s
+	}
+	return fmt.Sprintf("Type(%d)", uint8(t))
+}
+
+// IsRequest reports whether t is a request type, answered by a Response.
+func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TSignal }
+
+// Stream numbers: the fd of a Data, Credit or Close message.
+const (
+	FdStdin  = 0 // client → engine, flow-controlled
+	FdStdout = 1 // engine → client, flow-controlled
+	FdStderr = 2 // engine → client, flow-controlled
+	FdFile   = 3 // file contents of ReadFile/WriteFile, bounded by the request instead
+)
+
+// Hello is the client's first frame. The token is the one the engine was
+// started with; the engine answers Welcome or Fatal.
+type Hello struct {
+	Version uint16 `cbor:"1,keyasint"`
+	Token   []byte `cbor:"2,keyasint"`
+}
+
+// Welcome accepts a Hello.
+type Welcome struct {
+	Version uint16 `cbor:"1,keyasint"`
+	PID     int    `cbor:"2,keyasint,omitempty"`
+}
+
+// Fatal is the last frame a peer sends before closing the connection.
+type Fatal struct {
+	Err Error `cbor:"1,keyasint"`
+}
+
+// Cancel asks the engine to cancel request id (carried in the header).
+// The request still gets its Response.
+type Cancel struct{}
+
+// Data carries bytes of stream (id, Fd). EOF marks the end of the
+// stream; a Data with EOF may carry bytes too.
+type Data struct {
+	Fd    uint8  `cbor:"1,keyasint"`
+	Bytes []byte `cbor:"2,keyasint,omitempty"`
+	EOF   bool   `cbor:"3,keyasint,omitempty"`
+}
+
+// Credit lets the sender of stream (id, Fd) send N more bytes.
+type Credit struct {
+	Fd uint8  `cbor:"1,keyasint"`
+	N  uint32 `cbor:"2,keyasint"`
+}
+
+// Close tells the sender of stream (id, Fd) that the receiver stopped
+// reading it; Err says why (nil: the reader closed it on purpose).
+type Close struct {
+	Fd  uint8  `cbor:"1,keyasint"`
+	Err *Error `cbor:"2,keyasint,omitempty"`
+}
+
+// Exit is how a process ended. It is the Exit event of a spawned process
+// and the result of Run.
+type Exit struct {
+	Code     int    `cbor:"1,keyasint"`
+	Signal   string `cbor:"2,keyasint,omitempty"`
+	Outcome  string `cbor:"3,keyasint,omitempty"`
+	Duration int64  `cbor:"4,keyasint,omitempty"` // nanoseconds
+	// Note is text the host side adds to stderr after the program's own
+	// output: a spawn failure or the time-limit message.
+	Note []byte `cbor:"5,keyasint,omitempty"`
+}
+
+// VM events.
+const (
+	VMClosed = "closed" // the VM was closed; its id is no longer valid
+)
+
+// VMEvent reports a change of VM id's state.
+type VMEvent struct {
+	Event  string `cbor:"1,keyasint"`
+	Reason string `cbor:"2,keyasint,omitempty"`
+}
+
+// Audit is a permission decision in VM id (see policy.Event).
+type Audit struct {
+	Time    int64  `cbor:"1,keyasint"` // Unix nanoseconds
+	Domain  string `cbor:"2,keyasint"`
+	Op      string `cbor:"3,keyasint,omitempty"`
+	Target  string `cbor:"4,keyasint,omitempty"`
+	Allowed bool   `cbor:"5,keyasint,omitempty"`
+	Rule    int    `cbor:"6,keyasint"`
+}
+
+// Mount is a filesystem to mount (see vm.Mount).
+type Mount struct {
+	Path     string `cbor:"1,keyasint"`
+	HostDir  string `cbor:"2,keyasint,omitempty"`
+	ReadOnly bool   `cbor:"3,keyasint,omitempty"`
+}
+
+// CreateVM creates a VM owned by the connection. Permissions is the
+// policy as JSON (kernel/policy's format, parsed strictly by the engine);
+// empty denies everything.
+type CreateVM struct {
+	Permissions []byte        `cbor:"1,keyasint,omitempty"`
+	Limits      kernel.Limits `cbor:"2,keyasint"`
+	Mounts      []Mount       `cbor:"3,keyasint,omitempty"`
+	Cwd         string        `cbor:"4,keyasint,omitempty"`
+	Hostname    string        `cbor:"5,keyasint,omitempty"`
+	Audit       bool          `cbor:"6,keyasint,omitempty"`
+}
+
+// VMRef names the VM a request acts on (CloseVM).
+type VMRef struct {
+	VM uint64 `cbor:"1,keyasint"`
+}
+
+// PathOp is the body of the requests that act on one path: ReadFile
+// (Limit), Mkdir, MkdirAll and Chmod (Mode), ReadDir, Stat, Lstat,
+// Remove, RemoveAll, Readlink and Unmount.
+type PathOp struct {
+	VM    uint64 `cbor:"1,keyasint"`
+	Name  string `cbor:"2,keyasint"`
+	Mode  uint32 `cbor:"3,keyasint,omitempty"`
+	Limit int64  `cbor:"4,keyasint,omitempty"`
+}
+
+// TwoPaths is the body of Rename (Old → New) and Symlink (a link New
+// pointing to Old).
+type TwoPaths struct {
+	VM  uint64 `cbor:"1,keyasint"`
+	Old string `cbor:"2,keyasint"`
+	New string `cbor:"3,keyasint"`
+}
+
+// WriteFile writes Size bytes to Name: Data, then (if Size is larger) the
+// rest as Data messages on stream (id, FdFile).
+type WriteFile struct {
+	VM   uint64 `cbor:"1,keyasint"`
+	Name string `cbor:"2,keyasint"`
+	Perm uint32 `cbor:"3,keyasint"`
+	Size int64  `cbor:"4,keyasint"`
+	Data []byte `cbor:"5,keyasint,omitempty"`
+}
+
+// MountReq mounts a filesystem into VM.
+type MountReq struct {
+	VM    uint64 `cbor:"1,keyasint"`
+	Mount Mount  `cbor:"2,keyasint"`
+}
+
+// Run runs Argv and waits: its output streams come as Data on (id,
+// FdStdout) and (id, FdStderr), both ending with EOF before the Response.
+// With Stdin, the client sends the input on (id, FdStdin); without, the
+// program reads /dev/null.
+type Run struct {
+	VM      uint64   `cbor:"1,keyasint"`
+	Argv    []string `cbor:"2,keyasint"`
+	Env     []string `cbor:"3,keyasint,omitempty"`
+	Cwd     string   `cbor:"4,keyasint,omitempty"`
+	Timeout int64    `cbor:"5,keyasint,omitempty"` // nanoseconds; 0: none
+	Stdin   bool     `cbor:"6,keyasint,omitempty"`
+}
+
+// Spawn starts Argv; the request id becomes the process's id for its
+// streams (as Run's), Signal and the Exit event.
+type Spawn struct {
+	VM   uint64   `cbor:"1,keyasint"`
+	Argv []string `cbor:"2,keyasint"`
+	Env  []string `cbor:"3,keyasint,omitempty"`
+	Cwd  string   `cbor:"4,keyasint,omitempty"`
+}
+
+// Signal sends Sig to the process spawned by request Proc.
+type Signal struct {
+	Proc uint64 `cbor:"1,keyasint"`
+	Sig  int    `cbor:"2,keyasint"`
+}
+
+// DirEntry is one entry of a ReadDir response.
+type DirEntry struct {
+	Name string `cbor:"1,keyasint"`
+	Type uint32 `cbor:"2,keyasint"` // the S_IFMT bits
+}
+
+// Stat is a file's attributes; times are Unix nanoseconds.
+type Stat struct {
+	Mode  uint32 `cbor:"1,keyasint"`
+	Ino   uint64 `cbor:"2,keyasint,omitempty"`
+	Nlink uint32 `cbor:"3,keyasint,omitempty"`
+	UID   uint32 `cbor:"4,keyasint,omitempty"`
+	GID   uint32 `cbor:"5,keyasint,omitempty"`
+	Size  int64  `cbor:"6,keyasint,omitempty"`
+	Atime int64  `cbor:"7,keyasint,omitempty"`
+	Mtime int64  `cbor:"8,keyasint,omitempty"`
+	Ctime int64  `cbor:"9,keyasint,omitempty"`
+}
+
+// Response answers request id. Err is set on failure (and, for a Run
+// that was cancelled, together with Exit). The other fields are the
+// request's result.
+type Response struct {
+	Err     *Error     `cbor:"1,keyasint,omitempty"`
+	VM      uint64     `cbor:"2,keyasint,omitempty"` // CreateVM
+	Data    []byte     `cbor:"3,keyasint,omitempty"` // ReadFile: the tail of the contents
+	Dir     string     `cbor:"4,keyasint,omitempty"` // ReadDir: the directory's resolved path
+	Entries []DirEntry `cbor:"5,keyasint,omitempty"` // ReadDir
+	Stat    *Stat      `cbor:"6,keyasint,omitempty"` // Stat, Lstat
+	Target  string     `cbor:"7,keyasint,omitempty"` // Readlink
+	Exit    *Exit      `cbor:"8,keyasint,omitempty"` // Run
+	PID     int        `cbor:"9,keyasint,omitempty"` // Spawn
+}
+
+// newBody returns a fresh value for the body of a message of type t.
+func newBody(t Type) (any, bool) {
+	switch t {
+	case THello:
+		return new(Hello), true
+	case TWelcome:
+		return new(Welcome), true
+	case TFatal:
+		return new(Fatal), true
+	case TResponse:
+		return new(Response), true
+	case TCancel:
+		return new(Cancel), true
+	case TData:
+		return new(Data), true
+	case TCredit:
+		return new(Credit), true
+	case TClose:
+		return new(Close), true
+	case TExit:
+		return new(Exit), true
+	case TVMEvent:
+		return new(VMEvent), true
+	case TAudit:
+		return new(Audit), true
+	case TCreateVM:
+		return new(CreateVM), true
+	case TCloseVM:
+		return new(VMRef), true
+	case TReadFile, TMkdir, TMkdirAll, TReadDir, TStat, TLstat, TRemove, TRemoveAll,
+		TReadlink, TChmod, TUnmount:
+		return new(PathOp), true
+	case TWriteFile:
+		return new(WriteFile), true
+	case TRename, TSymlink:
+		return new(TwoPaths), true
+	case TMount:
+		return new(MountReq), true
+	case TRun:
+		return new(Run), true
+	case TSpawn:
+		return new(Spawn), true
+	case TSignal:
+		return new(Signal), true
+	}
+	return nil, false
+}

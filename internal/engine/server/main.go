@@ -1,0 +1,53 @@
+package server
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+
+	"github.com/secexec/secexec/internal/engine/proto"
+	"github.com/secexec/secexec/internal/vmhost"
+)
+
+// IsEngine reports whether this process was started as an engine by
+// client.Start.
+func IsEngine() bool { return os.Getenv(proto.EnvMode) != "" }
+
+// Main is the body of an engine process: it hardens the process (see
+// Harden), takes its token out of the environment, and serves the socket
+// it inherited until the client closes it or goes away. It returns nil
+// after a clean end.
+func Main(ctx context.Context, rt vmhost.Runtime, log *slog.Logger) error {
+	if mode := os.Getenv(proto.EnvMode); mode != proto.ModeValue {
+		return fmt.Errorf("engine: started for %s=%q, this binary serves %q", proto.EnvMode, mode, proto.ModeValue)
+	}
+	token, err := hex.DecodeString(os.Getenv(proto.EnvToken))
+	// The token leaves the environment before any guest code can run, so
+	// no later view of it (a child, a /proc read) shows it.
+	_ = os.Unsetenv(proto.EnvToken)
+	_ = os.Unsetenv(proto.EnvMode)
+	if err != nil || len(token) != proto.TokenSize {
+		return errors.New("engine: missing or malformed token")
+	}
+	if err := Harden(proto.EngineFD); err != nil {
+		return err
+	}
+	f := os.NewFile(proto.EngineFD, "secexec-client")
+	if f == nil {
+		return errors.New("engine: no client socket")
+	}
+	nc, err := net.FileConn(f)
+	_ = f.Close()
+	if err != nil {
+		return fmt.Errorf("engine: client socket: %w", err)
+	}
+	s, err := New(Config{Token: token, OneTime: true, Runtime: rt, Logger: log})
+	if err != nil {
+		return err
+	}
+	return s.ServeConn(ctx, nc)
+}

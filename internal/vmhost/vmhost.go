@@ -1,0 +1,405 @@
+// Package vmhost is the host side of one VM: the operations the public
+// API offers (files, Run, Spawn), as plain data in and out, on top of an
+// assembled internal/vm VM. The in-process transport of package secexec
+// and the engine process both call it, so a VM behaves the same whichever
+// way it is reached.
+package vmhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/policy"
+	"github.com/secexec/secexec/kernel/vfs"
+)
+
+// ErrClosed is returned by operations on a closed VM. Its text is the
+// public API's (secexec.ErrClosed), which it is translated to.
+var ErrClosed = errors.New("secexec: VM is closed")
+
+// TooLargeError reports a payload over its limit; the public API
+// translates it to secexec.TooLargeError, with the same text.
+type TooLargeError struct {
+	What  string
+	Size  int64
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("secexec: %s too large: %d bytes exceeds the limit of %d", e.What, e.Size, e.Limit)
+}
+
+// Runtime makes programs runnable in the VMs a process hosts: the WASM
+// and JS engines, and the software layers holding their commands. One
+// Runtime serves many VMs and must be safe for concurrent use.
+type Runtime interface {
+	// Configure adjusts a VM's configuration before it is built, e.g. to
+	// add read-only layers beneath the root.
+	Configure(ctx context.Context, cfg *vm.Config) error
+	// Attach readies a built VM, e.g. registers loaders with its kernel.
+	Attach(ctx context.Context, m *vm.VM) error
+}
+
+// Config describes a VM to host.
+type Config struct {
+	// Policy is the permission policy; nil denies everything.
+	Policy *policy.Policy
+	// Audit, if set, receives every permission denial.
+	Audit func(policy.Event)
+	// Limits; zero fields take kernel.DefaultLimits.
+	Limits kernel.Limits
+	// Mounts are mounted in order after the standard layout.
+	Mounts []vm.Mount
+	// Cwd is the default working directory, created if missing; empty
+	// means vm.Workspace.
+	Cwd string
+	// Hostname is the VM's host name; empty means "secexec".
+	Hostname string
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+	// Runtime, if set, provides the program loaders.
+	Runtime Runtime
+}
+
+// Host is one hosted VM. Its methods are safe for concurrent use. File
+// operations act as root inside the VM (the host is trusted; permission
+// rules govern guests), and what they create belongs to the guest user.
+type Host struct {
+	vm     *vm.VM
+	caller *vfs.Caller // the host acting as root, from the VM's cwd
+	cwd    string
+
+	mu     sync.Mutex
+	closed bool
+	done   chan struct{}
+}
+
+// New builds and hosts a VM.
+func New(ctx context.Context, cfg Config) (*Host, error) {
+	vc := vm.Config{
+		Policy:   cfg.Policy,
+		Audit:    cfg.Audit,
+		Limits:   cfg.Limits,
+		Mounts:   cfg.Mounts,
+		Hostname: cfg.Hostname,
+		Logger:   cfg.Logger,
+	}
+	if cfg.Runtime != nil {
+		if err := cfg.Runtime.Configure(ctx, &vc); err != nil {
+			return nil, err
+		}
+	}
+	m, err := vm.New(ctx, vc)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Runtime != nil {
+		if err := cfg.Runtime.Attach(ctx, m); err != nil {
+			_ = m.Close(ctx)
+			return nil, err
+		}
+	}
+	cwd := cfg.Cwd
+	if cwd == "" {
+		cwd = vm.Workspace
+	}
+	h := &Host{vm: m, cwd: cwd, caller: &vfs.Caller{Cwd: cwd, Umask: 0o022}, done: make(chan struct{})}
+	if err := h.MkdirAll(ctx, cwd, 0o755); err != nil {
+		_ = m.Close(ctx)
+		return nil, fmt.Errorf("secexec: working directory: %w", err)
+	}
+	return h, nil
+}
+
+// VM returns the hosted VM.
+func (h *Host) VM() *vm.VM { return h.vm }
+
+// Cwd returns the default working directory.
+func (h *Host) Cwd() string { return h.cwd }
+
+func (h *Host) check() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Close kills every process of the VM and releases it. Every operation
+// after it fails with ErrClosed; Close itself may be called again.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	close(h.done)
+	h.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return h.vm.Close(ctx)
+}
+
+// Done is closed when the VM is closed.
+func (h *Host) Done() <-chan struct{} { return h.done }
+
+// Err returns nil while the VM is open and ErrClosed after Close.
+func (h *Host) Err() error { return h.check() }
+
+// ReadFile returns the contents of a file, failing with *TooLargeError
+// past limit bytes.
+func (h *Host) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	f, err := h.vm.VFS.Open(ctx, h.caller, name, vfs.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.DecRef()
+	st, err := f.Stat(ctx)
+	if err != nil {
+		return nil, errno.Path("read", name, err)
+	}
+	if st.Type() == vfs.TypeDir {
+		return nil, errno.Path("read", name, errno.EISDIR)
+	}
+	if st.Size > limit {
+		return nil, &TooLargeError{What: "file " + name, Size: st.Size, Limit: limit}
+	}
+	buf := make([]byte, 0, max(st.Size, 512))
+	for {
+		if int64(len(buf)) > limit {
+			return nil, &TooLargeError{What: "file " + name, Size: int64(len(buf)), Limit: limit}
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(ctx, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			return nil, errno.Path("read", name, err)
+		}
+		if n == 0 {
+			return buf, nil
+		}
+	}
+}
+
+// own gives a file the API just created to the guest user.
+func (h *Host) own(ctx context.Context, name string) error {
+	return h.vm.VFS.SetAttr(ctx, h.caller, name, false, vfs.SetAttr{Mask: vfs.SetUID | vfs.SetGID, UID: vm.UserUID, GID: vm.UserGID})
+}
+
+// WriteFile writes data to a file, creating it with perm (before umask)
+// or truncating it.
+func (h *Host) WriteFile(ctx context.Context, name string, data []byte, perm uint32) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	_, statErr := h.vm.VFS.Lstat(ctx, h.caller, name)
+	f, err := h.vm.VFS.Open(ctx, h.caller, name, vfs.O_WRONLY|vfs.O_CREAT|vfs.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	defer f.DecRef()
+	if errno.Of(statErr) == errno.ENOENT {
+		if err := h.own(ctx, name); err != nil {
+			return err
+		}
+	}
+	for len(data) > 0 {
+		n, err := f.Write(ctx, data)
+		if err != nil {
+			return errno.Path("write", name, err)
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// Mkdir creates one directory.
+func (h *Host) Mkdir(ctx context.Context, name string, perm uint32) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	if err := h.vm.VFS.Mkdir(ctx, h.caller, name, perm); err != nil {
+		return err
+	}
+	return h.own(ctx, name)
+}
+
+// MkdirAll creates a directory and any missing parents.
+func (h *Host) MkdirAll(ctx context.Context, name string, perm uint32) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	if !path.IsAbs(name) {
+		name = path.Join(h.cwd, name)
+	}
+	name = path.Clean(name)
+	st, err := h.vm.VFS.Stat(ctx, h.caller, name)
+	if err == nil {
+		if st.Type() != vfs.TypeDir {
+			return errno.Path("mkdir", name, errno.ENOTDIR)
+		}
+		return nil
+	}
+	if errno.Of(err) != errno.ENOENT {
+		return err
+	}
+	if parent := path.Dir(name); parent != name {
+		if err := h.MkdirAll(ctx, parent, perm); err != nil {
+			return err
+		}
+	}
+	if err := h.vm.VFS.Mkdir(ctx, h.caller, name, perm); err != nil {
+		if errno.Of(err) == errno.EEXIST {
+			return nil
+		}
+		return err
+	}
+	return h.own(ctx, name)
+}
+
+// DirEntry is one entry of ReadDir.
+type DirEntry struct {
+	Name string
+	Type vfs.FileType
+}
+
+// ReadDir returns the entries of a directory sorted by name, without "."
+// and "..", and the directory's resolved path (for lstat of an entry).
+func (h *Host) ReadDir(ctx context.Context, name string) (string, []DirEntry, error) {
+	if err := h.check(); err != nil {
+		return "", nil, err
+	}
+	f, err := h.vm.VFS.Open(ctx, h.caller, name, vfs.O_RDONLY|vfs.O_DIRECTORY, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.DecRef()
+	dir := f.Path()
+	var out []DirEntry
+	for {
+		ents, err := f.ReadDir(ctx, 256)
+		if err != nil {
+			return "", nil, errno.Path("readdir", name, err)
+		}
+		if len(ents) == 0 {
+			break
+		}
+		for _, e := range ents {
+			if e.Name == "." || e.Name == ".." {
+				continue
+			}
+			out = append(out, DirEntry{Name: e.Name, Type: e.Type})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return dir, out, nil
+}
+
+// Stat returns the attributes of name, following a final symlink if
+// follow.
+func (h *Host) Stat(ctx context.Context, name string, follow bool) (vfs.Stat, error) {
+	if err := h.check(); err != nil {
+		return vfs.Stat{}, err
+	}
+	if follow {
+		return h.vm.VFS.Stat(ctx, h.caller, name)
+	}
+	return h.vm.VFS.Lstat(ctx, h.caller, name)
+}
+
+// Remove removes a file or an empty directory; with all, name and
+// everything beneath it, a missing name not being an error.
+func (h *Host) Remove(ctx context.Context, name string, all bool) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	st, err := h.vm.VFS.Lstat(ctx, h.caller, name)
+	if err != nil {
+		if all && errno.Of(err) == errno.ENOENT {
+			return nil
+		}
+		return err
+	}
+	if st.Type() != vfs.TypeDir {
+		return h.vm.VFS.Unlink(ctx, h.caller, name)
+	}
+	if all {
+		_, ents, err := h.ReadDir(ctx, name)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if err := h.Remove(ctx, path.Join(name, e.Name), true); err != nil {
+				return err
+			}
+		}
+	}
+	return h.vm.VFS.Rmdir(ctx, h.caller, name)
+}
+
+// Rename renames oldname to newname, replacing newname.
+func (h *Host) Rename(ctx context.Context, oldname, newname string) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	return h.vm.VFS.Rename(ctx, h.caller, oldname, newname)
+}
+
+// Symlink creates link as a symbolic link to target.
+func (h *Host) Symlink(ctx context.Context, target, link string) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	if err := h.vm.VFS.Symlink(ctx, h.caller, target, link); err != nil {
+		return err
+	}
+	return h.own(ctx, link)
+}
+
+// Readlink returns the target of a symbolic link.
+func (h *Host) Readlink(ctx context.Context, name string) (string, error) {
+	if err := h.check(); err != nil {
+		return "", err
+	}
+	return h.vm.VFS.Readlink(ctx, h.caller, name)
+}
+
+// Chmod sets the mode bits (permissions, setuid, setgid, sticky) of name.
+func (h *Host) Chmod(ctx context.Context, name string, mode uint32) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	return h.vm.VFS.SetAttr(ctx, h.caller, name, true, vfs.SetAttr{Mask: vfs.SetMode, Mode: mode})
+}
+
+// Mount mounts a host directory or a fresh memory filesystem.
+func (h *Host) Mount(ctx context.Context, m vm.Mount) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	return h.vm.Mount(ctx, m)
+}
+
+// Unmount removes the mount at guestPath.
+func (h *Host) Unmount(ctx context.Context, guestPath string) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	return h.vm.VFS.Unmount(ctx, h.caller, guestPath)
+}

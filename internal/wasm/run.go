@@ -1,0 +1,149 @@
+package wasm
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/secexec/secexec/internal/wasm/syscalls"
+	"github.com/secexec/secexec/kernel"
+)
+
+// program is a loaded WebAssembly command. It holds a reference to its
+// compiled module until it has run.
+type program struct {
+	e   *Engine
+	mod *compiled
+	// prefix replaces argv[0] when set: the interpreter, its argument and
+	// the script path of a "#!" script.
+	prefix []string
+}
+
+// argv is the argument vector the guest sees for the vector it was
+// started with.
+func (pr *program) argv(argv []string) []string {
+	if pr.prefix == nil {
+		return argv
+	}
+	out := append([]string(nil), pr.prefix...)
+	if len(argv) > 1 {
+		out = append(out, argv[1:]...)
+	}
+	return out
+}
+
+// Run runs the program in p, and whatever it execs, until the process
+// exits.
+func (pr *program) Run(ctx context.Context, p *kernel.Process) int {
+	if !pr.e.enter() {
+		pr.e.mods.release(pr.mod)
+		diag(ctx, p, p.Argv(), "runtime is shut down")
+		return 126
+	}
+	defer pr.e.exit()
+	argv, env := pr.argv(p.Argv()), p.Environ()
+	cur := pr
+	for {
+		code, next := cur.runOnce(ctx, p, argv, env)
+		cur.e.mods.release(cur.mod)
+		if next == nil {
+			return code
+		}
+		np, ok := next.Program.(*program)
+		if !ok {
+			// exec of another runtime's program (JavaScript): it runs in
+			// this process with the kernel's view of its arguments.
+			return next.Program.Run(ctx, p)
+		}
+		cur, argv, env = np, np.argv(next.Argv), next.Env
+	}
+}
+
+// runOnce instantiates the module and runs _start. It returns the exit
+// status, or the exec request that ended the image.
+func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []string) (int, *syscalls.ExecRequest) {
+	env = withPWD(ctx, p, env)
+	st := syscalls.NewState(ctx, p, argv, env)
+	defer st.Close()
+	cctx := syscalls.WithState(ctx, st)
+	mod, err := pr.e.rt.InstantiateModule(experimental.WithMemoryAllocator(cctx, pr.e.alloc), pr.mod.cm, pr.e.modCfg)
+	if err != nil {
+		if p.Context().Err() != nil {
+			return 1, nil
+		}
+		pr.e.log.Debug("wasm: instantiate", "pid", p.PID(), "err", err)
+		diag(ctx, p, argv, "cannot instantiate module")
+		return 1, nil
+	}
+	defer mod.Close(context.Background())
+	_, err = mod.ExportedFunction("_start").Call(cctx)
+	if err == nil {
+		return 0, nil
+	}
+	if req, ok := syscalls.IsExec(err); ok {
+		return 0, req
+	}
+	if p.Context().Err() != nil {
+		// Killed: the kernel records the signal as the status.
+		return 1, nil
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		return int(exit.ExitCode() & 0xff), nil
+	}
+	msg := err.Error()
+	if reason, ok := strings.CutPrefix(msg, "wasm error: "); ok {
+		reason, _, _ = strings.Cut(reason, "\n")
+		diag(ctx, p, argv, "wasm trap: "+reason)
+	} else {
+		// A host function panicked: a runtime bug, logged in full here and
+		// never shown to the guest.
+		pr.e.log.Error("wasm: host function failed", "pid", p.PID(), "err", msg)
+		diag(ctx, p, argv, "internal error")
+	}
+	return 1, nil
+}
+
+// diag writes a one-line diagnostic to the process's stderr.
+func diag(ctx context.Context, p *kernel.Process, argv []string, msg string) {
+	name := "wasm"
+	if len(argv) > 0 && argv[0] != "" {
+		name = path.Base(argv[0])
+	}
+	_, _ = p.Write(ctx, 2, []byte(name+": "+msg+"\n"))
+}
+
+// withPWD makes PWD name the process's working directory (agentOS ABI
+// §5.2): the guest libc takes its cwd from it. A PWD that reaches the same
+// directory through symlinks is kept, as shells keep the logical path.
+func withPWD(ctx context.Context, p *kernel.Process, env []string) []string {
+	cwd := p.Cwd()
+	at := -1
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PWD=") {
+			at = i
+		}
+	}
+	if at >= 0 {
+		pwd := env[at][4:]
+		if pwd == cwd {
+			return env
+		}
+		if strings.HasPrefix(pwd, "/") {
+			if real, err := p.Kernel().VFS().Realpath(ctx, p.Caller(), pwd); err == nil && real == cwd {
+				return env
+			}
+		}
+	}
+	out := make([]string, 0, len(env)+1)
+	for i, kv := range env {
+		if i != at && !strings.HasPrefix(kv, "PWD=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PWD="+cwd)
+}
