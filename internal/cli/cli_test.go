@@ -3,9 +3,12 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/secexec/secexec"
 	"github.com/secexec/secexec/internal/cli"
 )
 
@@ -51,5 +54,70 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "", "nosuchcommand"); code != cli.ExitUsage {
 		t.Errorf("unknown command exited %d", code)
+	}
+}
+
+// The CLI runs VMs in engine processes: this test binary re-executed.
+func TestMain(m *testing.M) {
+	if secexec.IsEngine() {
+		secexec.EngineMain()
+	}
+	os.Exit(m.Run())
+}
+
+func TestExecAsAUserWould(t *testing.T) {
+	// stdin passes through; the exit code is the guest's.
+	code, out, _ := runCLI(t, "b\na\n", "exec", "sort")
+	if code != 0 || out != "a\nb\n" {
+		t.Fatalf("sort: %d %q", code, out)
+	}
+	code, _, _ = runCLI(t, "", "exec", "exit 42")
+	if code != 42 {
+		t.Fatalf("exit 42: %d", code)
+	}
+	code, _, errOut := runCLI(t, "", "exec", "no-such-command")
+	if code != 127 || !strings.Contains(errOut, "not found") {
+		t.Fatalf("not found: %d %q", code, errOut)
+	}
+	// Binary stdout is byte-exact.
+	var all strings.Builder
+	for i := 0; i < 256; i++ {
+		all.WriteByte(byte(i))
+	}
+	code, out, _ = runCLI(t, all.String(), "exec", "cat")
+	if code != 0 || out != all.String() {
+		t.Fatalf("binary cat: %d, %d bytes", code, len(out))
+	}
+	code, out, _ = runCLI(t, "", "exec", "--json", "printf abc")
+	if code != 0 || !strings.Contains(out, `"stdout":"YWJj"`) || !strings.Contains(out, `"outcome":"succeeded"`) {
+		t.Fatalf("json: %d %q", code, out)
+	}
+	code, _, errOut = runCLI(t, "", "exec", "--timeout", "200ms", "sleep 5")
+	if code != 124 || !strings.Contains(errOut, "CPU time limit exceeded") {
+		t.Fatalf("timeout: %d %q", code, errOut)
+	}
+}
+
+func TestNodeEvalRun(t *testing.T) {
+	code, out, _ := runCLI(t, "", "eval", "[1 + 1, 'x']")
+	if code != 0 || out != "[2,\"x\"]\n" {
+		t.Fatalf("eval: %d %q", code, out)
+	}
+	code, _, errOut := runCLI(t, "", "eval", "null.x")
+	if code != 1 || !strings.Contains(errOut, "TypeError") {
+		t.Fatalf("eval error: %d %q", code, errOut)
+	}
+	code, out, _ = runCLI(t, "", "node", "--", "-p", "6*7")
+	if code != 0 || out != "42\n" {
+		t.Fatalf("node -p: %d %q", code, out)
+	}
+	dir := t.TempDir()
+	ts := filepath.Join(dir, "main.ts")
+	if err := os.WriteFile(ts, []byte("const n: number = 21;\nconsole.log(n * 2, process.argv[2]);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "", "run", ts, "arg")
+	if code != 0 || out != "42 arg\n" {
+		t.Fatalf("run .ts: %d %q %q", code, out, errOut)
 	}
 }

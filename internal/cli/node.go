@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+
+	"github.com/spf13/cobra"
+
+	"github.com/secexec/secexec"
+)
+
+// runInVM creates a VM from the flags, runs argv and mirrors its exit.
+func runInVM(cmd *cobra.Command, vf *vmFlags, argv []string, files map[string][]byte) error {
+	opts, err := vf.options()
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	vm, err := secexec.NewVM(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer vm.Close()
+	for name, data := range files {
+		if err := vm.FS().WriteFile(ctx, name, data, 0o644); err != nil {
+			return err
+		}
+	}
+	eo := &secexec.ExecOptions{Timeout: vf.timeout, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	if in := stdinOf(cmd); in != nil {
+		eo.Stdin = in
+	}
+	res, err := vm.Run(ctx, argv, eo)
+	if err != nil && res == nil {
+		return err
+	}
+	if res.Outcome == secexec.Cancelled {
+		return &exitError{code: 130}
+	}
+	if res.ExitCode != 0 {
+		return &exitError{code: res.ExitCode}
+	}
+	return nil
+}
+
+func newNodeCmd() *cobra.Command {
+	var vf vmFlags
+	c := &cobra.Command{
+		Use:   "node [flags] [-- NODE-ARGS...]",
+		Short: "Run node in a fresh VM",
+		Long: `Run the VM's node with the given arguments, e.g. -e CODE, -p EXPR or a
+guest FILE. Put secexec's own flags first and node's after "--".`,
+		Example: `  secexec node -- -e 'console.log(process.version)'
+  secexec node --mount ./app:/app:ro -- /app/index.js`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInVM(cmd, &vf, append([]string{"node"}, args...), nil)
+		},
+	}
+	vf.register(c)
+	return c
+}
+
+func newRunCmd() *cobra.Command {
+	var vf vmFlags
+	c := &cobra.Command{
+		Use:   "run [flags] FILE.js|FILE.mjs|FILE.ts [ARGS...]",
+		Short: "Run a host JavaScript or TypeScript file in a fresh VM",
+		Long: `Copy a host .js, .mjs, .cjs, .ts, .mts or .cts file into the VM's working
+directory and run it with node; TypeScript runs with its types stripped.`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return &usageError{err: err}
+			}
+			cwd := vf.cwd
+			if cwd == "" {
+				cwd = secexec.Workspace
+			}
+			guest := path.Join(cwd, path.Base(args[0]))
+			return runInVM(cmd, &vf, append([]string{"node", guest}, args[1:]...), map[string][]byte{guest: data})
+		},
+	}
+	vf.register(c)
+	return c
+}
+
+func newEvalCmd() *cobra.Command {
+	var vf vmFlags
+	c := &cobra.Command{
+		Use:   "eval [flags] EXPR",
+		Short: "Evaluate a JavaScript expression in a fresh VM and print its JSON value",
+		Example: `  secexec eval '1 + 1'
+  secexec eval 'require("os").platform()'`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := vf.options()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			vm, err := secexec.NewVM(ctx, opts)
+			if err != nil {
+				return err
+			}
+			defer vm.Close()
+			v, err := vm.JS().Evaluate(ctx, args[0], &secexec.ExecOptions{Timeout: vf.timeout})
+			if err != nil {
+				var ee *secexec.EvalError
+				if errors.As(err, &ee) {
+					fmt.Fprintln(cmd.ErrOrStderr(), ee.Stack)
+					code := ee.Result.ExitCode
+					if code == 0 {
+						code = 1
+					}
+					return &exitError{code: code}
+				}
+				return err
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(v))
+			return err
+		},
+	}
+	vf.register(c)
+	return c
+}
