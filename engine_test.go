@@ -585,6 +585,9 @@ func TestEngineManyVMs(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+	if t.Failed() {
+		return
+	}
 	for i := range n {
 		if pids[i] != pids[0] || pids[i] == 0 {
 			t.Fatalf("VM %d on engine %d, VM 0 on %d", i, pids[i], pids[0])
@@ -673,5 +676,32 @@ func TestEngineHardening(t *testing.T) {
 	// variables it is given.
 	if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid)); err == nil {
 		t.Logf("environ readable (as root): %d bytes", len(env))
+	}
+}
+
+// BenchmarkExecTransport measures what the engine process adds to an
+// Exec: the same trivial program in process and through the engine.
+func BenchmarkExecTransport(b *testing.B) {
+	for _, tr := range transports {
+		for _, cmd := range []string{"vt-exit 0", "true"} {
+			b.Run(tr.name+"/"+cmd, func(b *testing.B) {
+				opts := secexec.WithTestPrograms(secexec.Options{Engine: tr.mode, Permissions: secexec.AllowAll()})
+				v, err := secexec.NewVM(context.Background(), opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer v.Close()
+				ctx := context.Background()
+				if _, err := v.Exec(ctx, cmd, nil); err != nil { // warm caches
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := v.Exec(ctx, cmd, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -116,8 +116,8 @@ type apiBackend struct {
 }
 
 func (b *apiBackend) close(ctx context.Context) error { return apiErr(b.api.Close(ctx)) }
-func (b *apiBackend) done() <-chan struct{}         { return b.api.Done() }
-func (b *apiBackend) err() error                    { return apiErr(b.api.Err()) }
+func (b *apiBackend) done() <-chan struct{}           { return b.api.Done() }
+func (b *apiBackend) err() error                      { return apiErr(b.api.Err()) }
 
 func (b *apiBackend) readFile(ctx context.Context, name string, limit int64) ([]byte, error) {
 	data, err := b.api.ReadFile(ctx, name, limit)

@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"runtime"
 	"strconv"
@@ -169,8 +170,20 @@ func (e *Engine) reportPhases(ph *phases, pid int) {
 	if !e.phases {
 		return
 	}
-	e.log.LogAttrs(context.Background(), e.phaseLevel, "js: session phases",
-		slogInt("pid", pid), slogBool("pool_hit", ph.hit),
+	// The phases are for the host's operator: when the engine was given
+	// no logger that shows them (guest.Runtime passes a discarding one),
+	// they go to the host process's default logger. Never to the guest.
+	ctx := context.Background()
+	log := e.log
+	if !log.Enabled(ctx, e.phaseLevel) {
+		log = slog.Default()
+	}
+	warm := "warm_worker_miss"
+	if ph.hit {
+		warm = "warm_worker_hit"
+	}
+	log.LogAttrs(ctx, e.phaseLevel, "js: session phases",
+		slogInt("pid", pid), slogBool("pool_hit", ph.hit), slog.String("warm_worker", warm),
 		slogDur("pool_claim", ph.claim), slogDur("isolate_new", ph.isolateNew), slogDur("context_new", ph.contextNew),
 		slogDur("bootstrap", ph.bootstrap), slogDur("user_code", ph.userCode), slogDur("teardown", ph.teardown))
 }

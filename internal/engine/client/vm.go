@@ -382,8 +382,14 @@ func (v *VM) Run(ctx context.Context, spec vmhost.RunSpec) (*vmhost.Exit, error)
 		go c.sendStdin(id, cr, spec.Stdin)
 	}
 	r, err := c.wait(ctx, id, ch, true)
-	// The streams ended before the response (or failed with the
-	// connection): wait until their last bytes are written.
+	if err == nil {
+		// The response ends the output streams: every byte came before it.
+		c.dropStreams(id)
+		_ = out.Push(nil, true)
+		_ = errIn.Push(nil, true)
+	}
+	// Wait until the last bytes are written (or the streams failed with
+	// the connection).
 	consumers.Wait()
 	if err != nil {
 		return nil, v.fix(err)

@@ -253,7 +253,7 @@ type MountReq struct {
 }
 
 // Run runs Argv and waits: its output streams come as Data on (id,
-// FdStdout) and (id, FdStderr), both ending with EOF before the Response.
+// FdStdout) and (id, FdStderr); the Response ends both.
 // With Stdin, the client sends the input on (id, FdStdin); without, the
 // program reads /dev/null.
 type Run struct {

@@ -133,6 +133,15 @@ func (o *output) end() {
 	o.credit.Close(nil)
 }
 
+// forget ends the stream without an EOF frame: a Run's response ends
+// its output streams.
+func (o *output) forget() {
+	o.c.mu.Lock()
+	delete(o.c.credits, streamKey{o.id, o.fd})
+	o.c.mu.Unlock()
+	o.credit.Close(nil)
+}
+
 // pump copies a process's output pipe to the stream, reading only as
 // much as the client has room for, then closes the pipe end.
 func (o *output) pump(r io.ReadCloser) {
@@ -175,9 +184,10 @@ func (c *conn) run(ctx context.Context, id uint64, h *vmhost.Host, b *proto.Run,
 	}
 	exit, err := h.Run(ctx, spec)
 	// vmhost.Run returns after both pipes reached EOF, so every byte has
-	// been sent: the ends, then the response, follow in order.
-	out.end()
-	errw.end()
+	// been sent; the response that follows ends both streams (no EOF
+	// frames: two fewer messages on the exec path).
+	out.forget()
+	errw.forget()
 	resp := errResp(err)
 	if exit != nil {
 		resp.Exit = ExitToWire(exit)

@@ -170,13 +170,13 @@ func (r *Runtime) Configure(ctx context.Context, cfg *vm.Config) error {
 }
 
 // Attach registers the loader of the test programs.
+// It goes first, so that no loader of base (a shebang handler, say)
+// claims the test programs' files.
 func (r *Runtime) Attach(ctx context.Context, m *vm.VM) error {
-	if r.base != nil {
-		if err := r.base.Attach(ctx, m); err != nil {
-			return err
-		}
-	}
 	m.Kernel.RegisterLoader(loader{})
+	if r.base != nil {
+		return r.base.Attach(ctx, m)
+	}
 	return nil
 }
 

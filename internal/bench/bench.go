@@ -1,0 +1,384 @@
+// Package bench measures secexec's exec path through the public API: the
+// latency of warm execs on one VM, evaluate calls, VM creation, memory
+// per idle VM and per live isolate, and sustained throughput. Its rows
+// match those of the upstream comparison (shared/bench) so both can be
+// read side by side; Gate turns them into a regression check.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/secexec/secexec"
+)
+
+// Units of a Row.
+const (
+	UnitMs      = "ms"
+	UnitMiB     = "MiB"
+	UnitPerSec  = "execs/s"
+	UnitPercent = "%"
+)
+
+// Row is one measured figure. Latency rows fill P50 and P95 (of N
+// samples); memory, throughput and ratio rows fill Value.
+type Row struct {
+	ID    string  `json:"id"`
+	Label string  `json:"label"`
+	Unit  string  `json:"unit"`
+	N     int     `json:"n"`
+	P50   float64 `json:"p50,omitempty"`
+	P95   float64 `json:"p95,omitempty"`
+	Value float64 `json:"value"`
+	// Note says how a row was measured when it differs from the run's
+	// configuration (say, in process when the run uses an engine).
+	Note string `json:"note,omitempty"`
+}
+
+// Latency reports whether the row is a latency (P50/P95) row.
+func (r Row) Latency() bool { return r.Unit == UnitMs }
+
+// Config configures Run. The zero value measures every row with N=30 in
+// the shared engine.
+type Config struct {
+	// N is the number of samples per latency row (and of VMs or isolates
+	// held by the memory rows, capped); 0 means 30.
+	N int
+	// Engine is where the VMs of the exec rows run. The memory and
+	// hit-rate rows always run in process: they read this process's RSS
+	// and its V8 engine's phase reports.
+	Engine secexec.EngineMode
+	// Rows selects rows by ID (see RowIDs); empty means all.
+	Rows []string
+	// Sustain is how long a throughput row runs; 0 means 2s.
+	Sustain time.Duration
+	// NoPool, if set, measures the throughput rows with the V8 warm pool
+	// disabled. The pool's capacity is fixed when a process's engine
+	// starts, so this is typically another process (the CLI re-executes
+	// itself with SECEXEC_V8_WARM_ISOLATES=0). Without it those rows are
+	// left out.
+	NoPool func(ctx context.Context, rowIDs []string) ([]Row, error)
+	// Phases, if set, is the recorder installed as the host's default
+	// logger so that the hit-rate row can count warm-pool hits. The
+	// caller must have set SECEXEC_SESSION_PHASES=1 before the first
+	// in-process VM was created. Without it the hit-rate row is left out.
+	Phases *Recorder
+	// Progress, if set, is called before each row is measured.
+	Progress func(id string)
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// rowDef describes one row.
+type rowDef struct {
+	id, label string
+	kind      rowKind
+	cmd       string // for exec rows
+	// pace is the pause between the execs of a hit-rate row.
+	pace time.Duration
+}
+
+type rowKind int
+
+const (
+	kindExec rowKind = iota
+	kindEval
+	kindOneShot
+	kindCreate
+	kindMemVM
+	kindMemIsolate
+	kindHitRate
+	kindSustain
+	kindSustainNoPool
+)
+
+var rowDefs = []rowDef{
+	{id: "node", label: "node -e ''", kind: kindExec, cmd: "node -e ''"},
+	{id: "true", label: "true", kind: kindExec, cmd: "true"},
+	{id: "pwd", label: "pwd", kind: kindExec, cmd: "pwd"},
+	{id: "printf", label: "printf ''", kind: kindExec, cmd: "printf ''"},
+	{id: "date", label: "date", kind: kindExec, cmd: "date"},
+	{id: "ls", label: "ls (empty dir)", kind: kindExec, cmd: "ls " + emptyDir},
+	{id: "pipe", label: "echo hello | wc -c", kind: kindExec, cmd: "echo hello | wc -c"},
+	{id: "eval", label: "JS evaluate 1+1", kind: kindEval},
+	{id: "oneshot", label: "one-shot evaluate", kind: kindOneShot},
+	{id: "create", label: "VM create+close", kind: kindCreate},
+	{id: "mem-vm", label: "memory per idle VM", kind: kindMemVM},
+	{id: "mem-isolate", label: "memory per live isolate", kind: kindMemIsolate},
+	{id: "hitrate", label: "V8 warm pool hit rate (paced)", kind: kindHitRate, cmd: "node -e ''", pace: hitRatePace},
+	{id: "hitrate-burst", label: "V8 warm pool hit rate (back to back)", kind: kindHitRate, cmd: "node -e ''"},
+	{id: "sustained-true", label: "sustained true", kind: kindSustain, cmd: "true"},
+	{id: "sustained-node", label: "sustained node -e ''", kind: kindSustain, cmd: "node -e ''"},
+	{id: "sustained-true-nopool", label: "sustained true (no warm pool)", kind: kindSustainNoPool, cmd: "true"},
+	{id: "sustained-node-nopool", label: "sustained node -e '' (no warm pool)", kind: kindSustainNoPool, cmd: "node -e ''"},
+}
+
+// emptyDir is the directory the ls row lists.
+const emptyDir = "/tmp/bench-empty"
+
+// RowIDs returns the IDs of every row, in the order Run measures them.
+func RowIDs() []string {
+	ids := make([]string, len(rowDefs))
+	for i, d := range rowDefs {
+		ids[i] = d.id
+	}
+	return ids
+}
+
+// ErrUnknownRow is returned for a Config.Rows entry that names no row.
+var ErrUnknownRow = errors.New("bench: unknown row")
+
+func (c *Config) defaults() {
+	if c.N <= 0 {
+		c.N = 30
+	}
+	if c.Sustain <= 0 {
+		c.Sustain = 2 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+func (c *Config) selected() ([]rowDef, error) {
+	if len(c.Rows) == 0 {
+		return rowDefs, nil
+	}
+	var out []rowDef
+	for _, id := range c.Rows {
+		i := slices.IndexFunc(rowDefs, func(d rowDef) bool { return d.id == id })
+		if i < 0 {
+			return nil, fmt.Errorf("%w %q (rows: %s)", ErrUnknownRow, id, strings.Join(RowIDs(), ","))
+		}
+		if !slices.ContainsFunc(out, func(d rowDef) bool { return d.id == id }) {
+			out = append(out, rowDefs[i])
+		}
+	}
+	// Measure in the canonical order whatever order was asked for.
+	sort.SliceStable(out, func(a, b int) bool { return rowIndex(out[a].id) < rowIndex(out[b].id) })
+	return out, nil
+}
+
+func rowIndex(id string) int {
+	return slices.IndexFunc(rowDefs, func(d rowDef) bool { return d.id == id })
+}
+
+// Run measures the selected rows. Each row is warmed up before it is
+// measured; exec rows share one VM.
+func Run(ctx context.Context, cfg Config) ([]Row, error) {
+	cfg.defaults()
+	defs, err := cfg.selected()
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg}
+	defer r.close()
+	var rows []Row
+	var noPool []string
+	for _, d := range defs {
+		if d.kind == kindSustainNoPool {
+			noPool = append(noPool, d.id)
+			continue
+		}
+		if d.kind == kindHitRate && cfg.Phases == nil {
+			continue
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(d.id)
+		}
+		row, err := r.measure(ctx, d)
+		if err != nil {
+			return rows, fmt.Errorf("bench: row %s: %w", d.id, err)
+		}
+		rows = append(rows, row)
+	}
+	if len(noPool) > 0 && cfg.NoPool != nil {
+		if cfg.Progress != nil {
+			cfg.Progress(strings.Join(noPool, ","))
+		}
+		more, err := cfg.NoPool(ctx, noPool)
+		if err != nil {
+			return rows, fmt.Errorf("bench: rows without the warm pool: %w", err)
+		}
+		rows = append(rows, more...)
+	}
+	return rows, nil
+}
+
+// runner holds the VMs shared by the rows of one Run.
+type runner struct {
+	cfg Config
+	vm  *secexec.VM // exec rows, in cfg.Engine
+}
+
+func (r *runner) close() {
+	if r.vm != nil {
+		_ = r.vm.Close()
+	}
+}
+
+func (r *runner) options(engine secexec.EngineMode) secexec.Options {
+	return secexec.Options{Permissions: secexec.AllowAll(), Engine: engine, Logger: r.cfg.Logger}
+}
+
+func (r *runner) execVM(ctx context.Context) (*secexec.VM, error) {
+	if r.vm != nil {
+		return r.vm, nil
+	}
+	vm, err := secexec.NewVM(ctx, r.options(r.cfg.Engine))
+	if err != nil {
+		return nil, err
+	}
+	if err := vm.FS().MkdirAll(ctx, emptyDir, 0o755); err != nil {
+		_ = vm.Close()
+		return nil, err
+	}
+	r.vm = vm
+	return vm, nil
+}
+
+// warmups is how many untimed runs precede a latency row.
+const warmups = 3
+
+func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
+	row := Row{ID: d.id, Label: d.label, Unit: UnitMs, N: r.cfg.N}
+	var op func() error
+	switch d.kind {
+	case kindExec:
+		vm, err := r.execVM(ctx)
+		if err != nil {
+			return row, err
+		}
+		op = func() error { return execOK(ctx, vm, d.cmd) }
+	case kindEval:
+		vm, err := r.execVM(ctx)
+		if err != nil {
+			return row, err
+		}
+		op = func() error {
+			v, err := vm.JS().Evaluate(ctx, "1+1", nil)
+			if err == nil && string(v) != "2" {
+				err = fmt.Errorf("evaluate 1+1 = %s", v)
+			}
+			return err
+		}
+	case kindOneShot:
+		o := &secexec.OneShot{VM: secexec.Options{Engine: r.cfg.Engine, Logger: r.cfg.Logger}}
+		op = func() error {
+			v, err := secexec.Evaluate(ctx, "1+1", o)
+			if err == nil && string(v) != "2" {
+				err = fmt.Errorf("evaluate 1+1 = %s", v)
+			}
+			return err
+		}
+	case kindCreate:
+		op = func() error {
+			vm, err := secexec.NewVM(ctx, r.options(r.cfg.Engine))
+			if err != nil {
+				return err
+			}
+			return vm.Close()
+		}
+	case kindMemVM:
+		return r.memIdleVMs(ctx, row)
+	case kindMemIsolate:
+		return r.memLiveIsolates(ctx, row)
+	case kindHitRate:
+		return r.hitRate(ctx, d, row)
+	case kindSustain:
+		vm, err := r.execVM(ctx)
+		if err != nil {
+			return row, err
+		}
+		return Sustain(ctx, vm, d.id, d.label, d.cmd, r.cfg.Sustain)
+	default:
+		return row, fmt.Errorf("row kind %d not measurable here", d.kind)
+	}
+	samples, err := sample(r.cfg.N, op)
+	if err != nil {
+		return row, err
+	}
+	row.P50, row.P95 = percentile(samples, 50), percentile(samples, 95)
+	return row, nil
+}
+
+// sample runs op warmups times untimed, then n times timed, and returns
+// the durations in milliseconds.
+func sample(n int, op func() error) ([]float64, error) {
+	for range warmups {
+		if err := op(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]float64, 0, n)
+	for range n {
+		t := time.Now()
+		if err := op(); err != nil {
+			return nil, err
+		}
+		out = append(out, ms(time.Since(t)))
+	}
+	return out, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// execOK runs cmdline and fails unless it exits 0.
+func execOK(ctx context.Context, vm *secexec.VM, cmdline string) error {
+	res, err := vm.Exec(ctx, cmdline, nil)
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("%q exited %d: %s", cmdline, res.ExitCode, bounded(res.Stderr))
+	}
+	return nil
+}
+
+func bounded(b []byte) string {
+	const limit = 200
+	if len(b) > limit {
+		b = b[:limit]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// percentile returns the p-th percentile (nearest rank) of xs.
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	rank := int(float64(len(s))*p/100+0.999999) - 1
+	rank = min(max(rank, 0), len(s)-1)
+	return s[rank]
+}
+
+// Sustain runs cmdline back to back on vm for about d (after a short
+// warm-up) and returns the throughput row.
+func Sustain(ctx context.Context, vm *secexec.VM, id, label, cmdline string, d time.Duration) (Row, error) {
+	row := Row{ID: id, Label: label, Unit: UnitPerSec}
+	for range warmups {
+		if err := execOK(ctx, vm, cmdline); err != nil {
+			return row, err
+		}
+	}
+	start := time.Now()
+	n := 0
+	for time.Since(start) < d {
+		if err := execOK(ctx, vm, cmdline); err != nil {
+			return row, err
+		}
+		n++
+	}
+	row.N = n
+	row.Value = float64(n) / time.Since(start).Seconds()
+	return row, nil
+}
