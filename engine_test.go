@@ -705,3 +705,31 @@ func BenchmarkExecTransport(b *testing.B) {
 		}
 	}
 }
+
+// A V8 fatal out-of-memory error (one allocation far past the heap limit
+// aborts the whole process, which no isolate setting prevents) kills at
+// most its engine: the caller gets a typed error, VMs on other engines
+// carry on, and the next VM gets a fresh engine.
+func TestV8FatalOOMLosesOnlyItsEngine(t *testing.T) {
+	ctx := context.Background()
+	bystander := newEngineVM(t, secexec.EnginePerVM)
+	victim := newEngineVM(t, secexec.EnginePerVM)
+	res, err := victim.Exec(ctx, `node -e 'new Array(2e8).fill(1.5)'`, nil)
+	if !errors.Is(err, secexec.ErrEngineLost) {
+		t.Fatalf("fatal OOM: result %+v, err %v; want ErrEngineLost", res, err)
+	}
+	var lost *secexec.EngineLostError
+	if !errors.As(err, &lost) {
+		t.Fatalf("error %T is not an EngineLostError", err)
+	}
+	if _, err := victim.Exec(ctx, "true", nil); !errors.Is(err, secexec.ErrEngineLost) {
+		t.Fatalf("the lost VM still answers: %v", err)
+	}
+	if r, err := bystander.Exec(ctx, "echo alive", nil); err != nil || string(r.Stdout) != "alive\n" {
+		t.Fatalf("bystander: %v %v", r, err)
+	}
+	fresh := newEngineVM(t, secexec.EnginePerVM)
+	if r, err := fresh.Exec(ctx, `node -e 'console.log(1)'`, nil); err != nil || string(r.Stdout) != "1\n" {
+		t.Fatalf("fresh VM: %v %v", r, err)
+	}
+}

@@ -159,9 +159,9 @@ const reportWait = 30 * time.Second
 // isolate takes 10-30 ms to boot here while a warm node exec takes a few,
 // so back-to-back execs drain any pool (the "burst" row shows by how
 // much); the paced row asks whether the pool serves a steady stream it
-// can keep up with. 50 ms is the pool's own longest refill delay, and
+// can keep up with: 100 ms is twice the pool's longest refill delay, and
 // with two isolates parked a miss needs two slow refills in a row.
-const hitRatePace = 50 * time.Millisecond
+const hitRatePace = 100 * time.Millisecond
 
 // hitRate runs node in an in-process VM N times after warming up and
 // reports the share of execs that claimed a warm isolate.

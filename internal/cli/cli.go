@@ -48,7 +48,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "secexec: "+err.Error())
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "secexec: ") {
+		msg = "secexec: " + msg
+	}
+	fmt.Fprintln(stderr, msg)
 	var ue *usageError
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 		return ExitUsage
