@@ -158,9 +158,9 @@ func TestParseBaseline(t *testing.T) {
 	}{
 		{`{"p50_ms":{"true":1}}`, true},
 		{`{"p50_ms":{"true":1},"factor":3,"floor_ms":2,"min_hit_rate":95}`, true},
-		{`{"p50_ms":{"mem-vm":1}}`, false},  // not a latency row
-		{`{"p50_ms":{"nope":1}}`, false},    // unknown row
-		{`{"p50_ms":{"true":-1}}`, false},   // out of range
+		{`{"p50_ms":{"mem-vm":1}}`, false}, // not a latency row
+		{`{"p50_ms":{"nope":1}}`, false},   // unknown row
+		{`{"p50_ms":{"true":-1}}`, false},  // out of range
 		{`{"p50_ms":{"true":1},"x":1}`, false},
 		{`{"factor":0.5}`, false},
 		{`{"min_hit_rate":101}`, false},
@@ -220,4 +220,48 @@ func FuzzParseVmRSS(f *testing.F) {
 			t.Fatalf("negative RSS %d", n)
 		}
 	})
+}
+
+func TestMetrics(t *testing.T) {
+	m := NewMetrics()
+	rec := NewRecorder(nil, m.Observe)
+	log := slog.New(rec)
+	log.Info(jsPhasesMsg, "warm_worker", "warm_worker_hit", "bootstrap", 3*time.Millisecond, "bogus", time.Second)
+	log.Info(jsPhasesMsg, "warm_worker", "warm_worker_miss", "bootstrap", 5*time.Millisecond)
+	log.Info(wasmPhasesMsg, "compile", time.Millisecond, "run", time.Millisecond)
+	fams, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range fams {
+		for _, mt := range f.GetMetric() {
+			key := f.GetName()
+			for _, l := range mt.GetLabel() {
+				key += "," + l.GetName() + "=" + l.GetValue()
+			}
+			if c := mt.GetCounter(); c != nil {
+				got[key] = c.GetValue()
+			}
+			if h := mt.GetHistogram(); h != nil {
+				got[key] = float64(h.GetSampleCount())
+			}
+		}
+	}
+	want := map[string]float64{
+		"secexec_execs_total,engine=js,warm_worker=hit":        1,
+		"secexec_execs_total,engine=js,warm_worker=miss":       1,
+		"secexec_execs_total,engine=wasm,warm_worker=none":     1,
+		"secexec_exec_phase_seconds,engine=js,phase=bootstrap": 2,
+		"secexec_exec_phase_seconds,engine=wasm,phase=compile": 1,
+		"secexec_exec_phase_seconds,engine=wasm,phase=run":     1,
+	}
+	if len(got) != len(want) {
+		t.Errorf("metrics %v", got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
 }

@@ -14,7 +14,7 @@ func WriteTable(w io.Writer, rows []Row) error {
 	for _, r := range rows {
 		p50, p95 := fmt.Sprintf("%.2f", r.P50), fmt.Sprintf("%.2f", r.P95)
 		if !r.Latency() {
-			p50, p95 = fmt.Sprintf("%.1f", r.Value), "-"
+			p50, p95 = fmt.Sprintf("%.2f", r.Value), "-"
 		}
 		unit := r.Unit
 		if r.Note != "" {

@@ -126,6 +126,11 @@ func (r *runner) memLiveIsolates(ctx context.Context, row Row) (Row, error) {
 		return row, err
 	}
 	defer vm.Close()
+	var reported int64
+	if rec := r.cfg.Phases; rec != nil {
+		h, m := rec.Counts()
+		reported = h + m
+	}
 	// Warm up V8 and the warm pool, so that the delta counts isolates
 	// held by processes, not the engine's one-time set-up.
 	for range warmups {
@@ -142,6 +147,13 @@ func (r *runner) memLiveIsolates(ctx context.Context, row Row) (Row, error) {
 		for _, p := range procs {
 			_ = p.Signal(secexec.SIGKILL)
 			_, _ = p.Wait(ctx)
+		}
+		// Let the killed processes' phase reports arrive now, so that
+		// they are not counted by the hit-rate rows.
+		if rec := r.cfg.Phases; rec != nil {
+			wctx, cancel := context.WithTimeout(ctx, reportWait)
+			defer cancel()
+			_ = rec.WaitJS(wctx, reported+int64(warmups+len(procs)))
 		}
 	}()
 	for range n {

@@ -82,7 +82,7 @@ and the warm-pool hit rate against FILE and exits 1 on a regression.`,
 				if err != nil {
 					return err
 				}
-				cfg.NoPool = nil
+				cfg.NoPool, cfg.Progress = nil, nil
 				verdicts, gerr := bench.Gate(ctx, cfg, b)
 				for _, v := range verdicts {
 					fmt.Fprintln(cmd.OutOrStdout(), v.String())

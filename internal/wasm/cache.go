@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 	"weak"
 
 	"github.com/tetratelabs/wazero"
@@ -28,7 +29,11 @@ type compiled struct {
 	err  error // a module that failed to compile or validate
 	refs int
 	gone bool // evicted
-	elem *list.Element
+	// compileT is how long compiling took; compileSeen is set once an
+	// exec reported it (the phase report of the exec that waited for it).
+	compileT    time.Duration
+	compileSeen atomic.Bool
+	elem        *list.Element
 }
 
 // flight is a compilation in progress; later callers wait on done.
@@ -119,8 +124,9 @@ func (c *moduleCache) compile(key fingerprint, load func() ([]byte, error)) (*co
 	}
 	// Compilation is not abandoned when the first caller dies: others may
 	// be waiting for it.
+	t0 := time.Now()
 	cm, err := c.e.rt.CompileModule(context.Background(), b)
-	ent := &compiled{key: key, cm: cm}
+	ent := &compiled{key: key, cm: cm, compileT: time.Since(t0)}
 	if err != nil {
 		c.e.log.Debug("wasm: module does not compile", "module", hex.EncodeToString(key[:8]), "err", err)
 		ent.err = errno.ENOEXEC

@@ -102,6 +102,9 @@ type Engine struct {
 	running int
 	closed  bool
 	idle    chan struct{}
+
+	// phases turns on per-exec phase reports (SECEXEC_SESSION_PHASES=1).
+	phases bool
 }
 
 // Stats are the engine's cache counters.
@@ -140,7 +143,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(pages).
 		WithDebugInfoEnabled(false)
-	e := &Engine{log: log}
+	e := &Engine{log: log, phases: phasesOn()}
 	if !cfg.NoDiskCache {
 		dir, err := cacheDir(cfg.CacheDir)
 		if err == nil {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/secexec/secexec/internal/softfs"
 	"github.com/secexec/secexec/kernel"
@@ -32,11 +33,17 @@ func (l loader) Load(ctx context.Context, p *kernel.Process, exe kernel.Executab
 	}
 	switch {
 	case bytes.HasPrefix(exe.Header, wasmMagic):
+		t0 := time.Now()
 		ent, err := l.e.compiledFor(ctx, p, exe)
 		if err != nil {
 			return nil, err
 		}
-		return &program{e: l.e, mod: ent}, nil
+		pr := &program{e: l.e, mod: ent, lookup: time.Since(t0)}
+		if ent.compileSeen.CompareAndSwap(false, true) {
+			pr.compile = ent.compileT
+			pr.lookup -= min(pr.compile, pr.lookup)
+		}
+		return pr, nil
 	case bytes.HasPrefix(exe.Header, []byte("#!")):
 		return l.loadScript(ctx, p, exe)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
@@ -21,6 +22,8 @@ type program struct {
 	// prefix replaces argv[0] when set: the interpreter, its argument and
 	// the script path of a "#!" script.
 	prefix []string
+	// lookup and compile are the load phases, for the phase report.
+	lookup, compile time.Duration
 }
 
 // argv is the argument vector the guest sees for the vector it was
@@ -70,7 +73,10 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 	st := syscalls.NewState(ctx, p, argv, env)
 	defer st.Close()
 	cctx := syscalls.WithState(ctx, st)
+	ph := phases{lookup: pr.lookup, compile: pr.compile}
+	t0 := time.Now()
 	mod, err := pr.e.rt.InstantiateModule(experimental.WithMemoryAllocator(cctx, pr.e.alloc), pr.mod.cm, pr.e.modCfg)
+	ph.instantiate = time.Since(t0)
 	if err != nil {
 		if p.Context().Err() != nil {
 			return 1, nil
@@ -80,7 +86,10 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 		return 1, nil
 	}
 	defer mod.Close(context.Background())
+	t1 := time.Now()
 	_, err = mod.ExportedFunction("_start").Call(cctx)
+	ph.run = time.Since(t1)
+	pr.e.reportPhases(&ph, p.PID(), argv)
 	if err == nil {
 		return 0, nil
 	}

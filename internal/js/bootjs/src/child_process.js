@@ -152,13 +152,27 @@ loop.onEvent('exit', (pid, code, signal) => {
   const sigName = signal ? constants.signalNames[signal] || null : null;
   child.exitCode = sigName ? null : code;
   child.signalCode = sigName;
-  child.emit('exit', child.exitCode, child.signalCode);
-  // As Node's flushStdio: output nobody consumes is drained, so that the
-  // streams end and 'close' follows.
-  process.nextTick(() => {
-    for (const s of [child.stdout, child.stderr]) if (s && s.readable && !s.destroyed) s.resume();
-  });
-  child._maybeClose();
+  const finish = () => {
+    child.emit('exit', child.exitCode, child.signalCode);
+    // As Node's flushStdio: output nobody consumes is drained, so that the
+    // streams end and 'close' follows.
+    process.nextTick(() => {
+      for (const s of [child.stdout, child.stderr]) if (s && s.readable && !s.destroyed) s.resume();
+    });
+    child._maybeClose();
+  };
+  // Output being consumed is delivered before 'exit', so listeners see
+  // every byte the child wrote before they hear that it ended.
+  const flowing = [child.stdout, child.stderr].filter((s) => s && s.readableFlowing && !s.readableEnded && !s.destroyed);
+  if (flowing.length === 0) { finish(); return; }
+  let left = flowing.length;
+  for (const s of flowing) {
+    let done = false;
+    const one = () => { if (done) return; done = true; if (--left === 0) finish(); };
+    s.once('end', one);
+    s.once('close', one);
+    s.once('error', one);
+  }
 });
 
 function spawn(file, args, options) {
