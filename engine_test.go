@@ -733,3 +733,41 @@ func TestV8FatalOOMLosesOnlyItsEngine(t *testing.T) {
 		t.Fatalf("fresh VM: %v %v", r, err)
 	}
 }
+
+// The VM's per-process limits end a guest in its typed result, on every
+// transport, and the next command in the same VM works.
+func TestSuitePerProcessLimits(t *testing.T) {
+	eachTransport(t, func(t *testing.T, newVM func(t *testing.T, opts secexec.Options) *secexec.VM) {
+		ctx := context.Background()
+		opts := allowAll
+		opts.Limits = secexec.Limits{MemoryBytes: 32 << 20, CPUTime: 2 * time.Second}
+		v := newVM(t, opts)
+		// CPU time: the spinning process gets SIGXCPU and Exec reports 124.
+		res, err := v.Exec(ctx, `node -e 'for (;;) {}'`, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode != 124 || res.Outcome != secexec.TimedOut || !strings.Contains(string(res.Stderr), secexec.TimeLimitMessage) {
+			t.Fatalf("cpu limit: %d %s %q", res.ExitCode, res.Outcome, res.Stderr)
+		}
+		// Memory: a V8 heap past the VM's limit, and a WebAssembly memory.
+		res, err = v.Exec(ctx, `node -e 'const a = []; for (;;) a.push(new Array(1e5).fill(1))'`, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode == 0 || res.Outcome != secexec.Failed {
+			t.Fatalf("heap limit: %d %s %q", res.ExitCode, res.Outcome, res.Stderr)
+		}
+		res, err = v.Exec(ctx, `awk 'BEGIN { s = "x"; for (;;) s = s s }'`, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode == 0 || res.Outcome != secexec.Failed {
+			t.Fatalf("wasm memory limit: %d %s %q", res.ExitCode, res.Outcome, res.Stderr)
+		}
+		res, err = v.Exec(ctx, `echo still here`, nil)
+		if err != nil || string(res.Stdout) != "still here\n" {
+			t.Fatalf("after the limits: %v %v", res, err)
+		}
+	})
+}

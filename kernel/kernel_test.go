@@ -780,3 +780,21 @@ func TestVMWideFDLimit(t *testing.T) {
 		t.Fatalf("fds leaked: %d", n)
 	}
 }
+
+// Limits.CPUTime ends a process with SIGXCPU, as RLIMIT_CPU does.
+func TestCPUTimeLimit(t *testing.T) {
+	k := newKernel(t, kernel.Limits{CPUTime: 50 * time.Millisecond}, goLoader{
+		"spin": func(ctx context.Context, p *kernel.Process) int {
+			<-ctx.Done()
+			return 0
+		},
+		"quick": func(ctx context.Context, p *kernel.Process) int { return 3 },
+	})
+	st, _ := run(t, k, "spin")
+	if st.Signal != kernel.SIGXCPU || st.ShellCode() != 128+24 {
+		t.Fatalf("spin: %+v", st)
+	}
+	if st, _ := run(t, k, "quick"); !st.Exited || st.Code != 3 {
+		t.Fatalf("quick: %+v", st)
+	}
+}

@@ -1,5 +1,7 @@
 package kernel
 
+import "time"
+
 // Limits bound what one VM may use. Reaching a limit fails the one
 // operation with the errno Linux uses for it and leaves the VM usable.
 type Limits struct {
@@ -23,6 +25,15 @@ type Limits struct {
 	// strings, counted as execve does with their NUL terminators (E2BIG).
 	ArgvBytes int
 	EnvBytes  int
+	// MemoryBytes bounds one process's guest memory: a WebAssembly
+	// instance's linear memory, a V8 isolate's heap. Zero means the
+	// engines' defaults (128 MiB each).
+	MemoryBytes int64
+	// CPUTime bounds how long one process may run. Like RLIMIT_CPU it ends
+	// the process with SIGXCPU; it is measured as wall time, because
+	// neither engine exposes the CPU time of one guest cheaply. Zero means
+	// no limit.
+	CPUTime time.Duration
 }
 
 // DefaultLimits are the limits a VM gets unless configured otherwise.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -215,6 +216,10 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 	k.mu.Lock()
 	c.state = StateRunning
 	k.mu.Unlock()
+	if d := k.limits.CPUTime; d > 0 {
+		t := time.AfterFunc(d, func() { c.terminate(SIGXCPU) })
+		go func() { <-c.done; t.Stop() }()
+	}
 	go c.run(prog)
 	return c, nil
 }

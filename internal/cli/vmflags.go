@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,8 @@ type vmFlags struct {
 	timeout     time.Duration
 	fsBytes     int64
 	processes   int
+	memory      string
+	cpuTime     time.Duration
 }
 
 func (f *vmFlags) register(c *cobra.Command) {
@@ -41,6 +44,8 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill the program after this much wall time (exit 124)")
 	fl.Int64Var(&f.fsBytes, "fs-bytes", 0, "bytes of file data the VM may store (default 64 MiB)")
 	fl.IntVar(&f.processes, "max-processes", 0, "processes the VM may run at once (default 256)")
+	fl.StringVar(&f.memory, "memory", "", "guest memory per process, e.g. 64M: WebAssembly linear memory, V8 heap (default 128M)")
+	fl.DurationVar(&f.cpuTime, "cpu-time", 0, "run time per process before SIGXCPU (wall time; the command then exits 124)")
 }
 
 // standardPermissions is what the CLI grants unless told otherwise: the
@@ -108,7 +113,34 @@ func (f *vmFlags) options() (secexec.Options, error) {
 	opts.Cwd = f.cwd
 	opts.Limits.FSBytes = f.fsBytes
 	opts.Limits.Processes = f.processes
+	opts.Limits.CPUTime = f.cpuTime
+	if f.memory != "" {
+		n, err := parseSize(f.memory)
+		if err != nil {
+			return opts, &usageError{err: fmt.Errorf("--memory %q: %w", f.memory, err)}
+		}
+		opts.Limits.MemoryBytes = n
+	}
 	return opts, nil
+}
+
+// parseSize reads a byte count with an optional K, M or G suffix
+// (powers of 1024).
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	switch strings.ToUpper(s[len(s)-1:]) {
+	case "K":
+		mult, s = 1<<10, s[:len(s)-1]
+	case "M":
+		mult, s = 1<<20, s[:len(s)-1]
+	case "G":
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("want a positive size such as 512M")
+	}
+	return n * mult, nil
 }
 
 // parseMount parses HOST:GUEST[:ro|:rw].

@@ -191,7 +191,7 @@ func init() {
 		if len(in) > maxZlibInput {
 			return nil, guestError("ERR_BUFFER_TOO_LARGE")
 		}
-		if lim := int(r.e.cfg.ExternalLimitBytes); maxOut > lim {
+		if lim := int(r.extLimit); maxOut > lim {
 			maxOut = lim
 		}
 		out, err := zlibOp(op, in, level, maxOut)

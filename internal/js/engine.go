@@ -59,6 +59,10 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// minHeapLimit is the smallest heap an isolate gets: V8 needs a few
+// megabytes to run the bootstrap at all.
+const minHeapLimit = 8 << 20
+
 // DefaultHeapLimit is the isolate heap limit when Config leaves it 0.
 const DefaultHeapLimit = 128 << 20
 
@@ -105,7 +109,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.HeapLimitBytes == 0 {
 		cfg.HeapLimitBytes = DefaultHeapLimit
 	}
-	if cfg.HeapLimitBytes < 8<<20 {
+	if cfg.HeapLimitBytes < minHeapLimit {
 		return nil, fmt.Errorf("js: heap limit of %d bytes is below the 8 MiB minimum", cfg.HeapLimitBytes)
 	}
 	if cfg.ExternalLimitBytes == 0 {

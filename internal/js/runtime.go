@@ -25,9 +25,12 @@ import (
 // call TerminateExecution, or read heap statistics, which V8 allows
 // without the isolate's lock.
 type rt struct {
-	e   *Engine
-	p   *kernel.Process
-	ctx context.Context // the process context: cancelled on kill
+	// heapLimit and extLimit bound this isolate's heap and its memory
+	// outside the heap (ArrayBuffers): the engine's, or the VM's own.
+	heapLimit, extLimit uint64
+	e                   *Engine
+	p                   *kernel.Process
+	ctx                 context.Context // the process context: cancelled on kill
 
 	iso *v8.Isolate
 	v8c *v8.Context
@@ -132,7 +135,13 @@ func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.
 	var ph phases
 	t0 := time.Now()
 	var r *rt
-	if e.pool != nil {
+	// A VM with its own memory limit needs an isolate made for it; the
+	// warm pool holds isolates with the engine's default heap limit.
+	heap := e.cfg.HeapLimitBytes
+	if lim := p.Kernel().Limits().MemoryBytes; lim > 0 {
+		heap = max(uint64(lim), minHeapLimit)
+	}
+	if e.pool != nil && heap == e.cfg.HeapLimitBytes {
 		e.pool.begin()
 		defer e.pool.end()
 		r = e.pool.claim()
@@ -142,6 +151,9 @@ func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.
 		ph.hit = true
 	} else {
 		r = newRT(e)
+		if heap != e.cfg.HeapLimitBytes {
+			r.heapLimit, r.extLimit = heap, 2*heap
+		}
 		if err := r.boot(); err != nil {
 			r.dispose()
 			e.log.Error("js: bootstrap failed", "err", err)
@@ -172,18 +184,20 @@ func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.
 
 func newRT(e *Engine) *rt {
 	return &rt{
-		e:        e,
-		ctx:      context.Background(),
-		strs:     map[string]*v8.Value{},
-		interned: map[*v8.Value]struct{}{},
-		blobs:    map[int]*blob{},
-		hashes:   map[int]*hashState{},
-		events:   make(chan event, 64),
-		timerMap: map[int]*timer{},
-		readers:  map[int]*reader{},
-		children: map[int]*child{},
-		sigWatch: map[kernel.Signal]bool{},
-		startT:   time.Now(),
+		e:         e,
+		heapLimit: e.cfg.HeapLimitBytes,
+		extLimit:  e.cfg.ExternalLimitBytes,
+		ctx:       context.Background(),
+		strs:      map[string]*v8.Value{},
+		interned:  map[*v8.Value]struct{}{},
+		blobs:     map[int]*blob{},
+		hashes:    map[int]*hashState{},
+		events:    make(chan event, 64),
+		timerMap:  map[int]*timer{},
+		readers:   map[int]*reader{},
+		children:  map[int]*child{},
+		sigWatch:  map[kernel.Signal]bool{},
+		startT:    time.Now(),
 	}
 }
 
@@ -191,7 +205,7 @@ func newRT(e *Engine) *rt {
 func (r *rt) boot() error {
 	e := r.e
 	t0 := time.Now()
-	r.iso = v8.NewIsolate(v8.WithResourceConstraints(e.cfg.HeapLimitBytes/4, e.cfg.HeapLimitBytes))
+	r.iso = v8.NewIsolate(v8.WithResourceConstraints(r.heapLimit/4, r.heapLimit))
 	t1 := time.Now()
 	r.v8c = v8.NewContext(r.iso)
 	t2 := time.Now()
@@ -314,7 +328,7 @@ func (r *rt) watch() func() {
 // a guest that filled its budget can still report the RangeError it got.
 func (r *rt) checkExternal(extra uint64) bool {
 	hs := r.iso.GetHeapStatistics()
-	limit := r.e.cfg.ExternalLimitBytes
+	limit := r.extLimit
 	if extra == 0 {
 		limit += limit / 8
 	}
@@ -333,7 +347,7 @@ func (r *rt) terminate(why int32) {
 // terminates the isolate and raises the limit to let it unwind.
 func (r *rt) heapExhausted() bool {
 	hs := r.iso.GetHeapStatistics()
-	return hs.HeapSizeLimit > r.e.cfg.HeapLimitBytes+r.e.cfg.HeapLimitBytes/2
+	return hs.HeapSizeLimit > r.heapLimit+r.heapLimit/2
 }
 
 // run starts the user's code and runs the event loop to the end.

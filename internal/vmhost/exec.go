@@ -271,6 +271,10 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 	if st.Signal != 0 {
 		res.Signal = st.Signal.String()
 	}
+	if st.Signal == kernel.SIGXCPU && outcome == "" {
+		// The VM's per-process CPU limit ended the program.
+		outcome = TimedOut
+	}
 	switch {
 	case outcome == TimedOut:
 		res.Outcome, res.Code, res.Signal = TimedOut, 124, ""

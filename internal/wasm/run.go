@@ -75,7 +75,11 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 	cctx := syscalls.WithState(ctx, st)
 	ph := phases{lookup: pr.lookup, compile: pr.compile}
 	t0 := time.Now()
-	mod, err := pr.e.rt.InstantiateModule(experimental.WithMemoryAllocator(cctx, pr.e.alloc), pr.mod.cm, pr.e.modCfg)
+	alloc := pr.e.alloc
+	if lim := p.Kernel().Limits().MemoryBytes; lim > 0 {
+		alloc = cappedAllocator{inner: alloc, max: uint64(lim)}
+	}
+	mod, err := pr.e.rt.InstantiateModule(experimental.WithMemoryAllocator(cctx, alloc), pr.mod.cm, pr.e.modCfg)
 	ph.instantiate = time.Since(t0)
 	if err != nil {
 		if p.Context().Err() != nil {
