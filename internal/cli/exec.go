@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,44 +29,13 @@ stdout and stderr stream to this process's.`,
   printf 'b\na\n' | secexec exec sort`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := vf.options()
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			vm, err := secexec.NewVM(ctx, opts)
-			if err != nil {
-				return err
-			}
-			defer vm.Close()
-			eo := &secexec.ExecOptions{Timeout: vf.timeout}
-			if in := stdinOf(cmd); in != nil {
-				eo.Stdin = in
-			}
-			if !asJSON {
-				eo.Stdout, eo.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			}
-			var res *secexec.Result
-			if len(args) == 1 {
-				res, err = vm.Exec(ctx, args[0], eo)
-			} else {
-				res, err = vm.Run(ctx, args, eo)
-			}
-			if err != nil && res == nil {
-				return err
-			}
-			if asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
-					return err
+			run := func(ctx context.Context, vm *secexec.VM, eo *secexec.ExecOptions) (*secexec.Result, error) {
+				if len(args) == 1 {
+					return vm.Exec(ctx, args[0], eo)
 				}
+				return vm.Run(ctx, args, eo)
 			}
-			if res.Outcome == secexec.Cancelled {
-				return &exitError{code: 130}
-			}
-			if res.ExitCode != 0 {
-				return &exitError{code: res.ExitCode}
-			}
-			return nil
+			return runInVM(cmd, &vf, asJSON, nil, run)
 		},
 	}
 	vf.register(c)

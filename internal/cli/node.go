@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +12,20 @@ import (
 	"github.com/secexec/secexec"
 )
 
-// runInVM creates a VM from the flags, runs argv and mirrors its exit.
-func runInVM(cmd *cobra.Command, vf *vmFlags, argv []string, files map[string][]byte) error {
+// runner runs the command of a CLI invocation in vm.
+type runner func(ctx context.Context, vm *secexec.VM, eo *secexec.ExecOptions) (*secexec.Result, error)
+
+// runArgv is a runner for a fixed argument vector.
+func runArgv(argv []string) runner {
+	return func(ctx context.Context, vm *secexec.VM, eo *secexec.ExecOptions) (*secexec.Result, error) {
+		return vm.Run(ctx, argv, eo)
+	}
+}
+
+// runInVM creates a VM from the flags, writes files into it, runs the
+// command with stdin passed through and output streamed (or, asJSON,
+// collected and printed as JSON), and mirrors its exit status.
+func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]byte, run runner) error {
 	opts, err := vf.options()
 	if err != nil {
 		return err
@@ -28,13 +41,21 @@ func runInVM(cmd *cobra.Command, vf *vmFlags, argv []string, files map[string][]
 			return err
 		}
 	}
-	eo := &secexec.ExecOptions{Timeout: vf.timeout, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	eo := &secexec.ExecOptions{Timeout: vf.timeout}
+	if !asJSON {
+		eo.Stdout, eo.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	}
 	if in := stdinOf(cmd); in != nil {
 		eo.Stdin = in
 	}
-	res, err := vm.Run(ctx, argv, eo)
+	res, err := run(ctx, vm, eo)
 	if err != nil && res == nil {
 		return err
+	}
+	if asJSON {
+		if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
+			return err
+		}
 	}
 	if res.Outcome == secexec.Cancelled {
 		return &exitError{code: 130}
@@ -55,7 +76,7 @@ guest FILE. Put secexec's own flags first and node's after "--".`,
 		Example: `  secexec node -- -e 'console.log(process.version)'
   secexec node --mount ./app:/app:ro -- /app/index.js`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runInVM(cmd, &vf, append([]string{"node"}, args...), nil)
+			return runInVM(cmd, &vf, false, nil, runArgv(append([]string{"node"}, args...)))
 		},
 	}
 	vf.register(c)
@@ -80,7 +101,7 @@ directory and run it with node; TypeScript runs with its types stripped.`,
 				cwd = secexec.Workspace
 			}
 			guest := path.Join(cwd, path.Base(args[0]))
-			return runInVM(cmd, &vf, append([]string{"node", guest}, args[1:]...), map[string][]byte{guest: data})
+			return runInVM(cmd, &vf, false, map[string][]byte{guest: data}, runArgv(append([]string{"node", guest}, args[1:]...)))
 		},
 	}
 	vf.register(c)
