@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"runtime"
@@ -98,7 +99,15 @@ func (p *pool) fill() {
 		}
 		p.waitIdle()
 		r := newRT(p.e)
-		if err := r.boot(); err != nil {
+		err := r.boot()
+		if err == nil {
+			// Off the exec path: pay for the modules almost every program
+			// loads before a process claims this isolate.
+			if ok, perr := r.call(r.prewarm); !ok {
+				err = fmt.Errorf("prewarm: %w", perr)
+			}
+		}
+		if err != nil {
 			p.e.log.Error("js: warm isolate failed to boot", "err", err)
 			r.dispose()
 			select {

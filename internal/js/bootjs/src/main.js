@@ -29,7 +29,9 @@ function lazyGlobal(name, get) {
     enumerable: false,
     get() {
       const v = get();
-      defineValue(name, v);
+      // A module still loading (a circular require) yields undefined:
+      // keep the getter so a later use finds the finished module.
+      if (v !== undefined) defineValue(name, v);
       return v;
     },
     set(v) { defineValue(name, v); },
@@ -49,6 +51,31 @@ if (typeof WebAssembly === 'object') {
   Memory.prototype = RealMemory.prototype;
   P.ObjectDefineProperty(RealMemory.prototype, 'constructor', { value: Memory, writable: true, configurable: true });
   WebAssembly.Memory = Memory;
+
+  // Asynchronous WebAssembly compilation posts its result to V8's
+  // foreground task queue, which v8go never pumps: WebAssembly.compile
+  // and instantiate would never settle. They compile synchronously (as
+  // new WebAssembly.Module does, under the same limits) and settle their
+  // promise as the real ones do.
+  const RealModule = WebAssembly.Module;
+  const RealInstance = WebAssembly.Instance;
+  const RealPromise = Promise;
+  const settle = (fn) => new RealPromise((resolve, reject) => {
+    try { resolve(fn()); } catch (e) { reject(e); }
+  });
+  const wasmAsync = {
+    compile(bytes) { return settle(() => new RealModule(bytes)); },
+    instantiate(source, imports) {
+      return settle(() => {
+        if (source instanceof RealModule) return new RealInstance(source, imports);
+        const module = new RealModule(source);
+        return { module, instance: new RealInstance(module, imports) };
+      });
+    },
+  };
+  for (const k of ['compile', 'instantiate']) {
+    P.ObjectDefineProperty(WebAssembly, k, { value: wasmAsync[k], writable: true, configurable: true });
+  }
 }
 
 require('./internal/extmem.js').install();
@@ -132,6 +159,22 @@ function start(json) {
   loop.macrotask(() => runMainModule.runMain(info));
 }
 
+// prewarm loads the modules nearly every program reaches (its output
+// streams, console, fs, events, buffers) into a warm isolate while it is
+// parked, so their first use costs nothing on the exec path. It only
+// evaluates module code: none of it touches the bridge until called, and
+// nothing of a process exists yet.
+function prewarm() {
+  require('./internal/stdio.js');
+  require('./console.js');
+  require('./fs.js');
+  require('./stream.js');
+  require('./events.js');
+  require('./buffer.js');
+  require('./util.js');
+  require('./path.js');
+}
+P.ObjectDefineProperty(g, '__secexec_prewarm', { value: prewarm, configurable: true });
 P.ObjectDefineProperty(g, '__secexec_start', { value: start, configurable: true });
 P.ObjectDefineProperty(g, '__secexec_dispatch', { value: loop.dispatch, configurable: true });
 P.ObjectDefineProperty(g, '__secexec_beforeExit', {
