@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
 	"github.com/spf13/cobra"
 
 	"github.com/secexec/secexec"
@@ -26,6 +28,7 @@ func newBenchCmd() *cobra.Command {
 		rows    []string
 		gate    string
 		sustain time.Duration
+		metrics bool
 	)
 	c := &cobra.Command{
 		Use:   "bench [flags]",
@@ -48,6 +51,11 @@ and the warm-pool hit rate against FILE and exits 1 on a regression.`,
 			if err != nil {
 				return err
 			}
+			if metrics {
+				// The engines report their phases to the logger of the
+				// process they run in: measure in this one.
+				mode = secexec.EngineInProcess
+			}
 			if n < 0 || n > 100000 {
 				return &usageError{err: fmt.Errorf("--n %d out of range", n)}
 			}
@@ -68,7 +76,8 @@ and the warm-pool hit rate against FILE and exits 1 on a regression.`,
 				// package, which SetDefault redirects to the new handler).
 				next = slog.NewTextHandler(cmd.ErrOrStderr(), nil)
 			}
-			cfg.Phases = bench.NewRecorder(next, nil)
+			m := bench.NewMetrics()
+			cfg.Phases = bench.NewRecorder(next, m.Observe)
 			slog.SetDefault(slog.New(cfg.Phases))
 			defer slog.SetDefault(prev)
 			if exe, err := os.Executable(); err == nil {
@@ -93,6 +102,9 @@ and the warm-pool hit rate against FILE and exits 1 on a regression.`,
 			if err != nil {
 				return err
 			}
+			if metrics {
+				return writeMetrics(cmd.OutOrStdout(), m)
+			}
 			if asJSON {
 				return bench.WriteJSON(cmd.OutOrStdout(), res)
 			}
@@ -106,6 +118,7 @@ and the warm-pool hit rate against FILE and exits 1 on a regression.`,
 	fl.StringSliceVar(&rows, "rows", nil, "measure only these rows (comma-separated IDs)")
 	fl.StringVar(&gate, "gate", "", "check against this baseline JSON instead of printing the rows")
 	fl.DurationVar(&sustain, "sustain", 2*time.Second, "how long each throughput row runs")
+	fl.BoolVar(&metrics, "metrics", false, "run in process and print its phase and warm-pool figures as Prometheus metrics (text format) instead of the rows")
 	return c
 }
 
@@ -151,4 +164,19 @@ func noPoolRows(exe string, n int, sustain time.Duration) func(context.Context, 
 		}
 		return rows, nil
 	}
+}
+
+// writeMetrics prints the run's metrics in the Prometheus text format.
+func writeMetrics(w io.Writer, m *bench.Metrics) error {
+	mfs, err := m.Registry().Gather()
+	if err != nil {
+		return err
+	}
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -43,3 +43,20 @@ func TestBenchTableAndUsage(t *testing.T) {
 		t.Errorf("unknown row: exit %d: %s", code, errOut)
 	}
 }
+
+func TestBenchMetrics(t *testing.T) {
+	code, out, errOut := runCLI(t, "", "bench", "--n", "3", "--rows", "true,node", "--metrics")
+	if code != 0 {
+		t.Fatalf("bench --metrics: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		`secexec_execs_total{engine="wasm",warm_worker="none"}`,
+		`secexec_execs_total{engine="js",warm_worker=`,
+		`secexec_exec_phase_seconds_bucket{engine="wasm",phase="instantiate"`,
+		`secexec_exec_phase_seconds_count{engine="js",phase="user_code"}`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("metrics lack %s:\n%s", want, out)
+		}
+	}
+}
