@@ -2,7 +2,6 @@ package js
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"runtime"
@@ -100,13 +99,6 @@ func (p *pool) fill() {
 		p.waitIdle()
 		r := newRT(p.e)
 		err := r.boot()
-		if err == nil {
-			// Off the exec path: pay for the modules almost every program
-			// loads before a process claims this isolate.
-			if ok, perr := r.call(r.prewarm); !ok {
-				err = fmt.Errorf("prewarm: %w", perr)
-			}
-		}
 		if err != nil {
 			p.e.log.Error("js: warm isolate failed to boot", "err", err)
 			r.dispose()

@@ -28,12 +28,9 @@ type rt struct {
 	// heapLimit and extLimit bound this isolate's heap and its memory
 	// outside the heap (ArrayBuffers): the engine's, or the VM's own.
 	heapLimit, extLimit uint64
-	// prewarm loads common builtin modules; warm isolates run it while
-	// parked.
-	prewarm *v8.Function
-	e       *Engine
-	p       *kernel.Process
-	ctx     context.Context // the process context: cancelled on kill
+	e                   *Engine
+	p                   *kernel.Process
+	ctx                 context.Context // the process context: cancelled on kill
 
 	iso *v8.Isolate
 	v8c *v8.Context
@@ -257,9 +254,6 @@ func (r *rt) boot() error {
 		}
 		g.Delete(name)
 		return fn, nil
-	}
-	if r.prewarm, err = take("__secexec_prewarm"); err != nil {
-		return err
 	}
 	if r.start, err = take("__secexec_start"); err != nil {
 		return err

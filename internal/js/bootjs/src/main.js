@@ -159,22 +159,6 @@ function start(json) {
   loop.macrotask(() => runMainModule.runMain(info));
 }
 
-// prewarm loads the modules nearly every program reaches (its output
-// streams, console, fs, events, buffers) into a warm isolate while it is
-// parked, so their first use costs nothing on the exec path. It only
-// evaluates module code: none of it touches the bridge until called, and
-// nothing of a process exists yet.
-function prewarm() {
-  require('./internal/stdio.js');
-  require('./console.js');
-  require('./fs.js');
-  require('./stream.js');
-  require('./events.js');
-  require('./buffer.js');
-  require('./util.js');
-  require('./path.js');
-}
-P.ObjectDefineProperty(g, '__secexec_prewarm', { value: prewarm, configurable: true });
 P.ObjectDefineProperty(g, '__secexec_start', { value: start, configurable: true });
 P.ObjectDefineProperty(g, '__secexec_dispatch', { value: loop.dispatch, configurable: true });
 P.ObjectDefineProperty(g, '__secexec_beforeExit', {
