@@ -56,35 +56,23 @@ func DefaultLimits() Limits {
 // only the limits it cares about.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.FSBytes == 0 {
-		l.FSBytes = d.FSBytes
-	}
-	if l.FSInodes == 0 {
-		l.FSInodes = d.FSInodes
-	}
-	if l.Processes == 0 {
-		l.Processes = d.Processes
-	}
-	if l.FDsPerProcess == 0 {
-		l.FDsPerProcess = d.FDsPerProcess
-	}
-	if l.FDsPerVM == 0 {
-		l.FDsPerVM = d.FDsPerVM
-	}
-	if l.Pipes == 0 {
-		l.Pipes = d.Pipes
-	}
-	if l.PipeBytes == 0 {
-		l.PipeBytes = d.PipeBytes
-	}
-	if l.PipeSize == 0 {
-		l.PipeSize = d.PipeSize
-	}
-	if l.ArgvBytes == 0 {
-		l.ArgvBytes = d.ArgvBytes
-	}
-	if l.EnvBytes == 0 {
-		l.EnvBytes = d.EnvBytes
-	}
+	orDefault(&l.FSBytes, d.FSBytes)
+	orDefault(&l.FSInodes, d.FSInodes)
+	orDefault(&l.Processes, d.Processes)
+	orDefault(&l.FDsPerProcess, d.FDsPerProcess)
+	orDefault(&l.FDsPerVM, d.FDsPerVM)
+	orDefault(&l.Pipes, d.Pipes)
+	orDefault(&l.PipeBytes, d.PipeBytes)
+	orDefault(&l.PipeSize, d.PipeSize)
+	orDefault(&l.ArgvBytes, d.ArgvBytes)
+	orDefault(&l.EnvBytes, d.EnvBytes)
 	return l
+}
+
+// orDefault sets *v to d when *v is the zero value.
+func orDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
 }
