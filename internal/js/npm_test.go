@@ -86,13 +86,16 @@ const pc = require('picocolors'); console.log('picocolors', typeof pc.red('x'));
 const { nanoid } = require('nanoid'); console.log('nanoid', nanoid().length);
 const { marked } = require('marked'); console.log('marked', marked.parse('# hi').trim());
 const chalk = require('chalk').default; console.log('chalk', typeof chalk.blue('x'));
+const classNames = require('classnames'); console.log('classnames', classNames('a', { b: true, c: false }, ['d']));
+const qs = require('qs'); console.log('qs', JSON.stringify(qs.parse('a[b]=1&a[c][]=2&a[c][]=3')), qs.stringify({ x: { y: 'z w' } }));
 const pLimit = require('p-limit').default; const limit = pLimit(1); Promise.all([1, 2, 3].map((x) => limit(async () => x * 2))).then((r) => console.log('p-limit', r.join(',')));
 `)
 	r := v.run("", "node", "cjs.js")
 	want := []string{"lodash 3 fooBar", "zod false ok", "semver true 1.3.0", "uuid true 36", `yaml {"a":[1,2],"b":{"c":"d"}}`,
 		"dayjs 2020-01-03", "ms 7200000 1m", `minimist {"_":["q"],"x":3,"y":"z"}`, "commander 5", "ajv true false",
 		"date-fns 2020-01-03", "immer 1 2 true", "js-yaml k:|  - 1|  - v", "picocolors string", "nanoid 21",
-		"marked <h1>hi</h1>", "chalk string", "p-limit 2,4,6"}
+		"marked <h1>hi</h1>", "chalk string", "classnames a b d", `qs {"a":{"b":"1","c":["2","3"]}} x%5By%5D=z%20w`,
+		"p-limit 2,4,6"}
 	for _, w := range want {
 		if !strings.Contains(r.stdout, w+"\n") {
 			t.Errorf("missing %q", w)
@@ -106,11 +109,12 @@ const pLimit = require('p-limit').default; const limit = pLimit(1); Promise.all(
 import _ from 'lodash'; import { z } from 'zod'; import semver from 'semver'; import { v4, validate } from 'uuid';
 import YAML from 'yaml'; import chalk from 'chalk'; import { nanoid } from 'nanoid'; import pLimit from 'p-limit';
 import { marked } from 'marked'; import { format } from 'date-fns'; import { produce } from 'immer'; import ms from 'ms';
+import classNames from 'classnames'; import qs from 'qs';
 console.log(_.sum([1, 2]), z.number().safeParse(1).success, semver.valid('1.0.0'), validate(v4()), YAML.stringify({ a: 1 }).trim(),
-  typeof chalk.red, nanoid(5).length, typeof pLimit, marked.parse('*x*').trim(), format(new Date(2021, 5, 1), 'MM'), produce({ n: 1 }, (d) => { d.n++; }).n, ms(1000));
+  typeof chalk.red, nanoid(5).length, typeof pLimit, marked.parse('*x*').trim(), format(new Date(2021, 5, 1), 'MM'), produce({ n: 1 }, (d) => { d.n++; }).n, ms(1000), classNames('p', { q: 1 }), qs.stringify({ k: [1] }));
 `)
 	r = v.run("", "node", "esm.mjs")
-	if want := "3 true 1.0.0 true a: 1 function 5 function <p><em>x</em></p> 06 2 1s\n"; r.stdout != want || r.code != 0 {
+	if want := "3 true 1.0.0 true a: 1 function 5 function <p><em>x</em></p> 06 2 1s p q k%5B0%5D=1\n"; r.stdout != want || r.code != 0 {
 		t.Fatalf("esm: code %d\nstdout %q\nwant   %q\nstderr:\n%s", r.code, r.stdout, want, trunc(r.stderr))
 	}
 }
