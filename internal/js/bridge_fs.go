@@ -260,50 +260,8 @@ func init() {
 		}
 		return nil, r.p.Fsetattr(r.ctx, fd, vfs.SetAttr{Mask: vfs.SetMode, Mode: uint32(mode) & 0o7777})
 	})
-	register("chown", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		attr, err := ownerAttr(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.SetAttr(r.ctx, kernel.AtFDCWD, path, argBool(args, 3), attr)
-	})
-	register("fchown", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		attr, err := ownerAttr(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Fsetattr(r.ctx, fd, attr)
-	})
-	register("utimes", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		attr, err := timesAttr(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.SetAttr(r.ctx, kernel.AtFDCWD, path, argBool(args, 3), attr)
-	})
-	register("futimes", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		attr, err := timesAttr(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Fsetattr(r.ctx, fd, attr)
-	})
+	registerAttr("chown", "fchown", ownerAttr)
+	registerAttr("utimes", "futimes", timesAttr)
 	register("truncate", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		path, err := argPath(args, 0)
 		if err != nil {
@@ -363,4 +321,32 @@ func timesAttr(args []*v8.Value, i int) (vfs.SetAttr, error) {
 // realpath resolves path as the process sees it (permission-checked).
 func (r *rt) realpath(path string) (string, error) {
 	return r.p.Kernel().VFS().Realpath(r.ctx, r.p.Caller(), path)
+}
+
+// registerAttr registers a path form (path, attr args..., follow at index
+// 3) and an fd form (fd, attr args...) of one attribute change, decoded
+// from the arguments starting at index 1.
+func registerAttr(pathName, fdName string, decode func([]*v8.Value, int) (vfs.SetAttr, error)) {
+	register(pathName, func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		path, err := argPath(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		attr, err := decode(args, 1)
+		if err != nil {
+			return nil, err
+		}
+		return nil, r.p.SetAttr(r.ctx, kernel.AtFDCWD, path, argBool(args, 3), attr)
+	})
+	register(fdName, func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err := argInt(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		attr, err := decode(args, 1)
+		if err != nil {
+			return nil, err
+		}
+		return nil, r.p.Fsetattr(r.ctx, fd, attr)
+	})
 }
