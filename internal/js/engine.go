@@ -88,6 +88,9 @@ type Engine struct {
 
 	// testHook, when set (by tests), sees each runtime before disposal.
 	testHook func(r *rt)
+	// maxRejections, when set (by tests), replaces the bound on recorded
+	// promise rejections (rejections_shim.cc's maxRecords).
+	maxRejections int
 	// exposeBridge (tests only) leaves the bridge reachable as
 	// globalThis.__test_bridge.
 	exposeBridge bool

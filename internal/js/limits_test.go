@@ -26,6 +26,10 @@ func newEngine(t *testing.T, cfg Config) *Engine {
 func TestLimits(t *testing.T) {
 	e := newEngine(t, Config{TimeLimit: 500 * time.Millisecond, HeapLimitBytes: 32 << 20, ExternalLimitBytes: 64 << 20})
 	v := newVM(t, e)
+	// Memory limits are tested without a time limit, which a loaded
+	// machine could otherwise reach first.
+	mem := newVM(t, newEngine(t, Config{HeapLimitBytes: 32 << 20, ExternalLimitBytes: 64 << 20}))
+	memCases := map[string]bool{"heap": true, "external": true, "externalSmall": true, "bufferAlloc": true}
 	cases := []struct {
 		name, code string
 		wantCode   int
@@ -45,6 +49,10 @@ func TestLimits(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			v := v
+			if memCases[c.name] {
+				v = mem
+			}
 			r := v.node(c.code)
 			if r.code != c.wantCode || !strings.Contains(r.stderr, c.wantErr) {
 				t.Errorf("code %d (want %d), stderr %q", r.code, c.wantCode, trunc(r.stderr))

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	v8 "github.com/tommie/v8go"
 
@@ -39,6 +40,13 @@ type rt struct {
 	dispatch *v8.Function
 	beforeEx *v8.Function
 	exitFn   *v8.Function
+
+	// rejectRun settles the promise rejections V8 reported (see
+	// rejections.go) after each macrotask, as Node's
+	// processTicksAndRejections does. rejectIso is nil when the hook is
+	// not installed.
+	rejectRun *v8.Function
+	rejectIso unsafe.Pointer
 
 	scratch        []byte
 	scratchRelease func()
@@ -267,6 +275,10 @@ func (r *rt) boot() error {
 	if r.exitFn, err = take("__secexec_exit"); err != nil {
 		return err
 	}
+	if r.rejectRun, err = take("__secexec_rejections"); err != nil {
+		return err
+	}
+	r.rejectIso = armRejections(r.rejectRun.Value, e.maxRejections)
 	if r.scratch == nil {
 		return errors.New("bootstrap did not set the scratch buffer")
 	}
@@ -393,6 +405,9 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 	if v != nil {
 		v.Release()
 	}
+	if err == nil {
+		err = r.settleRejections()
+	}
 	if err != nil || r.exited || r.terminated.Load() != termNone {
 		return r.finish(err)
 	}
@@ -404,12 +419,18 @@ func (r *rt) finish(err error) int {
 	if r.exited {
 		return r.exitCode
 	}
+	if pendingRejections(r.rejectIso) == rejectionsOverflow {
+		r.terminated.CompareAndSwap(termNone, termHeap)
+	}
 	switch r.terminated.Load() {
 	case termKilled:
 		return 137
 	case termTimeout:
 		writeString(context.WithoutCancel(r.ctx), r.p, 2, "CPU time limit exceeded\n")
 		return 124
+	case termHeap:
+		writeString(r.ctx, r.p, 2, "\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n")
+		return 134
 	case termExternal:
 		writeString(r.ctx, r.p, 2, "\nFATAL ERROR: external memory limit reached (ArrayBuffers and Buffers) - JavaScript heap out of memory\n")
 		return 134
@@ -439,6 +460,9 @@ func (r *rt) call(fn *v8.Function, args ...v8.Valuer) (bool, error) {
 	if v != nil {
 		v.Release()
 	}
+	if err == nil {
+		err = r.settleRejections()
+	}
 	if r.exited || r.terminated.Load() != termNone {
 		return false, err
 	}
@@ -446,6 +470,33 @@ func (r *rt) call(fn *v8.Function, args ...v8.Valuer) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// settleRejections runs the runtime's handling of unhandled promise
+// rejections (the 'unhandledRejection' event, else an uncaught error)
+// while V8 reports new rejection events. It ends when a pass brings no
+// new event, or the process is over. A guest that leaves more rejections
+// pending than the hook records is out of memory.
+func (r *rt) settleRejections() error {
+	for {
+		switch pendingRejections(r.rejectIso) {
+		case rejectionsNone:
+			return nil
+		case rejectionsOverflow:
+			r.terminate(termHeap)
+			return nil
+		}
+		if r.exited || r.terminated.Load() != termNone {
+			return nil
+		}
+		v, err := r.rejectRun.Call(v8.Undefined(r.iso))
+		if v != nil {
+			v.Release()
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // dispatchEvent calls the JavaScript handler of one loop event.
@@ -607,6 +658,8 @@ func (r *rt) dispose() {
 		v.Release()
 	}
 	r.release = nil
+	disarmRejections(r.rejectIso)
+	r.rejectIso = nil
 	if r.v8c != nil {
 		r.v8c.Close()
 	}

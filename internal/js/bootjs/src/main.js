@@ -174,4 +174,7 @@ P.ObjectDefineProperty(g, '__secexec_exit', {
   },
   configurable: true,
 });
+const rejections = require('./internal/rejections.js');
+rejections.init(process, fatal);
+P.ObjectDefineProperty(g, '__secexec_rejections', { value: rejections.settle, configurable: true });
 void builtins;

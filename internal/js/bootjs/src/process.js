@@ -169,12 +169,12 @@ loop.onEvent('signal', (num) => {
 
 // fatal reports an uncaught exception as Node does and exits with 1,
 // unless an 'uncaughtException' listener takes it.
-function fatal(err) {
+function fatal(err, origin = 'uncaughtException') {
   if (exiting) return;
   if (captureFn) { captureFn(err); return; }
   if (process.listenerCount('uncaughtException') > 0) {
     try {
-      process.emit('uncaughtException', err, 'uncaughtException');
+      process.emit('uncaughtException', err, origin);
       return;
     } catch (e) {
       err = e;
