@@ -41,11 +41,14 @@ func (e *EvalError) Error() string { return "secexec: evaluation failed: " + e.S
 
 // evalWrapper evaluates process.argv[1] at global scope, awaits it, and
 // writes its JSON after a marker line the host chose, so output the
-// expression itself prints cannot be mistaken for the value.
-const evalWrapper = `const m = process.argv[2];
+// expression itself prints cannot be mistaken for the value. It writes
+// with console functions taken before the expression runs (printing one
+// string does not load util or streams, which would cost more than most
+// expressions).
+const evalWrapper = `const m = process.argv[2], out = console.log, err = console.error;
 Promise.resolve().then(() => (0, eval)(process.argv[1])).then(
-  (v) => { const s = JSON.stringify(v); process.stdout.write("\n" + m + (s === undefined ? "null" : s)); },
-  (e) => { process.stderr.write(String(e && e.stack || e) + "\n"); process.exitCode = 1; });`
+  (v) => { const s = JSON.stringify(v); out("\n" + m + (s === undefined ? "null" : s)); },
+  (e) => { err(String(e && e.stack || e)); process.exitCode = 1; });`
 
 // Evaluate evaluates a JavaScript expression, awaiting it if it is a
 // promise, and returns its value as JSON (undefined and functions become
@@ -71,7 +74,7 @@ func (j *JS) Evaluate(ctx context.Context, expr string, opts *ExecOptions) (json
 		}
 		return nil, &EvalError{Stack: stack, Result: res}
 	}
-	val := res.Stdout[i+len(marker):]
+	val := bytes.TrimSuffix(res.Stdout[i+len(marker):], []byte("\n"))
 	if !json.Valid(val) {
 		return nil, &EvalError{Stack: "the value is not valid JSON", Result: res}
 	}

@@ -29,6 +29,16 @@ func TestJSExecuteAndEvaluate(t *testing.T) {
 	if !secexec.IsEvalError(err) || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("rejection: %v", err)
 	}
+	// The value survives an expression that replaces console and
+	// contains format characters; a value JSON cannot encode fails.
+	v, err = vm.JS().Evaluate(ctx, `console.log = console.error = null; process.stdout.write = null; "50%s %d"`, nil)
+	if err != nil || string(v) != `"50%s %d"` {
+		t.Fatalf("value %s, %v", v, err)
+	}
+	_, err = vm.JS().Evaluate(ctx, `({ toJSON() { throw new Error("no json") } })`, nil)
+	if !secexec.IsEvalError(err) || !strings.Contains(err.Error(), "no json") {
+		t.Fatalf("toJSON: %v", err)
+	}
 	// JS reaches the shell and back: node → sh → node.
 	res, err = vm.JS().Execute(ctx, `
 const cp = require("child_process");

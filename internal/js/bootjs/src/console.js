@@ -1,7 +1,41 @@
 'use strict';
 // console, writing straight to the kernel's descriptors 1 and 2.
 const { B } = require('./internal/bridge.js');
-const util = require('./util.js');
+
+// util (Node's inspect and format) is loaded on first need: loading it
+// costs more than most short programs run, and printing strings and
+// numbers does not need it.
+let utilModule;
+function lazyUtil() { return utilModule || (utilModule = require('./util.js')); }
+const util = {
+  formatWithOptions: (...a) => lazyUtil().formatWithOptions(...a),
+  format: (...a) => lazyUtil().format(...a),
+  inspect: (...a) => lazyUtil().inspect(...a),
+};
+
+// format is util.format for the common case of primitive arguments, with
+// the same output; anything else goes to util.
+function format(args) {
+  const n = args.length;
+  if (n === 1 && typeof args[0] === 'string') return args[0];
+  if (n > 1 && typeof args[0] === 'string' && args[0].includes('%')) return util.formatWithOptions({}, ...args);
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    const v = args[i];
+    let s;
+    switch (typeof v) {
+      case 'string': s = v; break;
+      case 'number': s = Object.is(v, -0) ? '-0' : `${v}`; break;
+      case 'boolean': case 'undefined': s = `${v}`; break;
+      case 'bigint': s = `${v}n`; break;
+      default:
+        if (v !== null) return util.formatWithOptions({}, ...args);
+        s = 'null';
+    }
+    out = i === 0 ? s : `${out} ${s}`;
+  }
+  return out;
+}
 
 const kGroupIndent = Symbol('kGroupIndent');
 
@@ -30,10 +64,10 @@ class Console {
     }
     try { B.write(fd, s); } catch { /* closed pipe: console never throws */ }
   }
-  log(...args) { this._write(1, util.formatWithOptions({}, ...args)); }
+  log(...args) { this._write(1, format(args)); }
   info(...args) { this.log(...args); }
   debug(...args) { this.log(...args); }
-  error(...args) { this._write(2, util.formatWithOptions({}, ...args)); }
+  error(...args) { this._write(2, format(args)); }
   warn(...args) { this.error(...args); }
   dir(obj, options) { this._write(1, util.inspect(obj, { customInspect: false, ...options })); }
   dirxml(...args) { this.log(...args); }
