@@ -2,7 +2,6 @@
 // util: Node's own inspect/format (node-inspect-extracted) with the rest
 // of the module from the util polyfill.
 const inspectLib = require('node-inspect-extracted');
-const base = require('util/');
 const { codedError } = require('./internal/errors.js');
 const enc = require('./internal/encoding.js');
 
@@ -109,9 +108,38 @@ function deprecate(fn, msg, code) {
   return deprecated;
 }
 
-const types = Object.assign({}, base.types, {
-  isNativeError: (e) => e instanceof Error || Object.prototype.toString.call(e) === '[object Error]',
-});
+const types = require('./internal/types.js');
+
+// inherits and callbackify as Node defines them (the npm util polyfill,
+// which also has them, costs a dozen packages to load).
+function inherits(ctor, superCtor) {
+  if (ctor === undefined || ctor === null) throw codedError('ERR_INVALID_ARG_TYPE', 'ctor', 'of type function', ctor);
+  if (superCtor === undefined || superCtor === null) throw codedError('ERR_INVALID_ARG_TYPE', 'superCtor', 'of type function', superCtor);
+  if (superCtor.prototype === undefined) throw codedError('ERR_INVALID_ARG_TYPE', 'superCtor.prototype', 'of type object', superCtor.prototype);
+  Object.defineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
+  Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
+}
+
+function callbackify(original) {
+  if (typeof original !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'original', 'of type function', original);
+  function callbackified(...args) {
+    const cb = args.pop();
+    if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'last argument', 'of type function', cb);
+    const onRejected = (reason) => {
+      if (!reason) {
+        const err = new Error('Promise was rejected with a falsy value');
+        err.code = 'ERR_FALSY_VALUE_REJECTION';
+        err.reason = reason;
+        reason = err;
+      }
+      return cb(reason);
+    };
+    Reflect.apply(original, this, args).then((ret) => process.nextTick(cb, null, ret), (rej) => process.nextTick(onRejected, rej));
+  }
+  Object.setPrototypeOf(callbackified, Object.getPrototypeOf(original));
+  Object.defineProperties(callbackified, Object.getOwnPropertyDescriptors(original));
+  return callbackified;
+}
 
 function getSystemErrorName(n) {
   const { errno } = require('./internal/constants.js');
@@ -127,7 +155,7 @@ function getSystemErrorMap() {
 
 const util = {
   inspect, format, formatWithOptions, stripVTControlCharacters, promisify,
-  callbackify: base.callbackify, inherits: base.inherits, deprecate, types, isDeepStrictEqual,
+  callbackify, inherits, deprecate, types, isDeepStrictEqual,
   TextEncoder: enc.TextEncoder, TextDecoder: enc.TextDecoder, styleText, parseArgs,
   getSystemErrorName, getSystemErrorMap,
   toUSVString: (s) => String(s).toWellFormed(),
