@@ -8,30 +8,22 @@ import (
 	"time"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/internal/engine/metrics"
 )
 
 // PhasesEnv is the environment variable that turns on the per-exec phase
 // reports of the V8 and WebAssembly engines (value "1"). Engines read it
 // when they start, so it must be set before a process's first VM.
-const PhasesEnv = "SECEXEC_SESSION_PHASES"
+const PhasesEnv = metrics.PhasesEnv
 
 // Messages of the engines' phase reports.
 const (
-	jsPhasesMsg   = "js: session phases"
-	wasmPhasesMsg = "wasm: session phases"
+	jsPhasesMsg   = metrics.JSPhasesMsg
+	wasmPhasesMsg = metrics.WASMPhasesMsg
 )
 
 // Report is one exec's phase report, decoded from the engine's log record.
-type Report struct {
-	// Engine is "js" or "wasm".
-	Engine string
-	// Phases maps a phase name (pool_claim, isolate_new, context_new,
-	// bootstrap, user_code, teardown; module_lookup, compile,
-	// instantiate, run) to its duration.
-	Phases map[string]time.Duration
-	// Hit is set for a JS exec that claimed a warm isolate.
-	Hit bool
-}
+type Report = metrics.Report
 
 // Recorder is a slog.Handler that decodes the engines' phase reports
 // (and passes every record, reports included, on to the next handler).
@@ -68,8 +60,8 @@ func (h *Recorder) Enabled(ctx context.Context, l slog.Level) bool {
 
 // Handle implements slog.Handler.
 func (h *Recorder) Handle(ctx context.Context, rec slog.Record) error {
-	if rec.Message == jsPhasesMsg || rec.Message == wasmPhasesMsg {
-		h.record(rec)
+	if rep, ok := metrics.Decode(rec, h.attrs); ok {
+		h.record(rep)
 	}
 	if h.next.Enabled(ctx, rec.Level) {
 		return h.next.Handle(ctx, rec)
@@ -87,25 +79,7 @@ func (h *Recorder) WithGroup(name string) slog.Handler {
 	return &Recorder{st: h.st, next: h.next.WithGroup(name), attrs: h.attrs}
 }
 
-func (h *Recorder) record(rec slog.Record) {
-	rep := Report{Engine: "wasm", Phases: make(map[string]time.Duration, 6)}
-	if rec.Message == jsPhasesMsg {
-		rep.Engine = "js"
-	}
-	visit := func(a slog.Attr) bool {
-		v := a.Value.Resolve()
-		switch {
-		case a.Key == "warm_worker":
-			rep.Hit = v.String() == "warm_worker_hit"
-		case v.Kind() == slog.KindDuration:
-			rep.Phases[a.Key] = v.Duration()
-		}
-		return true
-	}
-	for _, a := range h.attrs {
-		visit(a)
-	}
-	rec.Attrs(visit)
+func (h *Recorder) record(rep Report) {
 	st := h.st
 	st.mu.Lock()
 	switch {

@@ -62,6 +62,13 @@ func newModuleCache(e *Engine, max int) *moduleCache {
 // get returns the compiled module for key, compiling the bytes load
 // returns on a miss, with a reference the caller must release.
 func (c *moduleCache) get(ctx context.Context, key fingerprint, load func() ([]byte, error)) (*compiled, error) {
+	ent, _, err := c.lookup(ctx, key, load)
+	return ent, err
+}
+
+// lookup is get, also reporting whether the module was in the cache
+// (a caller that waited for another's compilation counts as a hit).
+func (c *moduleCache) lookup(ctx context.Context, key fingerprint, load func() ([]byte, error)) (*compiled, bool, error) {
 	for {
 		c.mu.Lock()
 		if ent := c.byKey[key]; ent != nil {
@@ -69,11 +76,11 @@ func (c *moduleCache) get(ctx context.Context, key fingerprint, load func() ([]b
 			c.hits.Add(1)
 			if ent.err != nil {
 				c.mu.Unlock()
-				return nil, ent.err
+				return nil, true, ent.err
 			}
 			ent.refs++
 			c.mu.Unlock()
-			return ent, nil
+			return ent, true, nil
 		}
 		if f := c.inflight[key]; f != nil {
 			c.mu.Unlock()
@@ -81,7 +88,7 @@ func (c *moduleCache) get(ctx context.Context, key fingerprint, load func() ([]b
 			case <-f.done:
 				continue
 			case <-ctx.Done():
-				return nil, errno.EINTR
+				return nil, false, errno.EINTR
 			}
 		}
 		f := &flight{done: make(chan struct{})}
@@ -103,9 +110,9 @@ func (c *moduleCache) get(ctx context.Context, key fingerprint, load func() ([]b
 		c.mu.Unlock()
 		close(f.done)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return ent, nil
+		return ent, false, nil
 	}
 }
 

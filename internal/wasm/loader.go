@@ -34,11 +34,14 @@ func (l loader) Load(ctx context.Context, p *kernel.Process, exe kernel.Executab
 	switch {
 	case bytes.HasPrefix(exe.Header, wasmMagic):
 		t0 := time.Now()
-		ent, err := l.e.compiledFor(ctx, p, exe)
+		ent, hit, err := l.e.compiledFor(ctx, p, exe)
 		if err != nil {
 			return nil, err
 		}
-		pr := &program{e: l.e, mod: ent, lookup: time.Since(t0)}
+		pr := &program{e: l.e, mod: ent, lookup: time.Since(t0), cache: "miss"}
+		if hit {
+			pr.cache = "hit"
+		}
 		if ent.compileSeen.CompareAndSwap(false, true) {
 			pr.compile = ent.compileT
 			pr.lookup -= min(pr.compile, pr.lookup)
@@ -80,7 +83,7 @@ func (l loader) loadScript(ctx context.Context, p *kernel.Process, exe kernel.Ex
 		head = append(head, arg)
 	}
 	head = append(head, exe.Path)
-	return &program{e: l.e, mod: wp.mod, prefix: wp.argv(head)}, nil
+	return &program{e: l.e, mod: wp.mod, prefix: wp.argv(head), cache: wp.cache}, nil
 }
 
 // parseShebang splits a "#!" line into the interpreter and its optional
@@ -106,10 +109,11 @@ func parseShebang(header []byte) (interp, arg string, ok bool) {
 	return interp, arg, true
 }
 
-// compiledFor finds or compiles the module of exe, with a reference.
-func (e *Engine) compiledFor(ctx context.Context, p *kernel.Process, exe kernel.Executable) (*compiled, error) {
+// compiledFor finds or compiles the module of exe, with a reference,
+// and reports whether the module cache had it.
+func (e *Engine) compiledFor(ctx context.Context, p *kernel.Process, exe kernel.Executable) (*compiled, bool, error) {
 	if exe.Stat.Size > MaxModuleSize {
-		return nil, errno.Path("exec", exe.Path, errno.EFBIG)
+		return nil, false, errno.Path("exec", exe.Path, errno.EFBIG)
 	}
 	// A command of the software store: known by its attributes, so
 	// nothing is read.
@@ -118,7 +122,7 @@ func (e *Engine) compiledFor(ctx context.Context, p *kernel.Process, exe kernel.
 	e.layersMu.RUnlock()
 	for _, fs := range layers {
 		if c, want, ok := fs.CommandAt(exe.Path); ok && softfs.SameFile(exe.Stat, want) {
-			return e.mods.get(ctx, c.Fingerprint, c.Module)
+			return e.mods.lookup(ctx, c.Fingerprint, c.Module)
 		}
 	}
 	// Any other file: its inode may know its fingerprint; otherwise the
@@ -127,33 +131,33 @@ func (e *Engine) compiledFor(ctx context.Context, p *kernel.Process, exe kernel.
 	v := p.Kernel().VFS()
 	f, err := v.Open(ctx, p.Caller(), exe.Path, vfs.O_RDONLY, 0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.DecRef()
 	st, err := f.Stat(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if st.Size > MaxModuleSize {
-		return nil, errno.Path("exec", exe.Path, errno.EFBIG)
+		return nil, false, errno.Path("exec", exe.Path, errno.EFBIG)
 	}
 	read := func() ([]byte, error) { return readAll(ctx, f, st.Size) }
 	if in, ok := f.(interface{ Inode() vfs.Inode }); ok {
 		if id, ok := in.Inode().(softfs.ContentIDer); ok {
-			return e.mods.get(ctx, id.ContentID(), read)
+			return e.mods.lookup(ctx, id.ContentID(), read)
 		}
 	}
 	key := keyOf(v, &st)
 	if fp, ok := e.hashes.get(key); ok {
-		return e.mods.get(ctx, fp, read)
+		return e.mods.lookup(ctx, fp, read)
 	}
 	b, err := read()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	fp := sha256.Sum256(b)
 	e.hashes.put(key, fp)
-	return e.mods.get(ctx, fp, func() ([]byte, error) { return b, nil })
+	return e.mods.lookup(ctx, fp, func() ([]byte, error) { return b, nil })
 }
 
 // readAll reads a whole module file of the given size.

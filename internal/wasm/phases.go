@@ -15,6 +15,8 @@ type phases struct {
 	// counting compile, which is the compilation this exec waited for
 	// (zero on a cache hit).
 	lookup, compile, instantiate, run time.Duration
+	// cache is how the compiled-module lookup went (see program.cache).
+	cache string
 }
 
 func phasesOn() bool { return os.Getenv("SECEXEC_SESSION_PHASES") == "1" }
@@ -36,7 +38,7 @@ func (e *Engine) reportPhases(ph *phases, pid int, argv []string) {
 		log = slog.Default()
 	}
 	log.LogAttrs(ctx, slog.LevelInfo, "wasm: session phases",
-		slog.Int("pid", pid), slog.String("command", name),
+		slog.Int("pid", pid), slog.String("command", name), slog.String("module_cache", ph.cache),
 		slog.Duration("module_lookup", ph.lookup), slog.Duration("compile", ph.compile),
 		slog.Duration("instantiate", ph.instantiate), slog.Duration("run", ph.run))
 }

@@ -24,6 +24,9 @@ type program struct {
 	prefix []string
 	// lookup and compile are the load phases, for the phase report.
 	lookup, compile time.Duration
+	// cache is how the compiled-module lookup of this exec went: "hit"
+	// or "miss" (for a script, its interpreter's lookup).
+	cache string
 }
 
 // argv is the argument vector the guest sees for the vector it was
@@ -73,7 +76,7 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 	st := syscalls.NewState(ctx, p, argv, env)
 	defer st.Close()
 	cctx := syscalls.WithState(ctx, st)
-	ph := phases{lookup: pr.lookup, compile: pr.compile}
+	ph := phases{lookup: pr.lookup, compile: pr.compile, cache: pr.cache}
 	t0 := time.Now()
 	alloc := pr.e.alloc
 	if lim := p.Kernel().Limits().MemoryBytes; lim > 0 {

@@ -88,6 +88,7 @@ const (
 	TRun       Type = 49
 	TSpawn     Type = 50
 	TSignal    Type = 51
+	TMetrics   Type = 52
 )
 
 var typeNames = map[Type]string{
@@ -97,7 +98,7 @@ var typeNames = map[Type]string{
 	TMkdir: "Mkdir", TMkdirAll: "MkdirAll", TReadDir: "ReadDir", TStat: "Stat", TLstat: "Lstat",
 	TRemove: "Remove", TRemoveAll: "RemoveAll", TRename: "Rename", TSymlink: "Symlink",
 	TReadlink: "Readlink", TChmod: "Chmod", TMount: "Mount", TUnmount: "Unmount", TRun: "Run",
-	TSpawn: "Spawn", TSignal: "Signal",
+	TSpawn: "Spawn", TSignal: "Signal", TMetrics: "Metrics",
 }
 
 func (t Type) String() string {
@@ -108,7 +109,7 @@ func (t Type) String() string {
 }
 
 // IsRequest reports whether t is a request type, answered by a Response.
-func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TSignal }
+func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TMetrics }
 
 // Stream numbers: the fd of a Data, Credit or Close message.
 const (
@@ -280,6 +281,11 @@ type Signal struct {
 	Sig  int    `cbor:"2,keyasint"`
 }
 
+// Metrics asks for the engine's metrics: the Response carries them in
+// Data, in the Prometheus text exposition format (version 0.0.4), at
+// most MaxChunk bytes. The request acts on no VM.
+type Metrics struct{}
+
 // DirEntry is one entry of a ReadDir response.
 type DirEntry struct {
 	Name string `cbor:"1,keyasint"`
@@ -305,7 +311,7 @@ type Stat struct {
 type Response struct {
 	Err     *Error     `cbor:"1,keyasint,omitempty"`
 	VM      uint64     `cbor:"2,keyasint,omitempty"` // CreateVM
-	Data    []byte     `cbor:"3,keyasint,omitempty"` // ReadFile: the tail of the contents
+	Data    []byte     `cbor:"3,keyasint,omitempty"` // ReadFile: the tail of the contents; Metrics: the text
 	Dir     string     `cbor:"4,keyasint,omitempty"` // ReadDir: the directory's resolved path
 	Entries []DirEntry `cbor:"5,keyasint,omitempty"` // ReadDir
 	Stat    *Stat      `cbor:"6,keyasint,omitempty"` // Stat, Lstat
@@ -358,6 +364,8 @@ func newBody(t Type) (any, bool) {
 		return new(Spawn), true
 	case TSignal:
 		return new(Signal), true
+	case TMetrics:
+		return new(Metrics), true
 	}
 	return nil, false
 }

@@ -59,6 +59,8 @@ func samples() []Frame {
 		{TRun, 28, &Run{VM: 3, Argv: []string{"echo", "hi"}, Env: []string{"A=1"}, Cwd: "/", Timeout: 1e9, Stdin: true}},
 		{TSpawn, 29, &Spawn{VM: 3, Argv: []string{"cat"}}},
 		{TSignal, 30, &Signal{Proc: 29, Sig: 15}},
+		{TMetrics, 31, &Metrics{}},
+		{TResponse, 31, &Response{Data: []byte("# TYPE secexec_runs_total counter\nsecexec_runs_total{outcome=\"succeeded\"} 3\n")}},
 	}
 }
 
@@ -130,6 +132,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"request id 0", frame(TStat, 0, []byte{0xa2, 0x01, 0x01, 0x02, 0x61, '/'})},
 		{"bad error kind", frame(TFatal, 0, []byte{0xa1, 0x01, 0xa1, 0x01, 0x18, 0xff})},
 		{"negative size", frame(TWriteFile, 1, []byte{0xa1, 0x04, 0x20})},
+		{"metrics with a field", frame(TMetrics, 1, []byte{0xa1, 0x01, 0x01})},
+		{"metrics id 0", frame(TMetrics, 0, []byte{0xa0})},
 	} {
 		_, err := Decode(tc.frame)
 		if !errors.Is(err, ErrProtocol) {

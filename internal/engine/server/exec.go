@@ -191,6 +191,9 @@ func (c *conn) run(ctx context.Context, id uint64, h *vmhost.Host, b *proto.Run,
 	resp := errResp(err)
 	if exit != nil {
 		resp.Exit = ExitToWire(exit)
+		c.s.cfg.Metrics.ObserveRun(exit.Outcome, exit.Duration)
+	} else {
+		c.s.cfg.Metrics.ObserveRun("error", -1)
 	}
 	return resp
 }

@@ -10,6 +10,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/secexec/secexec/internal/engine/flow"
+	"github.com/secexec/secexec/internal/engine/metrics"
 	"github.com/secexec/secexec/internal/engine/proto"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
@@ -48,6 +50,9 @@ type Config struct {
 	MaxRequests int
 	// HelloTimeout bounds the wait for a Hello (default 10s).
 	HelloTimeout time.Duration
+	// Metrics records the engine's metrics and answers Metrics
+	// requests; nil: a Set of the server's own (Run outcomes only).
+	Metrics *metrics.Set
 }
 
 // Server serves engine connections.
@@ -78,6 +83,10 @@ func New(cfg Config) (*Server, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.New()
+		cfg.Metrics.ZeroSeries()
 	}
 	return &Server{cfg: cfg, log: log}, nil
 }
@@ -404,8 +413,22 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 		}
 		c.spawn(ctx, f.ID, v.host, b, stdin)
 		return nil
+	case *proto.Metrics:
+		return c.metrics()
 	}
 	return errResp(fmt.Errorf("engine: %s: %w", f.Type, errno.ENOSYS))
+}
+
+// metrics answers a Metrics request with the text exposition.
+func (c *conn) metrics() *proto.Response {
+	var buf bytes.Buffer
+	if err := c.s.cfg.Metrics.WriteText(&buf); err != nil {
+		return errResp(fmt.Errorf("engine: %w: %w", err, errno.EIO))
+	}
+	if buf.Len() > proto.MaxChunk {
+		return errResp(&vmhost.TooLargeError{What: "metrics", Size: int64(buf.Len()), Limit: proto.MaxChunk})
+	}
+	return &proto.Response{Data: buf.Bytes()}
 }
 
 // endStdin ends a stdin stream the engine no longer reads, telling the
