@@ -52,6 +52,12 @@ console.log("status", r.status);`, nil)
 	if res.ExitCode != 0 || string(res.Stdout) != "from-sh\n42status 5\n" {
 		t.Fatalf("round trip: %d %q %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
+	// node ignores SIGPIPE, its children do not.
+	res, err = vm.JS().Execute(ctx, `const r = require("child_process").spawnSync("sh", ["-c", "kill -PIPE $$; echo survived"]);
+console.log(r.status, r.signal, JSON.stringify(String(r.stdout)))`, nil)
+	if err != nil || string(res.Stdout) != "null SIGPIPE \"\"\n" {
+		t.Fatalf("SIGPIPE in a child: %v %q %q", err, res.Stdout, res.Stderr)
+	}
 }
 
 func TestOneShotEvaluateInFreshVM(t *testing.T) {

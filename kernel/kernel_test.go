@@ -798,3 +798,50 @@ func TestCPUTimeLimit(t *testing.T) {
 		t.Fatalf("quick: %+v", st)
 	}
 }
+
+// A parent that ignores SIGPIPE passes that on to its children, unless
+// the spawn resets it (SigDefault), as node's child_process does.
+func TestSigDefaultResetsIgnoredSignals(t *testing.T) {
+	var withReset, inherited kernel.WaitStatus
+	k := newKernel(t, kernel.Limits{}, goLoader{
+		"victim": func(ctx context.Context, p *kernel.Process) int {
+			_ = p.Signal(kernel.SIGPIPE)
+			return 0 // reached only when SIGPIPE is ignored
+		},
+		"parent": func(ctx context.Context, p *kernel.Process) int {
+			if _, err := p.SetDisposition(kernel.SIGPIPE, kernel.DispositionIgnore); err != nil {
+				return 2
+			}
+			for i, opts := range []kernel.SpawnOptions{
+				{Argv: []string{"/bin/victim"}, SigDefault: ^uint64(0)},
+				{Argv: []string{"/bin/victim"}},
+			} {
+				c, err := p.Spawn(ctx, opts)
+				if err != nil {
+					return 3
+				}
+				_, st, err := p.Wait(ctx, c.PID(), 0)
+				if err != nil {
+					return 4
+				}
+				if i == 0 {
+					withReset = st
+				} else {
+					inherited = st
+				}
+			}
+			return 0
+		},
+	})
+	ctx := context.Background()
+	p, err := k.SpawnHost(ctx, kernel.SpawnOptions{Argv: []string{"/bin/parent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := p.HostWait(ctx); st.ShellCode() != 0 {
+		t.Fatalf("parent: %+v", st)
+	}
+	if withReset.Signal != kernel.SIGPIPE || inherited.Signal != 0 || inherited.ShellCode() != 0 {
+		t.Fatalf("with reset %+v, inherited %+v", withReset, inherited)
+	}
+}

@@ -85,6 +85,11 @@ type SpawnOptions struct {
 	NewGroup bool
 	// SigMask is the child's initial blocked set.
 	SigMask uint64
+	// SigDefault is the set of signals whose disposition the child does
+	// not inherit even when the parent ignores them (as
+	// posix_spawnattr_setsigdefault): a runtime that ignores SIGPIPE for
+	// itself, as node does, gives its children the default back.
+	SigDefault uint64
 	// Umask, when non-nil, replaces the inherited mask.
 	Umask *uint32
 	// Creds, when non-nil, are the child's user and group ids instead of
@@ -184,7 +189,7 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 	// Ignored signals stay ignored across exec, as POSIX says.
 	parent.sig.mu.Lock()
 	for s := range c.sig.disp {
-		if parent.sig.disp[s] == DispositionIgnore {
+		if parent.sig.disp[s] == DispositionIgnore && opts.SigDefault&bit(Signal(s)) == 0 {
 			c.sig.disp[s] = DispositionIgnore
 		}
 	}

@@ -209,7 +209,9 @@ func (r *rt) spawnChild(req *spawnRequest) (*kernel.Process, [3]int, error) {
 	if err != nil {
 		return nil, parent, err
 	}
-	opts := kernel.SpawnOptions{Argv: req.Argv, Path: req.Path, Env: req.Env, Cwd: req.Cwd, Actions: acts}
+	// Children start with every signal at its default, as libuv's spawn
+	// gives them (node itself ignores SIGPIPE).
+	opts := kernel.SpawnOptions{Argv: req.Argv, Path: req.Path, Env: req.Env, Cwd: req.Cwd, Actions: acts, SigDefault: ^uint64(0)}
 	if req.Detached {
 		opts.NewGroup = true
 	}

@@ -365,6 +365,9 @@ func (r *rt) heapExhausted() bool {
 // run starts the user's code and runs the event loop to the end.
 func (r *rt) run(inv *nodecli.Invocation) int {
 	p := r.p
+	// Node ignores SIGPIPE: a write to a closed pipe fails with EPIPE
+	// instead of killing the process.
+	_, _ = p.SetDisposition(kernel.SIGPIPE, kernel.DispositionIgnore)
 	env := map[string]string{}
 	for _, kv := range p.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
