@@ -88,7 +88,7 @@ func runtimeFor(opts Options) vmhost.Runtime {
 	if opts.runtime != nil {
 		return opts.runtime
 	}
-	return &defaultRuntime
+	return vmRuntime{l: &defaultRuntime, warm: opts.WarmIsolates}
 }
 
 // newBackend creates the VM where opts.Engine says.
@@ -116,7 +116,7 @@ func newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
 		Hostname: opts.Hostname,
 	}
 	cfg.Mounts = hostConfig(opts).Mounts
-	copts := client.Options{Path: opts.EnginePath, Logger: opts.Logger}
+	copts := client.Options{Path: opts.EnginePath, Logger: opts.Logger, WarmIsolates: opts.WarmIsolates}
 	if opts.Engine == EnginePerVM {
 		c, err := client.Start(ctx, copts)
 		if err != nil {

@@ -23,13 +23,15 @@ type lazyRuntime struct {
 	rt *guest.Runtime
 }
 
-func (l *lazyRuntime) get(ctx context.Context) (*guest.Runtime, error) {
+// get returns the runtime, creating it with warm (Options.WarmIsolates)
+// if there is none yet.
+func (l *lazyRuntime) get(ctx context.Context, warm int) (*guest.Runtime, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.rt != nil {
 		return l.rt, nil
 	}
-	rt, err := guest.New(ctx, guest.Config{Progress: progressWriter(nil)})
+	rt, err := guest.New(ctx, guest.Config{Progress: progressWriter(nil), WarmIsolates: warm})
 	if err != nil {
 		return nil, err
 	}
@@ -37,9 +39,16 @@ func (l *lazyRuntime) get(ctx context.Context) (*guest.Runtime, error) {
 	return rt, nil
 }
 
+// vmRuntime is the shared runtime as a VM with some options uses it:
+// the first VM to need it creates it with its options.
+type vmRuntime struct {
+	l    *lazyRuntime
+	warm int
+}
+
 // Configure adds the runtime's layers to a VM being built.
-func (l *lazyRuntime) Configure(ctx context.Context, cfg *vm.Config) error {
-	rt, err := l.get(ctx)
+func (r vmRuntime) Configure(ctx context.Context, cfg *vm.Config) error {
+	rt, err := r.l.get(ctx, r.warm)
 	if err != nil {
 		return err
 	}
@@ -47,8 +56,8 @@ func (l *lazyRuntime) Configure(ctx context.Context, cfg *vm.Config) error {
 }
 
 // Attach registers the runtime's program loaders with a built VM.
-func (l *lazyRuntime) Attach(ctx context.Context, m *vm.VM) error {
-	rt, err := l.get(ctx)
+func (r vmRuntime) Attach(ctx context.Context, m *vm.VM) error {
+	rt, err := r.l.get(ctx, r.warm)
 	if err != nil {
 		return err
 	}

@@ -101,6 +101,15 @@ type Options struct {
 	// EnginePath is the engine executable; empty means this program,
 	// whose main must start with the IsEngine/EngineMain one-liner.
 	EnginePath string
+	// WarmIsolates is how many booted V8 isolates the engine keeps
+	// parked per kind of node process (bootstrap and heap limit, which
+	// Limits.MemoryBytes sets), so that a node process starts without
+	// creating one; each costs about 3 MiB. 0 takes
+	// $SECEXEC_V8_WARM_ISOLATES or 2; negative disables the pool. The
+	// pool belongs to the engine: an engine process of the VM's own
+	// (EnginePerVM) takes the VM's value, the shared engine process and
+	// the in-process runtime take the value of the VM that starts them.
+	WarmIsolates int
 	// runtime overrides the program loaders of an in-process VM (tests).
 	runtime vmhost.Runtime
 }

@@ -37,6 +37,10 @@ type Config struct {
 	Offline bool
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// WarmIsolates is the V8 warm pool's capacity per key (see
+	// js.Config.WarmIsolates): 0 takes SECEXEC_V8_WARM_ISOLATES or the
+	// default, negative disables the pool.
+	WarmIsolates int
 }
 
 // Runtime runs guest programs. Its methods are safe for concurrent use.
@@ -89,7 +93,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		_ = store.Close()
 		return nil, err
 	}
-	jsEng, err := js.NewEngine(ctx, js.Config{CacheDir: jsCache, Logger: log})
+	jsEng, err := js.NewEngine(ctx, js.Config{CacheDir: jsCache, Logger: log, WarmIsolates: cfg.WarmIsolates})
 	if err != nil {
 		_ = eng.Close(ctx)
 		_ = store.Close()

@@ -51,10 +51,15 @@ type Config struct {
 	// CacheDir holds the polyfill install, the bootstrap bundle and code
 	// caches; empty means bootjs.DefaultCacheDir().
 	CacheDir string
-	// WarmIsolates is the capacity of the pool of pre-booted isolates:
-	// 0 takes SECEXEC_V8_WARM_ISOLATES or DefaultWarmIsolates, negative
-	// disables the pool.
+	// WarmIsolates is the capacity per key (bootstrap, heap limit) of
+	// the pool of pre-booted isolates: 0 takes SECEXEC_V8_WARM_ISOLATES
+	// or DefaultWarmIsolates, negative disables the pool; at most 64.
 	WarmIsolates int
+	// WarmDrainAfter is how long a warm-pool key other than the engine's
+	// own (a VM's memory limit gives its isolates another heap limit)
+	// stays warm without a claim before its parked isolates are disposed
+	// (default DefaultWarmDrainAfter).
+	WarmDrainAfter time.Duration
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
 }

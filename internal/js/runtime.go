@@ -143,33 +143,33 @@ func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.
 	var ph phases
 	t0 := time.Now()
 	var r *rt
-	// A VM with its own memory limit needs an isolate made for it; the
-	// warm pool holds isolates with the engine's default heap limit.
+	// A VM with its own memory limit needs an isolate with that heap
+	// limit: the warm pool is keyed by it (and by the bootstrap).
 	heap := e.cfg.HeapLimitBytes
 	if lim := p.Kernel().Limits().MemoryBytes; lim > 0 {
 		heap = max(uint64(lim), minHeapLimit)
 	}
-	if e.pool != nil && heap == e.cfg.HeapLimitBytes {
+	if e.pool != nil {
 		e.pool.begin()
 		defer e.pool.end()
-		r = e.pool.claim()
+		r = e.pool.claim(poolKey{digest: e.bundle.Digest, heap: heap})
 	}
 	ph.claim = time.Since(t0)
 	if r != nil {
+		// Isolate, context and bootstrap were made off this path: the
+		// phases report none of them.
 		ph.hit = true
 	} else {
 		r = newRT(e)
-		if heap != e.cfg.HeapLimitBytes {
-			r.heapLimit, r.extLimit = heap, 2*heap
-		}
+		r.heapLimit, r.extLimit = heap, e.extLimitFor(heap)
 		if err := r.boot(); err != nil {
 			r.dispose()
 			e.log.Error("js: bootstrap failed", "err", err)
 			writeString(ctx, p, 2, "node: internal error: the runtime failed to start\n")
 			return 70
 		}
+		ph.isolateNew, ph.contextNew, ph.bootstrap = r.bootPhases[0], r.bootPhases[1], r.bootPhases[2]
 	}
-	ph.isolateNew, ph.contextNew, ph.bootstrap = r.bootPhases[0], r.bootPhases[1], r.bootPhases[2]
 	r.p, r.ctx, r.startT = p, ctx, time.Now()
 
 	stopWatch := r.watch()

@@ -187,6 +187,9 @@ func (v *VFS) openNode(ctx context.Context, c *Caller, r *resolution, flags Open
 	if err != nil {
 		return nil, err
 	}
+	if flags&O_TRUNC != 0 && t == TypeRegular && flags.Writable() {
+		v.notifyChange(path, InModify, false)
+	}
 	return newRegularFile(v, ino, mnt, h, path, flags), nil
 }
 
@@ -213,12 +216,18 @@ func (v *VFS) create(ctx context.Context, c *Caller, r *resolution, mode uint32,
 			opts.Mode |= S_ISGID
 		}
 	}
+	var ino Inode
+	var err error
 	switch TypeOf(mode) {
 	case TypeDir:
-		return r.parent.ino.Mkdir(ctx, r.name, opts)
+		ino, err = r.parent.ino.Mkdir(ctx, r.name, opts)
 	default:
-		return r.parent.ino.Create(ctx, r.name, opts)
+		ino, err = r.parent.ino.Create(ctx, r.name, opts)
 	}
+	if err == nil {
+		v.notifyCreate(r.node.path, TypeOf(mode) == TypeDir)
+	}
+	return ino, err
 }
 
 // Stat returns the attributes of path, following a final symlink.
@@ -319,6 +328,9 @@ func (v *VFS) Symlink(ctx context.Context, c *Caller, target, linkpath string) e
 		return errno.Path("symlink", linkpath, errno.EROFS)
 	}
 	_, err = r.parent.ino.Symlink(ctx, r.name, target, CreateOptions{Mode: S_IFLNK | 0o777, UID: c.UID, GID: c.GID})
+	if err == nil {
+		v.notifyCreate(r.node.path, false)
+	}
 	return errno.Path("symlink", linkpath, err)
 }
 
@@ -357,7 +369,12 @@ func (v *VFS) Link(ctx context.Context, c *Caller, oldpath, newpath string) erro
 	if n.parent.mnt.ReadOnly {
 		return errno.Path("link", newpath, errno.EROFS)
 	}
-	return errno.Path("link", newpath, n.parent.ino.Link(ctx, n.name, o.node.ino))
+	if err := n.parent.ino.Link(ctx, n.name, o.node.ino); err != nil {
+		return errno.Path("link", newpath, err)
+	}
+	v.notifyChange(o.node.path, InAttrib, false)
+	v.notifyCreate(n.node.path, false)
+	return nil
 }
 
 // removable resolves path for unlink, rmdir or rename and applies the
@@ -407,7 +424,11 @@ func (v *VFS) Unlink(ctx context.Context, c *Caller, path string) error {
 	if err != nil {
 		return err
 	}
-	return errno.Path("unlink", path, r.parent.ino.Unlink(ctx, r.name))
+	if err := r.parent.ino.Unlink(ctx, r.name); err != nil {
+		return errno.Path("unlink", path, err)
+	}
+	v.notifyRemoved(r.node.path, false)
+	return nil
 }
 
 // Rmdir removes an empty directory.
@@ -421,7 +442,11 @@ func (v *VFS) Rmdir(ctx context.Context, c *Caller, path string) error {
 	} else if t != TypeDir {
 		return errno.Path("rmdir", path, errno.ENOTDIR)
 	}
-	return errno.Path("rmdir", path, r.parent.ino.Rmdir(ctx, r.name))
+	if err := r.parent.ino.Rmdir(ctx, r.name); err != nil {
+		return errno.Path("rmdir", path, err)
+	}
+	v.notifyRemoved(r.node.path, true)
+	return nil
 }
 
 // Rename moves oldpath to newpath atomically, replacing newpath if it
@@ -477,7 +502,11 @@ func (v *VFS) Rename(ctx context.Context, c *Caller, oldpath, newpath string) er
 	if err := v.checkAccess(ctx, c, n.parent.ino, mayWrite|mayExec); err != nil {
 		return errno.Path("rename", newpath, err)
 	}
-	return errno.Path("rename", newpath, o.parent.ino.Rename(ctx, o.name, n.parent.ino, n.name))
+	if err := o.parent.ino.Rename(ctx, o.name, n.parent.ino, n.name); err != nil {
+		return errno.Path("rename", newpath, err)
+	}
+	v.notifyRename(o.node.path, n.node.path, ot == TypeDir, n.node.ino != nil)
+	return nil
 }
 
 // Readlink returns the target of the symlink at path.
@@ -594,7 +623,11 @@ func (v *VFS) setAttr(ctx context.Context, c *Caller, ino Inode, mnt *Mount, pat
 	if mnt.ReadOnly {
 		return errno.EROFS
 	}
-	return ino.SetAttr(ctx, attr)
+	if err := ino.SetAttr(ctx, attr); err != nil {
+		return err
+	}
+	v.notifyAttr(path, attr.Mask, st.Type() == TypeDir)
+	return nil
 }
 
 func containsGID(gs []uint32, g uint32) bool {

@@ -103,6 +103,14 @@ func (f *regularFile) Read(ctx context.Context, p []byte) (int, error) {
 }
 
 func (f *regularFile) Write(ctx context.Context, p []byte) (int, error) {
+	n, err := f.write(ctx, p)
+	if n > 0 {
+		f.vfs.notifyChange(f.path, InModify, false)
+	}
+	return n, err
+}
+
+func (f *regularFile) write(ctx context.Context, p []byte) (int, error) {
 	fl := f.Flags()
 	if !fl.Writable() {
 		return 0, errBADF
@@ -138,6 +146,14 @@ func (f *regularFile) Pread(ctx context.Context, p []byte, off int64) (int, erro
 }
 
 func (f *regularFile) Pwrite(ctx context.Context, p []byte, off int64) (int, error) {
+	n, err := f.pwrite(ctx, p, off)
+	if n > 0 {
+		f.vfs.notifyChange(f.path, InModify, false)
+	}
+	return n, err
+}
+
+func (f *regularFile) pwrite(ctx context.Context, p []byte, off int64) (int, error) {
 	fl := f.Flags()
 	if !fl.Writable() {
 		return 0, errBADF

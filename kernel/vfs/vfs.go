@@ -103,6 +103,8 @@ type VFS struct {
 	mu      sync.RWMutex
 	mounts  map[string]*Mount // by canonical mount point path
 	nextDev atomic.Uint64
+
+	watch notifier // fs watches (notify.go)
 }
 
 // MountOptions are the flags of a mount.

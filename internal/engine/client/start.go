@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,7 +25,10 @@ import (
 // enough to find its cache directories and tune the Go runtime, and
 // nothing else (no credentials, no guest-visible host state).
 var passEnv = []string{"HOME", "XDG_CACHE_HOME", "TMPDIR", "PATH", "GOMAXPROCS", "GOGC", "GOMEMLIMIT",
-	"GODEBUG", "GOTRACEBACK", "SECEXEC_SOFTWARE_DIR"}
+	"GODEBUG", "GOTRACEBACK", "SECEXEC_SOFTWARE_DIR", warmEnv}
+
+// warmEnv sets the capacity of the engine's V8 warm pool.
+const warmEnv = "SECEXEC_V8_WARM_ISOLATES"
 
 // Options configure Start.
 type Options struct {
@@ -37,6 +41,10 @@ type Options struct {
 	Logger *slog.Logger
 	// StartTimeout bounds the start and handshake (default 30s).
 	StartTimeout time.Duration
+	// WarmIsolates is the capacity per key of the engine's V8 warm pool:
+	// 0 leaves it to this process's SECEXEC_V8_WARM_ISOLATES (or the
+	// default), negative disables the pool.
+	WarmIsolates int
 }
 
 // ErrNotEngine is returned by Start in a process that was itself started
@@ -91,7 +99,7 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 
 	cmd := exec.Command(path)
 	cmd.Args = []string{path}
-	cmd.Env = engineEnv(hex.EncodeToString(token))
+	cmd.Env = engineEnv(hex.EncodeToString(token), opts.WarmIsolates)
 	cmd.ExtraFiles = []*os.File{theirs}
 	p := &engineProcess{cmd: cmd, stderr: newTail(log), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
@@ -130,12 +138,15 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	return c, nil
 }
 
-func engineEnv(token string) []string {
+func engineEnv(token string, warm int) []string {
 	env := []string{proto.EnvMode + "=" + proto.ModeValue, proto.EnvToken + "=" + token}
 	for _, k := range passEnv {
-		if v, ok := os.LookupEnv(k); ok {
+		if v, ok := os.LookupEnv(k); ok && (k != warmEnv || warm == 0) {
 			env = append(env, k+"="+v)
 		}
+	}
+	if warm != 0 {
+		env = append(env, warmEnv+"="+strconv.Itoa(max(warm, 0)))
 	}
 	return env
 }

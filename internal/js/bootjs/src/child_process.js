@@ -35,20 +35,37 @@ function envList(env) {
 }
 
 function stdioList(stdio, def) {
-  if (stdio === undefined) stdio = def;
-  if (typeof stdio === 'string') stdio = [stdio, stdio, stdio];
-  const out = [];
-  for (let i = 0; i < 3; i++) {
-    const s = stdio[i] === undefined || stdio[i] === null ? (def[i] ?? 'pipe') : stdio[i];
-    if (s === 'pipe' || s === 'overlapped') out.push('pipe');
-    else if (s === 'inherit') out.push(i);
-    else if (s === 'ignore') out.push('ignore');
-    else if (typeof s === 'number') out.push(s);
-    else if (s && typeof s === 'object' && typeof s.fd === 'number') out.push(s.fd);
-    else if (s === 'ipc') throw accessDenied('IPC channels (child_process with stdio "ipc")');
-    else out.push('pipe');
+  return stdioPlan(stdio, def).plan.slice(0, 3).map((s) => (s === 'ipc' ? 'pipe' : s));
+}
+
+// stdioPlan reads options.stdio: for each descriptor 'pipe', 'ignore',
+// 'ipc' or the parent's descriptor number to give the child, and where
+// the IPC channel goes (-1 for none).
+function stdioPlan(stdio, def) {
+  if (stdio === undefined || stdio === null) stdio = def;
+  if (typeof stdio === 'string') {
+    if (!['pipe', 'overlapped', 'ignore', 'inherit'].includes(stdio)) throw codedError('ERR_INVALID_ARG_VALUE', 'stdio', stdio);
+    stdio = [stdio, stdio, stdio];
   }
-  return out;
+  if (!Array.isArray(stdio)) throw codedError('ERR_INVALID_ARG_VALUE', 'stdio', stdio);
+  if (stdio.length > 3 + kMaxExtraStdio) throw codedError('ERR_INVALID_ARG_VALUE', 'stdio', stdio, `can have at most ${3 + kMaxExtraStdio} entries`);
+  const plan = [];
+  let ipc = -1;
+  for (let i = 0; i < Math.max(3, stdio.length); i++) {
+    let s = stdio[i];
+    if (s === undefined || s === null) s = i < 3 ? (def[i] ?? 'pipe') : 'ignore';
+    if (s === 'pipe' || s === 'overlapped') plan.push('pipe');
+    else if (s === 'inherit') plan.push(i);
+    else if (s === 'ignore') plan.push('ignore');
+    else if (s === 'ipc') {
+      if (ipc >= 0) throw ipcError('ERR_IPC_ONE_PIPE', 'Child process can have only one IPC pipe');
+      ipc = i;
+      plan.push('ipc');
+    } else if (typeof s === 'number') plan.push(s);
+    else if (s && typeof s === 'object' && typeof s.fd === 'number') plan.push(s.fd);
+    else plan.push('pipe');
+  }
+  return { plan, ipc };
 }
 
 function spawnError(code, file, argv) {
@@ -94,8 +111,6 @@ class ChildProcess extends EventEmitter {
   }
   ref() { if (this.pid !== undefined) B.childRef(this.pid, true); }
   unref() { if (this.pid !== undefined) B.childRef(this.pid, false); }
-  disconnect() {}
-  send() { throw accessDenied('child_process IPC (send)'); }
   get [Symbol.toStringTag]() { return 'ChildProcess'; }
 }
 
@@ -129,6 +144,268 @@ loop.onEvent('write', (id, code) => {
   writes.delete(id);
   if (cb) cb(code ? fromBridge(code, 'write') : null);
 });
+
+// --- IPC channels ---
+//
+// A channel is a kernel duplex descriptor (bridge_ipc.go) carrying one
+// JSON text per line, Node's 'json' serialization ('advanced' carries
+// @ungap/structured-clone's records the same way: both ends are ours).
+// The same code serves ChildProcess (parent side) and process (child
+// side, set up by _forkChild from NODE_CHANNEL_FD).
+const kMaxMessage = 64 * 1024 * 1024;
+const kMaxExtraStdio = 64;
+
+function ipcError(code, message, Kind = Error) {
+  const err = new Kind(message);
+  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  if (typeof err.stack === 'string') err.stack = err.stack.replace(Kind.name, `${Kind.name} [${code}]`);
+  return err;
+}
+
+function isInternal(m) {
+  return m !== null && typeof m === 'object' && typeof m.cmd === 'string' && m.cmd.length > 4 && m.cmd.startsWith('NODE_');
+}
+
+function encodeMessage(message, serialization) {
+  if (serialization === 'advanced') {
+    const { serialize } = require('@ungap/structured-clone');
+    return JSON.stringify(serialize(message, { lossy: false })) + '\n';
+  }
+  return JSON.stringify(message) + '\n';
+}
+
+function decodeMessage(text, serialization) {
+  const v = JSON.parse(text);
+  if (serialization === 'advanced') return require('@ungap/structured-clone').deserialize(v);
+  return v;
+}
+
+class Control extends EventEmitter {
+  constructor(ch) { super(); this._ch = ch; }
+  ref() { this._ch.explicit = true; this._ch.setRef(true); return this; }
+  unref() { this._ch.explicit = true; this._ch.setRef(false); return this; }
+  get fd() { return this._ch.fd; }
+  // refCounted/unrefCounted: a listening child keeps its loop alive.
+  refCounted() { if (++this._ch.listeners === 1 && !this._ch.explicit) this._ch.setRef(true); }
+  unrefCounted() { if (this._ch.listeners > 0 && --this._ch.listeners === 0 && !this._ch.explicit) this._ch.setRef(false); }
+}
+
+function setupChannel(target, fd, serialization, isChild) {
+  const Buffer = lazyBuffer();
+  const ch = {
+    fd, h: 0, ref: true, explicit: false, listeners: 0,
+    queue: [], queuedBytes: 0, writing: false, closing: false, closed: false,
+    line: [], lineLen: 0, endWaiters: [],
+    setRef(on) { this.ref = on; if (this.h) reader.ref(this.h, on); },
+  };
+  const control = new Control(ch);
+  target.channel = control;
+  target._channel = control;
+  target.connected = true;
+
+  const emitMessage = (m) => {
+    const ev = isInternal(m) ? 'internalMessage' : 'message';
+    process.nextTick(() => target.emit(ev, m, undefined));
+  };
+  const fail = (err) => {
+    // A broken stream: the channel is over.
+    process.nextTick(() => target.emit('error', err));
+    onEnd();
+  };
+  const onData = (chunk) => {
+    if (chunk === null) { onEnd(); return; }
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl < 0) break;
+      let bytes = chunk.subarray(start, nl);
+      start = nl + 1;
+      if (ch.lineLen > 0) {
+        ch.line.push(bytes);
+        bytes = Buffer.concat(ch.line, ch.lineLen + bytes.length);
+        ch.line = [];
+        ch.lineLen = 0;
+      }
+      let m;
+      try {
+        m = decodeMessage(bytes.toString('utf8'), serialization);
+      } catch (e) {
+        fail(e);
+        return;
+      }
+      emitMessage(m);
+    }
+    if (start < chunk.length) {
+      ch.lineLen += chunk.length - start;
+      if (ch.lineLen > kMaxMessage) {
+        fail(ipcError('ERR_IPC_MESSAGE_TOO_LARGE', `IPC message larger than ${kMaxMessage} bytes`, RangeError));
+        return;
+      }
+      ch.line.push(Buffer.from(chunk.subarray(start)));
+    }
+  };
+  ch.h = reader.start(fd, onData, (err) => fail(err));
+  if (isChild) ch.setRef(false);
+
+  function close() {
+    if (ch.closed) return;
+    ch.closed = true;
+    if (ch.h) { reader.stop(ch.h); ch.h = 0; }
+    try { B.duplexShutdown(fd); } catch { /* not a channel any more */ }
+    try { B.close(fd); } catch { /* closed already */ }
+    target.channel = null;
+    target._channel = null;
+  }
+  // onEnd: the peer closed its end (or the stream broke). 'disconnect'
+  // comes first, then whatever waited for the end ('exit', 'close').
+  function onEnd() {
+    if (ch.closed) return;
+    const was = target.connected;
+    target.connected = false;
+    close();
+    process.nextTick(() => {
+      if (was) target.emit('disconnect');
+      if (!isChild && typeof target._maybeClose === 'function') target._maybeClose();
+      const waiters = ch.endWaiters;
+      ch.endWaiters = [];
+      for (const fn of waiters) fn();
+    });
+  }
+  // _whenChannelEnds runs fn once the peer's end is closed, if the
+  // channel is still open (see the 'exit' handler).
+  target._whenChannelEnds = (fn) => {
+    if (ch.closed) return false;
+    ch.endWaiters.push(fn);
+    return true;
+  };
+  function pump() {
+    if (ch.writing || ch.closed) return;
+    if (ch.queue.length === 0) {
+      if (ch.closing) { ch.closing = false; target._disconnect(); }
+      return;
+    }
+    const m = ch.queue.shift();
+    ch.writing = true;
+    const id = nextWrite++;
+    writes.set(id, (err) => {
+      ch.writing = false;
+      ch.queuedBytes -= m.bytes.length;
+      if (err) {
+        if (typeof m.cb === 'function') process.nextTick(m.cb, err);
+        else process.nextTick(() => target.emit('error', err));
+      } else if (typeof m.cb === 'function') process.nextTick(m.cb, null);
+      pump();
+    });
+    try {
+      B.writeAsync(fd, giveBytes(m.bytes), id);
+    } catch (e) {
+      writes.get(id)(fromBridge(e, 'write'));
+      writes.delete(id);
+    }
+  }
+
+  target.send = function send(message, handle, options, callback) {
+    if (typeof handle === 'function') { callback = handle; handle = undefined; options = undefined; }
+    else if (typeof options === 'function') { callback = options; options = undefined; }
+    else if (options !== undefined && (options === null || typeof options !== 'object')) {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+    }
+    if (!this.connected) {
+      const ex = ipcError('ERR_IPC_CHANNEL_CLOSED', 'Channel closed');
+      if (typeof callback === 'function') process.nextTick(callback, ex);
+      else process.nextTick(() => this.emit('error', ex));
+      return false;
+    }
+    if (message === undefined) throw ipcError('ERR_MISSING_ARGS', 'The "message" argument must be specified', TypeError);
+    if (!['string', 'object', 'number', 'boolean'].includes(typeof message)) {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'message', 'one of type string, object, number, or boolean', message);
+    }
+    if (handle !== undefined && handle !== null) {
+      throw accessDenied('sending handles over IPC (child_process send with a handle)');
+    }
+    const text = encodeMessage(message, serialization);
+    // A UTF-16 unit is at least one byte of UTF-8: long texts are refused
+    // before they are encoded.
+    const bytes = text.length > kMaxMessage ? null : require('./internal/encoding.js').utf8Encode(text);
+    if (bytes === null || bytes.length > kMaxMessage) {
+      const ex = ipcError('ERR_IPC_MESSAGE_TOO_LARGE', `IPC message larger than ${kMaxMessage} bytes`, RangeError);
+      if (typeof callback === 'function') process.nextTick(callback, ex);
+      else process.nextTick(() => this.emit('error', ex));
+      return false;
+    }
+    ch.queue.push({ bytes, cb: callback });
+    ch.queuedBytes += bytes.length;
+    pump();
+    return ch.queuedBytes < 65536 * 2;
+  };
+  target.disconnect = function disconnect() {
+    if (!this.connected) {
+      this.emit('error', ipcError('ERR_IPC_DISCONNECTED', 'IPC channel is already disconnected'));
+      return;
+    }
+    this.connected = false;
+    // Messages already queued are written first.
+    if (ch.writing || ch.queue.length) ch.closing = true;
+    else this._disconnect();
+  };
+  target._disconnect = function _disconnect() {
+    if (ch.closed) return;
+    close();
+    process.nextTick(() => target.emit('disconnect'));
+  };
+  control._shutdown = close;
+  return control;
+}
+
+// _forkChild sets up process.send and friends in a forked child. It
+// returns what closes the channel as the process exits, so the parent
+// hears of it before it hears of the exit.
+function _forkChild(fd, serialization) {
+  try { B.ipcCloexec(fd, true); } catch { /* not open: no channel */ return null; }
+  const control = setupChannel(process, fd, serialization === 'advanced' ? 'advanced' : 'json', true);
+  process.on('newListener', (name) => { if (name === 'message' || name === 'disconnect') control.refCounted(); });
+  process.on('removeListener', (name) => { if (name === 'message' || name === 'disconnect') control.unrefCounted(); });
+  return control._shutdown;
+}
+
+// duplexStream wraps the parent's end of an extra 'pipe' descriptor.
+function duplexStream(fd, child) {
+  const { Duplex } = require('./stream.js');
+  let handle = null;
+  let closed = false;
+  const closeFd = () => { if (!closed) { closed = true; try { B.close(fd); } catch { /* */ } } };
+  const d = new Duplex({
+    allowHalfOpen: false,
+    read() {
+      if (handle === null) {
+        handle = reader.start(fd, (chunk) => {
+          if (chunk === null) { handle = -1; d.push(null); return; }
+          if (!d.push(chunk)) reader.pause(handle);
+        }, (err) => d.destroy(err));
+      } else if (handle !== -1) reader.resume(handle);
+    },
+    write(chunk, enc, cb) {
+      const id = nextWrite++;
+      writes.set(id, (err) => (err && err.code === 'EPIPE' ? cb() : cb(err)));
+      B.writeAsync(fd, giveBytes(asU8(chunk)), id);
+    },
+    final(cb) {
+      // end(): the child reads EOF; we still read what it writes.
+      try { B.duplexShutdown(fd, true); } catch { /* closed already */ }
+      cb();
+    },
+    destroy(err, cb) {
+      if (handle !== null && handle !== -1) reader.stop(handle);
+      handle = -1;
+      closeFd();
+      cb(err);
+    },
+  });
+  d.on('finish', () => { if (d.readableEnded) d.destroy(); });
+  d.on('end', () => { if (d.writableFinished) d.destroy(); });
+  d.on('close', () => child._maybeClose());
+  return d;
+}
 
 function pipeWritable(fd) {
   const { Writable } = require('./stream.js');
@@ -164,15 +441,18 @@ loop.onEvent('exit', (pid, code, signal) => {
   // Output being consumed is delivered before 'exit', so listeners see
   // every byte the child wrote before they hear that it ended.
   const flowing = [child.stdout, child.stderr].filter((s) => s && s.readableFlowing && !s.readableEnded && !s.destroyed);
-  if (flowing.length === 0) { finish(); return; }
-  let left = flowing.length;
+  let left = flowing.length + 1;
+  const one = () => { if (--left === 0) finish(); };
   for (const s of flowing) {
     let done = false;
-    const one = () => { if (done) return; done = true; if (--left === 0) finish(); };
-    s.once('end', one);
-    s.once('close', one);
-    s.once('error', one);
+    const once = () => { if (!done) { done = true; one(); } };
+    s.once('end', once);
+    s.once('close', once);
+    s.once('error', once);
   }
+  // Messages the child sent, and the end of its channel, come before
+  // 'exit' too: a child's channel closes as it exits.
+  if (!(child.connected && child._whenChannelEnds && child._whenChannelEnds(one))) one();
 });
 
 function spawn(file, args, options) {
@@ -181,16 +461,44 @@ function spawn(file, args, options) {
   const child = new ChildProcess();
   child.spawnfile = n.file;
   child.spawnargs = n.argv;
-  const stdio = stdioList(o.stdio, ['pipe', 'pipe', 'pipe']);
+  const { plan, ipc } = stdioPlan(o.stdio, ['pipe', 'pipe', 'pipe']);
+  const serialization = o.serialization === undefined ? 'json' : o.serialization;
+  if (serialization !== 'json' && serialization !== 'advanced') {
+    throw codedError('ERR_INVALID_ARG_VALUE', 'options.serialization', serialization, "must be one of: 'json', 'advanced'");
+  }
+  const req = {
+    argv: n.argv, path: o.shell ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '',
+    stdio: plan.slice(0, 3), detached: !!o.detached, extra: [], close: [],
+  };
+  // Channels for 'ipc' and for 'pipe' beyond stdio: the child's ends are
+  // given to it, ours stay.
+  const childEnds = [];
+  const ours = new Map();
   let res;
   try {
-    res = JSON.parse(B.spawn(JSON.stringify({
-      argv: n.argv, path: o.shell ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '', stdio, detached: !!o.detached,
-    })));
+    for (let i = 0; i < plan.length; i++) {
+      const s = plan[i];
+      if (s === 'ipc' || (s === 'pipe' && i > 2)) {
+        const [a, b] = B.duplexPair().split(',').map(Number);
+        ours.set(i, a);
+        childEnds.push(b);
+        if (i < 3) req.stdio[i] = b;
+        else req.extra.push([i, b]);
+      } else if (i > 2) {
+        if (s === 'ignore') req.close.push(i);
+        else req.extra.push([i, s]);
+      }
+    }
+    if (ipc >= 0) req.env.push(`NODE_CHANNEL_FD=${ipc}`, `NODE_CHANNEL_SERIALIZATION_MODE=${serialization}`);
+    const extended = plan.length > 3 || ipc >= 0;
+    res = JSON.parse(extended ? B.spawnExtra(JSON.stringify(req)) : B.spawn(JSON.stringify(req)));
   } catch (e) {
+    for (const fd of ours.values()) { try { B.close(fd); } catch { /* */ } }
     const code = typeof e === 'string' ? e : 'EIO';
     process.nextTick(() => { child.emit('error', spawnError(code, n.file, n.argv)); child._maybeClose(); });
     return child;
+  } finally {
+    for (const fd of childEnds) { try { B.close(fd); } catch { /* */ } }
   }
   child.pid = res.pid;
   children.set(res.pid, child);
@@ -198,6 +506,17 @@ function spawn(file, args, options) {
   if (res.fds[1] >= 0) { child.stdout = pipeReadable(res.fds[1], child); child._closesNeeded++; }
   if (res.fds[2] >= 0) { child.stderr = pipeReadable(res.fds[2], child); child._closesNeeded++; }
   child.stdio = [child.stdin, child.stdout, child.stderr];
+  for (let i = 0; i < plan.length; i++) {
+    if (!ours.has(i)) { if (i > 2) child.stdio[i] = null; continue; }
+    if (i === ipc) {
+      child.stdio[i] = null;
+      child._closesNeeded++;
+      setupChannel(child, ours.get(i), serialization, false);
+    } else {
+      child.stdio[i] = duplexStream(ours.get(i), child);
+      child._closesNeeded++;
+    }
+  }
   if (o.signal) {
     const onAbort = () => { child.kill(o.killSignal || 'SIGTERM'); const e = new Error('The operation was aborted'); e.name = 'AbortError'; e.code = 'ABORT_ERR'; child.emit('error', e); };
     if (o.signal.aborted) process.nextTick(onAbort);
@@ -270,6 +589,8 @@ function exec(command, options, callback) {
 function spawnSync(file, args, options) {
   const n = normalizeArgs(file, args, options);
   const o = n.options;
+  const sp = stdioPlan(o.stdio, ['pipe', 'pipe', 'pipe']);
+  if (sp.ipc >= 0) throw ipcError('ERR_IPC_SYNC_FORK', 'IPC cannot be used with synchronous forks');
   const stdio = stdioList(o.stdio, ['pipe', 'pipe', 'pipe']);
   let inputN = 0;
   if (o.input !== undefined && o.input !== null) {
@@ -349,7 +670,39 @@ function execSync(command, options) {
   return ret.stdout;
 }
 
-function fork() { throw accessDenied('child_process.fork (IPC channels are not supported in this sandbox)'); }
+// fork runs a Node module in a new node process with an IPC channel
+// (descriptor 3 unless options.stdio places 'ipc' elsewhere).
+function fork(modulePath, args, options) {
+  if (modulePath && typeof modulePath === 'object' && typeof modulePath.href === 'string') modulePath = require('./url.js').fileURLToPath(modulePath);
+  if (typeof modulePath !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'modulePath', 'of type string or an instance of URL', modulePath);
+  if (args == null) args = [];
+  else if (typeof args === 'object' && !Array.isArray(args)) { options = args; args = []; }
+  else if (!Array.isArray(args)) throw codedError('ERR_INVALID_ARG_TYPE', 'args', 'an instance of Array', args);
+  if (options != null && typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+  options = { ...options, shell: false };
+  const execPath = options.execPath || process.execPath;
+  let execArgv = options.execArgv || process.execArgv;
+  if (execArgv === process.execArgv) {
+    // Drop -e/-p and their code: the child runs the module, not ours.
+    const kept = [];
+    for (let i = 0; i < execArgv.length; i++) {
+      if (['-e', '--eval', '-p', '--print'].includes(execArgv[i])) { i++; continue; }
+      kept.push(execArgv[i]);
+    }
+    execArgv = kept;
+  }
+  args = [...execArgv, modulePath, ...args];
+  if (typeof options.stdio === 'string') {
+    const s = options.stdio;
+    options.stdio = [s, s, s, 'ipc'];
+  } else if (!Array.isArray(options.stdio)) {
+    const s = options.silent ? 'pipe' : 'inherit';
+    options.stdio = [s, s, s, 'ipc'];
+  } else if (!options.stdio.includes('ipc')) {
+    throw ipcError('ERR_CHILD_PROCESS_IPC_REQUIRED', "Forked processes must have an IPC channel, missing value 'ipc' in options.stdio");
+  }
+  return spawn(execPath, args, options);
+}
 
 const kCustom = Symbol.for('nodejs.util.promisify.custom');
 exec[kCustom] = (cmd, opts) => new Promise((resolve, reject) => {
@@ -359,4 +712,4 @@ execFile[kCustom] = (f, a, o) => new Promise((resolve, reject) => {
   execFile(f, a, o, (e, stdout, stderr) => (e ? reject(Object.assign(e, { stdout, stderr })) : resolve({ stdout, stderr })));
 });
 
-module.exports = { ChildProcess, spawn, spawnSync, exec, execSync, execFile, execFileSync, fork, _forkChild: fork };
+module.exports = { ChildProcess, spawn, spawnSync, exec, execSync, execFile, execFileSync, fork, _forkChild };

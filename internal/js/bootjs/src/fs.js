@@ -675,7 +675,7 @@ for (const [name, fn] of Object.entries(syncAPI)) {
 promises.open = async (path, flags, mode) => new FileHandle(openSync(path, flags, mode));
 promises.opendir = async (path) => opendirSync(path);
 promises.constants = constants;
-promises.watch = () => { throw codedError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'fs.watch'); };
+promises.watch = function watch(filename, options) { return require('./internal/fs_watch.js').watchAsync(filename, options); };
 
 // --- streams ---
 function createReadStream(path, options) {
@@ -769,15 +769,13 @@ function createWriteStream(path, options) {
   return w;
 }
 
-function unavailable(name) {
-  return () => { throw codedError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', `fs.${name}`); };
-}
-
 Object.assign(fs, {
   constants, promises, Stats, Dirent, Dir, createReadStream, createWriteStream,
   ReadStream: function ReadStream(p, o) { return createReadStream(p, o); },
   WriteStream: function WriteStream(p, o) { return createWriteStream(p, o); },
-  watch: unavailable('watch'), watchFile: unavailable('watchFile'), unwatchFile: () => {},
+  watch: function watch(filename, options, listener) { return require('./internal/fs_watch.js').watch(filename, options, listener); },
+  watchFile: function watchFile(filename, options, listener) { return require('./internal/fs_watch.js').watchFile(filename, options, listener); },
+  unwatchFile: function unwatchFile(filename, listener) { return require('./internal/fs_watch.js').unwatchFile(filename, listener); },
   F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1,
   openAsBlob: async (p) => new (require('./internal/web.js').Blob)([readFileSync(p)]),
   _toPath: toPath,

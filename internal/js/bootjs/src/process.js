@@ -14,6 +14,7 @@ let exiting = false;
 let info = null;
 let startNs = 0;
 let frozenNs = null;
+let closeChannel = null; // a forked child's IPC channel, closed at exit
 
 Object.defineProperty(process, Symbol.toStringTag, { value: 'process', configurable: true });
 process.title = 'node';
@@ -136,6 +137,7 @@ process.exit = function exit(code) {
     process._exiting = true;
     try { process.emit('exit', c); } catch (e) { writeStderr(String(e && e.stack || e) + '\n'); }
   }
+  if (closeChannel) { const close = closeChannel; closeChannel = null; close(); }
   B.exit(exitCode === undefined || exitCode === null ? c : exitCode | 0);
 };
 process._exiting = false;
@@ -218,6 +220,15 @@ function configure(i) {
   process.ppid = i.ppid;
   startNs = B.hrtime();
   if (i.freezeTime) frozenNs = startNs;
+  // A forked child: process.send, 'message' and disconnect() over the
+  // channel its parent gave it, as Node's setupChildProcessIpcChannel.
+  if (process.env.NODE_CHANNEL_FD !== undefined) {
+    const fd = parseInt(process.env.NODE_CHANNEL_FD, 10);
+    const mode = process.env.NODE_CHANNEL_SERIALIZATION_MODE || 'json';
+    delete process.env.NODE_CHANNEL_FD;
+    delete process.env.NODE_CHANNEL_SERIALIZATION_MODE;
+    if (fd >= 0) closeChannel = require('./child_process.js')._forkChild(fd, mode);
+  }
 }
 
 module.exports = { process, fatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };
