@@ -201,7 +201,8 @@ func (r *rt) spawnStdio(stdio []any) (acts []kernel.FileAction, parent [3]int, c
 	return acts, parent, childEnds, nil
 }
 
-func (r *rt) spawnChild(req *spawnRequest) (*kernel.Process, [3]int, error) {
+// spawnChild starts req's child; extra actions run after the stdio ones.
+func (r *rt) spawnChild(req *spawnRequest, extra ...kernel.FileAction) (*kernel.Process, [3]int, error) {
 	if len(req.Argv) == 0 {
 		return nil, [3]int{}, errno.EINVAL
 	}
@@ -211,10 +212,8 @@ func (r *rt) spawnChild(req *spawnRequest) (*kernel.Process, [3]int, error) {
 	}
 	// Children start with every signal at its default, as libuv's spawn
 	// gives them (node itself ignores SIGPIPE).
-	opts := kernel.SpawnOptions{Argv: req.Argv, Path: req.Path, Env: req.Env, Cwd: req.Cwd, Actions: acts, SigDefault: ^uint64(0)}
-	if req.Detached {
-		opts.NewGroup = true
-	}
+	opts := kernel.SpawnOptions{Argv: req.Argv, Path: req.Path, Env: req.Env, Cwd: req.Cwd,
+		Actions: append(acts, extra...), NewGroup: req.Detached, SigDefault: ^uint64(0)}
 	c, err := r.p.Spawn(r.ctx, opts)
 	for _, fd := range childEnds {
 		_ = r.p.Close(fd)

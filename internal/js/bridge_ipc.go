@@ -173,23 +173,9 @@ func (r *rt) spawnWatched(req *spawnExtraRequest) (*kernel.Process, [3]int, erro
 		}
 		extra = append(extra, kernel.FileAction{Kind: kernel.FileClose, FD: fd})
 	}
-	acts, parent, childEnds, err := r.spawnStdio(req.Stdio)
+	c, parent, err := r.spawnChild(&req.spawnRequest, extra...)
 	if err != nil {
 		return nil, parent, err
-	}
-	opts := kernel.SpawnOptions{Argv: req.Argv, Path: req.Path, Env: req.Env, Cwd: req.Cwd,
-		Actions: append(acts, extra...), NewGroup: req.Detached}
-	c, err := r.p.Spawn(r.ctx, opts)
-	for _, fd := range childEnds {
-		_ = r.p.Close(fd)
-	}
-	if err != nil {
-		for _, fd := range parent {
-			if fd >= 0 {
-				_ = r.p.Close(fd)
-			}
-		}
-		return nil, [3]int{-1, -1, -1}, err
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	ch := &child{pid: c.PID(), ref: true, cancel: cancel}
