@@ -3,6 +3,7 @@ module github.com/secexec/secexec
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/evanw/esbuild v0.28.2
 	github.com/fxamacker/cbor/v2 v2.10.0
 	github.com/itchyny/gojq v0.12.20
@@ -11,6 +12,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/tommie/v8go v0.34.0
+	golang.org/x/crypto v0.59.0
 	golang.org/x/sys v0.50.0
 	mvdan.cc/sh/v3 v3.14.1
 )

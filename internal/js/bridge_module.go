@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	v8 "github.com/tommie/v8go"
@@ -21,8 +23,21 @@ const maxSourceBytes = 64 << 20
 // is made at exit.
 const maxPendingCaches = 512
 
-const wrapperHead = "(function (exports, require, module, __filename, __dirname, " + modules.ImportMetaName + ") { "
-const wrapperTail = "\n})"
+// Module wrappers. CommonJS is Node's (plus import.meta for code that
+// was transformed, and the loader's import() for code that uses it). An
+// ES module is a generator that yields between linking and evaluating its
+// body, or, with top-level await, an async function (see
+// modules.Transform); both are strict, and also receive the module's own
+// require and the function that evaluates its imports.
+const (
+	wrapperHead   = "(function (exports, require, module, __filename, __dirname, " + modules.ImportMetaName + ") { "
+	importHead    = "(function (exports, require, module, __filename, __dirname, " + modules.ImportMetaName + ", " + modules.ImportName + ") { "
+	esmParams     = "exports, require, module, __filename, __dirname, " + modules.ImportMetaName + ", " + modules.UserRequireName + ", " + modules.DepsName
+	esmSyncHead   = "(function* (" + esmParams + ") {\"use strict\"; "
+	esmAsyncHead  = "(async function (" + esmParams + ") {\"use strict\"; "
+	wrapperTail   = "\n})"
+	maxMapPosLine = 1 << 30
+)
 
 type pendingCache struct {
 	key    string
@@ -61,11 +76,15 @@ func (r *rt) readFile(path string, max int) ([]byte, error) {
 		return nil, err
 	}
 	defer r.p.Close(fd)
-	var out []byte
-	buf := make([]byte, 64<<10)
+	// Read straight into the result, growing it as needed: most modules
+	// are small, and a fixed 64 KiB buffer per file showed in profiles.
+	out := make([]byte, 0, 8<<10)
 	for {
-		n, err := r.p.Read(r.ctx, fd, buf)
-		out = append(out, buf[:n]...)
+		if len(out) == cap(out) {
+			out = append(out, 0)[:len(out)]
+		}
+		n, err := r.p.Read(r.ctx, fd, out[len(out):cap(out)])
+		out = out[:len(out)+n]
 		if len(out) > max {
 			return nil, errno.EFBIG
 		}
@@ -103,11 +122,11 @@ func syntaxError(file string, line, col int, msg, src string) error {
 
 // compile compiles CommonJS source in the module wrapper and returns the
 // wrapper function, using and feeding the engine's code cache.
-func (r *rt) compile(code, filename string) (*v8.Value, error) {
+func (r *rt) compile(code, filename, head string) (*v8.Value, error) {
 	if strings.HasPrefix(code, "#!") {
 		code = "//" + code[2:]
 	}
-	wrapped := wrapperHead + code + wrapperTail
+	wrapped := head + code + wrapperTail
 	sum := sha256.Sum256([]byte(wrapped))
 	key := string(sum[:])
 	opts := v8.CompileOptions{}
@@ -117,11 +136,11 @@ func (r *rt) compile(code, filename string) (*v8.Value, error) {
 	}
 	us, err := r.iso.CompileUnboundScript(wrapped, filename, opts)
 	if err != nil {
-		return nil, r.compileError(err, filename, code)
+		return nil, r.compileError(err, filename, code, len(head))
 	}
 	fn, err := us.Run(r.v8c)
 	if err != nil {
-		return nil, r.compileError(err, filename, code)
+		return nil, r.compileError(err, filename, code, len(head))
 	}
 	if (!hit || opts.CachedData.Rejected) && len(r.pendingCaches) < maxPendingCaches {
 		r.pendingCaches = append(r.pendingCaches, &pendingCache{key: key, script: us})
@@ -131,7 +150,7 @@ func (r *rt) compile(code, filename string) (*v8.Value, error) {
 
 // compileError turns a V8 compile error into a SyntaxError for the guest
 // with the offending line.
-func (r *rt) compileError(err error, filename, code string) error {
+func (r *rt) compileError(err error, filename, code string, head int) error {
 	if r.terminated.Load() != termNone {
 		return err
 	}
@@ -152,7 +171,7 @@ func (r *rt) compileError(err error, filename, code string) error {
 	if lines := strings.SplitN(code, "\n", line+1); line >= 1 && line <= len(lines) {
 		src = lines[line-1]
 		if line == 1 {
-			col -= len(wrapperHead)
+			col -= head
 		}
 	}
 	if len(src) > 200 {
@@ -171,25 +190,79 @@ func (r *rt) flushCodeCaches() {
 	r.pendingCaches = nil
 }
 
-// transform returns the CommonJS form of ES module or TypeScript source,
-// cached across processes by source digest.
-func (r *rt) transform(src, filename string, f modules.Format) (string, error) {
+// transform returns the transformed form of ES module or TypeScript
+// source, cached across processes by source digest.
+func (r *rt) transform(src, filename string, f modules.Format) (*modules.Module, error) {
 	sum := sha256.Sum256([]byte(string(f) + "\x00" + filename + "\x00" + src))
 	key := "t" + string(sum[:])
 	if b, ok := r.e.codes.get(key); ok {
-		return string(b), nil
+		var m modules.Module
+		if m.UnmarshalBinary(b) == nil {
+			return &m, nil
+		}
 	}
-	out, err := modules.Transform(src, filename, f)
+	m, err := modules.Transform(src, filename, f)
 	if err != nil {
 		var te *modules.TransformError
 		if errors.As(err, &te) {
-			return "", syntaxError(filename, te.Line, te.Column, te.Text, te.Source)
+			name := filename
+			if f == modules.ESM || f == modules.TSModule {
+				name = modules.FileURL(filename) // as Node names ES modules
+			}
+			return nil, syntaxError(name, te.Line, te.Column, te.Text, te.Source)
 		}
-		return "", err
+		return nil, err
 	}
-	r.e.codes.put(key, []byte(out))
-	return out, nil
+	if b, err := m.MarshalBinary(); err == nil {
+		r.e.codes.put(key, b)
+	}
+	return m, nil
 }
+
+// compileTransformed compiles transformed code in its wrapper and
+// returns the wrapper function, described for the module loader by its
+// properties: esm, tla (top-level await), script (the name stack traces
+// show: the file: URL of an ES module, as Node shows it) and source (the
+// original text, for the source line shown above an uncaught error).
+// Positions in the script map back to the source through the process's
+// script table.
+func (r *rt) compileTransformed(m *modules.Module, file, src string) (*v8.Value, error) {
+	name, head := file, wrapperHead
+	if m.Import {
+		head = importHead
+	}
+	if m.ESM {
+		name, head = modules.FileURL(file), esmSyncHead
+		if m.Async {
+			head = esmAsyncHead
+		}
+	}
+	fn, err := r.compile(m.Code, name, head)
+	if err != nil {
+		return nil, err
+	}
+	mapped := r.resolver().Scripts().Add(name, m, len(head))
+	obj, err := fn.AsObject()
+	if err != nil {
+		return fn, nil
+	}
+	_ = obj.Set("esm", m.ESM)
+	_ = obj.Set("tla", m.Async)
+	_ = obj.Set("script", name)
+	_ = obj.Set("mapped", mapped)
+	_ = obj.Set("dynamicImport", m.Import)
+	if m.Async {
+		_ = obj.Set("tlaLine", int32(min(m.TLALine, 1<<30)))
+		_ = obj.Set("tlaCol", int32(min(m.TLACol, 1<<30)))
+	}
+	if len(src) <= maxShownSource {
+		_ = obj.Set("source", src)
+	}
+	return fn, nil
+}
+
+// maxShownSource bounds the sources handed back for error reports.
+const maxShownSource = 4 << 20
 
 func init() {
 	register("resolve", func(r *rt, args []*v8.Value) (*v8.Value, error) {
@@ -212,6 +285,9 @@ func init() {
 		}
 		return r.string(f)
 	})
+	// compileModule compiles a module file for the loader: CommonJS in
+	// Node's wrapper, ES modules and TypeScript through the transform
+	// (see compileTransformed for what the returned function carries).
 	register("compileModule", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		file, err := argPath(args, 0)
 		if err != nil {
@@ -223,39 +299,34 @@ func init() {
 		}
 		src := string(b)
 		f := r.resolver().FormatOf(file)
-		esm := false
-		code := src
 		switch f {
 		case modules.Addon:
 			return nil, guestError("ERR_DLOPEN_DISABLED: Cannot load native addon because loading addons is disabled.")
-		case modules.ESM, modules.TSModule:
-			esm = true
-			fallthrough
-		case modules.TSCommonJS:
-			if code, err = r.transform(src, file, f); err != nil {
+		case modules.ESM, modules.TSModule, modules.TSCommonJS:
+			m, err := r.transform(src, file, f)
+			if err != nil {
 				return nil, err
 			}
+			return r.compileTransformed(m, file, src)
 		}
-		fn, err := r.compile(code, file)
+		fn, err := r.compile(src, file, wrapperHead)
 		if err != nil && f == modules.CommonJS && isESMSyntaxError(err) {
 			// Node 22 "detect-module": a .js file outside any "type"
 			// that only parses as an ES module is one.
-			if code, err = r.transform(src, file, modules.ESM); err != nil {
-				return nil, err
+			m, terr := r.transform(src, file, modules.ESM)
+			if terr != nil {
+				return nil, terr
 			}
-			esm = true
-			fn, err = r.compile(code, file)
+			return r.compileTransformed(m, file, src)
 		}
-		if err != nil {
-			return nil, err
-		}
-		if esm {
-			obj, err := fn.AsObject()
-			if err == nil {
-				_ = obj.Set("esm", true)
+		if err == nil && hasDynamicImport(src) {
+			// V8 as v8go runs it cannot import(): CommonJS that does is
+			// transformed so that import() goes to the module loader.
+			if m, terr := r.transform(src, file, modules.CommonJS); terr == nil && m.Import {
+				return r.compileTransformed(m, file, src)
 			}
 		}
-		return fn, nil
+		return fn, err
 	})
 	register("compileFunction", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		src, err1 := argString(args, 0)
@@ -263,7 +334,25 @@ func init() {
 		if err1 != nil || err2 != nil {
 			return nil, errno.EINVAL
 		}
-		return r.compile(src, file)
+		return r.compile(src, file, wrapperHead)
+	})
+	// compileESM compiles ES module (or, with ts, TypeScript module)
+	// source that has no file: --input-type=module code.
+	register("compileESM", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		src, err1 := argString(args, 0)
+		file, err2 := argPath(args, 1)
+		if err1 != nil || err2 != nil || len(src) > maxSourceBytes {
+			return nil, errno.EINVAL
+		}
+		f := modules.ESM
+		if argBool(args, 2) {
+			f = modules.TSModule
+		}
+		m, err := r.transform(src, file, f)
+		if err != nil {
+			return nil, err
+		}
+		return r.compileTransformed(m, file, src)
 	})
 	register("transform", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		src, err1 := argString(args, 0)
@@ -279,12 +368,34 @@ func init() {
 		case "ts-cjs":
 			f = modules.TSCommonJS
 		}
-		out, err := r.transform(src, file, f)
+		m, err := r.transform(src, file, f)
 		if err != nil {
 			return nil, err
 		}
-		return r.string(out)
+		return r.string(m.Code)
 	})
+	// mapPosition maps a position V8 reported in a transformed script
+	// back to its source: "line:column", or undefined.
+	register("mapPosition", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		name, err1 := argString(args, 0)
+		line, err2 := argInt(args, 1)
+		col, err3 := argInt(args, 2)
+		if err1 != nil || err2 != nil || err3 != nil || line < 1 || col < 1 || line > maxMapPosLine || col > maxMapPosLine {
+			return nil, nil
+		}
+		l, c, ok := r.resolver().Scripts().Map(name, line, col)
+		if !ok {
+			return nil, nil
+		}
+		return r.string(strconv.Itoa(l) + ":" + strconv.Itoa(c))
+	})
+}
+
+var dynamicImportRE = regexp.MustCompile(`\bimport\s*\(`)
+
+// hasDynamicImport is a quick check for import( in source.
+func hasDynamicImport(src string) bool {
+	return strings.Contains(src, "import") && dynamicImportRE.MatchString(src)
 }
 
 func isESMSyntaxError(err error) bool {

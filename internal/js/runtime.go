@@ -63,6 +63,7 @@ type rt struct {
 
 	hashes   map[int]*hashState
 	nextHash int
+	crypto   *cryptoState // see bridge_crypto_state.go
 	kdf      [2][]byte
 
 	// exit state

@@ -3,8 +3,6 @@ package modules
 import (
 	"path"
 	"strings"
-
-	"github.com/evanw/esbuild/pkg/api"
 )
 
 // Format is how a module file is loaded.
@@ -70,67 +68,4 @@ func LooksLikeESMError(msg string) bool {
 		}
 	}
 	return false
-}
-
-// ImportMetaName is the variable an ES module's import.meta becomes
-// after Transform; the CommonJS wrapper passes it in.
-const ImportMetaName = "__secexec_import_meta"
-
-// TransformError is a syntax error found by the transform, with the
-// position in the original source.
-type TransformError struct {
-	File   string
-	Line   int // 1-based
-	Column int // 0-based
-	Text   string
-	Source string // the offending line
-}
-
-func (e *TransformError) Error() string { return e.Text }
-
-// Transform turns ES module or TypeScript source into CommonJS that the
-// runtime's module wrapper runs: import/export become require/exports,
-// import() becomes a promise of require, import.meta becomes
-// ImportMetaName, and TypeScript types are stripped.
-func Transform(src, filename string, f Format) (string, error) {
-	loader := api.LoaderJS
-	if f == TSModule || f == TSCommonJS {
-		loader = api.LoaderTS
-	}
-	res := api.Transform(src, api.TransformOptions{
-		Loader:     loader,
-		Format:     api.FormatCommonJS,
-		Target:     api.ESNext,
-		Platform:   api.PlatformNode,
-		Sourcefile: filename,
-		Charset:    api.CharsetUTF8,
-		Define:     map[string]string{"import.meta": ImportMetaName},
-		LogLevel:   api.LogLevelSilent,
-		Supported:  map[string]bool{"dynamic-import": false},
-		TsconfigRaw: `{"compilerOptions":{"verbatimModuleSyntax":false,"experimentalDecorators":false,
-			"useDefineForClassFields":true}}`,
-	})
-	if len(res.Errors) > 0 {
-		m := res.Errors[0]
-		te := &TransformError{File: filename, Text: m.Text}
-		if m.Location != nil {
-			te.Line, te.Column, te.Source = m.Location.Line, m.Location.Column, m.Location.LineText
-		}
-		return "", te
-	}
-	return esmInterop(string(res.Code)), nil
-}
-
-// ESMMarker is a symbol (Symbol.for(ESMMarker)) the runtime sets on the
-// exports of every ES module it loaded.
-const ESMMarker = "secexec.esm"
-
-// esmInterop adjusts esbuild's import helper: in a .mjs file (node mode)
-// esbuild gives a default import the whole module.exports, which is
-// Node's rule for importing CommonJS; for an ES module that was itself
-// transformed (its exports carry ESMMarker) the default import must be
-// its default export, as Node links ES modules.
-func esmInterop(code string) string {
-	return strings.Replace(code, "isNodeMode || !mod || !mod.__esModule",
-		`isNodeMode && !(mod && mod[Symbol.for("`+ESMMarker+`")]) || !mod || !mod.__esModule`, 1)
 }

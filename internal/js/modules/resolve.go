@@ -70,8 +70,9 @@ const (
 // Resolver resolves module requests. It caches package.json files; use
 // one Resolver per process (files may change between processes).
 type Resolver struct {
-	fs   FS
-	pkgs map[string]*Package
+	fs      FS
+	pkgs    map[string]*Package
+	scripts Scripts
 }
 
 // NewResolver returns a resolver over fs.

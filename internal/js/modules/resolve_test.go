@@ -105,21 +105,6 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-func TestTransform(t *testing.T) {
-	out, err := Transform("import x from 'y'; export const z: number = x + import.meta.url.length;", "/a.ts", TSModule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out, `require("y")`) || !strings.Contains(out, ImportMetaName) || strings.Contains(out, ": number") {
-		t.Fatalf("transform: %s", out)
-	}
-	_, err = Transform("let = ;", "/b.js", ESM)
-	var te *TransformError
-	if !errors.As(err, &te) || te.Line != 1 {
-		t.Fatalf("err %v", err)
-	}
-}
-
 // FuzzResolve resolves hostile requests against a hostile package.json:
 // resolution must end with a typed result, never a panic, and never
 // resolve outside the package through "exports".

@@ -1,5 +1,6 @@
 'use strict';
-// crypto: randomness, hashes and HMACs on Go's crypto packages.
+// crypto: randomness, hashes, HMACs, ciphers, keys, signatures and key
+// derivation on Go's crypto packages (and golang.org/x/crypto).
 const { B, takeBytes, giveBytes, asU8, fromScratch, SCRATCH } = require('./internal/bridge.js');
 const { codedError, accessDenied } = require('./internal/errors.js');
 
@@ -68,11 +69,11 @@ function getRandomValues(ta) {
   return ta;
 }
 
-const hashes = ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512-224', 'sha512-256'];
+const U = require('./internal/crypto_util.js');
+const hashes = U.hashNames;
 function normAlg(alg) {
-  const a = `${alg}`.toLowerCase().replace(/^rsa-/, '');
-  const m = { 'sha-1': 'sha1', 'sha-256': 'sha256', 'sha-384': 'sha384', 'sha-512': 'sha512', 'sha-224': 'sha224' }[a] || a;
-  if (!hashes.includes(m)) { const e = new Error('Digest method not supported'); e.code = 'ERR_CRYPTO_INVALID_DIGEST'; throw e; }
+  const m = U.digestName(alg);
+  if (!m) { const e = new Error('Digest method not supported'); e.code = 'ERR_CRYPTO_INVALID_DIGEST'; throw e; }
   return m;
 }
 
@@ -82,7 +83,7 @@ class Hash {
     if (id !== undefined) { this.#id = id; return; }
     if (key === undefined) this.#id = B.hashNew(normAlg(alg), -1);
     else {
-      const k = toBytes(key, 'utf8', 'key');
+      const k = key instanceof keys.KeyObject && key.type === 'secret' ? keys.secretBytes(key) : toBytes(key, 'utf8', 'key');
       this.#id = B.hashNew(normAlg(alg), giveBytes(k));
     }
   }
@@ -154,18 +155,48 @@ const webcrypto = { getRandomValues, randomUUID, subtle };
 
 function unsupported(name) { return () => { throw accessDenied(`crypto.${name} (not available in this sandbox yet)`); }; }
 
+// The cipher and signature modules build on streams: they load on first
+// use, so that crypto.randomUUID() does not pay for readable-stream.
+const keys = require('./internal/crypto_keys.js');
+const kdf = require('./internal/crypto_kdf.js');
+const cipherMod = () => require('./internal/crypto_cipher.js');
+const signMod = () => require('./internal/crypto_sign.js');
+function lazyFn(mod, name) {
+  const f = { [name](...a) { return mod()[name](...a); } }[name];
+  return f;
+}
+
+const constants = {
+  OPENSSL_VERSION_NUMBER: 805306672, RSA_PKCS1_PADDING: 1, RSA_NO_PADDING: 3, RSA_PKCS1_OAEP_PADDING: 4,
+  RSA_X931_PADDING: 5, RSA_PKCS1_PSS_PADDING: 6, RSA_PSS_SALTLEN_DIGEST: -1, RSA_PSS_SALTLEN_MAX_SIGN: -2,
+  RSA_PSS_SALTLEN_AUTO: -2, POINT_CONVERSION_COMPRESSED: 2, POINT_CONVERSION_UNCOMPRESSED: 4,
+  POINT_CONVERSION_HYBRID: 6,
+};
+
+const rsaAliases = ['RSA-MD5', 'RSA-SHA1', 'RSA-SHA224', 'RSA-SHA256', 'RSA-SHA3-224', 'RSA-SHA3-256', 'RSA-SHA3-384',
+  'RSA-SHA3-512', 'RSA-SHA384', 'RSA-SHA512', 'RSA-SHA512/224', 'RSA-SHA512/256'];
+
 module.exports = {
   randomBytes, pseudoRandomBytes: randomBytes, randomFillSync, randomFill, randomInt, randomUUID, getRandomValues,
   createHash, createHmac, hash, Hash, Hmac: Hash, timingSafeEqual, pbkdf2Sync, pbkdf2,
-  getHashes: () => hashes.slice(), getCiphers: () => [], getCurves: () => [],
+  getHashes: () => [...rsaAliases, ...hashes].sort(),
+  getCiphers: lazyFn(cipherMod, 'getCiphers'), getCipherInfo: lazyFn(cipherMod, 'getCipherInfo'),
+  getCurves: () => ['prime256v1', 'secp384r1', 'secp521r1'],
   webcrypto, subtle,
-  constants: {},
-  createCipheriv: unsupported('createCipheriv'), createDecipheriv: unsupported('createDecipheriv'),
-  createSign: unsupported('createSign'), createVerify: unsupported('createVerify'),
-  generateKeyPairSync: unsupported('generateKeyPairSync'), generateKeyPair: unsupported('generateKeyPair'),
-  createPublicKey: unsupported('createPublicKey'), createPrivateKey: unsupported('createPrivateKey'),
-  createSecretKey: unsupported('createSecretKey'), scryptSync: unsupported('scryptSync'), scrypt: unsupported('scrypt'),
-  createECDH: unsupported('createECDH'), createDiffieHellman: unsupported('createDiffieHellman'),
-  publicEncrypt: unsupported('publicEncrypt'), privateDecrypt: unsupported('privateDecrypt'),
-  sign: unsupported('sign'), verify: unsupported('verify'), hkdfSync: unsupported('hkdfSync'),
+  constants,
+  createCipheriv: lazyFn(cipherMod, 'createCipheriv'), createDecipheriv: lazyFn(cipherMod, 'createDecipheriv'),
+  KeyObject: keys.KeyObject, createPrivateKey: keys.createPrivateKey, createPublicKey: keys.createPublicKey,
+  createSecretKey: keys.createSecretKey, generateKeyPairSync: keys.generateKeyPairSync,
+  generateKeyPair: keys.generateKeyPair, generateKeySync: keys.generateKeySync, generateKey: keys.generateKey,
+  createSign: lazyFn(signMod, 'createSign'), createVerify: lazyFn(signMod, 'createVerify'),
+  sign: lazyFn(signMod, 'sign'), verify: lazyFn(signMod, 'verify'),
+  publicEncrypt: lazyFn(signMod, 'publicEncrypt'), privateDecrypt: lazyFn(signMod, 'privateDecrypt'),
+  privateEncrypt: lazyFn(signMod, 'privateEncrypt'), publicDecrypt: lazyFn(signMod, 'publicDecrypt'),
+  createECDH: lazyFn(signMod, 'createECDH'), diffieHellman: lazyFn(signMod, 'diffieHellman'),
+  scrypt: kdf.scrypt, scryptSync: kdf.scryptSync, hkdf: kdf.hkdf, hkdfSync: kdf.hkdfSync,
+  createDiffieHellman: unsupported('createDiffieHellman'), getDiffieHellman: unsupported('getDiffieHellman'),
+  createDiffieHellmanGroup: unsupported('createDiffieHellmanGroup'),
 };
+for (const [name, mod] of [['Cipheriv', cipherMod], ['Decipheriv', cipherMod], ['Sign', signMod], ['Verify', signMod], ['ECDH', signMod]]) {
+  Object.defineProperty(module.exports, name, { get: () => mod()[name], enumerable: true, configurable: true });
+}

@@ -8,6 +8,8 @@ const { B } = require('./internal/bridge.js');
 const builtins = require('./internal/builtins.js');
 const { codedError } = require('./internal/errors.js');
 const source = require('./internal/source.js');
+const esm = require('./internal/module_esm.js');
+const stackMap = require('./internal/module_sourcemap.js');
 const path = require('./path.js');
 
 function Module(id = '', parent) {
@@ -77,11 +79,10 @@ Module._resolveFilename = function _resolveFilename(request, parent, isMain, opt
   let dirs;
   if (options && options.paths) dirs = options.paths.map((p) => path.resolve(p));
   else dirs = [parent && parent.filename ? path.dirname(parent.filename) : process.cwd()];
-  const kind = parent && parent[kImportMode] ? 'import' : 'require';
   let last;
   for (const dir of dirs) {
     try {
-      return B.resolve(request, dir, kind);
+      return B.resolve(request, dir, 'require');
     } catch (e) {
       last = e;
     }
@@ -89,8 +90,6 @@ Module._resolveFilename = function _resolveFilename(request, parent, isMain, opt
   throw notFound(request, parent, last);
 };
 
-const kImportMode = Symbol('importMode');
-const kESM = Symbol.for('secexec.esm');
 
 Module._load = function _load(request, parent, isMain) {
   if (builtins.has(request) && (request.startsWith('node:') || !Module._cache[request])) {
@@ -100,6 +99,9 @@ Module._load = function _load(request, parent, isMain) {
   const cached = Module._cache[filename];
   if (cached !== undefined) {
     if (parent && parent.children && !parent.children.includes(cached)) parent.children.push(cached);
+    // Known to the ES module loader: an ES module, or CommonJS that an
+    // import linked and has not run yet.
+    if (cached[esm.kRecord]) return esm.requireCached(cached, parent);
     return cached.exports;
   }
   if (builtins.has(filename)) return builtins.load(filename);
@@ -114,7 +116,9 @@ Module._load = function _load(request, parent, isMain) {
     module.load(filename);
     threw = false;
   } finally {
-    if (threw) {
+    // A failed ES module stays: its error is thrown again to later
+    // importers, as Node's loader does.
+    if (threw && !esm.isESM(module)) {
       delete Module._cache[filename];
       if (parent && parent.children) {
         const i = parent.children.indexOf(module);
@@ -153,16 +157,6 @@ function makeRequire(module) {
   return req;
 }
 
-function importMeta(filename) {
-  const url = require('./url.js');
-  return {
-    url: url.pathToFileURL(filename).href,
-    filename,
-    dirname: path.dirname(filename),
-    resolve: (spec) => url.pathToFileURL(Module._resolveFilename(spec, { filename, [kImportMode]: true })).href,
-  };
-}
-
 function compileError(e) {
   if (typeof e === 'string' && e.startsWith('SyntaxError\u0000')) {
     const [, loc, msg, line] = e.split('\u0000');
@@ -186,22 +180,48 @@ function compileError(e) {
 function runCompiled(module, filename, fn) {
   const req = makeRequire(module);
   const dirname = path.dirname(filename);
-  if (fn.esm) module[kImportMode] = true;
-  const meta = fn.esm ? importMeta(filename) : undefined;
-  const ret = Reflect.apply(fn, module.exports, [module.exports, req, module, filename, dirname, meta]);
-  if (fn.esm && module.exports !== null && typeof module.exports === 'object') {
-    try { Object.defineProperty(module.exports, kESM, { value: true }); } catch { /* frozen */ }
-  }
-  return ret;
+  const args = [module.exports, req, module, filename, dirname];
+  // Transformed CommonJS that uses import() gets the module loader's.
+  if (fn.dynamicImport) args.push(undefined, (specifier) => esm.dynamicImport(specifier, module));
+  return Reflect.apply(fn, module.exports, args);
 }
 
-Module._extensions = Object.create(null);
-Module._extensions['.js'] = function loadJS(module, filename) {
+// compileFile compiles a module file: CommonJS, or an ES module or
+// TypeScript through the transform (fn.esm, fn.tla, fn.script, fn.source).
+function compileFile(filename) {
   let fn;
   try {
     fn = B.compileModule(filename);
   } catch (e) {
     throw compileError(e);
+  }
+  noteTransformed(fn);
+  return fn;
+}
+
+// noteTransformed records a transformed script: its original source for
+// the line shown above an uncaught error, and its source map for stack
+// traces.
+function noteTransformed(fn) {
+  if (typeof fn.script !== 'string') return;
+  if (typeof fn.source === 'string') source.remember(fn.script, fn.source);
+  if (fn.mapped) stackMap.add(fn.script);
+}
+
+Module._extensions = Object.create(null);
+Module._extensions['.js'] = function loadJS(module, filename) {
+  const fn = compileFile(filename);
+  if (fn.esm) {
+    if (module.id === '.' && process.mainModule === module) {
+      // The program: Node runs it with the ES module loader, which has
+      // no require.main.
+      process.mainModule = undefined;
+      esm.attach(module, 'esm', fn);
+      esm.runMain(module, fn);
+      return;
+    }
+    esm.loadRequired(module, fn, module.parent);
+    return;
   }
   runCompiled(module, filename, fn);
 };
@@ -231,18 +251,27 @@ Module.prototype._compile = function _compile(content, filename) {
 };
 
 // _compileESM compiles ES module source given as a string (--input-type
-// module).
+// module); the returned function runs it as the program.
 Module._compileESM = function _compileESM(content, filename, name, ts) {
+  if (name === '[eval]') {
+    // Node names evaluated module code [eval1].
+    name = '[eval1]';
+    filename = path.join(path.dirname(filename), name);
+  }
+  let fn;
   try {
-    const fn = B.compileFunction(B.transform(content, filename, ts ? 'ts-esm' : 'esm'), name);
-    fn.esm = true;
-    return function run(exports, require, module) {
-      module[kImportMode] = true;
-      return Reflect.apply(fn, exports, [exports, require, module, filename, path.dirname(filename), importMeta(filename)]);
-    };
+    fn = B.compileESM(content, filename, !!ts);
   } catch (e) {
     throw compileError(e);
   }
+  noteTransformed(fn);
+  return function run(exports, require, module) {
+    module.filename = filename;
+    module.id = filename;
+    module.loaded = false;
+    esm.attach(module, 'esm', fn);
+    esm.runMain(module, fn);
+  };
 };
 
 Module.createRequire = function createRequire(filename) {
@@ -267,5 +296,7 @@ Module.runMain = function runMain(file) {
   }
   Module._load(filename, null, true);
 };
+
+esm.init({ Module, compileFile, runCompiled, makeRequire });
 
 module.exports = Module;

@@ -16,24 +16,56 @@ function convert(op, data, options = {}) {
   const Buffer = lazyBuffer();
   const u8 = typeof data === 'string' ? Buffer.from(data) : asU8(data);
   let level = options.level === undefined ? -1 : options.level;
+  let lgwin = 0;
   if (op.startsWith('brotli')) {
-    const p = options.params || {};
-    level = p[1] !== undefined ? p[1] : 11;
+    ({ level, lgwin } = brotliParams(op, options.params));
   }
   const max = options.maxOutputLength || kMax;
   try {
-    return takeBytes(B.zlib(op, giveBytes(u8), level, max), (k) => Buffer.allocUnsafe(k));
+    return takeBytes(B.zlib(op, giveBytes(u8), level, max, lgwin), (k) => Buffer.allocUnsafe(k));
   } catch (e) {
     if (e === 'ERR_BUFFER_TOO_LARGE') throw codedError('ERR_BUFFER_TOO_LARGE', max);
     if (typeof e === 'string') {
-      const [code, msg] = e.split('\u0000');
+      const [code, msg, errno] = e.split('\u0000');
       const err = new Error(msg || code);
+      err.errno = errno !== undefined ? Number(errno) : { Z_DATA_ERROR: -3, Z_BUF_ERROR: -5, Z_NEED_DICT: 2 }[code] ?? -3;
       err.code = code;
-      err.errno = { Z_DATA_ERROR: -3, Z_BUF_ERROR: -5, Z_NEED_DICT: 2 }[code] ?? -3;
       throw err;
     }
     throw e;
   }
+}
+
+function propertyType(name, expected, v) {
+  const { describe } = require('./internal/errors.js');
+  const err = new TypeError(`The "${name}" property must be ${expected}. Received ${describe(v)}`);
+  err.code = 'ERR_INVALID_ARG_TYPE';
+  return err;
+}
+
+// brotliParams checks Brotli's params option as Node does and returns
+// the ones Go's encoder takes: quality and window size. The others (mode,
+// size hint, ...) are accepted and have no effect.
+function brotliParams(op, params) {
+  let level = 11, lgwin = 0;
+  if (params === undefined || params === null) return { level, lgwin };
+  if (typeof params !== 'object') throw propertyType('options.params', 'of type object', params);
+  const maxKey = op === 'brotliCompress' ? 8 : 1;
+  for (const key of Object.keys(params)) {
+    const k = Number(key);
+    if (!Number.isInteger(k) || k < 0 || k > maxKey) {
+      // Node checks the encoder's keys in JavaScript; the decoder's
+      // fail when the native decoder is set up.
+      const err = op === 'brotliCompress' ? new RangeError(`${key} is not a valid Brotli parameter`) : new Error('Initialization failed');
+      err.code = op === 'brotliCompress' ? 'ERR_BROTLI_INVALID_PARAM' : 'ERR_ZLIB_INITIALIZATION_FAILED';
+      throw err;
+    }
+    const v = params[key];
+    if (typeof v !== 'number' && typeof v !== 'boolean') throw propertyType('options.params[key]', 'of type number', v);
+    if (op === 'brotliCompress' && k === 1) level = Math.min(Math.max(Math.trunc(Number(v)), 0), 11);
+    if (op === 'brotliCompress' && k === 2) lgwin = Math.trunc(Number(v));
+  }
+  return { level, lgwin };
 }
 
 const out = {};
@@ -77,10 +109,32 @@ out.constants = {
   Z_MIN_CHUNK: 64, Z_MAX_CHUNK: Infinity, Z_DEFAULT_CHUNK: 16384, Z_MIN_MEMLEVEL: 1, Z_MAX_MEMLEVEL: 9,
   Z_DEFAULT_MEMLEVEL: 8, Z_MIN_LEVEL: -1, Z_MAX_LEVEL: 9, Z_DEFAULT_LEVEL: -1,
   BROTLI_OPERATION_PROCESS: 0, BROTLI_OPERATION_FLUSH: 1, BROTLI_OPERATION_FINISH: 2,
-  BROTLI_PARAM_MODE: 0, BROTLI_MODE_GENERIC: 0, BROTLI_MODE_TEXT: 1, BROTLI_MODE_FONT: 2,
-  BROTLI_PARAM_QUALITY: 1, BROTLI_MIN_QUALITY: 0, BROTLI_MAX_QUALITY: 11, BROTLI_DEFAULT_QUALITY: 11,
-  BROTLI_PARAM_LGWIN: 2, BROTLI_PARAM_SIZE_HINT: 5,
+  BROTLI_OPERATION_EMIT_METADATA: 3, BROTLI_PARAM_MODE: 0, BROTLI_MODE_GENERIC: 0, BROTLI_MODE_TEXT: 1,
+  BROTLI_MODE_FONT: 2, BROTLI_DEFAULT_MODE: 0, BROTLI_PARAM_QUALITY: 1, BROTLI_MIN_QUALITY: 0,
+  BROTLI_MAX_QUALITY: 11, BROTLI_DEFAULT_QUALITY: 11, BROTLI_PARAM_LGWIN: 2, BROTLI_MIN_WINDOW_BITS: 10,
+  BROTLI_MAX_WINDOW_BITS: 24, BROTLI_LARGE_MAX_WINDOW_BITS: 30, BROTLI_DEFAULT_WINDOW: 22,
+  BROTLI_PARAM_LGBLOCK: 3, BROTLI_MIN_INPUT_BLOCK_BITS: 16, BROTLI_MAX_INPUT_BLOCK_BITS: 24,
+  BROTLI_PARAM_DISABLE_LITERAL_CONTEXT_MODELING: 4, BROTLI_PARAM_SIZE_HINT: 5, BROTLI_PARAM_LARGE_WINDOW: 6,
+  BROTLI_PARAM_NPOSTFIX: 7, BROTLI_PARAM_NDIRECT: 8, BROTLI_DECODER_RESULT_ERROR: 0,
+  BROTLI_DECODER_RESULT_SUCCESS: 1, BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT: 2,
+  BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: 3, BROTLI_DECODER_PARAM_DISABLE_RING_BUFFER_REALLOCATION: 0,
+  BROTLI_DECODER_PARAM_LARGE_WINDOW: 1, BROTLI_DECODER_NO_ERROR: 0, BROTLI_DECODER_SUCCESS: 1,
+  BROTLI_DECODER_NEEDS_MORE_INPUT: 2, BROTLI_DECODER_NEEDS_MORE_OUTPUT: 3,
+  BROTLI_DECODER_ERROR_FORMAT_EXUBERANT_NIBBLE: -1, BROTLI_DECODER_ERROR_FORMAT_RESERVED: -2,
+  BROTLI_DECODER_ERROR_FORMAT_EXUBERANT_META_NIBBLE: -3, BROTLI_DECODER_ERROR_FORMAT_SIMPLE_HUFFMAN_ALPHABET: -4,
+  BROTLI_DECODER_ERROR_FORMAT_SIMPLE_HUFFMAN_SAME: -5, BROTLI_DECODER_ERROR_FORMAT_CL_SPACE: -6,
+  BROTLI_DECODER_ERROR_FORMAT_HUFFMAN_SPACE: -7, BROTLI_DECODER_ERROR_FORMAT_CONTEXT_MAP_REPEAT: -8,
+  BROTLI_DECODER_ERROR_FORMAT_BLOCK_LENGTH_1: -9, BROTLI_DECODER_ERROR_FORMAT_BLOCK_LENGTH_2: -10,
+  BROTLI_DECODER_ERROR_FORMAT_TRANSFORM: -11, BROTLI_DECODER_ERROR_FORMAT_DICTIONARY: -12,
+  BROTLI_DECODER_ERROR_FORMAT_WINDOW_BITS: -13, BROTLI_DECODER_ERROR_FORMAT_PADDING_1: -14,
+  BROTLI_DECODER_ERROR_FORMAT_PADDING_2: -15, BROTLI_DECODER_ERROR_FORMAT_DISTANCE: -16,
+  BROTLI_DECODER_ERROR_DICTIONARY_NOT_SET: -19, BROTLI_DECODER_ERROR_INVALID_ARGUMENTS: -20,
+  BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MODES: -21, BROTLI_DECODER_ERROR_ALLOC_TREE_GROUPS: -22,
+  BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MAP: -25, BROTLI_DECODER_ERROR_ALLOC_RING_BUFFER_1: -26,
+  BROTLI_DECODER_ERROR_ALLOC_RING_BUFFER_2: -27, BROTLI_DECODER_ERROR_ALLOC_BLOCK_TYPE_TREES: -30,
+  BROTLI_DECODER_ERROR_UNREACHABLE: -31,
 };
-Object.assign(out, out.constants);
+// Node copies the zlib constants onto the module, not Brotli's.
+for (const [k, v] of Object.entries(out.constants)) if (!k.startsWith('BROTLI_')) out[k] = v;
 out.crc32 = (data, value = 0) => B.crc32(giveBytes(typeof data === 'string' ? lazyBuffer().from(data) : asU8(data)), value);
 module.exports = out;

@@ -59,7 +59,7 @@ function fromBridge(e, syscall, path, dest) {
 
 const messages = {
   ERR_INVALID_ARG_TYPE: (name, expected, actual) =>
-    `The ${name.includes('.') ? 'property' : 'argument'} "${name}" must be ${expected}. Received ${describe(actual)}`,
+    `The ${name.endsWith(' argument') ? name : `"${name}" ${name.includes('.') ? 'property' : 'argument'}`} must be ${expected}. Received ${describe(actual)}`,
   ERR_INVALID_ARG_VALUE: (name, value, reason = 'is invalid') =>
     `The ${name.includes('.') ? 'property' : 'argument'} "${name}" ${reason}. Received ${describe(value)}`,
   ERR_OUT_OF_RANGE: (name, range, value) => `The value of "${name}" is out of range. It must be ${range}. Received ${describe(value)}`,

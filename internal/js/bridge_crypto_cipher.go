@@ -1,0 +1,449 @@
+package js
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/subtle"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	v8 "github.com/tommie/v8go"
+	"golang.org/x/crypto/chacha20"
+	"golang.org/x/crypto/chacha20poly1305"
+
+	"github.com/secexec/secexec/kernel/errno"
+)
+
+// cipherSpec describes one cipher name Node (OpenSSL) knows and we run.
+type cipherSpec struct {
+	mode   string // cbc, ecb, ctr, cfb, ofb, gcm, chacha20, chacha20-poly1305
+	keyLen int
+	ivLen  int // -1: any length from 1 (GCM)
+}
+
+var cipherSpecs = func() map[string]cipherSpec {
+	m := map[string]cipherSpec{
+		"chacha20":          {"chacha20", 32, 16},
+		"chacha20-poly1305": {"chacha20-poly1305", 32, 12},
+	}
+	for _, bits := range []int{128, 192, 256} {
+		k := bits / 8
+		p := fmt.Sprintf("aes-%d-", bits)
+		m[p+"cbc"] = cipherSpec{"cbc", k, 16}
+		m[p+"ecb"] = cipherSpec{"ecb", k, 0}
+		m[p+"ctr"] = cipherSpec{"ctr", k, 16}
+		m[p+"cfb"] = cipherSpec{"cfb", k, 16}
+		m[p+"ofb"] = cipherSpec{"ofb", k, 16}
+		m[p+"gcm"] = cipherSpec{"gcm", k, -1}
+		m[fmt.Sprintf("aes%d", bits)] = cipherSpec{"cbc", k, 16}
+		m[fmt.Sprintf("id-aes%d-gcm", bits)] = cipherSpec{"gcm", k, -1}
+	}
+	return m
+}()
+
+// A cipher keeps no state in Go between calls: JavaScript holds the key
+// and an opaque state string (chaining block, keystream position, held
+// back input) and passes both with each update, so an abandoned cipher
+// object costs the host nothing. For AEAD modes JavaScript also keeps the
+// AAD and the plaintext, from which the tag is computed at the end.
+//
+// State layout: chain[16] ks[16] pos[1] ctr[4] cpos[1] part[0..16].
+//   - chain: CBC's previous block; the counter block (CTR, GCM); CFB's
+//     register.
+//   - ks, pos: the current keystream block and how much of it is used
+//     (CTR, GCM, CFB, OFB; OFB's feedback is ks itself).
+//   - ctr, cpos: ChaCha20's block counter and the bytes used of its block.
+//   - part: input held back by the block modes (CBC, ECB).
+const cipherStateLen = 16 + 16 + 1 + 4 + 1
+
+type cipherRun struct {
+	spec  cipherSpec
+	dec   bool
+	chain [16]byte
+	ks    [16]byte
+	pos   int
+	ctr   uint32
+	cpos  int
+	part  []byte
+}
+
+func (c *cipherRun) marshal() []byte {
+	b := make([]byte, cipherStateLen, cipherStateLen+len(c.part))
+	copy(b[0:16], c.chain[:])
+	copy(b[16:32], c.ks[:])
+	b[32] = byte(c.pos)
+	binary.BigEndian.PutUint32(b[33:37], c.ctr)
+	b[37] = byte(c.cpos)
+	return append(b, c.part...)
+}
+
+func unmarshalCipher(spec cipherSpec, dec bool, b []byte) (*cipherRun, error) {
+	if len(b) < cipherStateLen || len(b) > cipherStateLen+16 || b[32] > 16 || b[37] > 63 {
+		return nil, errno.EINVAL
+	}
+	c := &cipherRun{spec: spec, dec: dec}
+	copy(c.chain[:], b[0:16])
+	copy(c.ks[:], b[16:32])
+	c.pos = int(b[32])
+	c.ctr = binary.BigEndian.Uint32(b[33:37])
+	c.cpos = int(b[37])
+	c.part = append([]byte(nil), b[cipherStateLen:]...)
+	return c, nil
+}
+
+func lookupCipher(name string) (cipherSpec, error) {
+	spec, ok := cipherSpecs[strings.ToLower(name)]
+	if !ok {
+		return spec, cryptoErr("ERR_CRYPTO_UNKNOWN_CIPHER", "")
+	}
+	return spec, nil
+}
+
+func isAEAD(mode string) bool { return mode == "gcm" || mode == "chacha20-poly1305" }
+
+// initCipher checks key and IV and returns the cipher's first state.
+func initCipher(spec cipherSpec, dec bool, key, iv []byte) (*cipherRun, error) {
+	if len(key) != spec.keyLen {
+		return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
+	}
+	if (spec.ivLen >= 0 && len(iv) != spec.ivLen) || (spec.ivLen < 0 && (len(iv) == 0 || len(iv) > maxCryptoIV)) {
+		return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+	}
+	c := &cipherRun{spec: spec, dec: dec, pos: 16}
+	switch spec.mode {
+	case "chacha20":
+		// OpenSSL's IV: a 32-bit little-endian counter, then the nonce.
+		c.ctr = binary.LittleEndian.Uint32(iv[:4])
+		copy(c.chain[:12], iv[4:])
+	case "chacha20-poly1305":
+		c.ctr = 1
+		copy(c.chain[:12], iv)
+	case "cbc", "ctr", "cfb":
+		copy(c.chain[:], iv)
+	case "ofb":
+		copy(c.ks[:], iv)
+	case "gcm":
+		b, err := aes.NewCipher(key)
+		if err != nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
+		}
+		g, err := cipher.NewGCMWithNonceSize(b, len(iv))
+		if err != nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+		}
+		// The first counter block, inc32(J0), is what GCM encrypts the
+		// first plaintext block with: seal one zero block and undo the
+		// block cipher on it. This also covers IVs that are not 96 bits
+		// long, whose J0 is a GHASH of the IV.
+		var zero [16]byte
+		ct := g.Seal(nil, iv, zero[:], nil)
+		b.Decrypt(c.chain[:], ct[:16])
+	}
+	return c, nil
+}
+
+// maxCryptoIV bounds GCM's IV (any length is valid; OpenSSL takes up to
+// 2^61 bits, which no one uses).
+const maxCryptoIV = 1024
+
+// keystream XORs src into dst with the counter (CTR: 128-bit increment;
+// GCM: 32-bit), CFB or OFB keystream.
+func (c *cipherRun) keystream(b cipher.Block, dst, src []byte) {
+	for i := 0; i < len(src); {
+		if c.pos == 16 {
+			switch c.spec.mode {
+			case "ofb":
+				b.Encrypt(c.ks[:], c.ks[:])
+			case "cfb":
+				b.Encrypt(c.ks[:], c.chain[:])
+			default:
+				b.Encrypt(c.ks[:], c.chain[:])
+				if c.spec.mode == "gcm" {
+					binary.BigEndian.PutUint32(c.chain[12:], binary.BigEndian.Uint32(c.chain[12:])+1)
+				} else {
+					for j := 15; j >= 0; j-- {
+						c.chain[j]++
+						if c.chain[j] != 0 {
+							break
+						}
+					}
+				}
+			}
+			c.pos = 0
+		}
+		if c.spec.mode == "cfb" {
+			in := src[i]
+			out := in ^ c.ks[c.pos]
+			dst[i] = out
+			if c.dec {
+				c.chain[c.pos] = in
+			} else {
+				c.chain[c.pos] = out
+			}
+			c.pos++
+			i++
+			continue
+		}
+		n := subtle.XORBytes(dst[i:], src[i:], c.ks[c.pos:])
+		c.pos += n
+		i += n
+	}
+}
+
+var errChaChaCounter = cryptoErr("ERR_OUT_OF_RANGE", "ChaCha20 block counter overflow")
+
+func (c *cipherRun) chacha(key, dst, src []byte) error {
+	// The 32-bit block counter must not wrap (x/crypto panics when it
+	// would; OpenSSL would carry into the nonce).
+	if need := (uint64(c.cpos) + uint64(len(src)) + 63) / 64; uint64(c.ctr)+need > 1<<32 {
+		return errChaChaCounter
+	}
+	s, err := chacha20.NewUnauthenticatedCipher(key, c.chain[:12])
+	if err != nil {
+		return errno.EINVAL
+	}
+	s.SetCounter(c.ctr)
+	if c.cpos > 0 {
+		var skip [64]byte
+		s.XORKeyStream(skip[:c.cpos], skip[:c.cpos])
+	}
+	s.XORKeyStream(dst, src)
+	total := uint64(c.cpos) + uint64(len(src))
+	c.ctr += uint32(total / 64)
+	c.cpos = int(total % 64)
+	return nil
+}
+
+// run processes in; with final, it also ends the cipher (padding for the
+// block modes). pad is setAutoPadding's value.
+func (c *cipherRun) run(key, in []byte, pad, final bool) ([]byte, error) {
+	switch c.spec.mode {
+	case "chacha20", "chacha20-poly1305":
+		out := make([]byte, len(in))
+		if err := c.chacha(key, out, in); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	b, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
+	}
+	switch c.spec.mode {
+	case "ctr", "gcm", "cfb", "ofb":
+		out := make([]byte, len(in))
+		c.keystream(b, out, in)
+		return out, nil
+	}
+	// Block modes: as OpenSSL, a decrypting cipher with padding holds
+	// back the last whole block, which final unpads.
+	data := append(c.part, in...)
+	keep := len(data) % 16
+	if c.dec && pad && keep == 0 && len(data) > 0 {
+		keep = 16
+	}
+	n := len(data) - keep
+	out := make([]byte, n, n+16)
+	c.blocks(b, out, data[:n])
+	c.part = append([]byte(nil), data[n:]...)
+	if !final {
+		return out, nil
+	}
+	last, err := c.finish(b, pad)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, last...), nil
+}
+
+func (c *cipherRun) blocks(b cipher.Block, dst, src []byte) {
+	if len(src) == 0 {
+		return
+	}
+	if c.spec.mode == "cbc" {
+		var m cipher.BlockMode
+		if c.dec {
+			m = cipher.NewCBCDecrypter(b, c.chain[:])
+		} else {
+			m = cipher.NewCBCEncrypter(b, c.chain[:])
+		}
+		m.CryptBlocks(dst, src)
+		if c.dec {
+			copy(c.chain[:], src[len(src)-16:])
+		} else {
+			copy(c.chain[:], dst[len(dst)-16:])
+		}
+		return
+	}
+	for i := 0; i < len(src); i += 16 {
+		if c.dec {
+			b.Decrypt(dst[i:i+16], src[i:i+16])
+		} else {
+			b.Encrypt(dst[i:i+16], src[i:i+16])
+		}
+	}
+}
+
+// finish ends a block mode: the padded last block, or the unpadded one.
+func (c *cipherRun) finish(b cipher.Block, pad bool) ([]byte, error) {
+	if !pad {
+		if len(c.part) != 0 {
+			return nil, errWrongFinalBlock
+		}
+		return nil, nil
+	}
+	out := make([]byte, 16)
+	if !c.dec {
+		k := 16 - len(c.part)
+		blk := append(c.part, make([]byte, k)...)
+		for i := 16 - k; i < 16; i++ {
+			blk[i] = byte(k)
+		}
+		c.blocks(b, out, blk)
+		return out, nil
+	}
+	if len(c.part) != 16 {
+		return nil, errWrongFinalBlock
+	}
+	c.blocks(b, out, c.part)
+	k := int(out[15])
+	if k < 1 || k > 16 {
+		return nil, errBadDecrypt
+	}
+	for _, x := range out[16-k:] {
+		if int(x) != k {
+			return nil, errBadDecrypt
+		}
+	}
+	return out[:16-k], nil
+}
+
+// aeadTag computes the (full, 16-byte) tag of plaintext plain with aad.
+func aeadTag(spec cipherSpec, key, iv, aad, plain []byte) ([]byte, error) {
+	var a cipher.AEAD
+	switch spec.mode {
+	case "gcm":
+		b, err := aes.NewCipher(key)
+		if err != nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
+		}
+		if len(iv) == 0 || len(iv) > maxCryptoIV {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+		}
+		a, err = cipher.NewGCMWithNonceSize(b, len(iv))
+		if err != nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+		}
+	case "chacha20-poly1305":
+		var err error
+		a, err = chacha20poly1305.New(key)
+		if err != nil || len(iv) != a.NonceSize() {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+		}
+	default:
+		return nil, errno.EINVAL
+	}
+	sealed := a.Seal(nil, iv, plain, aad)
+	return sealed[len(plain):], nil
+}
+
+func init() {
+	// cipherInfo describes a cipher for JavaScript: [mode, keyLen, ivLen]
+	// as JSON, or throws ERR_CRYPTO_UNKNOWN_CIPHER.
+	register("cipherInfo", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		name, err := argString(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := lookupCipher(name)
+		if err != nil {
+			return nil, err
+		}
+		return r.jsonResult([]any{spec.mode, spec.keyLen, spec.ivLen})
+	})
+	// cipherInit(name, decrypt, keyLen, n): the key and the IV, one after
+	// the other, in n. It returns the cipher's first state.
+	register("cipherInit", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		name, err1 := argString(args, 0)
+		keyLen, err2 := argInt(args, 2)
+		n, err3 := argInt(args, 3)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, errno.EINVAL
+		}
+		in, err := r.bytesArg(n)
+		if err != nil {
+			return nil, err
+		}
+		if keyLen < 0 || keyLen > len(in) {
+			return nil, errno.EINVAL
+		}
+		spec, err := lookupCipher(name)
+		if err != nil {
+			return nil, err
+		}
+		c, err := initCipher(spec, argBool(args, 1), in[:keyLen], in[keyLen:])
+		if err != nil {
+			return nil, err
+		}
+		return r.bytesResult(c.marshal())
+	})
+	// cipherUpdate(name, decrypt, autoPadding, final, keyLen, stateLen, n):
+	// key, state and input, one after the other, in n (one bridge call per
+	// update). It returns the new state's length (one byte), the state and
+	// the output.
+	register("cipherUpdate", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		name, err1 := argString(args, 0)
+		keyLen, err2 := argInt(args, 4)
+		stLen, err3 := argInt(args, 5)
+		n, err4 := argInt(args, 6)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+			return nil, errno.EINVAL
+		}
+		in, err := r.bytesArg(n)
+		if err != nil {
+			return nil, err
+		}
+		if keyLen < 0 || stLen < 0 || keyLen+stLen > len(in) {
+			return nil, errno.EINVAL
+		}
+		spec, err := lookupCipher(name)
+		if err != nil {
+			return nil, err
+		}
+		if keyLen != spec.keyLen {
+			return nil, errno.EINVAL
+		}
+		key, st, data := in[:keyLen], in[keyLen:keyLen+stLen], in[keyLen+stLen:]
+		c, err := unmarshalCipher(spec, argBool(args, 1), st)
+		if err != nil {
+			return nil, err
+		}
+		out, err := c.run(key, data, argBool(args, 2), argBool(args, 3))
+		if err != nil {
+			return nil, err
+		}
+		ns := c.marshal()
+		res := make([]byte, 0, 1+len(ns)+len(out))
+		res = append(append(append(res, byte(len(ns))), ns...), out...)
+		return r.bytesResult(res)
+	})
+	// aeadTag(name): key, IV, AAD and plaintext in operands 0-3.
+	register("aeadTag", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		name, err := argString(args, 0)
+		cs := r.cs()
+		key, iv, aad, plain := cs.take(0), cs.take(1), cs.take(2), cs.take(3)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := lookupCipher(name)
+		if err != nil {
+			return nil, err
+		}
+		tag, err := aeadTag(spec, key, iv, aad, plain)
+		if err != nil {
+			return nil, err
+		}
+		return r.bytesResult(tag)
+	})
+}

@@ -1,0 +1,757 @@
+package js
+
+import (
+	"bytes"
+	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync/atomic"
+
+	v8 "github.com/tommie/v8go"
+
+	"github.com/secexec/secexec/kernel/errno"
+)
+
+// Bounds on guest keys: RSA operations cost the cube of the modulus
+// size, and parsing a private key validates it.
+const (
+	maxRSABits       = 16384
+	maxRSAGenBits    = 8192
+	minRSABits       = 1024 // Go's crypto/rsa refuses shorter keys
+	maxPrivateKeyDER = 16 << 10
+	maxKeyInput      = 1 << 20
+	maxKeyCache      = 64
+)
+
+// keyCache keeps parsed keys by their canonical DER (what a KeyObject
+// holds in JavaScript), so repeated signatures do not re-validate them.
+type keyCache struct{ m map[string]any }
+
+func (c *keyCache) put(der []byte, k any) {
+	if len(c.m) >= maxKeyCache {
+		clear(c.m)
+	}
+	c.m[string(der)] = k
+}
+
+// keyInfo is what JavaScript learns of a key besides its bytes.
+type keyInfo struct {
+	Type  string `json:"type"` // private or public
+	Kind  string `json:"akt"`  // rsa, ec, ed25519, x25519
+	Bits  int    `json:"modulusLength,omitempty"`
+	Exp   int    `json:"publicExponent,omitempty"`
+	Curve string `json:"namedCurve,omitempty"`
+}
+
+func curveName(c elliptic.Curve) string {
+	switch c {
+	case elliptic.P256():
+		return "prime256v1"
+	case elliptic.P384():
+		return "secp384r1"
+	case elliptic.P521():
+		return "secp521r1"
+	}
+	return ""
+}
+
+// curveByName accepts Node's names for the curves we support.
+func curveByName(n string) elliptic.Curve {
+	switch n {
+	case "P-256", "prime256v1", "secp256r1":
+		return elliptic.P256()
+	case "P-384", "secp384r1":
+		return elliptic.P384()
+	case "P-521", "secp521r1":
+		return elliptic.P521()
+	}
+	return nil
+}
+
+func jwkCurveName(c elliptic.Curve) string {
+	switch c {
+	case elliptic.P256():
+		return "P-256"
+	case elliptic.P384():
+		return "P-384"
+	case elliptic.P521():
+		return "P-521"
+	}
+	return ""
+}
+
+func infoOf(k any) (keyInfo, error) {
+	switch k := k.(type) {
+	case *rsa.PrivateKey:
+		i, err := infoOf(&k.PublicKey)
+		i.Type = "private"
+		return i, err
+	case *rsa.PublicKey:
+		if k.N.BitLen() > maxRSABits {
+			return keyInfo{}, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("RSA keys longer than %d bits are not supported in this sandbox", maxRSABits))
+		}
+		return keyInfo{Type: "public", Kind: "rsa", Bits: k.N.BitLen(), Exp: k.E}, nil
+	case *ecdsa.PrivateKey:
+		i, err := infoOf(&k.PublicKey)
+		i.Type = "private"
+		return i, err
+	case *ecdsa.PublicKey:
+		n := curveName(k.Curve)
+		if n == "" {
+			return keyInfo{}, errOSSLUnsupported
+		}
+		return keyInfo{Type: "public", Kind: "ec", Curve: n}, nil
+	case ed25519.PrivateKey:
+		return keyInfo{Type: "private", Kind: "ed25519"}, nil
+	case ed25519.PublicKey:
+		return keyInfo{Type: "public", Kind: "ed25519"}, nil
+	case *ecdh.PrivateKey:
+		if k.Curve() != ecdh.X25519() {
+			return keyInfo{}, errOSSLUnsupported
+		}
+		return keyInfo{Type: "private", Kind: "x25519"}, nil
+	case *ecdh.PublicKey:
+		if k.Curve() != ecdh.X25519() {
+			return keyInfo{}, errOSSLUnsupported
+		}
+		return keyInfo{Type: "public", Kind: "x25519"}, nil
+	}
+	return keyInfo{}, errOSSLUnsupported
+}
+
+func publicOf(k any) any {
+	switch k := k.(type) {
+	case *rsa.PrivateKey:
+		return &k.PublicKey
+	case *ecdsa.PrivateKey:
+		return &k.PublicKey
+	case ed25519.PrivateKey:
+		return k.Public()
+	case *ecdh.PrivateKey:
+		return k.PublicKey()
+	}
+	return k
+}
+
+func isPrivate(k any) bool {
+	switch k.(type) {
+	case *rsa.PrivateKey, *ecdsa.PrivateKey, ed25519.PrivateKey, *ecdh.PrivateKey:
+		return true
+	}
+	return false
+}
+
+// canonical returns the DER a KeyObject holds: PKCS #8 for private keys,
+// SPKI for public keys.
+func canonical(k any) ([]byte, error) {
+	if isPrivate(k) {
+		return x509.MarshalPKCS8PrivateKey(k)
+	}
+	return x509.MarshalPKIXPublicKey(k)
+}
+
+var (
+	errASN1      = osslErr("0680007B", "asn1 encoding routines", "header too long", "ERR_OSSL_ASN1_HEADER_TOO_LONG")
+	errASN1Field = osslErr("06800079", "asn1 encoding routines", "field missing", "ERR_OSSL_ASN1_FIELD_MISSING")
+	// errEncrypted reports an encrypted private key: we do not decrypt
+	// PKCS #8 or legacy PEM encryption.
+	errEncrypted = cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "Encrypted private keys are not supported in this sandbox")
+)
+
+func parsePrivateDER(typ string, der []byte) (any, error) {
+	if len(der) > maxPrivateKeyDER {
+		return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("private keys larger than %d bytes are not supported in this sandbox", maxPrivateKeyDER))
+	}
+	var k any
+	var err error
+	switch typ {
+	case "pkcs8":
+		k, err = x509.ParsePKCS8PrivateKey(der)
+	case "pkcs1":
+		k, err = x509.ParsePKCS1PrivateKey(der)
+	case "sec1":
+		k, err = x509.ParseECPrivateKey(der)
+	default:
+		return nil, errno.EINVAL
+	}
+	if err != nil {
+		return nil, asn1Err(der)
+	}
+	return k, nil
+}
+
+// asn1Err approximates OpenSSL's report of a DER key it cannot read: a
+// SEQUENCE that lacks fields, or no SEQUENCE at all.
+func asn1Err(der []byte) error {
+	if len(der) >= 2 && der[0] == 0x30 && int(der[1]) == len(der)-2 {
+		return errASN1Field
+	}
+	return errASN1
+}
+
+func parsePublicDER(typ string, der []byte) (any, error) {
+	var k any
+	var err error
+	switch typ {
+	case "spki":
+		k, err = x509.ParsePKIXPublicKey(der)
+	case "pkcs1":
+		k, err = x509.ParsePKCS1PublicKey(der)
+	case "pkcs8", "sec1":
+		p, err := parsePrivateDER(typ, der)
+		if err != nil {
+			return nil, err
+		}
+		return publicOf(p), nil
+	default:
+		return nil, errno.EINVAL
+	}
+	if err != nil {
+		return nil, asn1Err(der)
+	}
+	return k, nil
+}
+
+// parsePEM reads the first PEM block that holds a key of the wanted kind;
+// text around and between blocks is skipped, as OpenSSL does.
+func parsePEM(kind string, data []byte) (any, error) {
+	rest := data
+	for {
+		var b *pem.Block
+		b, rest = pem.Decode(rest)
+		if b == nil {
+			return nil, errOSSLUnsupported
+		}
+		if _, enc := b.Headers["Proc-Type"]; enc && b.Type != "CERTIFICATE" {
+			return nil, errEncrypted
+		}
+		var k any
+		var err error
+		switch b.Type {
+		case "PRIVATE KEY":
+			k, err = parsePrivateDER("pkcs8", b.Bytes)
+		case "RSA PRIVATE KEY":
+			k, err = parsePrivateDER("pkcs1", b.Bytes)
+		case "EC PRIVATE KEY":
+			k, err = parsePrivateDER("sec1", b.Bytes)
+		case "ENCRYPTED PRIVATE KEY":
+			return nil, errEncrypted
+		case "PUBLIC KEY":
+			if kind == "private" {
+				return nil, errOSSLUnsupported
+			}
+			k, err = parsePublicDER("spki", b.Bytes)
+		case "RSA PUBLIC KEY":
+			if kind == "private" {
+				return nil, errOSSLUnsupported
+			}
+			k, err = parsePublicDER("pkcs1", b.Bytes)
+		case "CERTIFICATE":
+			if kind == "private" {
+				return nil, errOSSLUnsupported
+			}
+			c, cerr := x509.ParseCertificate(b.Bytes)
+			if cerr != nil {
+				return nil, errOSSLUnsupported
+			}
+			k = c.PublicKey
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, errOSSLUnsupported
+		}
+		if kind == "public" {
+			k = publicOf(k)
+		}
+		return k, nil
+	}
+}
+
+// jwk is a JSON Web Key as Node reads and writes them.
+type jwk struct {
+	Kty string `json:"kty"`
+	Crv string `json:"crv"`
+	N   string `json:"n"`
+	E   string `json:"e"`
+	D   string `json:"d"`
+	P   string `json:"p"`
+	Q   string `json:"q"`
+	DP  string `json:"dp"`
+	DQ  string `json:"dq"`
+	QI  string `json:"qi"`
+	X   string `json:"x"`
+	Y   string `json:"y"`
+}
+
+func b64u(s string) ([]byte, error) {
+	// Node accepts padded and unpadded base64url (and plain base64).
+	b, err := base64.RawURLEncoding.DecodeString(trimPad(s))
+	if err != nil {
+		b, err = base64.RawStdEncoding.DecodeString(trimPad(s))
+	}
+	return b, err
+}
+
+func trimPad(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '=' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func b64uInt(s string) (*big.Int, error) {
+	b, err := b64u(s)
+	if err != nil {
+		return nil, err
+	}
+	return new(big.Int).SetBytes(b), nil
+}
+
+var errJWKData = cryptoErr("ERR_CRYPTO_INVALID_JWK", "Invalid JWK data")
+
+// parseJWK reads a JWK (JSON text) as a private or public key.
+func parseJWK(kind string, data []byte) (any, error) {
+	var j jwk
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, errJWKData
+	}
+	priv := kind == "private"
+	switch j.Kty {
+	case "RSA":
+		bad := cryptoErr("ERR_CRYPTO_INVALID_JWK", "Invalid JWK RSA key")
+		n, err1 := b64uInt(j.N)
+		e, err2 := b64uInt(j.E)
+		if err1 != nil || err2 != nil || !e.IsInt64() || e.Int64() < 3 || e.Int64() > 1<<31-1 || n.BitLen() > maxRSABits || n.Sign() == 0 {
+			return nil, bad
+		}
+		pub := rsa.PublicKey{N: n, E: int(e.Int64())}
+		if !priv {
+			return &pub, nil
+		}
+		var vals [6]*big.Int
+		for i, s := range []string{j.D, j.P, j.Q, j.DP, j.DQ, j.QI} {
+			v, err := b64uInt(s)
+			if err != nil || v.Sign() == 0 {
+				return nil, bad
+			}
+			vals[i] = v
+		}
+		k := &rsa.PrivateKey{PublicKey: pub, D: vals[0], Primes: []*big.Int{vals[1], vals[2]},
+			Precomputed: rsa.PrecomputedValues{Dp: vals[3], Dq: vals[4], Qinv: vals[5]}}
+		if n.BitLen() < minRSABits {
+			return nil, errRSATooShort
+		}
+		if err := k.Validate(); err != nil {
+			return nil, bad
+		}
+		// Re-parse through PKCS #1 so the key is precomputed as Go wants.
+		der := x509.MarshalPKCS1PrivateKey(k)
+		pk, err := x509.ParsePKCS1PrivateKey(der)
+		if err != nil {
+			return nil, bad
+		}
+		return pk, nil
+	case "EC":
+		bad := cryptoErr("ERR_CRYPTO_INVALID_JWK", "Invalid JWK EC key")
+		c := curveByName(j.Crv)
+		if c == nil || j.Crv[0] != 'P' {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+		}
+		size := (c.Params().BitSize + 7) / 8
+		x, err1 := b64u(j.X)
+		y, err2 := b64u(j.Y)
+		if err1 != nil || err2 != nil || len(x) != size || len(y) != size {
+			return nil, bad
+		}
+		pt := append(append([]byte{4}, x...), y...)
+		pub, err := ecdsa.ParseUncompressedPublicKey(c, pt)
+		if err != nil {
+			return nil, bad
+		}
+		if !priv {
+			return pub, nil
+		}
+		d, err := b64u(j.D)
+		if err != nil || len(d) != size {
+			return nil, bad
+		}
+		k, err := ecdsa.ParseRawPrivateKey(c, d)
+		if err != nil || !k.PublicKey.Equal(pub) {
+			return nil, bad
+		}
+		return k, nil
+	case "OKP":
+		x, err := b64u(j.X)
+		if err != nil {
+			return nil, errJWKData
+		}
+		switch j.Crv {
+		case "Ed25519":
+			if len(x) != ed25519.PublicKeySize {
+				return nil, errJWKData
+			}
+			if !priv {
+				return ed25519.PublicKey(x), nil
+			}
+			d, err := b64u(j.D)
+			if err != nil || len(d) != ed25519.SeedSize {
+				return nil, errJWKData
+			}
+			k := ed25519.NewKeyFromSeed(d)
+			if !bytes.Equal(k.Public().(ed25519.PublicKey), x) {
+				return nil, errJWKData
+			}
+			return k, nil
+		case "X25519":
+			pub, err := ecdh.X25519().NewPublicKey(x)
+			if err != nil {
+				return nil, errJWKData
+			}
+			if !priv {
+				return pub, nil
+			}
+			d, err := b64u(j.D)
+			if err != nil {
+				return nil, errJWKData
+			}
+			k, err := ecdh.X25519().NewPrivateKey(d)
+			if err != nil || !k.PublicKey().Equal(pub) {
+				return nil, errJWKData
+			}
+			return k, nil
+		}
+		return nil, cryptoErr("ERR_CRYPTO_INVALID_JWK", "Unsupported JWK EC curve: "+j.Crv+".")
+	}
+	return nil, errJWKData
+}
+
+var errRSATooShort = cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("RSA keys shorter than %d bits are not supported in this sandbox", minRSABits))
+
+func b64e(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+// exportJWK writes k as Node orders a JWK's members.
+func exportJWK(k any) ([]byte, error) {
+	switch k := k.(type) {
+	case *rsa.PublicKey:
+		return json.Marshal(struct {
+			Kty string `json:"kty"`
+			N   string `json:"n"`
+			E   string `json:"e"`
+		}{"RSA", b64e(k.N.Bytes()), b64e(big.NewInt(int64(k.E)).Bytes())})
+	case *rsa.PrivateKey:
+		if len(k.Primes) != 2 {
+			return nil, errOSSLUnsupported
+		}
+		k.Precompute()
+		return json.Marshal(struct {
+			Kty string `json:"kty"`
+			N   string `json:"n"`
+			E   string `json:"e"`
+			D   string `json:"d"`
+			P   string `json:"p"`
+			Q   string `json:"q"`
+			DP  string `json:"dp"`
+			DQ  string `json:"dq"`
+			QI  string `json:"qi"`
+		}{"RSA", b64e(k.N.Bytes()), b64e(big.NewInt(int64(k.E)).Bytes()), b64e(k.D.Bytes()),
+			b64e(k.Primes[0].Bytes()), b64e(k.Primes[1].Bytes()), b64e(k.Precomputed.Dp.Bytes()),
+			b64e(k.Precomputed.Dq.Bytes()), b64e(k.Precomputed.Qinv.Bytes())})
+	case *ecdsa.PublicKey, *ecdsa.PrivateKey:
+		var pub *ecdsa.PublicKey
+		var d []byte
+		if p, ok := k.(*ecdsa.PrivateKey); ok {
+			pub = &p.PublicKey
+			b, err := p.Bytes()
+			if err != nil {
+				return nil, errOSSLUnsupported
+			}
+			d = b
+		} else {
+			pub = k.(*ecdsa.PublicKey)
+		}
+		pt, err := pub.Bytes()
+		if err != nil {
+			return nil, errOSSLUnsupported
+		}
+		size := (len(pt) - 1) / 2
+		return json.Marshal(struct {
+			Kty string `json:"kty"`
+			X   string `json:"x"`
+			Y   string `json:"y"`
+			Crv string `json:"crv"`
+			D   string `json:"d,omitempty"`
+		}{"EC", b64e(pt[1 : 1+size]), b64e(pt[1+size:]), jwkCurveName(pub.Curve), b64e(d)})
+	case ed25519.PublicKey:
+		return okpJWK("Ed25519", k, nil)
+	case ed25519.PrivateKey:
+		return okpJWK("Ed25519", k.Public().(ed25519.PublicKey), k.Seed())
+	case *ecdh.PublicKey:
+		return okpJWK("X25519", k.Bytes(), nil)
+	case *ecdh.PrivateKey:
+		return okpJWK("X25519", k.PublicKey().Bytes(), k.Bytes())
+	}
+	return nil, errOSSLUnsupported
+}
+
+func okpJWK(crv string, x, d []byte) ([]byte, error) {
+	return json.Marshal(struct {
+		Crv string `json:"crv"`
+		D   string `json:"d,omitempty"`
+		X   string `json:"x"`
+		Kty string `json:"kty"`
+	}{crv, b64e(d), b64e(x), "OKP"})
+}
+
+// exportKey encodes k as format (pem, der) and type (pkcs8, pkcs1, sec1,
+// spki); JavaScript has checked that the type suits the key.
+func exportKey(k any, format, typ string) ([]byte, error) {
+	if format == "jwk" {
+		return exportJWK(k)
+	}
+	var der []byte
+	var label string
+	var err error
+	switch typ {
+	case "pkcs8":
+		label = "PRIVATE KEY"
+		der, err = x509.MarshalPKCS8PrivateKey(k)
+	case "spki":
+		label = "PUBLIC KEY"
+		der, err = x509.MarshalPKIXPublicKey(k)
+	case "pkcs1":
+		switch k := k.(type) {
+		case *rsa.PrivateKey:
+			label, der = "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(k)
+		case *rsa.PublicKey:
+			label, der = "RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(k)
+		default:
+			return nil, errno.EINVAL
+		}
+	case "sec1":
+		ek, ok := k.(*ecdsa.PrivateKey)
+		if !ok {
+			return nil, errno.EINVAL
+		}
+		label = "EC PRIVATE KEY"
+		der, err = x509.MarshalECPrivateKey(ek)
+	default:
+		return nil, errno.EINVAL
+	}
+	if err != nil {
+		return nil, errOSSLUnsupported
+	}
+	if format == "pem" {
+		return pem.EncodeToMemory(&pem.Block{Type: label, Bytes: der}), nil
+	}
+	return der, nil
+}
+
+// importKey parses guest key material: kind is private or public (a
+// public key may be derived from private material), format pem, der or
+// jwk, typ the DER type.
+func importKey(kind, format, typ string, data []byte) (any, error) {
+	if len(data) > maxKeyInput {
+		return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("key material larger than %d bytes is not supported in this sandbox", maxKeyInput))
+	}
+	var k any
+	var err error
+	switch format {
+	case "pem":
+		k, err = parsePEM(kind, data)
+	case "der":
+		if kind == "private" {
+			k, err = parsePrivateDER(typ, data)
+		} else {
+			k, err = parsePublicDER(typ, data)
+		}
+	case "jwk":
+		k, err = parseJWK(kind, data)
+	default:
+		return nil, errno.EINVAL
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := infoOf(k); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// keyFromDER returns the key a KeyObject's canonical DER holds.
+func (r *rt) keyFromDER(der []byte) (any, error) {
+	c := &r.cs().keys
+	if k, ok := c.m[string(der)]; ok {
+		return k, nil
+	}
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		if len(der) > maxPrivateKeyDER {
+			return nil, errno.EINVAL
+		}
+		k, err = x509.ParsePKIXPublicKey(der)
+	}
+	if err != nil {
+		return nil, errno.EINVAL
+	}
+	if _, err := infoOf(k); err != nil {
+		return nil, err
+	}
+	c.put(der, k)
+	return k, nil
+}
+
+// keyResult hands a key to JavaScript: its canonical DER in out slot
+// outSlot, its description as the JSON result.
+func (r *rt) keyResult(k any, outSlot int) (keyInfo, error) {
+	info, err := infoOf(k)
+	if err != nil {
+		return info, err
+	}
+	der, err := canonical(k)
+	if err != nil {
+		return info, errOSSLUnsupported
+	}
+	r.cs().keys.put(der, k)
+	r.cs().out[outSlot] = der
+	return info, nil
+}
+
+func (r *rt) jsonResult(v any) (*v8.Value, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("js: crypto result: %w", err)
+	}
+	return r.string(string(b))
+}
+
+// generateKey makes a key pair of kind with opts (JSON of Node's options).
+func (r *rt) generateKey(kind string, opts []byte) (any, error) {
+	var o struct {
+		ModulusLength  int    `json:"modulusLength"`
+		PublicExponent int    `json:"publicExponent"`
+		NamedCurve     string `json:"namedCurve"`
+	}
+	if len(opts) > 0 {
+		if err := json.Unmarshal(opts, &o); err != nil {
+			return nil, errno.EINVAL
+		}
+	}
+	var k any
+	var err error
+	switch kind {
+	case "rsa":
+		if o.ModulusLength < minRSABits {
+			return nil, errRSATooShort
+		}
+		if o.ModulusLength > maxRSAGenBits {
+			return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("The value of \"options.modulusLength\" is out of range. It must be <= %d in this sandbox. Received %d", maxRSAGenBits, o.ModulusLength))
+		}
+		if o.PublicExponent != 0 && o.PublicExponent != 65537 {
+			return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "RSA public exponents other than 65537 are not supported in this sandbox")
+		}
+		bits := o.ModulusLength
+		err = r.heavy(func(*atomic.Bool) error {
+			var gerr error
+			k, gerr = rsa.GenerateKey(rand.Reader, bits)
+			return gerr
+		})
+	case "ec":
+		c := curveByName(o.NamedCurve)
+		if c == nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+		}
+		k, err = ecdsa.GenerateKey(c, rand.Reader)
+	case "ed25519":
+		_, k, err = ed25519.GenerateKey(rand.Reader)
+	case "x25519":
+		k, err = ecdh.X25519().GenerateKey(rand.Reader)
+	default:
+		return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "key type "+kind+" is not supported in this sandbox")
+	}
+	if err != nil {
+		var ge guestError
+		if errors.As(err, &ge) || errno.Of(err) != 0 {
+			return nil, err
+		}
+		return nil, cryptoErr("ERR_CRYPTO_OPERATION_FAILED", "Key generation job failed")
+	}
+	return k, nil
+}
+
+func init() {
+	register("keyImport", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		kind, err1 := argString(args, 0)
+		format, err2 := argString(args, 1)
+		typ, err3 := argString(args, 2)
+		data := r.cs().take(0)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, errno.EINVAL
+		}
+		k, err := importKey(kind, format, typ, data)
+		if err != nil {
+			return nil, err
+		}
+		info, err := r.keyResult(k, 0)
+		if err != nil {
+			return nil, err
+		}
+		return r.jsonResult(info)
+	})
+	register("keyPublic", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		k, err := r.keyFromDER(r.cs().take(0))
+		if err != nil {
+			return nil, err
+		}
+		info, err := r.keyResult(publicOf(k), 0)
+		if err != nil {
+			return nil, err
+		}
+		return r.jsonResult(info)
+	})
+	register("keyExport", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		format, err1 := argString(args, 0)
+		typ, err2 := argString(args, 1)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		k, err := r.keyFromDER(r.cs().take(0))
+		if err != nil {
+			return nil, err
+		}
+		out, err := exportKey(k, format, typ)
+		if err != nil {
+			return nil, err
+		}
+		return r.bytesResult(out)
+	})
+	register("keyGenerate", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		kind, err := argString(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		k, err := r.generateKey(kind, r.cs().take(0))
+		if err != nil {
+			return nil, err
+		}
+		info, err := r.keyResult(k, 0)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := r.keyResult(publicOf(k), 1); err != nil {
+			return nil, err
+		}
+		return r.jsonResult(info)
+	})
+}

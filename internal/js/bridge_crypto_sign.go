@@ -1,0 +1,561 @@
+package js
+
+import (
+	"crypto"
+	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/asn1"
+	"math/big"
+
+	v8 "github.com/tommie/v8go"
+
+	"github.com/secexec/secexec/kernel/errno"
+)
+
+// Node's RSA padding constants.
+const (
+	rsaPKCS1Padding = 1
+	rsaNoPadding    = 3
+	rsaOAEPPadding  = 4
+	rsaPSSPadding   = 6
+)
+
+func cryptoHash(name string) (crypto.Hash, bool) {
+	switch name {
+	case "md5":
+		return crypto.MD5, true
+	case "sha1":
+		return crypto.SHA1, true
+	case "sha224":
+		return crypto.SHA224, true
+	case "sha256":
+		return crypto.SHA256, true
+	case "sha384":
+		return crypto.SHA384, true
+	case "sha512":
+		return crypto.SHA512, true
+	case "sha512-224":
+		return crypto.SHA512_224, true
+	case "sha512-256":
+		return crypto.SHA512_256, true
+	case "sha3-224":
+		return crypto.SHA3_224, true
+	case "sha3-256":
+		return crypto.SHA3_256, true
+	case "sha3-384":
+		return crypto.SHA3_384, true
+	case "sha3-512":
+		return crypto.SHA3_512, true
+	}
+	return 0, false
+}
+
+var (
+	errInvalidDigest  = osslErr("1C80007A", "Provider routines", "invalid digest", "ERR_OSSL_INVALID_DIGEST")
+	errBadPadding     = osslErr("1C8000A5", "Provider routines", "illegal or unsupported padding mode", "ERR_OSSL_ILLEGAL_OR_UNSUPPORTED_PADDING_MODE")
+	errRSATooLarge    = osslErr("0200006E", "rsa routines", "data too large for key size", "ERR_OSSL_RSA_DATA_TOO_LARGE_FOR_KEY_SIZE")
+	errOAEPDecode     = osslErr("02000079", "rsa routines", "oaep decoding error", "ERR_OSSL_RSA_OAEP_DECODING_ERROR")
+	errBlockTypeNot01 = osslErr("0200006A", "rsa routines", "block type is not 01", "ERR_OSSL_RSA_BLOCK_TYPE_IS_NOT_01")
+	errECDHPublic     = cryptoErr("ERR_CRYPTO_ECDH_INVALID_PUBLIC_KEY", "Public key is not valid for specified curve")
+)
+
+// signOpts are Node's signing options after JavaScript checked them.
+type signOpts struct {
+	hash     string // digest name; "" for Ed25519
+	padding  int    // 0: the key's default
+	saltLen  int    // Node's saltLength (-1 digest, -2 max/auto), or >= 0
+	hasSalt  bool
+	p1363    bool
+	digested []byte // the digest, or the message for Ed25519
+}
+
+func pssOpts(o signOpts, sign bool) (*rsa.PSSOptions, error) {
+	if !o.hasSalt {
+		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto}, nil
+	}
+	switch {
+	case o.saltLen == -1:
+		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash}, nil
+	case o.saltLen == -2:
+		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto}, nil
+	case o.saltLen == 0 && sign:
+		// Go reads 0 as "automatic" and cannot sign without salt.
+		return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "PSS signatures with saltLength 0 are not supported in this sandbox")
+	case o.saltLen == 0:
+		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto}, nil
+	case o.saltLen > 0:
+		return &rsa.PSSOptions{SaltLength: o.saltLen}, nil
+	}
+	return nil, errRSATooLarge
+}
+
+func rsaUsable(k *rsa.PublicKey) error {
+	if k.N.BitLen() < minRSABits {
+		return errRSATooShort
+	}
+	return nil
+}
+
+func signWith(k any, o signOpts) ([]byte, error) {
+	switch k := k.(type) {
+	case *rsa.PrivateKey:
+		h, ok := cryptoHash(o.hash)
+		if !ok {
+			return nil, errInvalidDigest
+		}
+		if err := rsaUsable(&k.PublicKey); err != nil {
+			return nil, err
+		}
+		switch o.padding {
+		case 0, rsaPKCS1Padding:
+			s, err := rsa.SignPKCS1v15(rand.Reader, k, h, o.digested)
+			if err != nil {
+				return nil, errRSATooLarge
+			}
+			return s, nil
+		case rsaPSSPadding:
+			po, err := pssOpts(o, true)
+			if err != nil {
+				return nil, err
+			}
+			s, err := rsa.SignPSS(rand.Reader, k, h, o.digested, po)
+			if err != nil {
+				return nil, errRSATooLarge
+			}
+			return s, nil
+		}
+		return nil, errBadPadding
+	case *ecdsa.PrivateKey:
+		if _, ok := cryptoHash(o.hash); !ok {
+			return nil, errInvalidDigest
+		}
+		der, err := ecdsa.SignASN1(rand.Reader, k, o.digested)
+		if err != nil {
+			return nil, errKeyTypeOp
+		}
+		if !o.p1363 {
+			return der, nil
+		}
+		var sig struct{ R, S *big.Int }
+		if _, err := asn1.Unmarshal(der, &sig); err != nil {
+			return nil, errKeyTypeOp
+		}
+		n := (k.Curve.Params().BitSize + 7) / 8
+		out := make([]byte, 2*n)
+		sig.R.FillBytes(out[:n])
+		sig.S.FillBytes(out[n:])
+		return out, nil
+	case ed25519.PrivateKey:
+		if o.hash != "" {
+			return nil, errInvalidDigest
+		}
+		return ed25519.Sign(k, o.digested), nil
+	}
+	return nil, errKeyTypeOp
+}
+
+func verifyWith(k any, o signOpts, sig []byte) (bool, error) {
+	switch k := k.(type) {
+	case *rsa.PublicKey:
+		h, ok := cryptoHash(o.hash)
+		if !ok {
+			return false, errInvalidDigest
+		}
+		if err := rsaUsable(k); err != nil {
+			return false, err
+		}
+		switch o.padding {
+		case 0, rsaPKCS1Padding:
+			return rsa.VerifyPKCS1v15(k, h, o.digested, sig) == nil, nil
+		case rsaPSSPadding:
+			po, err := pssOpts(o, false)
+			if err != nil {
+				return false, err
+			}
+			return rsa.VerifyPSS(k, h, o.digested, sig, po) == nil, nil
+		}
+		return false, errBadPadding
+	case *ecdsa.PublicKey:
+		if _, ok := cryptoHash(o.hash); !ok {
+			return false, errInvalidDigest
+		}
+		if !o.p1363 {
+			return ecdsa.VerifyASN1(k, o.digested, sig), nil
+		}
+		n := (k.Curve.Params().BitSize + 7) / 8
+		if len(sig) != 2*n {
+			return false, nil
+		}
+		r := new(big.Int).SetBytes(sig[:n])
+		s := new(big.Int).SetBytes(sig[n:])
+		return ecdsa.Verify(k, o.digested, r, s), nil
+	case ed25519.PublicKey:
+		if o.hash != "" {
+			return false, errInvalidDigest
+		}
+		return ed25519.Verify(k, o.digested, sig), nil
+	}
+	return false, errKeyTypeOp
+}
+
+func (r *rt) signArgs(args []*v8.Value) (signOpts, any, error) {
+	var o signOpts
+	var err error
+	o.hash, err = argString(args, 0)
+	if err != nil {
+		return o, nil, err
+	}
+	o.padding, _ = argInt(args, 1)
+	if s, err := argInt(args, 2); err == nil {
+		o.saltLen, o.hasSalt = s, true
+	}
+	o.p1363 = argBool(args, 3)
+	cs := r.cs()
+	der := cs.take(0)
+	o.digested = cs.take(1)
+	k, err := r.keyFromDER(der)
+	return o, k, err
+}
+
+// rsaRaw computes m^e mod n, the public RSA operation without padding.
+func rsaRaw(k *rsa.PublicKey, in []byte) ([]byte, error) {
+	size := k.Size()
+	if len(in) > size {
+		return nil, errRSATooLarge
+	}
+	m := new(big.Int).SetBytes(in)
+	if m.Cmp(k.N) >= 0 {
+		return nil, errRSATooLarge
+	}
+	c := new(big.Int).Exp(m, big.NewInt(int64(k.E)), k.N)
+	return c.FillBytes(make([]byte, size)), nil
+}
+
+// rsaCrypt runs publicEncrypt, privateDecrypt, privateEncrypt or
+// publicDecrypt.
+func rsaCrypt(op string, k any, padding int, hashName string, label, data []byte) ([]byte, error) {
+	var priv *rsa.PrivateKey
+	var pub *rsa.PublicKey
+	switch k := k.(type) {
+	case *rsa.PrivateKey:
+		priv, pub = k, &k.PublicKey
+	case *rsa.PublicKey:
+		pub = k
+	default:
+		return nil, errKeyTypeOp
+	}
+	if err := rsaUsable(pub); err != nil {
+		return nil, err
+	}
+	switch op {
+	case "publicEncrypt":
+		switch padding {
+		case rsaOAEPPadding:
+			h, ok := cryptoHash(hashName)
+			if !ok {
+				return nil, errInvalidDigest
+			}
+			out, err := rsa.EncryptOAEP(h.New(), rand.Reader, pub, data, label)
+			if err != nil {
+				return nil, errRSATooLarge
+			}
+			return out, nil
+		case rsaPKCS1Padding:
+			// Node still offers PKCS #1 v1.5 encryption (Go deprecates
+			// it); only its decryption is refused, as in Node.
+			k := pub.Size()
+			if len(data) > k-11 {
+				return nil, errRSATooLarge
+			}
+			em := make([]byte, k)
+			em[1] = 2
+			ps := em[2 : k-len(data)-1]
+			if _, err := rand.Read(ps); err != nil {
+				return nil, errRSATooLarge
+			}
+			for i := range ps {
+				for ps[i] == 0 {
+					var b [1]byte
+					_, _ = rand.Read(b[:])
+					ps[i] = b[0]
+				}
+			}
+			copy(em[k-len(data):], data)
+			return rsaRaw(pub, em)
+		case rsaNoPadding:
+			if len(data) != pub.Size() {
+				return nil, errRSATooLarge
+			}
+			return rsaRaw(pub, data)
+		}
+	case "privateDecrypt":
+		if priv == nil {
+			return nil, errKeyTypeOp
+		}
+		switch padding {
+		case rsaOAEPPadding:
+			h, ok := cryptoHash(hashName)
+			if !ok {
+				return nil, errInvalidDigest
+			}
+			out, err := rsa.DecryptOAEP(h.New(), rand.Reader, priv, data, label)
+			if err != nil {
+				return nil, errOAEPDecode
+			}
+			return out, nil
+		}
+	case "privateEncrypt":
+		if priv == nil {
+			return nil, errKeyTypeOp
+		}
+		if padding == rsaPKCS1Padding {
+			// Hash 0 signs the bytes as given: PKCS #1 type 1 padding.
+			out, err := rsa.SignPKCS1v15(rand.Reader, priv, 0, data)
+			if err != nil {
+				return nil, errRSATooLarge
+			}
+			return out, nil
+		}
+	case "publicDecrypt":
+		if padding == rsaPKCS1Padding {
+			if len(data) != pub.Size() {
+				return nil, errRSATooLarge
+			}
+			em, err := rsaRaw(pub, data)
+			if err != nil {
+				return nil, err
+			}
+			// 00 01 FF..FF 00 message
+			if em[0] != 0 || em[1] != 1 {
+				return nil, errBlockTypeNot01
+			}
+			i := 2
+			for i < len(em) && em[i] == 0xff {
+				i++
+			}
+			if i < 10 || i >= len(em) || em[i] != 0 {
+				return nil, errBlockTypeNot01
+			}
+			return em[i+1:], nil
+		}
+	}
+	return nil, errBadPadding
+}
+
+// ecdhCurve maps createECDH's curve names.
+func ecdhCurve(name string) (ecdh.Curve, elliptic.Curve) {
+	switch name {
+	case "prime256v1", "secp256r1":
+		return ecdh.P256(), elliptic.P256()
+	case "secp384r1":
+		return ecdh.P384(), elliptic.P384()
+	case "secp521r1":
+		return ecdh.P521(), elliptic.P521()
+	}
+	return nil, nil
+}
+
+// ecdhPublic reads a public point in any of the encodings Node accepts
+// (uncompressed, compressed, hybrid) as an ECDH key.
+func ecdhPublic(c ecdh.Curve, ec elliptic.Curve, b []byte) (*ecdh.PublicKey, error) {
+	size := (ec.Params().BitSize + 7) / 8
+	switch {
+	case len(b) == 1+size && (b[0] == 2 || b[0] == 3):
+		x, y := elliptic.UnmarshalCompressed(ec, b)
+		if x == nil {
+			return nil, errECDHPublic
+		}
+		pt := make([]byte, 1+2*size)
+		pt[0] = 4
+		x.FillBytes(pt[1 : 1+size])
+		y.FillBytes(pt[1+size:])
+		b = pt
+	case len(b) == 1+2*size && (b[0] == 6 || b[0] == 7):
+		b = append([]byte{4}, b[1:]...)
+	}
+	k, err := c.NewPublicKey(b)
+	if err != nil {
+		return nil, errECDHPublic
+	}
+	return k, nil
+}
+
+func compressPoint(pt []byte) []byte {
+	size := (len(pt) - 1) / 2
+	out := make([]byte, 1+size)
+	out[0] = 2 | pt[len(pt)-1]&1
+	copy(out[1:], pt[1:1+size])
+	return out
+}
+
+// toECDH converts a key of a KeyObject for crypto.diffieHellman.
+func toECDH(k any) (any, string) {
+	switch k := k.(type) {
+	case *ecdsa.PrivateKey:
+		e, err := k.ECDH()
+		if err != nil {
+			return nil, ""
+		}
+		return e, "ec"
+	case *ecdsa.PublicKey:
+		e, err := k.ECDH()
+		if err != nil {
+			return nil, ""
+		}
+		return e, "ec"
+	case *ecdh.PrivateKey:
+		return k, "x25519"
+	case *ecdh.PublicKey:
+		return k, "x25519"
+	}
+	return nil, ""
+}
+
+func init() {
+	register("signDigest", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		o, k, err := r.signArgs(args)
+		if err != nil {
+			return nil, err
+		}
+		if !isPrivate(k) {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE", "Invalid key object type public, expected private.")
+		}
+		sig, err := signWith(k, o)
+		if err != nil {
+			return nil, err
+		}
+		return r.bytesResult(sig)
+	})
+	register("verifyDigest", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		o, k, err := r.signArgs(args)
+		sig := r.cs().take(2)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := verifyWith(publicOf(k), o, sig)
+		if err != nil {
+			return nil, err
+		}
+		return r.boolean(ok), nil
+	})
+	register("rsaCrypt", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		op, err1 := argString(args, 0)
+		padding, err2 := argInt(args, 1)
+		hashName, err3 := argString(args, 2)
+		cs := r.cs()
+		der, data, label := cs.take(0), cs.take(1), cs.take(2)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, errno.EINVAL
+		}
+		k, err := r.keyFromDER(der)
+		if err != nil {
+			return nil, err
+		}
+		out, err := rsaCrypt(op, k, padding, hashName, label, data)
+		if err != nil {
+			return nil, err
+		}
+		return r.bytesResult(out)
+	})
+	// ecdhKeys(curve, generate) returns the public point (uncompressed)
+	// of the private key in operand 0, or of a new one; the private key
+	// goes to out slot 0.
+	register("ecdhKeys", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		name, err := argString(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		c, _ := ecdhCurve(name)
+		priv := r.cs().take(0)
+		if c == nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+		}
+		var k *ecdh.PrivateKey
+		if argBool(args, 1) {
+			k, err = c.GenerateKey(rand.Reader)
+		} else {
+			k, err = c.NewPrivateKey(priv)
+		}
+		if err != nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYTYPE", "Private key is not valid for specified curve.")
+		}
+		r.cs().out[0] = k.Bytes()
+		return r.bytesResult(k.PublicKey().Bytes())
+	})
+	register("ecdhCompute", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		name, err := argString(args, 0)
+		cs := r.cs()
+		priv, peer := cs.take(0), cs.take(1)
+		if err != nil {
+			return nil, err
+		}
+		c, ec := ecdhCurve(name)
+		if c == nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+		}
+		k, err := c.NewPrivateKey(priv)
+		if err != nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYTYPE", "Private key is not valid for specified curve.")
+		}
+		pub, err := ecdhPublic(c, ec, peer)
+		if err != nil {
+			return nil, err
+		}
+		s, err := k.ECDH(pub)
+		if err != nil {
+			return nil, errECDHPublic
+		}
+		return r.bytesResult(s)
+	})
+	// ecdhConvert re-encodes a public point: format "compressed",
+	// "uncompressed" or "hybrid".
+	register("ecdhConvert", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		name, err1 := argString(args, 0)
+		format, err2 := argString(args, 1)
+		in := r.cs().take(0)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		c, ec := ecdhCurve(name)
+		if c == nil {
+			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+		}
+		pub, err := ecdhPublic(c, ec, in)
+		if err != nil {
+			return nil, err
+		}
+		pt := pub.Bytes()
+		switch format {
+		case "compressed":
+			pt = compressPoint(pt)
+		case "hybrid":
+			pt = append([]byte{6 | pt[len(pt)-1]&1}, pt[1:]...)
+		}
+		return r.bytesResult(pt)
+	})
+	register("diffieHellman", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		cs := r.cs()
+		pder, qder := cs.take(0), cs.take(1)
+		pk, err1 := r.keyFromDER(pder)
+		qk, err2 := r.keyFromDER(qder)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		priv, pkind := toECDH(pk)
+		pub, qkind := toECDH(publicOf(qk))
+		p, ok1 := priv.(*ecdh.PrivateKey)
+		q, ok2 := pub.(*ecdh.PublicKey)
+		if !ok1 || !ok2 || pkind != qkind || p.Curve() != q.Curve() {
+			return nil, cryptoErr("ERR_CRYPTO_INCOMPATIBLE_KEY", "")
+		}
+		s, err := p.ECDH(q)
+		if err != nil {
+			return nil, cryptoErr("ERR_CRYPTO_OPERATION_FAILED", "Failed to compute the shared secret")
+		}
+		return r.bytesResult(s)
+	})
+}
