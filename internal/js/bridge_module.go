@@ -1,6 +1,7 @@
 package js
 
 import (
+	"encoding/json"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -373,6 +374,34 @@ func init() {
 			return nil, err
 		}
 		return r.string(m.Code)
+	})
+	// transformScript transforms -e/-p/stdin code that needs it
+	// (TypeScript, or import() in CommonJS) and registers its source map
+	// under the script's name: → JSON {code, mapped, import}.
+	register("transformScript", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		src, err1 := argString(args, 0)
+		name, err2 := argString(args, 1)
+		kind, err3 := argString(args, 2)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, errno.EINVAL
+		}
+		f := modules.CommonJS
+		if kind == "ts-cjs" {
+			f = modules.TSCommonJS
+		}
+		m, err := r.transform(src, name, f)
+		if err != nil {
+			return nil, err
+		}
+		out, err := json.Marshal(struct {
+			Code   string `json:"code"`
+			Mapped bool   `json:"mapped"`
+			Import bool   `json:"import"`
+		}{m.Code, r.resolver().Scripts().Add(name, m, 0), m.Import})
+		if err != nil {
+			return nil, err
+		}
+		return r.string(string(out))
 	})
 	// mapPosition maps a position V8 reported in a transformed script
 	// back to its source: "line:column", or undefined.

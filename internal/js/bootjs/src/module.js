@@ -177,6 +177,9 @@ function compileError(e) {
   return require('./internal/errors.js').fromBridge(e, 'open');
 }
 
+// For the -e/-p/stdin path (internal/run_main.js).
+Module._compileError = compileError;
+
 function runCompiled(module, filename, fn) {
   const req = makeRequire(module);
   const dirname = path.dirname(filename);

@@ -46,7 +46,10 @@ function prepareStackTrace(error, frames) {
 // frameString is V8's text for a call site with the position mapped.
 function frameString(frame) {
   const text = `${frame}`;
-  const name = frame.getFileName();
+  // Code run by eval (-e, -p, stdin) has no file name, only its
+  // sourceURL.
+  let name = frame.getFileName();
+  if (name === undefined && typeof frame.getScriptNameOrSourceURL === 'function') name = frame.getScriptNameOrSourceURL();
   if (typeof name !== 'string' || !P.MapPrototypeHas(mapped, name)) return text;
   const line = frame.getLineNumber();
   const col = frame.getColumnNumber();

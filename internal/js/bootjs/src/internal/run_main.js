@@ -49,7 +49,25 @@ function evalScript(name, code, print, inputType) {
   globalThis.__dirname = '.';
   source.remember(name, code);
   let src = code;
-  if (inputType === 'commonjs-typescript') src = B.transform(code, name, 'ts-cjs');
+  // TypeScript, and import() (which V8 as v8go runs it cannot do natively)
+  // go through the transform; plain code runs as it is.
+  const kind = inputType === 'commonjs-typescript' ? 'ts-cjs' : (/\bimport\s*\(/.test(code) ? 'cjs' : null);
+  if (kind !== null) {
+    let t;
+    try {
+      t = P.JSONParse(B.transformScript(code, name, kind));
+    } catch (e) {
+      throw require('../module.js')._compileError(e);
+    }
+    src = t.code;
+    if (t.mapped) require('./module_sourcemap.js').add(name);
+    if (t.import) {
+      const esm = require('./module_esm.js');
+      P.ObjectDefineProperty(globalThis, '__secexec_import', {
+        value: (specifier) => esm.dynamicImport(specifier, module), configurable: true, writable: true,
+      });
+    }
+  }
   const result = P.indirectEval(`${src}\n//# sourceURL=${name}`);
   if (print) {
     const { inspect } = require('../util.js');
