@@ -616,7 +616,8 @@ for (const [name, fn] of Object.entries(syncAPI)) {
 }
 fs.exists = function exists(path, cb) { const r = existsSync(path); process.nextTick(cb, r); };
 fs.realpath.native = (p, o, cb) => { if (typeof o === 'function') { cb = o; o = undefined; } let r, e = null; try { r = realpathSync.native(p, o); } catch (x) { e = x; } process.nextTick(cb, e, r); };
-require('util/').promisify && (fs.read[Symbol.for('nodejs.util.promisify.custom')] = (...a) => new Promise((res, rej) => fs.read(...a, (e, bytesRead, buffer) => (e ? rej(e) : res({ bytesRead, buffer })))));
+// util.promisify(fs.read) resolves to { bytesRead, buffer }, as Node's.
+fs.read[Symbol.for('nodejs.util.promisify.custom')] = (...a) => new Promise((res, rej) => fs.read(...a, (e, bytesRead, buffer) => (e ? rej(e) : res({ bytesRead, buffer }))));
 fs.write[Symbol.for('nodejs.util.promisify.custom')] = (...a) => new Promise((res, rej) => fs.write(...a, (e, bytesWritten, buffer) => (e ? rej(e) : res({ bytesWritten, buffer }))));
 fs.exists[Symbol.for('nodejs.util.promisify.custom')] = (p) => Promise.resolve(existsSync(p));
 

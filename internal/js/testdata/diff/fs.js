@@ -30,3 +30,13 @@ console.log(fs.readFileSync(path.join(dir, 'c.txt'), 'latin1'));
 fs.rmSync(dir, { recursive: true, force: true });
 console.log(fs.existsSync(dir));
 fs.promises.readFile('/nonexistent-probe').catch((e) => console.log('promise', e.code));
+{
+  // util.promisify(fs.read) resolves to { bytesRead, buffer }.
+  const fsm = require('fs');
+  fsm.writeFileSync('promisified-read.txt', 'abcdef');
+  const fd = fsm.openSync('promisified-read.txt', 'r');
+  require('util').promisify(fsm.read)(fd, Buffer.alloc(4), 0, 4, 1).then(({ bytesRead, buffer }) => {
+    console.log('promisified read', bytesRead, buffer.toString());
+    fsm.closeSync(fd);
+  });
+}
