@@ -215,14 +215,13 @@ func (k *Kernel) newProcessLocked(parent *Process, argv, env []string, cwd strin
 	p := &Process{
 		k:        k,
 		pid:      pid,
-		argv:     argv,
-		env:      env,
 		uid:      uid,
 		gid:      gid,
 		children: make(map[int]*Process),
 		done:     make(chan struct{}),
 		start:    time.Now(),
 	}
+	p.image.Store(&processImage{argv: argv, env: env})
 	p.setCaller(cwd, umask)
 	if parent != nil {
 		p.parent = parent

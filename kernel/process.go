@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -70,10 +71,11 @@ func (s WaitStatus) Raw() int {
 type Process struct {
 	k     *Kernel
 	pid   int
-	argv  []string
-	env   []string
-	exe   string
 	start time.Time
+
+	// image is what the process runs: replaced whole by an exec, so
+	// readers (/proc, the runtime taking over) need no lock.
+	image atomic.Pointer[processImage]
 
 	// caller is the VFS identity (credentials, cwd, umask), replaced
 	// whole on chdir and umask so readers need no lock.
@@ -134,14 +136,28 @@ func (p *Process) State() State {
 	return p.state
 }
 
+// processImage is the program a process runs, as exec gave it.
+type processImage struct {
+	argv []string
+	env  []string
+	exe  string
+}
+
 // Argv returns the argument vector. The slice must not be modified.
-func (p *Process) Argv() []string { return p.argv }
+func (p *Process) Argv() []string { return p.image.Load().argv }
 
 // Environ returns the environment. The slice must not be modified.
-func (p *Process) Environ() []string { return p.env }
+func (p *Process) Environ() []string { return p.image.Load().env }
 
 // Exe returns the resolved path of the executable.
-func (p *Process) Exe() string { return p.exe }
+func (p *Process) Exe() string { return p.image.Load().exe }
+
+// SetImage records that the process replaced its program by an exec:
+// /proc and a runtime taking over see the new executable, arguments and
+// environment. Runtimes call it when they carry out an exec.
+func (p *Process) SetImage(exe string, argv, env []string) {
+	p.image.Store(&processImage{argv: slices.Clone(argv), env: slices.Clone(env), exe: exe})
+}
 
 // UID returns the user id.
 func (p *Process) UID() uint32 { return p.uid }

@@ -79,10 +79,10 @@ func (v procView) Mounts() []procfs.MountInfo {
 // procEntry is a pointer wrapper, so procfs can compare entries.
 type procEntry struct{ p *Process }
 
-func (e procEntry) Cmdline() []string { return e.p.argv }
-func (e procEntry) Environ() []string { return e.p.env }
+func (e procEntry) Cmdline() []string { return e.p.Argv() }
+func (e procEntry) Environ() []string { return e.p.Environ() }
 func (e procEntry) Cwd() string       { return e.p.Cwd() }
-func (e procEntry) Exe() string       { return e.p.exe }
+func (e procEntry) Exe() string       { return e.p.Exe() }
 
 func (e procEntry) Status() procfs.Status {
 	p := e.p
@@ -99,9 +99,10 @@ func (e procEntry) Status() procfs.Status {
 	if st.State == byte(StateRunning) {
 		st.State = 'S'
 	}
-	name := p.exe
-	if name == "" && len(p.argv) > 0 {
-		name = p.argv[0]
+	img := p.image.Load()
+	name := img.exe
+	if name == "" && len(img.argv) > 0 {
+		name = img.argv[0]
 	}
 	st.Name = path.Base(name)
 	st.Umask = p.Umask()

@@ -180,7 +180,7 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 	c := k.newProcessLocked(parent, append([]string(nil), opts.Argv...), append([]string(nil), opts.Env...), caller.Cwd, caller.Umask, uid, gid)
 	c.state = StateNew
 	c.hostHandle = host
-	c.exe = exe.Path
+	c.image.Store(&processImage{argv: c.Argv(), env: c.Environ(), exe: exe.Path})
 	// The process is visible to kill(2) from here on: its context and mask
 	// must exist before the table lock is released.
 	c.ctx, c.cancel = context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), procKey{}, c))

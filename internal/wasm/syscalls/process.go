@@ -455,6 +455,7 @@ func procExec(ctx context.Context, s *State, m mem, st []uint64) Errno {
 			_ = fdt.Close(fd)
 		}
 	}
+	s.P.SetImage(x.Path, argv, env)
 	panic(&ExecRequest{Program: prog, Argv: argv, Env: env})
 }
 
