@@ -1,8 +1,8 @@
 package js
 
 import (
-	"encoding/json"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
