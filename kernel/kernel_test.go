@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -796,6 +797,42 @@ func TestCPUTimeLimit(t *testing.T) {
 	}
 	if st, _ := run(t, k, "quick"); !st.Exited || st.Code != 3 {
 		t.Fatalf("quick: %+v", st)
+	}
+}
+
+// With a CPU clock registered, the CPUTime limit counts CPU time: a
+// process that waits outlives the limit, one that spins does not.
+func TestCPUTimeLimitCountsCPU(t *testing.T) {
+	k := newKernel(t, kernel.Limits{CPUTime: 100 * time.Millisecond}, goLoader{
+		"waits": func(ctx context.Context, p *kernel.Process) int {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			clock, stop := kernel.ThreadCPUClock()
+			defer stop()
+			p.SetCPUClock(clock)
+			select {
+			case <-time.After(400 * time.Millisecond):
+				return 0
+			case <-ctx.Done():
+				return 1
+			}
+		},
+		"spins": func(ctx context.Context, p *kernel.Process) int {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			clock, stop := kernel.ThreadCPUClock()
+			defer stop()
+			p.SetCPUClock(clock)
+			for ctx.Err() == nil {
+			}
+			return 0
+		},
+	})
+	if st, _ := run(t, k, "waits"); !st.Exited || st.Code != 0 {
+		t.Fatalf("waits: %+v", st)
+	}
+	if st, _ := run(t, k, "spins"); st.Signal != kernel.SIGXCPU {
+		t.Fatalf("spins: %+v", st)
 	}
 }
 

@@ -30,9 +30,11 @@ type Limits struct {
 	// engines' defaults (128 MiB each).
 	MemoryBytes int64
 	// CPUTime bounds how long one process may run. Like RLIMIT_CPU it ends
-	// the process with SIGXCPU; it is measured as wall time, because
-	// neither engine exposes the CPU time of one guest cheaply. Zero means
-	// no limit.
+	// the process with SIGXCPU. It counts CPU time for processes whose
+	// runtime registers a clock (node: the isolate's OS thread, see
+	// Process.SetCPUClock) and wall time for the others (WebAssembly
+	// programs run on goroutines that share threads). Zero means no
+	// limit.
 	CPUTime time.Duration
 }
 

@@ -88,6 +88,7 @@ type Process struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed when the program has returned
+	cpu    cpuClock      // see SetCPUClock
 
 	sig sigState
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -222,8 +221,7 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 	c.state = StateRunning
 	k.mu.Unlock()
 	if d := k.limits.CPUTime; d > 0 {
-		t := time.AfterFunc(d, func() { c.terminate(SIGXCPU) })
-		go func() { <-c.done; t.Stop() }()
+		go c.watchCPU(d)
 	}
 	go c.run(prog)
 	return c, nil

@@ -119,3 +119,19 @@ func TestBridgeValuesReleased(t *testing.T) {
 		t.Fatalf("retained values grew from %d (1k calls) to %d (100k calls)", small, big)
 	}
 }
+
+// The kernel's CPUTime limit counts the CPU time of the isolate's thread:
+// a node process that waits on a timer outlives it, one that spins ends
+// with SIGXCPU.
+func TestNodeCPUTimeLimit(t *testing.T) {
+	e := newEngine(t, Config{})
+	m := stressVM(t, e, kernel.Limits{CPUTime: 300 * time.Millisecond})
+	st, out, errOut, err := spawnNode(m.Kernel, `setTimeout(() => console.log('waited'), 700)`, false)
+	if err != nil || !st.Exited || st.Code != 0 || out != "waited\n" {
+		t.Fatalf("waiting process: %+v %q %q %v", st, out, errOut, err)
+	}
+	st, _, _, err = spawnNode(m.Kernel, `for (;;) {}`, false)
+	if err != nil || st.Signal != kernel.SIGXCPU {
+		t.Fatalf("spinning process: %+v %v", st, err)
+	}
+}

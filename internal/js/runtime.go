@@ -140,6 +140,11 @@ func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.
 	// process keeps to one OS thread so every entry sees the same stack.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// The process's CPU time is this thread's: the kernel's CPUTime limit
+	// counts it instead of wall time.
+	clock, stopClock := kernel.ThreadCPUClock()
+	p.SetCPUClock(clock)
+	defer stopClock()
 
 	var ph phases
 	t0 := time.Now()
