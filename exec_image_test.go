@@ -36,3 +36,19 @@ func TestExecReplacesImage(t *testing.T) {
 		t.Fatalf("node after exec: %q (stderr %q)", got, res.Stderr)
 	}
 }
+
+// A fatal signal a process sends itself takes effect when kill returns,
+// as on Linux: the shell runs nothing after it.
+func TestSelfKillStopsAtOnce(t *testing.T) {
+	ctx := context.Background()
+	vm := newVM(t, secexec.Options{Permissions: secexec.AllowAll()})
+	for i := 0; i < 20; i++ {
+		res, err := vm.Exec(ctx, `sh -c 'kill -TERM $$; echo survived'`, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Stdout) != 0 || res.ExitCode != 128+15 {
+			t.Fatalf("run %d: exit %d stdout %q", i, res.ExitCode, res.Stdout)
+		}
+	}
+}

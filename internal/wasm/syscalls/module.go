@@ -6,6 +6,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
 )
 
 const (
@@ -32,6 +33,18 @@ func sysFunc(f func(ctx context.Context, s *State, m mem, stack []uint64) Errno)
 			return
 		}
 		stack[0] = uint64(f(ctx, s, mem{mod.Memory()}, stack))
+		s.unwindIfKilled()
+	}
+}
+
+// unwindIfKilled ends the guest's execution when its process was killed
+// (by another process, or by a signal it sent itself): as on Linux, a
+// fatal signal takes effect when the system call returns, so the guest
+// runs none of its own code after it. The runner sees the cancelled
+// process and reports the signal as its status.
+func (s *State) unwindIfKilled() {
+	if s.P.Context().Err() != nil {
+		panic(sys.NewExitError(128 + 9))
 	}
 }
 
@@ -45,6 +58,7 @@ func valueFunc(fallback uint64, f func(ctx context.Context, s *State, m mem, sta
 			return
 		}
 		stack[0] = f(ctx, s, mem{mod.Memory()}, stack)
+		s.unwindIfKilled()
 	}
 }
 
