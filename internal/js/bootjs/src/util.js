@@ -5,7 +5,39 @@ const inspectLib = require('node-inspect-extracted');
 const { codedError } = require('./internal/errors.js');
 const enc = require('./internal/encoding.js');
 
-const { inspect, format, formatWithOptions, stripVTControlCharacters } = inspectLib;
+const { stripVTControlCharacters } = inspectLib;
+
+// ES module namespaces are objects of getters here (live bindings over
+// esbuild's output); inspect shows them as Node does, with their values,
+// through a snapshot that is itself a namespace to the inspector.
+const kESM = Symbol.for('secexec.esm');
+const uninitialized = { [inspectLib.inspect.custom]: () => '<uninitialized>' };
+function nsView(v) {
+  if (v === null || typeof v !== 'object') return v;
+  try {
+    if (!Object.prototype.hasOwnProperty.call(v, kESM)) return v;
+  } catch {
+    return v;
+  }
+  const o = Object.create(null);
+  for (const k of Object.keys(v)) {
+    try {
+      o[k] = v[k];
+    } catch {
+      o[k] = uninitialized;
+    }
+  }
+  Object.defineProperty(o, Symbol.toStringTag, { value: 'Module' });
+  return o;
+}
+function inspect(value, ...rest) { return inspectLib.inspect(nsView(value), ...rest); }
+for (const k of Reflect.ownKeys(inspectLib.inspect)) {
+  if (k !== 'length' && k !== 'name' && k !== 'prototype') {
+    Object.defineProperty(inspect, k, Object.getOwnPropertyDescriptor(inspectLib.inspect, k));
+  }
+}
+function format(...args) { return inspectLib.format(...args.map(nsView)); }
+function formatWithOptions(opts, ...args) { return inspectLib.formatWithOptions(opts, ...args.map(nsView)); }
 
 const kCustomPromisify = Symbol.for('nodejs.util.promisify.custom');
 function promisify(original) {
