@@ -31,10 +31,10 @@ type Limits struct {
 	MemoryBytes int64
 	// CPUTime bounds how long one process may run. Like RLIMIT_CPU it ends
 	// the process with SIGXCPU. It counts CPU time for processes whose
-	// runtime registers a clock (node: the isolate's OS thread, see
-	// Process.SetCPUClock) and wall time for the others (WebAssembly
-	// programs run on goroutines that share threads). Zero means no
-	// limit.
+	// runtime registers a clock (both of secexec's do: a WebAssembly
+	// program and a node isolate each keep to one OS thread, whose clock
+	// they register, see Process.SetCPUClock) and wall time for the
+	// others. Zero means no limit.
 	CPUTime time.Duration
 }
 

@@ -45,7 +45,7 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.Int64Var(&f.fsBytes, "fs-bytes", 0, "bytes of file data the VM may store (default 64 MiB)")
 	fl.IntVar(&f.processes, "max-processes", 0, "processes the VM may run at once (default 256)")
 	fl.StringVar(&f.memory, "memory", "", "guest memory per process, e.g. 64M: WebAssembly linear memory, V8 heap (default 128M)")
-	fl.DurationVar(&f.cpuTime, "cpu-time", 0, "run time per process before SIGXCPU (CPU time for node, wall time for WASM programs; the command then exits 124)")
+	fl.DurationVar(&f.cpuTime, "cpu-time", 0, "CPU time per process before SIGXCPU (the command then exits 124)")
 }
 
 // standardPermissions is what the CLI grants unless told otherwise: the

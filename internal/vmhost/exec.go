@@ -271,8 +271,12 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 	if st.Signal != 0 {
 		res.Signal = st.Signal.String()
 	}
-	if st.Signal == kernel.SIGXCPU && outcome == "" {
-		// The VM's per-process CPU limit ended the program.
+	// The VM's per-process CPU limit ended the program, or the command a
+	// shell ran for it (which the shell reports as 128+SIGXCPU: the
+	// limit counts CPU time, so the waiting shell itself is not hit).
+	cpuLimited := st.Signal == kernel.SIGXCPU ||
+		(st.Exited && st.Code == 128+int(kernel.SIGXCPU) && p.Kernel().Limits().CPUTime > 0)
+	if cpuLimited && outcome == "" {
 		outcome = TimedOut
 	}
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"runtime"
 	"strings"
 	"time"
 
@@ -51,6 +52,14 @@ func (pr *program) Run(ctx context.Context, p *kernel.Process) int {
 		return 126
 	}
 	defer pr.e.exit()
+	// The guest runs on this goroutine; keeping it on one OS thread makes
+	// that thread's CPU clock the process's, which the kernel's CPUTime
+	// limit counts.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	clock, stopClock := kernel.ThreadCPUClock()
+	p.SetCPUClock(clock)
+	defer stopClock()
 	argv, env := pr.argv(p.Argv()), p.Environ()
 	cur := pr
 	for {

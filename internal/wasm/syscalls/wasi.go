@@ -284,8 +284,9 @@ func clockResGet(_ context.Context, _ *State, m mem, st []uint64) Errno {
 }
 
 // now reads a clock. The monotonic clock counts from the VM's boot, so
-// every process of a VM sees the same one; the CPU clocks are
-// approximated by the process's wall time.
+// every process of a VM sees the same one; the CPU clocks are the
+// process's CPU time (its thread's, see kernel.ThreadCPUClock), or its
+// wall time when no clock is registered.
 func (s *State) now(id uint32) (uint64, Errno) {
 	switch id {
 	case clockRealtime:
@@ -293,6 +294,9 @@ func (s *State) now(id uint32) (uint64, Errno) {
 	case clockMonotonic:
 		return uint64(time.Since(s.P.Kernel().Boot())) + 1, ESUCCESS
 	case clockProcess, clockThread:
+		if cpu, ok := s.P.CPUTime(); ok {
+			return uint64(cpu), ESUCCESS
+		}
 		return uint64(time.Since(s.P.Start())), ESUCCESS
 	}
 	return 0, EINVAL
