@@ -33,3 +33,16 @@ func TestCPUTimeCountsCPU(t *testing.T) {
 		}
 	}
 }
+
+// /proc/PID/stat reports the CPU time a process used.
+func TestProcStatCPUTime(t *testing.T) {
+	ctx := context.Background()
+	vm := newVM(t, secexec.Options{Permissions: secexec.AllowAll()})
+	res, err := vm.Exec(ctx, `node -e 'const t = Date.now(); let x = 0; for (let i = 0; i < 5e7; i++) x += i; const f = require("fs").readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" "); console.log(Number(f[11]) + Number(f[12]) > 0)'`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(res.Stdout)) != "true" {
+		t.Fatalf("utime+stime: %q %q", res.Stdout, res.Stderr)
+	}
+}

@@ -108,6 +108,10 @@ func (e procEntry) Status() procfs.Status {
 	st.Umask = p.Umask()
 	st.Threads = 1
 	st.StartTime = p.start.Sub(k.boot)
+	if cpu, ok := p.CPUTime(); ok {
+		// The runtime's thread clock counts user and system time together.
+		st.UserTime = cpu
+	}
 	return st
 }
 
