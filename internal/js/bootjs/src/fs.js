@@ -639,7 +639,7 @@ class FileHandle {
     const bytesWritten = writeSync(this.#fd, data, ...rest);
     return { bytesWritten, buffer: data };
   }
-  async readFile(options) { return readFileSync(this.#fd, options); }
+  readFile(options) { return promises.readFile(this.#fd, options); }
   async writeFile(data, options) { return writeFileSync(this.#fd, data, options); }
   async appendFile(data, options) { return writeFileSync(this.#fd, data, options); }
   async stat(options) { return fstatSync(this.#fd, options); }
@@ -661,6 +661,70 @@ class FileHandle {
   [Symbol.asyncDispose || Symbol.for('nodejs.asyncDispose')]() { return this.close(); }
 }
 
+// Reading a pipe, a terminal or another stream to its end waits on
+// whoever writes it: the callback and promise forms of readFile do that
+// through the loop's asynchronous reader, so timers and other events keep
+// running meanwhile, as in Node. Files are read at once.
+function isStreamFd(fd) {
+  B.fstat(fd);
+  const type = scratchF64[1] & constants.S_IFMT;
+  return type === constants.S_IFIFO || type === constants.S_IFCHR || type === constants.S_IFSOCK;
+}
+
+function readFileAsync(path, options, cb) {
+  let opts, fd;
+  const isFd = typeof path === 'number';
+  const closeOwn = () => { if (!isFd && fd !== undefined) { try { closeSync(fd); } catch { /* already closed */ } } };
+  try {
+    opts = getOptions(options, { flag: 'r' });
+    fd = isFd ? checkFd(path) : openSync(path, opts.flag, 0o666);
+    if (!isStreamFd(fd)) {
+      const out = encode(readAllFd(fd, isFd), opts.encoding);
+      closeOwn();
+      process.nextTick(cb, null, out);
+      return;
+    }
+  } catch (e) {
+    closeOwn();
+    process.nextTick(cb, e);
+    return;
+  }
+  const chunks = [];
+  let total = 0;
+  const reader = require('./internal/reader.js');
+  const h = reader.start(fd, (chunk) => {
+    if (chunk !== null) {
+      total += chunk.length;
+      if (total > 0x7fffffff) {
+        reader.stop(h);
+        closeOwn();
+        cb(codedError('ERR_FS_FILE_TOO_LARGE', total));
+        return;
+      }
+      chunks.push(chunk);
+      return;
+    }
+    closeOwn();
+    let out;
+    try {
+      out = encode(lazyBuffer().concat(chunks, total), opts.encoding);
+    } catch (e) {
+      cb(e);
+      return;
+    }
+    cb(null, out);
+  }, (err) => {
+    closeOwn();
+    cb(err);
+  });
+}
+
+fs.readFile = function readFile(path, options, cb) {
+  if (typeof options === 'function') { cb = options; options = undefined; }
+  if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
+  readFileAsync(path, options, cb);
+};
+
 const promises = {};
 for (const [name, fn] of Object.entries(syncAPI)) {
   if (['existsSync', 'closeSync', 'openSync', 'readSync', 'writeSync', 'fstatSync', 'fsyncSync', 'fdatasyncSync', 'ftruncateSync', 'futimesSync', 'fchmodSync', 'fchownSync', 'readvSync', 'writevSync', 'opendirSync'].includes(name)) continue;
@@ -673,6 +737,10 @@ for (const [name, fn] of Object.entries(syncAPI)) {
   };
   Object.defineProperty(promises[base], 'name', { value: base });
 }
+promises.readFile = function readFile(path, options) {
+  if (path instanceof FileHandle) path = path.fd;
+  return new Promise((resolve, reject) => readFileAsync(path, options, (err, out) => (err ? reject(err) : resolve(out))));
+};
 promises.open = async (path, flags, mode) => new FileHandle(openSync(path, flags, mode));
 promises.opendir = async (path) => opendirSync(path);
 promises.constants = constants;
