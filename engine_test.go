@@ -771,3 +771,29 @@ func TestSuitePerProcessLimits(t *testing.T) {
 		}
 	})
 }
+
+// In every lane (in process, the shared engine, an engine per VM; WASM
+// and node; direct and through the shell), a process that writes 64 KiB
+// and exits at once delivers every byte before its exit is reported.
+func TestSuiteFastExitOutput(t *testing.T) {
+	eachTransport(t, func(t *testing.T, newVM func(*testing.T, secexec.Options) *secexec.VM) {
+		ctx := context.Background()
+		v := newVM(t, allowAll)
+		for _, cmd := range []string{
+			`head -c 65536 /dev/zero`,
+			`sh -c 'head -c 65536 /dev/zero'`,
+			`node -e 'process.stdout.write("x".repeat(65536))'`,
+			`node -e 'require("fs").writeSync(1, "y".repeat(65536)); process.exit(0)'`,
+		} {
+			for i := 0; i < 10; i++ {
+				res, err := v.Exec(ctx, cmd, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.ExitCode != 0 || len(res.Stdout) != 65536 {
+					t.Fatalf("%s run %d: exit %d, %d bytes, stderr %q", cmd, i, res.ExitCode, len(res.Stdout), res.Stderr)
+				}
+			}
+		}
+	})
+}
