@@ -797,3 +797,22 @@ func TestSuiteFastExitOutput(t *testing.T) {
 		}
 	})
 }
+
+// node's clock is frozen per process unless the VM asks for the real one.
+func TestSuiteRealTime(t *testing.T) {
+	const probe = `node -e 'const a = Date.now(), p = performance.now(); let x = 0; for (let i = 0; i < 3e6; i++) x += i; console.log(Date.now() === a && performance.now() === p)'`
+	eachTransport(t, func(t *testing.T, newVM func(*testing.T, secexec.Options) *secexec.VM) {
+		ctx := context.Background()
+		for _, real := range []bool{false, true} {
+			opts := allowAll
+			opts.RealTime = real
+			res, err := newVM(t, opts).Exec(ctx, probe, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := strings.TrimSpace(string(res.Stdout)), fmt.Sprint(!real); got != want {
+				t.Errorf("RealTime %v: frozen = %s, want %s (stderr %q)", real, got, want, res.Stderr)
+			}
+		}
+	})
+}

@@ -80,6 +80,7 @@ func hostConfig(opts Options) vmhost.Config {
 		Mounts:   mounts,
 		Cwd:      opts.Cwd,
 		Hostname: opts.Hostname,
+		RealTime: opts.RealTime,
 		Logger:   opts.Logger,
 		Runtime:  runtimeFor(opts),
 	}

@@ -114,6 +114,7 @@ func newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
 		Limits:   opts.Limits,
 		Cwd:      opts.Cwd,
 		Hostname: opts.Hostname,
+		RealTime: opts.RealTime,
 	}
 	cfg.Mounts = hostConfig(opts).Mounts
 	copts := client.Options{Path: opts.EnginePath, Logger: opts.Logger, WarmIsolates: opts.WarmIsolates}

@@ -90,6 +90,11 @@ type Options struct {
 	Cwd string
 	// Hostname is the VM's host name; empty means "secexec".
 	Hostname string
+	// RealTime turns off the timing mitigation: node's Date.now(), new
+	// Date(), performance.now() and process.hrtime() otherwise stay at
+	// the moment each process started, so guests cannot build fine
+	// timers.
+	RealTime bool
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
 

@@ -40,6 +40,11 @@ type Config struct {
 	Hostname string
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// RealTime turns off the timing mitigation: node's Date.now(), new
+	// Date(), performance.now() and process.hrtime() otherwise stay at
+	// the moment each process started, so guests cannot build fine
+	// timers.
+	RealTime bool
 }
 
 // ErrClosed is returned by operations on a kernel that was shut down.
@@ -51,6 +56,7 @@ type Kernel struct {
 	limits     Limits
 	authExec   ExecAuthorizer
 	hostname   string
+	realTime   bool
 	log        *slog.Logger
 	boot       time.Time
 	pipeBudget *pipe.Budget
@@ -87,6 +93,7 @@ func New(cfg Config) (*Kernel, error) {
 		limits:     l,
 		authExec:   cfg.AuthorizeExec,
 		hostname:   cfg.Hostname,
+		realTime:   cfg.RealTime,
 		log:        cfg.Logger,
 		boot:       time.Now(),
 		pipeBudget: pipe.NewBudget(l.PipeBytes),
@@ -235,3 +242,7 @@ func (k *Kernel) newProcessLocked(parent *Process, argv, env []string, cwd strin
 	k.procs[pid] = p
 	return p
 }
+
+// RealTime says whether runtimes give guests the real clock instead of
+// one frozen per process (Config.RealTime).
+func (k *Kernel) RealTime() bool { return k.realTime }

@@ -28,6 +28,7 @@ type vmFlags struct {
 	processes   int
 	memory      string
 	cpuTime     time.Duration
+	realTime    bool
 }
 
 func (f *vmFlags) register(c *cobra.Command) {
@@ -46,6 +47,7 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.processes, "max-processes", 0, "processes the VM may run at once (default 256)")
 	fl.StringVar(&f.memory, "memory", "", "guest memory per process, e.g. 64M: WebAssembly linear memory, V8 heap (default 128M)")
 	fl.DurationVar(&f.cpuTime, "cpu-time", 0, "CPU time per process before SIGXCPU (the command then exits 124)")
+	fl.BoolVar(&f.realTime, "real-time", false, "give node the real clock (by default Date.now, performance.now and hrtime are frozen per process)")
 }
 
 // standardPermissions is what the CLI grants unless told otherwise: the
@@ -114,6 +116,7 @@ func (f *vmFlags) options() (secexec.Options, error) {
 	opts.Limits.FSBytes = f.fsBytes
 	opts.Limits.Processes = f.processes
 	opts.Limits.CPUTime = f.cpuTime
+	opts.RealTime = f.realTime
 	if f.memory != "" {
 		n, err := parseSize(f.memory)
 		if err != nil {

@@ -396,7 +396,7 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 		Argv: argv, Argv0: firstOr(p.Argv(), "node"), ExecArgv: nonNil(inv.ExecArgv), Env: env,
 		Pid: p.PID(), Ppid: p.PPID(), UID: p.UID(), GID: p.GID(),
 		Mode: inv.Mode, Code: inv.Code, File: inv.File, InputType: inv.InputType, Preload: inv.Require,
-		FreezeTime: !r.e.cfg.RealTime, NowMs: float64(now.UnixMilli()), NoWarnings: inv.NoWarnings,
+		FreezeTime: !r.e.cfg.RealTime && !p.Kernel().RealTime(), NowMs: float64(now.UnixMilli()), NoWarnings: inv.NoWarnings,
 	}
 	if info.FreezeTime {
 		r.frozenNs = now.Sub(r.startT).Nanoseconds()

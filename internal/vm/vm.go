@@ -57,6 +57,11 @@ type Config struct {
 	Lowers []vfs.FileSystem
 	// Hostname is the VM's host name; empty means "secexec".
 	Hostname string
+	// RealTime turns off the timing mitigation: node's Date.now(), new
+	// Date(), performance.now() and process.hrtime() otherwise stay at
+	// the moment each process started, so guests cannot build fine
+	// timers.
+	RealTime bool
 	// MemoryBytes is the memory /proc/meminfo reports.
 	MemoryBytes uint64
 	// Logger receives debug logs; nil discards them.
@@ -121,6 +126,7 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		VFS:      v,
 		Limits:   limits,
 		Hostname: cfg.Hostname,
+		RealTime: cfg.RealTime,
 		Logger:   cfg.Logger,
 		AuthorizeExec: func(ctx context.Context, p, argv0 string) error {
 			return checker.CheckExec(p)

@@ -64,6 +64,11 @@ type Config struct {
 	Cwd string
 	// Hostname is the VM's host name; empty means "secexec".
 	Hostname string
+	// RealTime turns off the timing mitigation: node's Date.now(), new
+	// Date(), performance.now() and process.hrtime() otherwise stay at
+	// the moment each process started, so guests cannot build fine
+	// timers.
+	RealTime bool
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
 	// Runtime, if set, provides the program loaders.
@@ -91,6 +96,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		Limits:   cfg.Limits,
 		Mounts:   cfg.Mounts,
 		Hostname: cfg.Hostname,
+		RealTime: cfg.RealTime,
 		Logger:   cfg.Logger,
 	}
 	if cfg.Runtime != nil {

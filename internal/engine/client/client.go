@@ -455,6 +455,11 @@ type VMConfig struct {
 	Mounts   []vm.Mount
 	Cwd      string
 	Hostname string
+	// RealTime turns off the timing mitigation: node's Date.now(), new
+	// Date(), performance.now() and process.hrtime() otherwise stay at
+	// the moment each process started, so guests cannot build fine
+	// timers.
+	RealTime bool
 }
 
 // auditQueue bounds the audit events waiting for a slow Audit callback;
@@ -463,7 +468,7 @@ const auditQueue = 1024
 
 // NewVM creates a VM on the engine.
 func (c *Conn) NewVM(ctx context.Context, cfg VMConfig) (*VM, error) {
-	req := &proto.CreateVM{Limits: cfg.Limits, Cwd: cfg.Cwd, Hostname: cfg.Hostname, Audit: cfg.Audit != nil}
+	req := &proto.CreateVM{Limits: cfg.Limits, Cwd: cfg.Cwd, Hostname: cfg.Hostname, Audit: cfg.Audit != nil, RealTime: cfg.RealTime}
 	if cfg.Policy != nil {
 		b, err := json.Marshal(cfg.Policy)
 		if err != nil {

@@ -212,6 +212,7 @@ type CreateVM struct {
 	Cwd         string        `cbor:"4,keyasint,omitempty"`
 	Hostname    string        `cbor:"5,keyasint,omitempty"`
 	Audit       bool          `cbor:"6,keyasint,omitempty"`
+	RealTime    bool          `cbor:"7,keyasint,omitempty"`
 }
 
 // VMRef names the VM a request acts on (CloseVM).

@@ -465,6 +465,7 @@ func (c *conn) createVM(ctx context.Context, b *proto.CreateVM) *proto.Response 
 		Limits:   b.Limits,
 		Cwd:      b.Cwd,
 		Hostname: b.Hostname,
+		RealTime: b.RealTime,
 		Logger:   c.s.log,
 		Runtime:  c.s.cfg.Runtime,
 	}
