@@ -50,7 +50,9 @@ const { execSync } = require('child_process');
 const seen = new Set();
 const w = fs.watch('w', (e, f) => {
   seen.add(e + ' ' + f);
-  if (f === 'from-host' && e === 'change') { w.close(); console.log([...seen].sort().join('\n')); }
+  // The host writes once it sees w/ready, which can be before this
+  // watcher got the event of ready: wait for both.
+  if (seen.has('change from-host') && seen.has('rename ready')) { w.close(); console.log([...seen].sort().join('\n')); }
 });
 execSync("sh -c 'echo x > w/from-sh'");
 fs.writeFileSync('w/ready', '');
