@@ -80,7 +80,7 @@ type rowDef struct {
 	id, label string
 	kind      rowKind
 	cmd       string // for exec rows
-	// pace is the pause between the execs of a hit-rate row.
+	// pace is the pause (not timed) before each exec of a row.
 	pace time.Duration
 }
 
@@ -100,6 +100,9 @@ const (
 
 var rowDefs = []rowDef{
 	{id: "node", label: "node -e ''", kind: kindExec, cmd: "node -e ''"},
+	// The same exec after a pause (not timed) in which the warm pool
+	// refills: the latency of a warm exec when execs are not back to back.
+	{id: "node-paced", label: "node -e '' (paced: warm hit)", kind: kindExec, cmd: "node -e ''", pace: pacedGap},
 	{id: "true", label: "true", kind: kindExec, cmd: "true"},
 	{id: "pwd", label: "pwd", kind: kindExec, cmd: "pwd"},
 	{id: "printf", label: "printf ''", kind: kindExec, cmd: "printf ''"},
@@ -300,7 +303,7 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 	default:
 		return row, fmt.Errorf("row kind %d not measurable here", d.kind)
 	}
-	samples, err := sample(r.cfg.N, op)
+	samples, err := sample(r.cfg.N, d.pace, op)
 	if err != nil {
 		return row, err
 	}
@@ -308,9 +311,14 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 	return row, nil
 }
 
-// sample runs op warmups times untimed, then n times timed, and returns
-// the durations in milliseconds.
-func sample(n int, op func() error) ([]float64, error) {
+// pacedGap is the pause before each exec of a paced latency row: long
+// enough for the pool to boot the isolate the previous exec claimed.
+const pacedGap = 50 * time.Millisecond
+
+// sample runs op warmups times untimed, then n times timed, each after
+// a pause of pace (not timed), and returns the durations in
+// milliseconds.
+func sample(n int, pace time.Duration, op func() error) ([]float64, error) {
 	for range warmups {
 		if err := op(); err != nil {
 			return nil, err
@@ -318,6 +326,9 @@ func sample(n int, op func() error) ([]float64, error) {
 	}
 	out := make([]float64, 0, n)
 	for range n {
+		if pace > 0 {
+			time.Sleep(pace)
+		}
 		t := time.Now()
 		if err := op(); err != nil {
 			return nil, err
