@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync/atomic"
 
 	v8 "github.com/tommie/v8go"
@@ -53,39 +54,44 @@ type keyInfo struct {
 	Curve string `json:"namedCurve,omitempty"`
 }
 
+// curves are the EC curves supported, with Node's name, the JWK name and
+// every name Node accepts for them.
+var curves = [...]struct {
+	curve      func() elliptic.Curve
+	node, jwk  string
+	otherNames []string
+}{
+	{elliptic.P256, "prime256v1", "P-256", []string{"secp256r1"}},
+	{elliptic.P384, "secp384r1", "P-384", nil},
+	{elliptic.P521, "secp521r1", "P-521", nil},
+}
+
+// curveName is Node's name of c ("" when unsupported).
 func curveName(c elliptic.Curve) string {
-	switch c {
-	case elliptic.P256():
-		return "prime256v1"
-	case elliptic.P384():
-		return "secp384r1"
-	case elliptic.P521():
-		return "secp521r1"
+	for _, k := range curves {
+		if k.curve() == c {
+			return k.node
+		}
 	}
 	return ""
 }
 
 // curveByName accepts Node's names for the curves we support.
 func curveByName(n string) elliptic.Curve {
-	switch n {
-	case "P-256", "prime256v1", "secp256r1":
-		return elliptic.P256()
-	case "P-384", "secp384r1":
-		return elliptic.P384()
-	case "P-521", "secp521r1":
-		return elliptic.P521()
+	for _, k := range curves {
+		if n == k.node || n == k.jwk || slices.Contains(k.otherNames, n) {
+			return k.curve()
+		}
 	}
 	return nil
 }
 
+// jwkCurveName is the JWK "crv" of c ("" when unsupported).
 func jwkCurveName(c elliptic.Curve) string {
-	switch c {
-	case elliptic.P256():
-		return "P-256"
-	case elliptic.P384():
-		return "P-384"
-	case elliptic.P521():
-		return "P-521"
+	for _, k := range curves {
+		if k.curve() == c {
+			return k.jwk
+		}
 	}
 	return ""
 }

@@ -25,6 +25,16 @@ import (
 // watchSetOf returns the watch set open at fd, with a reference the
 // caller drops. A descriptor that is not a set is EBADF, so JavaScript
 // can tell a set the guest closed under it from a bad path.
+// watchSetArg is watchSetOf for the descriptor in a bridge call's first
+// argument.
+func (r *rt) watchSetArg(args []*v8.Value) (*vfs.WatchSet, func(), error) {
+	fd, err := argInt(args, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.watchSetOf(fd)
+}
+
 func (r *rt) watchSetOf(fd int) (*vfs.WatchSet, func(), error) {
 	f, err := r.p.File(fd)
 	if err != nil {
@@ -91,11 +101,7 @@ func init() {
 	// watchBell(fd) → a close-on-exec descriptor of the set's doorbell,
 	// for readStart.
 	register("watchBell", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		s, done, err := r.watchSetOf(fd)
+		s, done, err := r.watchSetArg(args)
 		if err != nil {
 			return nil, err
 		}
@@ -111,11 +117,7 @@ func init() {
 	// watchRead(fd) → the byte count of the records now queued, copied to
 	// the scratch buffer (0 when none).
 	register("watchRead", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		s, done, err := r.watchSetOf(fd)
+		s, done, err := r.watchSetArg(args)
 		if err != nil {
 			return nil, err
 		}
@@ -131,15 +133,11 @@ func init() {
 	})
 	// watchAdd(fd, path, recursive) → the watch descriptor.
 	register("watchAdd", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
 		path, err := argPath(args, 1)
 		if err != nil {
 			return nil, err
 		}
-		s, done, err := r.watchSetOf(fd)
+		s, done, err := r.watchSetArg(args)
 		if err != nil {
 			return nil, err
 		}
@@ -152,12 +150,11 @@ func init() {
 	})
 	// watchRm(fd, wd) ends a watch.
 	register("watchRm", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		wd, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil || wd <= 0 || wd > 1<<31-1 {
+		wd, err := argInt(args, 1)
+		if err != nil || wd <= 0 || wd > 1<<31-1 {
 			return nil, errno.EINVAL
 		}
-		s, done, err := r.watchSetOf(fd)
+		s, done, err := r.watchSetArg(args)
 		if err != nil {
 			return nil, err
 		}
