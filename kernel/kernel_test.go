@@ -369,8 +369,16 @@ func TestSIGPIPE(t *testing.T) {
 			}
 		},
 		"head": func(ctx context.Context, p *kernel.Process) int {
+			// Six bytes, however the writes were split into reads.
 			buf := make([]byte, 6)
-			n, _ := p.Read(ctx, 0, buf)
+			n := 0
+			for n < len(buf) {
+				k, err := p.Read(ctx, 0, buf[n:])
+				if k == 0 || err != nil {
+					break
+				}
+				n += k
+			}
 			write(ctx, p, 1, string(buf[:n]))
 			return 0
 		},
