@@ -3,15 +3,11 @@ package secexec_test
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/internal/engine/metrics"
 )
 
 // scrapeShared reads the shared engine's metrics into "name{l=v,...}" →
@@ -22,29 +18,9 @@ func scrapeShared(t *testing.T) map[string]float64 {
 	if err := secexec.Metrics(context.Background(), &buf); err != nil {
 		t.Fatal(err)
 	}
-	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(buf.Bytes()))
+	out, err := metrics.Values(bytes.NewReader(buf.Bytes()))
 	if err != nil {
-		t.Fatalf("metrics do not parse: %v\n%s", err, buf.Bytes())
-	}
-	out := map[string]float64{}
-	for name, f := range fams {
-		for _, m := range f.GetMetric() {
-			var ls []string
-			for _, l := range m.GetLabel() {
-				ls = append(ls, l.GetName()+"="+l.GetValue())
-			}
-			sort.Strings(ls)
-			key := fmt.Sprintf("%s{%s}", name, strings.Join(ls, ","))
-			switch {
-			case m.GetCounter() != nil:
-				out[key] = m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				out[key] = m.GetGauge().GetValue()
-			case m.GetHistogram() != nil:
-				out[key] = float64(m.GetHistogram().GetSampleCount())
-			}
-		}
+		t.Fatalf("%v\n%s", err, buf.Bytes())
 	}
 	return out
 }

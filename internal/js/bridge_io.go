@@ -201,6 +201,22 @@ func (r *rt) spawnStdio(stdio []any) (acts []kernel.FileAction, parent [3]int, c
 	return acts, parent, childEnds, nil
 }
 
+// watchChild keeps the loop alive for child c and posts its "exit" event
+// when it ends.
+func (r *rt) watchChild(c *kernel.Process) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	ch := &child{pid: c.PID(), ref: true, cancel: cancel}
+	r.children[ch.pid] = ch
+	go func() {
+		_, st, err := r.p.Wait(ctx, ch.pid, 0)
+		if err != nil {
+			return
+		}
+		code, sig := statusCode(st)
+		r.post(ctx, event{kind: "exit", a: ch.pid, b: code, c: sig})
+	}()
+}
+
 // spawnChild starts req's child; extra actions run after the stdio ones.
 func (r *rt) spawnChild(req *spawnRequest, extra ...kernel.FileAction) (*kernel.Process, [3]int, error) {
 	if len(req.Argv) == 0 {
@@ -322,18 +338,8 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		ctx, cancel := context.WithCancel(r.ctx)
-		ch := &child{pid: c.PID(), ref: true, cancel: cancel}
-		r.children[ch.pid] = ch
-		go func() {
-			_, st, err := r.p.Wait(ctx, ch.pid, 0)
-			if err != nil {
-				return
-			}
-			code, sig := statusCode(st)
-			r.post(ctx, event{kind: "exit", a: ch.pid, b: code, c: sig})
-		}()
-		out, _ := json.Marshal(map[string]any{"pid": ch.pid, "fds": fds})
+		r.watchChild(c)
+		out, _ := json.Marshal(map[string]any{"pid": c.PID(), "fds": fds})
 		return r.string(string(out))
 	})
 	register("childRef", func(r *rt, args []*v8.Value) (*v8.Value, error) {

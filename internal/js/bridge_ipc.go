@@ -177,17 +177,7 @@ func (r *rt) spawnWatched(req *spawnExtraRequest) (*kernel.Process, [3]int, erro
 	if err != nil {
 		return nil, parent, err
 	}
-	ctx, cancel := context.WithCancel(r.ctx)
-	ch := &child{pid: c.PID(), ref: true, cancel: cancel}
-	r.children[ch.pid] = ch
-	go func() {
-		_, st, err := r.p.Wait(ctx, ch.pid, 0)
-		if err != nil {
-			return
-		}
-		code, sig := statusCode(st)
-		r.post(ctx, event{kind: "exit", a: ch.pid, b: code, c: sig})
-	}()
+	r.watchChild(c)
 	return c, parent, nil
 }
 

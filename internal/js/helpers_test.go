@@ -44,11 +44,16 @@ func newVM(t testing.TB, e *Engine, mounts ...vm.Mount) *testVM {
 	if e == nil {
 		e = engine(t)
 	}
-	m, err := vm.New(context.Background(), vm.Config{
-		Policy: policy.AllowAll(),
-		Lowers: []vfs.FileSystem{e.Layer()},
-		Mounts: mounts,
-	})
+	return newConfiguredVM(t, e, vm.Config{Mounts: mounts})
+}
+
+// newConfiguredVM builds a VM from cfg with every permission, the node
+// layer and loader.
+func newConfiguredVM(t testing.TB, e *Engine, cfg vm.Config) *testVM {
+	t.Helper()
+	cfg.Policy = policy.AllowAll()
+	cfg.Lowers = append([]vfs.FileSystem{e.Layer()}, cfg.Lowers...)
+	m, err := vm.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

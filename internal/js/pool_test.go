@@ -12,30 +12,12 @@ import (
 
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/kernel"
-	"github.com/secexec/secexec/kernel/policy"
-	"github.com/secexec/secexec/kernel/vfs"
 )
 
 // newLimitedVM is newVM with the kernel limits of the VM set.
 func newLimitedVM(t testing.TB, e *Engine, lim kernel.Limits) *testVM {
 	t.Helper()
-	m, err := vm.New(context.Background(), vm.Config{
-		Policy: policy.AllowAll(),
-		Lowers: []vfs.FileSystem{e.Layer()},
-		Limits: lim,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Kernel.RegisterLoader(e.Loader())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := m.Close(ctx); err != nil {
-			t.Errorf("vm close: %v", err)
-		}
-	})
-	return &testVM{t: t, vm: m, e: e}
+	return newConfiguredVM(t, e, vm.Config{Limits: lim})
 }
 
 // waitFor polls cond until it holds; it fails the test past a generous

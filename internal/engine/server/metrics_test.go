@@ -4,14 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"sort"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/prometheus/common/expfmt"
 
 	"github.com/secexec/secexec/internal/engine/client"
 	"github.com/secexec/secexec/internal/engine/metrics"
@@ -25,31 +20,9 @@ import (
 // gauge value, a histogram's sample count).
 func scrape(t *testing.T, text []byte) map[string]float64 {
 	t.Helper()
-	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(text))
+	out, err := metrics.Values(bytes.NewReader(text))
 	if err != nil {
-		t.Fatalf("metrics do not parse: %v\n%s", err, text)
-	}
-	out := map[string]float64{}
-	for name, f := range fams {
-		for _, m := range f.GetMetric() {
-			var ls []string
-			for _, l := range m.GetLabel() {
-				ls = append(ls, l.GetName()+"="+l.GetValue())
-			}
-			sort.Strings(ls)
-			key := fmt.Sprintf("%s{%s}", name, strings.Join(ls, ","))
-			switch {
-			case m.GetCounter() != nil:
-				out[key] = m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				out[key] = m.GetGauge().GetValue()
-			case m.GetHistogram() != nil:
-				out[key] = float64(m.GetHistogram().GetSampleCount())
-			case m.GetUntyped() != nil:
-				out[key] = m.GetUntyped().GetValue()
-			}
-		}
+		t.Fatalf("%v\n%s", err, text)
 	}
 	return out
 }
