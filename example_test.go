@@ -29,3 +29,42 @@ func ExampleFS() {
 	// "hello\n"
 	// true
 }
+
+// A command line runs in the VM's shell (or, as here, directly when it is
+// a plain list of words); its output comes back as bytes. The VM runs in
+// the shared engine process, which the program's first VM starts; the
+// first run on a machine fetches and caches the userland.
+func ExampleVM_Exec() {
+	ctx := context.Background()
+	vm, err := secexec.NewVM(ctx, secexec.Options{Permissions: secexec.AllowAll()})
+	if err != nil {
+		panic(err)
+	}
+	defer vm.Close()
+
+	_ = vm.FS().WriteFile(ctx, "/workspace/in.txt", []byte("b\na\n"), 0o644)
+	res, err := vm.Exec(ctx, "sort /workspace/in.txt", nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d %q\n", res.ExitCode, res.Stdout)
+	// Output: 0 "a\nb\n"
+}
+
+// Evaluate returns the JSON value of a JavaScript expression run by node
+// in the VM; promises are awaited.
+func ExampleJS_Evaluate() {
+	ctx := context.Background()
+	vm, err := secexec.NewVM(ctx, secexec.Options{Permissions: secexec.AllowAll()})
+	if err != nil {
+		panic(err)
+	}
+	defer vm.Close()
+
+	v, err := vm.JS().Evaluate(ctx, `Promise.resolve([1, 2, 3].map(n => n * 2))`, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(v))
+	// Output: [2,4,6]
+}

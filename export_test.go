@@ -2,6 +2,7 @@ package secexec
 
 import (
 	"github.com/secexec/secexec/internal/engine/client"
+	"github.com/secexec/secexec/internal/engine/server"
 	"github.com/secexec/secexec/internal/vmhost/vmhosttest"
 )
 
@@ -9,7 +10,10 @@ import (
 
 // EngineMainForTest serves as an engine whose VMs also have the test
 // programs.
-func EngineMainForTest() { engineMain(vmhosttest.New(runtimeFor(Options{}))) }
+func EngineMainForTest() {
+	log := server.Logger()
+	engineMain(vmhosttest.New(engineRuntime(log)), log)
+}
 
 // WithTestPrograms gives an in-process VM the test programs (engine VMs
 // get them from EngineMainForTest).
@@ -17,6 +21,10 @@ func WithTestPrograms(opts Options) Options {
 	opts.runtime = vmhosttest.New(runtimeFor(Options{}))
 	return opts
 }
+
+// ResetSetUpForTest forgets which cache directories this process has set
+// up, so that the next VM checks them again.
+func ResetSetUpForTest() { setUpDone.Clear() }
 
 // KillEngine kills the engine process of a VM with SIGKILL.
 func KillEngine(v *VM) error {

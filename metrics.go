@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/secexec/secexec/internal/engine/client"
+	"github.com/secexec/secexec/internal/setup"
 )
 
 // Metrics writes the metrics of this program's shared engine process
@@ -26,8 +27,14 @@ import (
 // if the call fails. VMs in process or in an engine of their own
 // (EngineInProcess, EnginePerVM) are not counted.
 func Metrics(ctx context.Context, w io.Writer) error {
+	// The engine of the VMs this process creates by default: the one
+	// for these cache directories (it needs no set-up to report).
+	dirs, err := setup.DefaultDirs()
+	if err != nil {
+		return err
+	}
 	for attempt := 0; ; attempt++ {
-		c, err := sharedEngines.get(ctx, client.Options{})
+		c, err := sharedEngines.get(ctx, client.Options{Env: dirs.Env()})
 		if err != nil {
 			return err
 		}

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/secexec/secexec/internal/engine/client"
 	"github.com/secexec/secexec/internal/engine/server"
+	"github.com/secexec/secexec/internal/guest"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel/errno"
 )
@@ -71,10 +73,12 @@ func IsEngine() bool { return server.IsEngine() }
 
 // EngineMain serves as an engine process and exits; it never returns.
 // Call it only when IsEngine reports true.
-func EngineMain() { engineMain(runtimeFor(Options{})) }
+func EngineMain() {
+	log := server.Logger()
+	engineMain(engineRuntime(log), log)
+}
 
-func engineMain(rt vmhost.Runtime) {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+func engineMain(rt vmhost.Runtime, log *slog.Logger) {
 	if err := server.Main(context.Background(), rt, log); err != nil {
 		fmt.Fprintln(os.Stderr, "secexec engine:", err)
 		os.Exit(1)
@@ -82,13 +86,12 @@ func engineMain(rt vmhost.Runtime) {
 	os.Exit(0)
 }
 
-// runtimeFor returns the program loaders of a VM with opts, the same in
-// process and in an engine (where opts is the zero value).
+// runtimeFor returns the program loaders of an in-process VM with opts.
 func runtimeFor(opts Options) vmhost.Runtime {
 	if opts.runtime != nil {
 		return opts.runtime
 	}
-	return vmRuntime{l: &defaultRuntime, warm: opts.WarmIsolates}
+	return vmRuntime{l: &defaultRuntime, cfg: guest.Config{Progress: progressWriter(), WarmIsolates: opts.WarmIsolates, Logger: opts.Logger}}
 }
 
 // newBackend creates the VM where opts.Engine says.
@@ -97,11 +100,6 @@ func newBackend(ctx context.Context, opts Options) (backend, error) {
 	case EngineInProcess:
 		return newLocalBackend(ctx, opts)
 	case EngineShared, EnginePerVM:
-		if opts.runtime == nil {
-			if err := ensureSoftware(ctx, nil); err != nil {
-				return nil, err
-			}
-		}
 		return newRemoteBackend(ctx, opts)
 	}
 	return nil, fmt.Errorf("secexec: Options.Engine %v: %w", opts.Engine, errno.EINVAL)
@@ -117,7 +115,11 @@ func newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
 		RealTime: opts.RealTime,
 	}
 	cfg.Mounts = hostConfig(opts).Mounts
-	copts := client.Options{Path: opts.EnginePath, Logger: opts.Logger, WarmIsolates: opts.WarmIsolates}
+	dirs, err := ensureSetUp(ctx, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	copts := client.Options{Path: opts.EnginePath, Logger: opts.Logger, WarmIsolates: opts.WarmIsolates, Env: dirs.Env()}
 	if opts.Engine == EnginePerVM {
 		c, err := client.Start(ctx, copts)
 		if err != nil {
@@ -157,9 +159,10 @@ func (o ownedVM) Close(ctx context.Context) error {
 	return err
 }
 
-// enginePool holds the shared engines, one per executable. It is the one
-// piece of process-wide state: VMs created independently share an engine
-// by design, as they would share a thread pool.
+// enginePool holds the shared engines, one per executable and set of
+// cache directories. It is the one piece of process-wide state: VMs
+// created independently share an engine by design, as they would share a
+// thread pool.
 type enginePool struct {
 	mu    sync.Mutex
 	conns map[string]*client.Conn
@@ -167,19 +170,20 @@ type enginePool struct {
 
 var sharedEngines = &enginePool{conns: make(map[string]*client.Conn)}
 
-// get returns the live shared engine for opts.Path, starting one if there
+// get returns the live shared engine for opts.Path and opts.Env, starting one if there
 // is none or the last one was lost.
 func (p *enginePool) get(ctx context.Context, opts client.Options) (*client.Conn, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c := p.conns[opts.Path]; c != nil && c.Err() == nil {
+	key := opts.Path + "\x00" + strings.Join(opts.Env, "\x00")
+	if c := p.conns[key]; c != nil && c.Err() == nil {
 		return c, nil
 	}
 	c, err := client.Start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	p.conns[opts.Path] = c
+	p.conns[key] = c
 	return c, nil
 }
 

@@ -3,12 +3,13 @@ package secexec
 import (
 	"context"
 	"io"
+	"log/slog"
 	"os"
 	"sync"
 
 	"github.com/secexec/secexec/internal/guest"
+	"github.com/secexec/secexec/internal/setup"
 	"github.com/secexec/secexec/internal/vm"
-	"github.com/secexec/secexec/software"
 )
 
 // The guest runtime (package store, WebAssembly and V8 engines with their
@@ -23,15 +24,14 @@ type lazyRuntime struct {
 	rt *guest.Runtime
 }
 
-// get returns the runtime, creating it with warm (Options.WarmIsolates)
-// if there is none yet.
-func (l *lazyRuntime) get(ctx context.Context, warm int) (*guest.Runtime, error) {
+// get returns the runtime, creating it with cfg if there is none yet.
+func (l *lazyRuntime) get(ctx context.Context, cfg guest.Config) (*guest.Runtime, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.rt != nil {
 		return l.rt, nil
 	}
-	rt, err := guest.New(ctx, guest.Config{Progress: progressWriter(nil), WarmIsolates: warm})
+	rt, err := guest.New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -42,13 +42,13 @@ func (l *lazyRuntime) get(ctx context.Context, warm int) (*guest.Runtime, error)
 // vmRuntime is the shared runtime as a VM with some options uses it:
 // the first VM to need it creates it with its options.
 type vmRuntime struct {
-	l    *lazyRuntime
-	warm int
+	l   *lazyRuntime
+	cfg guest.Config
 }
 
 // Configure adds the runtime's layers to a VM being built.
 func (r vmRuntime) Configure(ctx context.Context, cfg *vm.Config) error {
-	rt, err := r.l.get(ctx, r.warm)
+	rt, err := r.l.get(ctx, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -57,38 +57,59 @@ func (r vmRuntime) Configure(ctx context.Context, cfg *vm.Config) error {
 
 // Attach registers the runtime's program loaders with a built VM.
 func (r vmRuntime) Attach(ctx context.Context, m *vm.VM) error {
-	rt, err := r.l.get(ctx, r.warm)
+	rt, err := r.l.get(ctx, r.cfg)
 	if err != nil {
 		return err
 	}
 	return rt.Attach(ctx, m)
 }
 
-// progressWriter is where a first run's userland installation reports:
-// w if set, else this process's stderr when it is a terminal, else
+// engineRuntime is the runtime of an engine process: offline, since an
+// engine may not run npm (its client set the caches up and passed their
+// directories in the environment), and logging to the engine's logger.
+func engineRuntime(log *slog.Logger) vmRuntime {
+	return vmRuntime{l: &defaultRuntime, cfg: guest.Config{Offline: true, Logger: log}}
+}
+
+// progressWriter is where a first run's set-up reports: this process's
+// stderr when its stdout is a terminal (a person is watching), else
 // nowhere.
-func progressWriter(w io.Writer) io.Writer {
-	if w != nil {
-		return w
-	}
-	if st, err := os.Stderr.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+func progressWriter() io.Writer {
+	if st, err := os.Stdout.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 		return os.Stderr
 	}
 	return nil
 }
 
-// ensureSoftware installs missing userland packages in this process, so
-// that the progress of a first run shows here rather than in an engine
-// process that has no terminal.
-func ensureSoftware(ctx context.Context, progress io.Writer) error {
-	opts := software.Options{}
-	if w := progressWriter(progress); w != nil {
-		opts.Progress = software.ProgressWriter(w)
-	}
-	st, err := software.Open(ctx, opts)
+// SetUpError is a failed first-run set-up: fetching and verifying the
+// userland packages and the node polyfills with npm, which happens in
+// this process before the first engine starts. Its message is one line
+// that says what is missing and how to fix it; it wraps the cause, and
+// nothing half-written is left in the caches.
+type SetUpError = setup.Error
+
+// ErrNPMNotFound is matched (errors.Is) by a SetUpError when npm, needed
+// once to fetch the pinned packages, is not on PATH.
+var ErrNPMNotFound = setup.ErrNPMNotFound
+
+// setUpDone remembers the directories this process has set up, so that
+// only its first VM pays for the (cheap, but not free) check.
+var setUpDone sync.Map // setup.Dirs -> struct{}
+
+// ensureSetUp sets up the caches an engine process will use, here in the
+// client: an engine cannot run npm, and its progress would have no
+// terminal to show on. It returns the directories to give the engine.
+func ensureSetUp(ctx context.Context, log *slog.Logger) (setup.Dirs, error) {
+	dirs, err := setup.DefaultDirs()
 	if err != nil {
-		return err
+		return dirs, err
 	}
-	defer st.Close()
-	return st.Ensure(ctx)
+	if _, ok := setUpDone.Load(dirs); ok {
+		return dirs, nil
+	}
+	if err := setup.Ensure(ctx, setup.Options{Dirs: dirs, Progress: progressWriter(), Logger: log}); err != nil {
+		return dirs, err
+	}
+	setUpDone.Store(dirs, struct{}{})
+	return dirs, nil
 }

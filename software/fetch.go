@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/secexec/secexec/internal/textfmt"
 )
 
 // npmPack runs `npm pack SPEC --pack-destination DIR --json` and returns the
@@ -21,6 +25,9 @@ func (s *Store) npmPack(ctx context.Context, pin Pin, dir string) (string, error
 	}
 	npm, err := exec.LookPath(s.npm)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = &exec.Error{Name: s.npm, Err: exec.ErrNotFound} // a path to nothing
+		}
 		return "", fail(err, "")
 	}
 	cmd := exec.CommandContext(ctx, npm, "pack", pin.Spec(),
@@ -46,11 +53,11 @@ func (s *Store) npmPack(ctx context.Context, pin Pin, dir string) (string, error
 		}
 		if json.Unmarshal(stdout.Bytes(), &jerr) == nil && jerr.Error.Summary != "" {
 			err = fmt.Errorf("%w: %s %s", err, jerr.Error.Code, jerr.Error.Summary)
-			fe := fail(err, lastLines(stderr.String(), 5))
+			fe := fail(err, textfmt.LastLines(stderr.String(), 5))
 			fe.summarized = true
 			return "", fe
 		}
-		return "", fail(err, lastLines(stderr.String(), 5))
+		return "", fail(err, textfmt.LastLines(stderr.String(), 5))
 	}
 
 	// The integrity npm reports is not trusted: the tarball is hashed
@@ -62,7 +69,7 @@ func (s *Store) npmPack(ctx context.Context, pin Pin, dir string) (string, error
 		if err == nil {
 			err = fmt.Errorf("npm reported %d tarballs, want 1", len(out))
 		}
-		return "", fail(fmt.Errorf("reading npm's JSON output: %w", err), lastLines(stderr.String(), 5))
+		return "", fail(fmt.Errorf("reading npm's JSON output: %w", err), textfmt.LastLines(stderr.String(), 5))
 	}
 	name := out[0].Filename
 	// npm names scoped tarballs "scope-name-version.tgz"; accept only a
@@ -104,17 +111,3 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 
 func (c *cappedBuffer) Bytes() []byte  { return c.buf.Bytes() }
 func (c *cappedBuffer) String() string { return c.buf.String() }
-
-// lastLines returns the last n non-empty lines of s, joined by "; ".
-func lastLines(s string, n int) string {
-	var lines []string
-	for l := range strings.SplitSeq(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "; ")
-}

@@ -488,9 +488,6 @@ func TestCappedBuffer(t *testing.T) {
 	if head.String() != "abcde" || tail.String() != "fghij" {
 		t.Errorf("head %q, tail %q", head.String(), tail.String())
 	}
-	if got := lastLines("a\n\n b \nc\nd\n", 2); got != "c; d" {
-		t.Errorf("lastLines = %q", got)
-	}
 }
 
 func TestPinValidation(t *testing.T) {
@@ -522,39 +519,6 @@ func TestPinValidation(t *testing.T) {
 	_, err := Open(context.Background(), Options{Dir: t.TempDir(), Pins: []Pin{good, {"@other/sed", good.Version, good.Integrity}}})
 	if !errors.Is(err, ErrInvalidPin) {
 		t.Errorf("two pins with one short name: %v", err)
-	}
-}
-
-func TestLockFile(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "x.lock")
-	unlock, err := lockFile(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A second lock (its own open file, as in another process) waits, and
-	// gives up when its context ends.
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() {
-		_, err := lockFile(ctx, name)
-		done <- err
-	}()
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("contended lock = %v, want context.Canceled", err)
-	}
-	// Once released, it can be taken again.
-	got := make(chan func())
-	go func() {
-		u, err := lockFile(context.Background(), name)
-		if err != nil {
-			t.Error(err)
-		}
-		got <- u
-	}()
-	unlock()
-	if u := <-got; u != nil {
-		u()
 	}
 }
 

@@ -46,6 +46,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/secexec/secexec/internal/flock"
 	"github.com/secexec/secexec/software/aospkg"
 )
 
@@ -305,7 +306,7 @@ func (s *Store) install(ctx context.Context, pin Pin, full bool) error {
 	if err := s.mkdirs(); err != nil {
 		return err
 	}
-	unlock, err := lockFile(ctx, filepath.Join(s.dir, "locks", pin.Name()+"@"+pin.Version+".lock"))
+	unlock, err := flock.Lock(ctx, filepath.Join(s.dir, "locks", pin.Name()+"@"+pin.Version+".lock"))
 	if err != nil {
 		return fmt.Errorf("software: %s: lock: %w", pin.Spec(), err)
 	}

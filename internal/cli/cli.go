@@ -7,10 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/secexec/secexec/internal/engine/metrics"
 )
 
 // Exit codes of the CLI itself; a command run in a VM exits with the
@@ -70,11 +74,29 @@ filesystem, processes, pipes, permissions (deny by default) and limits.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentFlags().String("log-level", "",
+		"log records to show on stderr: debug, info, warn or error (default warn; info with "+metrics.PhasesEnv+"=1)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
 	root.AddCommand(newVersionCmd(), newExecCmd(), newNodeCmd(), newRunCmd(), newEvalCmd(), newSoftwareCmd(), newBenchCmd(), newMetricsCmd())
 	return root
+}
+
+// logger is the CLI's logger: text records on stderr at the level of
+// --log-level. Without the flag it shows warnings and errors, and the
+// per-exec phase reports too when $SECEXEC_SESSION_PHASES is 1.
+func logger(cmd *cobra.Command) (*slog.Logger, error) {
+	level := slog.LevelWarn
+	if os.Getenv(metrics.PhasesEnv) == "1" {
+		level = slog.LevelInfo
+	}
+	if v, _ := cmd.Flags().GetString("log-level"); v != "" {
+		if err := level.UnmarshalText([]byte(v)); err != nil {
+			return nil, &usageError{err: fmt.Errorf("--log-level %q: want debug, info, warn or error", v)}
+		}
+	}
+	return slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})), nil
 }
 
 // Version is the secexec version, set at link time with

@@ -26,7 +26,7 @@ func runArgv(argv []string) runner {
 // command with stdin passed through and output streamed (or, asJSON,
 // collected and printed as JSON), and mirrors its exit status.
 func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]byte, run runner) error {
-	opts, err := vf.options()
+	opts, err := vf.options(cmd)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func newEvalCmd() *cobra.Command {
   secexec eval 'require("os").platform()'`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := vf.options()
+			opts, err := vf.options(cmd)
 			if err != nil {
 				return err
 			}

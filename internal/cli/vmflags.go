@@ -59,8 +59,13 @@ func standardPermissions() *policy.Policy {
 		AllowExec("*", "/**")
 }
 
-func (f *vmFlags) options() (secexec.Options, error) {
+func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 	var opts secexec.Options
+	log, err := logger(cmd)
+	if err != nil {
+		return opts, err
+	}
+	opts.Logger = log
 	var p *policy.Policy
 	switch f.permissions {
 	case "standard", "":

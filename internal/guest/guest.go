@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"sync"
 
 	"github.com/secexec/secexec/internal/js"
+	"github.com/secexec/secexec/internal/setup"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/wasm"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -27,13 +27,17 @@ type Config struct {
 	// SoftwareDir is the package cache; empty means software.DefaultDir
 	// (or $SECEXEC_SOFTWARE_DIR).
 	SoftwareDir string
-	// CacheDir holds the compiled-module cache; empty means the user
-	// cache directory (or $SECEXEC_CACHE_DIR).
+	// CacheDir is the cache root (setup.Dirs.Cache: compiled modules,
+	// the node bootstrap); empty means $SECEXEC_CACHE_DIR or the user
+	// cache directory's secexec.
 	CacheDir string
 	// Progress receives package installation progress (a first run
 	// fetches the userland); nil reports nothing.
 	Progress io.Writer
-	// Offline refuses to fetch missing packages.
+	// Offline does no set-up: it neither fetches missing packages nor
+	// installs the node polyfills, and uses what the caches hold. Engine
+	// processes run offline (they may not execute npm); the client set
+	// the caches up before starting them (internal/setup).
 	Offline bool
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
@@ -55,26 +59,26 @@ type Runtime struct {
 	closeErr  error
 }
 
-// New opens the package store (installing missing pinned packages), adds
-// secexec's own commands, and starts the WebAssembly engine.
+// New sets the caches up (unless Offline: see internal/setup), opens the
+// package store, adds secexec's own commands, and starts the WebAssembly
+// and V8 engines.
 func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	opts := software.Options{Dir: cfg.SoftwareDir, Logger: log}
-	if cfg.Progress != nil {
-		opts.Progress = software.ProgressWriter(cfg.Progress)
-	}
-	store, err := software.Open(ctx, opts)
+	dirs, err := dirsOf(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("guest: software store: %w", err)
+		return nil, err
 	}
 	if !cfg.Offline {
-		if err := store.Ensure(ctx); err != nil {
-			_ = store.Close()
-			return nil, fmt.Errorf("guest: installing the userland: %w", err)
+		if err := setup.Ensure(ctx, setup.Options{Dirs: dirs, Progress: cfg.Progress, Logger: log}); err != nil {
+			return nil, err
 		}
+	}
+	store, err := software.Open(ctx, software.Options{Dir: dirs.Software, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("guest: software store: %w", err)
 	}
 	// The published userland has no grep and no jq: secexec ships its own.
 	for _, name := range userwasm.Names() {
@@ -84,16 +88,12 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("guest: registering %s: %w", name, err)
 		}
 	}
-	var wasmCache, jsCache string
-	if cfg.CacheDir != "" {
-		wasmCache, jsCache = filepath.Join(cfg.CacheDir, "wasm"), filepath.Join(cfg.CacheDir, "js")
-	}
-	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: wasmCache, Logger: log})
+	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: dirs.WASM(), Logger: log})
 	if err != nil {
 		_ = store.Close()
 		return nil, err
 	}
-	jsEng, err := js.NewEngine(ctx, js.Config{CacheDir: jsCache, Logger: log, WarmIsolates: cfg.WarmIsolates})
+	jsEng, err := js.NewEngine(ctx, js.Config{CacheDir: dirs.JS(), Offline: true, Logger: log, WarmIsolates: cfg.WarmIsolates})
 	if err != nil {
 		_ = eng.Close(ctx)
 		_ = store.Close()
@@ -117,6 +117,25 @@ func (r *Runtime) Attach(_ context.Context, m *vm.VM) error {
 	m.Kernel.RegisterLoader(r.js.Loader())
 	m.Kernel.RegisterLoader(r.wasm.Loader())
 	return nil
+}
+
+// dirsOf returns the configured directories, defaults filled in.
+func dirsOf(cfg Config) (setup.Dirs, error) {
+	dirs := setup.Dirs{Software: cfg.SoftwareDir, Cache: cfg.CacheDir}
+	if dirs.Software != "" && dirs.Cache != "" {
+		return dirs, nil
+	}
+	def, err := setup.DefaultDirs()
+	if err != nil {
+		return dirs, err
+	}
+	if dirs.Software == "" {
+		dirs.Software = def.Software
+	}
+	if dirs.Cache == "" {
+		dirs.Cache = def.Cache
+	}
+	return dirs, nil
 }
 
 // Store returns the package store.

@@ -51,6 +51,9 @@ type Config struct {
 	// CacheDir holds the polyfill install, the bootstrap bundle and code
 	// caches; empty means bootjs.DefaultCacheDir().
 	CacheDir string
+	// Offline never runs npm: the polyfills must be installed already
+	// (bootjs.ErrNotInstalled otherwise). Engine processes run offline.
+	Offline bool
 	// WarmIsolates is the capacity per key (bootstrap, heap limit) of
 	// the pool of pre-booted isolates: 0 takes SECEXEC_V8_WARM_ISOLATES
 	// or DefaultWarmIsolates, negative disables the pool; at most 64.
@@ -128,7 +131,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	initV8()
-	b, err := bootjs.Build(ctx, bootjs.Options{CacheDir: cfg.CacheDir, Logger: log})
+	b, err := bootjs.Build(ctx, bootjs.Options{CacheDir: cfg.CacheDir, Offline: cfg.Offline, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,10 +23,11 @@ import (
 )
 
 // passEnv lists the variables of the parent's environment an engine gets:
-// enough to find its cache directories and tune the Go runtime, and
-// nothing else (no credentials, no guest-visible host state).
+// enough to find its cache directories, tune the Go runtime and report
+// what the user asked to see, and nothing else (no credentials, no
+// guest-visible host state). Options.Env comes after them and wins.
 var passEnv = []string{"HOME", "XDG_CACHE_HOME", "TMPDIR", "PATH", "GOMAXPROCS", "GOGC", "GOMEMLIMIT",
-	"GODEBUG", "GOTRACEBACK", "SECEXEC_SOFTWARE_DIR", warmEnv}
+	"GODEBUG", "GOTRACEBACK", "SECEXEC_SOFTWARE_DIR", "SECEXEC_CACHE_DIR", "SECEXEC_SESSION_PHASES", warmEnv}
 
 // warmEnv sets the capacity of the engine's V8 warm pool.
 const warmEnv = "SECEXEC_V8_WARM_ISOLATES"
@@ -36,9 +38,13 @@ type Options struct {
 	// (os.Executable), whose main must call the engine entry point when
 	// started in engine mode.
 	Path string
-	// Logger receives the engine's diagnostics (its stderr) and the
+	// Logger receives the engine's log records (at the levels it has
+	// enabled), its other diagnostics (stderr lines, as warnings) and the
 	// client's; nil discards them.
 	Logger *slog.Logger
+	// Env holds "KEY=value" variables the engine gets besides passEnv's,
+	// such as the cache directories its client set up.
+	Env []string
 	// StartTimeout bounds the start and handshake (default 30s).
 	StartTimeout time.Duration
 	// WarmIsolates is the capacity per key of the engine's V8 warm pool:
@@ -99,7 +105,7 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 
 	cmd := exec.Command(path)
 	cmd.Args = []string{path}
-	cmd.Env = engineEnv(hex.EncodeToString(token), opts.WarmIsolates)
+	cmd.Env = engineEnv(hex.EncodeToString(token), opts, log)
 	cmd.ExtraFiles = []*os.File{theirs}
 	p := &engineProcess{cmd: cmd, stderr: newTail(log), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
@@ -138,17 +144,35 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	return c, nil
 }
 
-func engineEnv(token string, warm int) []string {
-	env := []string{proto.EnvMode + "=" + proto.ModeValue, proto.EnvToken + "=" + token}
+func engineEnv(token string, opts Options, log *slog.Logger) []string {
+	warm := opts.WarmIsolates
+	env := []string{proto.EnvMode + "=" + proto.ModeValue, proto.EnvToken + "=" + token,
+		proto.EnvLogLevel + "=" + lowestLevel(log).String()}
+	set := map[string]bool{}
+	for _, kv := range opts.Env {
+		k, _, _ := strings.Cut(kv, "=")
+		set[k] = true
+	}
 	for _, k := range passEnv {
-		if v, ok := os.LookupEnv(k); ok && (k != warmEnv || warm == 0) {
+		if v, ok := os.LookupEnv(k); ok && !set[k] && (k != warmEnv || warm == 0) {
 			env = append(env, k+"="+v)
 		}
 	}
 	if warm != 0 {
 		env = append(env, warmEnv+"="+strconv.Itoa(max(warm, 0)))
 	}
-	return env
+	return append(env, opts.Env...)
+}
+
+// lowestLevel is the lowest level log has enabled (ERROR when none is):
+// the engine need not write records nobody reads.
+func lowestLevel(log *slog.Logger) slog.Level {
+	for _, l := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn} {
+		if log.Enabled(context.Background(), l) {
+			return l
+		}
+	}
+	return slog.LevelError
 }
 
 // lost describes the engine's end after its connection failed with err.
@@ -190,8 +214,11 @@ func (p *engineProcess) stop(d time.Duration) {
 	<-p.exited
 }
 
-// tail keeps the end of the engine's stderr for error messages and
-// logs each line; it never holds more than tailSize bytes.
+// tail reads the engine's stderr: it passes each log record the engine
+// wrote (a JSON line, see server.Logger) on to the client's logger at its
+// level, logs other lines (a V8 fatal error, a Go panic) as warnings, and
+// keeps the last line for error messages. It never holds more than
+// tailSize bytes.
 type tail struct {
 	log  *slog.Logger
 	mu   sync.Mutex
@@ -216,14 +243,89 @@ func (t *tail) Write(p []byte) (int, error) {
 		}
 		room := tailSize - len(t.line)
 		t.line = append(t.line, p[:min(room, i)]...)
-		if s := strings.TrimSpace(string(t.line)); s != "" {
-			t.last = s
-			t.log.Warn("secexec engine: " + s)
-		}
+		t.emit(t.line)
 		t.line = t.line[:0]
 		p = p[i+1:]
 	}
 	return n, nil
+}
+
+// emit handles one complete line.
+func (t *tail) emit(line []byte) {
+	if rec, ok := decodeRecord(line); ok {
+		t.last = rec.Message
+		if h := t.log.Handler(); h.Enabled(context.Background(), rec.Level) {
+			_ = h.Handle(context.Background(), rec)
+		}
+		return
+	}
+	if s := strings.TrimSpace(string(line)); s != "" {
+		t.last = s
+		t.log.Warn("secexec engine: " + s)
+	}
+}
+
+// decodeRecord reads a JSON log line of the engine back into a record,
+// keeping its attributes in order; it reports false for anything else.
+func decodeRecord(line []byte) (slog.Record, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+		return slog.Record{}, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // '{'
+		return slog.Record{}, false
+	}
+	var when time.Time
+	var level slog.Level
+	var msg string
+	var attrs []slog.Attr
+	haveLevel, haveMsg := false, false
+	for dec.More() {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
+			return slog.Record{}, false
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return slog.Record{}, false
+		}
+		switch s, _ := v.(string); key {
+		case slog.TimeKey:
+			when, _ = time.Parse(time.RFC3339Nano, s)
+		case slog.LevelKey:
+			haveLevel = level.UnmarshalText([]byte(s)) == nil
+		case slog.MessageKey:
+			msg, haveMsg = s, true
+		default:
+			attrs = append(attrs, slog.Any(key, jsonValue(v)))
+		}
+	}
+	if !haveLevel || !haveMsg {
+		return slog.Record{}, false
+	}
+	if when.IsZero() {
+		when = time.Now()
+	}
+	rec := slog.NewRecord(when, level, msg, 0)
+	rec.AddAttrs(attrs...)
+	return rec, true
+}
+
+// jsonValue turns a decoded JSON number into an int64 or float64.
+func jsonValue(v any) any {
+	if n, ok := v.(json.Number); ok {
+		if i, err := n.Int64(); err == nil {
+			return i
+		}
+		if f, err := n.Float64(); err == nil {
+			return f
+		}
+		return n.String()
+	}
+	return v
 }
 
 func (t *tail) lastLine() string {

@@ -80,6 +80,9 @@ func (h *Handler) Handle(ctx context.Context, rec slog.Record) error {
 		if !h.reports {
 			return nil
 		}
+		// Asked-for reports are shown whatever the level of the next
+		// handler.
+		return h.next.Handle(ctx, rec)
 	}
 	if h.next.Enabled(ctx, rec.Level) {
 		return h.next.Handle(ctx, rec)

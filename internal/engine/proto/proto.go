@@ -48,6 +48,11 @@ const (
 	// engine binary of another version refuses to serve.
 	ModeValue = "proto1"
 	EngineFD  = 3
+	// EnvLogLevel carries the client's log level (slog's names: DEBUG,
+	// INFO, WARN, ERROR). The engine writes its log records at that level
+	// and above to its stderr as JSON lines (LogRecord's form), which the
+	// client passes on to its own logger.
+	EnvLogLevel = "SECEXEC_LOG_LEVEL"
 )
 
 // Type identifies a message.

@@ -18,13 +18,33 @@ import (
 // client.Start.
 func IsEngine() bool { return os.Getenv(proto.EnvMode) != "" }
 
+// Logger returns an engine process's logger: JSON lines on stderr, which
+// the client reads and passes on to its own logger (client.Options.Logger),
+// at the level the client asked for (proto.EnvLogLevel; warnings and
+// errors when unset). Durations are written as text ("1.2ms").
+func Logger() *slog.Logger { return slog.New(stderrHandler()) }
+
+func stderrHandler() slog.Handler {
+	level := slog.LevelWarn
+	if v := os.Getenv(proto.EnvLogLevel); v != "" {
+		_ = level.UnmarshalText([]byte(v)) // a bad value keeps the default
+	}
+	return slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Value.Kind() == slog.KindDuration {
+				a.Value = slog.StringValue(a.Value.Duration().String())
+			}
+			return a
+		}})
+}
+
 // recordMetrics sets up the engine process's metrics: the Go runtime's
 // and the process's own, and the engines' per-exec phase reports, which
 // are turned on (metrics.PhasesEnv, read when the runtime starts, on the
 // first VM) and taken from the process's default logger, where the
-// engines send them. The reports still reach the engine's stderr when
-// the user asked for them with the variable; other records there go to
-// stderr as they did before.
+// engines send them. The reports still reach the engine's stderr (and so
+// the client's logger) when the user asked for them with the variable;
+// other records go there at the client's log level.
 func recordMetrics() *metrics.Set {
 	set := metrics.New()
 	set.ZeroSeries()
@@ -33,8 +53,7 @@ func recordMetrics() *metrics.Set {
 	if !asked {
 		_ = os.Setenv(metrics.PhasesEnv, "1")
 	}
-	next := slog.NewTextHandler(os.Stderr, nil)
-	slog.SetDefault(slog.New(metrics.NewHandler(next, set.Observe, asked)))
+	slog.SetDefault(slog.New(metrics.NewHandler(stderrHandler(), set.Observe, asked)))
 	return set
 }
 

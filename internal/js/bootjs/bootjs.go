@@ -8,8 +8,10 @@
 // first use Build runs `npm ci` into a directory of the cache named after
 // the lockfile's digest, so npm verifies every tarball against the lock,
 // and then bundles. The bundle itself is cached next to it, keyed by the
-// digest of the lockfile, our sources and the esbuild version, so a warm
-// host pays neither npm nor esbuild.
+// digest of the lockfile, our sources and the esbuild version, and
+// checked against a checksum stored with it, so a warm host pays neither
+// npm nor esbuild. Only the set-up step in the client runs npm; engine
+// processes build with Options.Offline.
 package bootjs
 
 import (
@@ -19,8 +21,10 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -32,6 +36,9 @@ import (
 	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/secexec/secexec/internal/flock"
+	"github.com/secexec/secexec/internal/textfmt"
 )
 
 //go:embed package.json package-lock.json
@@ -49,6 +56,13 @@ type Options struct {
 	Logger *slog.Logger
 	// NPM is the npm executable; empty looks "npm" up in PATH.
 	NPM string
+	// Offline never runs npm: a missing polyfill install is reported as
+	// ErrNotInstalled. Engine processes, which may not execute programs,
+	// build offline; the set-up step (internal/setup) installs first.
+	Offline bool
+	// Progress, if set, receives a line for each step of a first-time
+	// install (what is fetched, how much); nil is quiet.
+	Progress io.Writer
 }
 
 // Bundle is a built bootstrap script.
@@ -60,6 +74,34 @@ type Bundle struct {
 	// caches and warm isolates are keyed by it.
 	Digest string
 }
+
+// Errors of Build; test with errors.Is.
+var (
+	// ErrNotInstalled: an offline Build found no polyfill install in the
+	// cache. It also matches fs.ErrNotExist.
+	ErrNotInstalled = fmt.Errorf("bootjs: the node polyfill packages are not installed: %w", fs.ErrNotExist)
+	// ErrInstall: npm could not install the pinned polyfill packages
+	// (see *InstallError).
+	ErrInstall = errors.New("bootjs: installing the node polyfill packages failed")
+)
+
+// InstallError reports a failed `npm ci` of the pinned polyfills.
+type InstallError struct {
+	Err    error  // from os/exec: exec.ErrNotFound when npm is missing
+	Output string // the last lines npm printed, joined by "; "
+}
+
+// Error includes npm's last lines.
+func (e *InstallError) Error() string {
+	s := "bootjs: npm ci of the pinned polyfill packages: " + e.Err.Error()
+	if e.Output != "" {
+		s += ": " + e.Output
+	}
+	return s
+}
+
+// Unwrap matches ErrInstall and the cause.
+func (e *InstallError) Unwrap() []error { return []error{ErrInstall, e.Err} }
 
 // DefaultCacheDir is where Build caches when Options.CacheDir is empty:
 // $SECEXEC_CACHE_DIR/js, or the user cache directory's secexec/js.
@@ -74,8 +116,9 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(d, "secexec", "js"), nil
 }
 
-// Build returns the bootstrap bundle, installing the polyfills and
-// bundling on first use.
+// Build returns the bootstrap bundle, installing the polyfills (unless
+// Offline) and bundling on first use. A cached bundle is checked against
+// the checksum stored with it; a damaged one is rebuilt.
 func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	log := opts.Logger
 	if log == nil {
@@ -93,20 +136,40 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 		return nil, err
 	}
 	bundlePath := filepath.Join(dir, "bundle-"+digest[:24]+".js")
-	if b, err := os.ReadFile(bundlePath); err == nil {
-		return &Bundle{Source: string(b), Digest: digest}, nil
+	src, err := readBundle(bundlePath)
+	if err == nil {
+		return &Bundle{Source: src, Digest: digest}, nil
 	}
-	mods, err := install(ctx, dir, opts.NPM, log)
+	if !errors.Is(err, fs.ErrNotExist) {
+		log.Warn("bootjs: cached bundle is damaged, rebuilding", "err", err)
+		_ = os.Remove(bundlePath)
+	}
+	mods, fresh, err := install(ctx, dir, opts, log)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	src, err := bundle(mods)
+	src, err = bundle(mods)
+	if err != nil && !fresh && !opts.Offline {
+		// A damaged install (files deleted or truncated after it
+		// completed) fails to bundle: install it again, once.
+		log.Warn("bootjs: bundling from the cached polyfills failed, installing them again", "err", err)
+		if err := os.RemoveAll(filepath.Dir(mods)); err != nil {
+			return nil, fmt.Errorf("bootjs: %w", err)
+		}
+		if mods, _, err = install(ctx, dir, opts, log); err != nil {
+			return nil, err
+		}
+		src, err = bundle(mods)
+	}
 	if err != nil {
 		return nil, err
 	}
 	log.Debug("bootjs: bundled", "bytes", len(src), "took", time.Since(start))
-	if err := writeAtomic(bundlePath, []byte(src)); err != nil {
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "node bootstrap: bundled %s\n", textfmt.Bytes(int64(len(src))))
+	}
+	if err := writeBundle(bundlePath, src); err != nil {
 		log.Warn("bootjs: caching bundle", "err", err)
 	}
 	// Bundles of other sources are stale; remove them (best effort).
@@ -120,9 +183,36 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	return &Bundle{Source: src, Digest: digest}, nil
 }
 
+// bundleHeader starts a cached bundle file; the sha256 of the script
+// follows it on the same line, so a truncated or altered file is caught
+// before V8 sees it.
+const bundleHeader = "// secexec-bootstrap sha256="
+
+func readBundle(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	line, src, ok := strings.Cut(string(b), "\n")
+	sum, okHeader := strings.CutPrefix(line, bundleHeader)
+	if !ok || !okHeader {
+		return "", fmt.Errorf("bootjs: %s: no checksum header", filepath.Base(path))
+	}
+	got := sha256.Sum256([]byte(src))
+	if hex.EncodeToString(got[:]) != sum {
+		return "", fmt.Errorf("bootjs: %s: checksum mismatch", filepath.Base(path))
+	}
+	return src, nil
+}
+
+func writeBundle(path, src string) error {
+	sum := sha256.Sum256([]byte(src))
+	return writeAtomic(path, []byte(bundleHeader+hex.EncodeToString(sum[:])+"\n"+src))
+}
+
 // bundleFormat changes whenever the bundling options do, so that cached
 // bundles made with other options are not used.
-const bundleFormat = "esbuild-iife-ascii-minified-1"
+const bundleFormat = "esbuild-iife-ascii-minified-2"
 
 // lockDigest is the digest of the pinned package set.
 func lockDigest() (string, error) {
@@ -182,69 +272,137 @@ func esbuildVersion() string {
 	return "unknown"
 }
 
-// install runs npm ci into a directory named after the lock digest and
-// returns its node_modules. Concurrent installers (several test binaries)
-// each install into a private directory and rename it into place; the
-// loser of the race discards its copy.
-func install(ctx context.Context, cacheDir, npm string, log *slog.Logger) (string, error) {
+// install returns the node_modules of the pinned polyfills, running npm
+// ci into a directory named after the lock digest when there is none
+// (fresh reports that it did). Installers of several processes (test
+// binaries, CLIs) take a lock; each installs into a private directory
+// renamed into place when complete, so a killed install leaves nothing
+// that looks installed, and the next installer removes its remains.
+func install(ctx context.Context, cacheDir string, opts Options, log *slog.Logger) (mods string, fresh bool, err error) {
 	ld, err := lockDigest()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	final := filepath.Join(cacheDir, "polyfills-"+ld[:24])
-	mods := filepath.Join(final, "node_modules")
-	if _, err := os.Stat(filepath.Join(final, ".complete")); err == nil {
-		return mods, nil
+	mods = filepath.Join(final, "node_modules")
+	complete := func() bool {
+		_, err := os.Stat(filepath.Join(final, ".complete"))
+		return err == nil
 	}
+	if complete() {
+		return mods, false, nil
+	}
+	if opts.Offline {
+		return "", false, ErrNotInstalled
+	}
+	npm := opts.NPM
 	if npm == "" {
-		npm, err = exec.LookPath("npm")
-		if err != nil {
-			return "", errors.New("bootjs: npm is needed once to install the pinned polyfill packages, and was not found in PATH")
+		npm = "npm"
+	}
+	if npm, err = exec.LookPath(npm); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = &exec.Error{Name: npm, Err: exec.ErrNotFound}
 		}
+		return "", false, &InstallError{Err: err}
 	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return "", fmt.Errorf("bootjs: %w", err)
+		return "", false, fmt.Errorf("bootjs: %w", err)
 	}
+	unlock, err := flock.Lock(ctx, filepath.Join(cacheDir, "polyfills.lock"))
+	if err != nil {
+		return "", false, fmt.Errorf("bootjs: lock: %w", err)
+	}
+	defer unlock()
+	if complete() {
+		return mods, false, nil // another process installed it meanwhile
+	}
+	// Under the lock no other install is running: what temp directories
+	// there are belong to installs that died.
+	if old, _ := filepath.Glob(filepath.Join(cacheDir, ".polyfills-tmp-*")); len(old) > 0 {
+		for _, d := range old {
+			_ = os.RemoveAll(d)
+		}
+	}
+	_ = os.RemoveAll(final) // an incomplete copy, if any
 	tmp, err := os.MkdirTemp(cacheDir, ".polyfills-tmp-")
 	if err != nil {
-		return "", fmt.Errorf("bootjs: %w", err)
+		return "", false, fmt.Errorf("bootjs: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	for _, name := range []string{"package.json", "package-lock.json"} {
 		b, _ := manifest.ReadFile(name)
 		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
-			return "", fmt.Errorf("bootjs: %w", err)
+			return "", false, fmt.Errorf("bootjs: %w", err)
 		}
+	}
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "node polyfills: installing %d pinned packages with npm ci\n", pinnedCount())
 	}
 	start := time.Now()
 	// --ignore-scripts: no package code runs on the host at install time.
 	cmd := exec.CommandContext(ctx, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", tmp)
 	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "npm_config_update_notifier=false")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("bootjs: npm ci failed: %w: %s", err, strings.TrimSpace(out.String()))
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return "", false, &InstallError{Err: err, Output: textfmt.LastLines(out.String(), 5)}
 	}
 	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
-		return "", fmt.Errorf("bootjs: %w", err)
+		return "", false, fmt.Errorf("bootjs: %w", err)
 	}
+	n, size := treeSize(filepath.Join(tmp, "node_modules"))
 	log.Info("bootjs: installed polyfill packages", "dir", final, "took", time.Since(start))
-	if err := os.Rename(tmp, final); err != nil {
-		if _, serr := os.Stat(filepath.Join(final, ".complete")); serr == nil {
-			return mods, nil // another installer won the race
-		}
-		return "", fmt.Errorf("bootjs: %w", err)
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "node polyfills: installed %d files, %s, in %.1fs\n", n, textfmt.Bytes(size), time.Since(start).Seconds())
 	}
-	return mods, nil
+	if err := os.Rename(tmp, final); err != nil {
+		return "", false, fmt.Errorf("bootjs: %w", err)
+	}
+	return mods, true, nil
+}
+
+// pinnedCount is the number of direct dependencies package.json pins.
+func pinnedCount() int {
+	b, _ := manifest.ReadFile("package.json")
+	var m struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	_ = json.Unmarshal(b, &m)
+	return len(m.Dependencies)
+}
+
+// treeSize counts the regular files under dir and their bytes.
+func treeSize(dir string) (files int, bytes int64) {
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				files++
+				bytes += fi.Size()
+			}
+		}
+		return nil
+	})
+	return files, bytes
 }
 
 // bundle runs esbuild over our sources (written next to node_modules so
 // that package resolution finds the polyfills).
 func bundle(nodeModules string) (string, error) {
-	root := filepath.Dir(nodeModules)
-	srcDir := filepath.Join(root, "src-"+randomSuffix())
-	defer os.RemoveAll(srcDir)
-	err := fs.WalkDir(sources, "src", func(p string, d fs.DirEntry, err error) error {
+	// Each bundler stages in a private directory, but always as "src" in
+	// it: module paths end up in the bundle, which must not differ from
+	// one build to the next (code caches are keyed by the digest).
+	stage, err := os.MkdirTemp(filepath.Dir(nodeModules), ".stage-")
+	if err != nil {
+		return "", fmt.Errorf("bootjs: %w", err)
+	}
+	defer os.RemoveAll(stage)
+	srcDir := filepath.Join(stage, "src")
+	err = fs.WalkDir(sources, "src", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -264,7 +422,7 @@ func bundle(nodeModules string) (string, error) {
 	processShim := filepath.Join(srcDir, "internal", "process_shim.js")
 	res := api.Build(api.BuildOptions{
 		EntryPoints:   []string{filepath.Join(srcDir, "main.js")},
-		AbsWorkingDir: root,
+		AbsWorkingDir: stage,
 		NodePaths:     []string{nodeModules},
 		Bundle:        true,
 		Write:         false,

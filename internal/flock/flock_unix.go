@@ -1,6 +1,6 @@
 //go:build unix
 
-package software
+package flock
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 	"time"
 )
 
-// lockPoll is how often a blocked lockFile retries. flock(2) cannot wait
+// lockPoll is how often a blocked Lock retries. flock(2) cannot wait
 // on a context, so a non-blocking attempt is repeated until the holder is
 // done or ctx ends.
 const lockPoll = 50 * time.Millisecond
 
-// lockFile takes an exclusive flock(2) on path, creating it if needed. The
-// kernel drops the lock if the process dies, so a crashed install never
-// leaves the package locked.
-func lockFile(ctx context.Context, path string) (unlock func(), err error) {
+// Lock takes an exclusive flock(2) on path, creating it if needed, and
+// waits for it until ctx ends. The kernel drops the lock if the process
+// dies, so a crashed installer never leaves its lock held.
+func Lock(ctx context.Context, path string) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err

