@@ -3,8 +3,11 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -62,7 +65,59 @@ func TestMain(m *testing.M) {
 	if secexec.IsEngine() {
 		secexec.EngineMain()
 	}
+	// Started by runCLIProcess: be the secexec command.
+	if os.Getenv(cliProcessEnv) == "1" {
+		os.Exit(cli.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	os.Exit(m.Run())
+}
+
+const cliProcessEnv = "SECEXEC_TEST_RUN_CLI"
+
+// runCLIProcess runs the CLI as a process of its own (this test binary),
+// with env added to this process's environment, so that it starts its own
+// engine with that environment, as a user's command does.
+func runCLIProcess(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), cliProcessEnv+"=1"), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+// The engine's records reach the command's stderr when asked for: the
+// per-exec phases with SECEXEC_SESSION_PHASES=1 (each node start naming
+// its warm-pool result), everything down to debug with --log-level.
+func TestEngineLogsReachStderr(t *testing.T) {
+	code, out, errOut := runCLIProcess(t, []string{"SECEXEC_SESSION_PHASES=1"}, "exec", "node -e '' ; node -e ''")
+	if code != 0 || out != "" {
+		t.Fatalf("exec: %d %q %s", code, out, errOut)
+	}
+	warm := regexp.MustCompile(`msg="js: session phases" .*warm_worker=warm_worker_(hit|miss) .*bootstrap=`)
+	if n := len(warm.FindAllString(errOut, -1)); n != 2 {
+		t.Errorf("%d js phase lines naming the warm-pool result, want 2:\n%s", n, errOut)
+	}
+	if !strings.Contains(errOut, `msg="wasm: session phases" pid=`) {
+		t.Errorf("no wasm phase line (the shell's):\n%s", errOut)
+	}
+
+	code, _, errOut = runCLIProcess(t, nil, "--log-level", "debug", "exec", "true")
+	if code != 0 || !strings.Contains(errOut, "level=DEBUG") {
+		t.Errorf("--log-level debug: exit %d, stderr:\n%s", code, errOut)
+	}
+	code, _, errOut = runCLIProcess(t, nil, "exec", "true")
+	if code != 0 || errOut != "" {
+		t.Errorf("default level: exit %d, stderr %q (want nothing)", code, errOut)
+	}
+	if code, _, errOut = runCLIProcess(t, nil, "--log-level", "loud", "exec", "true"); code != 2 || !strings.Contains(errOut, "--log-level") {
+		t.Errorf("bad --log-level: exit %d, %q", code, errOut)
+	}
 }
 
 func TestExecAsAUserWould(t *testing.T) {

@@ -447,6 +447,17 @@ func bundle(nodeModules string) (string, error) {
 				b.OnResolve(api.OnResolveOptions{Filter: `^process(/|/browser(\.js)?)?$`}, func(api.OnResolveArgs) (api.OnResolveResult, error) {
 					return api.OnResolveResult{Path: processShim}, nil
 				})
+				// npm packages bundled for the runtime (undici) require
+				// builtins as "node:NAME": those are the runtime's own,
+				// loaded through its registry when first required.
+				b.OnResolve(api.OnResolveOptions{Filter: `^node:`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+					return api.OnResolveResult{Path: strings.TrimPrefix(a.Path, "node:"), Namespace: "secexec-builtin"}, nil
+				})
+				b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "secexec-builtin"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+					name, _ := json.Marshal(a.Path)
+					src := "module.exports = require('./builtins.js').load(" + string(name) + ");"
+					return api.OnLoadResult{Contents: &src, ResolveDir: filepath.Join(srcDir, "internal"), Loader: api.LoaderJS}, nil
+				})
 			},
 		}},
 	})
