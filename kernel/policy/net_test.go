@@ -3,10 +3,10 @@ package policy
 import (
 	"errors"
 	"net/netip"
-
-	"github.com/secexec/secexec/kernel/errno"
 	"strings"
 	"testing"
+
+	"github.com/secexec/secexec/kernel/errno"
 )
 
 func TestNetMatching(t *testing.T) {
