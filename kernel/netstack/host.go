@@ -32,7 +32,18 @@ func (st *Stack) dialHost(ctx context.Context, network string, ap netip.AddrPort
 			if isLocal(got.Addr()) && got.Addr().Unmap().IsUnspecified() {
 				return errno.EACCES
 			}
-			return st.checkAddr(policy.NetConnect, got.Addr(), got.Port(), viaName)
+			if err := st.checkAddr(policy.NetConnect, got.Addr(), got.Port(), viaName); err != nil {
+				return err
+			}
+			if st.hook != nil {
+				if err := st.hook(network, ap); err != nil {
+					if errno.Of(err) == errno.EIO {
+						return errno.EACCES
+					}
+					return errno.Of(err)
+				}
+			}
+			return nil
 		},
 	}
 	if opts.keepAlive {

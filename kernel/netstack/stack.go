@@ -155,6 +155,13 @@ type Config struct {
 	Limits Limits
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// BeforeHostDial, if set, is called just before a host socket
+	// connects ("tcp" or "udp"), after every policy check passed, with
+	// the address the socket is about to connect to; an error aborts the
+	// connect (the guest sees its errno, else EACCES). Embedders can log
+	// egress with it; tests use it to prove which addresses the stack
+	// tries to reach.
+	BeforeHostDial func(network string, addr netip.AddrPort) error
 }
 
 // Linger bounds how long a closed connection to the host may keep
@@ -193,6 +200,7 @@ type Stack struct {
 	lim    Limits
 	log    *slog.Logger
 	budget *pipe.Budget
+	hook   func(string, netip.AddrPort) error
 
 	// ctx ends when the stack closes; host goroutines run under it.
 	ctx    context.Context
@@ -218,6 +226,7 @@ func New(cfg Config) *Stack {
 		res:    cfg.Resolver,
 		lim:    cfg.Limits.withDefaults(),
 		log:    cfg.Logger,
+		hook:   cfg.BeforeHostDial,
 		ctx:    ctx,
 		cancel: cancel,
 		unix:   make(map[string]*Socket),
