@@ -537,7 +537,7 @@ func (s *Socket) Connect(ctx context.Context, a Addr) error {
 	}
 	// Only a connection that may leave the VM can take long; a VM-local
 	// one completes now even on a non-blocking socket.
-	if !nonblock || plan.allLocal() {
+	if !nonblock || plan.allLocal() && s.st.vmListening(plan.port) {
 		r, err := s.dialInet(ctx, plan, nonblock)
 		return s.finishConnect(r, err)
 	}
@@ -629,6 +629,19 @@ type inetPlan struct {
 	name    string
 	port    uint16
 	viaName bool
+}
+
+// vmListening reports whether a VM socket listens on the TCP port.
+func (st *Stack) vmListening(port uint16) bool {
+	st.mu.Lock()
+	ln := st.ports[protoTCP][port]
+	st.mu.Unlock()
+	if ln == nil {
+		return false
+	}
+	ln.mu.Lock()
+	defer ln.mu.Unlock()
+	return ln.state == stListening
 }
 
 func (p inetPlan) allLocal() bool {
