@@ -138,10 +138,17 @@ func TestStreamErrors(t *testing.T) {
 		{"inet socket to unix", func() error { s := fresh(); defer s.DecRef(); return s.Connect(ctx, netstack.UnixAddr("/x")) }, errno.EAFNOSUPPORT},
 		{"bad family", func() error { _, err := st.NewSocket(99, netstack.SockStream, 0, false); return err }, errno.EAFNOSUPPORT},
 		{"unix dgram", func() error { _, err := st.NewSocket(netstack.AFUnix, netstack.SockDgram, 0, false); return err }, errno.EPROTONOSUPPORT},
-		{"tcp proto on dgram", func() error { _, err := st.NewSocket(netstack.AFInet, netstack.SockDgram, netstack.ProtoTCP, false); return err }, errno.EPROTONOSUPPORT},
+		{"tcp proto on dgram", func() error {
+			_, err := st.NewSocket(netstack.AFInet, netstack.SockDgram, netstack.ProtoTCP, false)
+			return err
+		}, errno.EPROTONOSUPPORT},
 		{"raw", func() error { _, err := st.NewSocket(netstack.AFInet, 3, 0, false); return err }, errno.EPROTONOSUPPORT},
 		{"bad type", func() error { _, err := st.NewSocket(netstack.AFInet, 42, 0, false); return err }, errno.EINVAL},
-		{"listen dgram", func() error { s := sock(t, st, netstack.AFInet, netstack.SockDgram, false); defer s.DecRef(); return s.Listen(1) }, errno.EOPNOTSUPP},
+		{"listen dgram", func() error {
+			s := sock(t, st, netstack.AFInet, netstack.SockDgram, false)
+			defer s.DecRef()
+			return s.Listen(1)
+		}, errno.EOPNOTSUPP},
 		{"unknown option", func() error { s := fresh(); defer s.DecRef(); return s.SetOption(netstack.SolSocket, 9999, 1) }, errno.ENOPROTOOPT},
 	}
 	for _, tt := range tests {
