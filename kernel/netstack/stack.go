@@ -263,11 +263,11 @@ func (st *Stack) HostSockets() int {
 // BufferMemory reports the shared buffer budget's use and limit.
 func (st *Stack) BufferMemory() (used, limit int64) { return st.budget.Used(), st.budget.Limit() }
 
-// Close shuts the network down: every host socket is closed, blocked calls
-// on sockets return, and Close waits until every goroutine the stack
-// started has returned or ctx is done. Guest sockets still open fail
-// afterwards; new sockets cannot be made (ENETDOWN-like EIO... see
-// NewSocket).
+// Close shuts the network down: every host socket is closed (their
+// guests read end of file), pending host connects are cancelled, and
+// Close waits until every goroutine the stack started has returned or ctx
+// is done. VM-internal connections still held keep working until their
+// sockets close; new sockets fail with ENETUNREACH.
 func (st *Stack) Close(ctx context.Context) error {
 	st.mu.Lock()
 	st.closed = true
