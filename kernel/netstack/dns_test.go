@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
 
@@ -202,4 +203,26 @@ func TestDNSRebinding(t *testing.T) {
 	if got := readAll(t, s); got != "host" {
 		t.Errorf("read %q", got)
 	}
+}
+
+func TestResolveTimeout(t *testing.T) {
+	// A DNS server that never answers.
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	d := &dnsServer{pc: pc}
+	lim := netstack.DefaultLimits()
+	lim.DNSTimeout = 100 * time.Millisecond
+	e := newEnv(t, allowAll(), withResolver(d.resolver()), withLimits(lim))
+	start := time.Now()
+	_, err = e.st.Resolve(ctxT(t), "slow.example")
+	wantErrno(t, "lookup against a silent server", err, errno.ETIMEDOUT)
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("took %v", el)
+	}
+	s := sock(t, e.st, netstack.AFInet, netstack.SockStream, false)
+	defer s.DecRef()
+	wantErrno(t, "connect by name", s.Connect(ctxT(t), netstack.HostAddr("slow.example", 80)), errno.ETIMEDOUT)
 }

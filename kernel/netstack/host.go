@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -68,6 +69,7 @@ type hostConn struct {
 	c        net.Conn
 	released chan struct{}
 	once     sync.Once
+	reset    atomic.Bool // the host peer reset the connection
 }
 
 // release tells the pumps the guest closed its socket: what it wrote is
@@ -92,7 +94,7 @@ func (st *Stack) startHost(c net.Conn) (*endpoint, *hostConn, error) {
 	guest, pump := st.newPair()
 	h := &hostConn{c: c, released: make(chan struct{})}
 	st.wg.Add(2)
-	go st.pumpIn(c, pump)
+	go st.pumpIn(h, pump)
 	go st.pumpOut(h, pump)
 	return guest, h, nil
 }
@@ -100,17 +102,20 @@ func (st *Stack) startHost(c net.Conn) (*endpoint, *hostConn, error) {
 // pumpIn copies from the host socket to the guest. When the host closes
 // its side the guest reads end of file; when the guest stops reading
 // (closes) the copy stops.
-func (st *Stack) pumpIn(c net.Conn, ep *endpoint) {
+func (st *Stack) pumpIn(h *hostConn, ep *endpoint) {
 	defer st.wg.Done()
 	buf := make([]byte, pumpBuf)
 	for {
-		n, err := c.Read(buf)
+		n, err := h.c.Read(buf)
 		if n > 0 {
 			if _, werr := ep.tx.Write(st.ctx, buf[:n]); werr != nil {
 				break
 			}
 		}
 		if err != nil {
+			if errors.Is(err, syscall.ECONNRESET) {
+				h.reset.Store(true) // before the close below makes it visible
+			}
 			break
 		}
 	}

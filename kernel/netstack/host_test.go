@@ -546,3 +546,54 @@ func waitFor(t *testing.T, cond func() bool, msg func() string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestCloseFlushesToHost: what a guest wrote before closing still reaches
+// the host peer, as on Linux.
+func TestCloseFlushesToHost(t *testing.T) {
+	got := make(chan int, 1)
+	srv := newHostServer(t, func(c net.Conn) {
+		n, _ := io.Copy(io.Discard, c)
+		got <- int(n)
+	})
+	e := newEnv(t, policy.DenyAll().AllowNet("127.0.0.1:"+strconv.Itoa(int(srv.port))))
+	ctx := ctxT(t)
+	s := sock(t, e.st, netstack.AFInet, netstack.SockStream, false)
+	if err := s.Connect(ctx, ap("127.0.0.1:"+strconv.Itoa(int(srv.port)))); err != nil {
+		t.Fatal(err)
+	}
+	const size = 1 << 20
+	if n, err := s.Write(ctx, make([]byte, size)); n != size || err != nil {
+		t.Fatalf("write: %d %v", n, err)
+	}
+	s.DecRef()
+	select {
+	case n := <-got:
+		if n != size {
+			t.Errorf("host received %d bytes, want %d", n, size)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the host never saw the end of the stream")
+	}
+	waitFor(t, func() bool { return e.st.HostSockets() == 0 }, func() string { return "host socket not released" })
+}
+
+// TestHostReset: a host peer that resets the connection makes the guest's
+// read fail with ECONNRESET.
+func TestHostReset(t *testing.T) {
+	srv := newHostServer(t, func(c net.Conn) {
+		time.Sleep(50 * time.Millisecond) // let the connect finish first
+		_ = c.(*net.TCPConn).SetLinger(0) // close sends RST
+	})
+	e := newEnv(t, policy.DenyAll().AllowNet("127.0.0.1:"+strconv.Itoa(int(srv.port))))
+	ctx := ctxT(t)
+	s := sock(t, e.st, netstack.AFInet, netstack.SockStream, false)
+	defer s.DecRef()
+	if err := s.Connect(ctx, ap("127.0.0.1:"+strconv.Itoa(int(srv.port)))); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Read(ctx, make([]byte, 10))
+	wantErrno(t, "read after reset", err, errno.ECONNRESET)
+	if n, err := s.Read(ctx, make([]byte, 10)); n != 0 || err != nil {
+		t.Errorf("second read: %d %v, want end of file", n, err)
+	}
+}

@@ -920,6 +920,9 @@ func (s *Socket) RecvFrom(ctx context.Context, p []byte, flags MsgFlags) (int, A
 	}
 	if nonblock {
 		n, err := ep.rx.TryRead(p)
+		if n == 0 && err == nil && len(p) > 0 {
+			err = s.eofErr()
+		}
 		return n, peer, s.readErr(err)
 	}
 	tctx, cancel := timeoutCtx(ctx, timeo)
@@ -935,10 +938,25 @@ func (s *Socket) RecvFrom(ctx context.Context, p []byte, flags MsgFlags) (int, A
 			}
 			return 0, peer, err
 		}
+		if n == 0 && done == 0 && len(p) > 0 {
+			return 0, peer, s.eofErr()
+		}
 		if flags&MsgWaitAll == 0 || n == 0 || done == len(p) {
 			return done, peer, nil
 		}
 	}
+}
+
+// eofErr is what a read at end of file returns: nil, or ECONNRESET once
+// when the host peer reset the connection.
+func (s *Socket) eofErr() error {
+	s.mu.Lock()
+	h := s.host
+	s.mu.Unlock()
+	if h != nil && h.reset.CompareAndSwap(true, false) {
+		return errno.ECONNRESET
+	}
+	return nil
 }
 
 // readErr maps the EBADF of a reader closed by shutdown to end of file.
