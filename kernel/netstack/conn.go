@@ -183,16 +183,24 @@ func (c *conn) CloseWrite() error { return c.ep.tx.Close() }
 // CloseRead shuts down the reading direction.
 func (c *conn) CloseRead() error { return c.ep.rx.Close() }
 
-func (c *conn) LocalAddr() net.Addr  { return c.local }
+// LocalAddr is the embedder's side: 127.0.0.1 (or ::1) and a port
+// reserved in the VM's table, which the guest sees as its peer.
+func (c *conn) LocalAddr() net.Addr { return c.local }
+
+// RemoteAddr is the guest listener's address.
 func (c *conn) RemoteAddr() net.Addr { return c.remote }
 
+// SetDeadline sets both deadlines; calls already blocked see them.
 func (c *conn) SetDeadline(t time.Time) error {
 	c.rd.set(t)
 	c.wd.set(t)
 	return nil
 }
 
-func (c *conn) SetReadDeadline(t time.Time) error  { c.rd.set(t); return nil }
+// SetReadDeadline sets the read deadline.
+func (c *conn) SetReadDeadline(t time.Time) error { c.rd.set(t); return nil }
+
+// SetWriteDeadline sets the write deadline.
 func (c *conn) SetWriteDeadline(t time.Time) error { c.wd.set(t); return nil }
 
 // deadline is a settable deadline whose wait channel closes when it

@@ -16,8 +16,9 @@
 // Other addresses are reached through real host sockets, and only when
 // the VM's policy allows (deny by default):
 //
-//   - connect to a name: the name is checked (op connect) before it is
-//     resolved, then every address it resolves to is checked again with
+//   - connect to a name: the name is checked (op connect; resolving it
+//     for the connect needs no dns permission) before it is resolved,
+//     then every address it resolves to is checked again with
 //     Authorizer.CheckNetAddr, so a deny rule on an address survives DNS
 //     and a name cannot be re-pointed (DNS rebinding) at a special range;
 //   - connect to an address: the address is checked;
@@ -45,6 +46,18 @@
 // goroutine on a channel; host sockets are served by goroutines parked in
 // Go's netpoller (two per TCP connection, one per UDP destination), which
 // copy between the host socket and the bounded buffers. Nothing polls.
+//
+// # For syscall layers
+//
+// Addr.IP is always unmapped (IPv4 as IPv4) and Addr.Family follows the
+// address, not the socket: an AFInet6 socket connected to 127.0.0.1 has
+// peer 127.0.0.1, which sockaddr_in6 encodes as ::ffff:127.0.0.1. Pass
+// host names through (Addr.Name, or ParseAddr for the agentOS text form)
+// rather than resolving and connecting to the address: a rule that allows
+// a name covers the addresses it resolves to only when the stack does the
+// resolving. Socket options are integers (see SetOption). Blocking calls
+// take the process context; a non-blocking socket never blocks, except
+// that Resolve and a connect by name are not asynchronous for DNS.
 //
 // # Limits
 //
@@ -181,7 +194,10 @@ var ErrNoSuchHost error = noSuchHost{}
 
 type noSuchHost struct{}
 
+// Error reads "no such host".
 func (noSuchHost) Error() string { return "no such host" }
+
+// Unwrap returns errno.ENOENT.
 func (noSuchHost) Unwrap() error { return errno.ENOENT }
 
 // proto names a port table.
