@@ -58,7 +58,7 @@ type NetConfig struct {
 	// *policy.Checker implements it. Nil denies them all (VM-internal
 	// connections need no permission).
 	Authorizer netstack.Authorizer
-	// Resolver resolves host names; nil means net.DefaultResolver.
+	// Resolver resolves host names; nil means Go's resolver (PreferGo).
 	Resolver netstack.Resolver
 	// DNSTimeout bounds one lookup; zero means 10 s.
 	DNSTimeout time.Duration

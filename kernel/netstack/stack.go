@@ -162,7 +162,8 @@ type Config struct {
 	// Authorizer checks every operation that reaches the host network.
 	// Nil denies them all; the VM's own network still works.
 	Authorizer Authorizer
-	// Resolver resolves names for guests; nil means net.DefaultResolver.
+	// Resolver resolves names for guests; nil means Go's own resolver
+	// (net.Resolver with PreferGo) reading the host's /etc/resolv.conf.
 	Resolver Resolver
 	// Limits; zero fields take DefaultLimits.
 	Limits Limits
@@ -253,7 +254,9 @@ func New(cfg Config) *Stack {
 	st.ports[protoUDP] = make(map[uint16]*Socket)
 	st.ephemeral = [2]uint16{ephemeralLo, ephemeralLo}
 	if st.res == nil {
-		st.res = net.DefaultResolver
+		// Go's own resolver parks in the netpoller; the cgo one would
+		// hold an OS thread per lookup a guest starts.
+		st.res = &net.Resolver{PreferGo: true}
 	}
 	if st.log == nil {
 		st.log = slog.New(slog.DiscardHandler)
