@@ -13,6 +13,7 @@ require (
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/tommie/v8go v0.34.0
 	golang.org/x/crypto v0.59.0
+	golang.org/x/net v0.63.0
 	golang.org/x/sys v0.50.0
 	mvdan.cc/sh/v3 v3.14.1
 )

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/secexec/secexec/kernel/netstack"
 	"github.com/secexec/secexec/kernel/pipe"
 	"github.com/secexec/secexec/kernel/vfs"
 )
@@ -45,6 +46,22 @@ type Config struct {
 	// the moment each process started, so guests cannot build fine
 	// timers.
 	RealTime bool
+	// Net configures the VM's network: the policy for the host network
+	// and the resolver. The zero value gives a VM whose guests reach each
+	// other but nothing outside.
+	Net NetConfig
+}
+
+// NetConfig configures the network of a VM (see kernel/netstack).
+type NetConfig struct {
+	// Authorizer checks every connect, DNS lookup and listen of a guest;
+	// *policy.Checker implements it. Nil denies them all (VM-internal
+	// connections need no permission).
+	Authorizer netstack.Authorizer
+	// Resolver resolves host names; nil means Go's resolver (PreferGo).
+	Resolver netstack.Resolver
+	// DNSTimeout bounds one lookup; zero means 10 s.
+	DNSTimeout time.Duration
 }
 
 // ErrClosed is returned by operations on a kernel that was shut down.
@@ -60,6 +77,7 @@ type Kernel struct {
 	log        *slog.Logger
 	boot       time.Time
 	pipeBudget *pipe.Budget
+	net        *netstack.Stack
 
 	pipes     atomic.Int64 // guest pipes, limited
 	hostPipes atomic.Int64 // stdio pipes made by the host
@@ -97,8 +115,21 @@ func New(cfg Config) (*Kernel, error) {
 		log:        cfg.Logger,
 		boot:       time.Now(),
 		pipeBudget: pipe.NewBudget(l.PipeBytes),
-		procs:      make(map[int]*Process),
-		nextPID:    1,
+		net: netstack.New(netstack.Config{
+			Authorizer: cfg.Net.Authorizer,
+			Resolver:   cfg.Net.Resolver,
+			Logger:     cfg.Logger,
+			Limits: netstack.Limits{
+				Sockets:        l.Sockets,
+				BufferBytes:    l.SocketBuffer,
+				MemoryBytes:    l.SocketMemory,
+				Backlog:        l.ListenBacklog,
+				ConnectTimeout: l.ConnectTimeout,
+				DNSTimeout:     cfg.Net.DNSTimeout,
+			},
+		}),
+		procs:   make(map[int]*Process),
+		nextPID: 1,
 	}
 	if k.hostname == "" {
 		k.hostname = "secexec"
@@ -199,11 +230,14 @@ func (k *Kernel) Shutdown(ctx context.Context) error {
 		select {
 		case <-p.done:
 		case <-ctx.Done():
+			_ = k.net.Close(ctx) // host sockets close even so
 			return ctx.Err()
 		}
 	}
 	k.init.fds.closeAll()
-	return nil
+	// Sockets still open (held by the host, or left by the processes)
+	// stop now: every host socket and goroutine of the VM is released.
+	return k.net.Close(ctx)
 }
 
 // processCreds are the identity fields a new process starts with.

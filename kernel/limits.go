@@ -36,6 +36,20 @@ type Limits struct {
 	// they register, see Process.SetCPUClock) and wall time for the
 	// others. Zero means no limit.
 	CPUTime time.Duration
+	// Sockets bounds the open sockets of the VM (ENFILE); they also take
+	// descriptors (EMFILE, ENFILE).
+	Sockets int
+	// SocketBuffer bounds the bytes buffered per direction of a stream
+	// connection and in a datagram socket's receive queue: a peer that
+	// never reads makes writers block (or get EAGAIN) there.
+	SocketBuffer int
+	// SocketMemory bounds the buffer memory of all sockets together beyond
+	// the 64 KiB each buffer may always hold.
+	SocketMemory int64
+	// ListenBacklog caps listen(2)'s backlog (SOMAXCONN).
+	ListenBacklog int
+	// ConnectTimeout bounds a connect to the host network (ETIMEDOUT).
+	ConnectTimeout time.Duration
 }
 
 // DefaultLimits are the limits a VM gets unless configured otherwise.
@@ -51,6 +65,12 @@ func DefaultLimits() Limits {
 		PipeSize:      16 << 20,
 		ArgvBytes:     1 << 20,
 		EnvBytes:      1 << 20,
+
+		Sockets:        256,
+		SocketBuffer:   256 << 10,
+		SocketMemory:   16 << 20,
+		ListenBacklog:  128,
+		ConnectTimeout: 30 * time.Second,
 	}
 }
 
@@ -68,6 +88,11 @@ func (l Limits) withDefaults() Limits {
 	orDefault(&l.PipeSize, d.PipeSize)
 	orDefault(&l.ArgvBytes, d.ArgvBytes)
 	orDefault(&l.EnvBytes, d.EnvBytes)
+	orDefault(&l.Sockets, d.Sockets)
+	orDefault(&l.SocketBuffer, d.SocketBuffer)
+	orDefault(&l.SocketMemory, d.SocketMemory)
+	orDefault(&l.ListenBacklog, d.ListenBacklog)
+	orDefault(&l.ConnectTimeout, d.ConnectTimeout)
 	return l
 }
 

@@ -84,3 +84,17 @@ func (b *buffer) reset() {
 	b.chunks = nil
 	b.off = 0
 }
+
+// peek copies up to len(dst) bytes from the front into dst without
+// consuming them, and returns the count.
+func (b *buffer) peek(dst []byte) int {
+	n, off := 0, b.off
+	for _, c := range b.chunks {
+		if n == len(dst) {
+			break
+		}
+		n += copy(dst[n:], c[off:])
+		off = 0
+	}
+	return n
+}

@@ -201,3 +201,37 @@ func runFuzz(t *testing.T, pat, data []byte) {
 		}
 	}
 }
+
+func TestTryPeek(t *testing.T) {
+	r, w := NewPair(Options{})
+	if _, err := r.TryPeek(make([]byte, 4)); err != errno.EAGAIN {
+		t.Fatalf("peek empty: %v, want EAGAIN", err)
+	}
+	big := make([]byte, 3000)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	for range 3 {
+		if _, err := w.TryWrite(big); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([]byte, 7000)
+	n, err := r.TryPeek(got)
+	if err != nil || n != 7000 {
+		t.Fatalf("peek: %d, %v", n, err)
+	}
+	for i := range n {
+		if got[i] != byte(i%3000) {
+			t.Fatalf("peek byte %d = %d", i, got[i])
+		}
+	}
+	rd := make([]byte, 9000)
+	if n, _ := r.TryRead(rd); n != 9000 {
+		t.Fatalf("read after peek: %d", n)
+	}
+	_ = w.Close()
+	if n, err := r.TryPeek(got); n != 0 || err != nil {
+		t.Fatalf("peek at EOF: %d, %v", n, err)
+	}
+}

@@ -249,6 +249,28 @@ func (r *Reader) TryRead(dst []byte) (int, error) {
 	return r.p.readOnce(dst)
 }
 
+// TryPeek copies buffered bytes into dst without consuming them (recv with
+// MSG_PEEK). Like TryRead it returns (0, nil) at end of file and
+// errno.EAGAIN when the pipe is empty but has writers.
+func (r *Reader) TryPeek(dst []byte) (int, error) {
+	if r.closed.Load() {
+		return 0, errno.EBADF
+	}
+	if len(dst) == 0 {
+		return 0, nil
+	}
+	p := r.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.size == 0 {
+		if p.writers == 0 {
+			return 0, nil
+		}
+		return 0, errno.EAGAIN
+	}
+	return p.buf.peek(dst), nil
+}
+
 // Read reads up to len(dst) bytes, blocking while the pipe is empty and has
 // writers. It returns (0, nil) at end of file, and an error matching
 // errno.EINTR when ctx is done before any data arrives.

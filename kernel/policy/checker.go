@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"log/slog"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -365,4 +366,61 @@ func (c *Checker) checkFlat(rules []flatRule, d Domain, op, target string) error
 		}
 	}
 	return c.decide(d, op, target, false, -1)
+}
+
+// CheckNetAddr decides op on addr:port, an address the network layer is
+// about to connect to, send to or listen on. It differs from CheckNet in
+// two ways that close the holes a plain address check leaves:
+//
+//   - scope, when valid, is a special range holding addr (loopback,
+//     private, link-local, multicast, ...: see kernel/netstack). Such an
+//     address is reachable only when the deciding rule is an allow rule
+//     that names addr by an address pattern, or by a prefix pattern inside
+//     scope. "*", name globs and wider prefixes ("0.0.0.0/0") never open
+//     it, so a policy that allows "the internet" does not allow the cloud
+//     metadata service or the host's loopback.
+//   - viaName says addr came from resolving a name that the caller has
+//     already checked with CheckNet. Then only rules that match addr
+//     through an address, a prefix or a dotted-IPv4 glob are considered
+//     ("*" is not: it said nothing about this address), and when none
+//     matches the name's permission stands. A deny rule on an address or
+//     prefix still wins over an allowed name, so DNS cannot lead around it.
+//
+// addr should be unmapped (an IPv4-mapped IPv6 address is folded to IPv4
+// here too). The error is a *DeniedError as for CheckNet.
+func (c *Checker) CheckNetAddr(op NetOp, addr netip.Addr, port int, scope netip.Prefix, viaName bool) error {
+	host := addr.String()
+	i, okOp := netOpIndex(op)
+	if c == nil || !okOp || !addr.IsValid() || addr.Zone() != "" || port < 0 || port > 65535 {
+		return c.decideNet(op, host, port, false, -1)
+	}
+	t := ipTarget(addr)
+	if addr.Is4() {
+		t.name = host
+	}
+	for _, r := range c.net[i] {
+		matched, explicit := false, false
+		for k := range r.pats {
+			p := &r.pats[k]
+			if p.portLo > port || port > p.portHi || !p.matchHost(&t) {
+				continue
+			}
+			if viaName && p.kind == hostAny {
+				continue
+			}
+			matched = true
+			if p.explicitIn(scope) {
+				explicit = true
+			}
+		}
+		if !matched {
+			continue
+		}
+		if r.allow && scope.IsValid() && !explicit {
+			return c.decideNet(op, host, port, false, r.idx)
+		}
+		return c.decideNet(op, host, port, r.allow, r.idx)
+	}
+	// No rule matched: an allowed name stands, unless the address is special.
+	return c.decideNet(op, host, port, viaName && !scope.IsValid(), -1)
 }

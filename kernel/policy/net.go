@@ -309,3 +309,21 @@ func (p *netPattern) matchHost(t *netTarget) bool {
 	}
 	return false
 }
+
+// explicitIn reports whether the pattern names an address inside scope by
+// itself: an address pattern, or a prefix no wider than scope. (The
+// pattern is known to match an address in scope, so a prefix at least as
+// long as scope lies inside it.) Any pattern is explicit when scope is
+// invalid, which stands for "no special range".
+func (p *netPattern) explicitIn(scope netip.Prefix) bool {
+	if !scope.IsValid() {
+		return true
+	}
+	switch p.kind {
+	case hostAddr:
+		return true
+	case hostPrefix:
+		return p.prefix.Addr().Is4() == scope.Addr().Is4() && p.prefix.Bits() >= scope.Bits()
+	}
+	return false
+}

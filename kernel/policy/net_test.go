@@ -1,8 +1,12 @@
 package policy
 
 import (
+	"errors"
+	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/secexec/secexec/kernel/errno"
 )
 
 func TestNetMatching(t *testing.T) {
@@ -109,5 +113,55 @@ func TestNetPatternErrors(t *testing.T) {
 		if _, err := compileNetPattern(p); err != nil {
 			t.Errorf("compileNetPattern(%q): %v", p, err)
 		}
+	}
+}
+
+func TestCheckNetAddr(t *testing.T) {
+	p := func(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+	a := netip.MustParseAddr
+	none := netip.Prefix{}
+	tests := []struct {
+		name    string
+		pol     *Policy
+		addr    netip.Addr
+		port    int
+		scope   netip.Prefix
+		viaName bool
+		want    bool
+	}{
+		{"public allowed by star", DenyAll().AllowNet("*"), a("93.184.216.34"), 443, none, false, true},
+		{"star does not open private", DenyAll().AllowNet("*"), a("10.0.0.1"), 80, p("10.0.0.0/8"), false, false},
+		{"star does not open metadata", DenyAll().AllowNet("*:80"), a("169.254.169.254"), 80, p("169.254.0.0/16"), false, false},
+		{"wide prefix does not open private", DenyAll().AllowNet("0.0.0.0/0"), a("10.0.0.1"), 80, p("10.0.0.0/8"), false, false},
+		{"v6 any does not open ula", DenyAll().AllowNet("[::/0]"), a("fd00::1"), 80, p("fc00::/7"), false, false},
+		{"glob does not open private", DenyAll().AllowNet("10.*.*.*"), a("10.0.0.1"), 80, p("10.0.0.0/8"), false, false},
+		{"address opens loopback", DenyAll().AllowNet("127.0.0.1:8080"), a("127.0.0.1"), 8080, p("127.0.0.0/8"), false, true},
+		{"address other port", DenyAll().AllowNet("127.0.0.1:8080"), a("127.0.0.1"), 8081, p("127.0.0.0/8"), false, false},
+		{"narrow prefix opens private", DenyAll().AllowNet("10.1.0.0/16"), a("10.1.2.3"), 80, p("10.0.0.0/8"), false, true},
+		{"exact range opens private", DenyAll().AllowNet("10.0.0.0/8"), a("10.1.2.3"), 80, p("10.0.0.0/8"), false, true},
+		{"later deny wins", DenyAll().AllowNet("127.0.0.1").DenyNet("*"), a("127.0.0.1"), 1, p("127.0.0.0/8"), false, false},
+		{"mixed rule explicit", DenyAll().AllowNet("*", "127.0.0.1"), a("127.0.0.1"), 1, p("127.0.0.0/8"), false, true},
+		{"via name no rule", DenyAll().AllowNet("example.com"), a("93.184.216.34"), 443, none, true, true},
+		{"via name star ignored", DenyAll().AllowNet("example.com").DenyNet("*"), a("93.184.216.34"), 443, none, true, true},
+		{"via name address deny", DenyAll().AllowNet("example.com").DenyNet("93.184.0.0/16"), a("93.184.216.34"), 443, none, true, false},
+		{"via name private", DenyAll().AllowNet("example.com"), a("10.0.0.1"), 443, p("10.0.0.0/8"), true, false},
+		{"via name private explicit", DenyAll().AllowNet("example.com", "10.0.0.1"), a("10.0.0.1"), 443, p("10.0.0.0/8"), true, true},
+		{"direct no rule", DenyAll().AllowNet("example.com"), a("93.184.216.34"), 443, none, false, false},
+		{"invalid addr", DenyAll().AllowNet("*"), netip.Addr{}, 1, none, false, false},
+		{"mapped folded", DenyAll().AllowNet("127.0.0.1"), a("::ffff:127.0.0.1"), 1, p("127.0.0.0/8"), false, true},
+	}
+	for _, tt := range tests {
+		ch := mustCompile(t, tt.pol)
+		err := ch.CheckNetAddr(NetConnect, tt.addr, tt.port, tt.scope, tt.viaName)
+		if got := err == nil; got != tt.want {
+			t.Errorf("%s: allowed=%v (%v), want %v", tt.name, got, err, tt.want)
+		}
+		if err != nil && !errors.Is(err, errno.EACCES) {
+			t.Errorf("%s: %v does not match EACCES", tt.name, err)
+		}
+	}
+	var nilChecker *Checker
+	if nilChecker.CheckNetAddr(NetConnect, a("1.1.1.1"), 1, none, true) == nil {
+		t.Error("nil checker allowed")
 	}
 }
