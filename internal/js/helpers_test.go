@@ -47,11 +47,13 @@ func newVM(t testing.TB, e *Engine, mounts ...vm.Mount) *testVM {
 	return newConfiguredVM(t, e, vm.Config{Mounts: mounts})
 }
 
-// newConfiguredVM builds a VM from cfg with every permission, the node
-// layer and loader.
+// newConfiguredVM builds a VM from cfg (with every permission unless
+// cfg.Policy says otherwise), the node layer and loader.
 func newConfiguredVM(t testing.TB, e *Engine, cfg vm.Config) *testVM {
 	t.Helper()
-	cfg.Policy = policy.AllowAll()
+	if cfg.Policy == nil {
+		cfg.Policy = policy.AllowAll()
+	}
 	cfg.Lowers = append([]vfs.FileSystem{e.Layer()}, cfg.Lowers...)
 	m, err := vm.New(context.Background(), cfg)
 	if err != nil {

@@ -81,7 +81,10 @@ type rt struct {
 	readers  map[int]*reader
 	children map[int]*child
 	writes   int // async writes in flight
-	sigWatch map[kernel.Signal]bool
+	pending  int // other asynchronous requests in flight (connect, dns)
+	// listening sockets being accepted on, by handle
+	acceptors map[int]*acceptor
+	sigWatch  map[kernel.Signal]bool
 
 	pendingCaches []*pendingCache
 	res           *modules.Resolver
@@ -105,12 +108,13 @@ const (
 )
 
 type event struct {
-	kind string
-	a, b int
-	c    int
-	code string
-	data []byte
-	ack  chan struct{}
+	kind    string
+	a, b    int
+	c       int
+	code    string
+	data    []byte
+	payload string // a JSON result (addresses, lookups), for net events
+	ack     chan struct{}
 }
 
 // startInfo is what start() in main.js receives.
@@ -210,6 +214,7 @@ func newRT(e *Engine) *rt {
 		timerMap:  map[int]*timer{},
 		readers:   map[int]*reader{},
 		children:  map[int]*child{},
+		acceptors: map[int]*acceptor{},
 		sigWatch:  map[kernel.Signal]bool{},
 		startT:    time.Now(),
 	}
@@ -578,8 +583,13 @@ func (r *rt) loop() int {
 // alive reports whether anything keeps the loop running, as libuv's
 // referenced handles and requests do.
 func (r *rt) alive() bool {
-	if r.refTimer > 0 || r.writes > 0 {
+	if r.refTimer > 0 || r.writes > 0 || r.pending > 0 {
 		return true
+	}
+	for _, a := range r.acceptors {
+		if a.ref {
+			return true
+		}
 	}
 	for _, rd := range r.readers {
 		if rd.ref {
@@ -636,7 +646,7 @@ func (r *rt) handle(ev event) (bool, error) {
 	case "signal":
 		return r.dispatchEvent("signal", ev.a, 0, 0, "")
 	}
-	return true, nil
+	return r.handleNet(ev)
 }
 
 // dispose releases everything the runtime holds. The isolate is never
@@ -647,6 +657,9 @@ func (r *rt) dispose() {
 	}
 	for _, c := range r.children {
 		c.stop()
+	}
+	for _, a := range r.acceptors {
+		a.cancel()
 	}
 	r.stopSignals()
 	if r.iso == nil {

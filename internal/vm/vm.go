@@ -131,6 +131,9 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		AuthorizeExec: func(ctx context.Context, p, argv0 string) error {
 			return checker.CheckExec(p)
 		},
+		// The network is the policy's too: connects, listens and DNS
+		// beyond the VM itself are denied unless a net rule allows them.
+		Net: kernel.NetConfig{Authorizer: checker},
 	})
 	if err != nil {
 		return nil, err

@@ -137,13 +137,7 @@ function pipeReadable(fd, child) {
   return r;
 }
 
-const writes = new Map();
-let nextWrite = 1;
-loop.onEvent('write', (id, code) => {
-  const cb = writes.get(id);
-  writes.delete(id);
-  if (cb) cb(code ? fromBridge(code, 'write') : null);
-});
+const writer = require('./internal/writer.js');
 
 // --- IPC channels ---
 //
@@ -286,8 +280,7 @@ function setupChannel(target, fd, serialization, isChild) {
     }
     const m = ch.queue.shift();
     ch.writing = true;
-    const id = nextWrite++;
-    writes.set(id, (err) => {
+    const done = (err) => {
       ch.writing = false;
       ch.queuedBytes -= m.bytes.length;
       if (err) {
@@ -295,12 +288,11 @@ function setupChannel(target, fd, serialization, isChild) {
         else process.nextTick(() => target.emit('error', err));
       } else if (typeof m.cb === 'function') process.nextTick(m.cb, null);
       pump();
-    });
+    };
     try {
-      B.writeAsync(fd, giveBytes(m.bytes), id);
+      writer.write(fd, m.bytes, done);
     } catch (e) {
-      writes.get(id)(fromBridge(e, 'write'));
-      writes.delete(id);
+      done(fromBridge(e, 'write'));
     }
   }
 
@@ -385,9 +377,7 @@ function duplexStream(fd, child) {
       } else if (handle !== -1) reader.resume(handle);
     },
     write(chunk, enc, cb) {
-      const id = nextWrite++;
-      writes.set(id, (err) => (err && err.code === 'EPIPE' ? cb() : cb(err)));
-      B.writeAsync(fd, giveBytes(asU8(chunk)), id);
+      writer.write(fd, asU8(chunk), (err) => (err && err.code === 'EPIPE' ? cb() : cb(err)));
     },
     final(cb) {
       // end(): the child reads EOF; we still read what it writes.
@@ -412,9 +402,7 @@ function pipeWritable(fd) {
   let closed = false;
   const w = new Writable({
     write(chunk, enc, cb) {
-      const id = nextWrite++;
-      writes.set(id, (err) => (err && err.code === 'EPIPE' ? cb() : cb(err)));
-      B.writeAsync(fd, giveBytes(asU8(chunk)), id);
+      writer.write(fd, asU8(chunk), (err) => (err && err.code === 'EPIPE' ? cb() : cb(err)));
     },
     final(cb) { if (!closed) { closed = true; try { B.close(fd); } catch { /* */ } } cb(); },
     destroy(err, cb) { if (!closed) { closed = true; try { B.close(fd); } catch { /* */ } } cb(err); },

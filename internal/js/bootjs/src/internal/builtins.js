@@ -74,10 +74,10 @@ const factories = {
   http: network('http'),
   https: network('https'),
   http2: network('http2'),
-  net: network('net'),
+  net: () => require('../net.js'),
   tls: network('tls'),
-  dns: network('dns'),
-  'dns/promises': network('dns/promises'),
+  dns: () => require('../dns.js'),
+  'dns/promises': () => require('../dns.js').promises,
   dgram: network('dgram'),
 };
 

@@ -1,0 +1,582 @@
+'use strict';
+// net: TCP and Unix-domain sockets on the kernel's network stack
+// (kernel/netstack). A socket is a kernel descriptor: reads and writes go
+// through the loop's asynchronous reader and writer, as pipes do; connect,
+// accept and lookups run on Go goroutines and report to the loop.
+//
+// Names are passed to the kernel, which resolves them and checks the
+// network policy on the name and on every address (so a rule naming a
+// host keeps working and DNS rebinding cannot reach what rules deny); the
+// 'lookup' event reports the address actually connected to.
+const { B } = require('./internal/bridge.js');
+const loop = require('./internal/loop.js');
+const reader = require('./internal/reader.js');
+const writer = require('./internal/writer.js');
+const { fromBridge, codedError } = require('./internal/errors.js');
+const { Duplex } = require('./stream.js');
+const EventEmitter = require('./events.js');
+const timers = require('./timers.js');
+
+// --- addresses ---
+
+const v4Seg = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
+const v4Str = `(?:${v4Seg}\\.){3}${v4Seg}`;
+const IPv4Reg = new RegExp(`^${v4Str}$`);
+const v6Seg = '(?:[0-9a-fA-F]{1,4})';
+const IPv6Reg = new RegExp('^(?:' +
+  `(?:${v6Seg}:){7}(?:${v6Seg}|:)|` +
+  `(?:${v6Seg}:){6}(?:${v4Str}|:${v6Seg}|:)|` +
+  `(?:${v6Seg}:){5}(?::${v4Str}|(?::${v6Seg}){1,2}|:)|` +
+  `(?:${v6Seg}:){4}(?:(?::${v6Seg}){0,1}:${v4Str}|(?::${v6Seg}){1,3}|:)|` +
+  `(?:${v6Seg}:){3}(?:(?::${v6Seg}){0,2}:${v4Str}|(?::${v6Seg}){1,4}|:)|` +
+  `(?:${v6Seg}:){2}(?:(?::${v6Seg}){0,3}:${v4Str}|(?::${v6Seg}){1,5}|:)|` +
+  `(?:${v6Seg}:){1}(?:(?::${v6Seg}){0,4}:${v4Str}|(?::${v6Seg}){1,6}|:)|` +
+  `(?::(?:(?::${v6Seg}){0,5}:${v4Str}|(?::${v6Seg}){1,7}|:))` +
+  ')(?:%[0-9a-zA-Z-.:]{1,})?$');
+
+function isIPv4(s) { return typeof s === 'string' && IPv4Reg.test(s); }
+function isIPv6(s) { return typeof s === 'string' && IPv6Reg.test(s); }
+function isIP(s) { return isIPv4(s) ? 4 : isIPv6(s) ? 6 : 0; }
+
+// errnoException builds Node's error for a failed socket call, e.g.
+// "connect ECONNREFUSED 127.0.0.1:3000".
+function exceptionWithHostPort(code, syscall, address, port) {
+  const err = fromBridge(code, syscall);
+  let details = '';
+  if (address !== undefined) details = port !== undefined && port >= 0 ? ` ${address}:${port}` : ` ${address}`;
+  err.message = `${syscall} ${code}${details}`;
+  if (address !== undefined) err.address = address;
+  if (port !== undefined && port >= 0) err.port = port;
+  return err;
+}
+
+function validatePort(port, name = 'Port') {
+  if ((typeof port !== 'number' && typeof port !== 'string') ||
+      (typeof port === 'string' && port.trim().length === 0) ||
+      +port !== (+port >>> 0) || port > 0xFFFF) {
+    const err = new RangeError(`${name} should be >= 0 and < 65536. Received ${typeof port === 'string' ? `type string ('${port}')` : port}.`);
+    err.code = 'ERR_SOCKET_BAD_PORT';
+    throw err;
+  }
+  return +port;
+}
+
+// --- pending requests answered by the loop ---
+
+const requests = new Map();
+let nextRequest = 1;
+function request(fn, cb) {
+  const id = nextRequest++;
+  requests.set(id, cb);
+  try {
+    fn(id);
+  } catch (e) {
+    requests.delete(id);
+    throw e;
+  }
+}
+for (const kind of ['netconnect', 'dns', 'udpsend']) {
+  loop.onEvent(kind, (id, _b, code, payload) => {
+    const cb = requests.get(id);
+    requests.delete(id);
+    if (cb) cb(code, payload);
+  });
+}
+
+const acceptors = new Map();
+let nextAcceptor = 1;
+loop.onEvent('netaccept', (h, fd, code, payload) => {
+  const fn = acceptors.get(h);
+  if (fn) fn(fd, code, payload);
+  else if (!code) { try { B.close(fd); } catch { /* */ } }
+});
+
+// --- Socket ---
+
+const kFd = Symbol('fd');
+const kReader = Symbol('reader');
+const kTimeout = Symbol('timeout');
+
+function normalizeArgs(args) {
+  let options = {};
+  if (args.length === 0) return [options, null];
+  const a0 = args[0];
+  if (a0 !== null && typeof a0 === 'object') options = { ...a0 };
+  else if (typeof a0 === 'string' && !(+a0 >= 0 && String(+a0 >>> 0) === a0)) options.path = a0;
+  else {
+    options.port = a0;
+    if (args.length > 1 && typeof args[1] === 'string') options.host = args[1];
+  }
+  const cb = args[args.length - 1];
+  return [options, typeof cb === 'function' ? cb : null];
+}
+
+class Socket extends Duplex {
+  constructor(options = {}) {
+    if (typeof options === 'number') options = { fd: options };
+    super({
+      allowHalfOpen: !!options.allowHalfOpen,
+      emitClose: false,
+      autoDestroy: true,
+      decodeStrings: false,
+      readableHighWaterMark: options.readableHighWaterMark,
+      writableHighWaterMark: options.writableHighWaterMark,
+    });
+    this[kFd] = -1;
+    this[kReader] = null;
+    this[kTimeout] = null;
+    this.connecting = false;
+    this._hadError = false;
+    this._host = null;
+    this._peer = null;
+    this.bytesRead = 0;
+    this._bytesDispatched = 0;
+    this.server = null;
+    this._server = null;
+    this._refed = true;
+    this._timeoutMs = 0;
+    if (options.fd !== undefined && options.fd >= 0) this._attach(options.fd, null);
+    if (options.signal) {
+      const onAbort = () => this.destroy(require('./internal/web.js').abortError(options.signal.reason));
+      if (options.signal.aborted) process.nextTick(onAbort);
+      else options.signal.addEventListener('abort', onAbort, { once: true });
+    }
+  }
+
+  get pending() { return this[kFd] < 0 || this.connecting; }
+  get readyState() {
+    if (this.connecting) return 'opening';
+    if (this.readable && this.writable) return 'open';
+    if (this.readable && !this.writable) return 'readOnly';
+    if (!this.readable && this.writable) return 'writeOnly';
+    return 'closed';
+  }
+  get bytesWritten() { return this._bytesDispatched; }
+  get remoteAddress() { return this._peerInfo().address; }
+  get remoteFamily() { return this._peerInfo().family; }
+  get remotePort() { return this._peerInfo().port; }
+  get localAddress() { return this.address().address; }
+  get localPort() { return this.address().port; }
+  get localFamily() { return this.address().family; }
+  get _handle() { return this[kFd] >= 0 ? { fd: this[kFd] } : null; }
+
+  _peerInfo() {
+    if (this._peer) return this._peer;
+    if (this[kFd] < 0 || this.connecting) return {};
+    try { this._peer = JSON.parse(B.netName(this[kFd], true)); } catch { return {}; }
+    return this._peer;
+  }
+
+  address() {
+    if (this[kFd] < 0) return {};
+    try {
+      const a = JSON.parse(B.netName(this[kFd], false));
+      return a.path !== undefined ? a.path : a;
+    } catch { return {}; }
+  }
+
+  _attach(fd, peer) {
+    this[kFd] = fd;
+    this._peer = peer;
+  }
+
+  connect(...args) {
+    const [options, cb] = Array.isArray(args[0]) && args[0].length ? args[0] : normalizeArgs(args);
+    if (cb) this.once('connect', cb);
+    if (options.timeout) this.setTimeout(options.timeout);
+    if (options.path !== undefined) {
+      if (typeof options.path !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.path', 'of type string', options.path);
+      this._connect(1, options.path, -1, options);
+      return this;
+    }
+    const port = options.port === undefined ? undefined : validatePort(options.port);
+    if (port === undefined) throw codedError('ERR_MISSING_ARGS', 'options.port');
+    let host = options.host || 'localhost';
+    if (typeof host !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.host', 'of type string', host);
+    if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+    const fam = isIP(host) || (options.family === 4 ? 4 : 6);
+    this._host = host;
+    this._connect(fam, host, port, options);
+    return this;
+  }
+
+  _connect(family, host, port, options) {
+    this.connecting = true;
+    let fd;
+    try {
+      fd = this[kFd] >= 0 ? this[kFd] : B.netSocket(family, 1);
+    } catch (e) {
+      this.connecting = false;
+      process.nextTick(() => this.destroy(fromBridge(e, 'socket')));
+      return;
+    }
+    this[kFd] = fd;
+    const shown = host;
+    try {
+      request((id) => B.netConnect(fd, host, port, id), (code, payload) => {
+        if (this.destroyed) return;
+        this.connecting = false;
+        if (code) {
+          this.destroy(exceptionWithHostPort(code, 'connect', shown, port < 0 ? undefined : port));
+          return;
+        }
+        if (payload) this._peer = JSON.parse(payload);
+        if (port >= 0 && !isIP(host) && this._peer) {
+          this.emit('lookup', null, this._peer.address, this._peer.family === 'IPv6' ? 6 : 4, host);
+        }
+        if (options.noDelay) this.setNoDelay(true);
+        if (options.keepAlive) this.setKeepAlive(true, options.keepAliveInitialDelay);
+        this._touch();
+        this.emit('connect');
+        this.emit('ready');
+        if (!this._refed) this.unref();
+        // Writes queued while connecting go out now.
+        if (this._pendingWrite) {
+          const [chunk, encoding, cb] = this._pendingWrite;
+          this._pendingWrite = null;
+          this._write(chunk, encoding, cb);
+        }
+        if (this._pendingFinal) {
+          const cb = this._pendingFinal;
+          this._pendingFinal = null;
+          this._final(cb);
+        }
+      });
+    } catch (e) {
+      this.connecting = false;
+      process.nextTick(() => this.destroy(exceptionWithHostPort(typeof e === 'string' ? e : 'EINVAL', 'connect', shown, port)));
+    }
+  }
+
+  _read() {
+    if (this.connecting || this[kFd] < 0) {
+      this.once('connect', () => this._read());
+      return;
+    }
+    if (this[kReader] === null) {
+      this[kReader] = reader.start(this[kFd], (chunk) => {
+        if (chunk === null) {
+          this[kReader] = -1;
+          this.push(null);
+          return;
+        }
+        this.bytesRead += chunk.length;
+        this._touch();
+        if (!this.push(chunk)) reader.pause(this[kReader]);
+      }, (err) => { this[kReader] = -1; this.destroy(err); });
+      if (!this._refed) reader.ref(this[kReader], false);
+    } else if (this[kReader] !== -1) {
+      reader.resume(this[kReader]);
+    }
+  }
+
+  _write(chunk, encoding, cb) {
+    if (this.connecting || this[kFd] < 0) {
+      this._pendingWrite = [chunk, encoding, cb];
+      return;
+    }
+    const { Buffer } = require('./buffer.js');
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk;
+    this._bytesDispatched += buf.length;
+    this._touch();
+    try {
+      writer.write(this[kFd], buf, (err) => cb(err ? exceptionWithHostPort(err.code, 'write') : null));
+    } catch (e) {
+      cb(fromBridge(e, 'write'));
+    }
+  }
+
+  _writev(chunks, cb) {
+    const { Buffer } = require('./buffer.js');
+    const bufs = chunks.map(({ chunk, encoding }) => (typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk));
+    this._write(Buffer.concat(bufs), 'buffer', cb);
+  }
+
+  _final(cb) {
+    if (this.connecting || this[kFd] < 0) {
+      this._pendingFinal = cb;
+      return;
+    }
+    try { B.netShutdown(this[kFd]); } catch { /* closed or reset already */ }
+    cb();
+  }
+
+  _destroy(err, cb) {
+    this.connecting = false;
+    this._clearTimer();
+    if (this[kReader] !== null && this[kReader] !== -1) reader.stop(this[kReader]);
+    this[kReader] = -1;
+    const fd = this[kFd];
+    this[kFd] = -1;
+    if (fd >= 0) { try { B.close(fd); } catch { /* */ } }
+    if (err) this._hadError = true;
+    cb(err);
+    process.nextTick(() => {
+      this.emit('close', !!err);
+      if (this._server) this._server._connectionClosed();
+    });
+  }
+
+  destroySoon() {
+    if (this.writable) this.end();
+    if (this.writableFinished) this.destroy();
+    else this.once('finish', () => this.destroy());
+  }
+
+  resetAndDestroy() { return this.destroy(); }
+
+  setNoDelay(on = true) {
+    if (this[kFd] >= 0 && !this.connecting) { try { B.netSetOpt(this[kFd], 'nodelay', on ? 1 : 0); } catch { /* */ } }
+    return this;
+  }
+
+  setKeepAlive(on = false) {
+    if (this[kFd] >= 0 && !this.connecting) { try { B.netSetOpt(this[kFd], 'keepalive', on ? 1 : 0); } catch { /* */ } }
+    return this;
+  }
+
+  // setTimeout emits 'timeout' after ms of inactivity; built on timers
+  // alone (the clock may be frozen).
+  setTimeout(ms, cb) {
+    if (typeof ms !== 'number' || !(ms >= 0)) throw codedError('ERR_OUT_OF_RANGE', 'msecs', 'a non-negative finite number', ms);
+    this._timeoutMs = ms;
+    if (cb) { if (ms === 0) this.removeListener('timeout', cb); else this.once('timeout', cb); }
+    this._touch();
+    return this;
+  }
+
+  get timeout() { return this._timeoutMs || undefined; }
+
+  _touch() {
+    this._clearTimer();
+    if (this._timeoutMs > 0 && !this.destroyed) {
+      this[kTimeout] = timers.setTimeout(() => { this[kTimeout] = null; this.emit('timeout'); }, this._timeoutMs);
+      if (this[kTimeout].unref) this[kTimeout].unref();
+    }
+  }
+
+  _clearTimer() {
+    if (this[kTimeout]) { timers.clearTimeout(this[kTimeout]); this[kTimeout] = null; }
+  }
+
+  ref() {
+    this._refed = true;
+    if (this[kReader] !== null && this[kReader] !== -1) reader.ref(this[kReader], true);
+    return this;
+  }
+
+  unref() {
+    this._refed = false;
+    if (this[kReader] !== null && this[kReader] !== -1) reader.ref(this[kReader], false);
+    return this;
+  }
+}
+
+// --- Server ---
+
+class Server extends EventEmitter {
+  constructor(options, listener) {
+    super();
+    if (typeof options === 'function') { listener = options; options = {}; }
+    options = options || {};
+    if (listener) this.on('connection', listener);
+    this._fd = -1;
+    this._acceptor = 0;
+    this._connections = 0;
+    this._refed = true;
+    this._closing = false;
+    this._pipeName = undefined;
+    this.allowHalfOpen = !!options.allowHalfOpen;
+    this.pauseOnConnect = !!options.pauseOnConnect;
+    this.noDelay = !!options.noDelay;
+    this.keepAlive = !!options.keepAlive;
+    this.maxConnections = undefined;
+  }
+
+  get listening() { return this._fd >= 0 && this._acceptor !== 0; }
+
+  listen(...args) {
+    let [options, cb] = normalizeArgs(args);
+    if (args.length && args[0] !== null && typeof args[0] === 'object' && !Array.isArray(args[0])) options = { ...args[0] };
+    if (typeof args[0] === 'number' || (typeof args[0] === 'string' && options.port !== undefined)) {
+      // listen(port, [host], [backlog], [cb])
+      options = { port: args[0] };
+      if (typeof args[1] === 'string') options.host = args[1];
+      const backlog = args.find((a, i) => i > 0 && typeof a === 'number');
+      if (backlog !== undefined) options.backlog = backlog;
+    }
+    if (args.length === 0 || (args.length === 1 && cb)) options = { port: 0 };
+    if (cb) this.once('listening', cb);
+    if (this.listening) throw codedError('ERR_SERVER_ALREADY_LISTEN');
+    const backlog = options.backlog || 511;
+    if (options.path !== undefined) {
+      this._pipeName = options.path;
+      this._bind(1, options.path, -1, backlog);
+      return this;
+    }
+    const port = options.port === undefined || options.port === null ? 0 : validatePort(options.port, 'options.port');
+    const host = options.host;
+    if (host === undefined || host === null || host === '') {
+      this._bind(6, '', port, backlog);
+    } else if (isIP(host)) {
+      this._bind(isIP(host), host, port, backlog);
+    } else {
+      require('./dns.js').lookup(host, (err, address, family) => {
+        if (err) { this.emit('error', err); return; }
+        this._bind(family, address, port, backlog);
+      });
+    }
+    return this;
+  }
+
+  _bind(family, host, port, backlog) {
+    let fd = -1;
+    try {
+      fd = B.netSocket(family, 1);
+      if (port >= 0) B.netSetOpt(fd, 'reuseaddr', 1);
+      B.netBind(fd, host, port);
+      B.netListen(fd, backlog);
+    } catch (e) {
+      if (fd >= 0) { try { B.close(fd); } catch { /* */ } }
+      const shown = port < 0 ? host : host || (family === 4 ? '0.0.0.0' : '::');
+      const err = exceptionWithHostPort(typeof e === 'string' ? e : 'EINVAL', 'listen', shown, port < 0 ? undefined : port);
+      process.nextTick(() => this.emit('error', err));
+      return;
+    }
+    this._fd = fd;
+    const h = nextAcceptor++;
+    this._acceptor = h;
+    acceptors.set(h, (cfd, code, payload) => this._onAccept(cfd, code, payload));
+    B.netAcceptStart(fd, h);
+    if (!this._refed) B.netAcceptRef(h, false);
+    process.nextTick(() => this.emit('listening'));
+  }
+
+  _onAccept(fd, code, payload) {
+    if (code) {
+      this.emit('error', exceptionWithHostPort(code, 'accept'));
+      return;
+    }
+    if (this.maxConnections !== undefined && this._connections >= this.maxConnections) {
+      try { B.close(fd); } catch { /* */ }
+      this.emit('drop', payload ? JSON.parse(payload) : {});
+      return;
+    }
+    const socket = new Socket({ fd, allowHalfOpen: this.allowHalfOpen });
+    if (payload) {
+      const peer = JSON.parse(payload);
+      socket._peer = peer.path !== undefined ? {} : peer;
+    }
+    socket.server = this;
+    socket._server = this;
+    this._connections++;
+    if (this.noDelay) socket.setNoDelay(true);
+    if (this.keepAlive) socket.setKeepAlive(true);
+    if (this.pauseOnConnect) socket.pause();
+    this.emit('connection', socket);
+  }
+
+  _connectionClosed() {
+    this._connections--;
+    this._maybeClosed();
+  }
+
+  _maybeClosed() {
+    if (this._closing && this._fd < 0 && this._connections <= 0) {
+      this._closing = false;
+      process.nextTick(() => this.emit('close'));
+    }
+  }
+
+  address() {
+    if (this._fd < 0) return null;
+    if (this._pipeName !== undefined) return this._pipeName;
+    try { return JSON.parse(B.netName(this._fd, false)); } catch { return null; }
+  }
+
+  close(cb) {
+    if (typeof cb === 'function') {
+      if (!this.listening) this.once('close', () => cb(codedError('ERR_SERVER_NOT_RUNNING')));
+      else this.once('close', cb);
+    }
+    if (this._fd >= 0) {
+      acceptors.delete(this._acceptor);
+      B.netAcceptStop(this._acceptor);
+      this._acceptor = 0;
+      try { B.close(this._fd); } catch { /* */ }
+      this._fd = -1;
+      this._closing = true;
+    }
+    this._maybeClosed();
+    return this;
+  }
+
+  [Symbol.asyncDispose]() {
+    return new Promise((resolve) => this.close(() => resolve()));
+  }
+
+  getConnections(cb) {
+    process.nextTick(cb, null, this._connections);
+    return this;
+  }
+
+  ref() {
+    this._refed = true;
+    if (this._acceptor) B.netAcceptRef(this._acceptor, true);
+    return this;
+  }
+
+  unref() {
+    this._refed = false;
+    if (this._acceptor) B.netAcceptRef(this._acceptor, false);
+    return this;
+  }
+}
+
+function createServer(options, listener) { return new Server(options, listener); }
+
+function connect(...args) {
+  const [options] = normalizeArgs(args);
+  const socket = new Socket(options);
+  if (options.timeout) socket.setTimeout(options.timeout);
+  return socket.connect(...args);
+}
+
+let autoSelectFamily = true;
+let autoSelectFamilyAttemptTimeout = 250;
+
+class SocketAddress {
+  constructor(options = {}) {
+    const { address = '127.0.0.1', port = 0, family = 'ipv4', flowlabel = 0 } = options;
+    Object.assign(this, { address, port, family, flowlabel });
+  }
+}
+
+class BlockList {
+  constructor() { this._rules = []; }
+  addAddress(address, family = 'ipv4') { this._rules.push({ kind: 'address', address, family }); }
+  addRange(start, end, family = 'ipv4') { this._rules.push({ kind: 'range', start, end, family }); }
+  addSubnet(network, prefix, family = 'ipv4') { this._rules.push({ kind: 'subnet', network, prefix, family }); }
+  check(address) { return this._rules.some((r) => r.kind === 'address' && r.address === address); }
+  get rules() { return this._rules.map((r) => `${r.kind} ${r.address || r.network || r.start}`); }
+}
+
+module.exports = {
+  Socket,
+  Stream: Socket,
+  Server,
+  createServer,
+  connect,
+  createConnection: connect,
+  isIP,
+  isIPv4,
+  isIPv6,
+  SocketAddress,
+  BlockList,
+  getDefaultAutoSelectFamily: () => autoSelectFamily,
+  setDefaultAutoSelectFamily: (v) => { autoSelectFamily = !!v; },
+  getDefaultAutoSelectFamilyAttemptTimeout: () => autoSelectFamilyAttemptTimeout,
+  setDefaultAutoSelectFamilyAttemptTimeout: (v) => { autoSelectFamilyAttemptTimeout = v; },
+  _request: request,
+  _exceptionWithHostPort: exceptionWithHostPort,
+};

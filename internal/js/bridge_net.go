@@ -1,0 +1,453 @@
+package js
+
+// The network half of the bridge: sockets are kernel descriptors
+// (netstack), so reads and writes of a connected stream go through the
+// same asynchronous reader and writer as pipes (bridge_io.go). What only
+// sockets have is here: socket, bind, listen, connect, accept, names,
+// options, shutdown, datagrams and name lookups. Blocking kernel calls
+// run on goroutines and report to the loop; none holds the isolate.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/netip"
+	"strings"
+
+	v8 "github.com/tommie/v8go"
+
+	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/netstack"
+	"github.com/secexec/secexec/kernel/vfs"
+)
+
+// acceptor accepts connections on a listening descriptor until stopped,
+// one at a time: each waits until the loop delivered the previous one.
+type acceptor struct {
+	ref    bool
+	cancel context.CancelFunc
+}
+
+// sockAddr is an address as node reports it (socket.address(),
+// remoteAddress, dns results).
+type sockAddr struct {
+	Address string `json:"address,omitempty"`
+	Family  string `json:"family,omitempty"`
+	Port    int    `json:"port"`
+	Path    string `json:"path,omitempty"`
+}
+
+func toSockAddr(a netstack.Addr) sockAddr {
+	if a.Family == netstack.AFUnix {
+		return sockAddr{Path: a.Path}
+	}
+	ip := a.IP.Addr()
+	fam := "IPv4"
+	if ip.Is6() && !ip.Is4In6() {
+		fam = "IPv6"
+	}
+	return sockAddr{Address: ip.String(), Family: fam, Port: int(a.IP.Port())}
+}
+
+func addrJSON(a netstack.Addr) string {
+	b, _ := json.Marshal(toSockAddr(a))
+	return string(b)
+}
+
+// netAddrArg builds the kernel address of (host, port): a Unix socket
+// path when port is negative, an IP literal, or a name the kernel
+// resolves (and checks against the policy by name and by address).
+func netAddrArg(args []*v8.Value, i int) (netstack.Addr, error) {
+	host, err := argString(args, i)
+	if err != nil {
+		return netstack.Addr{}, err
+	}
+	port, err := argInt(args, i+1)
+	if err != nil {
+		return netstack.Addr{}, err
+	}
+	if port < 0 {
+		if host == "" || strings.IndexByte(host, 0) >= 0 {
+			return netstack.Addr{}, errno.EINVAL
+		}
+		return netstack.UnixAddr(host), nil
+	}
+	if port > 65535 {
+		return netstack.Addr{}, errno.EINVAL
+	}
+	if host == "" {
+		return netstack.InetAddr(netip.AddrPortFrom(netip.IPv6Unspecified(), uint16(port))), nil
+	}
+	ip, isIP, err := netstack.ParseHost(host)
+	if err != nil {
+		return netstack.Addr{}, err
+	}
+	if isIP {
+		return netstack.InetAddr(netip.AddrPortFrom(ip, uint16(port))), nil
+	}
+	return netstack.HostAddr(host, uint16(port)), nil
+}
+
+// startOp runs op on a goroutine as a request that keeps the loop alive,
+// and posts its result as an event of kind with id.
+func (r *rt) startOp(kind string, id int, op func(ctx context.Context) (payload string, err error)) error {
+	if r.pending >= maxHandles {
+		return errno.EAGAIN
+	}
+	r.pending++
+	go func() {
+		payload, err := op(r.ctx)
+		ev := event{kind: kind, a: id, payload: payload}
+		if err != nil {
+			ev.code = errnoName(err)
+		}
+		r.post(r.ctx, ev)
+	}()
+	return nil
+}
+
+func (r *rt) startAcceptor(fd, h int) error {
+	if len(r.acceptors) >= maxHandles {
+		return errno.EMFILE
+	}
+	if _, dup := r.acceptors[h]; dup {
+		return errno.EINVAL
+	}
+	// Hold the listening socket for the goroutine's lifetime.
+	f, err := r.p.File(fd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.acceptors[h] = &acceptor{ref: true, cancel: cancel}
+	go func() {
+		defer f.DecRef()
+		for {
+			nfd, peer, err := r.p.Accept(ctx, fd, vfs.O_CLOEXEC)
+			if ctx.Err() != nil {
+				if err == nil {
+					_ = r.p.Close(nfd)
+				}
+				return
+			}
+			ev := event{kind: "netaccept", a: h, b: nfd, ack: make(chan struct{})}
+			if err != nil {
+				ev.code = errnoName(err)
+				// A full VM (EMFILE, ENFILE) is reported, and accepting
+				// goes on, as libuv does; anything else ends the server.
+			} else {
+				ev.payload = addrJSON(peer)
+			}
+			if !r.post(ctx, ev) {
+				if err == nil {
+					_ = r.p.Close(nfd)
+				}
+				return
+			}
+			select {
+			case <-ev.ack:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil && !errors.Is(err, errno.EMFILE) && !errors.Is(err, errno.ENFILE) {
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// handleNet delivers the network events of the loop.
+func (r *rt) handleNet(ev event) (bool, error) {
+	switch ev.kind {
+	case "netaccept":
+		defer close(ev.ack)
+		a := r.acceptors[ev.a]
+		if a == nil {
+			if ev.code == "" {
+				_ = r.p.Close(ev.b)
+			}
+			return true, nil
+		}
+		return r.dispatchPayload("netaccept", ev.a, ev.b, ev.code, ev.payload)
+	case "netconnect", "dns", "udpsend":
+		r.pending--
+		return r.dispatchPayload(ev.kind, ev.a, 0, ev.code, ev.payload)
+	case "udpmsg":
+		defer close(ev.ack)
+		rd := r.readers[ev.a]
+		if rd == nil {
+			return true, nil
+		}
+		if ev.code != "" {
+			delete(r.readers, ev.a)
+			rd.stop()
+		}
+		n := copy(r.scratch, ev.data)
+		return r.dispatchPayload("udpmsg", ev.a, n, ev.code, ev.payload)
+	}
+	return true, nil
+}
+
+// dispatchPayload calls the JavaScript handler of kind with (a, b, code
+// or undefined, payload or undefined).
+func (r *rt) dispatchPayload(kind string, a, b int, code, payload string) (bool, error) {
+	und := v8.Undefined(r.iso)
+	args := []v8.Valuer{r.str(kind), r.num(a), r.num(b), und, und}
+	if code != "" {
+		args[3] = r.str(code)
+	}
+	var pv *v8.Value
+	if payload != "" {
+		var err error
+		if pv, err = r.string(payload); err == nil {
+			args[4] = pv
+		}
+	}
+	ok, err := r.call(r.dispatch, args...)
+	for _, v := range args[1:3] {
+		if val, isVal := v.(*v8.Value); isVal {
+			val.Release()
+		}
+	}
+	if pv != nil {
+		pv.Release()
+	}
+	return ok, err
+}
+
+// startDatagramReader receives datagrams on fd and posts each, with its
+// sender, as a "udpmsg" event for handle h.
+func (r *rt) startDatagramReader(fd, h int) error {
+	if len(r.readers) >= maxHandles {
+		return errno.EMFILE
+	}
+	if _, dup := r.readers[h]; dup {
+		return errno.EINVAL
+	}
+	f, err := r.p.File(fd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	rd := &reader{h: h, ref: true, cancel: cancel, resume: make(chan struct{})}
+	close(rd.resume)
+	r.readers[h] = rd
+	go func() {
+		defer f.DecRef()
+		buf := make([]byte, netstack.MaxDatagram)
+		for {
+			if !rd.waitResumed(ctx) {
+				return
+			}
+			n, from, err := r.p.RecvFrom(ctx, fd, buf, 0)
+			if ctx.Err() != nil {
+				return
+			}
+			ev := event{kind: "udpmsg", a: h, ack: make(chan struct{})}
+			if err != nil {
+				ev.code = errnoName(err)
+			} else {
+				ev.data, ev.payload = append([]byte(nil), buf[:n]...), addrJSON(from)
+			}
+			if !r.post(ctx, ev) {
+				return
+			}
+			select {
+			case <-ev.ack:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// socket options by the names net.js uses.
+var sockOpts = map[string][2]int{
+	"nodelay":   {netstack.ProtoTCP, netstack.TCPNoDelay},
+	"keepalive": {netstack.SolSocket, netstack.SoKeepAlive},
+	"reuseaddr": {netstack.SolSocket, netstack.SoReuseAddr},
+	"broadcast": {netstack.SolSocket, netstack.SoBroadcast},
+	"rcvbuf":    {netstack.SolSocket, netstack.SoRcvBuf},
+	"sndbuf":    {netstack.SolSocket, netstack.SoSndBuf},
+}
+
+func init() {
+	register("netSocket", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		domain, err1 := argInt(args, 0)
+		typ, err2 := argInt(args, 1)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		fam := map[int]netstack.Family{4: netstack.AFInet, 6: netstack.AFInet6, 1: netstack.AFUnix}[domain]
+		st := map[int]netstack.Type{1: netstack.SockStream, 2: netstack.SockDgram}[typ]
+		if fam == 0 || st == 0 {
+			return nil, errno.EINVAL
+		}
+		fd, err := r.p.Socket(fam, st, 0, vfs.O_CLOEXEC)
+		if err != nil {
+			return nil, err
+		}
+		return r.num(fd), nil
+	})
+	register("netBind", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err := argInt(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		a, err := netAddrArg(args, 1)
+		if err != nil {
+			return nil, err
+		}
+		if a.Name != "" { // bind needs an address: resolve first (JS does)
+			return nil, errno.EINVAL
+		}
+		return nil, r.p.Bind(r.ctx, fd, a)
+	})
+	register("netListen", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		backlog, err2 := argInt(args, 1)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		return nil, r.p.Listen(fd, backlog)
+	})
+	register("netConnect", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		id, err2 := argInt(args, 3)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		a, err := netAddrArg(args, 1)
+		if err != nil {
+			return nil, err
+		}
+		return nil, r.startOp("netconnect", id, func(ctx context.Context) (string, error) {
+			if err := r.p.Connect(ctx, fd, a); err != nil {
+				return "", err
+			}
+			peer, err := r.p.Getpeername(fd)
+			if err != nil {
+				return "", nil // reset already; the read reports it
+			}
+			return addrJSON(peer), nil
+		})
+	})
+	register("netAcceptStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		h, err2 := argInt(args, 1)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		return nil, r.startAcceptor(fd, h)
+	})
+	register("netAcceptStop", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		h, err := argInt(args, 0)
+		if a, ok := r.acceptors[h]; ok && err == nil {
+			delete(r.acceptors, h)
+			a.cancel()
+		}
+		return nil, nil
+	})
+	register("netAcceptRef", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		h, err := argInt(args, 0)
+		if a, ok := r.acceptors[h]; ok && err == nil {
+			a.ref = argBool(args, 1)
+		}
+		return nil, nil
+	})
+	register("netShutdown", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err := argInt(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		return nil, r.p.Shutdown(fd, netstack.ShutWR)
+	})
+	register("netName", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err := argInt(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		get := r.p.Getsockname
+		if argBool(args, 1) {
+			get = r.p.Getpeername
+		}
+		a, err := get(fd)
+		if err != nil {
+			return nil, err
+		}
+		return r.string(addrJSON(a))
+	})
+	register("netSetOpt", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		name, err2 := argString(args, 1)
+		val, err3 := argInt(args, 2)
+		opt, known := sockOpts[name]
+		if err1 != nil || err2 != nil || err3 != nil || !known {
+			return nil, errno.EINVAL
+		}
+		return nil, r.p.Setsockopt(fd, opt[0], opt[1], int64(val))
+	})
+	register("dnsLookup", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		host, err1 := argString(args, 0)
+		id, err2 := argInt(args, 1)
+		if err1 != nil || err2 != nil || host == "" || len(host) > 1024 {
+			return nil, errno.EINVAL
+		}
+		return nil, r.startOp("dns", id, func(ctx context.Context) (string, error) {
+			addrs, err := r.p.Resolve(ctx, host)
+			if err != nil {
+				return "", err
+			}
+			out := make([]sockAddr, len(addrs))
+			for i, a := range addrs {
+				out[i] = toSockAddr(netstack.InetAddr(netip.AddrPortFrom(a, 0)))
+			}
+			b, err := json.Marshal(out)
+			return string(b), err
+		})
+	})
+	register("udpSend", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		n, err2 := argInt(args, 1)
+		id, err3 := argInt(args, 4)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, errno.EINVAL
+		}
+		b, err := r.bytesArg(n)
+		if err != nil {
+			return nil, err
+		}
+		data := append([]byte(nil), b...)
+		var to *netstack.Addr
+		if port, _ := argInt(args, 3); port != 0 || argString2(args, 2) != "" {
+			a, err := netAddrArg(args, 2)
+			if err != nil {
+				return nil, err
+			}
+			to = &a
+		}
+		return nil, r.startOp("udpsend", id, func(ctx context.Context) (string, error) {
+			_, err := r.p.SendTo(ctx, fd, data, netstack.MsgNoSignal, to)
+			return "", err
+		})
+	})
+	register("udpRecvStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		h, err2 := argInt(args, 1)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		return nil, r.startDatagramReader(fd, h)
+	})
+}
+
+// argString2 returns argument i if it is a string, else "".
+func argString2(args []*v8.Value, i int) string {
+	s, _ := argString(args, i)
+	return s
+}
