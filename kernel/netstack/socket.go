@@ -122,6 +122,7 @@ type Socket struct {
 	dqBytes  int
 	udpHosts map[netip.AddrPort]*udpHost
 	cancel   context.CancelFunc // a connect in progress
+	tls      bool               // StartTLS ran: ep carries plaintext
 }
 
 // NewSocket creates a socket, as socket(2). Only stream sockets exist for

@@ -1,0 +1,237 @@
+package kernel_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/netstack"
+	"github.com/secexec/secexec/kernel/policy"
+	"github.com/secexec/secexec/kernel/vfs"
+)
+
+// selfSigned makes a certificate for localhost and 127.0.0.1, valid now
+// (or expired), and returns it and its key as PEM.
+func selfSigned(t *testing.T, expired bool) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notAfter := time.Now().Add(time.Hour)
+	if expired {
+		notAfter = time.Now().Add(-time.Hour)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: notAfter,
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		IsCA:        true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
+}
+
+// hostTLSEcho serves TLS on the host's loopback: "tls:" and what it read.
+func hostTLSEcho(t *testing.T, certPEM, keyPEM []byte) int {
+	t.Helper()
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{pair}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+				b, _ := io.ReadAll(io.LimitReader(c, 1<<20))
+				_, _ = c.Write(append([]byte("tls:"), b...))
+			}()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// tlsRoundTrip connects fd's process to addr, upgrades to TLS with opts,
+// sends "hi" and reads the answer to the end.
+func tlsRoundTrip(ctx context.Context, p *kernel.Process, addr netstack.Addr, opts kernel.TLSOptions) (kernel.TLSInfo, string, error) {
+	fd, err := p.Socket(netstack.AFInet, netstack.SockStream, 0, vfs.O_CLOEXEC)
+	if err != nil {
+		return kernel.TLSInfo{}, "", err
+	}
+	defer p.Close(fd)
+	if err := p.Connect(ctx, fd, addr); err != nil {
+		return kernel.TLSInfo{}, "", err
+	}
+	info, err := p.StartTLS(ctx, fd, opts)
+	if err != nil {
+		return info, "", err
+	}
+	if _, err := p.SendTo(ctx, fd, []byte("hi"), 0, nil); err != nil {
+		return info, "", err
+	}
+	if err := p.Shutdown(fd, netstack.ShutWR); err != nil {
+		return info, "", err
+	}
+	var got []byte
+	buf := make([]byte, 512)
+	for {
+		n, _, err := p.RecvFrom(ctx, fd, buf, 0)
+		got = append(got, buf[:n]...)
+		if n == 0 || err != nil {
+			return info, string(got), err
+		}
+	}
+}
+
+// A guest's TLS client runs on the host's crypto/tls: it verifies the
+// server against the trust it is given, reports node's codes for what
+// does not verify, and carries plaintext for the guest.
+func TestStartTLSClient(t *testing.T) {
+	certPEM, keyPEM := selfSigned(t, false)
+	port := hostTLSEcho(t, certPEM, keyPEM)
+	oldPEM, oldKey := selfSigned(t, true)
+	oldPort := hostTLSEcho(t, oldPEM, oldKey)
+	type outcome struct {
+		info kernel.TLSInfo
+		got  string
+		err  error
+	}
+	cases := []struct {
+		name string
+		port int
+		opts kernel.TLSOptions
+		code string // "" wants success
+		auth bool
+	}{
+		{"trusted", port, kernel.TLSOptions{ServerName: "localhost", CA: [][]byte{certPEM}, ALPN: []string{"http/1.1"}}, "", true},
+		{"host trust store", port, kernel.TLSOptions{ServerName: "localhost"}, "DEPTH_ZERO_SELF_SIGNED_CERT", false},
+		{"insecure", port, kernel.TLSOptions{ServerName: "localhost", Insecure: true}, "", false},
+		{"wrong name", port, kernel.TLSOptions{ServerName: "example.com", CA: [][]byte{certPEM}}, "ERR_TLS_CERT_ALTNAME_INVALID", false},
+		{"expired", oldPort, kernel.TLSOptions{ServerName: "localhost", CA: [][]byte{oldPEM}}, "CERT_HAS_EXPIRED", false},
+	}
+	results := make([]outcome, len(cases))
+	pol := policy.DenyAll().AllowNet(fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", oldPort))
+	k := newNetKernel(t, kernel.Limits{}, pol, goLoader{
+		"client": func(ctx context.Context, p *kernel.Process) int {
+			for i, c := range cases {
+				addr := netstack.InetAddr(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(c.port)))
+				info, got, err := tlsRoundTrip(ctx, p, addr, c.opts)
+				results[i] = outcome{info, got, err}
+			}
+			return 0
+		},
+	})
+	if code := waitCode(t, spawnHost(t, k, "client")); code != 0 {
+		t.Fatalf("client exited %d", code)
+	}
+	for i, c := range cases {
+		r := results[i]
+		var te *kernel.TLSError
+		switch {
+		case c.code == "" && (r.err != nil || r.got != "tls:hi"):
+			t.Errorf("%s: got %q, %v; want the echo", c.name, r.got, r.err)
+		case c.code != "" && (!errors.As(r.err, &te) || te.Code != c.code):
+			t.Errorf("%s: err %v, want a TLSError %s", c.name, r.err, c.code)
+		case c.code == "" && r.info.Authorized != c.auth:
+			t.Errorf("%s: authorized %v (%s), want %v", c.name, r.info.Authorized, r.info.AuthError, c.auth)
+		}
+	}
+	if r := results[0].info; r.Version != "TLSv1.3" || len(r.PeerCerts) != 1 || r.Cipher == "" {
+		t.Errorf("session info %+v", r)
+	}
+	if r := results[2].info; r.AuthError != "DEPTH_ZERO_SELF_SIGNED_CERT" {
+		t.Errorf("insecure session: authorizationError %q", r.AuthError)
+	}
+}
+
+// A guest's TLS server, reached by the embedder through DialGuest.
+func TestStartTLSServer(t *testing.T) {
+	certPEM, keyPEM := selfSigned(t, false)
+	ready := make(chan struct{})
+	k := newNetKernel(t, kernel.Limits{}, policy.DenyAll().AllowNet("*:8443"), goLoader{
+		"server": func(ctx context.Context, p *kernel.Process) int {
+			l, _ := p.Socket(netstack.AFInet, netstack.SockStream, 0, vfs.O_CLOEXEC)
+			defer close(ready) // also when listening failed: the test must not hang
+			if p.Bind(ctx, l, netstack.InetAddr(netip.MustParseAddrPort("0.0.0.0:8443"))) != nil || p.Listen(l, 4) != nil {
+				return 1
+			}
+			ready <- struct{}{}
+			c, _, err := p.Accept(ctx, l, vfs.O_CLOEXEC)
+			if err != nil {
+				return 2
+			}
+			info, err := p.StartTLS(ctx, c, kernel.TLSOptions{Server: true, Cert: certPEM, Key: keyPEM, ALPN: []string{"h2", "http/1.1"}})
+			if err != nil || info.ALPN != "http/1.1" || info.ServerName != "localhost" {
+				return 3
+			}
+			buf := make([]byte, 64)
+			n, _, err := p.RecvFrom(ctx, c, buf, 0)
+			if err != nil {
+				return 4
+			}
+			if _, err := p.SendTo(ctx, c, append([]byte("guest:"), buf[:n]...), 0, nil); err != nil {
+				return 5
+			}
+			_ = p.Close(c)
+			return 0
+		},
+	})
+	srv := spawnHost(t, k, "server")
+	if _, listening := <-ready; !listening {
+		t.Fatalf("server exited %d before listening", waitCode(t, srv))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	raw, err := k.DialGuest(ctx, 8443)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(certPEM)
+	c := tls.Client(raw, &tls.Config{ServerName: "localhost", RootCAs: roots, NextProtos: []string{"http/1.1"}})
+	defer c.Close()
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(c)
+	if err != nil || string(got) != "guest:ping" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	if code := waitCode(t, srv); code != 0 {
+		t.Fatalf("server exited %d", code)
+	}
+}
