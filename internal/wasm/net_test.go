@@ -124,6 +124,7 @@ func TestNetGuestToGuest(t *testing.T) {
 	wg.Wait()
 	expect(t, "server", srv, map[string]string{
 		"listener_filetype": "6",
+		"connect_listener":  "28",
 		"server_got":        `"name\n"`,
 		"server_shutdown":   "0",
 		"server_close":      "0",

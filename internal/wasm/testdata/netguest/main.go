@@ -90,6 +90,7 @@ const (
 
 	msgPeek     = 0x2
 	msgDontWait = 0x40
+	msgWaitAll  = 0x100
 
 	bad = uint32(0xFFFFFFF0) // past the end of any memory this program has
 )
@@ -267,14 +268,20 @@ func client(a, msg string) {
 	n, e := send(fd, line[:len(line)/2], 0)
 	out("send", fmt.Sprint(e, " ", n))
 	out("write", fdWriteAll(fd, line[len(line)/2:]))
-	reply, e := readAll(fd)
-	out("reply", fmt.Sprintf("%q %d", reply, e))
+	// The first two bytes with MSG_WAITALL, the rest to end of file.
+	reply, e := recv(fd, 2, msgWaitAll)
+	if e != 0 {
+		fail("net_recv waitall: %d", e)
+	}
+	rest, e := readAll(fd)
+	out("reply", fmt.Sprintf("%q %d", append(reply, rest...), e))
 	out("close", netClose(fd))
 	out("close_again", netClose(fd))
 }
 
 func server(n int) {
 	out("listener_filetype", filetype(3))
+	out("connect_listener", connect(3, "127.0.0.1:1"))
 	for i := 0; i < n; i++ {
 		if e := sockAccept(3, 0, ret()); e != 0 {
 			fail("sock_accept: %d", e)
