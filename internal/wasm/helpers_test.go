@@ -138,6 +138,8 @@ type runOpts struct {
 	stdin []byte
 	cwd   string
 	env   []string
+	// files are inherited as descriptors 3, 4, ...
+	files []vfs.File
 }
 
 // sh runs "sh -c cmd" as the conformance checklist does.
@@ -170,7 +172,7 @@ func (v *testVM) exec(ctx context.Context, argv []string, o runOpts) result {
 	}
 	p, err := k.SpawnHost(ctx, kernel.SpawnOptions{
 		Argv: argv, Env: o.env, Cwd: o.cwd, NewGroup: true,
-		Files: []vfs.File{inR, outW, errW},
+		Files: append([]vfs.File{inR, outW, errW}, o.files...),
 		Creds: &kernel.Creds{UID: vm.UserUID, GID: vm.UserGID},
 	})
 	inR.DecRef()

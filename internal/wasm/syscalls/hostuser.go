@@ -303,19 +303,3 @@ func ttySetRawMode(_ context.Context, s *State, _ mem, st []uint64) Errno {
 	}
 	return ESUCCESS
 }
-
-func netFuncs() []hostFunc {
-	notSocket := sysFunc(func(_ context.Context, _ *State, _ mem, _ []uint64) Errno { return EBADF })
-	return []hostFunc{
-		// The stream fallbacks: no descriptor is a host_net socket, so
-		// the guest's std retries with fd_read and fd_write.
-		{"net_send", sig(5), errnoResult, notSocket},
-		{"net_recv", sig(5), errnoResult, notSocket},
-		{"net_close", sig(1), errnoResult, notSocket},
-		{"net_connect", sig(3), errnoResult, notSocket},
-		{"net_tls_connect", sig(3), errnoResult, notSocket},
-		{"net_setsockopt", sig(5), errnoResult, notSocket},
-		// The kernel has no sockets yet.
-		{"net_socket", sig(4), errnoResult, sysFunc(func(context.Context, *State, mem, []uint64) Errno { return ENOTSUP })},
-	}
-}

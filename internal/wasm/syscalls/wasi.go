@@ -217,10 +217,10 @@ func wasiFuncs() []hostFunc {
 		{"proc_raise", sig(1), errnoResult, sysFunc(procRaise)},
 		{"sched_yield", nil, errnoResult, sysFunc(schedYield)},
 		{"random_get", sig(2), errnoResult, sysFunc(randomGet)},
-		{"sock_accept", sig(3), errnoResult, sysFunc(sockNotSocket)},
-		{"sock_recv", sig(6), errnoResult, sysFunc(sockNotSocket)},
-		{"sock_send", sig(5), errnoResult, sysFunc(sockNotSocket)},
-		{"sock_shutdown", sig(2), errnoResult, sysFunc(sockNotSocket)},
+		{"sock_accept", sig(3), errnoResult, sysFunc(sockAccept)},
+		{"sock_recv", sig(6), errnoResult, sysFunc(sockRecv)},
+		{"sock_send", sig(5), errnoResult, sysFunc(sockSend)},
+		{"sock_shutdown", sig(2), errnoResult, sysFunc(sockShutdown)},
 	}
 }
 
@@ -396,7 +396,7 @@ func fdFdstatGet(ctx context.Context, s *State, m mem, st []uint64) Errno {
 		rights = rightsTerminal
 	}
 	clear(out)
-	out[0] = filetypeOf(fs.Type())
+	out[0] = socketFiletype(f, &fs)
 	binary.LittleEndian.PutUint16(out[2:], fdflagsOf(f.Flags()))
 	binary.LittleEndian.PutUint64(out[8:], rights)
 	binary.LittleEndian.PutUint64(out[16:], rights)
@@ -444,6 +444,7 @@ func fdFilestatGet(ctx context.Context, s *State, m mem, st []uint64) Errno {
 		return ErrnoOf(err)
 	}
 	putFilestat(out, &fs)
+	out[16] = socketFiletype(f, &fs)
 	return ESUCCESS
 }
 
@@ -1111,15 +1112,4 @@ func randomGet(_ context.Context, _ *State, m mem, st []uint64) Errno {
 		return EIO
 	}
 	return ESUCCESS
-}
-
-// sockNotSocket serves the sock_* functions: no descriptor of this
-// kernel is a WASI socket.
-func sockNotSocket(_ context.Context, s *State, _ mem, st []uint64) Errno {
-	f, e := s.file(uint32(st[0]))
-	if e != ESUCCESS {
-		return e
-	}
-	f.DecRef()
-	return ENOTSOCK
 }
