@@ -1,0 +1,38 @@
+'use strict';
+// Loads the sandbox's http/https (bootjs/src) in host node: the sandbox
+// builtins they require are mapped to host node's, internal/errors.js and
+// internal/http/ are the real files, http-parser-js comes from a
+// temporary npm install (HTTPJS_DEPS, set by run.sh).
+const Module = require('module');
+const path = require('path');
+
+const SRC = path.resolve(__dirname, '../../bootjs/src');
+const DEPS = process.env.HTTPJS_DEPS;
+if (!DEPS) throw new Error('HTTPJS_DEPS is not set (run through run.sh)');
+
+const hostBuiltins = {
+  'net.js': 'net', 'tls.js': 'tls', 'stream.js': 'stream', 'events.js': 'events', 'buffer.js': 'buffer',
+  'url.js': 'url', 'util.js': 'util', 'timers.js': 'timers',
+};
+const ourFiles = /^(internal\/errors\.js|internal\/http\/[a-z_]+\.js|http\.js|https\.js)$/;
+const required = new Set();
+
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function resolveFilename(request, parent, ...rest) {
+  if (parent && parent.filename && parent.filename.startsWith(SRC + path.sep)) {
+    if (request === 'http-parser-js') {
+      required.add(request);
+      return resolve.call(this, path.join(DEPS, 'node_modules', 'http-parser-js'), parent, ...rest);
+    }
+    if (!request.startsWith('.')) throw new Error(`${parent.filename} requires ${request}: not allowed`);
+    const rel = path.relative(SRC, path.resolve(path.dirname(parent.filename), request)).split(path.sep).join('/');
+    required.add(rel);
+    if (hostBuiltins[rel]) return hostBuiltins[rel];
+    if (!ourFiles.test(rel)) throw new Error(`${parent.filename} requires ${request}: not in the allowed set`);
+  }
+  return resolve.call(this, request, parent, ...rest);
+};
+
+const http = require(path.join(SRC, 'http.js'));
+const https = require(path.join(SRC, 'https.js'));
+module.exports = { http, https, required, SRC, DEPS };
