@@ -2,7 +2,7 @@
 // Agent: pools client connections per host:port (Node's _http_agent).
 const net = require('../../net.js');
 const EventEmitter = require('../../events.js');
-const { codedError } = require('./errors.js');
+const { codedError, httpError } = require('./errors.js');
 
 const kRequestOptions = Symbol('requestOptions');
 
@@ -33,7 +33,7 @@ function Agent(options) {
   this.maxTotalSockets = this.options.maxTotalSockets;
   this.totalSocketCount = 0;
   if (this.scheduling !== 'fifo' && this.scheduling !== 'lifo') {
-    throw codedError('ERR_INVALID_ARG_VALUE', 'scheduling', this.scheduling, "must be one of: 'fifo', 'lifo'");
+    throw httpError('ERR_INVALID_ARG_VALUE', 'scheduling', this.scheduling, "must be one of: 'fifo', 'lifo'");
   }
   if (this.maxTotalSockets !== undefined) {
     if (typeof this.maxTotalSockets !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'maxTotalSockets', 'of type number', this.maxTotalSockets);

@@ -472,9 +472,6 @@ function tickOnSocket(req, socket) {
   parser.initialize(HTTPParser.RESPONSE, undefined, req.maxHeaderSize || 0);
   parser.socket = socket;
   parser.outgoing = req;
-  // A HEAD response has no body whatever its headers say: it can keep the
-  // connection even without a length.
-  parser.expectNoBody = req.method === 'HEAD';
   req.parser = parser;
   socket.parser = parser;
   socket._httpMessage = req;

@@ -28,12 +28,18 @@ const messages = {
   ERR_SERVER_NOT_RUNNING: () => 'Server is not running.',
   ERR_MISSING_ARGS: (name) => `The "${name}" argument must be specified`,
   ERR_INVALID_URL: () => 'Invalid URL',
+  // Node's wording (internal/errors.js words this one differently).
+  ERR_INVALID_ARG_VALUE: (name, value, reason = 'is invalid') =>
+    `The ${name.includes('.') ? 'property' : 'argument'} '${name}' ${reason}. Received ${lazyInspect()(value)}`,
 };
+
+let inspect;
+function lazyInspect() { return (inspect ||= require('../../util.js').inspect); }
 
 const kinds = {
   ERR_INVALID_HTTP_TOKEN: TypeError, ERR_HTTP_INVALID_HEADER_VALUE: TypeError, ERR_INVALID_CHAR: TypeError,
   ERR_HTTP_INVALID_STATUS_CODE: RangeError, ERR_STREAM_NULL_VALUES: TypeError, ERR_UNESCAPED_CHARACTERS: TypeError,
-  ERR_INVALID_PROTOCOL: TypeError, ERR_MISSING_ARGS: TypeError, ERR_INVALID_URL: TypeError,
+  ERR_INVALID_PROTOCOL: TypeError, ERR_MISSING_ARGS: TypeError, ERR_INVALID_URL: TypeError, ERR_INVALID_ARG_VALUE: TypeError,
 };
 
 function httpError(code, ...args) {

@@ -31,6 +31,7 @@ function IncomingMessage(socket) {
   this.rawTrailers = [];
   this.joinDuplicateHeaders = false;
   this.aborted = false;
+  this.complete = false;
   this.upgrade = null;
   this.url = '';
   this.method = null;

@@ -114,7 +114,7 @@ ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj)
     // Headers given here override the ones set before, but explicit
     // duplicates in an array stay.
     if (Array.isArray(obj)) {
-      if (obj.length % 2 !== 0) throw codedError('ERR_INVALID_ARG_VALUE', 'headers', obj);
+      if (obj.length % 2 !== 0) throw httpError('ERR_INVALID_ARG_VALUE', 'headers', obj);
       for (let n = 0; n < obj.length; n += 2) this.removeHeader(obj[n]);
       for (let n = 0; n < obj.length; n += 2) if (obj[n]) this.appendHeader(obj[n], obj[n + 1]);
     } else if (obj) {
