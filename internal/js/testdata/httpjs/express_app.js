@@ -5,14 +5,14 @@ const path = require('path');
 
 let which = 'node';
 if (process.env.HTTPJS_USE_OURS) {
-  const { http } = require('./load.js');
+  const { http } = require('./load.js').load(process.env.HTTPJS_USE_OURS);
   // A require.cache entry named like a builtin wins over the builtin for
   // require('http') (not for 'node:http').
   require.cache.http = { id: 'http', filename: 'http', loaded: true, exports: http };
   which = 'ours';
 }
 const express = require(path.join(process.env.HTTPJS_DEPS, 'node_modules', 'express'));
-if (which === 'ours' && require('http') !== require('./load.js').http) throw new Error('injection failed');
+if (which === 'ours' && require('http') !== require.cache.http.exports) throw new Error('injection failed');
 
 const app = express();
 app.use(express.json());

@@ -9,10 +9,10 @@ const http = require('http');
 const path = require('path');
 const { body } = require('./util.js');
 
-function startApp(useOurs) {
+function startApp(useOurs, mode) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(__dirname, 'express_app.js')], {
-      env: { ...process.env, HTTPJS_USE_OURS: useOurs ? '1' : '' }, stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, HTTPJS_USE_OURS: useOurs ? mode : '' }, stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
     child.stdout.on('data', (d) => {
@@ -49,12 +49,12 @@ async function exercise(port) {
   return out;
 }
 
-async function run() {
+async function run(mode = 'host') {
   let passed = 0;
   let failed = 0;
   const results = {};
   for (const useOurs of [false, true]) {
-    const { child, port, which } = await startApp(useOurs);
+    const { child, port, which } = await startApp(useOurs, mode);
     try {
       results[which] = await exercise(port);
     } finally {
@@ -64,10 +64,10 @@ async function run() {
   try {
     assert.deepStrictEqual(results.ours, results.node);
     passed++;
-    console.log(`ok   express app (JSON routes, errors, HEAD, 404, streaming) on our http [${results.ours.length} requests]`);
+    console.log(`ok   express app (JSON routes, errors, HEAD, 404, streaming) on our http [${results.ours.length} requests] (${mode})`);
   } catch (e) {
     failed++;
-    console.log(`FAIL express app\n${String(e.message).split('\n').slice(0, 60).join('\n')}`);
+    console.log(`FAIL express app (${mode})\n${String(e.message).split('\n').slice(0, 60).join('\n')}`);
   }
   return { passed, failed };
 }

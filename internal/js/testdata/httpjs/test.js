@@ -7,11 +7,12 @@ const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const ours = require('./load.js');
+const loader = require('./load.js');
 const { scenarios } = require('./scenarios.js');
 
 const node = { http: require('http'), https: require('https') };
-const impl = { node, ours: { http: ours.http, https: ours.https } };
+const impl = { node, ours: null };
+const MODES = (process.env.HTTPJS_MODES || 'host,polyfills').split(',');
 const combos = {
   both: [['ours', 'node'], ['node', 'ours'], ['ours', 'ours']],
   server: [['ours', 'node']],
@@ -48,6 +49,35 @@ async function main() {
   const tlsKeys = makeTLSKeys();
   let passed = 0;
   let failed = 0;
+  for (const mode of MODES) {
+    impl.ours = loader.load(mode);
+    console.log(`# mode ${mode}: ${mode === 'host' ? "host node's stream/events/buffer" : 'the npm polyfills the sandbox bundles'}`);
+    const r = await runAll(only, tlsKeys, mode);
+    passed += r.passed;
+    failed += r.failed;
+    impl.ours.http.globalAgent.destroy();
+    impl.ours.https.globalAgent.destroy();
+  }
+  // The sandbox provides exactly these to http.js and https.js.
+  const allowed = new Set(['net.js', 'tls.js', 'stream.js', 'events.js', 'buffer.js', 'url.js', 'util.js', 'timers.js', 'internal/errors.js', 'http-parser-js']);
+  const required = [...loader.required].filter((r) => !r.startsWith('internal/http/') && r !== 'http.js' && r !== 'https.js');
+  const extra = required.filter((r) => !allowed.has(r));
+  if (extra.length) {
+    failed++;
+    console.log(`FAIL requires outside the allowed set: ${extra.join(', ')}`);
+  } else {
+    passed++;
+    console.log(`ok   requires: ${required.sort().join(' ')}`);
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  node.http.globalAgent.destroy();
+  process.exitCode = failed ? 1 : 0;
+  setTimeout(() => process.exit(process.exitCode), 200).unref();
+}
+
+async function runAll(only, tlsKeys, mode) {
+  let passed = 0;
+  let failed = 0;
   for (const sc of scenarios) {
     if (only && !only.test(sc.name)) continue;
     let ref;
@@ -64,33 +94,19 @@ async function main() {
         const got = await run(sc, s, c, tlsKeys);
         assert.deepStrictEqual(got, ref);
         passed++;
-        console.log(`ok   ${label}`);
+        console.log(`ok   ${label} (${mode})`);
       } catch (e) {
         failed++;
-        console.log(`FAIL ${label}\n${String(e.message).split('\n').slice(0, 60).join('\n')}`);
+        console.log(`FAIL ${label} (${mode})\n${String(e.message).split('\n').slice(0, 60).join('\n')}`);
       }
     }
   }
   if (!only || only.test('express')) {
-    const r = await require('./express_test.js').run();
+    const r = await require('./express_test.js').run(mode);
     passed += r.passed;
     failed += r.failed;
   }
-  // The sandbox provides exactly these to http.js and https.js.
-  const allowed = new Set(['net.js', 'tls.js', 'stream.js', 'events.js', 'buffer.js', 'url.js', 'util.js', 'timers.js', 'internal/errors.js', 'http-parser-js']);
-  const extra = [...ours.required].filter((r) => !allowed.has(r) && !r.startsWith('internal/http/') && r !== 'http.js' && r !== 'https.js');
-  if (extra.length) {
-    failed++;
-    console.log(`FAIL requires outside the allowed set: ${extra.join(', ')}`);
-  } else {
-    passed++;
-    console.log(`ok   requires: ${[...ours.required].filter((r) => !r.startsWith('internal/http/')).sort().join(' ')}`);
-  }
-  console.log(`${passed} passed, ${failed} failed`);
-  node.http.globalAgent.destroy();
-  ours.http.globalAgent.destroy();
-  process.exitCode = failed ? 1 : 0;
-  setTimeout(() => process.exit(process.exitCode), 200).unref();
+  return { passed, failed };
 }
 
 main().catch((e) => {
