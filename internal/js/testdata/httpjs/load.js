@@ -50,6 +50,10 @@ function load(m = 'host') {
   for (const k of Object.keys(require.cache)) if (k.startsWith(SRC + path.sep)) delete require.cache[k];
   const http = require(path.join(SRC, 'http.js'));
   const https = require(path.join(SRC, 'https.js'));
+  // Node caches the resolution of relative requests to files, so a mode
+  // switch could keep the other mode's streams: check which ones we got.
+  const Readable = m === 'polyfills' ? require(path.join(DEPS, 'node_modules', 'readable-stream')).Readable : require('stream').Readable;
+  if (Object.getPrototypeOf(http.IncomingMessage.prototype) !== Readable.prototype) throw new Error(`load(${m}): wrong stream module`);
   return { http, https };
 }
 

@@ -7,7 +7,8 @@ const { listen, closeServer, body, sleep, raw, cleanHeaders, cleanRaw, errInfo }
 
 const scenarios = [];
 // vary: which side changes between runs ('both', 'server' or 'client').
-function scenario(name, vary, fn) { scenarios.push({ name, vary, fn }); }
+// vary 'expect': ours only (server and client), compared with `expected`.
+function scenario(name, vary, fn, expected) { scenarios.push({ name, vary, fn, expected }); }
 
 function request(C, opts, reqBody) {
   return new Promise((resolve, reject) => {
@@ -828,5 +829,20 @@ scenario('https with a self-signed certificate', 'both', async ({ SS, CS, tlsKey
   await closeServer(server);
   return { ok, bad, reused, defaultPort: CS.globalAgent.defaultPort };
 });
+
+// Node 22 behaviour the host reference may lack: checked against a fixed
+// expectation, on ours only (vary 'expect').
+scenario('Node 22: writeHead array after setHeader keeps duplicates (nodejs/node#50394)', 'expect', async ({ S }) => {
+  const server = S.createServer((req, res) => {
+    res.setHeader('X-Pair', 'old');
+    res.setHeader('X-Keep', 'k');
+    res.writeHead(200, ['X-Pair', '1', 'X-Pair', '2', 'Content-Length', '0']);
+    res.end();
+  });
+  const port = await listen(server);
+  const r = await raw(port, 'GET / HTTP/1.1\r\nHost: a\r\n\r\n', { waitMs: 200 });
+  await closeServer(server);
+  return r.text.split('\r\n').filter((l) => l.startsWith('X-'));
+}, ['X-Keep: k', 'X-Pair: 1', 'X-Pair: 2']);
 
 module.exports = { scenarios };

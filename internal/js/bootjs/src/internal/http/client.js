@@ -65,10 +65,8 @@ function ClientRequest(input, options, cb) {
     const Ctor = defaultAgent.constructor;
     agent = new Ctor();
   } else if (agent === null || agent === undefined) {
+    // With createConnection of its own, a request uses no agent.
     if (typeof options.createConnection !== 'function') agent = defaultAgent;
-    // Explicitly pass through this statement as agent will not be used
-    // when createConnection is provided.
-    options._defaultAgent = defaultAgent;
   } else if (typeof agent.addRequest !== 'function') {
     throw codedError('ERR_INVALID_ARG_TYPE', 'options.agent', 'one of type Agent-like Object, undefined, or false', agent);
   }
