@@ -4,7 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"io"
+	"math/big"
 	"net"
 	"net/netip"
 	"strings"
@@ -14,6 +23,7 @@ import (
 	"time"
 
 	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/netstack"
 	"github.com/secexec/secexec/kernel/policy"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -277,7 +287,7 @@ func TestNetUDP(t *testing.T) {
 // the ABI's table are accepted and others refused, and TLS is not
 // offered yet.
 func TestNetSocketOptions(t *testing.T) {
-	v := newVM(t, vm.Config{})
+	v := newVM(t, vm.Config{Limits: kernel.Limits{ConnectTimeout: time.Second}})
 	ctx := ctxFor(t, 60*time.Second)
 	// A listener nobody accepts from: connections wait in its backlog,
 	// connected and silent.
@@ -305,9 +315,9 @@ func TestNetSocketOptions(t *testing.T) {
 		"read":              "6",
 		"rcvtimeo_clear":    "0",
 		"recv_dontwait":     "6",
-		// The kernel has no TLS yet: a connected socket gets NOTSUP.
-		// When TLS lands, this line changes.
-		"tls":   "58",
+		// A silent peer: the handshake ends at the VM's connect
+		// time-out (TIMEDOUT), not never.
+		"tls":   "73",
 		"close": "0",
 	}, r)
 }
@@ -398,4 +408,61 @@ func TestNetHostileArguments(t *testing.T) {
 	if r.code != 0 || len(got) != len(want) {
 		t.Errorf("hostile: code %d, %d results (want %d); stderr %q", r.code, len(got), len(want), r.stderr)
 	}
+}
+
+// net_tls_connect runs the handshake in the kernel (Go's crypto/tls on the
+// host): against a host TLS server with a self-signed certificate it fails
+// (FAULT) unless the guest's environment sets
+// NODE_TLS_REJECT_UNAUTHORIZED=0, and then carries plaintext both ways.
+func TestNetTLSConnect(t *testing.T) {
+	cert, err := tls.X509KeyPair(testCertPEM(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				b, _ := io.ReadAll(io.LimitReader(c, 1<<10))
+				_, _ = c.Write(append([]byte("tls:"), b...))
+			}()
+		}
+	}()
+	target := ln.Addr().String()
+	v := newVM(t, vm.Config{Policy: policy.AllowAll().AllowNet(target)})
+	ctx := ctxFor(t, 60*time.Second)
+	got, r := v.netguest(ctx, runOpts{}, "tls", target, "localhost")
+	expect(t, "verified", got, map[string]string{"connect": "0", "tls": "21"}, r)
+	got, r = v.netguest(ctx, runOpts{env: []string{"NODE_TLS_REJECT_UNAUTHORIZED=0"}}, "tls", target, "localhost")
+	expect(t, "unverified allowed", got, map[string]string{"connect": "0", "tls": "0", "send": "0", "shutdown": "0",
+		"reply": `"tls:hi" 0`, "close": "0"}, r)
+}
+
+// testCertPEM makes a self-signed certificate for localhost.
+func testCertPEM(t *testing.T) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: []string{"localhost"}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
 }

@@ -1,12 +1,15 @@
 package syscalls
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/netstack"
 	"github.com/secexec/secexec/kernel/vfs"
 )
@@ -226,19 +229,44 @@ func badPort(text string) bool {
 	return n > math.MaxUint16
 }
 
-// netTLSConnect is net_tls_connect(fd, hostname_ptr, hostname_len). The
-// kernel has no TLS client, so a connected socket gets NOTSUP; the call
-// is wired to the kernel when the kernel gains TLS. The checks before
-// that are the ABI's: an unreadable name is FAULT, and a descriptor that
-// is not a connected socket is BADF.
-func netTLSConnect(_ context.Context, s *State, m mem, st []uint64) Errno {
-	if _, ok := m.bytes(uint32(st[1]), uint32(st[2])); !ok {
+// netTLSConnect is net_tls_connect(fd, hostname_ptr, hostname_len): the
+// kernel runs the TLS handshake (SNI and verification against hostname,
+// the host's trust store; NODE_TLS_REJECT_UNAUTHORIZED=0 in the guest's
+// environment accepts an unverified server), and the socket carries
+// plaintext afterwards. An unreadable name is FAULT, a descriptor that is
+// not a connected socket BADF, and a failed handshake FAULT, as the ABI
+// says.
+func netTLSConnect(ctx context.Context, s *State, m mem, st []uint64) Errno {
+	name, ok := m.bytes(uint32(st[1]), uint32(st[2]))
+	if !ok {
 		return EFAULT
 	}
-	if _, err := s.P.Getpeername(sockFD(uint32(st[0]))); err != nil {
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	fd := sockFD(uint32(st[0]))
+	if _, err := s.P.Getpeername(fd); err != nil {
 		return EBADF
 	}
-	return ENOTSUP
+	opts := kernel.TLSOptions{ServerName: string(name), Insecure: envValue(s.Env, "NODE_TLS_REJECT_UNAUTHORIZED") == "0"}
+	if _, err := s.P.StartTLS(ctx, fd, opts); err != nil {
+		var te *kernel.TLSError
+		if errors.As(err, &te) {
+			return EFAULT
+		}
+		return s.netErr(err)
+	}
+	return ESUCCESS
+}
+
+// envValue returns the value of key in env ("KEY=value" list), or "".
+func envValue(env []string, key string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // netSend is net_send(fd, buf_ptr, buf_len, flags, ret_sent_ptr).

@@ -251,6 +251,8 @@ func main() {
 			out(a, connect(fd, a))
 			netClose(fd)
 		}
+	case "tls":
+		tlsClient(args[0], args[1])
 	case "hostile":
 		hostile()
 	default:
@@ -479,4 +481,23 @@ func hostile() {
 	out("after_close", netClose(fd))
 	fd2 := socket(afInet, dgram)
 	out("usable", fmt.Sprint(filetype(fd2), " ", connect(fd2, "127.0.0.1:9")))
+}
+
+// tlsClient connects to a, upgrades to TLS checking the server's name,
+// sends "hi", half-closes and reads the answer to the end.
+func tlsClient(a, name string) {
+	fd := socket(afInet, stream)
+	out("connect", connect(fd, a))
+	p, n := text(name)
+	e := netTLSConnect(fd, p, n)
+	out("tls", e)
+	if e != 0 {
+		return
+	}
+	_, e = send(fd, []byte("hi"), 0)
+	out("send", e)
+	out("shutdown", sockShutdown(fd, 2)) // SHUT_WR in WASI's numbering (sdflags)
+	reply, e := readAll(fd)
+	out("reply", fmt.Sprintf("%q %d", reply, e))
+	out("close", netClose(fd))
 }
