@@ -2,59 +2,22 @@ package kernel_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/netip"
 	"testing"
 	"time"
 
+	"github.com/secexec/secexec/internal/testcert"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/netstack"
 	"github.com/secexec/secexec/kernel/policy"
 	"github.com/secexec/secexec/kernel/vfs"
 )
-
-// selfSigned makes a certificate for localhost and 127.0.0.1, valid now
-// (or expired), and returns it and its key as PEM.
-func selfSigned(t *testing.T, expired bool) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	notAfter := time.Now().Add(time.Hour)
-	if expired {
-		notAfter = time.Now().Add(-time.Hour)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-		NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: notAfter,
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		IsCA:        true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
-}
 
 // hostTLSEcho serves TLS on the host's loopback: "tls:" and what it read.
 func hostTLSEcho(t *testing.T, certPEM, keyPEM []byte) int {
@@ -121,9 +84,9 @@ func tlsRoundTrip(ctx context.Context, p *kernel.Process, addr netstack.Addr, op
 // server against the trust it is given, reports node's codes for what
 // does not verify, and carries plaintext for the guest.
 func TestStartTLSClient(t *testing.T) {
-	certPEM, keyPEM := selfSigned(t, false)
+	certPEM, keyPEM := testcert.New(t, false)
 	port := hostTLSEcho(t, certPEM, keyPEM)
-	oldPEM, oldKey := selfSigned(t, true)
+	oldPEM, oldKey := testcert.New(t, true)
 	oldPort := hostTLSEcho(t, oldPEM, oldKey)
 	type outcome struct {
 		info kernel.TLSInfo
@@ -180,7 +143,7 @@ func TestStartTLSClient(t *testing.T) {
 
 // A guest's TLS server, reached by the embedder through DialGuest.
 func TestStartTLSServer(t *testing.T) {
-	certPEM, keyPEM := selfSigned(t, false)
+	certPEM, keyPEM := testcert.New(t, false)
 	ready := make(chan struct{})
 	k := newNetKernel(t, kernel.Limits{}, policy.DenyAll().AllowNet("*:8443"), goLoader{
 		"server": func(ctx context.Context, p *kernel.Process) int {

@@ -9,13 +9,18 @@ package js
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 
 	v8 "github.com/tommie/v8go"
 
+	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/netstack"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -100,6 +105,10 @@ func (r *rt) startOp(kind string, id int, op func(ctx context.Context) (payload 
 		ev := event{kind: kind, a: id, payload: payload}
 		if err != nil {
 			ev.code = errnoName(err)
+			var te *kernel.TLSError
+			if errors.As(err, &te) {
+				ev.code, ev.payload = te.Code, te.Err.Error()
+			}
 		}
 		r.post(r.ctx, ev)
 	}()
@@ -170,7 +179,7 @@ func (r *rt) handleNet(ev event) (bool, error) {
 			return true, nil
 		}
 		return r.dispatchPayload("netaccept", ev.a, ev.b, ev.code, ev.payload)
-	case "netconnect", "dns", "udpsend":
+	case "netconnect", "dns", "udpsend", "tls":
 		r.pending--
 		return r.dispatchPayload(ev.kind, ev.a, 0, ev.code, ev.payload)
 	case "udpmsg":
@@ -436,6 +445,31 @@ func init() {
 			return "", err
 		})
 	})
+	register("tlsStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		js, err2 := argString(args, 1)
+		id, err3 := argInt(args, 2)
+		if err1 != nil || err2 != nil || err3 != nil || len(js) > 4<<20 {
+			return nil, errno.EINVAL
+		}
+		var req tlsRequest
+		if json.Unmarshal([]byte(js), &req) != nil {
+			return nil, errno.EINVAL
+		}
+		opts := kernel.TLSOptions{Server: req.Server, ServerName: req.ServerName, Insecure: !req.RejectUnauthorized,
+			Cert: []byte(req.Cert), Key: []byte(req.Key), ALPN: req.ALPN, RequestCert: req.RequestCert}
+		for _, c := range req.CA {
+			opts.CA = append(opts.CA, []byte(c))
+		}
+		return nil, r.startOp("tls", id, func(ctx context.Context) (string, error) {
+			info, err := r.p.StartTLS(ctx, fd, opts)
+			if err != nil {
+				return "", err
+			}
+			b, err := json.Marshal(reportTLS(info))
+			return string(b), err
+		})
+	})
 	register("udpRecvStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		fd, err1 := argInt(args, 0)
 		h, err2 := argInt(args, 1)
@@ -444,6 +478,84 @@ func init() {
 		}
 		return nil, r.startDatagramReader(fd, h)
 	})
+}
+
+// tlsRequest is what tls.js asks of StartTLS.
+type tlsRequest struct {
+	Server             bool     `json:"server"`
+	ServerName         string   `json:"servername"`
+	RejectUnauthorized bool     `json:"rejectUnauthorized"`
+	CA                 []string `json:"ca"`
+	Cert               string   `json:"cert"`
+	Key                string   `json:"key"`
+	ALPN               []string `json:"alpn"`
+	RequestCert        bool     `json:"requestCert"`
+}
+
+// peerCert is a certificate as node's getPeerCertificate shows it.
+type peerCert struct {
+	Subject        map[string]string `json:"subject"`
+	Issuer         map[string]string `json:"issuer"`
+	SubjectAltName string            `json:"subjectaltname,omitempty"`
+	ValidFrom      string            `json:"valid_from"`
+	ValidTo        string            `json:"valid_to"`
+	SerialNumber   string            `json:"serialNumber"`
+	Fingerprint256 string            `json:"fingerprint256"`
+	CA             bool              `json:"ca"`
+	Raw            []byte            `json:"raw"` // base64 in JSON
+}
+
+// tlsReport is the session as tls.js receives it.
+type tlsReport struct {
+	kernel.TLSInfo
+	PeerCerts []peerCert `json:"peerCertificates"`
+}
+
+func reportTLS(info kernel.TLSInfo) tlsReport {
+	rep := tlsReport{TLSInfo: info}
+	for _, der := range info.PeerCerts {
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			continue
+		}
+		var alt []string
+		for _, d := range c.DNSNames {
+			alt = append(alt, "DNS:"+d)
+		}
+		for _, ip := range c.IPAddresses {
+			alt = append(alt, "IP Address:"+ip.String())
+		}
+		sum := sha256.Sum256(der)
+		fp := make([]string, len(sum))
+		for i, b := range sum {
+			fp[i] = fmt.Sprintf("%02X", b)
+		}
+		rep.PeerCerts = append(rep.PeerCerts, peerCert{
+			Subject: pkixMap(c.Subject), Issuer: pkixMap(c.Issuer), SubjectAltName: strings.Join(alt, ", "),
+			ValidFrom: c.NotBefore.UTC().Format("Jan _2 15:04:05 2006 GMT"), ValidTo: c.NotAfter.UTC().Format("Jan _2 15:04:05 2006 GMT"),
+			SerialNumber: strings.ToUpper(c.SerialNumber.Text(16)), Fingerprint256: strings.Join(fp, ":"), CA: c.IsCA, Raw: der,
+		})
+	}
+	return rep
+}
+
+// pkixMap is a name with node's keys (CN, O, OU, C, ST, L).
+func pkixMap(n pkix.Name) map[string]string {
+	m := map[string]string{}
+	set := func(k string, v []string) {
+		if len(v) > 0 {
+			m[k] = strings.Join(v, "\n")
+		}
+	}
+	if n.CommonName != "" {
+		m["CN"] = n.CommonName
+	}
+	set("O", n.Organization)
+	set("OU", n.OrganizationalUnit)
+	set("C", n.Country)
+	set("ST", n.Province)
+	set("L", n.Locality)
+	return m
 }
 
 // argString2 returns argument i if it is a string, else "".

@@ -4,16 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/netip"
 	"strings"
@@ -22,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/secexec/secexec/internal/testcert"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/netstack"
@@ -415,7 +409,7 @@ func TestNetHostileArguments(t *testing.T) {
 // (FAULT) unless the guest's environment sets
 // NODE_TLS_REJECT_UNAUTHORIZED=0, and then carries plaintext both ways.
 func TestNetTLSConnect(t *testing.T) {
-	cert, err := tls.X509KeyPair(testCertPEM(t))
+	cert, err := tls.X509KeyPair(testcert.New(t, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,24 +439,4 @@ func TestNetTLSConnect(t *testing.T) {
 	got, r = v.netguest(ctx, runOpts{env: []string{"NODE_TLS_REJECT_UNAUTHORIZED=0"}}, "tls", target, "localhost")
 	expect(t, "unverified allowed", got, map[string]string{"connect": "0", "tls": "0", "send": "0", "shutdown": "0",
 		"reply": `"tls:hi" 0`, "close": "0"}, r)
-}
-
-// testCertPEM makes a self-signed certificate for localhost.
-func testCertPEM(t *testing.T) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: []string{"localhost"}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
 }

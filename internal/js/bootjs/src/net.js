@@ -75,7 +75,7 @@ function request(fn, cb) {
     throw e;
   }
 }
-for (const kind of ['netconnect', 'dns', 'udpsend']) {
+for (const kind of ['netconnect', 'dns', 'udpsend', 'tls']) {
   loop.onEvent(kind, (id, _b, code, payload) => {
     const cb = requests.get(id);
     requests.delete(id);
@@ -184,7 +184,7 @@ class Socket extends Duplex {
     const [options, cb] = Array.isArray(args[0]) && args[0].length ? args[0] : normalizeArgs(args);
     if (cb) this.once('connect', cb);
     if (options.timeout) this.setTimeout(options.timeout);
-    if (options.path !== undefined) {
+    if (options.path) {
       if (typeof options.path !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.path', 'of type string', options.path);
       this._connect(1, options.path, -1, options);
       return this;
@@ -227,20 +227,8 @@ class Socket extends Duplex {
         if (options.noDelay) this.setNoDelay(true);
         if (options.keepAlive) this.setKeepAlive(true, options.keepAliveInitialDelay);
         this._touch();
-        this.emit('connect');
-        this.emit('ready');
         if (!this._refed) this.unref();
-        // Writes queued while connecting go out now.
-        if (this._pendingWrite) {
-          const [chunk, encoding, cb] = this._pendingWrite;
-          this._pendingWrite = null;
-          this._write(chunk, encoding, cb);
-        }
-        if (this._pendingFinal) {
-          const cb = this._pendingFinal;
-          this._pendingFinal = null;
-          this._final(cb);
-        }
+        this._onConnected();
       });
     } catch (e) {
       this.connecting = false;
@@ -248,9 +236,39 @@ class Socket extends Duplex {
     }
   }
 
+  // _onConnected runs when the connection is up: a TLS socket first
+  // runs its handshake (tls.js).
+  _onConnected() {
+    this.emit('connect');
+    this.emit('ready');
+    this._flushPending();
+  }
+
+  // _notReady reports whether data may not flow yet (connecting, or a
+  // TLS handshake under way).
+  _notReady() { return this.connecting || this[kFd] < 0 || this._secureWait === true; }
+
+  // _flushPending lets through what waited for the connection.
+  _flushPending() {
+    if (this._pendingRead) {
+      this._pendingRead = false;
+      this._read();
+    }
+    if (this._pendingWrite) {
+      const [chunk, encoding, cb] = this._pendingWrite;
+      this._pendingWrite = null;
+      this._write(chunk, encoding, cb);
+    }
+    if (this._pendingFinal) {
+      const cb = this._pendingFinal;
+      this._pendingFinal = null;
+      this._final(cb);
+    }
+  }
+
   _read() {
-    if (this.connecting || this[kFd] < 0) {
-      this.once('connect', () => this._read());
+    if (this._notReady()) {
+      this._pendingRead = true;
       return;
     }
     if (this[kReader] === null) {
@@ -271,7 +289,7 @@ class Socket extends Duplex {
   }
 
   _write(chunk, encoding, cb) {
-    if (this.connecting || this[kFd] < 0) {
+    if (this._notReady()) {
       this._pendingWrite = [chunk, encoding, cb];
       return;
     }
@@ -293,7 +311,7 @@ class Socket extends Duplex {
   }
 
   _final(cb) {
-    if (this.connecting || this[kFd] < 0) {
+    if (this._notReady()) {
       this._pendingFinal = cb;
       return;
     }
@@ -409,7 +427,7 @@ class Server extends EventEmitter {
     if (cb) this.once('listening', cb);
     if (this.listening) throw codedError('ERR_SERVER_ALREADY_LISTEN');
     const backlog = options.backlog || 511;
-    if (options.path !== undefined) {
+    if (options.path) {
       this._pipeName = options.path;
       this._bind(1, options.path, -1, backlog);
       return this;
@@ -462,7 +480,7 @@ class Server extends EventEmitter {
       this.emit('drop', payload ? JSON.parse(payload) : {});
       return;
     }
-    const socket = new Socket({ fd, allowHalfOpen: this.allowHalfOpen });
+    const socket = this._wrapAccepted(fd);
     if (payload) {
       const peer = JSON.parse(payload);
       socket._peer = peer.path !== undefined ? {} : peer;
@@ -475,6 +493,10 @@ class Server extends EventEmitter {
     if (this.pauseOnConnect) socket.pause();
     this.emit('connection', socket);
   }
+
+  // _wrapAccepted makes the socket of an accepted connection (a TLS
+  // server's is a TLSSocket).
+  _wrapAccepted(fd) { return new Socket({ fd, allowHalfOpen: this.allowHalfOpen }); }
 
   _connectionClosed() {
     this._connections--;
@@ -578,5 +600,6 @@ module.exports = {
   getDefaultAutoSelectFamilyAttemptTimeout: () => autoSelectFamilyAttemptTimeout,
   setDefaultAutoSelectFamilyAttemptTimeout: (v) => { autoSelectFamilyAttemptTimeout = v; },
   _request: request,
+  _kFd: kFd,
   _exceptionWithHostPort: exceptionWithHostPort,
 };

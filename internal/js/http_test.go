@@ -1,0 +1,110 @@
+package js
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/secexec/secexec/internal/testcert"
+	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/kernel/policy"
+)
+
+// An http server and client in one node process, on the VM's loopback:
+// JSON body, chunked response, keep-alive reuse through an Agent.
+func TestHTTPInVM(t *testing.T) {
+	v := newVM(t, nil)
+	res := v.node(`
+const http = require('http');
+const srv = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (d) => { body += d; });
+  req.on('end', () => {
+    res.setHeader('content-type', 'application/json');
+    res.write('{"method":"' + req.method + '",');
+    res.end('"url":"' + req.url + '","body":' + JSON.stringify(body) + '}');
+  });
+});
+srv.listen(0, () => {
+  const agent = new http.Agent({ keepAlive: true });
+  const port = srv.address().port;
+  let sockets = new Set();
+  const one = (i) => new Promise((resolve, reject) => {
+    const req = http.request({ port, path: '/x?i=' + i, method: 'POST', agent }, (res) => {
+      sockets.add(res.socket);
+      let b = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { b += d; });
+      res.on('end', () => resolve(res.statusCode + ' ' + res.headers['transfer-encoding'] + ' ' + b));
+    });
+    req.on('error', reject);
+    req.end('payload' + i);
+  });
+  (async () => {
+    for (let i = 0; i < 3; i++) console.log(await one(i));
+    console.log('sockets', sockets.size);
+    agent.destroy();
+    srv.close();
+  })();
+});
+`)
+	want := `200 chunked {"method":"POST","url":"/x?i=0","body":"payload0"}
+200 chunked {"method":"POST","url":"/x?i=1","body":"payload1"}
+200 chunked {"method":"POST","url":"/x?i=2","body":"payload2"}
+sockets 1
+`
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}
+
+// node's http and https clients reach servers on the host where a rule
+// allows: plain HTTP, and HTTPS verified against a CA the guest passes.
+func TestHTTPClientToHost(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hello", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello %s %s", r.Method, r.Header.Get("x-guest"))
+	})
+	plain := &http.Server{Handler: mux}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go plain.Serve(ln)
+	t.Cleanup(func() { plain.Close() })
+	certPEM, keyPEM := testcert.New(t, false)
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{pair}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secure := &http.Server{Handler: mux}
+	go secure.Serve(tln)
+	t.Cleanup(func() { secure.Close() })
+
+	v := newConfiguredVM(t, engine(t), vm.Config{Policy: policy.AllowAll().AllowNet(ln.Addr().String(), tln.Addr().String())})
+	v.writeFile("/workspace/ca.pem", string(certPEM))
+	script := `
+const http = require('http'), https = require('https'), fs = require('fs');
+const get = (mod, url, opts) => new Promise((resolve) => {
+  mod.get(url, { headers: { 'x-guest': 'yes' }, ...opts }, (res) => {
+    let b = ''; res.on('data', (d) => { b += d; }); res.on('end', () => resolve(res.statusCode + ' ' + b));
+  }).on('error', (e) => resolve('error ' + e.code));
+});
+(async () => {
+  console.log(await get(http, 'http://' + process.argv[1] + '/hello'));
+  console.log(await get(https, 'https://localhost:' + process.argv[2].split(':')[1] + '/hello', { ca: fs.readFileSync('/workspace/ca.pem') }));
+  console.log(await get(https, 'https://localhost:' + process.argv[2].split(':')[1] + '/hello'));
+})();
+`
+	res := v.node(script, ln.Addr().String(), tln.Addr().String())
+	want := "200 hello GET yes\n200 hello GET yes\nerror DEPTH_ZERO_SELF_SIGNED_CERT\n"
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}
