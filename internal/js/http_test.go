@@ -108,3 +108,47 @@ const get = (mod, url, opts) => new Promise((resolve) => {
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
 	}
 }
+
+// fetch (undici) from node to a host server allowed by a rule, and to a
+// server in the VM; a URL the policy does not allow is refused.
+func TestFetch(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		fmt.Fprintf(w, `{"method":%q,"agent":%q}`, r.Method, r.Header.Get("user-agent"))
+	})
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+	})
+	srv := &http.Server{Handler: mux}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	v := newConfiguredVM(t, engine(t), vm.Config{Policy: policy.AllowAll().AllowNet(ln.Addr().String())})
+	res := v.node(`
+const http = require('http');
+(async () => {
+  const r = await fetch('http://' + process.argv[1] + '/json', { method: 'POST', body: 'x' });
+  console.log(r.status, r.headers.get('content-type'), JSON.stringify(await r.json()));
+  const srv = http.createServer((req, res) => res.end('in-vm ' + req.url)).listen(0);
+  await new Promise((ok) => srv.on('listening', ok));
+  const r2 = await fetch('http://127.0.0.1:' + srv.address().port + '/p?q=1');
+  console.log(r2.status, await r2.text());
+  srv.close();
+  for (const url of ['http://' + process.argv[1] + '/redirect', 'http://10.1.2.3/']) {
+    try { await fetch(url); console.log('fetched', url); } catch (e) { console.log('refused', e.cause && e.cause.code); }
+  }
+})();
+`, ln.Addr().String())
+	want := `200 application/json {"method":"POST","agent":"node"}
+200 in-vm /p?q=1
+refused EACCES
+refused EACCES
+`
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}

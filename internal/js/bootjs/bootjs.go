@@ -438,7 +438,9 @@ func bundle(nodeModules string) (string, error) {
 		KeepNames:        true,
 		LegalComments:    api.LegalCommentsNone,
 		LogLevel:         api.LogLevelSilent,
-		Define:           map[string]string{"global": "globalThis"},
+		// __UNDICI_IS_NODE__: undici behaves as the copy inside Node
+		// does (fetch's default user-agent is "node").
+		Define: map[string]string{"global": "globalThis", "__UNDICI_IS_NODE__": "true"},
 		Plugins: []api.Plugin{{
 			Name: "secexec-process",
 			Setup: func(b api.PluginBuild) {

@@ -12,7 +12,7 @@ const bridge = require('./internal/bridge.js');
 const { B } = bridge;
 const loop = require('./internal/loop.js');
 const { process, configure, fatal } = require('./process.js');
-const { codedError, accessDenied } = require('./internal/errors.js');
+const { codedError } = require('./internal/errors.js');
 const builtins = require('./internal/builtins.js');
 
 const g = globalThis;
@@ -106,8 +106,18 @@ lazyGlobal('crypto', () => require('./crypto.js').webcrypto);
 lazyGlobal('Blob', () => require('./internal/web.js').Blob);
 defineValue('atob', function atob(s) { return require('./internal/web.js').atob(s); });
 defineValue('btoa', function btoa(s) { return require('./internal/web.js').btoa(s); });
-for (const name of ['fetch', 'Request', 'Response', 'Headers', 'WebSocket']) {
-  defineValue(name, function unavailable() { throw accessDenied(`${name} (network access is not available in this sandbox yet)`); });
+// WHATWG streams: the web-streams-polyfill package, loaded on first use.
+for (const name of ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest',
+  'ReadableByteStreamController', 'ReadableStreamDefaultController', 'WritableStream', 'WritableStreamDefaultWriter',
+  'WritableStreamDefaultController', 'TransformStream', 'TransformStreamDefaultController', 'ByteLengthQueuingStrategy',
+  'CountQueuingStrategy']) {
+  lazyGlobal(name, () => require('web-streams-polyfill')[name]);
+}
+
+// fetch and its classes are undici's (Node's own implementation), loaded
+// on first use over the runtime's net and tls.
+for (const name of ['fetch', 'Request', 'Response', 'Headers', 'FormData', 'WebSocket', 'EventSource', 'MessageEvent', 'CloseEvent']) {
+  lazyGlobal(name, () => require('undici')[name]);
 }
 
 // Frozen time: Date.now(), new Date() and performance.now() report the

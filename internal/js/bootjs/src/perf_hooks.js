@@ -24,6 +24,9 @@ const performance = {
   toJSON() { return { timeOrigin: originMs }; },
   eventLoopUtilization() { return { idle: 0, active: 0, utilization: 0 }; },
   timerify(fn) { return fn; },
+  // fetch reports resource timings here; nothing observes them.
+  markResourceTiming() {},
+  clearResourceTimings() {},
 };
 class PerformanceObserver { constructor() {} observe() {} disconnect() {} }
 PerformanceObserver.supportedEntryTypes = ['mark', 'measure'];
