@@ -363,6 +363,15 @@ func install(ctx context.Context, cacheDir string, opts Options, log *slog.Logge
 	if err := os.Rename(tmp, final); err != nil {
 		return "", false, fmt.Errorf("bootjs: %w", err)
 	}
+	// Installs of other package sets are stale (a newer secexec pins
+	// other versions); under the lock none of them is being written.
+	if old, _ := filepath.Glob(filepath.Join(cacheDir, "polyfills-*")); len(old) > 1 {
+		for _, d := range old {
+			if d != final {
+				_ = os.RemoveAll(d)
+			}
+		}
+	}
 	return mods, true, nil
 }
 
