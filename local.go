@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"path"
 
 	"github.com/secexec/secexec/internal/vm"
@@ -30,6 +31,7 @@ type backend interface {
 	unmount(ctx context.Context, guestPath string) error
 	run(ctx context.Context, argv, env []string, opts *ExecOptions) (*Result, error)
 	spawn(ctx context.Context, argv, env []string, opts *SpawnOptions) (*Process, error)
+	dial(ctx context.Context, port uint16) (net.Conn, error)
 	close(ctx context.Context) error
 	done() <-chan struct{}
 	err() error
@@ -62,6 +64,7 @@ type vmAPI interface {
 	Unmount(ctx context.Context, guestPath string) error
 	Run(ctx context.Context, spec vmhost.RunSpec) (*vmhost.Exit, error)
 	Spawn(ctx context.Context, spec vmhost.SpawnSpec) (vmhost.Process, error)
+	Dial(ctx context.Context, port uint16) (net.Conn, error)
 	Close(ctx context.Context) error
 	Done() <-chan struct{}
 	Err() error
@@ -257,6 +260,11 @@ func (b *apiBackend) run(ctx context.Context, argv, env []string, opts *ExecOpti
 		}
 	}
 	return res, apiErr(err)
+}
+
+func (b *apiBackend) dial(ctx context.Context, port uint16) (net.Conn, error) {
+	c, err := b.api.Dial(ctx, port)
+	return c, apiErr(err)
 }
 
 func (b *apiBackend) spawn(ctx context.Context, argv, env []string, opts *SpawnOptions) (*Process, error) {

@@ -7,6 +7,7 @@ package vmhost
 
 import (
 	"context"
+	"net"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -128,6 +129,15 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 
 // VM returns the hosted VM.
 func (h *Host) VM() *vm.VM { return h.vm }
+
+// Dial connects to the guest's TCP listener on port, as a client on the
+// VM's own loopback would; the embedder needs no network permission.
+func (h *Host) Dial(ctx context.Context, port uint16) (net.Conn, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	return h.vm.Kernel.DialGuest(ctx, port)
+}
 
 // Cwd returns the default working directory.
 func (h *Host) Cwd() string { return h.cwd }

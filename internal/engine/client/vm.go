@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"sync"
 	"time"
 
@@ -411,6 +412,25 @@ func (v *VM) Run(ctx context.Context, spec vmhost.RunSpec) (*vmhost.Exit, error)
 
 // Spawn starts a program on the engine.
 func (v *VM) Spawn(ctx context.Context, spec vmhost.SpawnSpec) (vmhost.Process, error) {
+	p, err := v.start(ctx, proto.TSpawn, &proto.Spawn{VM: v.id, Argv: spec.Argv, Env: spec.Env, Cwd: spec.Cwd})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Dial connects to the guest's TCP listener on port (see proto.Dial).
+func (v *VM) Dial(ctx context.Context, port uint16) (net.Conn, error) {
+	p, err := v.start(ctx, proto.TDial, &proto.Dial{VM: v.id, Port: port})
+	if err != nil {
+		return nil, err
+	}
+	return newStreamConn(p, port), nil
+}
+
+// start sends a request that starts a process (Spawn) or a connection
+// (Dial) and returns it with its streams.
+func (v *VM) start(ctx context.Context, typ proto.Type, body any) (*Process, error) {
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
@@ -428,7 +448,7 @@ func (v *VM) Spawn(ctx context.Context, spec vmhost.SpawnSpec) (vmhost.Process, 
 	}
 	c.procs[id] = p
 	c.mu.Unlock()
-	fail := func(err error) (vmhost.Process, error) {
+	fail := func(err error) (*Process, error) {
 		c.mu.Lock()
 		delete(c.procs, id)
 		c.mu.Unlock()
@@ -439,7 +459,7 @@ func (v *VM) Spawn(ctx context.Context, spec vmhost.SpawnSpec) (vmhost.Process, 
 	if err != nil {
 		return fail(err)
 	}
-	if err := c.send(proto.TSpawn, id, &proto.Spawn{VM: v.id, Argv: spec.Argv, Env: spec.Env, Cwd: spec.Cwd}); err != nil {
+	if err := c.send(typ, id, body); err != nil {
 		c.forget(id)
 		return fail(err)
 	}

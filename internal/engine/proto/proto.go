@@ -94,6 +94,7 @@ const (
 	TSpawn     Type = 50
 	TSignal    Type = 51
 	TMetrics   Type = 52
+	TDial      Type = 53
 )
 
 var typeNames = map[Type]string{
@@ -103,7 +104,7 @@ var typeNames = map[Type]string{
 	TMkdir: "Mkdir", TMkdirAll: "MkdirAll", TReadDir: "ReadDir", TStat: "Stat", TLstat: "Lstat",
 	TRemove: "Remove", TRemoveAll: "RemoveAll", TRename: "Rename", TSymlink: "Symlink",
 	TReadlink: "Readlink", TChmod: "Chmod", TMount: "Mount", TUnmount: "Unmount", TRun: "Run",
-	TSpawn: "Spawn", TSignal: "Signal", TMetrics: "Metrics",
+	TSpawn: "Spawn", TSignal: "Signal", TMetrics: "Metrics", TDial: "Dial",
 }
 
 func (t Type) String() string {
@@ -114,7 +115,7 @@ func (t Type) String() string {
 }
 
 // IsRequest reports whether t is a request type, answered by a Response.
-func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TMetrics }
+func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TDial }
 
 // Stream numbers: the fd of a Data, Credit or Close message.
 const (
@@ -287,6 +288,16 @@ type Signal struct {
 	Sig  int    `cbor:"2,keyasint"`
 }
 
+// Dial connects to a guest's TCP listener on Port. The connection is a
+// process without a program: the request id names it, its fd 0 stream
+// carries bytes to the guest (the stream's end half-closes), fd 1 the
+// guest's bytes, Signal closes it, and the Exit event says the guest's
+// side ended. No policy applies: the embedder owns the VM.
+type Dial struct {
+	VM   uint64 `cbor:"1,keyasint"`
+	Port uint16 `cbor:"2,keyasint"`
+}
+
 // Metrics asks for the engine's metrics: the Response carries them in
 // Data, in the Prometheus text exposition format (version 0.0.4), at
 // most MaxChunk bytes. The request acts on no VM.
@@ -372,6 +383,8 @@ func newBody(t Type) (any, bool) {
 		return new(Signal), true
 	case TMetrics:
 		return new(Metrics), true
+	case TDial:
+		return new(Dial), true
 	}
 	return nil, false
 }

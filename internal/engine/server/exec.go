@@ -219,6 +219,13 @@ func (c *conn) spawn(ctx context.Context, id uint64, h *vmhost.Host, b *proto.Sp
 		_ = c.respond(id, errResp(err))
 		return
 	}
+	c.serveProcess(id, p, stdin)
+}
+
+// serveProcess streams a started process (or a connection dressed as one) to
+// the client: its response with the pid first, then its output, input and
+// exit.
+func (c *conn) serveProcess(id uint64, p vmhost.Process, stdin *flow.Inbox) {
 	pr := &proc{p: p}
 	out, errw := c.newOutput(id, proto.FdStdout), c.newOutput(id, proto.FdStderr)
 	c.mu.Lock()

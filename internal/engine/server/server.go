@@ -300,7 +300,7 @@ func (c *conn) request(f proto.Frame) error {
 		if b.Stdin {
 			stdin = c.newStdin(f.ID)
 		}
-	case *proto.Spawn:
+	case *proto.Spawn, *proto.Dial:
 		stdin = c.newStdin(f.ID)
 	}
 	c.work.Add(1)
@@ -412,6 +412,19 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 			return errResp(err)
 		}
 		c.spawn(ctx, f.ID, v.host, b, stdin)
+		return nil
+	case *proto.Dial:
+		v, err := c.vm(b.VM)
+		if err != nil {
+			c.endStdin(f.ID, stdin)
+			return errResp(err)
+		}
+		nc, err := v.host.Dial(ctx, b.Port)
+		if err != nil {
+			c.endStdin(f.ID, stdin)
+			return errResp(err)
+		}
+		c.serveProcess(f.ID, connProcess(nc), stdin)
 		return nil
 	case *proto.Metrics:
 		return c.metrics()
