@@ -30,12 +30,23 @@ func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]by
 	if err != nil {
 		return err
 	}
+	pubs, err := vf.publications()
+	if err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	vm, err := secexec.NewVM(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer vm.Close()
+	if len(pubs) > 0 {
+		stop, err := publish(ctx, vm, pubs, opts.Logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	for name, data := range files {
 		if err := vm.FS().WriteFile(ctx, name, data, 0o644); err != nil {
 			return err

@@ -29,6 +29,8 @@ type vmFlags struct {
 	memory      string
 	cpuTime     time.Duration
 	realTime    bool
+	publish     []string
+	allowRemote bool
 }
 
 func (f *vmFlags) register(c *cobra.Command) {
@@ -47,16 +49,36 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.processes, "max-processes", 0, "processes the VM may run at once (default 256)")
 	fl.StringVar(&f.memory, "memory", "", "guest memory per process, e.g. 64M: WebAssembly linear memory, V8 heap (default 128M)")
 	fl.DurationVar(&f.cpuTime, "cpu-time", 0, "CPU time per process before SIGXCPU (the command then exits 124)")
+	fl.StringArrayVar(&f.publish, "publish", nil, "serve the guest's TCP port GUESTPORT on the host at [HOST:]HOSTPORT (loopback by default; repeatable)")
+	fl.BoolVar(&f.allowRemote, "allow-non-loopback", false, "let --publish listen on a non-loopback address")
 	fl.BoolVar(&f.realTime, "real-time", false, "give node the real clock (by default Date.now, performance.now and hrtime are frozen per process)")
 }
 
 // standardPermissions is what the CLI grants unless told otherwise: the
 // guest may use everything inside its own VM — which holds nothing of the
 // host's beyond explicit mounts — but has no network and no host tools.
+//
+// Listening is part of "inside": a guest's server is reachable only from
+// the same VM, and from the host only through --publish.
 func standardPermissions() *policy.Policy {
-	return policy.DenyAll().
+	p := policy.DenyAll().
 		AllowFS(policy.AllFSOps(), "/**").
 		AllowExec("*", "/**")
+	p.Net = append(p.Net, policy.NetRule{Effect: policy.Allow, Ops: []policy.NetOp{policy.NetListen}, Hosts: []string{"*"}})
+	return p
+}
+
+// publications parses the --publish flags.
+func (f *vmFlags) publications() ([]publication, error) {
+	var pubs []publication
+	for _, s := range f.publish {
+		p, err := parsePublish(s, f.allowRemote)
+		if err != nil {
+			return nil, err
+		}
+		pubs = append(pubs, p)
+	}
+	return pubs, nil
 }
 
 func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {

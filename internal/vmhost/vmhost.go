@@ -7,10 +7,10 @@ package vmhost
 
 import (
 	"context"
-	"net"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"path"
 	"sort"
 	"sync"
