@@ -1,16 +1,25 @@
 package js
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/secexec/secexec/internal/js/bootjs"
 	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/policy"
+	"github.com/secexec/secexec/kernel/vfs"
 )
 
 // npmPackages installs testdata/npm (pinned by its lockfile) into the
@@ -116,5 +125,87 @@ console.log(_.sum([1, 2]), z.number().safeParse(1).success, semver.valid('1.0.0'
 	r = v.run("", "node", "esm.mjs")
 	if want := "3 true 1.0.0 true a: 1 function 5 function <p><em>x</em></p> 06 2 1s p q k%5B0%5D=1\n"; r.stdout != want || r.code != 0 {
 		t.Fatalf("esm: code %d\nstdout %q\nwant   %q\nstderr:\n%s", r.code, r.stdout, want, trunc(r.stderr))
+	}
+}
+
+// Network packages run unmodified: an express app in the VM answers the
+// host (through the kernel's DialGuest, as vm.Net does), and axios and
+// node-fetch in the VM call the express app and a host server allowed by
+// a rule.
+func TestNpmNetworkPackages(t *testing.T) {
+	mods := npmPackages(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		fmt.Fprintf(w, `{"host":true,"q":%q}`, r.URL.Query().Get("q"))
+	})
+	hs := &http.Server{Handler: mux}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+
+	v := newConfiguredVM(t, engine(t), vm.Config{
+		Policy: policy.AllowAll().AllowNet(ln.Addr().String()),
+		Mounts: []vm.Mount{{Path: "/workspace/node_modules", HostDir: mods, ReadOnly: true}},
+	})
+	v.writeFile("/workspace/app.js", `
+const express = require('express');
+const axios = require('axios');
+const app = express();
+app.use(express.json());
+let pending = 2;
+const done = () => { if (--pending === 0) { console.log('ready'); server.closeAllConnections(); server.close(); } };
+app.get('/hello/:name', (req, res) => { res.json({ hello: req.params.name, q: req.query.q }); if (req.params.name === 'host') res.on('finish', done); });
+app.post('/echo', (req, res) => res.status(201).json({ got: req.body }));
+const server = app.listen(3000, async () => {
+  const a = await axios.get('http://127.0.0.1:3000/hello/axios?q=1');
+  const b = await axios.get('http://' + process.argv[2] + '/api?q=2');
+  const { default: fetch } = await import('node-fetch');
+  const c = await (await fetch('http://127.0.0.1:3000/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":1}' })).json();
+  console.log(JSON.stringify([a.data, b.data, c]));
+  done();
+});
+`)
+	k := v.vm.Kernel
+	outW, out := collect(k, t)
+	errW, errOut := collect(k, t)
+	p, err := k.SpawnHost(context.Background(), kernel.SpawnOptions{Argv: []string{"node", "app.js", ln.Addr().String()},
+		Env: []string{"PATH=/usr/bin:/bin"}, Cwd: "/workspace", Files: []vfs.File{nil, outW, errW}})
+	outW.DecRef()
+	errW.DecRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return k.DialGuest(ctx, 3000) },
+	}}
+	var body []byte
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		resp, err := client.Get("http://app/hello/host?q=3")
+		if err == nil {
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the express app never answered: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if st, err := p.HostWait(ctx); err != nil || st.ShellCode() != 0 {
+		_ = p.Signal(kernel.SIGKILL)
+		t.Errorf("the app ended with %v, %v", st, err)
+	}
+	stdout, stderr := out(), errOut()
+	if string(body) != `{"hello":"host","q":"3"}` {
+		t.Fatalf("express answered the host %q\nstdout %s\nstderr %s", body, stdout, trunc(stderr))
+	}
+	if want := `[{"hello":"axios","q":"1"},{"host":true,"q":"2"},{"got":{"x":1}}]` + "\nready\n"; stdout != want {
+		t.Fatalf("stdout %q\nwant   %q\nstderr %s", stdout, want, trunc(stderr))
 	}
 }
