@@ -124,3 +124,40 @@ func TestNetHostPolicy(t *testing.T) {
 		t.Fatalf("the host server accepted %d connections from a VM without a rule naming it", n)
 	}
 }
+
+// dgram: datagrams between two sockets of the VM, with the sender's
+// address, and to a host UDP echo a rule allows.
+func TestDgram(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			_, _ = pc.WriteTo(append([]byte("host:"), buf[:n]...), from)
+		}
+	}()
+	v := newConfiguredVM(t, engine(t), vm.Config{Policy: policy.AllowAll().AllowNet(pc.LocalAddr().String())})
+	res := v.node(`
+const dgram = require('dgram');
+const [host, port] = process.argv[1].split(':');
+const a = dgram.createSocket('udp4'), b = dgram.createSocket('udp4');
+b.on('message', (msg, rinfo) => {
+  console.log('b got', String(msg), rinfo.address, rinfo.port === a.address().port);
+  b.close();
+  a.send('ping', Number(port), host);
+});
+a.on('message', (msg, rinfo) => { console.log('a got', String(msg), rinfo.port === Number(port)); a.close(); });
+b.bind(0, '127.0.0.1', () => a.bind(0, () => a.send(Buffer.from('hello'), b.address().port, '127.0.0.1')));
+`, pc.LocalAddr().String())
+	want := "b got hello 127.0.0.1 true\na got host:ping true\n"
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}

@@ -78,7 +78,7 @@ const factories = {
   tls: () => require('../tls.js'),
   dns: () => require('../dns.js'),
   'dns/promises': () => require('../dns.js').promises,
-  dgram: network('dgram'),
+  dgram: () => require('../dgram.js'),
 };
 
 // Modules that only exist with the node: prefix.
