@@ -58,6 +58,7 @@ func samples() []Frame {
 		{TWriteFile, 27, &WriteFile{VM: 3, Name: "/f", Perm: 0o644, Size: 10, Data: []byte("01234")}},
 		{TRun, 28, &Run{VM: 3, Argv: []string{"echo", "hi"}, Env: []string{"A=1"}, Cwd: "/", Timeout: 1e9, Stdin: true}},
 		{TSpawn, 29, &Spawn{VM: 3, Argv: []string{"cat"}}},
+		{TDial, 33, &Dial{VM: 3, Port: 8080}},
 		{TSignal, 30, &Signal{Proc: 29, Sig: 15}},
 		{TMetrics, 31, &Metrics{}},
 		{TResponse, 31, &Response{Data: []byte("# TYPE secexec_runs_total counter\nsecexec_runs_total{outcome=\"succeeded\"} 3\n")}},
