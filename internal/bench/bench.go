@@ -96,6 +96,8 @@ const (
 	kindHitRate
 	kindSustain
 	kindSustainNoPool
+	kindFetch
+	kindGuestHTTP
 )
 
 var rowDefs = []rowDef{
@@ -116,6 +118,8 @@ var rowDefs = []rowDef{
 	{id: "mem-isolate", label: "memory per live isolate", kind: kindMemIsolate},
 	{id: "hitrate", label: "V8 warm pool hit rate (paced)", kind: kindHitRate, cmd: "node -e ''", pace: hitRatePace},
 	{id: "hitrate-burst", label: "V8 warm pool hit rate (back to back)", kind: kindHitRate, cmd: "node -e ''"},
+	{id: "fetch", label: "node fetch of a loopback URL (whole exec)", kind: kindFetch},
+	{id: "guest-http", label: "guest HTTP server, requests from the host", kind: kindGuestHTTP},
 	{id: "sustained-true", label: "sustained true", kind: kindSustain, cmd: "true"},
 	{id: "sustained-node", label: "sustained node -e ''", kind: kindSustain, cmd: "node -e ''"},
 	{id: "sustained-true-nopool", label: "sustained true (no warm pool)", kind: kindSustainNoPool, cmd: "true"},
@@ -300,6 +304,15 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 			return row, err
 		}
 		return Sustain(ctx, vm, d.id, d.label, d.cmd, r.cfg.Sustain)
+	case kindFetch:
+		f, err := r.fetchOp(ctx)
+		if err != nil {
+			return row, err
+		}
+		defer f.close()
+		op = f.op
+	case kindGuestHTTP:
+		return r.guestHTTP(ctx, d)
 	default:
 		return row, fmt.Errorf("row kind %d not measurable here", d.kind)
 	}
