@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	v8 "github.com/tommie/v8go"
 
@@ -25,6 +26,9 @@ import (
 	"github.com/secexec/secexec/kernel/netstack"
 	"github.com/secexec/secexec/kernel/vfs"
 )
+
+// acceptBackoff is how long an acceptor waits after EMFILE or ENFILE.
+const acceptBackoff = 20 * time.Millisecond
 
 // acceptor accepts connections on a listening descriptor until stopped,
 // one at a time: each waits until the loop delivered the previous one.
@@ -158,8 +162,20 @@ func (r *rt) startAcceptor(fd, h int) error {
 			case <-ctx.Done():
 				return
 			}
-			if err != nil && !errors.Is(err, errno.EMFILE) && !errors.Is(err, errno.ENFILE) {
-				return
+			if err != nil {
+				if !errors.Is(err, errno.EMFILE) && !errors.Is(err, errno.ENFILE) {
+					return
+				}
+				// Out of descriptors or sockets: the connection was
+				// dropped (or waits in the backlog); retry after a pause
+				// rather than spin while the VM is full.
+				t := time.NewTimer(acceptBackoff)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					return
+				}
 			}
 		}
 	}()

@@ -161,3 +161,35 @@ b.bind(0, '127.0.0.1', () => a.bind(0, () => a.send(Buffer.from('hello'), b.addr
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
 	}
 }
+
+// A guest that opens sockets without end gets EMFILE or ENFILE at the
+// VM's limits, and once it closes them the VM's network works again;
+// another VM never notices.
+func TestNetSocketExhaustion(t *testing.T) {
+	v := newVM(t, nil)
+	other := newVM(t, nil)
+	res := v.node(`
+const net = require('net');
+const srv = net.createServer((s) => s.end('hi')).listen(4000, '127.0.0.1', async () => {
+  const socks = [];
+  const codes = {};
+  await Promise.all(Array.from({ length: 10000 }, () => new Promise((resolve) => {
+    const s = net.connect(4000, '127.0.0.1');
+    socks.push(s);
+    s.on('connect', resolve);
+    s.on('error', (e) => { codes[e.code] = (codes[e.code] || 0) + 1; resolve(); });
+  })));
+  const failed = Object.keys(codes).sort().join(',');
+  for (const s of socks) s.destroy();
+  setTimeout(() => {
+    net.connect(4000, '127.0.0.1').on('data', (d) => { console.log(failed, String(d)); srv.close(); process.exit(0); });
+  }, 50);
+});
+`)
+	if res.code != 0 || (res.stdout != "ENFILE hi\n" && res.stdout != "EMFILE hi\n" && res.stdout != "EMFILE,ENFILE hi\n") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", res.code, res.stdout, trunc(res.stderr))
+	}
+	if r := other.node(`require('net').createServer().listen(4000, function () { console.log('ok'); this.close(); })`); r.code != 0 || r.stdout != "ok\n" {
+		t.Fatalf("the other VM: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -471,6 +471,11 @@ class Server extends EventEmitter {
   }
 
   _onAccept(fd, code, payload) {
+    if (code === 'EMFILE' || code === 'ENFILE') {
+      // libuv drops the connection and keeps serving (its EMFILE trick);
+      // the kernel did the dropping.
+      return;
+    }
     if (code) {
       this.emit('error', exceptionWithHostPort(code, 'accept'));
       return;

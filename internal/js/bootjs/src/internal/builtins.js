@@ -7,16 +7,14 @@ function denied(name, why) {
   return () => { throw accessDenied(`the '${name}' module ${why}`); };
 }
 
-// Network builtins exist (packages often require them at load time) but
-// every operation fails until the network issue lands.
-function network(name) {
+// http2 exists (packages require it at load time to probe for it) but
+// every operation fails: the runtime speaks HTTP/1.1 (http, https, fetch).
+function unsupported(name) {
   return () => new Proxy({}, {
     get(_, key) {
       if (key === '__esModule' || typeof key === 'symbol') return undefined;
-      if (key === 'Agent' || key === 'globalAgent' || key === 'STATUS_CODES' || key === 'METHODS') {
-        return key === 'STATUS_CODES' ? {} : key === 'METHODS' ? [] : class Agent {};
-      }
-      return () => { throw accessDenied(`${name}.${String(key)} (network access is not available in this sandbox yet)`); };
+      if (key === 'constants') return {};
+      return () => { throw accessDenied(`${name}.${String(key)} (${name} is not supported in this sandbox; use http, https or fetch)`); };
     },
   });
 }
@@ -73,7 +71,7 @@ const factories = {
   wasi: denied('wasi', 'is not available in the node runtime of this sandbox; run WASI programs directly'),
   http: () => require('../http.js'),
   https: () => require('../https.js'),
-  http2: network('http2'),
+  http2: unsupported('http2'),
   net: () => require('../net.js'),
   tls: () => require('../tls.js'),
   dns: () => require('../dns.js'),
