@@ -152,3 +152,42 @@ refused EACCES
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
 	}
 }
+
+// Two node processes of one VM talk HTTP over the VM's loopback (the
+// server is a child process of the client); a client that never
+// finishes its headers is cut off by the server's headersTimeout and the
+// server keeps serving.
+func TestHTTPAcrossProcesses(t *testing.T) {
+	v := newVM(t, nil)
+	v.writeFile("/workspace/server.js", `
+const http = require('http');
+const srv = http.createServer((req, res) => res.end('served ' + req.url));
+srv.headersTimeout = 300;
+srv.requestTimeout = 300;
+srv.listen(5000, () => console.log('listening'));
+process.on('SIGTERM', () => srv.close(() => process.exit(0)));
+`)
+	v.writeFile("/workspace/client.js", `
+const net = require('net'), http = require('http');
+const get = (path) => new Promise((resolve, reject) => http.get({ port: 5000, path }, (res) => {
+  let b = ''; res.on('data', (d) => { b += d; }); res.on('end', () => resolve(b));
+}).on('error', reject));
+const child = require('child_process').spawn('node', ['server.js'], { stdio: ['ignore', 'inherit', 'inherit'] });
+(async () => {
+  for (let i = 0; i < 50; i++) { try { await get('/probe'); break; } catch { await new Promise((r) => setTimeout(r, 20)); } }
+  const slow = net.connect(5000, '127.0.0.1', () => slow.write('GET / HTTP/1.1\r\nHost: x\r\n'));
+  let answer = '';
+  slow.on('data', (d) => { answer += d; });
+  slow.on('close', async () => {
+    console.log('slowloris cut:', answer.split('\r\n')[0] || '(closed)');
+    console.log(await get('/after'));
+    child.kill('SIGTERM');
+  });
+})();
+`)
+	res := v.run("", "node", "client.js")
+	want := "listening\nslowloris cut: HTTP/1.1 408 Request Timeout\nserved /after\n"
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}
