@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/secexec/secexec/internal/engine/client"
 	"github.com/secexec/secexec/internal/engine/server"
@@ -79,11 +80,27 @@ func EngineMain() {
 }
 
 func engineMain(rt vmhost.Runtime, log *slog.Logger) {
-	if err := server.Main(context.Background(), rt, log); err != nil {
+	err := server.Main(context.Background(), rt, log)
+	// Programs still tearing down write their last records (phase
+	// reports) before the process ends; the client reads them until the
+	// engine exits.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	_ = defaultRuntime.close(ctx)
+	cancel()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "secexec engine:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// Shutdown closes the shared engine processes this program started and
+// waits (until ctx ends) for each to exit, so that everything they logged
+// has reached Options.Logger. A later NewVM starts a new engine. Programs
+// that log engine records (the CLI with --log-level) call it before
+// exiting.
+func Shutdown(ctx context.Context) {
+	sharedEngines.closeAll(ctx)
 }
 
 // runtimeFor returns the program loaders of an in-process VM with opts.
@@ -185,6 +202,23 @@ func (p *enginePool) get(ctx context.Context, opts client.Options) (*client.Conn
 	}
 	p.conns[key] = c
 	return c, nil
+}
+
+// closeAll closes every shared engine and waits for them to exit.
+func (p *enginePool) closeAll(ctx context.Context) {
+	p.mu.Lock()
+	conns := p.conns
+	p.conns = make(map[string]*client.Conn)
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = c.CloseContext(ctx)
+		}()
+	}
+	wg.Wait()
 }
 
 // Done returns a channel that is closed when the VM is closed or lost

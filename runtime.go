@@ -39,6 +39,20 @@ func (l *lazyRuntime) get(ctx context.Context, cfg guest.Config) (*guest.Runtime
 	return rt, nil
 }
 
+// close stops the runtime, if there is one: it waits (until ctx ends) for
+// the engines' running programs and their teardown, whose phase reports
+// are logged then.
+func (l *lazyRuntime) close(ctx context.Context) error {
+	l.mu.Lock()
+	rt := l.rt
+	l.rt = nil
+	l.mu.Unlock()
+	if rt == nil {
+		return nil
+	}
+	return rt.Close(ctx)
+}
+
 // vmRuntime is the shared runtime as a VM with some options uses it:
 // the first VM to need it creates it with its options.
 type vmRuntime struct {

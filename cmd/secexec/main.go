@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/secexec/secexec"
 	"github.com/secexec/secexec/internal/cli"
@@ -19,5 +20,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	// The engine's last log records (phase reports of the last exec)
+	// reach stderr before this process ends.
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	secexec.Shutdown(sctx)
+	cancel()
 	os.Exit(code)
 }

@@ -67,7 +67,9 @@ func TestMain(m *testing.M) {
 	}
 	// Started by runCLIProcess: be the secexec command.
 	if os.Getenv(cliProcessEnv) == "1" {
-		os.Exit(cli.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		code := cli.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		secexec.Shutdown(context.Background()) // as cmd/secexec does
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

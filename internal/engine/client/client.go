@@ -163,6 +163,23 @@ func (c *Conn) Close() error {
 	return nil
 }
 
+// CloseContext is Close waiting for the engine to exit until ctx ends
+// (then it is killed): by then everything it wrote to stderr has been
+// logged.
+func (c *Conn) CloseContext(ctx context.Context) error {
+	c.fail(ErrClosed)
+	if c.proc == nil {
+		return nil
+	}
+	select {
+	case <-c.proc.exited:
+	case <-ctx.Done():
+		_ = c.proc.cmd.Process.Kill()
+		<-c.proc.exited
+	}
+	return nil
+}
+
 // Kill kills the engine process (SIGKILL) if this Conn started it.
 func (c *Conn) Kill() error {
 	if c.proc == nil {
