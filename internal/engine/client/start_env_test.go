@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -124,4 +125,27 @@ func TestTailRelaysEngineRecords(t *testing.T) {
 	if strings.Contains(got, "hidden") {
 		t.Errorf("a DEBUG record passed an INFO logger:\n%s", got)
 	}
+}
+
+// The client decodes what an engine writes on stderr, and an engine may be
+// under a guest's control: no line may panic it or turn into a record
+// without a level and a message.
+func FuzzDecodeRecord(f *testing.F) {
+	for _, s := range []string{
+		`{"time":"2026-01-02T03:04:05Z","level":"INFO","msg":"js: session phases","pid":3,"bootstrap":"1.5ms"}`,
+		`{"level":"DEBUG+2","msg":"x","nested":{"a":[1,2,{"b":null}]},"n":1e308,"big":123456789012345678901234567890}`,
+		`{"level":"INFO","msg":`, `{}`, `[]`, `{"msg":"no level"}`, `{"level":"LOUD","msg":"bad level"}`,
+		`fatal error: runtime: out of memory`, `{"level":"INFO","msg":"x","msg":"twice"}`, "{\"level\":\"INFO\",\"msg\":\"\xff\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		rec, ok := decodeRecord(line)
+		if ok && rec.Message == "" && !bytes.Contains(line, []byte(`"msg":""`)) && !bytes.Contains(line, []byte(`"msg"`)) {
+			t.Fatalf("record without a message from %q", line)
+		}
+		tl := newTail(slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelDebug})))
+		_, _ = tl.Write(append(line, '\n'))
+		_ = tl.lastLine()
+	})
 }
