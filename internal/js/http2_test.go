@@ -150,6 +150,22 @@ function req(session, headers, body) {
     await new Promise((res) => session.close(res));
     console.log(name, 'closed', session.closed, session.destroyed);
   }
+  // A stream closed mid-body, then the session is still usable; a
+  // destroyed session emits 'close'.
+  {
+    const session = http2.connect('http://' + h2cAddr);
+    const s = session.request({ ':path': '/big' });
+    let got = 0;
+    s.on('data', (d) => { got += d.length; if (got >= 65536 && !s.destroyed) s.close(http2.constants.NGHTTP2_CANCEL); });
+    await new Promise((res) => s.on('close', res));
+    console.log('cancel', got < 1 << 20, s.rstCode);
+    const a = await req(session, { ':path': '/hello' });
+    console.log('after cancel', a.head[':status']);
+    session.destroy();
+    await new Promise((res) => session.on('close', res));
+    console.log('destroyed', session.destroyed);
+  }
+  try { http2.createServer(); } catch (e) { console.log(e.code, e.message); }
   // Addresses no rule names: the kernel refuses the connection.
   for (const url of ['http://169.254.169.254', 'https://10.0.0.1:8443']) {
     const s = http2.connect(url);
@@ -167,11 +183,15 @@ function req(session, headers, body) {
 		fmt.Fprintf(&want, "%s 1048576 true true\n", c.name)
 		fmt.Fprintf(&want, "%s closed true true\n", c.name)
 	}
+	want.WriteString("cancel true 8\nafter cancel 200\ndestroyed true\n")
+	want.WriteString("ERR_ACCESS_DENIED Access to this API has been restricted: http2.createServer (http2 servers are not supported in this sandbox)\n")
 	want.WriteString("denied http://169.254.169.254 EACCES connect\ndenied https://10.0.0.1:8443 EACCES connect\n")
 	if res.code != 0 || res.stdout != want.String() {
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want.String(), res.stderr)
 	}
-	if n, m := tlsConns.Load(), h2cConns.Load(); n != 1 || m != 1 {
-		t.Errorf("connections: tls %d, h2c %d; want one each", n, m)
+	// Every request of a session, the concurrent ones too, went over its
+	// one connection: h2c had two sessions (the second for the cancel).
+	if n, m := tlsConns.Load(), h2cConns.Load(); n != 1 || m != 2 {
+		t.Errorf("connections: tls %d, h2c %d; want 1 and 2", n, m)
 	}
 }
