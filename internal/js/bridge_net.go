@@ -195,7 +195,7 @@ func (r *rt) handleNet(ev event) (bool, error) {
 			return true, nil
 		}
 		return r.dispatchPayload("netaccept", ev.a, ev.b, ev.code, ev.payload)
-	case "netconnect", "dns", "udpsend", "tls":
+	case "netconnect", "dns", "udpsend", "tls", "h2open", "h2write", "h2ping":
 		r.pending--
 		return r.dispatchPayload(ev.kind, ev.a, 0, ev.code, ev.payload)
 	case "udpmsg":
@@ -210,6 +210,8 @@ func (r *rt) handleNet(ev event) (bool, error) {
 		}
 		n := copy(r.scratch, ev.data)
 		return r.dispatchPayload("udpmsg", ev.a, n, ev.code, ev.payload)
+	case "h2resp", "h2data", "h2end", "h2sessclose":
+		return r.handleH2(ev)
 	}
 	return true, nil
 }

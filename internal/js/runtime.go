@@ -85,6 +85,9 @@ type rt struct {
 	// listening sockets being accepted on, by handle
 	acceptors map[int]*acceptor
 	sigWatch  map[kernel.Signal]bool
+	// HTTP/2 client sessions and their streams, by handle (bridge_http2.go)
+	h2s       map[int]*h2session
+	h2streams map[int]*h2stream
 
 	pendingCaches []*pendingCache
 	res           *modules.Resolver
@@ -216,6 +219,8 @@ func newRT(e *Engine) *rt {
 		children:  map[int]*child{},
 		acceptors: map[int]*acceptor{},
 		sigWatch:  map[kernel.Signal]bool{},
+		h2s:       map[int]*h2session{},
+		h2streams: map[int]*h2stream{},
 		startT:    time.Now(),
 	}
 }
@@ -601,6 +606,18 @@ func (r *rt) alive() bool {
 			return true
 		}
 	}
+	// An HTTP/2 session keeps the process alive until it is closed, as
+	// node's session socket does; so do its streams while they run.
+	for _, s := range r.h2s {
+		if s.ref {
+			return true
+		}
+	}
+	for _, st := range r.h2streams {
+		if st.rd.ref {
+			return true
+		}
+	}
 	for _, on := range r.sigWatch {
 		if on {
 			// A signal handler alone does not keep Node alive either.
@@ -661,6 +678,7 @@ func (r *rt) dispose() {
 	for _, a := range r.acceptors {
 		a.cancel()
 	}
+	r.disposeH2()
 	r.stopSignals()
 	if r.iso == nil {
 		return

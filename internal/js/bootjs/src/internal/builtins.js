@@ -7,18 +7,6 @@ function denied(name, why) {
   return () => { throw accessDenied(`the '${name}' module ${why}`); };
 }
 
-// http2 exists (packages require it at load time to probe for it) but
-// every operation fails: the runtime speaks HTTP/1.1 (http, https, fetch).
-function unsupported(name) {
-  return () => new Proxy({}, {
-    get(_, key) {
-      if (key === '__esModule' || typeof key === 'symbol') return undefined;
-      if (key === 'constants') return {};
-      return () => { throw accessDenied(`${name}.${String(key)} (${name} is not supported in this sandbox; use http, https or fetch)`); };
-    },
-  });
-}
-
 const factories = {
   assert: () => require('assert/'),
   'assert/strict': () => require('assert/').strict,
@@ -71,7 +59,7 @@ const factories = {
   wasi: denied('wasi', 'is not available in the node runtime of this sandbox; run WASI programs directly'),
   http: () => require('../http.js'),
   https: () => require('../https.js'),
-  http2: unsupported('http2'),
+  http2: () => require('../http2.js'),
   net: () => require('../net.js'),
   tls: () => require('../tls.js'),
   dns: () => require('../dns.js'),

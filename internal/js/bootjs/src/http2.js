@@ -1,0 +1,630 @@
+'use strict';
+// http2: the client side of node's HTTP/2 API (http2.connect). The
+// protocol itself runs in Go, on golang.org/x/net/http2 (see
+// bridge_http2.go): this module opens the connection as any guest would
+// (net.connect for http:, tls.connect with ALPN h2 for https:, both under
+// the kernel's network policy and TLS) and then hands the socket's
+// descriptor to the Go session, which speaks HTTP/2 over it. Streams are
+// Duplexes fed one body chunk at a time, with backpressure to the peer
+// through HTTP/2 flow control. Servers are not supported.
+const { B, takeBytes, giveBytes } = require('./internal/bridge.js');
+const loop = require('./internal/loop.js');
+const { fromBridge, codedError, accessDenied } = require('./internal/errors.js');
+const { Duplex } = require('./stream.js');
+const EventEmitter = require('./events.js');
+const net = require('./net.js');
+
+const constants = {
+  NGHTTP2_SESSION_SERVER: 0,
+  NGHTTP2_SESSION_CLIENT: 1,
+  NGHTTP2_NO_ERROR: 0,
+  NGHTTP2_PROTOCOL_ERROR: 1,
+  NGHTTP2_INTERNAL_ERROR: 2,
+  NGHTTP2_FLOW_CONTROL_ERROR: 3,
+  NGHTTP2_SETTINGS_TIMEOUT: 4,
+  NGHTTP2_STREAM_CLOSED: 5,
+  NGHTTP2_FRAME_SIZE_ERROR: 6,
+  NGHTTP2_REFUSED_STREAM: 7,
+  NGHTTP2_CANCEL: 8,
+  NGHTTP2_COMPRESSION_ERROR: 9,
+  NGHTTP2_CONNECT_ERROR: 10,
+  NGHTTP2_ENHANCE_YOUR_CALM: 11,
+  NGHTTP2_INADEQUATE_SECURITY: 12,
+  NGHTTP2_HTTP_1_1_REQUIRED: 13,
+  NGHTTP2_FLAG_NONE: 0,
+  NGHTTP2_FLAG_END_STREAM: 1,
+  NGHTTP2_FLAG_END_HEADERS: 4,
+  NGHTTP2_DEFAULT_WEIGHT: 16,
+  NGHTTP2_SETTINGS_HEADER_TABLE_SIZE: 1,
+  NGHTTP2_SETTINGS_ENABLE_PUSH: 2,
+  NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS: 3,
+  NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE: 4,
+  NGHTTP2_SETTINGS_MAX_FRAME_SIZE: 5,
+  NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE: 6,
+  DEFAULT_SETTINGS_HEADER_TABLE_SIZE: 4096,
+  DEFAULT_SETTINGS_ENABLE_PUSH: 1,
+  DEFAULT_SETTINGS_MAX_CONCURRENT_STREAMS: 0xffffffff,
+  DEFAULT_SETTINGS_INITIAL_WINDOW_SIZE: 65535,
+  DEFAULT_SETTINGS_MAX_FRAME_SIZE: 16384,
+  DEFAULT_SETTINGS_MAX_HEADER_LIST_SIZE: 65535,
+  MAX_MAX_FRAME_SIZE: 16777215,
+  MIN_MAX_FRAME_SIZE: 16384,
+  MAX_INITIAL_WINDOW_SIZE: 2147483647,
+  HTTP2_HEADER_STATUS: ':status',
+  HTTP2_HEADER_METHOD: ':method',
+  HTTP2_HEADER_AUTHORITY: ':authority',
+  HTTP2_HEADER_SCHEME: ':scheme',
+  HTTP2_HEADER_PATH: ':path',
+  HTTP2_HEADER_PROTOCOL: ':protocol',
+  HTTP2_HEADER_ACCEPT: 'accept',
+  HTTP2_HEADER_ACCEPT_ENCODING: 'accept-encoding',
+  HTTP2_HEADER_AUTHORIZATION: 'authorization',
+  HTTP2_HEADER_CACHE_CONTROL: 'cache-control',
+  HTTP2_HEADER_CONNECTION: 'connection',
+  HTTP2_HEADER_CONTENT_ENCODING: 'content-encoding',
+  HTTP2_HEADER_CONTENT_LENGTH: 'content-length',
+  HTTP2_HEADER_CONTENT_TYPE: 'content-type',
+  HTTP2_HEADER_COOKIE: 'cookie',
+  HTTP2_HEADER_DATE: 'date',
+  HTTP2_HEADER_HOST: 'host',
+  HTTP2_HEADER_KEEP_ALIVE: 'keep-alive',
+  HTTP2_HEADER_LOCATION: 'location',
+  HTTP2_HEADER_PROXY_CONNECTION: 'proxy-connection',
+  HTTP2_HEADER_SET_COOKIE: 'set-cookie',
+  HTTP2_HEADER_TE: 'te',
+  HTTP2_HEADER_TRANSFER_ENCODING: 'transfer-encoding',
+  HTTP2_HEADER_UPGRADE: 'upgrade',
+  HTTP2_HEADER_USER_AGENT: 'user-agent',
+  HTTP2_METHOD_CONNECT: 'CONNECT',
+  HTTP2_METHOD_DELETE: 'DELETE',
+  HTTP2_METHOD_GET: 'GET',
+  HTTP2_METHOD_HEAD: 'HEAD',
+  HTTP2_METHOD_OPTIONS: 'OPTIONS',
+  HTTP2_METHOD_PATCH: 'PATCH',
+  HTTP2_METHOD_POST: 'POST',
+  HTTP2_METHOD_PUT: 'PUT',
+  HTTP_STATUS_OK: 200,
+  HTTP_STATUS_NO_CONTENT: 204,
+  HTTP_STATUS_NOT_FOUND: 404,
+  HTTP_STATUS_INTERNAL_SERVER_ERROR: 500,
+};
+
+const sensitiveHeaders = Symbol('nodejs.http2.sensitiveHeaders');
+
+function getDefaultSettings() {
+  return {
+    headerTableSize: 4096,
+    enablePush: true,
+    initialWindowSize: 65535,
+    maxFrameSize: 16384,
+    maxConcurrentStreams: 4294967295,
+    maxHeaderListSize: 65535,
+    maxHeaderSize: 65535,
+    enableConnectProtocol: false,
+  };
+}
+
+// h2Error builds an error with one of node's ERR_HTTP2_* codes.
+function h2Error(code, message, Kind = Error) {
+  const err = new Kind(message);
+  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  if (typeof err.stack === 'string') err.stack = err.stack.replace(Kind.name, `${Kind.name} [${code}]`);
+  return err;
+}
+
+// fromGo turns an error code and payload of the Go session into an error.
+function fromGo(code, payload, syscall) {
+  let info = {};
+  if (payload) { try { info = JSON.parse(payload); } catch { /* */ } }
+  if (code.startsWith('E') && !code.startsWith('ERR_')) return fromBridge(code, syscall);
+  const err = h2Error(code, info.message || code);
+  if (info.rst !== undefined) err.rstCode = info.rst;
+  return err;
+}
+
+// --- handles answered by the loop ---
+
+const sessions = new Map();
+const streams = new Map();
+let nextHandle = 1;
+
+loop.onEvent('h2resp', (sh, _b, _code, payload) => {
+  const s = streams.get(sh);
+  if (s) s._onResponse(JSON.parse(payload));
+});
+loop.onEvent('h2data', (sh, n) => {
+  const s = streams.get(sh);
+  if (!s) return;
+  const { Buffer } = require('./buffer.js');
+  s._onData(takeBytes(n, (k) => Buffer.allocUnsafe(k)));
+});
+loop.onEvent('h2end', (sh, _b, code, payload) => {
+  const s = streams.get(sh);
+  streams.delete(sh);
+  if (s) s._onEnd(code, payload);
+});
+loop.onEvent('h2sessclose', (h, _b, code, payload) => {
+  const s = sessions.get(h);
+  sessions.delete(h);
+  if (s) s._onGoClosed(code, payload);
+});
+
+// --- headers ---
+
+const tokenRe = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+const badValueRe = /[^\t\x20-\x7e\x80-\xff]/;
+const connectionHeaders = new Set(['connection', 'upgrade', 'http2-settings', 'te', 'transfer-encoding', 'keep-alive', 'proxy-connection']);
+const noPayloadMethods = new Set(['GET', 'HEAD', 'DELETE']);
+
+// headerObject turns [name, value] pairs into node's headers object:
+// repeated names join with ', ' ('; ' for cookie), set-cookie is an array.
+function headerObject(pairs, status) {
+  const out = Object.create(null);
+  if (status !== undefined) out[':status'] = status;
+  for (const [k, v] of pairs) {
+    if (k === 'set-cookie') (out[k] || (out[k] = [])).push(v);
+    else if (out[k] === undefined) out[k] = v;
+    else out[k] += (k === 'cookie' ? '; ' : ', ') + v;
+  }
+  out[sensitiveHeaders] = [];
+  return out;
+}
+
+function rawPairs(obj) {
+  const out = [];
+  for (const [k, v] of Object.entries(obj)) out.push(k, String(v));
+  return out;
+}
+
+// --- streams ---
+
+class ClientHttp2Stream extends Duplex {
+  constructor(session, options) {
+    super({ allowHalfOpen: true, autoDestroy: true, emitClose: false, decodeStrings: false,
+      highWaterMark: options.highWaterMark });
+    this.session = session;
+    this._h = 0;
+    this._started = false;
+    this._paused = false;
+    this._pending = [];
+    this._gotResponse = false;
+    this._ended = false;
+    this.id = undefined;
+    this.rstCode = undefined;
+    this.sentHeaders = undefined;
+    this.sentTrailers = undefined;
+    this.sentInfoHeaders = [];
+    this.aborted = false;
+    this.headersSent = false;
+  }
+
+  get pending() { return !this._started; }
+  get closed() { return this.rstCode !== undefined; }
+  get endAfterHeaders() { return false; }
+  get bufferSize() { return this.writableLength; }
+  get state() { return {}; }
+
+  // _start sends the request (once the session is connected).
+  _start(req, endStream) {
+    const h = nextHandle++;
+    try {
+      B.h2Request(this.session._h, h, JSON.stringify(req), !!endStream);
+    } catch (e) {
+      const err = e === 'EAGAIN'
+        ? h2Error('ERR_HTTP2_OUT_OF_STREAMS', 'No stream ID is available because maximum stream ID has been reached')
+        : fromBridge(e, 'request');
+      this.destroy(err);
+      return;
+    }
+    this._h = h;
+    this._started = true;
+    this.headersSent = true;
+    streams.set(h, this);
+    this.emit('ready');
+    if (this._paused) B.h2Pause(h, true);
+    for (const fn of this._pending.splice(0)) fn();
+  }
+
+  _whenStarted(fn) {
+    if (this._started) fn();
+    else this._pending.push(fn);
+  }
+
+  _onResponse(head) {
+    this._gotResponse = true;
+    const headers = headerObject(head.headers, head.status);
+    this.emit('response', headers, constants.NGHTTP2_FLAG_END_HEADERS, rawPairs(headers));
+  }
+
+  _onData(chunk) {
+    if (!this.push(chunk)) {
+      this._paused = true;
+      if (this._h) B.h2Pause(this._h, true);
+    }
+  }
+
+  _onEnd(code, payload) {
+    this._h = 0;
+    this._ended = true;
+    this.session._streamDone(this);
+    if (code) {
+      const err = fromGo(code, payload, 'read');
+      this.rstCode = err.rstCode !== undefined ? err.rstCode : constants.NGHTTP2_INTERNAL_ERROR;
+      if (code === 'ERR_HTTP2_STREAM_ERROR' && this.rstCode === constants.NGHTTP2_CANCEL) {
+        this.destroy();
+        return;
+      }
+      this.destroy(err);
+      return;
+    }
+    this.rstCode = constants.NGHTTP2_NO_ERROR;
+    if (payload) {
+      const info = JSON.parse(payload);
+      if (info.trailers) this.emit('trailers', headerObject(info.trailers), constants.NGHTTP2_FLAG_END_STREAM | constants.NGHTTP2_FLAG_END_HEADERS);
+    }
+    this.push(null);
+    // The request side is over once the response is: the peer ended the
+    // stream, so what was not written cannot be sent.
+    if (!this.writableEnded) this.end();
+  }
+
+  _read() {
+    if (this._paused) {
+      this._paused = false;
+      if (this._h) B.h2Pause(this._h, false);
+    }
+  }
+
+  _write(chunk, encoding, cb) {
+    this._whenStarted(() => {
+      if (!this._h) { cb(this._ended ? null : h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed')); return; }
+      const { Buffer } = require('./buffer.js');
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk;
+      try {
+        net._request((id) => B.h2Write(this._h, giveBytes(buf), id), (code) => {
+          // A body the peer stopped taking (it answered, or reset the
+          // stream) ends the write quietly: the stream reports the reset.
+          cb(code && code !== 'EPIPE' ? fromBridge(code, 'write') : null);
+        });
+      } catch (e) {
+        cb(e === 'EPIPE' ? null : fromBridge(e, 'write'));
+      }
+    });
+  }
+
+  _final(cb) {
+    this._whenStarted(() => {
+      if (this._h) B.h2End(this._h);
+      cb();
+    });
+  }
+
+  _destroy(err, cb) {
+    if (this._h) {
+      streams.delete(this._h);
+      B.h2Cancel(this._h, this.rstCode || constants.NGHTTP2_CANCEL);
+      this._h = 0;
+      this.session._streamDone(this);
+    } else if (!this._started) {
+      this.session._streamDone(this);
+    }
+    if (this.rstCode === undefined) this.rstCode = err ? constants.NGHTTP2_INTERNAL_ERROR : constants.NGHTTP2_CANCEL;
+    this._pending.length = 0;
+    cb(err);
+    process.nextTick(() => this.emit('close'));
+  }
+
+  close(code = constants.NGHTTP2_NO_ERROR, callback) {
+    if (typeof code !== 'number' || code < 0 || code > 0xffffffff) {
+      throw codedError('ERR_OUT_OF_RANGE', 'code', '>= 0 && <= 4294967295', code);
+    }
+    if (typeof callback === 'function') this.once('close', callback);
+    if (this.destroyed) return;
+    this.rstCode = code;
+    // A code other than NO_ERROR is an error of the stream, as in node.
+    if (code !== constants.NGHTTP2_NO_ERROR && code !== constants.NGHTTP2_CANCEL) {
+      this.destroy(h2Error('ERR_HTTP2_STREAM_ERROR', `Stream closed with error code ${codeName(code)}`));
+    } else {
+      this.destroy();
+    }
+  }
+
+  priority() {}
+  sendTrailers() { throw h2Error('ERR_HTTP2_TRAILERS_NOT_READY', 'Trailing headers cannot be sent on a client stream in this sandbox'); }
+  setTimeout(ms, cb) { if (cb) this.once('timeout', cb); return this; }
+}
+
+const errorNames = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT',
+  'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR',
+  'ENHANCE_YOUR_CALM', 'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED'];
+
+function codeName(code) {
+  return code < errorNames.length ? `NGHTTP2_${errorNames[code]}` : String(code);
+}
+
+// --- sessions ---
+
+class ClientHttp2Session extends EventEmitter {
+  constructor(url, options) {
+    super();
+    this._h = 0;
+    this._open = false;
+    this._closing = false;
+    this._destroyed = false;
+    this._closeEmitted = false;
+    this._goClosed = false;
+    this._streams = new Set();
+    this._queue = [];
+    this._refed = true;
+    this._scheme = url.protocol.slice(0, -1);
+    this._authority = url.host;
+    this._options = options;
+    this.encrypted = this._scheme === 'https';
+    this.alpnProtocol = undefined;
+    this.originSet = undefined;
+    this.type = constants.NGHTTP2_SESSION_CLIENT;
+    this.socket = null;
+    this._connect(url, options);
+  }
+
+  get connecting() { return !this._open && !this._destroyed; }
+  get closed() { return this._closing || this._destroyed; }
+  get destroyed() { return this._destroyed; }
+  get pendingSettingsAck() { return false; }
+  get localSettings() { return getDefaultSettings(); }
+  get remoteSettings() { return getDefaultSettings(); }
+  get state() { return { effectiveLocalWindowSize: 1 << 20, localWindowSize: 1 << 20, outboundQueueSize: 0 }; }
+
+  _connect(url, options) {
+    let host = url.hostname || 'localhost';
+    if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+    const port = Number(url.port || (this._scheme === 'http' ? 80 : 443));
+    let socket;
+    if (typeof options.createConnection === 'function') {
+      socket = options.createConnection(url, options);
+    } else if (this.encrypted) {
+      socket = require('./tls.js').connect({ ...options, host, port, servername: options.servername !== undefined ? options.servername : (net.isIP(host) ? undefined : host), ALPNProtocols: ['h2'] });
+    } else {
+      socket = net.connect({ host, port });
+    }
+    this.socket = socket;
+    const onError = (err) => this.destroy(err);
+    const onClose = () => { if (!this._open) this.destroy(); };
+    socket.on('error', onError);
+    socket.on('close', onClose);
+    const ready = () => {
+      socket.removeListener('error', onError);
+      socket.removeListener('close', onClose);
+      this._handOver(socket);
+    };
+    if (socket.encrypted) socket.once('secureConnect', ready);
+    else socket.once('connect', ready);
+  }
+
+  // _handOver gives the connected socket's descriptor to the Go session.
+  _handOver(socket) {
+    if (this._destroyed) { socket.destroy(); return; }
+    if (this.encrypted || socket.encrypted) {
+      if (socket.alpnProtocol !== 'h2') {
+        const err = h2Error('ERR_HTTP2_ERROR', `the server did not agree on HTTP/2 (ALPN: ${socket.alpnProtocol || 'none'})`);
+        socket.destroy();
+        this.destroy(err);
+        return;
+      }
+      this.alpnProtocol = 'h2';
+    } else {
+      this.alpnProtocol = 'h2c';
+    }
+    const fd = socket[net._kFd];
+    if (fd === undefined || fd < 0 || (socket._handle && socket.listenerCount('data') > 0)) {
+      this.destroy(h2Error('ERR_HTTP2_ERROR', 'the socket is not usable for an HTTP/2 session'));
+      return;
+    }
+    if (typeof socket._peerInfo === 'function') socket._peerInfo(); // kept for remoteAddress
+    socket[net._kFd] = -1;
+    const h = nextHandle++;
+    const settings = this._options.settings || {};
+    const opts = { maxHeaderListSize: Number(this._options.maxHeaderListSize || settings.maxHeaderListSize || settings.maxHeaderSize || 0) | 0 };
+    try {
+      net._request((id) => B.h2Open(fd, h, JSON.stringify(opts), id), (code) => {
+        if (code) { sessions.delete(h); this._h = 0; this.destroy(fromBridge(code, 'connect')); return; }
+        if (this._destroyed) return;
+        this._open = true;
+        this.originSet = [`${this._scheme}://${this._authority}`];
+        this.emit('connect', this, socket);
+        for (const [stream, req, endStream] of this._queue.splice(0)) {
+          if (!stream.destroyed) stream._start(req, endStream);
+        }
+        if (this._closing) B.h2Close(this._h, true);
+      });
+    } catch (e) {
+      try { B.close(fd); } catch { /* gone */ }
+      this.destroy(fromBridge(e, 'connect'));
+      return;
+    }
+    this._h = h;
+    sessions.set(h, this);
+    if (!this._refed) B.h2Ref(h, false);
+    // The socket object is a shell from now on (its descriptor is the
+    // session's); it stays as session.socket for its addresses.
+    socket.destroy();
+  }
+
+  request(headers, options) {
+    if (this._destroyed) throw h2Error('ERR_HTTP2_INVALID_SESSION', 'The session has been destroyed');
+    if (this._closing) throw h2Error('ERR_HTTP2_GOAWAY_SESSION', 'New streams cannot be created after receiving a GOAWAY');
+    if (headers === undefined || headers === null) headers = {};
+    if (typeof headers !== 'object' || Array.isArray(headers)) throw codedError('ERR_INVALID_ARG_TYPE', 'headers', 'of type object', headers);
+    options = options || {};
+    const req = { method: 'GET', path: '/', scheme: this._scheme, authority: this._authority, headers: [] };
+    for (const [name, value] of Object.entries(headers)) {
+      const k = name.toLowerCase();
+      if (value === undefined || value === null) continue;
+      const values = Array.isArray(value) ? value.map(String) : [String(value)];
+      for (const v of values) {
+        if (badValueRe.test(v)) throw h2Error('ERR_HTTP2_INVALID_HEADER_VALUE', `Invalid value "${v}" for header "${name}"`, TypeError);
+      }
+      switch (k) {
+        case ':method':
+          if (!tokenRe.test(values[0])) throw h2Error('ERR_INVALID_HTTP_TOKEN', `Method must be a valid HTTP token ["${values[0]}"]`, TypeError);
+          req.method = values[0];
+          continue;
+        case ':path': req.path = values[0]; continue;
+        case ':scheme': req.scheme = values[0]; continue;
+        case ':authority': req.authority = values[0]; continue;
+      }
+      if (k.startsWith(':')) throw h2Error('ERR_HTTP2_INVALID_PSEUDOHEADER', `"${name}" is an invalid pseudoheader or is used incorrectly`, TypeError);
+      if (!tokenRe.test(k)) throw h2Error('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`, TypeError);
+      if (connectionHeaders.has(k) && !(k === 'te' && values.length === 1 && values[0] === 'trailers')) {
+        throw h2Error('ERR_HTTP2_INVALID_CONNECTION_HEADERS', `HTTP/1 Connection specific headers are forbidden: "${k}"`, TypeError);
+      }
+      if (k === 'host') { req.authority = values[0]; continue; }
+      for (const v of values) req.headers.push([k, v]);
+    }
+    if (req.method === 'CONNECT') throw h2Error('ERR_HTTP2_CONNECT_PATH', 'CONNECT requests are not supported in this sandbox', TypeError);
+    let endStream = options.endStream;
+    if (endStream === undefined) endStream = noPayloadMethods.has(req.method);
+    const stream = new ClientHttp2Stream(this, options);
+    stream.sentHeaders = { ...headers, ':method': req.method, ':path': req.path, ':scheme': req.scheme, ':authority': req.authority };
+    this._streams.add(stream);
+    if (endStream) stream.end();
+    if (options.signal) {
+      const onAbort = () => stream.destroy(require('./internal/web.js').abortError(options.signal.reason));
+      if (options.signal.aborted) process.nextTick(onAbort);
+      else options.signal.addEventListener('abort', onAbort, { once: true });
+    }
+    if (this._open) process.nextTick(() => { if (!stream.destroyed) stream._start(req, endStream); });
+    else this._queue.push([stream, req, endStream]);
+    return stream;
+  }
+
+  _streamDone(stream) {
+    this._streams.delete(stream);
+    this._maybeClose();
+  }
+
+  _onGoClosed(code, payload) {
+    this._goClosed = true;
+    this._h = 0;
+    if (code && !this._destroyed && !this._closing) {
+      this.destroy(fromGo(code, payload, 'read'));
+      return;
+    }
+    this._closing = true;
+    this._maybeClose();
+  }
+
+  // _maybeClose emits 'close' once the session is over (destroyed, or
+  // closed and its connection ended) and its last stream is done.
+  _maybeClose() {
+    if (this._closeEmitted || this._streams.size > 0) return;
+    if (!this._destroyed && !(this._closing && this._goClosed)) return;
+    this._closeEmitted = true;
+    this._destroyed = true;
+    process.nextTick(() => this.emit('close'));
+  }
+
+  close(callback) {
+    if (typeof callback === 'function') this.once('close', callback);
+    if (this._closing || this._destroyed) return;
+    this._closing = true;
+    // Before the connection is up, queued requests still go out and the
+    // session closes after them (see _handOver).
+    if (this._h && this._open) B.h2Close(this._h, true);
+    else if (!this._open && this._queue.length === 0) this.destroy();
+  }
+
+  destroy(error, code) {
+    if (typeof error === 'number') { code = error; error = undefined; }
+    if (this._destroyed) return;
+    this._destroyed = true;
+    this._closing = true;
+    // 'error' comes before the streams' and the session's 'close'.
+    if (error) process.nextTick(() => this.emit('error', error));
+    const streamErr = error || h2Error('ERR_HTTP2_STREAM_CANCEL', 'The pending stream has been canceled');
+    for (const stream of [...this._streams]) stream.destroy(error ? streamErr : undefined);
+    this._streams.clear();
+    this._queue.length = 0;
+    if (this._h) { B.h2Close(this._h, false); }
+    if (this.socket && !this._open) this.socket.destroy();
+    void code;
+    this._maybeClose();
+  }
+
+  goaway() { this.close(); }
+
+  ping(payload, callback) {
+    if (typeof payload === 'function') { callback = payload; payload = undefined; }
+    if (typeof callback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', callback);
+    if (!this._open || !this._h) throw h2Error('ERR_HTTP2_PING_CANCEL', 'HTTP2 ping cancelled');
+    const { Buffer } = require('./buffer.js');
+    const echo = payload ? Buffer.from(payload) : Buffer.alloc(8);
+    try {
+      net._request((id) => B.h2Ping(this._h, id), (code, ms) => {
+        if (code) callback(h2Error('ERR_HTTP2_PING_CANCEL', 'HTTP2 ping cancelled'), 0, echo);
+        else callback(null, Number(ms), echo);
+      });
+    } catch {
+      process.nextTick(callback, h2Error('ERR_HTTP2_PING_CANCEL', 'HTTP2 ping cancelled'), 0, echo);
+    }
+    return true;
+  }
+
+  settings() {
+    throw h2Error('ERR_HTTP2_INVALID_SETTING_VALUE', 'session.settings() is not supported in this sandbox: the session keeps its initial settings');
+  }
+
+  setLocalWindowSize() {}
+  setTimeout(ms, cb) { if (cb) this.once('timeout', cb); return this; }
+
+  ref() {
+    this._refed = true;
+    if (this._h) B.h2Ref(this._h, true);
+    else if (this.socket && this.socket.ref) this.socket.ref();
+    return this;
+  }
+
+  unref() {
+    this._refed = false;
+    if (this._h) B.h2Ref(this._h, false);
+    else if (this.socket && this.socket.unref) this.socket.unref();
+    return this;
+  }
+}
+
+function connect(authority, options, listener) {
+  if (typeof options === 'function') { listener = options; options = undefined; }
+  options = options ? { ...options } : {};
+  let url = authority;
+  if (typeof authority === 'string') url = new URL(authority);
+  else if (!(authority instanceof URL)) {
+    if (authority === null || typeof authority !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'authority', 'of type string or an instance of URL', authority);
+    url = new URL(`${authority.protocol || 'https:'}//${authority.host || authority.hostname || 'localhost'}${authority.port && !authority.host ? `:${authority.port}` : ''}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw h2Error('ERR_HTTP2_UNSUPPORTED_PROTOCOL', `protocol "${url.protocol}" is unsupported.`);
+  }
+  const session = new ClientHttp2Session(url, options);
+  if (typeof listener === 'function') session.once('connect', listener);
+  return session;
+}
+
+function noServers(what) {
+  return () => { throw accessDenied(`http2.${what} (http2 servers are not supported in this sandbox)`); };
+}
+
+module.exports = {
+  connect,
+  constants,
+  getDefaultSettings,
+  getPackedSettings: () => require('./buffer.js').Buffer.alloc(0),
+  getUnpackedSettings: () => ({}),
+  sensitiveHeaders,
+  createServer: noServers('createServer'),
+  createSecureServer: noServers('createSecureServer'),
+  performServerHandshake: noServers('performServerHandshake'),
+  Http2ServerRequest: class Http2ServerRequest {},
+  Http2ServerResponse: class Http2ServerResponse {},
+  ClientHttp2Session,
+  ClientHttp2Stream,
+};
