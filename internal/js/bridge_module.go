@@ -329,6 +329,19 @@ func init() {
 		}
 		return fn, err
 	})
+	// compileLazy compiles one of the bootstrap's lazy chunks (see
+	// bootjs.Bundle.Lazy) in the module wrapper.
+	register("compileLazy", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		name, err := argString(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		src, ok := r.e.bundle.Lazy[name]
+		if !ok {
+			return nil, errno.ENOENT
+		}
+		return r.compile(src, "node:internal/deps/"+name+".js", wrapperHead)
+	})
 	register("compileFunction", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		src, err1 := argString(args, 0)
 		file, err2 := argString(args, 1)

@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,7 +74,16 @@ type Bundle struct {
 	// Digest identifies Source: equal digests mean equal scripts. Code
 	// caches and warm isolates are keyed by it.
 	Digest string
+	// Lazy holds the large npm packages the runtime loads only when a
+	// guest first uses them (undici for fetch, the WHATWG streams), by
+	// package name: CommonJS sources for the runtime's module wrapper,
+	// whose require resolves "node:NAME" to the runtime's builtins. Kept
+	// out of Source, every isolate neither parses nor holds them.
+	Lazy map[string]string
 }
+
+// LazyPackages are the packages built as lazy chunks (Bundle.Lazy).
+var LazyPackages = []string{"undici", "web-streams-polyfill"}
 
 // Errors of Build; test with errors.Is.
 var (
@@ -136,9 +146,10 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 		return nil, err
 	}
 	bundlePath := filepath.Join(dir, "bundle-"+digest[:24]+".js")
-	src, err := readBundle(bundlePath)
+	b, err := readBundle(bundlePath)
 	if err == nil {
-		return &Bundle{Source: src, Digest: digest}, nil
+		b.Digest = digest
+		return b, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		log.Warn("bootjs: cached bundle is damaged, rebuilding", "err", err)
@@ -149,7 +160,7 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 		return nil, err
 	}
 	start := time.Now()
-	src, err = bundle(mods)
+	b, err = bundle(mods)
 	if err != nil && !fresh && !opts.Offline {
 		// A damaged install (files deleted or truncated after it
 		// completed) fails to bundle: install it again, once.
@@ -160,16 +171,22 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 		if mods, _, err = install(ctx, dir, opts, log); err != nil {
 			return nil, err
 		}
-		src, err = bundle(mods)
+		b, err = bundle(mods)
 	}
 	if err != nil {
 		return nil, err
 	}
-	log.Debug("bootjs: bundled", "bytes", len(src), "took", time.Since(start))
+	b.Digest = digest
+	log.Debug("bootjs: bundled", "bytes", len(b.Source), "took", time.Since(start))
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "node bootstrap: bundled %s\n", textfmt.Bytes(int64(len(src))))
+		lazy := 0
+		for _, l := range b.Lazy {
+			lazy += len(l)
+		}
+		fmt.Fprintf(opts.Progress, "node bootstrap: bundled %s (and %s loaded on first use)\n",
+			textfmt.Bytes(int64(len(b.Source))), textfmt.Bytes(int64(lazy)))
 	}
-	if err := writeBundle(bundlePath, src); err != nil {
+	if err := writeBundle(bundlePath, b); err != nil {
 		log.Warn("bootjs: caching bundle", "err", err)
 	}
 	// Bundles of other sources are stale; remove them (best effort).
@@ -180,39 +197,59 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 			}
 		}
 	}
-	return &Bundle{Source: src, Digest: digest}, nil
+	return b, nil
 }
 
-// bundleHeader starts a cached bundle file; the sha256 of the script
-// follows it on the same line, so a truncated or altered file is caught
-// before V8 sees it.
+// bundleHeader starts a cached bundle file; the sha256 of everything
+// after the header line follows it, so a truncated or altered file is
+// caught before V8 sees it, then the sizes of the lazy chunks, which
+// come after the main script in LazyPackages order.
 const bundleHeader = "// secexec-bootstrap sha256="
 
-func readBundle(path string) (string, error) {
-	b, err := os.ReadFile(path)
+func readBundle(path string) (*Bundle, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	line, src, ok := strings.Cut(string(b), "\n")
-	sum, okHeader := strings.CutPrefix(line, bundleHeader)
-	if !ok || !okHeader {
-		return "", fmt.Errorf("bootjs: %s: no checksum header", filepath.Base(path))
+	line, body, ok := strings.Cut(string(data), "\n")
+	rest, okHeader := strings.CutPrefix(line, bundleHeader)
+	fields := strings.Fields(rest)
+	if !ok || !okHeader || len(fields) != 1+len(LazyPackages) {
+		return nil, fmt.Errorf("bootjs: %s: no valid header", filepath.Base(path))
 	}
-	got := sha256.Sum256([]byte(src))
-	if hex.EncodeToString(got[:]) != sum {
-		return "", fmt.Errorf("bootjs: %s: checksum mismatch", filepath.Base(path))
+	got := sha256.Sum256([]byte(body))
+	if hex.EncodeToString(got[:]) != fields[0] {
+		return nil, fmt.Errorf("bootjs: %s: checksum mismatch", filepath.Base(path))
 	}
-	return src, nil
+	b := &Bundle{Lazy: make(map[string]string, len(LazyPackages))}
+	end := len(body)
+	for i := len(LazyPackages) - 1; i >= 0; i-- {
+		n, err := strconv.Atoi(fields[1+i])
+		if err != nil || n < 0 || n > end {
+			return nil, fmt.Errorf("bootjs: %s: bad chunk size", filepath.Base(path))
+		}
+		b.Lazy[LazyPackages[i]] = body[end-n : end]
+		end -= n
+	}
+	b.Source = body[:end]
+	return b, nil
 }
 
-func writeBundle(path, src string) error {
-	sum := sha256.Sum256([]byte(src))
-	return writeAtomic(path, []byte(bundleHeader+hex.EncodeToString(sum[:])+"\n"+src))
+func writeBundle(path string, b *Bundle) error {
+	var body strings.Builder
+	body.WriteString(b.Source)
+	sizes := make([]string, len(LazyPackages))
+	for i, name := range LazyPackages {
+		body.WriteString(b.Lazy[name])
+		sizes[i] = strconv.Itoa(len(b.Lazy[name]))
+	}
+	sum := sha256.Sum256([]byte(body.String()))
+	return writeAtomic(path, []byte(bundleHeader+hex.EncodeToString(sum[:])+" "+strings.Join(sizes, " ")+"\n"+body.String()))
 }
 
 // bundleFormat changes whenever the bundling options do, so that cached
 // bundles made with other options are not used.
-const bundleFormat = "esbuild-iife-ascii-minified-2"
+const bundleFormat = "esbuild-iife-ascii-minified-lazy-3"
 
 // lockDigest is the digest of the pinned package set.
 func lockDigest() (string, error) {
@@ -401,13 +438,13 @@ func treeSize(dir string) (files int, bytes int64) {
 
 // bundle runs esbuild over our sources (written next to node_modules so
 // that package resolution finds the polyfills).
-func bundle(nodeModules string) (string, error) {
+func bundle(nodeModules string) (*Bundle, error) {
 	// Each bundler stages in a private directory, but always as "src" in
 	// it: module paths end up in the bundle, which must not differ from
 	// one build to the next (code caches are keyed by the digest).
 	stage, err := os.MkdirTemp(filepath.Dir(nodeModules), ".stage-")
 	if err != nil {
-		return "", fmt.Errorf("bootjs: %w", err)
+		return nil, fmt.Errorf("bootjs: %w", err)
 	}
 	defer os.RemoveAll(stage)
 	srcDir := filepath.Join(stage, "src")
@@ -426,7 +463,7 @@ func bundle(nodeModules string) (string, error) {
 		return os.WriteFile(dst, b, 0o644)
 	})
 	if err != nil {
-		return "", fmt.Errorf("bootjs: staging sources: %w", err)
+		return nil, fmt.Errorf("bootjs: staging sources: %w", err)
 	}
 	processShim := filepath.Join(srcDir, "internal", "process_shim.js")
 	res := api.Build(api.BuildOptions{
@@ -447,9 +484,7 @@ func bundle(nodeModules string) (string, error) {
 		KeepNames:        true,
 		LegalComments:    api.LegalCommentsNone,
 		LogLevel:         api.LogLevelSilent,
-		// __UNDICI_IS_NODE__: undici behaves as the copy inside Node
-		// does (fetch's default user-agent is "node").
-		Define: map[string]string{"global": "globalThis", "__UNDICI_IS_NODE__": "true"},
+		Define:           bundleDefines,
 		Plugins: []api.Plugin{{
 			Name: "secexec-process",
 			Setup: func(b api.PluginBuild) {
@@ -458,9 +493,9 @@ func bundle(nodeModules string) (string, error) {
 				b.OnResolve(api.OnResolveOptions{Filter: `^process(/|/browser(\.js)?)?$`}, func(api.OnResolveArgs) (api.OnResolveResult, error) {
 					return api.OnResolveResult{Path: processShim}, nil
 				})
-				// npm packages bundled for the runtime (undici) require
-				// builtins as "node:NAME": those are the runtime's own,
-				// loaded through its registry when first required.
+				// npm packages bundled with the runtime require builtins
+				// as "node:NAME": those are the runtime's own, loaded
+				// through its registry when first required.
 				b.OnResolve(api.OnResolveOptions{Filter: `^node:`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
 					return api.OnResolveResult{Path: strings.TrimPrefix(a.Path, "node:"), Namespace: "secexec-builtin"}, nil
 				})
@@ -472,6 +507,53 @@ func bundle(nodeModules string) (string, error) {
 			},
 		}},
 	})
+	main, err := output(res)
+	if err != nil {
+		return nil, err
+	}
+	b := &Bundle{Source: main, Lazy: make(map[string]string, len(LazyPackages))}
+	for _, pkg := range LazyPackages {
+		if b.Lazy[pkg], err = bundleLazy(stage, nodeModules, pkg); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// bundleLazy builds one lazy chunk: the npm package pkg as CommonJS, its
+// "node:" requires left to the runtime's require.
+func bundleLazy(stage, nodeModules, pkg string) (string, error) {
+	entry, _ := json.Marshal(pkg)
+	res := api.Build(api.BuildOptions{
+		Stdin: &api.StdinOptions{Contents: "module.exports = require(" + string(entry) + ");",
+			ResolveDir: stage, Sourcefile: "lazy/" + pkg + ".js", Loader: api.LoaderJS},
+		AbsWorkingDir:    stage,
+		NodePaths:        []string{nodeModules},
+		Bundle:           true,
+		Write:            false,
+		Format:           api.FormatCommonJS,
+		Platform:         api.PlatformNeutral,
+		MainFields:       []string{"main", "module"},
+		Target:           api.ESNext,
+		Charset:          api.CharsetASCII,
+		MinifyWhitespace: true,
+		MinifySyntax:     true,
+		KeepNames:        true,
+		LegalComments:    api.LegalCommentsNone,
+		LogLevel:         api.LogLevelSilent,
+		External:         []string{"node:*"},
+		Define:           bundleDefines,
+	})
+	return output(res)
+}
+
+// bundleDefines are the compile-time constants of every bundle.
+// __UNDICI_IS_NODE__: undici behaves as the copy inside Node does
+// (fetch's default user-agent is "node").
+var bundleDefines = map[string]string{"global": "globalThis", "__UNDICI_IS_NODE__": "true"}
+
+// output returns the one output file of an esbuild run, or its errors.
+func output(res api.BuildResult) (string, error) {
 	if len(res.Errors) > 0 {
 		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
 		return "", fmt.Errorf("bootjs: esbuild: %s", strings.Join(msgs, "\n"))

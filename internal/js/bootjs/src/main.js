@@ -111,13 +111,13 @@ for (const name of ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableSt
   'ReadableByteStreamController', 'ReadableStreamDefaultController', 'WritableStream', 'WritableStreamDefaultWriter',
   'WritableStreamDefaultController', 'TransformStream', 'TransformStreamDefaultController', 'ByteLengthQueuingStrategy',
   'CountQueuingStrategy']) {
-  lazyGlobal(name, () => require('web-streams-polyfill')[name]);
+  lazyGlobal(name, () => require('./internal/lazy.js').lazy('web-streams-polyfill')[name]);
 }
 
 // fetch and its classes are undici's (Node's own implementation), loaded
 // on first use over the runtime's net and tls.
 for (const name of ['fetch', 'Request', 'Response', 'Headers', 'FormData', 'WebSocket', 'EventSource', 'MessageEvent', 'CloseEvent']) {
-  lazyGlobal(name, () => require('undici')[name]);
+  lazyGlobal(name, () => require('./internal/lazy.js').lazy('undici')[name]);
 }
 
 // Frozen time: Date.now(), new Date() and performance.now() report the
