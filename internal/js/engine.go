@@ -107,6 +107,9 @@ type Engine struct {
 	bootCache *v8.CompilerCachedData
 	// bootUpgrades counts remakes of bootCache (see upgradeBootCache).
 	bootUpgrades int
+	// bootBase is the size of the first bootstrap cache, made right
+	// after bootstrapping; upgrades stay within maxBootCacheGrowth of it.
+	bootBase int
 	closed       bool
 	running      sync.WaitGroup
 }
