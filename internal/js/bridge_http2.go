@@ -339,13 +339,7 @@ func (r *rt) runStream(ctx context.Context, cc *http2.ClientConn, sh int, st *h2
 			return
 		}
 		if n > 0 {
-			ev := event{kind: "h2data", a: sh, data: buf[:n], ack: make(chan struct{})}
-			if !r.post(ctx, ev) {
-				return
-			}
-			select {
-			case <-ev.ack:
-			case <-ctx.Done():
+			if _, acked := r.deliver(ctx, event{kind: "h2data", a: sh, data: buf[:n]}); !acked {
 				return
 			}
 		}

@@ -72,6 +72,22 @@ func (r *rt) post(ctx context.Context, ev event) bool {
 }
 
 func (r *rt) startReader(fd, h int) error {
+	return r.startReadLoop(fd, h, func(ctx context.Context, f vfs.File) (event, bool) {
+		buf := make([]byte, readChunk)
+		n, err := f.Read(ctx, buf)
+		ev := event{kind: "data", data: buf[:n]}
+		if err != nil && n == 0 {
+			ev.code = errnoName(err)
+		}
+		return ev, n == 0 || err != nil
+	})
+}
+
+// startReadLoop registers reader h of fd and runs next on a goroutine of
+// its own: each event next returns is delivered to the loop (addressed to
+// h) before next runs again, so a reader holds at most one chunk, and
+// pausing h stops the reads. It ends after the event next marks last.
+func (r *rt) startReadLoop(fd, h int, next func(ctx context.Context, f vfs.File) (ev event, last bool)) error {
 	if len(r.readers) >= maxHandles {
 		return errno.EMFILE
 	}
@@ -92,29 +108,33 @@ func (r *rt) startReader(fd, h int) error {
 			if !rd.waitResumed(ctx) {
 				return
 			}
-			buf := make([]byte, readChunk)
-			n, err := f.Read(ctx, buf)
+			ev, last := next(ctx, f)
 			if ctx.Err() != nil {
 				return
 			}
-			ev := event{kind: "data", a: h, data: buf[:n], ack: make(chan struct{})}
-			if err != nil && n == 0 {
-				ev.code = errnoName(err)
-			}
-			if !r.post(ctx, ev) {
-				return
-			}
-			select {
-			case <-ev.ack:
-			case <-ctx.Done():
-				return
-			}
-			if n == 0 || err != nil {
+			ev.a = h
+			if _, acked := r.deliver(ctx, ev); !acked || last {
 				return
 			}
 		}
 	}()
 	return nil
+}
+
+// deliver posts ev to the loop and waits until the loop handled it. It
+// reports whether the event was posted at all (else the caller still owns
+// what it carries) and whether it was handled before ctx ended.
+func (r *rt) deliver(ctx context.Context, ev event) (posted, acked bool) {
+	ev.ack = make(chan struct{})
+	if !r.post(ctx, ev) {
+		return false, false
+	}
+	select {
+	case <-ev.ack:
+		return true, true
+	case <-ctx.Done():
+		return true, false
+	}
 }
 
 func errnoName(err error) string {

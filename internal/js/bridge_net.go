@@ -143,7 +143,7 @@ func (r *rt) startAcceptor(fd, h int) error {
 				}
 				return
 			}
-			ev := event{kind: "netaccept", a: h, b: nfd, ack: make(chan struct{})}
+			ev := event{kind: "netaccept", a: h, b: nfd}
 			if err != nil {
 				ev.code = errnoName(err)
 				// A full VM (EMFILE, ENFILE) is reported, and accepting
@@ -151,15 +151,11 @@ func (r *rt) startAcceptor(fd, h int) error {
 			} else {
 				ev.payload = addrJSON(peer)
 			}
-			if !r.post(ctx, ev) {
-				if err == nil {
-					_ = r.p.Close(nfd)
-				}
-				return
+			posted, acked := r.deliver(ctx, ev)
+			if !posted && err == nil {
+				_ = r.p.Close(nfd)
 			}
-			select {
-			case <-ev.ack:
-			case <-ctx.Done():
+			if !acked {
 				return
 			}
 			if err != nil {
@@ -246,51 +242,17 @@ func (r *rt) dispatchPayload(kind string, a, b int, code, payload string) (bool,
 // startDatagramReader receives datagrams on fd and posts each, with its
 // sender, as a "udpmsg" event for handle h.
 func (r *rt) startDatagramReader(fd, h int) error {
-	if len(r.readers) >= maxHandles {
-		return errno.EMFILE
-	}
-	if _, dup := r.readers[h]; dup {
-		return errno.EINVAL
-	}
-	f, err := r.p.File(fd)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(r.ctx)
-	rd := &reader{h: h, ref: true, cancel: cancel, resume: make(chan struct{})}
-	close(rd.resume)
-	r.readers[h] = rd
-	go func() {
-		defer f.DecRef()
-		buf := make([]byte, netstack.MaxDatagram)
-		for {
-			if !rd.waitResumed(ctx) {
-				return
-			}
-			n, from, err := r.p.RecvFrom(ctx, fd, buf, 0)
-			if ctx.Err() != nil {
-				return
-			}
-			ev := event{kind: "udpmsg", a: h, ack: make(chan struct{})}
-			if err != nil {
-				ev.code = errnoName(err)
-			} else {
-				ev.data, ev.payload = append([]byte(nil), buf[:n]...), addrJSON(from)
-			}
-			if !r.post(ctx, ev) {
-				return
-			}
-			select {
-			case <-ev.ack:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
+	buf := make([]byte, netstack.MaxDatagram)
+	return r.startReadLoop(fd, h, func(ctx context.Context, _ vfs.File) (event, bool) {
+		n, from, err := r.p.RecvFrom(ctx, fd, buf, 0)
+		ev := event{kind: "udpmsg"}
+		if err != nil {
+			ev.code = errnoName(err)
+		} else {
+			ev.data, ev.payload = append([]byte(nil), buf[:n]...), addrJSON(from)
 		}
-	}()
-	return nil
+		return ev, err != nil
+	})
 }
 
 // socket options by the names net.js uses.

@@ -110,8 +110,8 @@ type Engine struct {
 	// bootBase is the size of the first bootstrap cache, made right
 	// after bootstrapping; upgrades stay within maxBootCacheGrowth of it.
 	bootBase int
-	closed       bool
-	running      sync.WaitGroup
+	closed   bool
+	running  sync.WaitGroup
 }
 
 // ErrClosed is returned when a closed Engine is asked to run a process.

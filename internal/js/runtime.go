@@ -716,7 +716,7 @@ const maxBootCacheUpgrades = 8
 // deserializes the whole cache as it boots: a process that used the
 // network stack (fetch compiles most of net, tls and http) would
 // otherwise make every later start pay for code few of them run. Measured
-// with `secexec bench`: after a fetch, sustained `node -e ''` fell from
+// with `secexec bench`: after a fetch, sustained `node -e ”` fell from
 // about 87 to 40 execs/s without the bound.
 const maxBootCacheGrowth = 150
 
