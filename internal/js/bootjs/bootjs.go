@@ -466,48 +466,31 @@ func bundle(nodeModules string) (*Bundle, error) {
 		return nil, fmt.Errorf("bootjs: staging sources: %w", err)
 	}
 	processShim := filepath.Join(srcDir, "internal", "process_shim.js")
-	res := api.Build(api.BuildOptions{
-		EntryPoints:   []string{filepath.Join(srcDir, "main.js")},
-		AbsWorkingDir: stage,
-		NodePaths:     []string{nodeModules},
-		Bundle:        true,
-		Write:         false,
-		Format:        api.FormatIIFE,
-		Platform:      api.PlatformBrowser,
-		Target:        api.ESNext,
-		// ASCII output (non-ASCII escaped) makes V8 store the source as
-		// a one-byte string, and minifying halves what every isolate
-		// has to take in; identifiers stay, for readable stack traces.
-		Charset:          api.CharsetASCII,
-		MinifyWhitespace: true,
-		MinifySyntax:     true,
-		KeepNames:        true,
-		LegalComments:    api.LegalCommentsNone,
-		LogLevel:         api.LogLevelSilent,
-		Define:           bundleDefines,
-		Plugins: []api.Plugin{{
-			Name: "secexec-process",
-			Setup: func(b api.PluginBuild) {
-				// Polyfills (readable-stream, util) require the browser
-				// "process" package; give them the runtime's real process.
-				b.OnResolve(api.OnResolveOptions{Filter: `^process(/|/browser(\.js)?)?$`}, func(api.OnResolveArgs) (api.OnResolveResult, error) {
-					return api.OnResolveResult{Path: processShim}, nil
-				})
-				// npm packages bundled with the runtime require builtins
-				// as "node:NAME": those are the runtime's own, loaded
-				// through its registry when first required.
-				b.OnResolve(api.OnResolveOptions{Filter: `^node:`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
-					return api.OnResolveResult{Path: strings.TrimPrefix(a.Path, "node:"), Namespace: "secexec-builtin"}, nil
-				})
-				b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "secexec-builtin"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
-					name, _ := json.Marshal(a.Path)
-					src := "module.exports = require('./builtins.js').load(" + string(name) + ");"
-					return api.OnLoadResult{Contents: &src, ResolveDir: filepath.Join(srcDir, "internal"), Loader: api.LoaderJS}, nil
-				})
-			},
-		}},
-	})
-	main, err := output(res)
+	opts := buildOptions(stage, nodeModules)
+	opts.EntryPoints = []string{filepath.Join(srcDir, "main.js")}
+	opts.Format, opts.Platform = api.FormatIIFE, api.PlatformBrowser
+	opts.Plugins = []api.Plugin{{
+		Name: "secexec-process",
+		Setup: func(b api.PluginBuild) {
+			// Polyfills (readable-stream, util) require the browser
+			// "process" package; give them the runtime's real process.
+			b.OnResolve(api.OnResolveOptions{Filter: `^process(/|/browser(\.js)?)?$`}, func(api.OnResolveArgs) (api.OnResolveResult, error) {
+				return api.OnResolveResult{Path: processShim}, nil
+			})
+			// npm packages bundled with the runtime require builtins
+			// as "node:NAME": those are the runtime's own, loaded
+			// through its registry when first required.
+			b.OnResolve(api.OnResolveOptions{Filter: `^node:`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+				return api.OnResolveResult{Path: strings.TrimPrefix(a.Path, "node:"), Namespace: "secexec-builtin"}, nil
+			})
+			b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "secexec-builtin"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+				name, _ := json.Marshal(a.Path)
+				src := "module.exports = require('./builtins.js').load(" + string(name) + ");"
+				return api.OnLoadResult{Contents: &src, ResolveDir: filepath.Join(srcDir, "internal"), Loader: api.LoaderJS}, nil
+			})
+		},
+	}}
+	main, err := output(api.Build(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -524,27 +507,34 @@ func bundle(nodeModules string) (*Bundle, error) {
 // "node:" requires left to the runtime's require.
 func bundleLazy(stage, nodeModules, pkg string) (string, error) {
 	entry, _ := json.Marshal(pkg)
-	res := api.Build(api.BuildOptions{
-		Stdin: &api.StdinOptions{Contents: "module.exports = require(" + string(entry) + ");",
-			ResolveDir: stage, Sourcefile: "lazy/" + pkg + ".js", Loader: api.LoaderJS},
-		AbsWorkingDir:    stage,
-		NodePaths:        []string{nodeModules},
-		Bundle:           true,
-		Write:            false,
-		Format:           api.FormatCommonJS,
-		Platform:         api.PlatformNeutral,
-		MainFields:       []string{"main", "module"},
-		Target:           api.ESNext,
+	opts := buildOptions(stage, nodeModules)
+	opts.Stdin = &api.StdinOptions{Contents: "module.exports = require(" + string(entry) + ");",
+		ResolveDir: stage, Sourcefile: "lazy/" + pkg + ".js", Loader: api.LoaderJS}
+	opts.Format, opts.Platform = api.FormatCommonJS, api.PlatformNeutral
+	opts.MainFields = []string{"main", "module"}
+	opts.External = []string{"node:*"}
+	return output(api.Build(opts))
+}
+
+// buildOptions are the esbuild options every bundle shares.
+func buildOptions(stage, nodeModules string) api.BuildOptions {
+	return api.BuildOptions{
+		AbsWorkingDir: stage,
+		NodePaths:     []string{nodeModules},
+		Bundle:        true,
+		Write:         false,
+		Target:        api.ESNext,
+		// ASCII output (non-ASCII escaped) makes V8 store the source as
+		// a one-byte string, and minifying halves what every isolate
+		// has to take in; identifiers stay, for readable stack traces.
 		Charset:          api.CharsetASCII,
 		MinifyWhitespace: true,
 		MinifySyntax:     true,
 		KeepNames:        true,
 		LegalComments:    api.LegalCommentsNone,
 		LogLevel:         api.LogLevelSilent,
-		External:         []string{"node:*"},
 		Define:           bundleDefines,
-	})
-	return output(res)
+	}
 }
 
 // bundleDefines are the compile-time constants of every bundle.
