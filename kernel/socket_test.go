@@ -5,14 +5,13 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/secexec/secexec/internal/testnet"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/fs/memfs"
@@ -283,7 +282,7 @@ func TestSocketsReleasedOnShutdown(t *testing.T) {
 	}()
 	port := srv.Addr().(*net.TCPAddr).Port
 	time.Sleep(10 * time.Millisecond)
-	baseG, baseS := runtime.NumGoroutine(), socketFDs(t)
+	baseG, baseS := runtime.NumGoroutine(), testnet.SocketFDs(t)
 
 	ready := make(chan struct{}, 8)
 	progs := goLoader{
@@ -343,29 +342,14 @@ func TestSocketsReleasedOnShutdown(t *testing.T) {
 		t.Errorf("%d sockets open after shutdown", n)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > baseG+1 || socketFDs(t) > baseS { // +1: the server's own per-conn goroutines drain
+	for runtime.NumGoroutine() > baseG+1 || testnet.SocketFDs(t) > baseS { // +1: the server's own per-conn goroutines drain
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)
 			t.Fatalf("goroutines %d (base %d), socket fds %d (base %d)\n%s", runtime.NumGoroutine(), baseG,
-				socketFDs(t), baseS, buf[:runtime.Stack(buf, true)])
+				testnet.SocketFDs(t), baseS, buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// socketFDs counts the test process's socket descriptors.
-func socketFDs(t *testing.T) int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("no /proc/self/fd")
-	}
-	n := 0
-	for _, e := range ents {
-		if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); strings.HasPrefix(l, "socket:") {
-			n++
-		}
-	}
-	return n
 }
 
 func parseAP(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }

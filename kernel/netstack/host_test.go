@@ -9,10 +9,10 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/secexec/secexec/internal/testnet"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/netstack"
 	"github.com/secexec/secexec/kernel/policy"
@@ -475,7 +475,7 @@ func TestCloseReleasesHostResources(t *testing.T) {
 	defer udp.Close()
 	uport := strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port)
 	time.Sleep(20 * time.Millisecond)
-	baseG, baseFD := runtime.NumGoroutine(), countFDs(t)
+	baseG, baseFD := runtime.NumGoroutine(), testnet.SocketFDs(t)
 
 	ch, _ := policy.Compile(policy.DenyAll().AllowNet("*", "127.0.0.1"))
 	st := netstack.New(netstack.Config{Authorizer: ch})
@@ -512,30 +512,13 @@ func TestCloseReleasesHostResources(t *testing.T) {
 	for _, s := range socks {
 		s.DecRef()
 	}
-	waitFor(t, func() bool { return runtime.NumGoroutine() <= baseG && countFDs(t) <= baseFD },
+	waitFor(t, func() bool { return runtime.NumGoroutine() <= baseG && testnet.SocketFDs(t) <= baseFD },
 		func() string {
-			return fmt.Sprintf("goroutines %d (base %d), socket fds %d (base %d)", runtime.NumGoroutine(), baseG, countFDs(t), baseFD)
+			return fmt.Sprintf("goroutines %d (base %d), socket fds %d (base %d)", runtime.NumGoroutine(), baseG, testnet.SocketFDs(t), baseFD)
 		})
 	if _, err := st.NewSocket(netstack.AFInet, netstack.SockStream, 0, false); err == nil {
 		t.Error("socket after Close succeeded")
 	}
-}
-
-// countFDs counts the process's socket descriptors. (Pipes are left out:
-// the echo server's io.Copy splices through pipes that Go pools and frees
-// only at garbage collection.)
-func countFDs(t *testing.T) int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("no /proc/self/fd")
-	}
-	n := 0
-	for _, e := range ents {
-		if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); strings.HasPrefix(l, "socket:") {
-			n++
-		}
-	}
-	return n
 }
 
 func waitFor(t *testing.T, cond func() bool, msg func() string) {
