@@ -184,6 +184,32 @@ P.ObjectDefineProperty(g, '__secexec_exit', {
   },
   configurable: true,
 });
+// ctxSettle answers evaluation id of a persistent context (context.go)
+// with the JSON of v, awaited if it is a promise, or the text of what it
+// threw. Guest code runs here (then, toJSON, stack getters), under the
+// evaluation's deadline.
+function ctxSettle(id, v) {
+  const fail = (e) => {
+    let s;
+    try { s = String((e && e.stack) || e); } catch { s = 'Error: the thrown value cannot be printed'; }
+    B.ctxReply(id, false, s);
+  };
+  const done = (val) => {
+    let s;
+    try { s = P.JSONStringify(val); } catch (e) { fail(e); return; }
+    B.ctxReply(id, true, s === undefined ? 'null' : s);
+  };
+  try {
+    if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') {
+      P.PromiseResolve(v).then(done, fail);
+    } else {
+      done(v);
+    }
+  } catch (e) {
+    fail(e);
+  }
+}
+P.ObjectDefineProperty(g, '__secexec_ctxSettle', { value: ctxSettle, configurable: true });
 const rejections = require('./internal/rejections.js');
 rejections.init(process, fatal);
 P.ObjectDefineProperty(g, '__secexec_rejections', { value: rejections.settle, configurable: true });
