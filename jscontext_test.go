@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -110,5 +111,172 @@ func itoa(n int) string {
 	}
 }
 
-var _ = sync.Mutex{}
-var _ = time.Second
+// A runaway evaluation ends at its deadline with a typed error; V8
+// terminated it cleanly, so the context and its globals live on. The same
+// holds for a loop in a callback while the evaluation's promise waits,
+// for the turbofan-unrolled loop V8 once missed, and for a toJSON that
+// never returns.
+func TestContextTimeout(t *testing.T) {
+	eachTransport(t, func(t *testing.T, newVM func(*testing.T, secexec.Options) *secexec.VM) {
+		vm := newVM(t, allowAll)
+		c := newContext(t, vm, nil)
+		evalString(t, c, "let kept = 'still here'")
+		for _, expr := range []string{
+			"while(1){}",
+			"(function(){ let x; while(1){ x = new Array(1e3).fill(0) } })()",
+			"new Promise((r) => setTimeout(() => { for(;;){} }, 1))",
+			"new Promise(() => {})",
+			"({ toJSON() { for(;;){} } })",
+			"await new Promise(() => {})",
+		} {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			t0 := time.Now()
+			_, err := c.Evaluate(ctx, expr)
+			cancel()
+			if !errors.Is(err, secexec.ErrEvalTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			if d := time.Since(t0); d > 5*time.Second {
+				t.Fatalf("%s: took %v", expr, d)
+			}
+			if got := evalString(t, c, "kept"); got != `"still here"` {
+				t.Fatalf("after %s: %s", expr, got)
+			}
+		}
+		// ContextOptions.Timeout bounds evaluations without a deadline.
+		c2 := newContext(t, vm, &secexec.ContextOptions{Timeout: 200 * time.Millisecond})
+		if _, err := c2.Evaluate(context.Background(), "for(;;){}"); !errors.Is(err, secexec.ErrEvalTimeout) {
+			t.Fatalf("options timeout: %v", err)
+		}
+		if got := evalString(t, c2, "6*7"); got != "42" {
+			t.Fatalf("after options timeout: %s", got)
+		}
+		// Cancelling ctx stops it too, with the cancellation.
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		if _, err := c.Evaluate(ctx, "for(;;){}"); !errors.Is(err, secexec.ErrEvalTimeout) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancel: %v", err)
+		}
+		if got := evalString(t, c, "kept"); got != `"still here"` {
+			t.Fatalf("after cancel: %s", got)
+		}
+	})
+}
+
+// A context that fills its heap is dead and says so; the VM and other
+// contexts are unaffected.
+func TestContextHeapExhaustion(t *testing.T) {
+	eachTransport(t, func(t *testing.T, newVM func(*testing.T, secexec.Options) *secexec.VM) {
+		ctx := context.Background()
+		opts := allowAll
+		opts.Limits.MemoryBytes = 64 << 20
+		vm := newVM(t, opts)
+		c := newContext(t, vm, nil)
+		other := newContext(t, vm, nil)
+		evalString(t, other, "let survivor = 1")
+		_, err := c.Evaluate(ctx, "const a = []; for (;;) a.push({x: a.length, y: 'y'.repeat(16)})")
+		var dead *secexec.ContextDeadError
+		if !errors.As(err, &dead) || !strings.Contains(dead.Reason, "heap") {
+			t.Fatalf("heap: %v", err)
+		}
+		if _, err := c.Evaluate(ctx, "1"); !errors.As(err, &dead) {
+			t.Fatalf("after death: %v", err)
+		}
+		if got := evalString(t, other, "survivor + 1"); got != "2" {
+			t.Fatalf("other context: %s", got)
+		}
+		r, err := vm.Exec(ctx, "echo alive", nil)
+		if err != nil || string(r.Stdout) != "alive\n" {
+			t.Fatalf("VM after a dead context: %v %q", err, r.Stdout)
+		}
+		// process.exit ends a context too.
+		c3 := newContext(t, vm, nil)
+		_, err = c3.Evaluate(ctx, "process.exit(3)")
+		if !errors.As(err, &dead) || !strings.Contains(dead.Reason, "process.exit(3)") {
+			t.Fatalf("exit: %v", err)
+		}
+	})
+}
+
+// Close while an evaluation runs answers it with ErrContextClosed; VM.Close
+// closes the VM's contexts.
+func TestContextClose(t *testing.T) {
+	eachTransport(t, func(t *testing.T, newVM func(*testing.T, secexec.Options) *secexec.VM) {
+		ctx := context.Background()
+		vm := newVM(t, allowAll)
+		c := newContext(t, vm, nil)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Evaluate(ctx, "for(;;){}")
+			errc <- err
+		}()
+		time.Sleep(100 * time.Millisecond)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-errc:
+			if !errors.Is(err, secexec.ErrContextClosed) {
+				t.Fatalf("in flight: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("evaluation in flight not answered after Close")
+		}
+		if err := c.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		c2 := newContext(t, vm, nil)
+		go func() {
+			_, err := c2.Evaluate(ctx, "new Promise(() => {})")
+			errc <- err
+		}()
+		time.Sleep(100 * time.Millisecond)
+		if err := vm.Close(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-errc:
+			if !errors.Is(err, secexec.ErrContextClosed) && !errors.Is(err, secexec.ErrClosed) {
+				t.Fatalf("in flight at VM.Close: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("evaluation in flight not answered after VM.Close")
+		}
+		if _, err := c2.Evaluate(ctx, "1"); !errors.Is(err, secexec.ErrContextClosed) && !errors.Is(err, secexec.ErrClosed) {
+			t.Fatalf("after VM.Close: %v", err)
+		}
+		if _, err := vm.JS().NewContext(ctx, nil); !errors.Is(err, secexec.ErrClosed) {
+			t.Fatalf("NewContext on a closed VM: %v", err)
+		}
+	})
+}
+
+// Evaluations from many goroutines run one at a time, each answered once.
+func TestContextConcurrent(t *testing.T) {
+	vm := newVM(t, secexec.WithTestPrograms(secexec.Options{Permissions: secexec.AllowAll()}))
+	c := newContext(t, vm, nil)
+	evalString(t, c, "let n = 0")
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Evaluate(context.Background(), "n++"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := evalString(t, c, "n"); got != "20" {
+		t.Fatalf("n = %s", got)
+	}
+}
+
+// A context needs the exec permission for node, as any node process.
+func TestContextDenied(t *testing.T) {
+	vm := newVM(t, secexec.Options{Engine: secexec.EngineInProcess})
+	_, err := vm.JS().NewContext(context.Background(), nil)
+	if !errors.Is(err, fs.ErrPermission) {
+		t.Fatalf("without exec permission: %v", err)
+	}
+}

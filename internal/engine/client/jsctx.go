@@ -48,7 +48,17 @@ func (c *Context) Evaluate(ctx context.Context, expr string) (*vmhost.EvalResult
 	if dl, ok := ctx.Deadline(); ok {
 		req.Timeout = max(int64(time.Until(dl)), 1)
 	}
-	r, err := c.v.c.callDrain(ctx, proto.TEvaluate, req, true)
+	// The engine applies the deadline itself (and answers "timed out"
+	// with the output so far); only a cancellation is sent as Cancel.
+	callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	defer stop()
+	r, err := c.v.c.callDrain(callCtx, proto.TEvaluate, req, true)
 	if r == nil {
 		return nil, c.fix(err)
 	}
