@@ -83,19 +83,19 @@ func TestToolsHostile(t *testing.T) {
 		}
 		before := calls.Load()
 		for expr, want := range map[string]string{
-			"tools.call('secret')":                                  "ERR_TOOL_DENIED",
-			"tools.call('nope', 1)":                                 "ERR_TOOL_NOT_FOUND",
-			"tools.call('echo', 'x'.repeat(100 * 2**20))":           "ERR_TOOL_TOO_LARGE",
-			"tools.call('echo', {s: 'é'.repeat(600000)})":           "ERR_TOOL_TOO_LARGE",
-			"tools.call('huge')":                                    "ERR_TOOL_TOO_LARGE",
-			"tools.call('fail')":                                    "ERR_TOOL_FAILED: tool fail: disk on fire",
-			"tools.call('typed')":                                   "ERR_TOOL_DENIED: tool typed: not for you",
-			"tools.call('badjson')":                                 "ERR_TOOL_FAILED",
-			"tools.call('hang')":                                    "ERR_TOOL_TIMEOUT",
-			"tools.call('deaf')":                                    "ERR_TOOL_TIMEOUT",
-			"tools.call('panic')":                                   "ERR_TOOL_FAILED: tool panic: the tool panicked: tool bug",
-			"tools.call('e\\u0000cho')":                             "ERR_TOOL_INVALID",
-			"tools.call('x'.repeat(300))":                           "ERR_TOOL_INVALID",
+			"tools.call('secret')":                                    "ERR_TOOL_DENIED",
+			"tools.call('nope', 1)":                                   "ERR_TOOL_NOT_FOUND",
+			"tools.call('echo', 'x'.repeat(100 * 2**20))":             "ERR_TOOL_TOO_LARGE",
+			"tools.call('echo', {s: 'é'.repeat(600000)})":             "ERR_TOOL_TOO_LARGE",
+			"tools.call('huge')":                                      "ERR_TOOL_TOO_LARGE",
+			"tools.call('fail')":                                      "ERR_TOOL_FAILED: tool fail: disk on fire",
+			"tools.call('typed')":                                     "ERR_TOOL_DENIED: tool typed: not for you",
+			"tools.call('badjson')":                                   "ERR_TOOL_FAILED",
+			"tools.call('hang')":                                      "ERR_TOOL_TIMEOUT",
+			"tools.call('deaf')":                                      "ERR_TOOL_TIMEOUT",
+			"tools.call('panic')":                                     "ERR_TOOL_FAILED: tool panic: the tool panicked: tool bug",
+			"tools.call('e\\u0000cho')":                               "ERR_TOOL_INVALID",
+			"tools.call('x'.repeat(300))":                             "ERR_TOOL_INVALID",
 			"tools.call('echo', {toJSON() { throw new Error('j') }})": "ok-or-throw",
 		} {
 			got := evalString(t, c, "code("+expr+")")
