@@ -280,3 +280,30 @@ func TestContextDenied(t *testing.T) {
 		t.Fatalf("without exec permission: %v", err)
 	}
 }
+
+// BenchmarkContextEvaluate is evaluate on a live context, per engine
+// mode (the bench command's context-eval row in Go).
+func BenchmarkContextEvaluate(b *testing.B) {
+	for _, tr := range transports {
+		b.Run(tr.name, func(b *testing.B) {
+			ctx := context.Background()
+			vm, err := secexec.NewVM(ctx, secexec.Options{Permissions: secexec.AllowAll(), Engine: tr.mode})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer vm.Close()
+			c, err := vm.JS().NewContext(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			b.ResetTimer()
+			for b.Loop() {
+				v, err := c.Evaluate(ctx, "1+1")
+				if err != nil || string(v) != "2" {
+					b.Fatalf("%s %v", v, err)
+				}
+			}
+		})
+	}
+}

@@ -134,11 +134,13 @@ func (c *ctxServer) start(req *jsctx.Request) (bool, error) {
 	v, err := c.run(req.Expr)
 	if err != nil && c.isSyntaxError(err) && strings.Contains(req.Expr, "await") && !c.isOver() {
 		// Top-level await: a classic script cannot hold it, an async
-		// function can. An expression keeps its value; statements run
-		// as a function body (their declarations stay local to it).
-		v, err = c.run("(async () => (" + req.Expr + "\n))()")
-		if err != nil && c.isSyntaxError(err) && !c.isOver() {
-			v, err = c.run("(async () => {" + req.Expr + "\n})()")
+		// function can. A syntax error is found before anything runs, so
+		// the forms are tried in turn (see awaitForms).
+		for _, src := range awaitForms(req.Expr) {
+			v, err = c.run(src)
+			if err == nil || !c.isSyntaxError(err) || c.isOver() {
+				break
+			}
 		}
 	}
 	if c.isOver() {
@@ -162,6 +164,20 @@ func (c *ctxServer) start(req *jsctx.Request) (bool, error) {
 	id.Release()
 	v.Release()
 	return ok, err
+}
+
+// awaitForms are the async functions an evaluation using top-level
+// await is tried as: an expression, whose value it keeps; statements
+// whose last one (after the last ';') is an expression giving the value;
+// plain statements (value undefined). Declarations inside stay local to
+// the function.
+func awaitForms(expr string) []string {
+	forms := []string{"(async () => (" + expr + "\n))()"}
+	body := strings.TrimRight(expr, " \t\r\n;")
+	if i := strings.LastIndexByte(body, ';'); i >= 0 && strings.TrimSpace(body[i+1:]) != "" {
+		forms = append(forms, "(async () => {"+body[:i+1]+"\nreturn ("+body[i+1:]+"\n)})()")
+	}
+	return append(forms, "(async () => {"+expr+"\n})()")
 }
 
 // run runs one script, marking the isolate busy for the watcher.
