@@ -54,6 +54,10 @@ type Config struct {
 	Tools ToolHost
 	// AuthorizeTool decides each tool call; nil denies them all.
 	AuthorizeTool ToolAuthorizer
+	// ToolVisible decides which tools ToolNames lists; nil means
+	// AuthorizeTool. (A listing is not a call: it should not be audited
+	// as a denial.)
+	ToolVisible ToolAuthorizer
 }
 
 // NetConfig configures the network of a VM (see kernel/netstack).
@@ -84,6 +88,7 @@ type Kernel struct {
 	net        *netstack.Stack
 	tools      ToolHost
 	authTool   ToolAuthorizer
+	toolSeen   ToolAuthorizer
 	toolSlots  chan struct{}
 
 	pipes     atomic.Int64 // guest pipes, limited
@@ -124,6 +129,7 @@ func New(cfg Config) (*Kernel, error) {
 		pipeBudget: pipe.NewBudget(l.PipeBytes),
 		tools:      cfg.Tools,
 		authTool:   cfg.AuthorizeTool,
+		toolSeen:   cfg.ToolVisible,
 		toolSlots:  make(chan struct{}, maxToolCalls),
 		net: netstack.New(netstack.Config{
 			Authorizer: cfg.Net.Authorizer,

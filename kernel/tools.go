@@ -182,12 +182,16 @@ func safeToolCall(ctx context.Context, h ToolHost, call ToolCall) (out []byte, e
 // ToolNames lists the registered tools the policy lets a guest call, in
 // order.
 func (k *Kernel) ToolNames() []string {
-	if k.tools == nil || k.authTool == nil {
+	visible := k.toolSeen
+	if visible == nil {
+		visible = k.authTool
+	}
+	if k.tools == nil || visible == nil {
 		return []string{}
 	}
 	out := []string{}
 	for _, n := range k.tools.Names() {
-		if k.authTool(n) == nil {
+		if visible(n) == nil {
 			out = append(out, n)
 		}
 	}

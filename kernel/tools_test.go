@@ -64,7 +64,9 @@ func TestCallToolRules(t *testing.T) {
 	tools := funcTools{
 		"echo":   func(_ context.Context, a []byte) ([]byte, error) { hit("echo"); return a, nil },
 		"secret": func(context.Context, []byte) ([]byte, error) { hit("secret"); return []byte("1"), nil },
-		"big":    func(context.Context, []byte) ([]byte, error) { return []byte(`"` + strings.Repeat("x", 2000) + `"`), nil },
+		"big": func(context.Context, []byte) ([]byte, error) {
+			return []byte(`"` + strings.Repeat("x", 2000) + `"`), nil
+		},
 		"nojson": func(context.Context, []byte) ([]byte, error) { return []byte("{"), nil },
 		"empty":  func(context.Context, []byte) ([]byte, error) { return nil, nil },
 		"fail":   func(context.Context, []byte) ([]byte, error) { return nil, errno.EIO },

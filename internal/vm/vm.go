@@ -93,6 +93,7 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vm: permissions: %w", err)
 	}
+	quiet := checker
 	if cfg.Audit != nil {
 		checker = checker.WithAudit(cfg.Audit, policy.AuditDenials)
 	}
@@ -144,6 +145,7 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		Net:           kernel.NetConfig{Authorizer: checker},
 		Tools:         cfg.Tools,
 		AuthorizeTool: checker.CheckTool,
+		ToolVisible:   quiet.CheckTool,
 	})
 	if err != nil {
 		return nil, err

@@ -21,7 +21,9 @@ func (f testTools) Names() []string {
 	}
 	return out
 }
-func (f testTools) Call(ctx context.Context, c kernel.ToolCall) ([]byte, error) { return f[c.Name](ctx) }
+func (f testTools) Call(ctx context.Context, c kernel.ToolCall) ([]byte, error) {
+	return f[c.Name](ctx)
+}
 
 // An engine (perhaps a guest's) asks the client to run tools: only the
 // registered tools of the VMs this connection owns run, a panic is the

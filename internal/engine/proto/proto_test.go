@@ -263,9 +263,15 @@ func TestErrorRoundTrip(t *testing.T) {
 		{err: fmt.Errorf("spawn x: argument list of 5 bytes: %w", errno.E2BIG), is: []error{errno.E2BIG}},
 		{err: errors.New("plain"), is: nil},
 		{err: &jsctx.ThrownError{Stack: "TypeError: x\n    at [context]:1:1"},
-			check: func(e error) bool { var th *jsctx.ThrownError; return errors.As(e, &th) && th.Stack == "TypeError: x\n    at [context]:1:1" }},
+			check: func(e error) bool {
+				var th *jsctx.ThrownError
+				return errors.As(e, &th) && th.Stack == "TypeError: x\n    at [context]:1:1"
+			}},
 		{err: &jsctx.DeadError{Reason: "JavaScript heap out of memory"},
-			check: func(e error) bool { var d *jsctx.DeadError; return errors.As(e, &d) && d.Reason == "JavaScript heap out of memory" }},
+			check: func(e error) bool {
+				var d *jsctx.DeadError
+				return errors.As(e, &d) && d.Reason == "JavaScript heap out of memory"
+			}},
 		{err: jsctx.TimeoutErr(context.DeadlineExceeded), is: []error{jsctx.ErrTimeout, context.DeadlineExceeded}},
 		{err: jsctx.TimeoutErr(context.Canceled), is: []error{jsctx.ErrTimeout, context.Canceled}},
 		{err: jsctx.ErrClosed, is: []error{jsctx.ErrClosed}},
