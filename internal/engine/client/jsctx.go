@@ -99,10 +99,6 @@ func (c *Context) Close(ctx context.Context) error {
 // reaches it).
 const maxToolCalls = 1024
 
-// defaultToolTimeout is the bound on a tool call whose request names
-// none.
-const defaultToolTimeout = 30 * time.Second
-
 // runTool runs a host tool for the engine and answers its ToolCall.
 // Everything in the request is checked: the engine may be a guest's.
 func (c *Conn) runTool(id uint64, b *proto.ToolCall) {
