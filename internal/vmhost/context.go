@@ -65,7 +65,7 @@ type Context struct {
 	out  *capture
 	errs *capture
 
-	mu        sync.Mutex // one evaluation at a time
+	turn      chan struct{} // one evaluation at a time
 	closeOnce sync.Once
 }
 
@@ -79,7 +79,7 @@ func (h *Host) NewContext(ctx context.Context, spec ContextSpec) (JSContext, err
 	if limit <= 0 {
 		limit = DefaultContextOutput
 	}
-	c := &Context{h: h, s: jsctx.New(), out: newCapture(limit, "context:[stdout]"), errs: newCapture(limit, "context:[stderr]")}
+	c := &Context{h: h, s: jsctx.New(), turn: make(chan struct{}, 1), out: newCapture(limit, "context:[stdout]"), errs: newCapture(limit, "context:[stderr]")}
 	null, err := h.vm.VFS.Open(ctx, vfs.Root, "/dev/null", vfs.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -140,8 +140,13 @@ func (c *Context) Evaluate(ctx context.Context, expr string) (*EvalResult, error
 	if err := c.h.check(); err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	// Waiting for the previous evaluation is bounded by ctx too.
+	select {
+	case c.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, jsctx.TimeoutErr(ctx.Err())
+	}
+	defer func() { <-c.turn }()
 	v, err := c.s.Evaluate(ctx, expr)
 	if err != nil && c.h.check() != nil {
 		return nil, ErrClosed
