@@ -270,6 +270,22 @@ func TestContextConcurrent(t *testing.T) {
 	if got := evalString(t, c, "n"); got != "20" {
 		t.Fatalf("n = %s", got)
 	}
+	// A caller queued behind a long evaluation gives up at its deadline.
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Evaluate(context.Background(), "await new Promise((r) => setTimeout(r, 1500))")
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	if _, err := c.Evaluate(ctx, "1"); !errors.Is(err, secexec.ErrEvalTimeout) || time.Since(t0) > time.Second {
+		t.Fatalf("queued: %v after %v", err, time.Since(t0))
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("long evaluation: %v", err)
+	}
 }
 
 // A context needs the exec permission for node, as any node process.
