@@ -132,18 +132,18 @@ func (c *ctxServer) start(req *jsctx.Request) (bool, error) {
 	c.watch(req, c.curID)
 
 	v, err := c.run(req.Expr)
-	if err != nil && c.isSyntaxError(err) && strings.Contains(req.Expr, "await") && !c.isOver() {
+	if err != nil && c.isSyntaxError(err) && strings.Contains(req.Expr, "await") && !c.isOver(err) {
 		// Top-level await: a classic script cannot hold it, an async
 		// function can. A syntax error is found before anything runs, so
 		// the forms are tried in turn (see awaitForms).
 		for _, src := range awaitForms(req.Expr) {
 			v, err = c.run(src)
-			if err == nil || !c.isSyntaxError(err) || c.isOver() {
+			if err == nil || !c.isSyntaxError(err) || c.isOver(err) {
 				break
 			}
 		}
 	}
-	if c.isOver() {
+	if c.isOver(err) {
 		if v != nil {
 			v.Release()
 		}
@@ -200,10 +200,18 @@ func (c *ctxServer) leave() {
 }
 
 // isOver reports whether the process is ending: killed, out of memory,
-// or exited.
-func (c *ctxServer) isOver() bool {
+// or exited. The heap is looked at only after a failed call (reading its
+// statistics walks V8's pages; running out of heap fails the call).
+func (c *ctxServer) isOver(err error) bool {
 	r := c.r
-	return r.exited || r.terminated.Load() != termNone || r.heapExhausted()
+	return r.exited || r.terminated.Load() != termNone || (err != nil && r.heapExhausted())
+}
+
+// expiredNow reports whether the current request's context has ended.
+func (c *ctxServer) expiredNow() bool {
+	c.termMu.Lock()
+	defer c.termMu.Unlock()
+	return c.expired && c.watchID == c.curID && c.cur != nil
 }
 
 func (c *ctxServer) isSyntaxError(err error) bool {
@@ -216,10 +224,7 @@ func (c *ctxServer) isSyntaxError(err error) bool {
 // ErrTimeout. It reports whether that happened; the caller then treats
 // the call as done (its error was the termination's).
 func (c *ctxServer) absorb() bool {
-	c.termMu.Lock()
-	exp := c.expired && c.watchID == c.curID && c.cur != nil
-	c.termMu.Unlock()
-	if !exp {
+	if !c.expiredNow() {
 		return false
 	}
 	c.finish(jsctx.Reply{Err: jsctx.TimeoutErr(c.cur.Ctx.Err())})
@@ -317,12 +322,13 @@ func (c *ctxServer) reply(id int, ok bool, text string) {
 	go c.r.post(c.r.ctx, event{kind: "ctxeval"})
 }
 
-// afterCall is run after every JavaScript call of the loop: a call cut
-// short by the current request's deadline is absorbed (see absorb).
+// afterCall is run after every JavaScript call of the loop: a call made
+// while the current request's deadline passed is absorbed (see absorb),
+// whether the termination cut it short or it finished just before V8
+// acted on it; in the second case the termination would otherwise hit
+// the next call into V8 (say, the rejection handling after this one).
 func (c *ctxServer) afterCall(err error) bool {
-	if err == nil || c.isOver() {
-		// A request that expired while a call completed normally is
-		// answered by its ctxexpire event.
+	if !c.expiredNow() || c.isOver(err) {
 		return false
 	}
 	return c.absorb()
