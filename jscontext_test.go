@@ -288,6 +288,39 @@ func TestContextConcurrent(t *testing.T) {
 	}
 }
 
+// What a context hands back is bounded: a huge value is a typed "too
+// large" error, a huge exception text and output are cut; the context
+// lives on.
+func TestContextBounds(t *testing.T) {
+	eachTransport(t, func(t *testing.T, newVM func(*testing.T, secexec.Options) *secexec.VM) {
+		ctx := context.Background()
+		vm := newVM(t, allowAll)
+		c := newContext(t, vm, &secexec.ContextOptions{MaxOutput: 1000})
+		evalString(t, c, "let big = 'x'.repeat(5 * 2**20)")
+		_, err := c.Evaluate(ctx, "big")
+		var tl *secexec.TooLargeError
+		if !errors.As(err, &tl) || tl.Limit != 4<<20 || tl.Size < 5<<20 {
+			t.Fatalf("huge value: %v", err)
+		}
+		_, err = c.Evaluate(ctx, "throw new Error(big)")
+		var ee *secexec.EvalError
+		if !errors.As(err, &ee) || len(ee.Stack) > 64<<10 || !strings.HasPrefix(ee.Stack, "Error: xxx") {
+			t.Fatalf("huge throw: %d bytes, %T", len(ee.Stack), err)
+		}
+		res, err := c.EvaluateResult(ctx, "console.log(big.slice(0, 5000)); 1")
+		if err != nil || len(res.Stdout) != 1000 || !res.Truncated {
+			t.Fatalf("output: %d bytes, truncated %v, %v", len(res.Stdout), res.Truncated, err)
+		}
+		if got := evalString(t, c, "big.length"); got != "5242880" {
+			t.Fatalf("after: %s", got)
+		}
+		got := evalString(t, c, "require('secexec:tools').call('n'.repeat(1e8)).catch((e) => e.code)")
+		if got != `"ERR_TOOL_INVALID"` {
+			t.Fatalf("huge tool name: %s", got)
+		}
+	})
+}
+
 // A context needs the exec permission for node, as any node process.
 func TestContextDenied(t *testing.T) {
 	vm := newVM(t, secexec.Options{Engine: secexec.EngineInProcess})

@@ -23,8 +23,12 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		kind, err := argInt(args, 1)
+		if err != nil {
+			return nil, err
+		}
 		if r.ctxs != nil {
-			r.ctxs.reply(id, argBool(args, 1), text)
+			r.ctxs.reply(id, kind, text)
 		}
 		return nil, nil
 	})

@@ -3,6 +3,7 @@ package js
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -306,15 +307,26 @@ func (c *ctxServer) finish(rep jsctx.Reply) {
 	c.wg.Wait()
 }
 
+// Kinds of a ctxReply.
+const (
+	replyThrown   = 0 // text is the error's
+	replyValue    = 1 // text is the value's JSON
+	replyTooLarge = 2 // text is the JSON's length, over the bound
+)
+
 // reply is the ctxReply bridge call: the settle function's answer for
-// request id (ok: the value's JSON; else the error's text).
-func (c *ctxServer) reply(id int, ok bool, text string) {
+// request id.
+func (c *ctxServer) reply(id, kind int, text string) {
 	if c.cur == nil || id != c.curID {
 		return
 	}
-	if ok {
+	switch kind {
+	case replyValue:
 		c.finish(jsctx.Reply{Value: []byte(text)})
-	} else {
+	case replyTooLarge:
+		n, _ := strconv.ParseInt(text, 10, 64)
+		c.finish(jsctx.Reply{Err: &jsctx.TooLargeError{Size: n, Limit: jsctx.MaxValue}})
+	default:
 		c.finish(jsctx.Reply{Err: &jsctx.ThrownError{Stack: text}})
 	}
 	// The next request starts from a loop turn, not from inside this

@@ -44,6 +44,18 @@ type ThrownError struct {
 
 func (e *ThrownError) Error() string { return "secexec: evaluation failed: " + e.Stack }
 
+// MaxValue bounds the JSON of an evaluation's value, in bytes.
+const MaxValue = 4 << 20
+
+// TooLargeError is an evaluation whose value's JSON is over MaxValue.
+type TooLargeError struct {
+	Size, Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("secexec: value too large: %d bytes exceeds the limit of %d", e.Size, e.Limit)
+}
+
 // Request is one evaluation.
 type Request struct {
 	// Ctx ends the evaluation: at its deadline or cancellation the

@@ -30,7 +30,7 @@ const DefaultContextOutput = 1 << 20
 
 // MaxEvalValue bounds the JSON of an evaluation's value; a larger one is
 // a *TooLargeError (the context lives on).
-const MaxEvalValue = 4 << 20
+const MaxEvalValue = jsctx.MaxValue
 
 // maxStack bounds the text of a thrown error kept for the caller.
 const maxStack = 64 << 10
@@ -150,6 +150,10 @@ func (c *Context) Evaluate(ctx context.Context, expr string) (*EvalResult, error
 	v, err := c.s.Evaluate(ctx, expr)
 	if err != nil && c.h.check() != nil {
 		return nil, ErrClosed
+	}
+	var big *jsctx.TooLargeError
+	if errors.As(err, &big) {
+		err = &TooLargeError{What: "value", Size: big.Size, Limit: big.Limit}
 	}
 	if len(v) > MaxEvalValue {
 		v, err = nil, &TooLargeError{What: "value", Size: int64(len(v)), Limit: MaxEvalValue}

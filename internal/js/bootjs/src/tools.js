@@ -29,6 +29,7 @@ function toolError(code, name, message) {
 function call(name, args) {
   return new Promise((resolve, reject) => {
     if (typeof name !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'name', 'of type string', name);
+    if (name.length > 256) throw toolError('ERR_TOOL_INVALID', name.slice(0, 32) + '...', 'a tool name is at most 256 bytes');
     const limit = B.toolLimit();
     if (typeof args === 'string' && args.length > limit) {
       throw toolError('ERR_TOOL_TOO_LARGE', name, `arguments of at least ${args.length} bytes exceed the limit of ${limit}`);
