@@ -86,7 +86,7 @@ func (j *JS) NewContext(ctx context.Context, opts *ContextOptions) (*JSContext, 
 	h, err := j.vm.b.newContext(ctx, vmhost.ContextSpec{
 		Env:       mergeEnv(j.vm.env, o.Env),
 		Cwd:       o.Cwd,
-		MaxOutput: min(o.MaxOutput, 4<<20),
+		MaxOutput: max(0, min(o.MaxOutput, 4<<20)),
 	})
 	if err != nil {
 		return nil, err
