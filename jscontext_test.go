@@ -85,9 +85,12 @@ func TestContextPersists(t *testing.T) {
 			t.Fatalf("/proc: %v %q %q", err, r.Stdout, r.Stderr)
 		}
 		// Two contexts do not share globals.
-		c2 := newContext(t, vm, nil)
+		c2 := newContext(t, vm, &secexec.ContextOptions{Env: map[string]string{"GREETING": "hi"}, Cwd: "/tmp"})
 		if got := evalString(t, c2, "typeof counter"); got != `"undefined"` {
 			t.Fatalf("second context sees counter: %s", got)
+		}
+		if got := evalString(t, c2, "[process.env.GREETING, process.cwd(), process.env.HOME]"); got != `["hi","/tmp","/home/user"]` {
+			t.Fatalf("env and cwd: %s", got)
 		}
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
