@@ -127,7 +127,8 @@ func ensureUserland(ctx context.Context, opts Options, log *slog.Logger) error {
 		return err
 	}
 	defer st.Close()
-	if missing := len(st.Pins()) - len(st.Installed()); missing > 0 && opts.Progress != nil {
+	missing := len(st.Pins()) - len(st.Installed()) + len(st.ModulePins()) - len(st.InstalledModules())
+	if missing > 0 && opts.Progress != nil {
 		fmt.Fprintf(opts.Progress, "userland: fetching %d pinned packages with npm pack\n", missing)
 	}
 	return st.Ensure(ctx)
