@@ -100,13 +100,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		_ = store.Close()
 		return nil, err
 	}
-	py, err := pysupport.Layer(ctx)
-	if err != nil {
-		_ = jsEng.Close()
-		_ = eng.Close(ctx)
-		_ = store.Close()
-		return nil, fmt.Errorf("guest: python support layer: %w", err)
-	}
+	py := pysupport.Layer()
 	r := &Runtime{store: store, wasm: eng, js: jsEng, log: log}
 	r.layers = []vfs.FileSystem{jsEng.Layer(), eng.SoftwareLayer(store), py}
 	return r, nil

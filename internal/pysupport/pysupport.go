@@ -8,56 +8,37 @@
 // adds the VM's site directories for pure-Python packages
 // (/usr/lib/python3/dist-packages and the user's site-packages), and runs
 // a script named by a relative path, which CPython would otherwise look
-// for under "/".
+// for under "/". subprocess.py shadows the standard module and runs
+// commands through the spawn device at DevicePath (spawn.go), since
+// CPython on WASI cannot fork or exec.
 package pysupport
 
 import (
-	"context"
 	_ "embed"
 	"path"
-	"strings"
-	"time"
 
-	"github.com/secexec/secexec/kernel/fs/memfs"
 	"github.com/secexec/secexec/kernel/vfs"
 	"github.com/secexec/secexec/software"
 )
 
-//go:embed sitecustomize.py
-var siteCustomize []byte
+var (
+	//go:embed sitecustomize.py
+	siteCustomize []byte
+	//go:embed subprocess.py
+	subprocessShim []byte
+)
+
+// DevicePath is the spawn device's guest path (see spawn.go).
+const DevicePath = "/opt/secexec/spawn"
 
 // Files returns the support files by guest path.
 func Files() map[string][]byte {
-	return map[string][]byte{path.Join(software.PythonSupportDir, "sitecustomize.py"): siteCustomize}
+	return map[string][]byte{
+		path.Join(software.PythonSupportDir, "sitecustomize.py"): siteCustomize,
+		path.Join(software.PythonSupportDir, "subprocess.py"):    subprocessShim,
+	}
 }
 
 // Layer returns a read-only filesystem (to be used as a lower layer of
-// VMs' roots) holding the support files.
-func Layer(ctx context.Context) (vfs.FileSystem, error) {
-	epoch := time.Unix(0, 0).UTC()
-	fs := memfs.New(memfs.Options{Now: func() time.Time { return epoch }})
-	v, err := vfs.New(ctx, fs, vfs.Options{})
-	if err != nil {
-		return nil, err
-	}
-	c := &vfs.Caller{Cwd: "/"}
-	dir := ""
-	for _, elem := range strings.Split(strings.TrimPrefix(software.PythonSupportDir, "/"), "/") {
-		dir += "/" + elem
-		if err := v.Mkdir(ctx, c, dir, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	for name, data := range Files() {
-		f, err := v.Open(ctx, c, name, vfs.O_WRONLY|vfs.O_CREAT|vfs.O_TRUNC, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		_, err = f.Write(ctx, data)
-		f.DecRef()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return fs, nil
-}
+// VMs' roots) holding the support files and the spawn device.
+func Layer() vfs.FileSystem { return newLayer(Files(), DevicePath) }

@@ -63,5 +63,13 @@ def _secexec_relative_script():
     os._exit(code & 0xFF)
 
 
+def _secexec_system(command):
+    import subprocess
+
+    return subprocess._secexec_system(command)
+
+
 _secexec_start()
+# os.system runs through the subprocess shim (imported on first use).
+os.system = _secexec_system
 _secexec_relative_script()
