@@ -187,6 +187,9 @@ func (s *Store) installModule(ctx context.Context, pin ModulePin, full bool) err
 // installModuleTarball verifies the tarball at tgz against pin, copies
 // the module out of it into the cache and records the metadata last.
 func (s *Store) installModuleTarball(ctx context.Context, pin ModulePin, tgz string) (*installedModule, error) {
+	if err := s.mkdirs(); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(tgz)
 	if err != nil {
 		return nil, fmt.Errorf("software: %s: %w", pin.Spec(), err)

@@ -67,7 +67,8 @@ type Options struct {
 	NPM string
 	// Modules is the set of module packages (plain npm packages shipping
 	// one WASI module) the store may install, after Pins in priority
-	// order. Nil means DefaultModulePins().
+	// order. Nil means DefaultModulePins() when Pins is nil too, and none
+	// when Pins is set.
 	Modules []ModulePin
 	// Logger receives debug and warning logs. Nil discards them.
 	Logger *slog.Logger
@@ -109,8 +110,8 @@ type Store struct {
 	closed     bool
 	pkgs       map[string]*installed // by short name
 	mods       map[string]*installedModule
-	old        []*aospkg.Package     // replaced by a repair; closed on Close
-	cmds       map[string]Command    // package commands, after resolution
+	old        []*aospkg.Package  // replaced by a repair; closed on Close
+	cmds       map[string]Command // package commands, after resolution
 	modules    map[Fingerprint]*module
 	registered map[string]Command
 }
@@ -166,7 +167,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		mods:       make(map[string]*installedModule),
 		registered: make(map[string]Command),
 	}
-	if opts.Modules == nil {
+	if opts.Modules == nil && opts.Pins == nil {
 		opts.Modules = DefaultModulePins()
 	}
 	for _, p := range opts.Modules {
