@@ -29,24 +29,29 @@ def _secexec_start():
 def _secexec_relative_script():
     # CPython made a relative script path absolute against "/" before
     # this file ran, so it would not find the file: run it here instead,
-    # relative to the real working directory, and exit with its status.
+    # as CPython would have (an absolute __file__, sys.argv[0] as typed,
+    # the script's directory first on sys.path), and exit with its status.
     script = sys.argv[0] if sys.argv else ""
     if script in ("", "-c", "-m") or script.startswith("/") or not os.path.isfile(script):
         return
-    import runpy
     import traceback
 
-    sys.path[0:0] = [os.path.dirname(os.path.abspath(script))]
+    path = os.path.abspath(script)
+    sys.path[0:0] = [os.path.dirname(path)]
+    main = sys.modules["__main__"]
+    main.__file__, main.__cached__ = path, None
     code = 0
     try:
-        runpy.run_path(script, run_name="__main__")
+        with open(path, "rb") as f:
+            source = f.read()
+        exec(compile(source, path, "exec"), main.__dict__)
     except SystemExit as e:
         code = e.code
     except BaseException:
         exc = sys.exc_info()
-        # Leave runpy's own frames out of the traceback, as CPython does.
+        # Start the traceback at the script, as CPython does.
         tb = exc[2]
-        while tb is not None and tb.tb_frame.f_code.co_filename != script and tb.tb_next is not None:
+        while tb is not None and tb.tb_frame.f_code.co_filename != path and tb.tb_next is not None:
             tb = tb.tb_next
         traceback.print_exception(exc[0], exc[1], tb)
         code = 1
