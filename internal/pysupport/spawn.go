@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +70,33 @@ type response struct {
 	TimedOut  bool   `json:"timed_out"`
 }
 
+// parseRequest decodes and checks a request: EINVAL for anything but one
+// JSON object with a non-empty argv of plain strings, E2BIG beyond the
+// bounds.
+func parseRequest(b []byte) (request, error) {
+	var req request
+	if len(b) > MaxRequest {
+		return req, errno.E2BIG
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || dec.More() {
+		return req, errno.EINVAL
+	}
+	if len(req.Argv) > maxArgs || len(req.Env) > maxArgs {
+		return req, errno.E2BIG
+	}
+	if len(req.Argv) == 0 || req.Argv[0] == "" || req.TimeoutMS < 0 {
+		return req, errno.EINVAL
+	}
+	for _, s := range append(append([]string{req.Cwd}, req.Argv...), req.Env...) {
+		if strings.IndexByte(s, 0) >= 0 {
+			return req, errno.EINVAL
+		}
+	}
+	return req, nil
+}
+
 // spawnHandle is one open of the device: it collects the request until
 // the first read, runs it then, and serves the response.
 type spawnHandle struct {
@@ -108,12 +136,9 @@ func (h *spawnHandle) ReadAt(ctx context.Context, p []byte, _ int64) (int, error
 		if !ok {
 			return 0, errno.EPERM
 		}
-		var req request
-		if err := json.Unmarshal(h.req.Bytes(), &req); err != nil {
-			return 0, errno.EINVAL
-		}
-		if len(req.Argv) == 0 || len(req.Argv) > maxArgs || len(req.Env) > maxArgs {
-			return 0, errno.EINVAL
+		req, err := parseRequest(h.req.Bytes())
+		if err != nil {
+			return 0, err
 		}
 		resp, err := run(ctx, proc, req)
 		if err != nil {
