@@ -24,7 +24,7 @@ import (
 // the output kept and the time waited are all bounded.
 
 // DeviceNumber is the device's Rdev (a Linux "local/experimental" major).
-const DeviceNumber = 240<<8 | 0
+const DeviceNumber = 240 << 8
 
 // Bounds of one request and its result.
 const (

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -120,9 +119,3 @@ func (rp *repo) resolveCommit(rev string) (*object.Commit, error) {
 
 // short abbreviates a hash as git does in a small repository.
 func short(h plumbing.Hash) string { return h.String()[:7] }
-
-// cleanRel reports whether a slash path relative to the root stays in it.
-func cleanRel(p string) bool {
-	c := path.Clean(p)
-	return c == p && c != ".." && !strings.HasPrefix(c, "../") && !path.IsAbs(c)
-}
