@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,18 +107,9 @@ const maxModule = 256 << 20
 // os.ErrNotExist.
 func (s *Store) loadModule(pin ModulePin, full bool) (*installedModule, error) {
 	base := s.base(pin.Pin)
-	f, err := os.Open(base + ".json")
-	if err != nil {
-		return nil, err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxMetadata+1))
-	f.Close()
-	if err != nil {
-		return nil, err
-	}
 	var m moduleMeta
-	if len(b) > maxMetadata || json.Unmarshal(b, &m) != nil {
-		return nil, fmt.Errorf("%w: %s: malformed metadata", ErrCorrupt, pin.Spec())
+	if err := readMetadata(base+".json", pin.Pin, &m); err != nil {
+		return nil, err
 	}
 	if m.Format != metadataFormat || m.Package != pin.Package || m.Version != pin.Version ||
 		m.Integrity != pin.Integrity || m.Entry != pin.Entry {
@@ -187,32 +177,14 @@ func (s *Store) installModule(ctx context.Context, pin ModulePin, full bool) err
 // installModuleTarball verifies the tarball at tgz against pin, copies
 // the module out of it into the cache and records the metadata last.
 func (s *Store) installModuleTarball(ctx context.Context, pin ModulePin, tgz string) (*installedModule, error) {
-	if err := s.mkdirs(); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(tgz)
+	out, sum, err := s.unpackMember(ctx, pin.Pin, tgz, pin.Entry, min(s.limits.aospkg, maxModule), ".wasm")
 	if err != nil {
-		return nil, fmt.Errorf("software: %s: %w", pin.Spec(), err)
-	}
-	defer f.Close()
-	if err := verifyTarball(f, pin.Pin, s.limits, s.progress); err != nil {
 		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	out, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), pin.Name()+"@"+pin.Version+"-*.wasm")
-	if err != nil {
-		return nil, fmt.Errorf("software: %w", err)
 	}
 	defer func() {
 		out.Close()
 		os.Remove(out.Name()) // fails harmlessly once renamed
 	}()
-	sum, err := extractMember(io.NewSectionReader(f, 0, 1<<62), out, pin.Pin, pin.Entry, min(s.limits.aospkg, maxModule), s.limits, s.progress)
-	if err != nil {
-		return nil, err
-	}
 	magic := make([]byte, len(wasmMagic))
 	if _, err := out.ReadAt(magic, 0); err != nil || !bytes.Equal(magic, wasmMagic) {
 		return nil, fmt.Errorf("%w: %s: %s", ErrNotWasm, pin.Spec(), pin.Entry)

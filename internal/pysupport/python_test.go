@@ -16,11 +16,7 @@ import (
 	"github.com/secexec/secexec/internal/vmtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	vmtest.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { vmtest.Main(m) }
 
 func newHost(t testing.TB, cfg vmhost.Config) *vmhost.Host { return vmtest.NewHost(t, cfg) }
 

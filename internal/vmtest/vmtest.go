@@ -58,8 +58,8 @@ var (
 )
 
 // Shared returns the runtime of this test binary, making it on first use
-// (every pinned package installed, python3 included). Close it in
-// TestMain with Close.
+// (every pinned package installed, python3 included). Use Main as the
+// package's TestMain to release it.
 func Shared(t testing.TB) *Runtime {
 	t.Helper()
 	once.Do(func() {
@@ -93,12 +93,15 @@ func Shared(t testing.TB) *Runtime {
 	return shared
 }
 
-// Close releases the shared runtime, if one was made.
-func Close() {
+// Main is a TestMain: it runs the tests, releases the shared runtime if
+// one was made, and exits with the tests' status.
+func Main(m *testing.M) {
+	code := m.Run()
 	if shared != nil {
 		_ = shared.Engine.Close(context.Background())
 		_ = shared.Store.Close()
 	}
+	os.Exit(code)
 }
 
 // NewHost builds a VM on the shared runtime, closed when the test ends.

@@ -20,11 +20,7 @@ import (
 // with the host's git (the reference), with a fixed author, committer
 // and dates so that commit hashes must come out identical.
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	vmtest.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { vmtest.Main(m) }
 
 // hostGit is the reference implementation.
 const hostGit = "/usr/bin/git"
