@@ -33,6 +33,9 @@ type compiled struct {
 	// exec reported it (the phase report of the exec that waited for it).
 	compileT    time.Duration
 	compileSeen atomic.Bool
+	// shell marks the agentOS shell (brush), the one module that imports
+	// host_tty; see shellArgv.
+	shell bool
 	elem        *list.Element
 }
 
@@ -144,6 +147,11 @@ func (c *moduleCache) compile(key fingerprint, load func() ([]byte, error)) (*co
 		ent.cm = nil
 		ent.err = err
 		return ent, true, err
+	}
+	for _, f := range cm.ImportedFunctions() {
+		if mod, _, _ := f.Import(); mod == "host_tty" {
+			ent.shell = true
+		}
 	}
 	return ent, true, nil
 }

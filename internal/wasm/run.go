@@ -3,8 +3,10 @@ package wasm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/secexec/secexec/internal/wasm/syscalls"
 	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/vfs"
 )
 
 // program is a loaded WebAssembly command. It holds a reference to its
@@ -66,6 +69,9 @@ func (pr *program) Run(ctx context.Context, p *kernel.Process) int {
 	argv, env := pr.argv(p.Argv()), withDefaults(p.Environ(), pr.env)
 	cur := pr
 	for {
+		if cur.mod.shell {
+			argv = shellArgv(ctx, p, argv)
+		}
 		code, next := cur.runOnce(ctx, p, argv, env)
 		cur.e.mods.release(cur.mod)
 		if next == nil {
@@ -194,4 +200,36 @@ func withPWD(ctx context.Context, p *kernel.Process, env []string) []string {
 		}
 	}
 	return append(out, "PWD="+cwd)
+}
+
+// shellArgv works around brush (the agentOS sh) losing "2>&1" when its
+// own stdout is the one it inherited: it then spawns the command with no
+// file action for fd 2, so the child's stderr stays the shell's stderr
+// (`sh -c 'ls /x 2>&1'` printed to stderr). A descriptor the shell opened
+// itself is dup'ed correctly, so for "sh -c SCRIPT" whose stdout or
+// stderr is a pipe, the script first reopens them through /dev/stdout and
+// /dev/stderr. Only pipes: reopening a regular file would give the
+// shell an offset of its own, and a closed descriptor must stay closed.
+func shellArgv(ctx context.Context, p *kernel.Process, argv []string) []string {
+	if len(argv) < 3 || argv[1] != "-c" {
+		return argv
+	}
+	var redo []string
+	for _, fd := range []int{1, 2} {
+		f, err := p.File(fd)
+		if err != nil {
+			continue
+		}
+		st, err := f.Stat(ctx)
+		f.DecRef()
+		if err == nil && st.Mode&vfs.S_IFMT == vfs.S_IFIFO {
+			redo = append(redo, fmt.Sprintf("%d>/dev/%s", fd, [...]string{1: "stdout", 2: "stderr"}[fd]))
+		}
+	}
+	if len(redo) == 0 {
+		return argv
+	}
+	out := slices.Clone(argv)
+	out[2] = "exec " + strings.Join(redo, " ") + "; " + argv[2]
+	return out
 }
