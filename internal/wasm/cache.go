@@ -36,7 +36,7 @@ type compiled struct {
 	// shell marks the agentOS shell (brush), the one module that imports
 	// host_tty; see shellArgv.
 	shell bool
-	elem        *list.Element
+	elem  *list.Element
 }
 
 // flight is a compilation in progress; later callers wait on done.
