@@ -50,6 +50,8 @@ type Limits struct {
 	ListenBacklog int
 	// ConnectTimeout bounds a connect to the host network (ETIMEDOUT).
 	ConnectTimeout time.Duration
+	// PTYs bounds the pseudo-terminals of the VM (EAGAIN).
+	PTYs int
 }
 
 // DefaultLimits are the limits a VM gets unless configured otherwise.
@@ -71,6 +73,7 @@ func DefaultLimits() Limits {
 		SocketMemory:   16 << 20,
 		ListenBacklog:  128,
 		ConnectTimeout: 30 * time.Second,
+		PTYs:           16,
 	}
 }
 
@@ -93,6 +96,7 @@ func (l Limits) withDefaults() Limits {
 	orDefault(&l.SocketMemory, d.SocketMemory)
 	orDefault(&l.ListenBacklog, d.ListenBacklog)
 	orDefault(&l.ConnectTimeout, d.ConnectTimeout)
+	orDefault(&l.PTYs, d.PTYs)
 	return l
 }
 

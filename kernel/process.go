@@ -101,6 +101,8 @@ type Process struct {
 	reported   bool // a stop/continue was reported to wait
 	hostHandle bool // a host-side handle will reap it
 	killSig    Signal
+	ctty       *PTY // the controlling terminal, shared by the session
+	ttyShell   bool // see SetTerminalShell
 }
 
 // PID returns the process id.
@@ -277,6 +279,7 @@ func (p *Process) Setsid() (int, error) {
 		return -1, errno.EPERM
 	}
 	p.sid, p.pgid = p.pid, p.pid
+	p.ctty = nil
 	return p.pid, nil
 }
 
@@ -303,8 +306,15 @@ func (p *Process) exit(status WaitStatus) {
 	if parent == k.init && !p.hostHandle {
 		k.reapLocked(p)
 	}
+	var lostTTY *PTY
+	if p.sid == p.pid && p.ctty != nil {
+		lostTTY = p.ctty
+	}
 	k.broadcastLocked()
 	k.mu.Unlock()
+	if lostTTY != nil {
+		lostTTY.leaderExited(p)
+	}
 	p.cancel(errExited)
 	close(p.done)
 	if parent != nil && parent != k.init {
