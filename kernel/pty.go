@@ -324,29 +324,38 @@ func (k *Kernel) orphanedLocked(pgid, sid int) bool {
 }
 
 // checkTerminalRead applies job control to a read of t by the calling
-// process: a member of a background group of t's session gets SIGTTIN
-// (and EINTR), or EIO when it ignores or blocks SIGTTIN or its group is
-// orphaned. Readers that are not in t's session are not checked, as on
-// Linux.
+// process: a member of a background group of t's session gets SIGTTIN,
+// which stops it; the read goes on when the group is continued (and may
+// be in the foreground by then), as Linux restarts it. It fails with EIO
+// when the process ignores or blocks SIGTTIN or its group is orphaned,
+// and with EINTR when a handler caught the signal. Readers that are not
+// in t's session are not checked, as on Linux.
 func (t *PTY) checkTerminalRead(ctx context.Context) error {
 	p, ok := ProcessFromContext(ctx)
 	if !ok || p.k != t.k {
 		return nil
 	}
 	k := t.k
-	k.mu.Lock()
-	if p.ctty != t || t.fgrp == 0 || p.pgid == t.fgrp {
+	for {
+		k.mu.Lock()
+		if p.ctty != t || t.fgrp == 0 || p.pgid == t.fgrp {
+			k.mu.Unlock()
+			return nil
+		}
+		orphaned := k.orphanedLocked(p.pgid, p.sid)
+		pgid := p.pgid
 		k.mu.Unlock()
-		return nil
+		if orphaned || p.signalIgnoredOrBlocked(SIGTTIN) {
+			return errno.EIO
+		}
+		_ = k.Init().Kill(-pgid, SIGTTIN)
+		if p.State() != StateStopped {
+			return errno.EINTR
+		}
+		if err := p.waitIfStopped(ctx); err != nil {
+			return err
+		}
 	}
-	orphaned := k.orphanedLocked(p.pgid, p.sid)
-	pgid := p.pgid
-	k.mu.Unlock()
-	if orphaned || p.signalIgnoredOrBlocked(SIGTTIN) {
-		return errno.EIO
-	}
-	_ = k.Init().Kill(-pgid, SIGTTIN)
-	return errno.EINTR
 }
 
 // ptyMaster is the open file of a PTY's master side.

@@ -167,6 +167,13 @@ func (l *LineDiscipline) SetWinsize(ws Winsize) bool {
 	return true
 }
 
+// canPush reports whether a line of n bytes fits the input bound; the
+// number of lines counts too, so end-of-file marks (empty lines) cannot
+// pile up without bound.
+func (l *LineDiscipline) canPush(n int) bool {
+	return l.inLen+n <= l.inMax && len(l.chunks) < l.inMax
+}
+
 // push appends readable input.
 func (l *LineDiscipline) push(b []byte) {
 	l.chunks = append(l.chunks, b)
@@ -192,10 +199,11 @@ func (l *LineDiscipline) OutputRoom() bool { return len(l.out) < l.outMax }
 // screen.
 func (l *LineDiscipline) echo(b ...byte) {
 	for _, c := range b {
-		if len(l.out) >= l.outMax {
+		crlf := c == '\n' && l.t.Oflag&(OPOST|ONLCR) == OPOST|ONLCR
+		if len(l.out) >= l.outMax || crlf && len(l.out)+2 > l.outMax {
 			return
 		}
-		if c == '\n' && l.t.Oflag&(OPOST|ONLCR) == OPOST|ONLCR {
+		if crlf {
 			l.out = append(l.out, '\r')
 		}
 		l.out = append(l.out, c)
@@ -302,9 +310,16 @@ func (l *LineDiscipline) canonical(c byte) {
 	case c == cc[VEOF] && c != 0:
 		// The line so far becomes readable without the EOF character; on
 		// an empty line that is a read of 0 bytes: end of file.
-		l.push(l.edit)
-		l.edit = nil
+		if l.canPush(len(l.edit)) {
+			l.push(l.edit)
+			l.edit = nil
+		}
 	case c == '\n':
+		// With the buffer full of unread lines even a newline waits: the
+		// typist sees nothing happen, as on Linux.
+		if !l.canPush(len(l.edit) + 1) {
+			return
+		}
 		if lf&ECHO != 0 || lf&ECHONL != 0 {
 			l.echo('\n')
 		}
