@@ -57,7 +57,7 @@ func (h *Host) spawnPTY(ctx context.Context, spec SpawnSpec) (Process, error) {
 	master.IncRef()
 	return &ptyProcess{
 		process: process{
-			p:      p,
+			p:     p,
 			stdin: &pipeWriter{f: master, ctx: p.Context()},
 		},
 		pty:    pty,
@@ -121,4 +121,3 @@ func (r *masterReader) Read(p []byte) (int, error) {
 
 // Resize of a process without a terminal fails with ENOTTY.
 func (l *process) Resize(uint16, uint16) error { return errno.ENOTTY }
-
