@@ -1,12 +1,16 @@
 package secexec
 
 import (
+	"cmp"
 	"context"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/secexec/secexec/internal/vmhost"
 )
 
 // Outcome is how an Exec ended.
@@ -200,6 +204,10 @@ type SpawnOptions struct {
 // both Stdin and Stdout to hang the terminal up.
 type PTY struct {
 	Rows, Cols int
+	// Term is TERM in the program's environment unless SpawnOptions.Env
+	// sets it; empty means "xterm-256color". (The VM's own default,
+	// "dumb", is for output without a terminal.)
+	Term string
 }
 
 // ExitStatus is how a spawned process ended.
@@ -255,5 +263,13 @@ func (v *VM) Spawn(ctx context.Context, argv []string, opts *SpawnOptions) (*Pro
 	if opts == nil {
 		opts = &SpawnOptions{}
 	}
-	return v.b.spawn(ctx, argv, mergeEnv(v.env, opts.Env), opts)
+	env := opts.Env
+	if _, set := env["TERM"]; opts.PTY != nil && !set {
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["TERM"] = cmp.Or(opts.PTY.Term, vmhost.DefaultTerm)
+	}
+	return v.b.spawn(ctx, argv, mergeEnv(v.env, env), opts)
 }

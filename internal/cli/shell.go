@@ -102,7 +102,8 @@ func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
 		return err
 	}
 	defer vm.Close()
-	p, err := vm.Spawn(ctx, argv, &secexec.SpawnOptions{PTY: &secexec.PTY{Rows: rows, Cols: cols}})
+	// The guest's terminal is this one: same TERM, same size.
+	p, err := vm.Spawn(ctx, argv, &secexec.SpawnOptions{PTY: &secexec.PTY{Rows: rows, Cols: cols, Term: os.Getenv("TERM")}})
 	if err != nil {
 		return err
 	}

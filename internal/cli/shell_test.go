@@ -120,6 +120,18 @@ func TestShellInTmux(t *testing.T) {
 	s.keys(".exit", "Enter")
 	s.waitFor("the bash prompt after the REPL", prompt)
 
+	// A full-screen program (the userland has no vi or less: its more is
+	// cat): node in raw mode on the alternate screen gets every key as
+	// typed, ^C included, and restores the screen when it quits.
+	s.keys(`node -e "process.stdin.setRawMode(true); process.stdout.write('\x1b[?1049hfull-screen ' + process.stdin.isRaw + '\r\n'); process.stdin.on('data', d => { if (d[0] === 113) { process.stdin.setRawMode(false); process.stdout.write('\x1b[?1049l'); process.exit(0) } process.stdout.write('key ' + d.toString('hex') + '\r\n') })"`, "Enter")
+	s.waitText("full-screen true", 1)
+	s.keys("Up")
+	s.waitText("key 1b5b41", 1)
+	s.keys("C-c")
+	s.waitText("key 03", 1)
+	s.keys("q")
+	s.waitFor("the shell's screen back", func(sc string) bool { return !strings.Contains(sc, "key 1b5b41") && prompt(sc) })
+
 	s.keys("exit 7", "Enter")
 	s.waitText("EXITED=7", 1)
 }
