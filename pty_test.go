@@ -89,7 +89,7 @@ func TestSuitePTYBash(t *testing.T) {
 		const prompt = "\x1b[?2004h"
 		s.waitFor(t, prompt, 1)
 		s.waitFor(t, "$ ", 1)
-		s.typ(t, "echo pty-$((6*7))\r")
+		s.typ(t, "test -t 0 && test -t 1 && test -t 2 && echo pty-$((6*7))\r")
 		s.waitFor(t, "pty-42\r\n", 1)
 		s.waitFor(t, prompt, 2)
 
