@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -151,4 +153,66 @@ func TestExecWithTerminal(t *testing.T) {
 	if code, _, _ := runCLIProcess(t, nil, "exec", "-t", "--json", "true"); code != 2 {
 		t.Fatalf("exec -t --json: exit %d, want the usage error 2", code)
 	}
+}
+
+// childrenOf lists the pids whose parent is pid, from /proc.
+func childrenOf(t *testing.T, pid int) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The parent is the second field after the parenthesised name.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// When the engine process dies under `secexec shell`, the CLI reports it
+// and the user's terminal is back in its normal mode: what is typed
+// afterwards echoes (in raw mode it would not).
+func TestShellRestoresTerminalWhenEngineDies(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	s.tmux("new-session", "-d", "-x", "100", "-y", "30", "env "+cliProcessEnv+"=1 '"+self+"' shell; echo EXITED=$?; cat")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	s.waitText("bash-", 1)
+
+	panePID, err := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "-t", "0", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pane shell → the CLI → its engine.
+	var engines []int
+	for _, cli := range childrenOf(t, panePID) {
+		engines = append(engines, childrenOf(t, cli)...)
+	}
+	if len(engines) != 1 {
+		t.Fatalf("found engines %v under the pane's process %d", engines, panePID)
+	}
+	if err := syscall.Kill(engines[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	s.waitText("EXITED=1", 1)
+	s.keys("typed-after-the-crash")
+	s.waitText("typed-after-the-crash", 1)
+	s.keys("Enter")
+	// cat (in cooked mode) got a whole line and wrote it back.
+	s.waitText("typed-after-the-crash", 2)
 }
