@@ -459,3 +459,64 @@ func TestPTYLimit(t *testing.T) {
 		f.DecRef()
 	}
 }
+
+// A guest that floods its terminal while nobody reads the screen, or a
+// host that types without end while the guest does not read, cannot make
+// the kernel buffer more than the terminal's bounds.
+func TestPTYBuffersAreBounded(t *testing.T) {
+	k := newKernel(t, kernel.Limits{}, ptyPrograms())
+	m, s, _, err := k.NewPTY(tty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.DecRef()
+	defer s.DecRef()
+	ctx := context.Background()
+	if err := s.SetFlags(vfs.O_NONBLOCK); err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte("x"), 4096)
+	total := 0
+	for {
+		n, err := s.Write(ctx, chunk)
+		total += n
+		if errors.Is(err, errno.EAGAIN) {
+			break
+		}
+		if err != nil || total > 1<<20 {
+			t.Fatalf("after %d bytes: %v", total, err)
+		}
+	}
+	if total != tty.DefaultOutputMax {
+		t.Fatalf("the unread screen took %d bytes, want the bound %d", total, tty.DefaultOutputMax)
+	}
+	// A blocking writer waits, and goes on once the screen is read.
+	if err := s.SetFlags(0); err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := s.Write(ctx, []byte("after"))
+		wrote <- err
+	}()
+	buf := make([]byte, 64<<10)
+	if _, err := m.Read(ctx, buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatalf("blocked writer: %v", err)
+	}
+
+	// Typing 1 MiB without a newline never blocks the host, and the guest
+	// gets at most one bounded line.
+	if _, err := m.Write(ctx, bytes.Repeat([]byte("y"), 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Write(ctx, []byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Read(ctx, buf)
+	if err != nil || n != tty.DefaultInputMax || buf[n-1] != '\n' {
+		t.Fatalf("read %d bytes (%v), want one line of %d ending in a newline", n, err, tty.DefaultInputMax)
+	}
+}

@@ -2,6 +2,7 @@ package tty
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"testing"
 )
@@ -243,4 +244,37 @@ func FuzzLineDiscipline(f *testing.F) {
 			t.Fatalf("inLen %d, chunks hold %d", l.inLen, total)
 		}
 	})
+}
+
+// BenchmarkKeystrokeRoundTrip is one key through a raw terminal and its
+// echo back: master write, slave read, slave write, master read.
+func BenchmarkKeystrokeRoundTrip(b *testing.B) {
+	t := New(Config{Size: Winsize{Rows: 24, Cols: 80}})
+	t.SetRaw(true)
+	ctx := context.Background()
+	key, buf := []byte("k"), make([]byte, 64)
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = t.MasterWrite(ctx, key)
+		n, _ := t.SlaveRead(ctx, buf)
+		_, _ = t.SlaveWrite(ctx, buf[:n])
+		_, _ = t.MasterRead(ctx, buf)
+	}
+}
+
+// BenchmarkOutputThroughput is program output through the line
+// discipline (CR-LF mapping) to the master, 4 KiB at a time.
+func BenchmarkOutputThroughput(b *testing.B) {
+	t := New(Config{})
+	ctx := context.Background()
+	chunk := bytes.Repeat([]byte("0123456789abcde\n"), 256)
+	buf := make([]byte, 8192)
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = t.SlaveWrite(ctx, chunk)
+		for t.ld.Pending() > 0 {
+			_, _ = t.MasterRead(ctx, buf)
+		}
+	}
 }
