@@ -93,11 +93,16 @@ func TestSuitePTYBash(t *testing.T) {
 		s.waitFor(t, "pty-42\r\n", 1)
 		s.waitFor(t, prompt, 2)
 
+		// /dev/tty is the session's terminal; /dev/pts lists it.
+		s.typ(t, "echo via-dev-tty > /dev/tty; ls /dev/pts\r")
+		s.waitFor(t, "via-dev-tty\r\n0\r\n", 1)
+		s.waitFor(t, prompt, 3)
+
 		// ^C interrupts the foreground job, not the shell.
 		s.typ(t, "echo sleeping; sleep 100\r")
 		s.waitFor(t, "sleeping\r\n", 1)
 		deadline := time.Now().Add(30 * time.Second)
-		for strings.Count(s.text(), prompt) < 3 {
+		for strings.Count(s.text(), prompt) < 4 {
 			if time.Now().After(deadline) {
 				t.Fatalf("^C did not end sleep: %q", s.text())
 			}

@@ -22,6 +22,7 @@ type PTY struct {
 	index int
 	born  time.Time
 	ino   uint64
+	files atomic.Int32 // open master and slave files; the last release frees the index
 
 	// Guarded by k.mu.
 	sid  int // the session it is the controlling terminal of; 0: none
@@ -143,23 +144,29 @@ func (k *Kernel) NewPTY(ws tty.Winsize) (master, slave vfs.File, pty *PTY, err e
 	k.ptys[idx] = t
 	k.mu.Unlock()
 	t.t = tty.New(tty.Config{Size: ws, Signal: t.signalForeground})
-
-	var open atomic.Int32
-	open.Store(2)
-	release := func() {
-		if open.Add(-1) == 0 {
-			k.mu.Lock()
-			delete(k.ptys, idx)
-			k.mu.Unlock()
-		}
-	}
+	t.files.Store(2)
 	m := &ptyMaster{pty: t}
 	m.flags.Store(uint32(vfs.O_RDWR))
-	m.InitRefs(func() { t.hangup(); release() })
+	m.InitRefs(func() { t.hangup(); t.release() })
+	return m, t.newSlaveFile(vfs.O_RDWR), t, nil
+}
+
+// newSlaveFile makes an open file of the slave side; the caller has
+// counted it in t.files and the terminal's slaves.
+func (t *PTY) newSlaveFile(flags vfs.OpenFlags) *ptySlave {
 	s := &ptySlave{pty: t}
-	s.flags.Store(uint32(vfs.O_RDWR))
-	s.InitRefs(func() { t.t.CloseSlave(); release() })
-	return m, s, t, nil
+	s.flags.Store(uint32(flags &^ (vfs.O_CREAT | vfs.O_EXCL | vfs.O_TRUNC | vfs.O_NOCTTY | vfs.O_CLOEXEC | vfs.O_NOFOLLOW)))
+	s.InitRefs(func() { t.t.CloseSlave(); t.release() })
+	return s
+}
+
+// release drops one open file of t; the last frees its index.
+func (t *PTY) release() {
+	if t.files.Add(-1) == 0 {
+		t.k.mu.Lock()
+		delete(t.k.ptys, t.index)
+		t.k.mu.Unlock()
+	}
 }
 
 // PTYOf returns the PTY a master or slave file belongs to.

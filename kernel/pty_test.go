@@ -13,6 +13,7 @@ import (
 
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/fs/devfs"
 	"github.com/secexec/secexec/kernel/tty"
 	"github.com/secexec/secexec/kernel/vfs"
 )
@@ -518,5 +519,93 @@ func TestPTYBuffersAreBounded(t *testing.T) {
 	n, err := s.Read(ctx, buf)
 	if err != nil || n != tty.DefaultInputMax || buf[n-1] != '\n' {
 		t.Fatalf("read %d bytes (%v), want one line of %d ending in a newline", n, err, tty.DefaultInputMax)
+	}
+}
+
+// /dev/tty is the caller's controlling terminal and /dev/pts lists the
+// terminals; opening /dev/pts/N by a session leader without a terminal
+// makes it its controlling terminal.
+func TestPTYDevices(t *testing.T) {
+	progs := ptyPrograms()
+	progs["devtty"] = func(ctx context.Context, p *kernel.Process) int {
+		fd, err := p.Open(ctx, kernel.AtFDCWD, "/dev/tty", vfs.O_RDWR, 0)
+		if err != nil {
+			return 1
+		}
+		if !p.IsTerminal(fd) {
+			return 2
+		}
+		write(ctx, p, fd, "via /dev/tty\n")
+		dir, err := p.Open(ctx, kernel.AtFDCWD, "/dev/pts", vfs.O_RDONLY|vfs.O_DIRECTORY, 0)
+		if err != nil {
+			return 3
+		}
+		ents, err := p.ReadDir(ctx, dir, 100)
+		if err != nil {
+			return 4
+		}
+		var names []string
+		for _, e := range ents {
+			if e.Name != "." && e.Name != ".." {
+				names = append(names, e.Name)
+			}
+		}
+		write(ctx, p, 1, "pts: "+strings.Join(names, ",")+"\n")
+		return 0
+	}
+	progs["notty"] = func(ctx context.Context, p *kernel.Process) int {
+		if _, err := p.Open(ctx, kernel.AtFDCWD, "/dev/tty", vfs.O_RDWR, 0); !errors.Is(err, errno.ENXIO) {
+			return 1
+		}
+		if _, err := p.Open(ctx, kernel.AtFDCWD, "/dev/pts/7", vfs.O_RDWR, 0); !errors.Is(err, errno.ENOENT) {
+			return 2
+		}
+		// A new session leader opening a terminal gets it as its own.
+		if _, err := p.Setsid(); err != nil {
+			return 3
+		}
+		fd, err := p.Open(ctx, kernel.AtFDCWD, "/dev/pts/"+p.Argv()[1], vfs.O_RDWR, 0)
+		if err != nil {
+			return 4
+		}
+		if g, err := p.Tcgetpgrp(fd); err != nil || g != p.PID() {
+			return 5
+		}
+		write(ctx, p, fd, "acquired\n")
+		return 0
+	}
+	k := newKernel(t, kernel.Limits{}, progs)
+	if err := k.VFS().Mkdir(context.Background(), vfs.Root, "/dev", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.VFS().Mount(context.Background(), vfs.Root, "/dev", devfs.New(devfs.Options{Terminals: k.Terminals()}), vfs.MountOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tm, p := openTerm(t, k, "devtty")
+	if st := hostWait(t, p); st.ShellCode() != 0 {
+		t.Fatalf("devtty failed at step %d", st.ShellCode())
+	}
+	tm.waitFor("via /dev/tty\r\n")
+	tm.waitFor(fmt.Sprintf("pts: %d\r\n", tm.pty.Index()))
+
+	m, s, pty, err := k.NewPTY(tty.Winsize{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.DecRef()
+	s.DecRef()
+	out, w := capture(t, k)
+	q, err := k.SpawnHost(context.Background(), kernel.SpawnOptions{Argv: []string{"notty", strconv.Itoa(pty.Index())}, Env: []string{"PATH=/bin"}, Files: []vfs.File{nil, w, w}})
+	w.DecRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := hostWait(t, q); st.ShellCode() != 0 {
+		t.Fatalf("notty failed at step %d: %s", st.ShellCode(), out.String())
+	}
+	buf := make([]byte, 64)
+	n, _ := m.Read(context.Background(), buf)
+	if string(buf[:n]) != "acquired\r\n" {
+		t.Fatalf("the master read %q", buf[:n])
 	}
 }

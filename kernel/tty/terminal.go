@@ -263,6 +263,13 @@ func (t *Terminal) CloseSlave() {
 	t.notify()
 }
 
+// HungUp reports whether the master was closed.
+func (t *Terminal) HungUp() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.masterClosed
+}
+
 // CloseMaster hangs the terminal up: slave reads see end of file, slave
 // writes fail with EIO.
 func (t *Terminal) CloseMaster() {
