@@ -160,6 +160,9 @@ func (p *Process) Exe() string { return p.image.Load().exe }
 // environment. Runtimes call it when they carry out an exec.
 func (p *Process) SetImage(exe string, argv, env []string) {
 	p.image.Store(&processImage{argv: slices.Clone(argv), env: slices.Clone(env), exe: exe})
+	// The new program is not the line editor that asked for shelter
+	// from the terminal's signals (`exec sleep 100` must die of ^C).
+	p.SetTerminalShell(false)
 }
 
 // UID returns the user id.

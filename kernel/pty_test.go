@@ -609,3 +609,32 @@ func TestPTYDevices(t *testing.T) {
 		t.Fatalf("the master read %q", buf[:n])
 	}
 }
+
+// The shell that edits lines in raw mode is spared the signal
+// characters; the jobs it runs, and a program it execs into, are not.
+func TestPTYTerminalShellShelter(t *testing.T) {
+	progs := ptyPrograms()
+	progs["editor"] = func(ctx context.Context, p *kernel.Process) int {
+		p.SetTerminalShell(true)
+		write(ctx, p, 1, "editing\n")
+		_ = p.Sleep(ctx, 300*time.Millisecond)
+		// Still here after the ^C the test typed meanwhile.
+		write(ctx, p, 1, "survived\n")
+		p.SetImage("/bin/sleeper", []string{"sleeper"}, nil)
+		write(ctx, p, 1, "exec'd\n")
+		_ = p.Sleep(ctx, time.Hour)
+		return 0
+	}
+	k := newKernel(t, kernel.Limits{}, progs)
+	tm, p := openTerm(t, k, "editor")
+	tm.waitFor("editing")
+	tm.typ("\x03")
+	tm.waitFor("exec'd")
+	tm.typ("\x03")
+	if st := hostWait(t, p); st.Signal != kernel.SIGINT {
+		t.Fatalf("after exec, ^C left status %+v, want death by SIGINT", st)
+	}
+	if !strings.Contains(tm.text(), "survived") {
+		t.Fatalf("the shell did not survive the first ^C: %q", tm.text())
+	}
+}
