@@ -18,9 +18,9 @@ import (
 
 // Version is the protocol version this package speaks. Hello and Welcome
 // carry it; a peer with another version is refused.
-const Version = 2
+const Version = 3
 
-// Frame and stream limits of protocol version 1.
+// Frame and stream limits of the protocol.
 const (
 	// MaxFrame bounds a frame's length field: the type byte, the id and
 	// the CBOR body. A peer that announces more is disconnected.
@@ -46,7 +46,7 @@ const (
 	EnvToken = "SECEXEC_ENGINE_TOKEN"
 	// ModeValue is EnvMode's value; it names the protocol version, so an
 	// engine binary of another version refuses to serve.
-	ModeValue = "proto2"
+	ModeValue = "proto3"
 	EngineFD  = 3
 	// EnvLogLevel carries the client's log level (slog's names: DEBUG,
 	// INFO, WARN, ERROR). The engine writes its log records at that level
@@ -72,6 +72,11 @@ const (
 	TExit     Type = 9  // engine → client: spawned process id exited
 	TVMEvent  Type = 10 // engine → client: VM id changed state
 	TAudit    Type = 11 // engine → client: a permission decision in VM id
+	// TToolCall asks the client to run a host tool; TToolResult answers
+	// it. They are requests the other way round: the id is the
+	// engine's, in a space of its own.
+	TToolCall   Type = 12 // engine → client
+	TToolResult Type = 13 // client → engine
 
 	TCreateVM  Type = 32
 	TCloseVM   Type = 33
@@ -95,7 +100,11 @@ const (
 	TSignal    Type = 51
 	TMetrics   Type = 52
 	TDial      Type = 53
-	TResize    Type = 54 // version 2
+	// Persistent JavaScript contexts.
+	TNewContext   Type = 54
+	TEvaluate     Type = 55
+	TCloseContext Type = 56
+	TResize       Type = 57 // version 3
 )
 
 var typeNames = map[Type]string{
@@ -106,7 +115,8 @@ var typeNames = map[Type]string{
 	TRemove: "Remove", TRemoveAll: "RemoveAll", TRename: "Rename", TSymlink: "Symlink",
 	TReadlink: "Readlink", TChmod: "Chmod", TMount: "Mount", TUnmount: "Unmount", TRun: "Run",
 	TSpawn: "Spawn", TSignal: "Signal", TMetrics: "Metrics", TDial: "Dial",
-	TResize: "Resize",
+	TToolCall: "ToolCall", TToolResult: "ToolResult", TNewContext: "NewContext", TEvaluate: "Evaluate",
+	TCloseContext: "CloseContext", TResize: "Resize",
 }
 
 func (t Type) String() string {
@@ -221,6 +231,9 @@ type CreateVM struct {
 	Hostname    string        `cbor:"5,keyasint,omitempty"`
 	Audit       bool          `cbor:"6,keyasint,omitempty"`
 	RealTime    bool          `cbor:"7,keyasint,omitempty"`
+	// Tools names the host tools the client runs for this VM's guests
+	// (ToolCall).
+	Tools []string `cbor:"8,keyasint,omitempty"`
 }
 
 // VMRef names the VM a request acts on (CloseVM).
@@ -282,7 +295,7 @@ type Spawn struct {
 	Argv []string `cbor:"2,keyasint"`
 	Env  []string `cbor:"3,keyasint,omitempty"`
 	Cwd  string   `cbor:"4,keyasint,omitempty"`
-	// PTY (version 2), when set, runs the program on a new terminal of
+	// PTY (version 3), when set, runs the program on a new terminal of
 	// this size: stream FdStdin carries keys to the terminal's master,
 	// FdStdout the screen output, and FdStderr only its end.
 	PTY *Winsize `cbor:"5,keyasint,omitempty"`
@@ -294,7 +307,7 @@ type Winsize struct {
 	Cols uint16 `cbor:"2,keyasint"`
 }
 
-// Resize (version 2) sets the window size of the terminal of the process
+// Resize (version 3) sets the window size of the terminal of the process
 // spawned by request Proc; its foreground job gets SIGWINCH. A process
 // without a terminal answers ENOTTY.
 type Resize struct {
@@ -348,14 +361,20 @@ type Stat struct {
 // request's result.
 type Response struct {
 	Err     *Error     `cbor:"1,keyasint,omitempty"`
-	VM      uint64     `cbor:"2,keyasint,omitempty"` // CreateVM
-	Data    []byte     `cbor:"3,keyasint,omitempty"` // ReadFile: the tail of the contents; Metrics: the text
-	Dir     string     `cbor:"4,keyasint,omitempty"` // ReadDir: the directory's resolved path
-	Entries []DirEntry `cbor:"5,keyasint,omitempty"` // ReadDir
-	Stat    *Stat      `cbor:"6,keyasint,omitempty"` // Stat, Lstat
-	Target  string     `cbor:"7,keyasint,omitempty"` // Readlink
-	Exit    *Exit      `cbor:"8,keyasint,omitempty"` // Run
-	PID     int        `cbor:"9,keyasint,omitempty"` // Spawn
+	VM      uint64     `cbor:"2,keyasint,omitempty"`  // CreateVM
+	Data    []byte     `cbor:"3,keyasint,omitempty"`  // ReadFile: the tail of the contents; Metrics: the text
+	Dir     string     `cbor:"4,keyasint,omitempty"`  // ReadDir: the directory's resolved path
+	Entries []DirEntry `cbor:"5,keyasint,omitempty"`  // ReadDir
+	Stat    *Stat      `cbor:"6,keyasint,omitempty"`  // Stat, Lstat
+	Target  string     `cbor:"7,keyasint,omitempty"`  // Readlink
+	Exit    *Exit      `cbor:"8,keyasint,omitempty"`  // Run
+	PID     int        `cbor:"9,keyasint,omitempty"`  // Spawn, NewContext
+	Context uint64     `cbor:"10,keyasint,omitempty"` // NewContext
+	Value   []byte     `cbor:"11,keyasint,omitempty"` // Evaluate: the value's JSON
+	Stdout  []byte     `cbor:"12,keyasint,omitempty"` // Evaluate
+	Stderr  []byte     `cbor:"13,keyasint,omitempty"` // Evaluate
+	// Truncated says Evaluate's output went past its bound.
+	Truncated bool `cbor:"14,keyasint,omitempty"`
 }
 
 // newBody returns a fresh value for the body of a message of type t.
@@ -406,6 +425,16 @@ func newBody(t Type) (any, bool) {
 		return new(Metrics), true
 	case TDial:
 		return new(Dial), true
+	case TToolCall:
+		return new(ToolCall), true
+	case TToolResult:
+		return new(ToolResult), true
+	case TNewContext:
+		return new(NewContext), true
+	case TEvaluate:
+		return new(Evaluate), true
+	case TCloseContext:
+		return new(ContextRef), true
 	case TResize:
 		return new(Resize), true
 	}
