@@ -1,12 +1,16 @@
 package secexec
 
 import (
+	"cmp"
 	"context"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/secexec/secexec/internal/vmhost"
 )
 
 // Outcome is how an Exec ended.
@@ -182,6 +186,28 @@ type SpawnOptions struct {
 	Env map[string]string
 	// Cwd is the working directory; empty means the VM's.
 	Cwd string
+	// PTY, when set, runs the program on a new pseudo-terminal of the VM
+	// instead of pipes (see PTY).
+	PTY *PTY
+}
+
+// PTY asks Spawn for a terminal of Rows x Cols characters (zero: 24 x 80).
+// The program then leads a new session with the terminal as its
+// controlling terminal and stdin, stdout and stderr: isatty is true,
+// bash edits lines, node opens its REPL, ^C interrupts the foreground
+// job. The Process's Stdin is the terminal's keyboard (write keys, e.g.
+// "" for ^C), Stdout is its screen (echo and output, with CR-LF line
+// ends), and Stderr is empty. Answering the terminal queries programs
+// send (the cursor position request ESC[6n, to which a terminal replies
+// ESC[row;colR) is the caller's job, as a terminal emulator's; bash waits
+// about two seconds for that reply before it draws its prompt. Close
+// both Stdin and Stdout to hang the terminal up.
+type PTY struct {
+	Rows, Cols int
+	// Term is TERM in the program's environment unless SpawnOptions.Env
+	// sets it; empty means "xterm-256color". (The VM's own default,
+	// "dumb", is for output without a terminal.)
+	Term string
 }
 
 // ExitStatus is how a spawned process ended.
@@ -215,10 +241,35 @@ func (p *Process) Signal(sig Signal) error { return p.h.signal(sig) }
 // Wait waits for the process to exit.
 func (p *Process) Wait(ctx context.Context) (*ExitStatus, error) { return p.h.wait(ctx) }
 
+// Resize sets the size of the process's terminal; the job in its
+// foreground gets SIGWINCH. A process spawned without PTY has no terminal
+// (ENOTTY). Sizes are clamped to 1..65535.
+func (p *Process) Resize(rows, cols int) error {
+	return p.h.resize(clampSize(rows, 24), clampSize(cols, 80))
+}
+
+func clampSize(n, def int) uint16 {
+	switch {
+	case n <= 0:
+		return uint16(def)
+	case n > 65535:
+		return 65535
+	}
+	return uint16(n)
+}
+
 // Spawn starts argv in the VM with pipes for its standard streams.
 func (v *VM) Spawn(ctx context.Context, argv []string, opts *SpawnOptions) (*Process, error) {
 	if opts == nil {
 		opts = &SpawnOptions{}
 	}
-	return v.b.spawn(ctx, argv, mergeEnv(v.env, opts.Env), opts)
+	env := opts.Env
+	if _, set := env["TERM"]; opts.PTY != nil && !set {
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["TERM"] = cmp.Or(opts.PTY.Term, vmhost.DefaultTerm)
+	}
+	return v.b.spawn(ctx, argv, mergeEnv(v.env, env), opts)
 }

@@ -43,6 +43,7 @@ type processHandle interface {
 	pid() int
 	signal(sig Signal) error
 	wait(ctx context.Context) (*ExitStatus, error)
+	resize(rows, cols uint16) error
 }
 
 // vmAPI is a VM wherever it runs: a *vmhost.Host in this process, or a
@@ -276,7 +277,11 @@ func (b *apiBackend) dial(ctx context.Context, port uint16) (net.Conn, error) {
 }
 
 func (b *apiBackend) spawn(ctx context.Context, argv, env []string, opts *SpawnOptions) (*Process, error) {
-	p, err := b.api.Spawn(ctx, vmhost.SpawnSpec{Argv: argv, Env: env, Cwd: opts.Cwd})
+	spec := vmhost.SpawnSpec{Argv: argv, Env: env, Cwd: opts.Cwd}
+	if opts.PTY != nil {
+		spec.PTY = &vmhost.PTYSize{Rows: clampSize(opts.PTY.Rows, 24), Cols: clampSize(opts.PTY.Cols, 80)}
+	}
+	p, err := b.api.Spawn(ctx, spec)
 	if err != nil {
 		return nil, apiErr(err)
 	}
@@ -287,6 +292,9 @@ type apiProcess struct{ p vmhost.Process }
 
 func (a apiProcess) pid() int                { return a.p.PID() }
 func (a apiProcess) signal(sig Signal) error { return apiErr(a.p.Signal(int(sig))) }
+func (a apiProcess) resize(rows, cols uint16) error {
+	return apiErr(a.p.Resize(rows, cols))
+}
 
 func (a apiProcess) wait(ctx context.Context) (*ExitStatus, error) {
 	st, err := a.p.Wait(ctx)

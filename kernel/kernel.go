@@ -103,6 +103,7 @@ type Kernel struct {
 
 	mu      sync.Mutex
 	procs   map[int]*Process
+	ptys    map[int]*PTY // by index, N of /dev/pts/N
 	nextPID int
 	init    *Process
 	closed  bool
@@ -145,6 +146,7 @@ func New(cfg Config) (*Kernel, error) {
 			},
 		}),
 		procs:   make(map[int]*Process),
+		ptys:    make(map[int]*PTY),
 		nextPID: 1,
 	}
 	if k.hostname == "" {
@@ -284,6 +286,7 @@ func (k *Kernel) newProcessLocked(parent *Process, argv, env []string, cwd strin
 		p.parent = parent
 		p.pgid = parent.pgid
 		p.sid = parent.sid
+		p.ctty = parent.ctty
 		parent.children[pid] = p
 	} else {
 		p.pgid = pid

@@ -55,6 +55,8 @@ type Limits struct {
 	ToolBytes int
 	// ToolTimeout bounds one host tool call (ERR_TOOL_TIMEOUT).
 	ToolTimeout time.Duration
+	// PTYs bounds the pseudo-terminals of the VM (EAGAIN).
+	PTYs int
 }
 
 // MaxToolBytes is the largest ToolBytes: a call and its result each
@@ -82,6 +84,7 @@ func DefaultLimits() Limits {
 		ConnectTimeout: 30 * time.Second,
 		ToolBytes:      1 << 20,
 		ToolTimeout:    30 * time.Second,
+		PTYs:           16,
 	}
 }
 
@@ -107,6 +110,7 @@ func (l Limits) withDefaults() Limits {
 	orDefault(&l.ToolBytes, d.ToolBytes)
 	orDefault(&l.ToolTimeout, d.ToolTimeout)
 	l.ToolBytes = min(l.ToolBytes, MaxToolBytes)
+	orDefault(&l.PTYs, d.PTYs)
 	return l
 }
 

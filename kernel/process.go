@@ -101,6 +101,8 @@ type Process struct {
 	reported   bool // a stop/continue was reported to wait
 	hostHandle bool // a host-side handle will reap it
 	killSig    Signal
+	ctty       *PTY // the controlling terminal, shared by the session
+	ttyShell   bool // see SetTerminalShell
 }
 
 // PID returns the process id.
@@ -158,6 +160,9 @@ func (p *Process) Exe() string { return p.image.Load().exe }
 // environment. Runtimes call it when they carry out an exec.
 func (p *Process) SetImage(exe string, argv, env []string) {
 	p.image.Store(&processImage{argv: slices.Clone(argv), env: slices.Clone(env), exe: exe})
+	// The new program is not the line editor that asked for shelter
+	// from the terminal's signals (`exec sleep 100` must die of ^C).
+	p.SetTerminalShell(false)
 }
 
 // UID returns the user id.
@@ -277,6 +282,7 @@ func (p *Process) Setsid() (int, error) {
 		return -1, errno.EPERM
 	}
 	p.sid, p.pgid = p.pid, p.pid
+	p.ctty = nil
 	return p.pid, nil
 }
 
@@ -303,8 +309,15 @@ func (p *Process) exit(status WaitStatus) {
 	if parent == k.init && !p.hostHandle {
 		k.reapLocked(p)
 	}
+	var lostTTY *PTY
+	if p.sid == p.pid && p.ctty != nil {
+		lostTTY = p.ctty
+	}
 	k.broadcastLocked()
 	k.mu.Unlock()
+	if lostTTY != nil {
+		lostTTY.leaderExited(p)
+	}
 	p.cancel(errExited)
 	close(p.done)
 	if parent != nil && parent != k.init {

@@ -82,6 +82,15 @@ type SpawnOptions struct {
 	// > 0 joins that group.
 	Pgid     int
 	NewGroup bool
+	// Setsid makes the child the leader of a new session and process
+	// group (POSIX_SPAWN_SETSID), without a controlling terminal unless
+	// Terminal gives it one.
+	Setsid bool
+	// Terminal, with Setsid, is a PTY file (master or slave) whose
+	// terminal becomes the new session's controlling terminal, with the
+	// child's group in the foreground: what a login or `secexec shell`
+	// sets up.
+	Terminal vfs.File
 	// SigMask is the child's initial blocked set.
 	SigMask uint64
 	// SigDefault is the set of signals whose disposition the child does
@@ -256,6 +265,20 @@ func (c *Process) setupGroup(opts SpawnOptions) error {
 	k := c.k
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if opts.Setsid {
+		c.sid, c.pgid, c.ctty = c.pid, c.pid, nil
+		if opts.Terminal != nil {
+			t, ok := PTYOf(opts.Terminal)
+			if !ok {
+				return errno.ENOTTY
+			}
+			return k.setControllingTerminalLocked(c, t)
+		}
+		return nil
+	}
+	if opts.Terminal != nil {
+		return errno.EINVAL
+	}
 	switch {
 	case opts.NewGroup && opts.Pgid <= 0:
 		c.pgid = c.pid

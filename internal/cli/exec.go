@@ -14,7 +14,7 @@ import (
 
 func newExecCmd() *cobra.Command {
 	var vf vmFlags
-	var asJSON bool
+	var asJSON, tty bool
 	c := &cobra.Command{
 		Use:   "exec [flags] CMDLINE [ARG...]",
 		Short: "Run a command line in a fresh VM",
@@ -23,12 +23,25 @@ func newExecCmd() *cobra.Command {
 A single argument is a command line: if it is a plain list of words it runs
 the program directly, otherwise it runs under 'sh -c'. Several arguments are
 an argument vector run as is. Standard input is passed through; the guest's
-stdout and stderr stream to this process's.`,
+stdout and stderr stream to this process's. With -t the command runs on a
+terminal of its own, wired to this one (see 'secexec shell').`,
 		Example: `  secexec exec 'echo hello | wc -c'
   secexec exec --mount ./src:/src:ro 'grep -rn TODO /src'
   printf 'b\na\n' | secexec exec sort`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if tty {
+				if asJSON {
+					return &usageError{err: errors.New("--json and -t exclude each other")}
+				}
+				argv := args
+				if len(args) == 1 {
+					if argv = secexec.PlainArgv(args[0]); argv == nil {
+						argv = []string{"sh", "-c", args[0]}
+					}
+				}
+				return runTerminal(cmd, &vf, argv)
+			}
 			run := func(ctx context.Context, vm *secexec.VM, eo *secexec.ExecOptions) (*secexec.Result, error) {
 				if len(args) == 1 {
 					return vm.Exec(ctx, args[0], eo)
@@ -39,6 +52,7 @@ stdout and stderr stream to this process's.`,
 		},
 	}
 	vf.register(c)
+	c.Flags().BoolVarP(&tty, "tty", "t", false, "run the command on a terminal (isatty true, line editing, ^C to its foreground job)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (stdout and stderr base64-encoded) instead of streaming")
 	return c
 }

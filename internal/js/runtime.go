@@ -144,6 +144,7 @@ type startInfo struct {
 	FreezeTime bool              `json:"freezeTime"`
 	NowMs      float64           `json:"nowMs"`
 	NoWarnings bool              `json:"noWarnings"`
+	REPL       bool              `json:"repl"`
 }
 
 // runProcess runs one node process to completion and returns its exit
@@ -423,6 +424,8 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 		Pid: p.PID(), Ppid: p.PPID(), UID: p.UID(), GID: p.GID(),
 		Mode: inv.Mode, Code: inv.Code, File: inv.File, InputType: inv.InputType, Preload: inv.Require,
 		FreezeTime: !r.e.cfg.RealTime && !p.Kernel().RealTime(), NowMs: float64(now.UnixMilli()), NoWarnings: inv.NoWarnings,
+		// node with no script on a terminal is the interactive REPL.
+		REPL: inv.Mode == nodecli.ModeStdin && !inv.Dash && p.IsTerminal(0),
 	}
 	if info.FreezeTime {
 		r.frozenNs = now.Sub(r.startT).Nanoseconds()

@@ -153,7 +153,7 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	// The tool command is every VM's, whatever runtime is attached.
 	k.RegisterLoader(toolcmd.Loader{})
 	m := &VM{Kernel: k, VFS: v, Quota: quota, Checker: checker, cfg: cfg}
-	if err := v.Mount(ctx, vfs.Root, "/dev", devfs.New(devfs.Options{}), vfs.MountOptions{}); err != nil {
+	if err := v.Mount(ctx, vfs.Root, "/dev", devfs.New(devfs.Options{Terminals: k.Terminals()}), vfs.MountOptions{}); err != nil {
 		return nil, fmt.Errorf("vm: mount /dev: %w", err)
 	}
 	if err := v.Mount(ctx, vfs.Root, "/proc", k.ProcFS(cfg.MemoryBytes), vfs.MountOptions{}); err != nil {

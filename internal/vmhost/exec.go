@@ -320,6 +320,10 @@ type SpawnSpec struct {
 	Env  []string
 	// Cwd is the working directory; empty means the VM's.
 	Cwd string
+	// PTY, when set, runs the program on a new pseudo-terminal of this
+	// size instead of pipes: Stdin and Stdout are the terminal's master
+	// side and Stderr is empty.
+	PTY *PTYSize
 }
 
 // Process is a spawned process seen from the host. Its streams are the
@@ -335,6 +339,9 @@ type Process interface {
 	Signal(sig int) error
 	// Wait waits for the process to exit.
 	Wait(ctx context.Context) (ExitStatus, error)
+	// Resize sets the window size of the process's terminal (ENOTTY
+	// when it was not spawned on one).
+	Resize(rows, cols uint16) error
 }
 
 // Spawn starts a program with pipes for its standard streams.
@@ -344,6 +351,9 @@ func (h *Host) Spawn(ctx context.Context, spec SpawnSpec) (Process, error) {
 	}
 	if len(spec.Argv) == 0 {
 		return nil, fmt.Errorf("secexec: empty command: %w", errno.EINVAL)
+	}
+	if spec.PTY != nil {
+		return h.spawnPTY(ctx, spec)
 	}
 	s, err := h.newStdio(ctx, false)
 	if err != nil {

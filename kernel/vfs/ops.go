@@ -169,7 +169,11 @@ func (v *VFS) openNode(ctx context.Context, c *Caller, r *resolution, flags Open
 		return nil, errno.EROFS
 	}
 	switch t {
-	case TypeRegular, TypeCharDev:
+	case TypeCharDev:
+		if fo, ok := ino.(FileOpener); ok {
+			return fo.OpenFile(ctx, flags)
+		}
+	case TypeRegular:
 	case TypeFIFO, TypeSocket:
 		if v.opts.OpenSpecial == nil {
 			return nil, errno.ENXIO

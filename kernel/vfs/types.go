@@ -248,6 +248,14 @@ type StreamHandle interface {
 	Stream() bool
 }
 
+// FileOpener is implemented by character devices whose open makes a
+// kernel object instead of a data stream of the inode: /dev/tty opens the
+// caller's terminal, /dev/pts/N a terminal's slave side. The VFS calls
+// OpenFile after its permission checks and returns its File as is.
+type FileOpener interface {
+	OpenFile(ctx context.Context, flags OpenFlags) (File, error)
+}
+
 // MagicLink is implemented by symlink inodes whose target depends on the
 // caller, such as /proc/self and /proc/PID/fd/N. The VFS asks it instead of
 // Readlink while resolving a path.

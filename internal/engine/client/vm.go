@@ -418,7 +418,11 @@ func (v *VM) Run(ctx context.Context, spec vmhost.RunSpec) (*vmhost.Exit, error)
 
 // Spawn starts a program on the engine.
 func (v *VM) Spawn(ctx context.Context, spec vmhost.SpawnSpec) (vmhost.Process, error) {
-	p, err := v.start(ctx, proto.TSpawn, &proto.Spawn{VM: v.id, Argv: spec.Argv, Env: spec.Env, Cwd: spec.Cwd})
+	body := &proto.Spawn{VM: v.id, Argv: spec.Argv, Env: spec.Env, Cwd: spec.Cwd}
+	if spec.PTY != nil {
+		body.PTY = &proto.Winsize{Rows: spec.PTY.Rows, Cols: spec.PTY.Cols}
+	}
+	p, err := v.start(ctx, proto.TSpawn, body)
 	if err != nil {
 		return nil, err
 	}
@@ -534,6 +538,12 @@ func (p *Process) Stderr() io.ReadCloser { return p.stderr }
 // Signal sends sig to the process.
 func (p *Process) Signal(sig int) error {
 	_, err := p.c.call(context.Background(), proto.TSignal, &proto.Signal{Proc: p.id, Sig: sig})
+	return err
+}
+
+// Resize sets the window size of the process's terminal.
+func (p *Process) Resize(rows, cols uint16) error {
+	_, err := p.c.call(context.Background(), proto.TResize, &proto.Resize{Proc: p.id, Rows: rows, Cols: cols})
 	return err
 }
 

@@ -18,7 +18,7 @@ import (
 
 // Version is the protocol version this package speaks. Hello and Welcome
 // carry it; a peer with another version is refused.
-const Version = 2
+const Version = 3
 
 // Frame and stream limits of the protocol.
 const (
@@ -46,7 +46,7 @@ const (
 	EnvToken = "SECEXEC_ENGINE_TOKEN"
 	// ModeValue is EnvMode's value; it names the protocol version, so an
 	// engine binary of another version refuses to serve.
-	ModeValue = "proto2"
+	ModeValue = "proto3"
 	EngineFD  = 3
 	// EnvLogLevel carries the client's log level (slog's names: DEBUG,
 	// INFO, WARN, ERROR). The engine writes its log records at that level
@@ -104,6 +104,7 @@ const (
 	TNewContext   Type = 54
 	TEvaluate     Type = 55
 	TCloseContext Type = 56
+	TResize       Type = 57 // version 3
 )
 
 var typeNames = map[Type]string{
@@ -115,7 +116,7 @@ var typeNames = map[Type]string{
 	TReadlink: "Readlink", TChmod: "Chmod", TMount: "Mount", TUnmount: "Unmount", TRun: "Run",
 	TSpawn: "Spawn", TSignal: "Signal", TMetrics: "Metrics", TDial: "Dial",
 	TToolCall: "ToolCall", TToolResult: "ToolResult", TNewContext: "NewContext", TEvaluate: "Evaluate",
-	TCloseContext: "CloseContext",
+	TCloseContext: "CloseContext", TResize: "Resize",
 }
 
 func (t Type) String() string {
@@ -126,7 +127,7 @@ func (t Type) String() string {
 }
 
 // IsRequest reports whether t is a request type, answered by a Response.
-func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TCloseContext }
+func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TResize }
 
 // Stream numbers: the fd of a Data, Credit or Close message.
 const (
@@ -294,6 +295,25 @@ type Spawn struct {
 	Argv []string `cbor:"2,keyasint"`
 	Env  []string `cbor:"3,keyasint,omitempty"`
 	Cwd  string   `cbor:"4,keyasint,omitempty"`
+	// PTY (version 3), when set, runs the program on a new terminal of
+	// this size: stream FdStdin carries keys to the terminal's master,
+	// FdStdout the screen output, and FdStderr only its end.
+	PTY *Winsize `cbor:"5,keyasint,omitempty"`
+}
+
+// Winsize is a terminal's size in characters.
+type Winsize struct {
+	Rows uint16 `cbor:"1,keyasint"`
+	Cols uint16 `cbor:"2,keyasint"`
+}
+
+// Resize (version 3) sets the window size of the terminal of the process
+// spawned by request Proc; its foreground job gets SIGWINCH. A process
+// without a terminal answers ENOTTY.
+type Resize struct {
+	Proc uint64 `cbor:"1,keyasint"`
+	Rows uint16 `cbor:"2,keyasint"`
+	Cols uint16 `cbor:"3,keyasint"`
 }
 
 // Signal sends Sig to the process spawned by request Proc.
@@ -415,6 +435,8 @@ func newBody(t Type) (any, bool) {
 		return new(Evaluate), true
 	case TCloseContext:
 		return new(ContextRef), true
+	case TResize:
+		return new(Resize), true
 	}
 	return nil, false
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/secexec/secexec/internal/vmhost"
+	"github.com/secexec/secexec/kernel/errno"
 )
 
 // connProcess dresses a connection to a guest server as a process, so
@@ -33,6 +34,9 @@ func (c *connProc) Stdin() io.WriteCloser { return connWriter{c.nc} }
 func (c *connProc) Stdout() io.ReadCloser { return c.out }
 func (c *connProc) Stderr() io.ReadCloser { return io.NopCloser(eofReader{}) }
 func (c *connProc) Signal(int) error      { c.end(); return c.nc.Close() }
+
+// Resize fails: a connection has no terminal.
+func (c *connProc) Resize(uint16, uint16) error { return errno.ENOTTY }
 
 func (c *connProc) end() { c.once.Do(func() { close(c.done) }) }
 

@@ -213,7 +213,11 @@ type proc struct {
 }
 
 func (c *conn) spawn(ctx context.Context, id uint64, h *vmhost.Host, b *proto.Spawn, stdin *flow.Inbox) {
-	p, err := h.Spawn(ctx, vmhost.SpawnSpec{Argv: b.Argv, Env: b.Env, Cwd: b.Cwd})
+	spec := vmhost.SpawnSpec{Argv: b.Argv, Env: b.Env, Cwd: b.Cwd}
+	if b.PTY != nil {
+		spec.PTY = &vmhost.PTYSize{Rows: b.PTY.Rows, Cols: b.PTY.Cols}
+	}
+	p, err := h.Spawn(ctx, spec)
 	if err != nil {
 		c.endStdin(id, stdin)
 		_ = c.respond(id, errResp(err))

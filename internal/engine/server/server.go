@@ -370,6 +370,14 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 			return errResp(proto.ErrNoVM)
 		}
 		return errResp(p.p.Signal(b.Sig))
+	case *proto.Resize:
+		c.mu.Lock()
+		p := c.procs[b.Proc]
+		c.mu.Unlock()
+		if p == nil {
+			return errResp(proto.ErrNoVM)
+		}
+		return errResp(p.p.Resize(b.Rows, b.Cols))
 	case *proto.WriteFile:
 		v, err := c.vm(b.VM)
 		if err != nil {

@@ -37,6 +37,9 @@ type Invocation struct {
 	InputType string
 	// NoWarnings is --no-warnings.
 	NoWarnings bool
+	// Dash is set when the script is "-": stdin, even on a terminal
+	// (where no script starts the REPL).
+	Dash bool
 }
 
 // BadOptionError is a node command line node does not accept; node
@@ -85,6 +88,7 @@ func Parse(argv []string) (*Invocation, error) {
 	for ; i < len(args) && i < maxOptionArgs; i++ {
 		a := args[i]
 		if a == "-" {
+			inv.Dash = true
 			i++
 			break
 		}

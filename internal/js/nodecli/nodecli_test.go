@@ -16,8 +16,8 @@ func TestParse(t *testing.T) {
 		{[]string{"node", "--eval=x"}, Invocation{Mode: ModeEval, Code: "x", Args: []string{}, ExecArgv: []string{"--eval", "x"}}},
 		{[]string{"node", "-p", "1+1"}, Invocation{Mode: ModePrint, Code: "1+1", Args: []string{}, ExecArgv: []string{"-p", "1+1"}}},
 		{[]string{"node", "--no-warnings", "f.js", "--x", "-e"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{"--x", "-e"}, ExecArgv: []string{"--no-warnings"}, NoWarnings: true}},
-		{[]string{"node", "-r", "m", "--input-type=module", "-"}, Invocation{Mode: ModeStdin, Args: []string{}, Require: []string{"m"}, InputType: "module", ExecArgv: []string{"-r", "m", "--input-type", "module"}}},
-		{[]string{"node", "-", "a"}, Invocation{Mode: ModeStdin, Args: []string{"a"}}},
+		{[]string{"node", "-r", "m", "--input-type=module", "-"}, Invocation{Mode: ModeStdin, Args: []string{}, Require: []string{"m"}, InputType: "module", ExecArgv: []string{"-r", "m", "--input-type", "module"}, Dash: true}},
+		{[]string{"node", "-", "a"}, Invocation{Mode: ModeStdin, Args: []string{"a"}, Dash: true}},
 		{[]string{"node", "--", "-f.js", "z"}, Invocation{Mode: ModeFile, File: "-f.js", Args: []string{"z"}}},
 		{[]string{"node", "-v"}, Invocation{Mode: ModeVersion}},
 	}

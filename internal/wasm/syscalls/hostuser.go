@@ -298,8 +298,15 @@ func ttySetRawMode(_ context.Context, s *State, _ mem, st []uint64) Errno {
 	if !isTerminal(f) {
 		return ENOTTY
 	}
+	on := uint32(st[0]) != 0
+	if on {
+		// Only an interactive line editor (brush) turns raw mode on: from
+		// here the kernel keeps ^C, ^\ and ^Z away from it and sends them
+		// to the jobs it runs, since a WebAssembly guest has no handlers.
+		s.P.SetTerminalShell(true)
+	}
 	if r, ok := f.(RawTerminal); ok {
-		return ErrnoOf(r.SetRaw(uint32(st[0]) != 0))
+		return ErrnoOf(r.SetRaw(on))
 	}
 	return ESUCCESS
 }

@@ -48,9 +48,9 @@ const (
 	rightsTerminal = rightsAll &^ (rightFDSeek | rightFDTell)
 )
 
-// Terminal is implemented by open files that are terminals (PTYs); the
-// kernel has none yet, but host_user.isatty and fd_fdstat_get already
-// agree on the answer through it.
+// Terminal is implemented by open files that are terminals (the
+// kernel's PTY files); host_user.isatty and fd_fdstat_get agree on the
+// answer through it.
 type Terminal interface {
 	IsTerminal() bool
 }

@@ -30,6 +30,10 @@ type Options struct {
 	// tests may substitute a deterministic reader. It must be safe for
 	// concurrent use.
 	Random io.Reader
+	// Terminals, when set, makes /dev/tty the caller's controlling
+	// terminal and lists the terminals in /dev/pts. Without it /dev/pts
+	// is empty and opening /dev/tty fails with ENXIO.
+	Terminals Terminals
 }
 
 // Device numbers of the devices, as Linux assigns them
@@ -68,13 +72,14 @@ const tmpfsMagic = 0x01021994
 type FS struct {
 	now    func() time.Time
 	random io.Reader
+	terms  Terminals
 	root   *dir
 	inodes uint64 // number of inodes, for Statfs
 }
 
 // New returns a devfs populated with the standard entries.
 func New(opts Options) *FS {
-	fs := &FS{now: opts.Now, random: opts.Random}
+	fs := &FS{now: opts.Now, random: opts.Random, terms: opts.Terminals}
 	if fs.now == nil {
 		fs.now = time.Now
 	}
@@ -97,18 +102,23 @@ func New(opts Options) *FS {
 	link := func(target string) *symlink {
 		return &symlink{target: target, meta: mk(vfs.S_IFLNK | 0o777)}
 	}
+	var ptsEntry, ttyEntry vfs.Inode = pts, dev(kindTTY, DevTTY)
+	if fs.terms != nil {
+		ptsEntry = &ptsDir{dir: pts}
+		ttyEntry = &termDevice{device: ttyEntry.(*device)}
+	}
 	// Sorted by name, so ReadDir lists them as ls would.
 	fs.root.entries = []entry{
 		{"fd", link("/proc/self/fd")},
 		{"full", dev(kindFull, DevFull)},
 		{"null", dev(kindNull, DevNull)},
-		{"pts", pts},
+		{"pts", ptsEntry},
 		{"random", dev(kindRandom, DevRandom)},
 		{"shm", shm},
 		{"stderr", link("/proc/self/fd/2")},
 		{"stdin", link("/proc/self/fd/0")},
 		{"stdout", link("/proc/self/fd/1")},
-		{"tty", dev(kindTTY, DevTTY)},
+		{"tty", ttyEntry},
 		{"urandom", dev(kindURandom, DevURandom)},
 		{"zero", dev(kindZero, DevZero)},
 	}

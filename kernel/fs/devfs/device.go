@@ -18,6 +18,7 @@ const (
 	kindRandom
 	kindURandom
 	kindTTY
+	kindPTS
 )
 
 // chunk is how many bytes a device read produces between checks of the
@@ -52,7 +53,7 @@ func (d *device) SetAttr(_ context.Context, attr vfs.SetAttr) error {
 // Open returns a stream handle. /dev/tty fails with ENXIO: a VM process has
 // no controlling terminal until a PTY gives it one.
 func (d *device) Open(context.Context, vfs.OpenFlags) (vfs.Handle, error) {
-	if d.kind == kindTTY {
+	if d.kind == kindTTY || d.kind == kindPTS {
 		return nil, errno.ENXIO
 	}
 	return &handle{kind: d.kind, random: d.fs.random}, nil

@@ -83,7 +83,8 @@ func (d *dir) FileType() vfs.FileType { return vfs.TypeDir }
 func (d *dir) Stat(context.Context) (vfs.Stat, error) {
 	n := uint32(2)
 	for _, e := range d.entries {
-		if _, ok := e.ino.(*dir); ok {
+		switch e.ino.(type) {
+		case *dir, *ptsDir:
 			n++
 		}
 	}
@@ -181,6 +182,10 @@ func (d *dir) ReadDir(_ context.Context, cookie uint64, max int) ([]vfs.Dirent, 
 		switch x := e.ino.(type) {
 		case *dir:
 			ino, t = x.ino, vfs.TypeDir
+		case *ptsDir:
+			ino, t = x.ino, vfs.TypeDir
+		case *termDevice:
+			ino, t = x.ino, vfs.TypeCharDev
 		case *device:
 			ino, t = x.ino, vfs.TypeCharDev
 		case *symlink:

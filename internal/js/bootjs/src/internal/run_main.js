@@ -86,6 +86,7 @@ function runMain(info) {
       evalScript('[eval]', info.code, true, info.inputType);
       break;
     case 'stdin':
+      if (info.repl) { require('../repl.js').start(); break; }
       evalScript('[stdin]', readStdinSync(), false, info.inputType);
       break;
     case 'file':

@@ -44,6 +44,8 @@ function createWritable(fd) {
   w.getColorDepth = () => 1;
   w.hasColors = () => false;
   w.columns = undefined;
+  const tty = require('../tty.js');
+  if (tty.isatty(fd)) tty.decorateWritable(w, fd);
   return w;
 }
 
@@ -73,6 +75,8 @@ function createReadable(fd) {
   r.setRawMode = () => r;
   r.ref = () => { if (handle > 0) reader.ref(handle, true); return r; };
   r.unref = () => { if (handle > 0) reader.ref(handle, false); return r; };
+  const tty = require('../tty.js');
+  if (tty.isatty(fd)) tty.decorateReadable(r, fd);
   return r;
 }
 
