@@ -96,16 +96,30 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		o.HTTP = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients * 2}}
 	}
 	c := &client{base: strings.TrimSuffix(o.URL, "/"), token: o.Token, http: o.HTTP}
-	start := time.Now()
-	deadline := start.Add(o.Duration)
+	// The VMs are made first (the first ones may wait for the engine to
+	// start), then the timed phase begins for every client at once.
 	results := make([]result, o.Clients)
+	ids := make([]string, o.Clients)
 	var wg sync.WaitGroup
 	for i := range results {
 		wg.Add(1)
-		go func(r *result) {
+		go func(i int) {
 			defer wg.Done()
-			c.drive(ctx, deadline, r)
-		}(&results[i])
+			ids[i] = c.create(ctx, &results[i])
+		}(i)
+	}
+	wg.Wait()
+	start := time.Now()
+	deadline := start.Add(o.Duration)
+	for i := range results {
+		if ids[i] == "" {
+			continue
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			c.drive(ctx, ids[i], deadline, &results[i])
+		}(i)
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
@@ -167,17 +181,23 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) err
 	return nil
 }
 
-func (c *client) drive(ctx context.Context, deadline time.Time, r *result) {
+// create makes a client's VM and returns its id ("" on failure).
+func (c *client) create(ctx context.Context, r *result) string {
 	var vm struct {
 		ID string `json:"id"`
 	}
 	if err := c.do(ctx, http.MethodPost, "/v1/vms", map[string]any{}, &vm); err != nil {
 		r.fail(err)
-		return
+		return ""
 	}
 	r.vms++
+	return vm.ID
+}
+
+// drive runs execs in VM id until the deadline, then deletes it.
+func (c *client) drive(ctx context.Context, id string, deadline time.Time, r *result) {
 	defer func() {
-		if err := c.do(context.WithoutCancel(ctx), http.MethodDelete, "/v1/vms/"+vm.ID, nil, nil); err != nil {
+		if err := c.do(context.WithoutCancel(ctx), http.MethodDelete, "/v1/vms/"+id, nil, nil); err != nil {
 			r.fail(err)
 		}
 	}()
@@ -190,7 +210,7 @@ func (c *client) drive(ctx context.Context, deadline time.Time, r *result) {
 			Stdout   string `json:"stdout"`
 		}
 		t0 := time.Now()
-		err := c.do(ctx, http.MethodPost, "/v1/vms/"+vm.ID+"/exec", map[string]any{"argv": []string{"echo", tok}}, &res)
+		err := c.do(ctx, http.MethodPost, "/v1/vms/"+id+"/exec", map[string]any{"argv": []string{"echo", tok}}, &res)
 		if err != nil {
 			r.fail(err)
 			continue
