@@ -135,8 +135,8 @@ type Server struct {
 	// work counts requests running guest code and attached WebSockets,
 	// which Shutdown drains.
 	work sync.WaitGroup
-	// hijacked holds cancel functions of live WebSocket sessions, ended
-	// when draining times out.
+	// mu guards sessions (live WebSocket sessions, cut when draining
+	// times out) and orders begin against Shutdown.
 	mu       sync.Mutex
 	sessions map[*wsSession]struct{}
 
@@ -181,7 +181,7 @@ func (s *Server) Router() chi.Router { return s.router }
 // until ctx ends (then they are cut), and every VM is closed. Call it
 // after http.Server.Shutdown has stopped the listeners.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.draining.Store(true)
+	s.beginDrain()
 	done := make(chan struct{})
 	go func() { s.work.Wait(); close(done) }()
 	var err error
@@ -199,6 +199,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	<-s.reaperDone
 	s.vms.closeAll()
 	return err
+}
+
+// beginDrain makes the server refuse new work; see begin.
+func (s *Server) beginDrain() {
+	s.mu.Lock()
+	s.draining.Store(true)
+	s.mu.Unlock()
 }
 
 // routes builds the router; openapi.json describes exactly these routes.
@@ -318,6 +325,10 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string)
 // while draining and 429 over the tenant's concurrency quota. The
 // returned function ends it.
 func (s *Server) begin(tenant string) (func(), error) {
+	// Checked and counted under s.mu, so that once Shutdown has set
+	// draining no new work is added to the group it waits for.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.draining.Load() {
 		return nil, apiError(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down")
 	}

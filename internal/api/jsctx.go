@@ -168,7 +168,7 @@ func (s *Server) contextEvaluate(w http.ResponseWriter, r *http.Request) {
 	v, err := jc.Evaluate(r.Context(), req.Code)
 	var ee *secexec.EvalError
 	if errors.As(err, &ee) {
-		writeError(w, &Error{Status: http.StatusUnprocessableEntity, Code: CodeEvalError, Message: ee.Error(), Err: err})
+		writeError(w, &Error{Status: http.StatusUnprocessableEntity, Code: CodeEvalError, Message: ee.Stack, Err: err})
 		return
 	}
 	if err != nil {

@@ -34,7 +34,6 @@ func Serve(ctx context.Context, ln net.Listener, s *Server, o ServeOptions) erro
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
 	}
 	if o.CertFile != "" || o.KeyFile != "" {
 		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
@@ -58,7 +57,7 @@ func Serve(ctx context.Context, ln net.Listener, s *Server, o ServeOptions) erro
 	s.cfg.Logger.Info("draining", "timeout", o.DrainTimeout)
 	dctx, cancel := context.WithTimeout(context.Background(), o.DrainTimeout)
 	defer cancel()
-	s.draining.Store(true)
+	s.beginDrain()
 	errHTTP := srv.Shutdown(dctx)
 	errAPI := s.Shutdown(dctx)
 	if errHTTP != nil {
