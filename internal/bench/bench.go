@@ -89,6 +89,7 @@ type rowKind int
 const (
 	kindExec rowKind = iota
 	kindEval
+	kindContextEval
 	kindOneShot
 	kindCreate
 	kindMemVM
@@ -112,6 +113,8 @@ var rowDefs = []rowDef{
 	{id: "ls", label: "ls (empty dir)", kind: kindExec, cmd: "ls " + emptyDir},
 	{id: "pipe", label: "echo hello | wc -c", kind: kindExec, cmd: "echo hello | wc -c"},
 	{id: "eval", label: "JS evaluate 1+1", kind: kindEval},
+	// Evaluate on a live persistent context: no process start at all.
+	{id: "context-eval", label: "context evaluate 1+1", kind: kindContextEval},
 	{id: "oneshot", label: "one-shot evaluate", kind: kindOneShot},
 	{id: "create", label: "VM create+close", kind: kindCreate},
 	{id: "mem-vm", label: "memory per idle VM", kind: kindMemVM},
@@ -221,10 +224,14 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 // runner holds the VMs shared by the rows of one Run.
 type runner struct {
 	cfg Config
-	vm  *secexec.VM // exec rows, in cfg.Engine
+	vm  *secexec.VM        // exec rows, in cfg.Engine
+	jsc *secexec.JSContext // the context-eval row's context, on vm
 }
 
 func (r *runner) close() {
+	if r.jsc != nil {
+		_ = r.jsc.Close()
+	}
 	if r.vm != nil {
 		_ = r.vm.Close()
 	}
@@ -272,6 +279,23 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 			v, err := vm.JS().Evaluate(ctx, "1+1", nil)
 			if err == nil && string(v) != "2" {
 				err = fmt.Errorf("evaluate 1+1 = %s", v)
+			}
+			return err
+		}
+	case kindContextEval:
+		vm, err := r.execVM(ctx)
+		if err != nil {
+			return row, err
+		}
+		if r.jsc == nil {
+			if r.jsc, err = vm.JS().NewContext(ctx, nil); err != nil {
+				return row, err
+			}
+		}
+		op = func() error {
+			v, err := r.jsc.Evaluate(ctx, "1+1")
+			if err == nil && string(v) != "2" {
+				err = fmt.Errorf("context evaluate 1+1 = %s", v)
 			}
 			return err
 		}

@@ -57,14 +57,14 @@ func TestGate(t *testing.T) {
 
 func TestRunRows(t *testing.T) {
 	ctx := context.Background()
-	rows, err := Run(ctx, Config{N: 3, Engine: secexec.EngineInProcess, Rows: []string{"pwd", "true", "mem-vm", "sustained-true"},
+	rows, err := Run(ctx, Config{N: 3, Engine: secexec.EngineInProcess, Rows: []string{"pwd", "context-eval", "true", "mem-vm", "sustained-true"},
 		Sustain: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Canonical order whatever the order asked for; latency rows have
 	// ordered percentiles; the others a value.
-	want := []string{"true", "pwd", "mem-vm", "sustained-true"}
+	want := []string{"true", "pwd", "context-eval", "mem-vm", "sustained-true"}
 	if len(rows) != len(want) {
 		t.Fatalf("rows %+v", rows)
 	}
