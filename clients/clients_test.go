@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -41,7 +42,7 @@ const cliEnv = "SECEXEC_TEST_RUN_CLI"
 func signalContext() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 1)
-	signalNotify(ch)
+	signal.Notify(ch, syscall.SIGTERM, os.Interrupt)
 	go func() {
 		select {
 		case <-ch:

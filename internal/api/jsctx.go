@@ -1,11 +1,7 @@
-//go:build jsctx
-
 package api
 
 // Persistent JS contexts and HTTP host tools, on the SDK's
-// JS.NewContext and Options.Tools. Built with -tags jsctx until the
-// branch that adds them to the SDK is merged; then drop the tags here and
-// delete tools.go.
+// JS.NewContext and Options.Tools.
 
 import (
 	"bytes"

@@ -1,5 +1,3 @@
-//go:build jsctx
-
 package api_test
 
 import (
