@@ -155,7 +155,7 @@ func TestClients(t *testing.T) {
 		if err != nil {
 			t.Fatalf("node: %v\n%s", err, out)
 		}
-		if !strings.Contains(string(out), "# pass 6") || !strings.Contains(string(out), "# fail 0") {
+		if !strings.Contains(string(out), "# pass 7") || !strings.Contains(string(out), "# fail 0") {
 			t.Fatalf("unexpected output:\n%s", out)
 		}
 	})
@@ -187,7 +187,7 @@ func TestClientRoutesInOpenAPI(t *testing.T) {
 			}
 		}
 		// The suffixes the client appends to a VM's path exist.
-		for _, suffix := range regexp.MustCompile(`"(/(?:exec|files|archive|js/evaluate|js/execute)[^"]*)"`).FindAllStringSubmatch(string(src), -1) {
+		for _, suffix := range regexp.MustCompile(`"(/(?:exec|files|archive|js/evaluate|js/execute|contexts)[^"]*)"`).FindAllStringSubmatch(string(src), -1) {
 			p := strings.TrimSuffix(strings.SplitN(suffix[1], "?", 2)[0], "/")
 			if p == "/files" {
 				p = "/files/{path}"

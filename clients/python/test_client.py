@@ -58,6 +58,15 @@ class ClientTest(unittest.TestCase):
             self.c.evaluate(self.vm, "null.x")
         self.assertEqual(cm.exception.code, "eval_error")
 
+    def test_context(self):
+        cid = self.c.create_context(self.vm)
+        self.c.context_evaluate(self.vm, cid, "globalThis.n = 41")
+        self.assertEqual(self.c.context_evaluate(self.vm, cid, "++n"), 42)
+        self.c.delete_context(self.vm, cid)
+        with self.assertRaises(APIError) as cm:
+            self.c.context_evaluate(self.vm, cid, "n")
+        self.assertEqual(cm.exception.status, 404)
+
     def test_tenancy(self):
         self.assertNotIn(self.vm, [v["id"] for v in self.other.list_vms()])
         with self.assertRaises(APIError) as cm:

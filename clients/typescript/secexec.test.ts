@@ -55,6 +55,13 @@ test("client", async (t) => {
       const r = await c.execute(vm.id, "console.log(6*7)");
       assert.equal(dec.decode(r.stdout), "42\n");
     });
+    await t.test("context", async () => {
+      const cid = await c.createContext(vm.id);
+      await c.contextEvaluate(vm.id, cid, "globalThis.n = 41");
+      assert.equal(await c.contextEvaluate(vm.id, cid, "++n"), 42);
+      await c.deleteContext(vm.id, cid);
+      await rejects(c.contextEvaluate(vm.id, cid, "n"), 404, "not_found");
+    });
     await t.test("tenancy", async () => {
       assert.ok(!(await other.listVMs()).some((v) => v.id === vm.id));
       await rejects(other.exec(vm.id, { cmd: "true" }), 404, "not_found");

@@ -19,6 +19,9 @@ export const ROUTES = [
   "DELETE /v1/vms/{id}/files/{path}",
   "POST /v1/vms/{id}/js/evaluate",
   "POST /v1/vms/{id}/js/execute",
+  "POST /v1/vms/{id}/contexts",
+  "POST /v1/vms/{id}/contexts/{cid}/evaluate",
+  "DELETE /v1/vms/{id}/contexts/{cid}",
 ] as const;
 
 /** Stable error codes of the API. */
@@ -193,5 +196,17 @@ export class Client {
   /** Runs a CommonJS script in the VM. */
   async execute(id: string, code: string): Promise<ExecResult> {
     return result(await this.json("POST", Client.vm(id) + "/js/execute", { code }));
+  }
+
+  /** Creates a persistent JS context (globals kept between evaluations); its id. */
+  async createContext(id: string, opts: { timeout_ms?: number } = {}): Promise<string> {
+    return (await this.json<{ id: string }>("POST", Client.vm(id) + "/contexts", opts)).id;
+  }
+  /** Evaluates in a context; its JSON value. */
+  async contextEvaluate<T = unknown>(id: string, cid: string, code: string): Promise<T> {
+    return (await this.json<{ value: T }>("POST", Client.vm(id) + "/contexts/" + encodeURIComponent(cid) + "/evaluate", { code })).value;
+  }
+  async deleteContext(id: string, cid: string): Promise<void> {
+    await this.request("DELETE", Client.vm(id) + "/contexts/" + encodeURIComponent(cid));
   }
 }

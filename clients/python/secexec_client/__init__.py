@@ -34,6 +34,9 @@ ROUTES = [
     "GET /v1/vms/{id}/archive",
     "PUT /v1/vms/{id}/archive",
     "POST /v1/vms/{id}/js/evaluate",
+    "POST /v1/vms/{id}/contexts",
+    "POST /v1/vms/{id}/contexts/{cid}/evaluate",
+    "DELETE /v1/vms/{id}/contexts/{cid}",
 ]
 
 
@@ -234,3 +237,15 @@ class Client:
     def evaluate(self, vm_id: str, code: str) -> Any:
         """Evaluate a JavaScript expression in the VM; its JSON value."""
         return self._json("POST", self._vm(vm_id) + "/js/evaluate", {"code": code})["value"]
+
+    def create_context(self, vm_id: str, timeout_ms: int = 0) -> str:
+        """A persistent JS context (globals kept between evaluations); its id."""
+        body = {"timeout_ms": timeout_ms} if timeout_ms else {}
+        return self._json("POST", self._vm(vm_id) + "/contexts", body)["id"]
+
+    def context_evaluate(self, vm_id: str, context_id: str, code: str) -> Any:
+        path = self._vm(vm_id) + "/contexts/" + urllib.parse.quote(context_id, safe="") + "/evaluate"
+        return self._json("POST", path, {"code": code})["value"]
+
+    def delete_context(self, vm_id: str, context_id: str) -> None:
+        self._json("DELETE", self._vm(vm_id) + "/contexts/" + urllib.parse.quote(context_id, safe=""))
