@@ -38,6 +38,7 @@ func Serve(ctx context.Context, ln net.Listener, s *Server, o ServeOptions) erro
 	if o.CertFile != "" || o.KeyFile != "" {
 		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
 		if err != nil {
+			_ = ln.Close()
 			return err
 		}
 		srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
