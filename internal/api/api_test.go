@@ -415,3 +415,43 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal("the server still accepts connections")
 	}
 }
+
+// TestShutdownCutsSessionsAtTheDeadline: a WebSocket session that
+// outlives the drain timeout is cut, its process killed, and Serve
+// returns.
+func TestShutdownCutsSessionsAtTheDeadline(t *testing.T) {
+	s, err := api.New(api.Config{Tokens: testTokens()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := listen(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- api.Serve(ctx, ln, s, api.ServeOptions{DrainTimeout: 500 * time.Millisecond}) }()
+	ts := &testServer{t: t, api: s, url: "http://" + ln.Addr().String()}
+	id := ts.newVM(alice, nil)
+	pid := spawn(t, ts, id, map[string]any{"argv": []string{"sleep", "60"}})
+	c, _, err := dialProcess(t, ts, alice, id, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not return after the drain timeout")
+	}
+	rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer rcancel()
+	for {
+		if _, _, err := c.Read(rctx); err != nil {
+			if rctx.Err() != nil {
+				t.Fatal("the session was not cut")
+			}
+			return
+		}
+	}
+}

@@ -146,6 +146,7 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	bodyDeadline(w, uploadBodyTime)
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxFileBytes))
 	if err != nil {
 		writeError(w, err)
@@ -342,6 +343,7 @@ func (s *Server) putArchive(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	bodyDeadline(w, uploadBodyTime)
 	tr := tar.NewReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxFileBytes))
 	type link struct{ name, target string }
 	var links []link

@@ -43,3 +43,23 @@ func TestForwardingToOwningReplica(t *testing.T) {
 		t.Fatalf("second hop: %d", r.status)
 	}
 }
+
+// TestForwardingWebSocket: a process session through the replica that
+// does not hold the VM.
+func TestForwardingWebSocket(t *testing.T) {
+	urls := map[string]string{}
+	peer := func(r string) (string, bool) { u, ok := urls[r]; return u, ok }
+	a := newServer(t, api.Config{Replica: "a", PeerURL: peer})
+	b := newServer(t, api.Config{Replica: "b", PeerURL: peer})
+	urls["a"], urls["b"] = a.url, b.url
+	id := a.newVM(alice, nil)
+	pid := spawn(t, b, id, map[string]any{"cmd": "echo through; exit 3"})
+	c, _, err := dialProcess(t, b, alice, id, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, exit := session(t, c)
+	if out != "through\n" || exit["exit_code"] != float64(3) {
+		t.Fatalf("stdout %q exit %v", out, exit)
+	}
+}

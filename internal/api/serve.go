@@ -64,10 +64,15 @@ func Serve(ctx context.Context, ln net.Listener, s *Server, o ServeOptions) erro
 	if errHTTP != nil {
 		_ = srv.Close()
 	}
+	if errHTTP != nil || errAPI != nil {
+		// Work still running at the deadline was cut: the shutdown
+		// itself went as configured.
+		s.cfg.Logger.Warn("drain timed out; running requests and sessions were cut", "timeout", o.DrainTimeout)
+	}
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return errors.Join(errHTTP, errAPI)
+	return nil
 }
 
 // ReplicaName turns an address or name into a replica name: lower case,

@@ -302,6 +302,7 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, empty
 			return apiError(http.StatusUnsupportedMediaType, CodeUnsupportedMT, "want Content-Type application/json")
 		}
 	}
+	bodyDeadline(w, jsonBodyTime)
 	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
@@ -448,4 +449,17 @@ func (s *Server) deleteVM(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// How long a client may take to send a request body: a slow sender must
+// not hold a connection (and, for uploads, a VM) forever.
+const (
+	jsonBodyTime   = 30 * time.Second
+	uploadBodyTime = 10 * time.Minute
+)
+
+// bodyDeadline bounds the time left to read the request body. Writers
+// that cannot set deadlines (the tests' recorders) are left alone.
+func bodyDeadline(w http.ResponseWriter, d time.Duration) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
 }
