@@ -346,6 +346,18 @@ func (s *Server) begin(tenant string) (func(), error) {
 	}, nil
 }
 
+// start begins guest work on e (see begin), answering the refusal
+// itself; end marks the work done and the VM used.
+func (s *Server) start(w http.ResponseWriter, e *vmEntry) (end func(), ok bool) {
+	done, err := s.begin(e.tenant)
+	if err != nil {
+		writeError(w, err)
+		return nil, false
+	}
+	unuse := e.use()
+	return func() { unuse(); done() }, true
+}
+
 // reap closes VMs idle for longer than their idle timeout.
 func (s *Server) reap(ctx context.Context) {
 	defer close(s.reaperDone)

@@ -386,15 +386,7 @@ func TestIdleVMsAreClosed(t *testing.T) {
 // TestGracefulShutdown: a running exec finishes and is answered while
 // the server drains; new work is refused; the VMs are closed.
 func TestGracefulShutdown(t *testing.T) {
-	s, err := api.New(api.Config{Tokens: testTokens()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := listen(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- api.Serve(ctx, ln, s, api.ServeOptions{DrainTimeout: 20 * time.Second}) }()
-	ts := &testServer{t: t, api: s, url: "http://" + ln.Addr().String()}
+	ts, cancel, done := serveAsync(t, api.ServeOptions{DrainTimeout: 20 * time.Second})
 	id := ts.newVM(alice, nil)
 	got := make(chan execResult, 1)
 	go func() {
@@ -420,15 +412,7 @@ func TestGracefulShutdown(t *testing.T) {
 // outlives the drain timeout is cut, its process killed, and Serve
 // returns.
 func TestShutdownCutsSessionsAtTheDeadline(t *testing.T) {
-	s, err := api.New(api.Config{Tokens: testTokens()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := listen(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- api.Serve(ctx, ln, s, api.ServeOptions{DrainTimeout: 500 * time.Millisecond}) }()
-	ts := &testServer{t: t, api: s, url: "http://" + ln.Addr().String()}
+	ts, cancel, done := serveAsync(t, api.ServeOptions{DrainTimeout: 500 * time.Millisecond})
 	id := ts.newVM(alice, nil)
 	pid := spawn(t, ts, id, map[string]any{"argv": []string{"sleep", "60"}})
 	c, _, err := dialProcess(t, ts, alice, id, pid)

@@ -103,13 +103,11 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	end, err := s.begin(e.tenant)
-	if err != nil {
-		writeError(w, err)
+	end, ok := s.start(w, e)
+	if !ok {
 		return
 	}
 	defer end()
-	defer e.use()()
 	if wantsSSE(r) {
 		s.execSSE(w, r, e, argv, opts, limit)
 		return

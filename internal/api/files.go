@@ -58,6 +58,20 @@ func statJSON(fi *secexec.FileInfo) StatJSON {
 		ModTime: fi.ModTime().UTC(), UID: st.UID, GID: st.GID}
 }
 
+// changedPath returns the guest path of a route that changes it; / is
+// refused, answering the request.
+func changedPath(w http.ResponseWriter, r *http.Request, verb string) (string, bool) {
+	p, err := guestPath(r)
+	if err == nil && p == "/" {
+		err = apiError(http.StatusBadRequest, CodeBadRequest, "cannot %s /", verb)
+	}
+	if err != nil {
+		writeError(w, err)
+		return "", false
+	}
+	return p, true
+}
+
 // getFile answers the file's bytes, or with ?stat its attributes, or
 // with ?list a directory's entries.
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
@@ -128,13 +142,8 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 func (s *Server) putFile(w http.ResponseWriter, r *http.Request) {
 	e := vmOf(r)
 	defer e.use()()
-	p, err := guestPath(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if p == "/" {
-		writeError(w, apiError(http.StatusBadRequest, CodeBadRequest, "cannot write /"))
+	p, ok := changedPath(w, r, "write")
+	if !ok {
 		return
 	}
 	ctx, fsys := r.Context(), e.vm.FS()
@@ -168,16 +177,12 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request) {
 	e := vmOf(r)
 	defer e.use()()
-	p, err := guestPath(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if p == "/" {
-		writeError(w, apiError(http.StatusBadRequest, CodeBadRequest, "cannot remove /"))
+	p, ok := changedPath(w, r, "remove")
+	if !ok {
 		return
 	}
 	fsys := e.vm.FS()
+	var err error
 	if r.URL.Query().Has("recursive") {
 		if _, err := fsys.Lstat(r.Context(), p); err != nil { // RemoveAll of nothing succeeds
 			writeError(w, err)

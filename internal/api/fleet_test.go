@@ -10,11 +10,7 @@ import (
 // TestForwardingToOwningReplica: two replicas, each forwarding requests
 // for the other's VMs; a client may talk to either.
 func TestForwardingToOwningReplica(t *testing.T) {
-	urls := map[string]string{}
-	peer := func(r string) (string, bool) { u, ok := urls[r]; return u, ok }
-	a := newServer(t, api.Config{Replica: "a", PeerURL: peer})
-	b := newServer(t, api.Config{Replica: "b", PeerURL: peer})
-	urls["a"], urls["b"] = a.url, b.url
+	a, b := replicaPair(t)
 	id := a.newVM(alice, nil)
 	if id[:2] != "a-" {
 		t.Fatalf("id %q does not name its replica", id)
@@ -47,11 +43,7 @@ func TestForwardingToOwningReplica(t *testing.T) {
 // TestForwardingWebSocket: a process session through the replica that
 // does not hold the VM.
 func TestForwardingWebSocket(t *testing.T) {
-	urls := map[string]string{}
-	peer := func(r string) (string, bool) { u, ok := urls[r]; return u, ok }
-	a := newServer(t, api.Config{Replica: "a", PeerURL: peer})
-	b := newServer(t, api.Config{Replica: "b", PeerURL: peer})
-	urls["a"], urls["b"] = a.url, b.url
+	a, b := replicaPair(t)
 	id := a.newVM(alice, nil)
 	pid := spawn(t, b, id, map[string]any{"cmd": "echo through; exit 3"})
 	c, _, err := dialProcess(t, b, alice, id, pid)
@@ -62,4 +54,14 @@ func TestForwardingWebSocket(t *testing.T) {
 	if out != "through\n" || exit["exit_code"] != float64(3) {
 		t.Fatalf("stdout %q exit %v", out, exit)
 	}
+}
+
+// replicaPair starts replicas "a" and "b", each forwarding to the other.
+func replicaPair(t *testing.T) (a, b *testServer) {
+	urls := map[string]string{}
+	peer := func(r string) (string, bool) { u, ok := urls[r]; return u, ok }
+	a = newServer(t, api.Config{Replica: "a", PeerURL: peer})
+	b = newServer(t, api.Config{Replica: "b", PeerURL: peer})
+	urls["a"], urls["b"] = a.url, b.url
+	return a, b
 }

@@ -39,13 +39,11 @@ func (s *Server) jsRun(w http.ResponseWriter, r *http.Request, run func(e *vmEnt
 		writeError(w, err)
 		return
 	}
-	end, err := s.begin(e.tenant)
-	if err != nil {
-		writeError(w, err)
+	end, ok := s.start(w, e)
+	if !ok {
 		return
 	}
 	defer end()
-	defer e.use()()
 	run(e, req.Code, opts)
 }
 
@@ -54,21 +52,27 @@ type EvalResult struct {
 	Value json.RawMessage `json:"value"`
 }
 
+// writeValue answers an evaluation: its value, or 422 eval_error with
+// the guest's stack for a throw.
+func writeValue(w http.ResponseWriter, v json.RawMessage, err error) {
+	var ee *secexec.EvalError
+	if errors.As(err, &ee) {
+		writeError(w, &Error{Status: http.StatusUnprocessableEntity, Code: CodeEvalError, Message: ee.Stack, Err: err})
+		return
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, EvalResult{Value: v})
+}
+
 // jsEvaluate evaluates an expression (awaited if a promise) and answers
 // its JSON value; a throw is 422 eval_error with the guest's stack.
 func (s *Server) jsEvaluate(w http.ResponseWriter, r *http.Request) {
 	s.jsRun(w, r, func(e *vmEntry, code string, o *secexec.ExecOptions) {
 		v, err := e.vm.JS().Evaluate(r.Context(), code, o)
-		var ee *secexec.EvalError
-		if errors.As(err, &ee) {
-			writeError(w, &Error{Status: http.StatusUnprocessableEntity, Code: CodeEvalError, Message: ee.Stack, Err: err})
-			return
-		}
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, EvalResult{Value: v})
+		writeValue(w, v, err)
 	})
 }
 

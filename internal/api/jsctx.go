@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -154,24 +153,13 @@ func (s *Server) contextEvaluate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	end, err := s.begin(e.tenant)
-	if err != nil {
-		writeError(w, err)
+	end, ok := s.start(w, e)
+	if !ok {
 		return
 	}
 	defer end()
-	defer e.use()()
 	v, err := jc.Evaluate(r.Context(), req.Code)
-	var ee *secexec.EvalError
-	if errors.As(err, &ee) {
-		writeError(w, &Error{Status: http.StatusUnprocessableEntity, Code: CodeEvalError, Message: ee.Stack, Err: err})
-		return
-	}
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, EvalResult{Value: v})
+	writeValue(w, v, err)
 }
 
 func (s *Server) deleteContext(w http.ResponseWriter, r *http.Request) {

@@ -187,3 +187,18 @@ func listen(t *testing.T) net.Listener {
 	}
 	return ln
 }
+
+// serveAsync runs api.Serve on a loopback port; cancel starts the
+// shutdown, whose result done delivers.
+func serveAsync(t *testing.T, o api.ServeOptions) (ts *testServer, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
+	s, err := api.New(api.Config{Tokens: testTokens()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := listen(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan error, 1)
+	go func() { ch <- api.Serve(ctx, ln, s, o) }()
+	return &testServer{t: t, api: s, url: "http://" + ln.Addr().String()}, cancel, ch
+}

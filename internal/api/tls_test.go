@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,20 +27,12 @@ func TestServeTLS(t *testing.T) {
 	if err := os.WriteFile(key, keyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := api.New(api.Config{Tokens: testTokens()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := listen(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- api.Serve(ctx, ln, s, api.ServeOptions{CertFile: cert, KeyFile: key, DrainTimeout: 5 * time.Second})
-	}()
+	ts, cancel, done := serveAsync(t, api.ServeOptions{CertFile: cert, KeyFile: key, DrainTimeout: 5 * time.Second})
+	addr := strings.TrimPrefix(ts.url, "http://")
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(certPEM)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	req, _ := http.NewRequest("GET", "https://"+ln.Addr().String()+"/v1/vms", nil)
+	req, _ := http.NewRequest("GET", "https://"+addr+"/v1/vms", nil)
 	req.Header.Set("Authorization", "Bearer "+alice)
 	resp, err := client.Do(req)
 	if err != nil {
@@ -50,7 +43,7 @@ func TestServeTLS(t *testing.T) {
 		t.Fatalf("HTTPS: %d", resp.StatusCode)
 	}
 	// Plain HTTP on the TLS port gets no API answer.
-	if resp, err := http.Get("http://" + ln.Addr().String() + "/healthz"); err == nil {
+	if resp, err := http.Get(ts.url + "/healthz"); err == nil {
 		resp.Body.Close()
 		if resp.StatusCode == 200 {
 			t.Fatal("plain HTTP was served")
@@ -61,7 +54,7 @@ func TestServeTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A missing key file is an error, not a plain-HTTP server.
-	if err := api.Serve(context.Background(), listen(t), s, api.ServeOptions{CertFile: cert, KeyFile: filepath.Join(dir, "none")}); err == nil {
+	if err := api.Serve(context.Background(), listen(t), ts.api, api.ServeOptions{CertFile: cert, KeyFile: filepath.Join(dir, "none")}); err == nil {
 		t.Fatal("Serve without a key file succeeded")
 	}
 }
