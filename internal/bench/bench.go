@@ -80,6 +80,8 @@ type rowDef struct {
 	id, label string
 	kind      rowKind
 	cmd       string // for exec rows
+	// setup runs once (untimed, in the exec VM) before the row.
+	setup string
 	// pace is the pause (not timed) before each exec of a row.
 	pace time.Duration
 }
@@ -112,6 +114,8 @@ var rowDefs = []rowDef{
 	{id: "date", label: "date", kind: kindExec, cmd: "date"},
 	{id: "ls", label: "ls (empty dir)", kind: kindExec, cmd: "ls " + emptyDir},
 	{id: "pipe", label: "echo hello | wc -c", kind: kindExec, cmd: "echo hello | wc -c"},
+	{id: "python", label: "python3 -c pass", kind: kindExec, cmd: "python3 -c pass"},
+	{id: "git-status", label: "git status (small repo)", kind: kindExec, cmd: "git -C " + benchRepo + " status", setup: benchRepoSetup},
 	{id: "eval", label: "JS evaluate 1+1", kind: kindEval},
 	// Evaluate on a live persistent context: no process start at all.
 	{id: "context-eval", label: "context evaluate 1+1", kind: kindContextEval},
@@ -131,6 +135,17 @@ var rowDefs = []rowDef{
 
 // emptyDir is the directory the ls row lists.
 const emptyDir = "/tmp/bench-empty"
+
+// benchRepo is the git-status row's repository: 20 committed files in
+// two directories, one of them modified and one untracked.
+const (
+	benchRepo      = "/tmp/bench-repo"
+	benchRepoSetup = "mkdir -p " + benchRepo + "/src && cd " + benchRepo + " && git init -q && " +
+		"for i in 1 2 3 4 5 6 7 8 9 10; do echo line $i > f$i.txt; echo code $i > src/c$i.go; done && " +
+		"git add -A && GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com " +
+		"GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com git commit -q -m init && " +
+		"echo more >> f1.txt && echo new > untracked.txt"
+)
 
 // RowIDs returns the IDs of every row, in the order Run measures them.
 func RowIDs() []string {
@@ -268,6 +283,11 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 		vm, err := r.execVM(ctx)
 		if err != nil {
 			return row, err
+		}
+		if d.setup != "" {
+			if err := execOK(ctx, vm, d.setup); err != nil {
+				return row, fmt.Errorf("setup: %w", err)
+			}
 		}
 		op = func() error { return execOK(ctx, vm, d.cmd) }
 	case kindEval:

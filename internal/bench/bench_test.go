@@ -90,6 +90,23 @@ func TestRunRows(t *testing.T) {
 	}
 }
 
+// The python3 and git rows run the real commands (the git row after its
+// set-up made a repository in the VM).
+func TestPythonAndGitRows(t *testing.T) {
+	rows, err := Run(context.Background(), Config{N: 2, Engine: secexec.EngineInProcess, Rows: []string{"git-status", "python"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].ID != "python" || rows[1].ID != "git-status" {
+		t.Fatalf("rows %+v", rows)
+	}
+	for _, r := range rows {
+		if r.P50 <= 0 || r.P95 < r.P50 || r.N != 2 {
+			t.Errorf("row %+v", r)
+		}
+	}
+}
+
 func TestRunUnknownRow(t *testing.T) {
 	_, err := Run(context.Background(), Config{Rows: []string{"true", "nope"}})
 	if !errors.Is(err, ErrUnknownRow) {
