@@ -1,0 +1,5 @@
+// Package clients holds no Go code: its tests run the TypeScript
+// (clients/typescript) and Python (clients/python) clients of the secexec
+// HTTP API against a real `secexec serve` on 127.0.0.1, and check the
+// routes they use against internal/api/openapi.json.
+package clients

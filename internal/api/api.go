@@ -1,0 +1,452 @@
+// Package api is the HTTP/JSON API of `secexec serve`: VMs, exec and
+// spawn with streamed output, files and tar archives, JavaScript, for
+// many tenants authenticated by bearer tokens, each seeing only its own
+// VMs. The routes are described by the OpenAPI document openapi.json,
+// which is served at /openapi.json and checked against the router by the
+// tests.
+package api
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/secexec/secexec"
+)
+
+// OpenAPI is the OpenAPI 3 document of the API (served at /openapi.json).
+//
+//go:embed openapi.json
+var OpenAPI []byte
+
+// Config configures a Server. Zero fields take the defaults noted.
+type Config struct {
+	// Tokens are the accepted bearer tokens (required).
+	Tokens []Token
+	// Replica names this server in VM ids (<replica>-<random>), so that a
+	// fleet can route a VM's requests to the replica holding it. It must
+	// be a DNS label; empty means "local".
+	Replica string
+	// PeerURL returns the base URL (scheme://host:port) of another
+	// replica. A request for a VM of another replica is forwarded there
+	// when it returns ok; otherwise it is answered 421 wrong_replica.
+	PeerURL func(replica string) (base string, ok bool)
+	// MaxVMs is each tenant's VM quota (default 16).
+	MaxVMs int
+	// MaxConcurrent is each tenant's quota of requests running guest
+	// code at once: execs, evaluations, spawned processes (default 8).
+	MaxConcurrent int
+	// MaxBodyBytes bounds JSON request bodies (default 1 MiB).
+	MaxBodyBytes int64
+	// MaxFileBytes bounds file uploads and downloads and tar archives
+	// (default 64 MiB).
+	MaxFileBytes int64
+	// MaxOutputBytes bounds the stdout and the stderr an exec returns or
+	// streams (default 16 MiB each).
+	MaxOutputBytes int
+	// MaxExecTimeout caps (and is the default of) an exec's timeout
+	// (default 5 minutes).
+	MaxExecTimeout time.Duration
+	// IdleTimeout closes VMs unused for this long (default 15 minutes).
+	IdleTimeout time.Duration
+	// MaxLimits caps the limits a VM may ask for; zero fields take
+	// secexec.DefaultLimits, so a tenant can lower limits but not raise
+	// them unless the operator does.
+	MaxLimits secexec.Limits
+	// AllowGuestNetwork lets VM permissions open connections and DNS to
+	// the outside; without it a policy with net connect or dns rules is
+	// refused (the server's network is not the tenants').
+	AllowGuestNetwork bool
+	// NewVM creates VMs (default secexec.NewVM).
+	NewVM func(ctx context.Context, opts secexec.Options) (*secexec.VM, error)
+	// EngineMetrics writes the engine's metrics (default secexec.Metrics).
+	EngineMetrics func(ctx context.Context, w io.Writer) error
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+func (c *Config) defaults() {
+	if c.Replica == "" {
+		c.Replica = "local"
+	}
+	if c.MaxVMs <= 0 {
+		c.MaxVMs = 16
+	}
+	if c.MaxConcurrent <= 0 {
+		c.MaxConcurrent = 8
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	if c.MaxFileBytes <= 0 {
+		c.MaxFileBytes = 64 << 20
+	}
+	if c.MaxOutputBytes <= 0 {
+		c.MaxOutputBytes = 16 << 20
+	}
+	if c.MaxExecTimeout <= 0 {
+		c.MaxExecTimeout = 5 * time.Minute
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = 15 * time.Minute
+	}
+	d := secexec.DefaultLimits()
+	if c.MaxLimits.FSBytes <= 0 {
+		c.MaxLimits.FSBytes = d.FSBytes
+	}
+	if c.MaxLimits.Processes <= 0 {
+		c.MaxLimits.Processes = d.Processes
+	}
+	if c.MaxLimits.MemoryBytes <= 0 {
+		c.MaxLimits.MemoryBytes = d.MemoryBytes
+	}
+	if c.NewVM == nil {
+		c.NewVM = secexec.NewVM
+	}
+	if c.EngineMetrics == nil {
+		c.EngineMetrics = secexec.Metrics
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Server is the API: an http.Handler plus the VMs it owns.
+type Server struct {
+	cfg     Config
+	auth    *authenticator
+	router  chi.Router
+	vms     *registry
+	metrics *apiMetrics
+
+	draining atomic.Bool
+	// work counts requests running guest code and attached WebSockets,
+	// which Shutdown drains.
+	work sync.WaitGroup
+	// mu guards sessions (live WebSocket sessions, cut when draining
+	// times out) and orders begin against Shutdown.
+	mu       sync.Mutex
+	sessions map[*wsSession]struct{}
+
+	stopReaper context.CancelFunc
+	reaperDone chan struct{}
+}
+
+// ErrConfig is matched by errors about a Server's configuration.
+var ErrConfig = errors.New("api: bad configuration")
+
+// New returns a Server. Call Shutdown to drain it and close its VMs.
+func New(cfg Config) (*Server, error) {
+	cfg.defaults()
+	if len(cfg.Tokens) == 0 {
+		return nil, fmt.Errorf("%w: no bearer tokens", ErrConfig)
+	}
+	if !replicaName.MatchString(cfg.Replica) {
+		return nil, fmt.Errorf("%w: replica %q is not a DNS label", ErrConfig, cfg.Replica)
+	}
+	s := &Server{
+		cfg:      cfg,
+		auth:     &authenticator{tokens: cfg.Tokens},
+		metrics:  newAPIMetrics(),
+		sessions: map[*wsSession]struct{}{},
+	}
+	s.vms = newRegistry(s)
+	s.router = s.routes()
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopReaper, s.reaperDone = cancel, make(chan struct{})
+	go s.reap(ctx)
+	return s, nil
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+// Router returns the chi router (the tests walk it against openapi.json).
+func (s *Server) Router() chi.Router { return s.router }
+
+// Shutdown drains the server: /readyz turns 503 and new work is refused
+// with 503 shutting_down, in-flight execs and WebSocket sessions may run
+// until ctx ends (then they are cut), and every VM is closed. Call it
+// after http.Server.Shutdown has stopped the listeners.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.beginDrain()
+	done := make(chan struct{})
+	go func() { s.work.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+		s.mu.Lock()
+		for ws := range s.sessions {
+			ws.cancel()
+		}
+		s.mu.Unlock()
+	}
+	s.stopReaper()
+	<-s.reaperDone
+	s.vms.closeAll()
+	return err
+}
+
+// beginDrain makes the server refuse new work; see begin.
+func (s *Server) beginDrain() {
+	s.mu.Lock()
+	s.draining.Store(true)
+	s.mu.Unlock()
+}
+
+// routes builds the router; openapi.json describes exactly these routes.
+func (s *Server) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(s.metrics.middleware)
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such route"))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, apiError(http.StatusMethodNotAllowed, CodeMethod, "method not allowed on this route"))
+	})
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	r.Get("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if s.draining.Load() {
+			writeError(w, apiError(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down"))
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	r.Get("/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(OpenAPI)
+	})
+	r.Group(func(r chi.Router) {
+		r.Use(s.auth.middleware)
+		r.Get("/metrics", s.serveMetrics)
+		r.Route("/v1/vms", func(r chi.Router) {
+			r.Post("/", s.createVM)
+			r.Get("/", s.listVMs)
+			r.Route("/{id}", func(r chi.Router) {
+				r.Use(s.route)
+				r.Get("/", s.getVM)
+				r.Delete("/", s.deleteVM)
+				r.Post("/exec", s.exec)
+				r.Post("/processes", s.spawn)
+				r.Get("/processes", s.listProcesses)
+				r.Delete("/processes/{pid}", s.killProcess)
+				r.Get("/processes/{pid}/ws", s.attach)
+				r.Get("/files/*", s.getFile)
+				r.Put("/files/*", s.putFile)
+				r.Delete("/files/*", s.deleteFile)
+				r.Get("/archive", s.getArchive)
+				r.Put("/archive", s.putArchive)
+				r.Post("/js/evaluate", s.jsEvaluate)
+				r.Post("/js/execute", s.jsExecute)
+				s.contextRoutes(r)
+			})
+		})
+	})
+	return r
+}
+
+// forwardedHeader marks a request one replica forwarded to another, so
+// that a second hop (a replica that does not hold the VM either) is
+// refused instead of looping.
+const forwardedHeader = "X-Secexec-Forwarded"
+
+// route resolves {id}: a VM of another replica is forwarded to it (or
+// refused with 421); a VM of this replica must belong to the tenant,
+// else 404 — the same answer as for an id that never existed.
+func (s *Server) route(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := chi.URLParam(r, "id")
+		replica, ok := parseVMID(id)
+		if !ok {
+			writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
+			return
+		}
+		if replica != s.cfg.Replica {
+			s.forward(w, r, replica)
+			return
+		}
+		e := s.vms.get(tenantOf(r.Context()), id)
+		if e == nil {
+			writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
+			return
+		}
+		e.touch()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), vmKey{}, e)))
+	})
+}
+
+// forward proxies r to the replica holding the VM. The peer checks the
+// bearer token and the tenant itself.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string) {
+	base, ok := "", false
+	if s.cfg.PeerURL != nil && r.Header.Get(forwardedHeader) == "" {
+		base, ok = s.cfg.PeerURL(replica)
+	}
+	if !ok {
+		writeError(w, apiError(http.StatusMisdirectedRequest, CodeWrongReplica, "the VM lives on replica %q", replica))
+		return
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		writeError(w, apiError(http.StatusMisdirectedRequest, CodeWrongReplica, "no address for replica %q", replica))
+		return
+	}
+	p := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(u)
+			pr.Out.Header.Set(forwardedHeader, s.cfg.Replica)
+		},
+		FlushInterval: -1, // server-sent events go through as they come
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			s.cfg.Logger.Warn("forwarding to replica failed", "replica", replica, "err", err)
+			writeError(w, apiError(http.StatusBadGateway, CodeWrongReplica, "replica %q did not answer", replica))
+		},
+	}
+	p.ServeHTTP(w, r)
+}
+
+// begin admits one unit of guest work for the tenant: it fails with 503
+// while draining and 429 over the tenant's concurrency quota. The
+// returned function ends it.
+func (s *Server) begin(tenant string) (func(), error) {
+	// Checked and counted under s.mu, so that once Shutdown has set
+	// draining no new work is added to the group it waits for.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining.Load() {
+		return nil, apiError(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down")
+	}
+	if !s.vms.acquire(tenant) {
+		e := apiError(http.StatusTooManyRequests, CodeQuota, "at most %d concurrent runs per tenant", s.cfg.MaxConcurrent)
+		e.RetryAfter = 1
+		return nil, e
+	}
+	s.work.Add(1)
+	s.metrics.inflight.Inc()
+	return func() {
+		s.metrics.inflight.Dec()
+		s.vms.release(tenant)
+		s.work.Done()
+	}, nil
+}
+
+// start begins guest work on e (see begin), answering the refusal
+// itself; end marks the work done and the VM used.
+func (s *Server) start(w http.ResponseWriter, e *vmEntry) (end func(), ok bool) {
+	done, err := s.begin(e.tenant)
+	if err != nil {
+		writeError(w, err)
+		return nil, false
+	}
+	unuse := e.use()
+	return func() { unuse(); done() }, true
+}
+
+// reap closes VMs idle for longer than their idle timeout.
+func (s *Server) reap(ctx context.Context) {
+	defer close(s.reaperDone)
+	tick := s.cfg.IdleTimeout / 4
+	tick = min(max(tick, 50*time.Millisecond), time.Second) // per-VM timeouts may be shorter
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			for _, e := range s.vms.idle(now) {
+				s.cfg.Logger.Info("closing idle VM", "vm", e.id, "tenant", e.tenant)
+				s.vms.remove(e)
+			}
+		}
+	}
+}
+
+// apiMetrics are the API's own Prometheus metrics, served at /metrics
+// ahead of the engine's.
+type apiMetrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	vms      prometheus.Gauge
+	inflight prometheus.Gauge
+	execs    *prometheus.HistogramVec
+}
+
+func newAPIMetrics() *apiMetrics {
+	m := &apiMetrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "secexec_api_requests_total",
+			Help: "API requests by route pattern, method and status code.",
+		}, []string{"route", "method", "code"}),
+		vms: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "secexec_api_vms",
+			Help: "VMs held by this server.",
+		}),
+		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "secexec_api_inflight_runs",
+			Help: "Execs, evaluations and attached processes running now (the autoscaling signal).",
+		}),
+		execs: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "secexec_api_exec_seconds",
+			Help:    "Wall time of exec requests, by outcome.",
+			Buckets: prometheus.ExponentialBuckets(250e-6, 4, 10),
+		}, []string{"outcome"}),
+	}
+	m.reg.MustRegister(m.requests, m.vms, m.inflight, m.execs)
+	return m
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush and Hijack.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (m *apiMetrics) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		route := "unmatched"
+		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
+			route = rc.RoutePattern()
+		}
+		code := sw.code
+		if code == 0 {
+			code = http.StatusSwitchingProtocols // hijacked
+		}
+		m.requests.WithLabelValues(route, r.Method, fmt.Sprint(code)).Inc()
+	})
+}

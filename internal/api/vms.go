@@ -1,0 +1,465 @@
+package api
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/kernel/policy"
+)
+
+// replicaName is what a replica may be called: a DNS label, as a pod name
+// is, so that a VM id cannot make a forwarding URL reach anything else.
+var replicaName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// idSuffixLen is the length of the random part of a VM id: 80 bits in
+// lower-case base32.
+const idSuffixLen = 16
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// newVMID returns "<replica>-<16 random base32 characters>".
+func newVMID(replica string) string {
+	var b [10]byte
+	_, _ = rand.Read(b[:])
+	return replica + "-" + idEncoding.EncodeToString(b[:])
+}
+
+// parseVMID returns the replica a VM id names, and whether the id is well
+// formed at all.
+func parseVMID(id string) (replica string, ok bool) {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 || len(id)-i-1 != idSuffixLen {
+		return "", false
+	}
+	for _, c := range id[i+1:] {
+		if !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+			return "", false
+		}
+	}
+	if !replicaName.MatchString(id[:i]) {
+		return "", false
+	}
+	return id[:i], true
+}
+
+// vmEntry is one VM held by the server.
+type vmEntry struct {
+	id          string
+	tenant      string
+	vm          *secexec.VM
+	created     time.Time
+	idleTimeout time.Duration
+
+	mu       sync.Mutex
+	lastUsed time.Time
+	active   int // requests using the VM now; it is not idle while > 0
+	procs    map[int]*process
+	contexts map[string]io.Closer
+}
+
+func (e *vmEntry) touch() {
+	e.mu.Lock()
+	e.lastUsed = time.Now()
+	e.mu.Unlock()
+}
+
+// use marks the VM busy until the returned function is called.
+func (e *vmEntry) use() func() {
+	e.mu.Lock()
+	e.active++
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		e.active--
+		e.lastUsed = time.Now()
+		e.mu.Unlock()
+	}
+}
+
+type vmKey struct{}
+
+func vmOf(r *http.Request) *vmEntry { return r.Context().Value(vmKey{}).(*vmEntry) }
+
+// registry holds the VMs by id, and each tenant's counts.
+type registry struct {
+	s   *Server
+	mu  sync.Mutex
+	vms map[string]*vmEntry
+	// per tenant: VMs held (plus creations under way) and runs active
+	count   map[string]int
+	running map[string]int
+}
+
+func newRegistry(s *Server) *registry {
+	return &registry{s: s, vms: map[string]*vmEntry{}, count: map[string]int{}, running: map[string]int{}}
+}
+
+// reserve takes one VM slot of the tenant's quota.
+func (g *registry) reserve(tenant string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.count[tenant] >= g.s.cfg.MaxVMs {
+		return false
+	}
+	g.count[tenant]++
+	return true
+}
+
+func (g *registry) unreserve(tenant string) {
+	g.mu.Lock()
+	g.count[tenant]--
+	if g.count[tenant] == 0 {
+		delete(g.count, tenant)
+	}
+	g.mu.Unlock()
+}
+
+func (g *registry) add(e *vmEntry) {
+	g.mu.Lock()
+	g.vms[e.id] = e
+	g.mu.Unlock()
+	g.s.metrics.vms.Inc()
+}
+
+// get returns the tenant's VM id, or nil: another tenant's VM is as
+// absent as one that never existed.
+func (g *registry) get(tenant, id string) *vmEntry {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e := g.vms[id]
+	if e == nil || e.tenant != tenant {
+		return nil
+	}
+	return e
+}
+
+func (g *registry) list(tenant string) []*vmEntry {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*vmEntry
+	for _, e := range g.vms {
+		if e.tenant == tenant {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].created.Before(out[j].created) })
+	return out
+}
+
+// remove takes e out of the registry and closes it, once.
+func (g *registry) remove(e *vmEntry) bool {
+	g.mu.Lock()
+	if g.vms[e.id] != e {
+		g.mu.Unlock()
+		return false
+	}
+	delete(g.vms, e.id)
+	g.mu.Unlock()
+	g.s.metrics.vms.Dec()
+	e.mu.Lock()
+	ctxs := e.contexts
+	e.contexts = nil
+	e.mu.Unlock()
+	for _, c := range ctxs {
+		_ = c.Close()
+	}
+	_ = e.vm.Close() // kills its processes, which ends their sessions
+	g.unreserve(e.tenant)
+	return true
+}
+
+func (g *registry) closeAll() {
+	g.mu.Lock()
+	all := make([]*vmEntry, 0, len(g.vms))
+	for _, e := range g.vms {
+		all = append(all, e)
+	}
+	g.mu.Unlock()
+	for _, e := range all {
+		g.remove(e)
+	}
+}
+
+// idle returns the VMs unused for longer than their idle timeout.
+func (g *registry) idle(now time.Time) []*vmEntry {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*vmEntry
+	for _, e := range g.vms {
+		e.mu.Lock()
+		if e.active == 0 && now.Sub(e.lastUsed) > e.idleTimeout {
+			out = append(out, e)
+		}
+		e.mu.Unlock()
+	}
+	return out
+}
+
+func (g *registry) acquire(tenant string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.running[tenant] >= g.s.cfg.MaxConcurrent {
+		return false
+	}
+	g.running[tenant]++
+	return true
+}
+
+func (g *registry) release(tenant string) {
+	g.mu.Lock()
+	g.running[tenant]--
+	if g.running[tenant] == 0 {
+		delete(g.running, tenant)
+	}
+	g.mu.Unlock()
+}
+
+// CreateVMRequest is the body of POST /v1/vms.
+type CreateVMRequest struct {
+	// Permissions is a policy document (docs/permissions.md); absent
+	// means the standard set: the VM's own files and programs, listening
+	// inside the VM, nothing else.
+	Permissions json.RawMessage   `json:"permissions,omitempty"`
+	Limits      *LimitsJSON       `json:"limits,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Cwd         string            `json:"cwd,omitempty"`
+	Hostname    string            `json:"hostname,omitempty"`
+	RealTime    bool              `json:"real_time,omitempty"`
+	// Mounts are memory filesystems only: a tenant never reaches the
+	// server's own files.
+	Mounts        []MountJSON `json:"mounts,omitempty"`
+	IdleTimeoutMS int64       `json:"idle_timeout_ms,omitempty"`
+	Tools         []ToolJSON  `json:"tools,omitempty"`
+}
+
+// LimitsJSON are the VM limits a request may set (each capped by the
+// server's maximum).
+type LimitsJSON struct {
+	FSBytes     int64 `json:"fs_bytes,omitempty"`
+	Processes   int   `json:"processes,omitempty"`
+	MemoryBytes int64 `json:"memory_bytes,omitempty"`
+	CPUTimeMS   int64 `json:"cpu_time_ms,omitempty"`
+}
+
+// MountJSON is a memory filesystem mounted at Path.
+type MountJSON struct {
+	Path     string `json:"path"`
+	ReadOnly bool   `json:"read_only,omitempty"`
+}
+
+// ToolJSON registers a host tool the guest may call; the server POSTs the
+// call's JSON to URL (see docs/api.md).
+type ToolJSON struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// VMJSON describes a VM.
+type VMJSON struct {
+	ID            string    `json:"id"`
+	CreatedAt     time.Time `json:"created_at"`
+	LastUsedAt    time.Time `json:"last_used_at"`
+	IdleTimeoutMS int64     `json:"idle_timeout_ms"`
+	Processes     int       `json:"processes"`
+}
+
+func (e *vmEntry) json() VMJSON {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return VMJSON{ID: e.id, CreatedAt: e.created, LastUsedAt: e.lastUsed,
+		IdleTimeoutMS: e.idleTimeout.Milliseconds(), Processes: len(e.procs)}
+}
+
+// standardPermissions mirrors the CLI's default: everything inside the VM,
+// nothing outside it.
+func standardPermissions() *policy.Policy {
+	p := policy.DenyAll().
+		AllowFS(policy.AllFSOps(), "/**").
+		AllowExec("*", "/**")
+	p.Net = append(p.Net, policy.NetRule{Effect: policy.Allow, Ops: []policy.NetOp{policy.NetListen}, Hosts: []string{"*"}})
+	return p
+}
+
+// decodeJSON reads a bounded JSON body strictly into v. An empty body
+// leaves v as it is when emptyOK.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return apiError(http.StatusUnsupportedMediaType, CodeUnsupportedMT, "want Content-Type application/json")
+		}
+	}
+	bodyDeadline(w, jsonBodyTime)
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) && emptyOK {
+			return nil
+		}
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return err
+		}
+		return apiError(http.StatusBadRequest, CodeBadRequest, "request body: %v", err)
+	}
+	if dec.More() {
+		return apiError(http.StatusBadRequest, CodeBadRequest, "request body: data after the JSON value")
+	}
+	return nil
+}
+
+// vmOptions turns a create request into secexec.Options, refusing what a
+// tenant may not have.
+func (s *Server) vmOptions(req *CreateVMRequest) (secexec.Options, error) {
+	var o secexec.Options
+	o.Logger = s.cfg.Logger
+	p := standardPermissions()
+	if len(req.Permissions) > 0 && string(req.Permissions) != "null" {
+		var err error
+		if p, err = policy.Parse(req.Permissions); err != nil {
+			return o, err
+		}
+	}
+	if !s.cfg.AllowGuestNetwork {
+		for _, r := range p.Net {
+			if r.Effect != policy.Allow {
+				continue
+			}
+			ops := r.Ops
+			if len(ops) == 0 {
+				ops = []policy.NetOp{"*"}
+			}
+			for _, op := range ops {
+				if op != policy.NetListen {
+					return o, apiError(http.StatusBadRequest, CodeBadPolicy, "net %s rules are not allowed on this server (only listen)", op)
+				}
+			}
+		}
+	}
+	o.Permissions = p
+	if l := req.Limits; l != nil {
+		m := s.cfg.MaxLimits
+		if l.FSBytes < 0 || l.Processes < 0 || l.MemoryBytes < 0 || l.CPUTimeMS < 0 {
+			return o, apiError(http.StatusBadRequest, CodeBadRequest, "limits must not be negative")
+		}
+		if l.FSBytes > m.FSBytes || l.Processes > m.Processes || l.MemoryBytes > m.MemoryBytes {
+			return o, apiError(http.StatusBadRequest, CodeBadRequest,
+				"limits above this server's maximum (fs_bytes %d, processes %d, memory_bytes %d)", m.FSBytes, m.Processes, m.MemoryBytes)
+		}
+		o.Limits.FSBytes, o.Limits.Processes, o.Limits.MemoryBytes = l.FSBytes, l.Processes, l.MemoryBytes
+		o.Limits.CPUTime = time.Duration(l.CPUTimeMS) * time.Millisecond
+	}
+	if len(req.Env) > 1024 {
+		return o, apiError(http.StatusBadRequest, CodeBadRequest, "at most 1024 environment variables")
+	}
+	o.Env = req.Env
+	if req.Cwd != "" && !path.IsAbs(req.Cwd) {
+		return o, apiError(http.StatusBadRequest, CodeBadRequest, "cwd must be an absolute guest path")
+	}
+	o.Cwd = req.Cwd
+	o.Hostname = req.Hostname
+	o.RealTime = req.RealTime
+	if len(req.Mounts) > 16 {
+		return o, apiError(http.StatusBadRequest, CodeBadRequest, "at most 16 mounts")
+	}
+	for _, m := range req.Mounts {
+		if !path.IsAbs(m.Path) {
+			return o, apiError(http.StatusBadRequest, CodeBadRequest, "mount path %q is not absolute", m.Path)
+		}
+		o.Mounts = append(o.Mounts, secexec.Mount{Path: m.Path, ReadOnly: m.ReadOnly})
+	}
+	if err := s.tools(&o, req.Tools); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
+	tenant := tenantOf(r.Context())
+	var req CreateVMRequest
+	if err := s.decodeJSON(w, r, &req, true); err != nil {
+		writeError(w, err)
+		return
+	}
+	if s.draining.Load() {
+		writeError(w, apiError(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down"))
+		return
+	}
+	opts, err := s.vmOptions(&req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	idle := s.cfg.IdleTimeout
+	if req.IdleTimeoutMS < 0 {
+		writeError(w, apiError(http.StatusBadRequest, CodeBadRequest, "idle_timeout_ms must not be negative"))
+		return
+	}
+	if t := time.Duration(req.IdleTimeoutMS) * time.Millisecond; t > 0 && t < idle {
+		idle = t
+	}
+	if !s.vms.reserve(tenant) {
+		writeError(w, &Error{Status: http.StatusTooManyRequests, Code: CodeQuota, RetryAfter: 5,
+			Message: fmt.Sprintf("at most %d VMs per tenant", s.cfg.MaxVMs)})
+		return
+	}
+	vm, err := s.cfg.NewVM(r.Context(), opts)
+	if err != nil {
+		s.vms.unreserve(tenant)
+		writeError(w, err)
+		return
+	}
+	now := time.Now()
+	e := &vmEntry{id: newVMID(s.cfg.Replica), tenant: tenant, vm: vm, created: now, lastUsed: now,
+		idleTimeout: idle, procs: map[int]*process{}, contexts: map[string]io.Closer{}}
+	s.vms.add(e)
+	w.Header().Set("Location", "/v1/vms/"+e.id)
+	writeJSON(w, http.StatusCreated, e.json())
+}
+
+func (s *Server) listVMs(w http.ResponseWriter, r *http.Request) {
+	out := []VMJSON{}
+	for _, e := range s.vms.list(tenantOf(r.Context())) {
+		out = append(out, e.json())
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"vms": out})
+}
+
+func (s *Server) getVM(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, vmOf(r).json())
+}
+
+func (s *Server) deleteVM(w http.ResponseWriter, r *http.Request) {
+	if !s.vms.remove(vmOf(r)) {
+		writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// How long a client may take to send a request body: a slow sender must
+// not hold a connection (and, for uploads, a VM) forever.
+const (
+	jsonBodyTime   = 30 * time.Second
+	uploadBodyTime = 10 * time.Minute
+)
+
+// bodyDeadline bounds the time left to read the request body. Writers
+// that cannot set deadlines (the tests' recorders) are left alone.
+func bodyDeadline(w http.ResponseWriter, d time.Duration) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+}

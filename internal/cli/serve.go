@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/secexec/secexec/internal/api"
+)
+
+// TokenEnv holds a single bearer token for `secexec serve` (tenant
+// "default") when no --tokens-file is given.
+const TokenEnv = "SECEXEC_API_TOKEN"
+
+func newServeCmd() *cobra.Command {
+	var (
+		listen, tokensFile, certFile, keyFile, replica, peerTmpl string
+		allowRemote, guestNet                                    bool
+		cfg                                                      api.Config
+		drain                                                    time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Serve the secexec HTTP API",
+		Long: `Serve the versioned HTTP/JSON API (/v1/...) for VMs, exec (JSON or
+server-sent events), spawned processes (WebSocket), files, tar archives and
+JavaScript, with /healthz, /readyz, /metrics and /openapi.json.
+
+Clients authenticate with a bearer token: --tokens-file holds lines
+"TENANT sha256:HEX" (make one with 'secexec serve token TENANT'), or
+$` + TokenEnv + ` holds a single token of tenant "default". Each tenant sees
+only its own VMs. On SIGTERM the server stops accepting, drains running
+requests for --drain-timeout and closes every VM. docs/api.md has more.`,
+		Example: `  SECEXEC_API_TOKEN=secret secexec serve --listen 127.0.0.1:8080
+  secexec serve --tokens-file tokens.txt --tls-cert cert.pem --tls-key key.pem`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := logger(cmd)
+			if err != nil {
+				return err
+			}
+			addr, err := listenAddr(listen, allowRemote)
+			if err != nil {
+				return &usageError{err: err}
+			}
+			if (certFile == "") != (keyFile == "") {
+				return &usageError{err: errors.New("--tls-cert and --tls-key go together")}
+			}
+			switch {
+			case tokensFile != "":
+				data, err := os.ReadFile(tokensFile)
+				if err != nil {
+					return &usageError{err: fmt.Errorf("--tokens-file: %w", err)}
+				}
+				if cfg.Tokens, err = api.ParseTokens(data); err != nil {
+					return &usageError{err: err}
+				}
+			case os.Getenv(TokenEnv) != "":
+				cfg.Tokens = []api.Token{{Tenant: "default", Hash: api.HashToken(os.Getenv(TokenEnv))}}
+			default:
+				return &usageError{err: errors.New("no tokens: give --tokens-file or set $" + TokenEnv)}
+			}
+			cfg.Replica = api.ReplicaName(replica)
+			cfg.PeerURL = api.PeerTemplate(peerTmpl)
+			if peerTmpl != "" && cfg.PeerURL == nil {
+				return &usageError{err: errors.New("--peer-url-template must contain {replica}")}
+			}
+			cfg.AllowGuestNetwork = guestNet
+			cfg.Logger = log
+			srv, err := api.New(cfg)
+			if err != nil {
+				return &usageError{err: err}
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			scheme := "http"
+			if certFile != "" {
+				scheme = "https"
+			}
+			return api.Serve(cmd.Context(), ln, srv, api.ServeOptions{
+				CertFile: certFile, KeyFile: keyFile, DrainTimeout: drain,
+				Ready: func() {
+					fmt.Fprintf(cmd.ErrOrStderr(), "secexec: serving the API on %s://%s\n", scheme, ln.Addr())
+				},
+			})
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&listen, "listen", "127.0.0.1:8080", "host:port to serve on (loopback only unless --allow-non-loopback)")
+	fl.BoolVar(&allowRemote, "allow-non-loopback", false, "let --listen bind an address other than loopback")
+	fl.StringVar(&tokensFile, "tokens-file", "", "file of accepted tokens, lines of 'TENANT sha256:HEX'")
+	fl.StringVar(&certFile, "tls-cert", "", "serve HTTPS with this PEM certificate (chain)")
+	fl.StringVar(&keyFile, "tls-key", "", "the PEM private key of --tls-cert")
+	fl.StringVar(&replica, "replica", os.Getenv("SECEXEC_REPLICA"), "this replica's name in VM ids (a pod IP works: dots become dashes; default $SECEXEC_REPLICA or 'local')")
+	fl.StringVar(&peerTmpl, "peer-url-template", "", "forward requests for other replicas' VMs to this URL, {replica} replaced, e.g. http://{replica}.secexec-peers.NS.svc.cluster.local:8080")
+	fl.IntVar(&cfg.MaxVMs, "max-vms", 16, "VMs per tenant")
+	fl.IntVar(&cfg.MaxConcurrent, "max-concurrent", 8, "execs, evaluations and attached processes running at once per tenant")
+	fl.Int64Var(&cfg.MaxBodyBytes, "max-request-bytes", 1<<20, "largest JSON request body")
+	fl.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", 64<<20, "largest file or tar archive, either way")
+	fl.IntVar(&cfg.MaxOutputBytes, "max-output-bytes", 16<<20, "stdout and stderr bytes an exec returns, each")
+	fl.DurationVar(&cfg.MaxExecTimeout, "max-exec-timeout", 5*time.Minute, "longest (and default) exec timeout")
+	fl.DurationVar(&cfg.IdleTimeout, "vm-idle-timeout", 15*time.Minute, "close VMs unused for this long")
+	fl.DurationVar(&drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running requests may finish")
+	fl.BoolVar(&guestNet, "allow-guest-network", false, "accept VM permissions that connect out (net connect/dns rules)")
+	c.AddCommand(newServeTokenCmd())
+	return c
+}
+
+func newServeTokenCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "token TENANT [TOKEN]",
+		Short: "Print a tokens-file line for TENANT (and a new random token on stderr)",
+		Args:  usageArgs(cobra.RangeArgs(1, 2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tok := ""
+			if len(args) == 2 {
+				tok = args[1]
+			} else {
+				tok = api.NewToken()
+				fmt.Fprintln(cmd.ErrOrStderr(), "token:", tok)
+			}
+			line := api.TokenLine(args[0], tok)
+			if _, err := api.ParseTokens([]byte(line)); err != nil {
+				return &usageError{err: err}
+			}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), line)
+			return err
+		},
+	}
+}
