@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,20 +29,36 @@ const (
 	TagExit     byte = 3 // server → client: JSON {exit_code, signal}; the last message
 	TagStdinEOF byte = 4 // client → server: close stdin
 	TagSignal   byte = 5 // client → server: one byte, the signal number
+	TagResize   byte = 6 // client → server: rows and columns, two big-endian uint16s (terminals only)
 )
 
 // process is a spawned guest process held until its session ends.
 type process struct {
 	p      *secexec.Process
 	argv   []string
+	tty    bool
 	mu     sync.Mutex
 	attach bool // a WebSocket is (or was) attached: output goes to one reader
 }
+
+// maxTerminalSide bounds a terminal's rows and columns.
+const maxTerminalSide = 1000
 
 // ProcessJSON describes a spawned process.
 type ProcessJSON struct {
 	Pid  int      `json:"pid"`
 	Argv []string `json:"argv"`
+	// TTY is set when the process runs on a terminal.
+	TTY bool `json:"tty,omitempty"`
+}
+
+// TerminalJSON asks for a terminal: the process's stdin, stdout and
+// stderr are its slave side, and the session carries the master side
+// (stdout frames are the screen, stderr stays empty, TagResize resizes).
+type TerminalJSON struct {
+	Rows int    `json:"rows"`
+	Cols int    `json:"cols"`
+	Term string `json:"term,omitempty"`
 }
 
 // SpawnRequest is the body of POST /v1/vms/{id}/processes.
@@ -50,6 +67,7 @@ type SpawnRequest struct {
 	Argv []string          `json:"argv,omitempty"`
 	Env  map[string]string `json:"env,omitempty"`
 	Cwd  string            `json:"cwd,omitempty"`
+	PTY  *TerminalJSON     `json:"pty,omitempty"`
 }
 
 func (s *Server) spawn(w http.ResponseWriter, r *http.Request) {
@@ -78,15 +96,23 @@ func (s *Server) spawn(w http.ResponseWriter, r *http.Request) {
 	}
 	// The process outlives this request: it ends with its session, a
 	// DELETE, or the VM.
-	p, err := e.vm.Spawn(context.WithoutCancel(r.Context()), argv, &secexec.SpawnOptions{Env: req.Env, Cwd: req.Cwd})
+	opts := &secexec.SpawnOptions{Env: req.Env, Cwd: req.Cwd}
+	if t := req.PTY; t != nil {
+		if t.Rows < 1 || t.Rows > maxTerminalSide || t.Cols < 1 || t.Cols > maxTerminalSide {
+			writeError(w, apiError(http.StatusBadRequest, CodeBadRequest, "pty rows and cols must be 1-1000"))
+			return
+		}
+		opts.PTY = &secexec.PTY{Rows: t.Rows, Cols: t.Cols, Term: t.Term}
+	}
+	p, err := e.vm.Spawn(context.WithoutCancel(r.Context()), argv, opts)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	e.mu.Lock()
-	e.procs[p.Pid()] = &process{p: p, argv: argv}
+	e.procs[p.Pid()] = &process{p: p, argv: argv, tty: opts.PTY != nil}
 	e.mu.Unlock()
-	writeJSON(w, http.StatusCreated, ProcessJSON{Pid: p.Pid(), Argv: argv})
+	writeJSON(w, http.StatusCreated, ProcessJSON{Pid: p.Pid(), Argv: argv, TTY: opts.PTY != nil})
 }
 
 func (s *Server) listProcesses(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +120,7 @@ func (s *Server) listProcesses(w http.ResponseWriter, r *http.Request) {
 	e.mu.Lock()
 	out := []ProcessJSON{}
 	for pid, p := range e.procs {
-		out = append(out, ProcessJSON{Pid: pid, Argv: p.argv})
+		out = append(out, ProcessJSON{Pid: pid, Argv: p.argv, TTY: p.tty})
 	}
 	e.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Pid < out[j].Pid })
@@ -267,6 +293,17 @@ func (s *Server) readStdin(ctx context.Context, c *websocket.Conn, p *secexec.Pr
 				return
 			}
 			_ = p.Signal(secexec.Signal(msg[1]))
+		case TagResize:
+			rows, cols := 0, 0
+			if len(msg) == 5 {
+				rows, cols = int(binary.BigEndian.Uint16(msg[1:])), int(binary.BigEndian.Uint16(msg[3:]))
+			}
+			if rows < 1 || rows > maxTerminalSide || cols < 1 || cols > maxTerminalSide {
+				_ = c.Close(websocket.StatusPolicyViolation, "a resize frame is the tag and rows, cols as big-endian uint16s, 1-1000")
+				cancel()
+				return
+			}
+			_ = p.Resize(rows, cols) // ENOTTY for a process without a terminal: nothing to do
 		default:
 			_ = c.Close(websocket.StatusUnsupportedData, "unknown tag")
 			cancel()

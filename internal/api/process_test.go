@@ -148,3 +148,57 @@ func TestProcessWebSocket(t *testing.T) {
 		t.Fatalf("kill twice: %d", r.status)
 	}
 }
+
+// A process on a terminal: the session's stdout frames are the screen,
+// and a resize frame reaches the program as SIGWINCH and a new size.
+func TestProcessTerminal(t *testing.T) {
+	s := newServer(t, api.Config{})
+	id := s.newVM(alice, nil)
+	for _, bad := range []map[string]any{{"rows": 0, "cols": 80}, {"rows": 24, "cols": 5000}, {"rows": 24}} {
+		if r := s.do(alice, "POST", "/v1/vms/"+id+"/processes", map[string]any{"argv": []string{"true"}, "pty": bad}); r.status != http.StatusBadRequest {
+			t.Errorf("pty %v: %d %s", bad, r.status, r.body)
+		}
+	}
+	script := `console.log('tty', process.stdin.isTTY, process.stdout.isTTY, process.stdout.columns + 'x' + process.stdout.rows);` +
+		`process.stdout.on('resize', () => { console.log('resized', process.stdout.columns + 'x' + process.stdout.rows); process.exit(3); });` +
+		`console.log('ready'); setTimeout(() => {}, 30000);`
+	r := s.do(alice, "POST", "/v1/vms/"+id+"/processes", map[string]any{"argv": []string{"node", "-e", script}, "pty": map[string]any{"rows": 30, "cols": 100}})
+	if r.status != http.StatusCreated {
+		t.Fatalf("spawn: %d %s", r.status, r.body)
+	}
+	var p struct {
+		Pid int
+		TTY bool
+	}
+	r.json(t, &p)
+	if !p.TTY {
+		t.Errorf("the process does not say it has a terminal: %s", r.body)
+	}
+	c, _, err := dialProcess(t, s, alice, id, p.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var screen string
+	for !strings.Contains(screen, "ready") {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("before ready: %v (screen %q)", err, screen)
+		}
+		if msg[0] != api.TagStdout {
+			t.Fatalf("frame %d %q before ready", msg[0], msg[1:])
+		}
+		screen += string(msg[1:])
+	}
+	if want := "tty true true 100x30\r\n"; !strings.Contains(screen, want) {
+		t.Errorf("screen %q lacks %q", screen, want)
+	}
+	if err := c.Write(ctx, websocket.MessageBinary, []byte{api.TagResize, 0, 40, 0, 120}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, exit := session(t, c)
+	if !strings.Contains(out, "resized 120x40\r\n") || errOut != "" || exit["exit_code"] != float64(3) {
+		t.Fatalf("after resize: screen %q, stderr %q, exit %v", out, errOut, exit)
+	}
+}
