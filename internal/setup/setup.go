@@ -94,7 +94,8 @@ type Options struct {
 }
 
 // Ensure makes sure everything an engine needs is in the caches: the
-// cache directories, the pinned userland packages and the node bootstrap.
+// cache directories, the pinned userland packages, the node bootstrap and
+// the node tools (npm and typescript, with the host's npm registry).
 // It does no work, and needs neither npm nor the network, when all of it
 // is there already.
 func Ensure(ctx context.Context, opts Options) error {
@@ -113,6 +114,9 @@ func Ensure(ctx context.Context, opts Options) error {
 	if _, err := bootjs.Build(ctx, bootjs.Options{CacheDir: opts.Dirs.JS(), NPM: opts.NPM,
 		Progress: opts.Progress, Logger: log}); err != nil {
 		return &Error{Step: stepNode, Err: err}
+	}
+	if err := ensureTools(ctx, opts, log); err != nil {
+		return &Error{Step: stepTools, Err: err}
 	}
 	return nil
 }
@@ -151,6 +155,7 @@ const (
 	stepDirs     = "cache directories"
 	stepUserland = "userland packages"
 	stepNode     = "node polyfills"
+	stepTools    = "node tools (npm, typescript)"
 )
 
 // ErrNPMNotFound is matched by an *Error whose cause is that npm, needed
@@ -162,8 +167,8 @@ var ErrNPMNotFound = errors.New("setup: npm not found")
 // software.ErrIntegrity, bootjs.ErrInstall, exec.ErrNotFound, a
 // *fs.PathError, ...), and matches ErrNPMNotFound when npm is missing.
 type Error struct {
-	// Step is what failed: "cache directories", "userland packages" or
-	// "node polyfills".
+	// Step is what failed: "cache directories", "userland packages",
+	// "node polyfills" or "node tools (npm, typescript)".
 	Step string
 	// Err is the cause.
 	Err error
