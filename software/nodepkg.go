@@ -14,15 +14,19 @@ import (
 )
 
 // nodeToolPins are the JavaScript tools a VM's node runs: the npm CLI
-// (npm, npx) and the TypeScript compiler (tsc, and vm.TS().Check).
+// (npm, npx), the TypeScript compiler (tsc, and vm.TS().Check) and node's
+// type declarations, which a script checked without a project of its own
+// gets (with undici-types, which they import).
 // Integrity values are the registry's dist.integrity for each version.
 var nodeToolPins = []Pin{
 	{"npm", "11.19.1", "sha512-ztsxKxt/kkIaAs+2i0GU6I+DRmUdrNasxTZKJe9TCdSjKxlhah/4r/hl5ygMD6XAg1qZ9c2TNomR4qgOydp10g=="},
 	{"typescript", "5.9.3", "sha512-jl1vZzPDinLr9eUt3J/t7V6FgNEw9QjvBPdysz9KfQDD41fQrC2Y4vKQdiaUpFT4bXlb1RHhLpp8wtm6M5TgSw=="},
+	{"@types/node", "22.20.7", "sha512-F/Mcc4pD3YwXQCG50hb8BjB5RmrOere6hge7n2XHf0V8tpkZOVEjwYv9Ql7n0MpMn8Bv7+q12P9w6UHsBm0Sfw=="},
+	{"undici-types", "6.21.0", "sha512-iwDZqg0QAGrg9Rav5H4n0M64c3mkR59cJ6wQp+7C4nI0gsmExaedaYLNO44eT4AtBBwjbTiGPMlt2Md0T9H9JQ=="},
 }
 
 // NodeToolPins returns the pinned JavaScript packages that run on a VM's
-// node (npm and typescript).
+// node (npm, typescript, @types/node, undici-types).
 func NodeToolPins() []Pin { return slices.Clone(nodeToolPins) }
 
 // nodePackageLimits bound an unpacked JavaScript package; typescript 5.9
@@ -31,7 +35,8 @@ var nodePackageLimits = limits{tarball: 64 << 20, unpacked: 256 << 20, members: 
 
 // FetchNodePackage fetches pin with npm (`npm pack`, from the registry the
 // host's npm is configured with), verifies the tarball against the pin
-// before reading any of it, and unpacks its "package/" tree into dst,
+// before reading any of it, and unpacks its tree (the members below their
+// first path component, as npm does) into dst,
 // which must not exist yet. Only directories and regular files are
 // written (mode 0755 when any execute bit is set, else 0644); any other
 // member, or a name that could leave dst, fails with ErrBadArchive. On
@@ -70,8 +75,8 @@ func FetchNodePackage(ctx context.Context, npmExe string, pin Pin, dst string) e
 	return os.Rename(tree, dst)
 }
 
-// unpackPackageTree writes the "package/" members of the gzipped tar in
-// src beneath dst.
+// unpackPackageTree writes the members of the gzipped tar in src beneath
+// dst, without their first path component.
 func unpackPackageTree(src io.Reader, dst string, pin Pin, lim limits) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrBadArchive, pin.Spec(), fmt.Sprintf(format, args...))
@@ -100,9 +105,11 @@ func unpackPackageTree(src io.Reader, dst string, pin Pin, lim limits) error {
 		if !ok {
 			return bad("member name %q", hdr.Name)
 		}
-		rel, ok := strings.CutPrefix(name, "package/")
+		// npm drops the first component, whatever it is: "package/"
+		// mostly, "node/" in @types/node.
+		_, rel, ok := strings.Cut(name, "/")
 		if !ok || rel == "" {
-			continue // npm's tarballs hold everything under package/
+			continue
 		}
 		target := filepath.Join(dst, filepath.FromSlash(rel))
 		switch hdr.Typeflag {

@@ -21,6 +21,12 @@ function convert(op, data, options = {}) {
     ({ level, lgwin } = brotliParams(op, options.params));
   }
   const max = options.maxOutputLength || kMax;
+  // A finishFlush other than Z_FINISH decodes a stream that is not
+  // complete (what a sync flush emitted): Go's one-shot decoders cannot,
+  // the streaming engine can.
+  if (!op.startsWith('brotli') && options.finishFlush !== undefined && options.finishFlush !== out.constants.Z_FINISH) {
+    return ZlibStream(op, options)._processChunk(u8, options.finishFlush);
+  }
   try {
     return takeBytes(B.zlib(op, giveBytes(u8), level, max, lgwin), (k) => Buffer.allocUnsafe(k));
   } catch (e) {
@@ -171,7 +177,10 @@ function defineZlibStream() {
         outs.push(Buffer.from(d));
       };
       eng.onData = take;
-      eng.onEnd = () => {};
+      // pako's own onEnd would collect the output; only its error is kept.
+      eng.onEnd = (status) => {
+        if (status !== C.Z_OK) { eng.err = status; eng.msg = eng.strm.msg; }
+      };
       const input = typeof chunk === 'string' ? Buffer.from(chunk) : asU8(chunk);
       this.bytesWritten += input.length;
       if (!eng.ended) {
