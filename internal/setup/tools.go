@@ -19,7 +19,7 @@ import (
 )
 
 // Tools is the directory of the node tools tree (software.NodeToolPins):
-// usr/lib/node_modules/{npm,typescript}, which VMs see read-only at the
+// usr/lib/node_modules/{npm,typescript,@types/node,undici-types}, which VMs see read-only at the
 // same path. It is named after the pins, so a new pin gets a new tree.
 func (d Dirs) Tools() string {
 	h := sha256.New()
@@ -94,7 +94,11 @@ func buildTools(ctx context.Context, opts Options, final string, log *slog.Logge
 	}
 	for _, pin := range software.NodeToolPins() {
 		start := time.Now()
-		if err := software.FetchNodePackage(ctx, opts.NPM, pin, filepath.Join(mods, pin.Name())); err != nil {
+		dst := filepath.Join(mods, filepath.FromSlash(pin.Package)) // @types/node nests
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := software.FetchNodePackage(ctx, opts.NPM, pin, dst); err != nil {
 			return err
 		}
 		log.Debug("setup: node tool installed", "package", pin.Spec(), "took", time.Since(start))
