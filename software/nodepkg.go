@@ -115,21 +115,24 @@ func unpackPackageTree(src io.Reader, dst string, pin Pin, lim limits) error {
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
+				return fmt.Errorf("%w: %s: member %q: %w", ErrBadArchive, pin.Spec(), hdr.Name, err)
 			}
 		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
 			mode := os.FileMode(0o644)
 			if hdr.Mode&0o111 != 0 {
 				mode = 0o755
 			}
-			if err := writeMember(target, tr, mode); err != nil {
-				if errors.Is(err, errUnpackLimit) {
-					return bad("unpacked size over %d bytes", lim.unpacked)
-				}
-				return err
+			err := os.MkdirAll(filepath.Dir(target), 0o755)
+			if err == nil {
+				err = writeMember(target, tr, mode)
+			}
+			switch {
+			case errors.Is(err, errUnpackLimit):
+				return bad("unpacked size over %d bytes", lim.unpacked)
+			case err != nil:
+				// A duplicate member, a file where a directory is wanted:
+				// not a tree npm would pack.
+				return fmt.Errorf("%w: %s: member %q: %w", ErrBadArchive, pin.Spec(), hdr.Name, err)
 			}
 		default:
 			return bad("member %q of type %q", hdr.Name, hdr.Typeflag)
