@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/secexec/secexec/software"
@@ -92,19 +93,35 @@ func buildTools(ctx context.Context, opts Options, final string, log *slog.Logge
 	if err := os.MkdirAll(mods, 0o755); err != nil {
 		return err
 	}
-	for _, pin := range software.NodeToolPins() {
-		start := time.Now()
+	// The packages are fetched at once: each is an npm process that
+	// mostly waits for the network.
+	pins := software.NodeToolPins()
+	errs := make([]error, len(pins))
+	var wg sync.WaitGroup
+	for i, pin := range pins {
 		dst := filepath.Join(mods, filepath.FromSlash(pin.Package)) // @types/node nests
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		if err := software.FetchNodePackage(ctx, opts.NPM, pin, dst); err != nil {
-			return err
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			if errs[i] = software.FetchNodePackage(ctx, opts.NPM, pin, dst); errs[i] == nil {
+				log.Debug("setup: node tool installed", "package", pin.Spec(), "took", time.Since(start))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if opts.Progress != nil {
+		specs := make([]string, len(pins))
+		for i, p := range pins {
+			specs[i] = p.Spec()
 		}
-		log.Debug("setup: node tool installed", "package", pin.Spec(), "took", time.Since(start))
-		if opts.Progress != nil {
-			fmt.Fprintf(opts.Progress, "node tools: %s installed\n", pin.Spec())
-		}
+		fmt.Fprintf(opts.Progress, "node tools: %s installed\n", strings.Join(specs, ", "))
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		// Another process may have finished the same tree first.
