@@ -277,3 +277,39 @@ func TestTSCheck(t *testing.T) {
 		}
 	}
 }
+
+// The tools are the host cache's files, shared by every VM: a guest can
+// neither change nor remove them, nor install globally over them.
+func TestToolsReadOnly(t *testing.T) {
+	vm := newVM(t, secexec.Options{Permissions: insidePermissions()})
+	ctx := context.Background()
+	tsc := toolsDir(t)
+	before, err := os.ReadFile(tsc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"echo 'console.log(\"owned\")' > /usr/lib/node_modules/typescript/bin/tsc",
+		"rm -rf /usr/lib/node_modules/npm",
+		"mv /usr/lib/node_modules/typescript /tmp/ts",
+		"touch /usr/lib/node_modules/evil.js",
+		"ln -s /tmp /usr/lib/node_modules/npm/lib/x",
+		"cd /tmp && npm install -g is-number --offline",
+	} {
+		res, err := vm.Exec(ctx, cmd, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode == 0 {
+			t.Errorf("%s: succeeded", cmd)
+		}
+	}
+	res, err := vm.Exec(ctx, "tsc --version && ls /usr/lib/node_modules | wc -l", nil)
+	if err != nil || string(res.Stdout) != "Version 5.9.3\n4\n" {
+		t.Fatalf("tools after the attacks: %v %q %q", err, res.Stdout, res.Stderr)
+	}
+	after, err := os.ReadFile(tsc)
+	if err != nil || string(after) != string(before) {
+		t.Fatalf("the host's tsc changed: %v", err)
+	}
+}

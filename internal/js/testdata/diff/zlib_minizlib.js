@@ -86,3 +86,12 @@ function pipeThrough(z, input, step) {
   });
   console.log('no flush const', Z_NO_FLUSH);
 })();
+
+// A bomb stops at maxOutputLength, in a synchronous chunk as in a stream.
+const bomb = zlib.gzipSync(Buffer.alloc(8 << 20));
+try {
+  new zlib.Gunzip({ maxOutputLength: 1 << 20 })._processChunk(bomb, Z_FINISH);
+  console.log('bomb no error');
+} catch (e) {
+  console.log('bomb', e.name, e.code, e.message);
+}
