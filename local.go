@@ -32,6 +32,7 @@ type backend interface {
 	run(ctx context.Context, argv, env []string, opts *ExecOptions) (*Result, error)
 	spawn(ctx context.Context, argv, env []string, opts *SpawnOptions) (*Process, error)
 	dial(ctx context.Context, port uint16) (net.Conn, error)
+	newContext(ctx context.Context, spec vmhost.ContextSpec) (vmhost.JSContext, error)
 	close(ctx context.Context) error
 	done() <-chan struct{}
 	err() error
@@ -65,6 +66,7 @@ type vmAPI interface {
 	Run(ctx context.Context, spec vmhost.RunSpec) (*vmhost.Exit, error)
 	Spawn(ctx context.Context, spec vmhost.SpawnSpec) (vmhost.Process, error)
 	Dial(ctx context.Context, port uint16) (net.Conn, error)
+	NewContext(ctx context.Context, spec vmhost.ContextSpec) (vmhost.JSContext, error)
 	Close(ctx context.Context) error
 	Done() <-chan struct{}
 	Err() error
@@ -86,6 +88,7 @@ func hostConfig(opts Options) vmhost.Config {
 		RealTime: opts.RealTime,
 		Logger:   opts.Logger,
 		Runtime:  runtimeFor(opts),
+		Tools:    toolHost(opts.Tools),
 	}
 }
 
@@ -260,6 +263,11 @@ func (b *apiBackend) run(ctx context.Context, argv, env []string, opts *ExecOpti
 		}
 	}
 	return res, apiErr(err)
+}
+
+func (b *apiBackend) newContext(ctx context.Context, spec vmhost.ContextSpec) (vmhost.JSContext, error) {
+	c, err := b.api.NewContext(ctx, spec)
+	return c, apiErr(err)
 }
 
 func (b *apiBackend) dial(ctx context.Context, port uint16) (net.Conn, error) {

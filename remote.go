@@ -130,6 +130,7 @@ func newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
 		Cwd:      opts.Cwd,
 		Hostname: opts.Hostname,
 		RealTime: opts.RealTime,
+		Tools:    toolHost(opts.Tools),
 	}
 	cfg.Mounts = hostConfig(opts).Mounts
 	dirs, err := ensureSetUp(ctx, opts.Logger)

@@ -97,6 +97,11 @@ type Options struct {
 	RealTime bool
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// Tools are host functions guests may call by name, each call
+	// allowed only by a tool rule of Permissions (deny by default) and
+	// bounded by Limits.ToolBytes and Limits.ToolTimeout. They run in
+	// this program in every engine mode. See Tool.
+	Tools map[string]Tool
 
 	// [engine] Where the VM runs; see remote.go.
 

@@ -50,6 +50,14 @@ type Config struct {
 	// and the resolver. The zero value gives a VM whose guests reach each
 	// other but nothing outside.
 	Net NetConfig
+	// Tools runs the embedder's host tools (see CallTool); nil: none.
+	Tools ToolHost
+	// AuthorizeTool decides each tool call; nil denies them all.
+	AuthorizeTool ToolAuthorizer
+	// ToolVisible decides which tools ToolNames lists; nil means
+	// AuthorizeTool. (A listing is not a call: it should not be audited
+	// as a denial.)
+	ToolVisible ToolAuthorizer
 }
 
 // NetConfig configures the network of a VM (see kernel/netstack).
@@ -78,6 +86,10 @@ type Kernel struct {
 	boot       time.Time
 	pipeBudget *pipe.Budget
 	net        *netstack.Stack
+	tools      ToolHost
+	authTool   ToolAuthorizer
+	toolSeen   ToolAuthorizer
+	toolSlots  chan struct{}
 
 	pipes     atomic.Int64 // guest pipes, limited
 	hostPipes atomic.Int64 // stdio pipes made by the host
@@ -115,6 +127,10 @@ func New(cfg Config) (*Kernel, error) {
 		log:        cfg.Logger,
 		boot:       time.Now(),
 		pipeBudget: pipe.NewBudget(l.PipeBytes),
+		tools:      cfg.Tools,
+		authTool:   cfg.AuthorizeTool,
+		toolSeen:   cfg.ToolVisible,
+		toolSlots:  make(chan struct{}, maxToolCalls),
 		net: netstack.New(netstack.Config{
 			Authorizer: cfg.Net.Authorizer,
 			Resolver:   cfg.Net.Resolver,

@@ -50,7 +50,16 @@ type Limits struct {
 	ListenBacklog int
 	// ConnectTimeout bounds a connect to the host network (ETIMEDOUT).
 	ConnectTimeout time.Duration
+	// ToolBytes bounds the JSON arguments and the JSON result of one host
+	// tool call (ERR_TOOL_TOO_LARGE); at most MaxToolBytes.
+	ToolBytes int
+	// ToolTimeout bounds one host tool call (ERR_TOOL_TIMEOUT).
+	ToolTimeout time.Duration
 }
+
+// MaxToolBytes is the largest ToolBytes: a call and its result each
+// cross the engine protocol in one frame.
+const MaxToolBytes = 8 << 20
 
 // DefaultLimits are the limits a VM gets unless configured otherwise.
 func DefaultLimits() Limits {
@@ -71,6 +80,8 @@ func DefaultLimits() Limits {
 		SocketMemory:   16 << 20,
 		ListenBacklog:  128,
 		ConnectTimeout: 30 * time.Second,
+		ToolBytes:      1 << 20,
+		ToolTimeout:    30 * time.Second,
 	}
 }
 
@@ -93,6 +104,9 @@ func (l Limits) withDefaults() Limits {
 	orDefault(&l.SocketMemory, d.SocketMemory)
 	orDefault(&l.ListenBacklog, d.ListenBacklog)
 	orDefault(&l.ConnectTimeout, d.ConnectTimeout)
+	orDefault(&l.ToolBytes, d.ToolBytes)
+	orDefault(&l.ToolTimeout, d.ToolTimeout)
+	l.ToolBytes = min(l.ToolBytes, MaxToolBytes)
 	return l
 }
 

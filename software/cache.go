@@ -46,21 +46,9 @@ func (s *Store) base(pin Pin) string {
 // error matching os.ErrNotExist.
 func (s *Store) load(pin Pin, full bool) (*installed, error) {
 	base := s.base(pin)
-	f, err := os.Open(base + ".json")
-	if err != nil {
-		return nil, err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxMetadata+1))
-	f.Close()
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxMetadata {
-		return nil, fmt.Errorf("%w: %s: metadata too large", ErrCorrupt, pin.Spec())
-	}
 	var m metadata
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%w: %s: metadata: %v", ErrCorrupt, pin.Spec(), err)
+	if err := readMetadata(base+".json", pin, &m); err != nil {
+		return nil, err
 	}
 	if m.Format != metadataFormat || m.Package != pin.Package || m.Version != pin.Version || m.Integrity != pin.Integrity {
 		return nil, fmt.Errorf("%w: %s: metadata is for %s@%s %s (format %d)", ErrCorrupt, pin.Spec(), m.Package, m.Version, m.Integrity, m.Format)
@@ -103,37 +91,39 @@ func (ip *installed) check() error {
 	return nil
 }
 
+// readMetadata decodes a package's metadata file into m. A missing file
+// yields an error matching os.ErrNotExist.
+func readMetadata(name string, pin Pin, m any) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxMetadata+1))
+	f.Close()
+	if err != nil {
+		return err
+	}
+	if len(b) > maxMetadata {
+		return fmt.Errorf("%w: %s: metadata too large", ErrCorrupt, pin.Spec())
+	}
+	if err := json.Unmarshal(b, m); err != nil {
+		return fmt.Errorf("%w: %s: metadata: %v", ErrCorrupt, pin.Spec(), err)
+	}
+	return nil
+}
+
 // installTarball verifies the tarball at tgz against pin, unpacks its
 // container into the cache and records the metadata. Nothing is written to
 // the cache unless every check passes.
 func (s *Store) installTarball(ctx context.Context, pin Pin, tgz string) (*installed, error) {
-	if err := s.mkdirs(); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(tgz)
+	out, sum, err := s.unpackMember(ctx, pin, tgz, aospkgMember, s.limits.aospkg, ".aospkg")
 	if err != nil {
-		return nil, fmt.Errorf("software: %s: %w", pin.Spec(), err)
-	}
-	defer f.Close()
-	if err := verifyTarball(f, pin, s.limits, s.progress); err != nil {
 		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
-	out, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), pin.Name()+"@"+pin.Version+"-*.aospkg")
-	if err != nil {
-		return nil, fmt.Errorf("software: %w", err)
 	}
 	defer func() {
 		out.Close()
 		os.Remove(out.Name()) // fails harmlessly once renamed
 	}()
-	sum, err := extractAospkg(io.NewSectionReader(f, 0, 1<<62), out, pin, s.limits, s.progress)
-	if err != nil {
-		return nil, err
-	}
 	fi, err := out.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("software: %w", err)
@@ -186,6 +176,38 @@ func (s *Store) installTarball(ctx context.Context, pin Pin, tgz string) (*insta
 	}
 	s.log.Debug("software: unpacked", "package", pin.Spec(), "bytes", fi.Size(), "modules", len(meta.Modules))
 	return s.load(pin, false)
+}
+
+// unpackMember verifies the tarball at tgz against pin, then copies the
+// regular file member (at most maxSize bytes) out of it into a new
+// temporary file of the cache (named with ext) and returns it, open, with
+// its sha256. The caller renames it into place or removes it.
+func (s *Store) unpackMember(ctx context.Context, pin Pin, tgz, member string, maxSize int64, ext string) (*os.File, []byte, error) {
+	if err := s.mkdirs(); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(tgz)
+	if err != nil {
+		return nil, nil, fmt.Errorf("software: %s: %w", pin.Spec(), err)
+	}
+	defer f.Close()
+	if err := verifyTarball(f, pin, s.limits, s.progress); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	out, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), pin.Name()+"@"+pin.Version+"-*"+ext)
+	if err != nil {
+		return nil, nil, fmt.Errorf("software: %w", err)
+	}
+	sum, err := extractMember(io.NewSectionReader(f, 0, 1<<62), out, pin, member, maxSize, s.limits, s.progress)
+	if err != nil {
+		out.Close()
+		os.Remove(out.Name())
+		return nil, nil, err
+	}
+	return out, sum, nil
 }
 
 // writeFileAtomic writes data to a temporary file in tmpDir and renames it

@@ -38,6 +38,9 @@ type Command struct {
 	Fingerprint Fingerprint
 	// Size is the module's size in bytes.
 	Size int64
+	// Env holds "KEY=VALUE" defaults for the environment of the command's
+	// processes (from its ModulePin); keys already set are kept.
+	Env []string
 
 	mod *module
 }
@@ -57,16 +60,21 @@ func (c Command) Module() ([]byte, error) {
 type module struct {
 	fp   Fingerprint
 	size int64
-	// Exactly one source: a cached container entry, or registered bytes.
+	// Exactly one source: a cached container entry, a cached module
+	// file, or registered bytes.
 	pkg   *aospkg.Package
 	spec  string
 	entry string
+	file  string
 	data  []byte
 }
 
 func (m *module) read() ([]byte, error) {
 	if m.data != nil {
 		return bytes.Clone(m.data), nil
+	}
+	if m.file != "" {
+		return readModuleFile(m)
 	}
 	b, err := m.pkg.ReadFile(m.entry)
 	if err != nil {
@@ -113,6 +121,24 @@ func (s *Store) rebuildLocked() {
 				Name: c.Command, Package: p.Name(), Version: p.Version, Entry: c.Entry,
 				Fingerprint: fp, Size: mod.size, mod: mod,
 			}
+		}
+	}
+	for _, p := range s.mpins {
+		im := s.mods[p.Name()]
+		if im == nil {
+			continue
+		}
+		if prev := modules[im.mod.fp]; prev == nil {
+			modules[im.mod.fp] = im.mod
+		}
+		for _, name := range p.Commands {
+			if prev, dup := cmds[name]; dup {
+				s.log.Warn("software: command provided by two packages; the first pinned wins",
+					"command", name, "kept", prev.Package, "ignored", p.Name())
+				continue
+			}
+			cmds[name] = Command{Name: name, Package: p.Name(), Version: p.Version,
+				Fingerprint: im.mod.fp, Size: im.mod.size, Env: slices.Clone(p.Env), mod: im.mod}
 		}
 	}
 	s.cmds, s.modules = cmds, modules

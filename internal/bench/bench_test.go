@@ -57,14 +57,14 @@ func TestGate(t *testing.T) {
 
 func TestRunRows(t *testing.T) {
 	ctx := context.Background()
-	rows, err := Run(ctx, Config{N: 3, Engine: secexec.EngineInProcess, Rows: []string{"pwd", "true", "mem-vm", "sustained-true"},
+	rows, err := Run(ctx, Config{N: 3, Engine: secexec.EngineInProcess, Rows: []string{"pwd", "context-eval", "true", "mem-vm", "sustained-true"},
 		Sustain: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Canonical order whatever the order asked for; latency rows have
 	// ordered percentiles; the others a value.
-	want := []string{"true", "pwd", "mem-vm", "sustained-true"}
+	want := []string{"true", "pwd", "context-eval", "mem-vm", "sustained-true"}
 	if len(rows) != len(want) {
 		t.Fatalf("rows %+v", rows)
 	}
@@ -87,6 +87,23 @@ func TestRunRows(t *testing.T) {
 	var back []Row
 	if err := WriteJSON(&sb, rows); err != nil || json.Unmarshal([]byte(sb.String()), &back) != nil || len(back) != len(rows) {
 		t.Fatalf("json %v:\n%s", err, sb.String())
+	}
+}
+
+// The python3 and git rows run the real commands (the git row after its
+// set-up made a repository in the VM).
+func TestPythonAndGitRows(t *testing.T) {
+	rows, err := Run(context.Background(), Config{N: 2, Engine: secexec.EngineInProcess, Rows: []string{"git-status", "python"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].ID != "python" || rows[1].ID != "git-status" {
+		t.Fatalf("rows %+v", rows)
+	}
+	for _, r := range rows {
+		if r.P50 <= 0 || r.P95 < r.P50 || r.N != 2 {
+			t.Errorf("row %+v", r)
+		}
 	}
 }
 

@@ -58,6 +58,18 @@ directory; override with --dir or $` + software.EnvDir + `).`,
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Name(), p.Version, state, n)
 			}
+			// Module packages: one WASI module each, under fixed names.
+			have := map[string]bool{}
+			for _, p := range st.InstalledModules() {
+				have[p.Name()] = true
+			}
+			for _, p := range st.ModulePins() {
+				state := "missing"
+				if have[p.Name()] {
+					state = "installed"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", p.Name(), p.Version, state, len(p.Commands))
+			}
 			return tw.Flush()
 		},
 	})

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/secexec/secexec/internal/js"
+	"github.com/secexec/secexec/internal/pysupport"
 	"github.com/secexec/secexec/internal/setup"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/wasm"
@@ -102,8 +103,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		_ = store.Close()
 		return nil, err
 	}
+	py := pysupport.Layer()
 	r := &Runtime{store: store, wasm: eng, js: jsEng, log: log}
-	r.layers = []vfs.FileSystem{jsEng.Layer(), eng.SoftwareLayer(store)}
+	r.layers = []vfs.FileSystem{jsEng.Layer(), eng.SoftwareLayer(store), py}
 	if err := r.addTools(ctx, dirs); err != nil {
 		_ = r.Close(ctx)
 		return nil, err

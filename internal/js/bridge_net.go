@@ -191,7 +191,7 @@ func (r *rt) handleNet(ev event) (bool, error) {
 			return true, nil
 		}
 		return r.dispatchPayload("netaccept", ev.a, ev.b, ev.code, ev.payload)
-	case "netconnect", "dns", "udpsend", "tls", "h2open", "h2write", "h2ping":
+	case "netconnect", "dns", "udpsend", "tls", "h2open", "h2write", "h2ping", "tool":
 		r.pending--
 		return r.dispatchPayload(ev.kind, ev.a, 0, ev.code, ev.payload)
 	case "udpmsg":

@@ -26,6 +26,7 @@ import (
 
 	"github.com/secexec/secexec/internal/js/bootjs"
 	"github.com/secexec/secexec/internal/js/nodecli"
+	"github.com/secexec/secexec/internal/jsctx"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/vfs"
 )
@@ -200,6 +201,11 @@ func (pr program) Run(ctx context.Context, p *kernel.Process) int {
 		return 70
 	}
 	defer pr.e.running.Done()
+	if sess := jsctx.Claim(ctx); sess != nil {
+		// A persistent context (see context.go): node with nothing to
+		// run, serving the session's evaluations.
+		return runProcess(ctx, pr.e, p, &nodecli.Invocation{Mode: nodecli.ModeEval}, sess)
+	}
 	inv, err := nodecli.Parse(p.Argv())
 	if err != nil {
 		writeString(ctx, p, 2, err.Error()+"\n")
@@ -213,7 +219,7 @@ func (pr program) Run(ctx context.Context, p *kernel.Process) int {
 		writeString(ctx, p, 1, helpText)
 		return 0
 	}
-	return runProcess(ctx, pr.e, p, inv)
+	return runProcess(ctx, pr.e, p, inv, nil)
 }
 
 // NodeVersion is the Node.js release the runtime reports.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/secexec/secexec/internal/js/modules"
 	"github.com/secexec/secexec/internal/js/nodecli"
+	"github.com/secexec/secexec/internal/jsctx"
 	"github.com/secexec/secexec/kernel"
 )
 
@@ -92,6 +93,11 @@ type rt struct {
 	pendingCaches []*pendingCache
 	res           *modules.Resolver
 
+	// ctxs serves a persistent context (context.go); ctxSettle is the
+	// bootstrap's function it answers with.
+	ctxs      *ctxServer
+	ctxSettle *v8.Function
+
 	bootPhases [3]time.Duration
 	bootScript *v8.UnboundScript
 
@@ -142,7 +148,7 @@ type startInfo struct {
 
 // runProcess runs one node process to completion and returns its exit
 // status.
-func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.Invocation) int {
+func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.Invocation, sess *jsctx.Session) int {
 	// V8 binds an isolate's stack limit to the thread that enters it; a
 	// process keeps to one OS thread so every entry sees the same stack.
 	runtime.LockOSThread()
@@ -184,12 +190,19 @@ func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.
 		ph.isolateNew, ph.contextNew, ph.bootstrap = r.bootPhases[0], r.bootPhases[1], r.bootPhases[2]
 	}
 	r.p, r.ctx, r.startT = p, ctx, time.Now()
+	if sess != nil {
+		r.ctxs = newCtxServer(r, sess, r.ctxSettle)
+		r.ctxSettle = nil
+	}
 
 	stopWatch := r.watch()
 	t1 := time.Now()
 	code := r.run(inv)
 	ph.userCode = time.Since(t1)
 	stopWatch()
+	if r.ctxs != nil {
+		r.ctxs.end(code)
+	}
 	// The isolate is thrown away off the exit path: the status is
 	// reported as soon as the program is done.
 	e.running.Add(1)
@@ -292,6 +305,9 @@ func (r *rt) boot() error {
 		return err
 	}
 	if r.rejectRun, err = take("__secexec_rejections"); err != nil {
+		return err
+	}
+	if r.ctxSettle, err = take("__secexec_ctxSettle"); err != nil {
 		return err
 	}
 	r.rejectIso = armRejections(r.rejectRun.Value, e.maxRejections)
@@ -475,7 +491,19 @@ func (r *rt) finish(err error) int {
 // call invokes a JavaScript entry point of the runtime. It reports false
 // when the process is over (exited or terminated).
 func (r *rt) call(fn *v8.Function, args ...v8.Valuer) (bool, error) {
+	if r.ctxs != nil {
+		r.ctxs.enter()
+	}
 	v, err := fn.Call(v8.Undefined(r.iso), args...)
+	if r.ctxs != nil {
+		r.ctxs.leave()
+		if r.ctxs.afterCall(err) {
+			if v != nil {
+				v.Release()
+			}
+			return true, nil
+		}
+	}
 	if v != nil {
 		v.Release()
 	}
@@ -588,6 +616,10 @@ func (r *rt) loop() int {
 // alive reports whether anything keeps the loop running, as libuv's
 // referenced handles and requests do.
 func (r *rt) alive() bool {
+	if r.ctxs != nil {
+		// A context serves until it is closed (its process killed).
+		return true
+	}
 	if r.refTimer > 0 || r.writes > 0 || r.pending > 0 {
 		return true
 	}
@@ -662,6 +694,11 @@ func (r *rt) handle(ev event) (bool, error) {
 		return r.dispatchEvent("write", ev.a, 0, 0, ev.code)
 	case "signal":
 		return r.dispatchEvent("signal", ev.a, 0, 0, "")
+	case "ctxeval", "ctxexpire":
+		if r.ctxs == nil {
+			return true, nil
+		}
+		return r.ctxs.handle(ev)
 	}
 	return r.handleNet(ev)
 }
@@ -698,6 +735,10 @@ func (r *rt) dispose() {
 		v.Release()
 	}
 	r.release = nil
+	if r.ctxSettle != nil {
+		r.ctxSettle.Release()
+		r.ctxSettle = nil
+	}
 	disarmRejections(r.rejectIso)
 	r.rejectIso = nil
 	if r.v8c != nil {

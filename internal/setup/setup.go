@@ -1,7 +1,8 @@
 // Package setup prepares a host to run VMs: it is the one place where
 // secexec touches the host beyond reading its caches. It fetches and
 // verifies the userland packages and the node polyfills with npm, bundles
-// the node bootstrap, and creates the cache directories.
+// the node bootstrap, compiles newly fetched large modules (CPython), and
+// creates the cache directories.
 //
 // It runs in the client (the CLI or the program using the SDK) before an
 // engine process starts, because an engine hardens itself (seccomp denies
@@ -25,6 +26,7 @@ import (
 
 	"github.com/secexec/secexec/internal/js/bootjs"
 	"github.com/secexec/secexec/internal/textfmt"
+	"github.com/secexec/secexec/internal/wasm"
 	"github.com/secexec/secexec/software"
 )
 
@@ -108,33 +110,93 @@ func Ensure(ctx context.Context, opts Options) error {
 			return &Error{Step: stepDirs, Err: err}
 		}
 	}
-	if err := ensureUserland(ctx, opts, log); err != nil {
+	fetched, err := ensureUserland(ctx, opts, log)
+	if err != nil {
 		return &Error{Step: stepUserland, Err: err}
 	}
-	if _, err := bootjs.Build(ctx, bootjs.Options{CacheDir: opts.Dirs.JS(), NPM: opts.NPM,
-		Progress: opts.Progress, Logger: log}); err != nil {
+	// Modules just fetched compile, and the node tools are fetched,
+	// while the node bootstrap is built.
+	compiled := make(chan error, 1)
+	go func() { compiled <- precompile(ctx, opts, log, fetched) }()
+	tools := make(chan error, 1)
+	go func() { tools <- ensureTools(ctx, opts, log) }()
+	_, err = bootjs.Build(ctx, bootjs.Options{CacheDir: opts.Dirs.JS(), NPM: opts.NPM,
+		Progress: opts.Progress, Logger: log})
+	cerr, terr := <-compiled, <-tools
+	if err != nil {
 		return &Error{Step: stepNode, Err: err}
 	}
-	if err := ensureTools(ctx, opts, log); err != nil {
-		return &Error{Step: stepTools, Err: err}
+	if cerr != nil {
+		return &Error{Step: stepCompile, Err: cerr}
+	}
+	if terr != nil {
+		return &Error{Step: stepTools, Err: terr}
 	}
 	return nil
 }
 
-func ensureUserland(ctx context.Context, opts Options, log *slog.Logger) error {
+// precompile compiles the commands of module packages fetched by this
+// set-up into the WebAssembly cache on disk: CPython's 26 MB module takes
+// tens of seconds to compile, which its first run would otherwise pay.
+func precompile(ctx context.Context, opts Options, log *slog.Logger, fetched []software.ModulePin) error {
+	if len(fetched) == 0 {
+		return nil
+	}
+	st, err := software.Open(ctx, software.Options{Dir: opts.Dirs.Software, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: opts.Dirs.WASM(), Logger: log})
+	if err != nil {
+		return err
+	}
+	defer eng.Close(ctx)
+	for _, p := range fetched {
+		c, ok := st.Command(p.Commands[0])
+		if !ok {
+			continue
+		}
+		if opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, "userland: compiling %s (%s, once)\n", p.Commands[0], textfmt.Bytes(c.Size))
+		}
+		if err := eng.Precompile(ctx, c); err != nil {
+			return fmt.Errorf("%s: %w", p.Spec(), err)
+		}
+	}
+	return nil
+}
+
+// ensureUserland installs the pinned packages and returns the module
+// packages it fetched.
+func ensureUserland(ctx context.Context, opts Options, log *slog.Logger) ([]software.ModulePin, error) {
 	so := software.Options{Dir: opts.Dirs.Software, NPM: opts.NPM, Logger: log}
 	if opts.Progress != nil {
 		so.Progress = progress(opts.Progress)
 	}
 	st, err := software.Open(ctx, so)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer st.Close()
-	if missing := len(st.Pins()) - len(st.Installed()); missing > 0 && opts.Progress != nil {
+	had := map[string]bool{}
+	for _, p := range st.InstalledModules() {
+		had[p.Name()] = true
+	}
+	missing := len(st.Pins()) - len(st.Installed()) + len(st.ModulePins()) - len(had)
+	if missing > 0 && opts.Progress != nil {
 		fmt.Fprintf(opts.Progress, "userland: fetching %d pinned packages with npm pack\n", missing)
 	}
-	return st.Ensure(ctx)
+	if err := st.Ensure(ctx); err != nil {
+		return nil, err
+	}
+	var fetched []software.ModulePin
+	for _, p := range st.InstalledModules() {
+		if !had[p.Name()] {
+			fetched = append(fetched, p)
+		}
+	}
+	return fetched, nil
 }
 
 // progress prints one line per installed package, with its size.
@@ -155,6 +217,7 @@ const (
 	stepDirs     = "cache directories"
 	stepUserland = "userland packages"
 	stepNode     = "node polyfills"
+	stepCompile  = "WebAssembly compilation"
 	stepTools    = "node tools (npm, typescript)"
 )
 

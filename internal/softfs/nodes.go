@@ -12,10 +12,12 @@ import (
 	"github.com/secexec/secexec/software/aospkg"
 )
 
-// readerHandle reads a command module straight from its package container.
+// readerHandle reads a command module straight from its package container
+// or its cached module file (closed with the handle).
 type readerHandle struct {
-	r    io.ReaderAt
-	size int64
+	r      io.ReaderAt
+	size   int64
+	closer io.Closer
 }
 
 func (h *readerHandle) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
@@ -41,7 +43,12 @@ func (h *readerHandle) Append(context.Context, []byte) (int, int64, error) {
 	return 0, 0, errno.EBADF
 }
 func (h *readerHandle) Sync(context.Context) error { return nil }
-func (h *readerHandle) Close() error               { return nil }
+func (h *readerHandle) Close() error {
+	if h.closer != nil {
+		return h.closer.Close()
+	}
+	return nil
+}
 
 // bytesHandle reads a module held in memory.
 type bytesHandle struct{ b []byte }

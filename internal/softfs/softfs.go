@@ -226,7 +226,7 @@ func (fs *FS) commandStat(c software.Command) vfs.Stat {
 // commandTime is the container index time of a package command, and the
 // epoch for registered modules.
 func (fs *FS) commandTime(c software.Command) time.Time {
-	if c.Package == "" {
+	if c.Package == "" || c.Entry == "" {
 		return time.Unix(0, 0)
 	}
 	key := c.Package + "@" + c.Version + ":" + c.Entry
@@ -441,6 +441,12 @@ func (f *commandFile) Open(_ context.Context, flags vfs.OpenFlags) (vfs.Handle, 
 	c, err := f.command()
 	if err != nil {
 		return nil, err
+	}
+	if mf, ok, err := c.OpenModuleFile(); ok {
+		if err != nil {
+			return nil, errno.EIO
+		}
+		return &readerHandle{r: mf, size: c.Size, closer: mf}, nil
 	}
 	if c.Package != "" {
 		pkg, ok := f.fs.store.Container(c.Package)

@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/secexec/secexec/internal/toolcmd"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/fs/devfs"
@@ -66,6 +67,9 @@ type Config struct {
 	MemoryBytes uint64
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// Tools runs the embedder's host tools; nil: the VM has none. Guests
+	// call them under the policy's tool rules.
+	Tools kernel.ToolHost
 }
 
 // VM is an assembled VM.
@@ -89,6 +93,7 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vm: permissions: %w", err)
 	}
+	quiet := checker
 	if cfg.Audit != nil {
 		checker = checker.WithAudit(cfg.Audit, policy.AuditDenials)
 	}
@@ -112,7 +117,11 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vm: base image: %w", err)
 	}
-	lowers := append(append([]vfs.FileSystem(nil), cfg.Lowers...), base)
+	tools, err := toolcmd.Layer()
+	if err != nil {
+		return nil, fmt.Errorf("vm: tool command: %w", err)
+	}
+	lowers := append(append([]vfs.FileSystem(nil), cfg.Lowers...), tools, base)
 	upper := memfs.New(memfs.Options{Quota: quota})
 	root, err := overlay.New(upper, lowers...)
 	if err != nil {
@@ -133,11 +142,16 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		},
 		// The network is the policy's too: connects, listens and DNS
 		// beyond the VM itself are denied unless a net rule allows them.
-		Net: kernel.NetConfig{Authorizer: checker},
+		Net:           kernel.NetConfig{Authorizer: checker},
+		Tools:         cfg.Tools,
+		AuthorizeTool: checker.CheckTool,
+		ToolVisible:   quiet.CheckTool,
 	})
 	if err != nil {
 		return nil, err
 	}
+	// The tool command is every VM's, whatever runtime is attached.
+	k.RegisterLoader(toolcmd.Loader{})
 	m := &VM{Kernel: k, VFS: v, Quota: quota, Checker: checker, cfg: cfg}
 	if err := v.Mount(ctx, vfs.Root, "/dev", devfs.New(devfs.Options{}), vfs.MountOptions{}); err != nil {
 		return nil, fmt.Errorf("vm: mount /dev: %w", err)

@@ -74,6 +74,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Runtime, if set, provides the program loaders.
 	Runtime Runtime
+	// Tools runs the embedder's host tools; nil: none.
+	Tools kernel.ToolHost
 }
 
 // Host is one hosted VM. Its methods are safe for concurrent use. File
@@ -87,6 +89,7 @@ type Host struct {
 	mu     sync.Mutex
 	closed bool
 	done   chan struct{}
+	ctxs   contexts
 }
 
 // New builds and hosts a VM.
@@ -99,6 +102,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		Hostname: cfg.Hostname,
 		RealTime: cfg.RealTime,
 		Logger:   cfg.Logger,
+		Tools:    cfg.Tools,
 	}
 	if cfg.Runtime != nil {
 		if err := cfg.Runtime.Configure(ctx, &vc); err != nil {
@@ -162,6 +166,7 @@ func (h *Host) Close(ctx context.Context) error {
 	h.closed = true
 	close(h.done)
 	h.mu.Unlock()
+	h.closeContexts()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return h.vm.Close(ctx)

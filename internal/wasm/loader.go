@@ -34,11 +34,11 @@ func (l loader) Load(ctx context.Context, p *kernel.Process, exe kernel.Executab
 	switch {
 	case bytes.HasPrefix(exe.Header, wasmMagic):
 		t0 := time.Now()
-		ent, hit, err := l.e.compiledFor(ctx, p, exe)
+		ent, hit, env, err := l.e.compiledFor(ctx, p, exe)
 		if err != nil {
 			return nil, err
 		}
-		pr := &program{e: l.e, mod: ent, lookup: time.Since(t0), cache: "miss"}
+		pr := &program{e: l.e, mod: ent, env: env, lookup: time.Since(t0), cache: "miss"}
 		if hit {
 			pr.cache = "hit"
 		}
@@ -83,7 +83,7 @@ func (l loader) loadScript(ctx context.Context, p *kernel.Process, exe kernel.Ex
 		head = append(head, arg)
 	}
 	head = append(head, exe.Path)
-	return &program{e: l.e, mod: wp.mod, prefix: wp.argv(head), cache: wp.cache}, nil
+	return &program{e: l.e, mod: wp.mod, env: wp.env, prefix: wp.argv(head), cache: wp.cache}, nil
 }
 
 // parseShebang splits a "#!" line into the interpreter and its optional
@@ -110,10 +110,11 @@ func parseShebang(header []byte) (interp, arg string, ok bool) {
 }
 
 // compiledFor finds or compiles the module of exe, with a reference,
-// and reports whether the module cache had it.
-func (e *Engine) compiledFor(ctx context.Context, p *kernel.Process, exe kernel.Executable) (*compiled, bool, error) {
+// and reports whether the module cache had it, and the environment
+// defaults of the software command exe is, if it is one.
+func (e *Engine) compiledFor(ctx context.Context, p *kernel.Process, exe kernel.Executable) (*compiled, bool, []string, error) {
 	if exe.Stat.Size > MaxModuleSize {
-		return nil, false, errno.Path("exec", exe.Path, errno.EFBIG)
+		return nil, false, nil, errno.Path("exec", exe.Path, errno.EFBIG)
 	}
 	// A command of the software store: known by its attributes, so
 	// nothing is read.
@@ -122,9 +123,16 @@ func (e *Engine) compiledFor(ctx context.Context, p *kernel.Process, exe kernel.
 	e.layersMu.RUnlock()
 	for _, fs := range layers {
 		if c, want, ok := fs.CommandAt(exe.Path); ok && softfs.SameFile(exe.Stat, want) {
-			return e.mods.lookup(ctx, c.Fingerprint, c.Module)
+			cm, hit, err := e.mods.lookup(ctx, c.Fingerprint, c.Module)
+			return cm, hit, c.Env, err
 		}
 	}
+	cm, hit, err := e.compiledFile(ctx, p, exe)
+	return cm, hit, nil, err
+}
+
+// compiledFile finds or compiles the module in the file exe.
+func (e *Engine) compiledFile(ctx context.Context, p *kernel.Process, exe kernel.Executable) (*compiled, bool, error) {
 	// Any other file: its inode may know its fingerprint; otherwise the
 	// fingerprint of this version of the file may be remembered; otherwise
 	// it is read and hashed.

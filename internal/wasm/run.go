@@ -20,6 +20,9 @@ import (
 type program struct {
 	e   *Engine
 	mod *compiled
+	// env holds environment defaults of a software command (see
+	// software.Command.Env).
+	env []string
 	// prefix replaces argv[0] when set: the interpreter, its argument and
 	// the script path of a "#!" script.
 	prefix []string
@@ -60,7 +63,7 @@ func (pr *program) Run(ctx context.Context, p *kernel.Process) int {
 	clock, stopClock := kernel.ThreadCPUClock()
 	p.SetCPUClock(clock)
 	defer stopClock()
-	argv, env := pr.argv(p.Argv()), p.Environ()
+	argv, env := pr.argv(p.Argv()), withDefaults(p.Environ(), pr.env)
 	cur := pr
 	for {
 		code, next := cur.runOnce(ctx, p, argv, env)
@@ -74,7 +77,7 @@ func (pr *program) Run(ctx context.Context, p *kernel.Process) int {
 			// this process with the kernel's view of its arguments.
 			return next.Program.Run(ctx, p)
 		}
-		cur, argv, env = np, np.argv(next.Argv), next.Env
+		cur, argv, env = np, np.argv(next.Argv), withDefaults(next.Env, np.env)
 	}
 }
 
@@ -140,6 +143,26 @@ func diag(ctx context.Context, p *kernel.Process, argv []string, msg string) {
 		name = path.Base(argv[0])
 	}
 	_, _ = p.Write(ctx, 2, []byte(name+": "+msg+"\n"))
+}
+
+// withDefaults returns env with each "KEY=VALUE" of defs whose key env
+// does not set appended.
+func withDefaults(env, defs []string) []string {
+	if len(defs) == 0 {
+		return env
+	}
+	set := make(map[string]bool, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		set[k] = true
+	}
+	out := env
+	for _, kv := range defs {
+		if k, _, _ := strings.Cut(kv, "="); !set[k] {
+			out = append(out[:len(out):len(out)], kv)
+		}
+	}
+	return out
 }
 
 // withPWD makes PWD name the process's working directory (agentOS ABI

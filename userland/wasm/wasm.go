@@ -1,6 +1,6 @@
 // Package wasm embeds secexec's own userland commands, compiled to WASI
 // preview 1 modules (GOOS=wasip1 GOARCH=wasm): grep (GNU grep 3.8
-// compatible) and jq (jq 1.7 command line over gojq). The modules are
+// compatible), jq (jq 1.7 command line over gojq) and git (go-git). The modules are
 // built by "go generate ./userland" and checked by TestWasmUpToDate.
 //
 // Both expect a WASI host that passes the working directory in the PWD
@@ -31,8 +31,8 @@ func Names() []string {
 	return names
 }
 
-// Module returns a copy of the named command's WASI module ("grep" or
-// "jq"); ok is false for an unknown name.
+// Module returns a copy of the named command's WASI module ("git",
+// "grep" or "jq"); ok is false for an unknown name.
 func Module(name string) (module []byte, ok bool) {
 	if strings.ContainsAny(name, "/.") {
 		return nil, false

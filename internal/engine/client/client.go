@@ -71,6 +71,8 @@ type Conn struct {
 	vms     map[uint64]*VM
 	done    chan struct{}
 	err     error
+	// toolCalls counts the host tool calls running (jsctx.go).
+	toolCalls int
 }
 
 // Handshake authenticates on an established connection with token and
@@ -353,6 +355,8 @@ func (c *Conn) dispatch(f proto.Frame) error {
 			case <-v.done:
 			}
 		}
+	case *proto.ToolCall:
+		c.runTool(f.ID, b)
 	case *proto.Fatal:
 		return fmt.Errorf("engine closed the connection: %w", b.Err.Err())
 	default:
@@ -477,6 +481,9 @@ type VMConfig struct {
 	// the moment each process started, so guests cannot build fine
 	// timers.
 	RealTime bool
+	// Tools are the host tools this program runs for the VM's guests
+	// (the engine asks with ToolCall); nil: none.
+	Tools kernel.ToolHost
 }
 
 // auditQueue bounds the audit events waiting for a slow Audit callback;
@@ -486,6 +493,9 @@ const auditQueue = 1024
 // NewVM creates a VM on the engine.
 func (c *Conn) NewVM(ctx context.Context, cfg VMConfig) (*VM, error) {
 	req := &proto.CreateVM{Limits: cfg.Limits, Cwd: cfg.Cwd, Hostname: cfg.Hostname, Audit: cfg.Audit != nil, RealTime: cfg.RealTime}
+	if cfg.Tools != nil {
+		req.Tools = cfg.Tools.Names()
+	}
 	if cfg.Policy != nil {
 		b, err := json.Marshal(cfg.Policy)
 		if err != nil {
@@ -506,7 +516,15 @@ func (c *Conn) NewVM(ctx context.Context, cfg VMConfig) (*VM, error) {
 		go func() { _, _ = c.call(context.Background(), proto.TCloseVM, &proto.VMRef{VM: r.VM}) }()
 		return nil, ctx.Err()
 	}
-	v := &VM{c: c, id: r.VM, done: make(chan struct{})}
+	v := &VM{c: c, id: r.VM, done: make(chan struct{}), tools: cfg.Tools}
+	lim := kernel.DefaultLimits()
+	v.toolBytes, v.toolTimeout = lim.ToolBytes, lim.ToolTimeout
+	if cfg.Limits.ToolBytes > 0 {
+		v.toolBytes = min(cfg.Limits.ToolBytes, kernel.MaxToolBytes)
+	}
+	if cfg.Limits.ToolTimeout > 0 {
+		v.toolTimeout = cfg.Limits.ToolTimeout
+	}
 	if cfg.Audit != nil {
 		v.audit = make(chan policy.Event, auditQueue)
 		go func() {

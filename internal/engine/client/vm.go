@@ -12,6 +12,7 @@ import (
 	"github.com/secexec/secexec/internal/engine/proto"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
+	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/policy"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -23,6 +24,11 @@ type VM struct {
 	c     *Conn
 	id    uint64
 	audit chan policy.Event
+	// tools run the VM's host tools for its guests (jsctx.go), with the
+	// VM's bounds.
+	tools       kernel.ToolHost
+	toolBytes   int
+	toolTimeout time.Duration
 
 	mu   sync.Mutex
 	done chan struct{}

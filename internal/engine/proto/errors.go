@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/secexec/secexec/internal/jsctx"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
@@ -17,19 +18,24 @@ type ErrorKind uint8
 
 // Error kinds.
 const (
-	KindOther    ErrorKind = iota // only Msg (and Errno, if any)
-	KindErrno                     // errno.Errno
-	KindPath                      // *errno.PathError: Op, Path, Errno
-	KindDenied                    // *policy.DeniedError: Domain, Op, Path (target), Rule
-	KindPolicy                    // *policy.ParseError: Op (where), Path (reason)
-	KindNotFound                  // *kernel.NotFoundError: Path (name)
-	KindTooLarge                  // *vmhost.TooLargeError: Path (what), Size, Limit
-	KindClosed                    // vmhost.ErrClosed
-	KindCanceled                  // context.Canceled
-	KindDeadline                  // context.DeadlineExceeded
-	KindNoVM                      // ErrNoVM
-	KindAuth                      // ErrAuth
-	KindProtocol                  // ErrProtocol
+	KindOther       ErrorKind = iota // only Msg (and Errno, if any)
+	KindErrno                        // errno.Errno
+	KindPath                         // *errno.PathError: Op, Path, Errno
+	KindDenied                       // *policy.DeniedError: Domain, Op, Path (target), Rule
+	KindPolicy                       // *policy.ParseError: Op (where), Path (reason)
+	KindNotFound                     // *kernel.NotFoundError: Path (name)
+	KindTooLarge                     // *vmhost.TooLargeError: Path (what), Size, Limit
+	KindClosed                       // vmhost.ErrClosed
+	KindCanceled                     // context.Canceled
+	KindDeadline                     // context.DeadlineExceeded
+	KindNoVM                         // ErrNoVM
+	KindAuth                         // ErrAuth
+	KindProtocol                     // ErrProtocol
+	KindThrown                       // *jsctx.ThrownError: Path (the stack)
+	KindDead                         // *jsctx.DeadError: Path (the reason)
+	KindEvalTimeout                  // jsctx.ErrTimeout with Op "canceled" or "deadline"
+	KindJSClosed                     // jsctx.ErrClosed
+	KindTool                         // *kernel.ToolError: Op (code), Path (tool), Domain (message)
 	kindEnd
 )
 
@@ -86,8 +92,24 @@ func ErrorOf(err error) *Error {
 		ps *policy.ParseError
 		nf *kernel.NotFoundError
 		tl *vmhost.TooLargeError
+		th *jsctx.ThrownError
+		dd *jsctx.DeadError
+		te *kernel.ToolError
 	)
 	switch {
+	case errors.As(err, &th):
+		e.Kind, e.Path = KindThrown, cut(th.Stack)
+	case errors.As(err, &dd):
+		e.Kind, e.Path = KindDead, cut(dd.Reason)
+	case errors.As(err, &te):
+		e.Kind, e.Op, e.Path, e.Domain = KindTool, te.Code, te.Tool, cut(te.Message)
+	case errors.Is(err, jsctx.ErrTimeout):
+		e.Kind, e.Op = KindEvalTimeout, "deadline"
+		if errors.Is(err, context.Canceled) {
+			e.Op = "canceled"
+		}
+	case errors.Is(err, jsctx.ErrClosed):
+		e.Kind = KindJSClosed
 	case errors.As(err, &pe):
 		e.Kind, e.Op, e.Path, e.Errno = KindPath, pe.Op, pe.Path, uint16(pe.Err)
 	case errors.As(err, &de):
@@ -148,6 +170,20 @@ func (e *Error) Err() error {
 		typed = ErrAuth
 	case KindProtocol:
 		typed = ErrProtocol
+	case KindThrown:
+		typed = &jsctx.ThrownError{Stack: e.Path}
+	case KindDead:
+		typed = &jsctx.DeadError{Reason: e.Path}
+	case KindTool:
+		typed = &kernel.ToolError{Code: e.Op, Tool: e.Path, Message: e.Domain}
+	case KindEvalTimeout:
+		cause := context.DeadlineExceeded
+		if e.Op == "canceled" {
+			cause = context.Canceled
+		}
+		typed = jsctx.TimeoutErr(cause)
+	case KindJSClosed:
+		typed = jsctx.ErrClosed
 	default:
 		if e.Errno != 0 {
 			typed = errno.Errno(e.Errno)
@@ -167,3 +203,12 @@ type remoteError struct {
 
 func (e *remoteError) Error() string { return e.msg }
 func (e *remoteError) Unwrap() error { return e.err }
+
+// cut bounds a guest-influenced text (an exception's stack, a tool's
+// message) as the error text is bounded.
+func cut(s string) string {
+	if len(s) > MaxErrorText {
+		return s[:MaxErrorText]
+	}
+	return s
+}

@@ -125,7 +125,21 @@ func decodeBody(t Type, id uint64, b []byte) (Frame, error) {
 }
 
 // validate checks what CBOR typing cannot: value ranges and ids.
+var (
+	errBadSize    = errors.New("bad size")
+	errNegTimeout = errors.New("negative timeout")
+)
+
 func validate(f Frame) error {
+	if ok, err := validateJSCtx(f); ok {
+		if err != nil {
+			return err
+		}
+		if f.ID == 0 {
+			return errors.New("id 0")
+		}
+		return nil
+	}
 	switch b := f.Body.(type) {
 	case *Hello:
 		if len(b.Token) != TokenSize {
@@ -141,6 +155,9 @@ func validate(f Frame) error {
 		}
 		if len(b.Data) > MaxChunk {
 			return errors.New("inline data over MaxChunk")
+		}
+		if len(b.Value) > MaxEvalValue || len(b.Stdout) > MaxEvalOutput || len(b.Stderr) > MaxEvalOutput {
+			return errBadSize
 		}
 	case *Data:
 		if b.Fd > FdFile {

@@ -18,9 +18,9 @@ import (
 
 // Version is the protocol version this package speaks. Hello and Welcome
 // carry it; a peer with another version is refused.
-const Version = 1
+const Version = 2
 
-// Frame and stream limits of protocol version 1.
+// Frame and stream limits of the protocol.
 const (
 	// MaxFrame bounds a frame's length field: the type byte, the id and
 	// the CBOR body. A peer that announces more is disconnected.
@@ -46,7 +46,7 @@ const (
 	EnvToken = "SECEXEC_ENGINE_TOKEN"
 	// ModeValue is EnvMode's value; it names the protocol version, so an
 	// engine binary of another version refuses to serve.
-	ModeValue = "proto1"
+	ModeValue = "proto2"
 	EngineFD  = 3
 	// EnvLogLevel carries the client's log level (slog's names: DEBUG,
 	// INFO, WARN, ERROR). The engine writes its log records at that level
@@ -72,6 +72,11 @@ const (
 	TExit     Type = 9  // engine → client: spawned process id exited
 	TVMEvent  Type = 10 // engine → client: VM id changed state
 	TAudit    Type = 11 // engine → client: a permission decision in VM id
+	// TToolCall asks the client to run a host tool; TToolResult answers
+	// it. They are requests the other way round: the id is the
+	// engine's, in a space of its own.
+	TToolCall   Type = 12 // engine → client
+	TToolResult Type = 13 // client → engine
 
 	TCreateVM  Type = 32
 	TCloseVM   Type = 33
@@ -95,6 +100,10 @@ const (
 	TSignal    Type = 51
 	TMetrics   Type = 52
 	TDial      Type = 53
+	// Persistent JavaScript contexts.
+	TNewContext   Type = 54
+	TEvaluate     Type = 55
+	TCloseContext Type = 56
 )
 
 var typeNames = map[Type]string{
@@ -105,6 +114,8 @@ var typeNames = map[Type]string{
 	TRemove: "Remove", TRemoveAll: "RemoveAll", TRename: "Rename", TSymlink: "Symlink",
 	TReadlink: "Readlink", TChmod: "Chmod", TMount: "Mount", TUnmount: "Unmount", TRun: "Run",
 	TSpawn: "Spawn", TSignal: "Signal", TMetrics: "Metrics", TDial: "Dial",
+	TToolCall: "ToolCall", TToolResult: "ToolResult", TNewContext: "NewContext", TEvaluate: "Evaluate",
+	TCloseContext: "CloseContext",
 }
 
 func (t Type) String() string {
@@ -115,7 +126,7 @@ func (t Type) String() string {
 }
 
 // IsRequest reports whether t is a request type, answered by a Response.
-func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TDial }
+func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TCloseContext }
 
 // Stream numbers: the fd of a Data, Credit or Close message.
 const (
@@ -219,6 +230,9 @@ type CreateVM struct {
 	Hostname    string        `cbor:"5,keyasint,omitempty"`
 	Audit       bool          `cbor:"6,keyasint,omitempty"`
 	RealTime    bool          `cbor:"7,keyasint,omitempty"`
+	// Tools names the host tools the client runs for this VM's guests
+	// (ToolCall).
+	Tools []string `cbor:"8,keyasint,omitempty"`
 }
 
 // VMRef names the VM a request acts on (CloseVM).
@@ -327,14 +341,20 @@ type Stat struct {
 // request's result.
 type Response struct {
 	Err     *Error     `cbor:"1,keyasint,omitempty"`
-	VM      uint64     `cbor:"2,keyasint,omitempty"` // CreateVM
-	Data    []byte     `cbor:"3,keyasint,omitempty"` // ReadFile: the tail of the contents; Metrics: the text
-	Dir     string     `cbor:"4,keyasint,omitempty"` // ReadDir: the directory's resolved path
-	Entries []DirEntry `cbor:"5,keyasint,omitempty"` // ReadDir
-	Stat    *Stat      `cbor:"6,keyasint,omitempty"` // Stat, Lstat
-	Target  string     `cbor:"7,keyasint,omitempty"` // Readlink
-	Exit    *Exit      `cbor:"8,keyasint,omitempty"` // Run
-	PID     int        `cbor:"9,keyasint,omitempty"` // Spawn
+	VM      uint64     `cbor:"2,keyasint,omitempty"`  // CreateVM
+	Data    []byte     `cbor:"3,keyasint,omitempty"`  // ReadFile: the tail of the contents; Metrics: the text
+	Dir     string     `cbor:"4,keyasint,omitempty"`  // ReadDir: the directory's resolved path
+	Entries []DirEntry `cbor:"5,keyasint,omitempty"`  // ReadDir
+	Stat    *Stat      `cbor:"6,keyasint,omitempty"`  // Stat, Lstat
+	Target  string     `cbor:"7,keyasint,omitempty"`  // Readlink
+	Exit    *Exit      `cbor:"8,keyasint,omitempty"`  // Run
+	PID     int        `cbor:"9,keyasint,omitempty"`  // Spawn, NewContext
+	Context uint64     `cbor:"10,keyasint,omitempty"` // NewContext
+	Value   []byte     `cbor:"11,keyasint,omitempty"` // Evaluate: the value's JSON
+	Stdout  []byte     `cbor:"12,keyasint,omitempty"` // Evaluate
+	Stderr  []byte     `cbor:"13,keyasint,omitempty"` // Evaluate
+	// Truncated says Evaluate's output went past its bound.
+	Truncated bool `cbor:"14,keyasint,omitempty"`
 }
 
 // newBody returns a fresh value for the body of a message of type t.
@@ -385,6 +405,16 @@ func newBody(t Type) (any, bool) {
 		return new(Metrics), true
 	case TDial:
 		return new(Dial), true
+	case TToolCall:
+		return new(ToolCall), true
+	case TToolResult:
+		return new(ToolResult), true
+	case TNewContext:
+		return new(NewContext), true
+	case TEvaluate:
+		return new(Evaluate), true
+	case TCloseContext:
+		return new(ContextRef), true
 	}
 	return nil, false
 }

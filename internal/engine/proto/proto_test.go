@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/secexec/secexec/internal/jsctx"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
@@ -62,6 +63,17 @@ func samples() []Frame {
 		{TSignal, 30, &Signal{Proc: 29, Sig: 15}},
 		{TMetrics, 31, &Metrics{}},
 		{TResponse, 31, &Response{Data: []byte("# TYPE secexec_runs_total counter\nsecexec_runs_total{outcome=\"succeeded\"} 3\n")}},
+		{TNewContext, 40, &NewContext{VM: 3, Env: []string{"A=1"}, Cwd: "/w", MaxOutput: 1 << 20}},
+		{TResponse, 40, &Response{Context: 1, PID: 12}},
+		{TEvaluate, 41, &Evaluate{Context: 1, Expr: "let x = 1; x + 1", Timeout: 1e9}},
+		{TResponse, 41, &Response{Value: []byte("2"), Stdout: []byte("out\n"), Stderr: []byte{0xff}, Truncated: true}},
+		{TResponse, 42, &Response{Err: ErrorOf(&jsctx.ThrownError{Stack: "Error: x\n    at [context]:1:7"}), Stdout: []byte("before\n")}},
+		{TResponse, 43, &Response{Err: ErrorOf(jsctx.TimeoutErr(context.DeadlineExceeded))}},
+		{TResponse, 44, &Response{Err: ErrorOf(&jsctx.DeadError{Reason: "JavaScript heap out of memory"})}},
+		{TCloseContext, 45, &ContextRef{Context: 1}},
+		{TToolCall, 1, &ToolCall{VM: 3, Name: "search", Args: []byte(`{"q":"x"}`), Pid: 7, Timeout: 3e10}},
+		{TToolResult, 1, &ToolResult{Result: []byte(`[1,2]`)}},
+		{TToolResult, 2, &ToolResult{Err: ErrorOf(&kernel.ToolError{Code: kernel.ToolFailed, Tool: "search", Message: "down"})}},
 	}
 }
 
@@ -114,7 +126,13 @@ func TestDecodeRejects(t *testing.T) {
 		{"length mismatch", append(frame(TData, 1, valid), 0)},
 		{"too large", huge},
 		{"unknown type 0", frame(0, 1, valid)},
-		{"unknown type 12", frame(12, 1, valid)},
+		{"unknown type 14", frame(14, 1, valid)},
+		{"unknown type 57", frame(57, 1, valid)},
+		{"negative eval timeout", frame(TEvaluate, 1, []byte{0xa2, 0x01, 0x01, 0x03, 0x20})},
+		{"evaluate id 0", frame(TEvaluate, 0, []byte{0xa1, 0x01, 0x01})},
+		{"tool call id 0", frame(TToolCall, 0, []byte{0xa1, 0x01, 0x01})},
+		{"negative tool timeout", frame(TToolCall, 1, []byte{0xa1, 0x05, 0x20})},
+		{"context output over the bound", frame(TNewContext, 1, []byte{0xa1, 0x04, 0x1a, 0x10, 0x00, 0x00, 0x00})},
 		{"unknown type 255", frame(255, 1, valid)},
 		{"not cbor", frame(TData, 1, []byte{0xff, 0xff})},
 		{"empty body", frame(TData, 1, nil)},
@@ -244,6 +262,24 @@ func TestErrorRoundTrip(t *testing.T) {
 		{err: ErrNoVM, is: []error{ErrNoVM}},
 		{err: fmt.Errorf("spawn x: argument list of 5 bytes: %w", errno.E2BIG), is: []error{errno.E2BIG}},
 		{err: errors.New("plain"), is: nil},
+		{err: &jsctx.ThrownError{Stack: "TypeError: x\n    at [context]:1:1"},
+			check: func(e error) bool {
+				var th *jsctx.ThrownError
+				return errors.As(e, &th) && th.Stack == "TypeError: x\n    at [context]:1:1"
+			}},
+		{err: &jsctx.DeadError{Reason: "JavaScript heap out of memory"},
+			check: func(e error) bool {
+				var d *jsctx.DeadError
+				return errors.As(e, &d) && d.Reason == "JavaScript heap out of memory"
+			}},
+		{err: jsctx.TimeoutErr(context.DeadlineExceeded), is: []error{jsctx.ErrTimeout, context.DeadlineExceeded}},
+		{err: jsctx.TimeoutErr(context.Canceled), is: []error{jsctx.ErrTimeout, context.Canceled}},
+		{err: jsctx.ErrClosed, is: []error{jsctx.ErrClosed}},
+		{err: &kernel.ToolError{Code: kernel.ToolTimeout, Tool: "t", Message: "slow", Err: context.DeadlineExceeded},
+			check: func(e error) bool {
+				var te *kernel.ToolError
+				return errors.As(e, &te) && te.Code == kernel.ToolTimeout && te.Tool == "t" && te.Message == "slow"
+			}},
 	} {
 		b, err := Append(nil, TResponse, 1, &Response{Err: ErrorOf(tc.err)})
 		if err != nil {

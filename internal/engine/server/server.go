@@ -18,6 +18,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,6 +113,7 @@ type conn struct {
 	uploads map[uint64]*upload            // WriteFile contents arriving
 	credits map[streamKey]*flow.Credit    // streams the engine sends: output
 	procs   map[uint64]*proc              // spawned processes, by spawn request id
+	js      jsState                       // contexts and tool calls (jsctx.go)
 
 	work sync.WaitGroup // request handlers and stream pumps
 }
@@ -225,6 +227,9 @@ func (c *conn) dispatch(f proto.Frame) error {
 		if cr != nil {
 			cr.Add(int(b.N))
 		}
+		return nil
+	case *proto.ToolResult:
+		c.toolResult(f.ID, b)
 		return nil
 	case *proto.Close:
 		// The client stopped reading an output stream.
@@ -428,6 +433,12 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 		return nil
 	case *proto.Metrics:
 		return c.metrics()
+	case *proto.NewContext:
+		return c.newContext(ctx, b)
+	case *proto.Evaluate:
+		return c.evaluate(ctx, b)
+	case *proto.ContextRef:
+		return c.closeContext(ctx, b.Context)
 	}
 	return errResp(fmt.Errorf("engine: %s: %w", f.Type, errno.ENOSYS))
 }
@@ -485,6 +496,9 @@ func (c *conn) createVM(ctx context.Context, b *proto.CreateVM) *proto.Response 
 	for _, m := range b.Mounts {
 		cfg.Mounts = append(cfg.Mounts, vm.Mount(m))
 	}
+	if len(b.Tools) > 0 {
+		cfg.Tools = &remoteTools{c: c, vm: id, names: slices.Clone(b.Tools)}
+	}
 	if b.Audit {
 		cfg.Audit = func(ev policy.Event) {
 			_ = c.w.Write(proto.TAudit, id, &proto.Audit{
@@ -517,6 +531,7 @@ func (c *conn) closeVM(ctx context.Context, id uint64) *proto.Response {
 		return errResp(proto.ErrNoVM)
 	}
 	err := v.host.Close(ctx)
+	c.forgetContexts(id)
 	_ = c.w.Write(proto.TVMEvent, id, &proto.VMEvent{Event: proto.VMClosed})
 	return errResp(err)
 }

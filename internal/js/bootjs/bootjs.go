@@ -148,6 +148,7 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	bundlePath := filepath.Join(dir, "bundle-"+digest[:24]+".js")
 	b, err := readBundle(bundlePath)
 	if err == nil {
+		markUsed(bundlePath)
 		b.Digest = digest
 		return b, nil
 	}
@@ -189,14 +190,7 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 	if err := writeBundle(bundlePath, b); err != nil {
 		log.Warn("bootjs: caching bundle", "err", err)
 	}
-	// Bundles of other sources are stale; remove them (best effort).
-	if old, _ := filepath.Glob(filepath.Join(dir, "bundle-*.js")); len(old) > 1 {
-		for _, f := range old {
-			if f != bundlePath {
-				_ = os.Remove(f)
-			}
-		}
-	}
+	removeUnused(filepath.Join(dir, "bundle-*.js"), bundlePath)
 	return b, nil
 }
 
@@ -327,6 +321,7 @@ func install(ctx context.Context, cacheDir string, opts Options, log *slog.Logge
 		return err == nil
 	}
 	if complete() {
+		markUsed(final)
 		return mods, false, nil
 	}
 	if opts.Offline {
@@ -400,15 +395,7 @@ func install(ctx context.Context, cacheDir string, opts Options, log *slog.Logge
 	if err := os.Rename(tmp, final); err != nil {
 		return "", false, fmt.Errorf("bootjs: %w", err)
 	}
-	// Installs of other package sets are stale (a newer secexec pins
-	// other versions); under the lock none of them is being written.
-	if old, _ := filepath.Glob(filepath.Join(cacheDir, "polyfills-*")); len(old) > 1 {
-		for _, d := range old {
-			if d != final {
-				_ = os.RemoveAll(d)
-			}
-		}
-	}
+	removeUnused(filepath.Join(cacheDir, "polyfills-*"), final)
 	return mods, true, nil
 }
 
@@ -573,4 +560,32 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+// unusedAfter is how long a bundle or polyfill install of another source
+// must have gone unused before an install removes it. Two secexec builds
+// (an upgrade in progress, two projects pinning different versions) share
+// one cache directory; removing the other's files at once made its next
+// engine start fail offline.
+const unusedAfter = 7 * 24 * time.Hour
+
+// markUsed records that path served a process start (best effort): its
+// modification time is what removeUnused ages.
+func markUsed(path string) {
+	now := time.Now()
+	_ = os.Chtimes(path, now, now)
+}
+
+// removeUnused removes the entries matching pattern, other than keep,
+// that nobody has used for unusedAfter (best effort).
+func removeUnused(pattern, keep string) {
+	old, _ := filepath.Glob(pattern)
+	for _, p := range old {
+		if p == keep {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > unusedAfter {
+			_ = os.RemoveAll(p)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // leftovers lists what a failed Build left in dir besides its lock file.
@@ -138,5 +139,40 @@ func TestBuildInstallsOnceAndRepairs(t *testing.T) {
 	}
 	if _, err := os.Stat(mods[0]); err != nil {
 		t.Errorf("the damaged install was not repaired: %v", err)
+	}
+
+	// Another secexec build's files in the same cache: the next install
+	// or bundle removes them only once unused for a week, so the other
+	// build's engines keep working meanwhile.
+	long := time.Now().Add(-8 * 24 * time.Hour)
+	for _, name := range []string{"polyfills-recent", "polyfills-old"} {
+		if err := os.MkdirAll(filepath.Join(dir, name, "node_modules"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"bundle-recent.js", "bundle-old.js"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"polyfills-old", "bundle-old.js"} {
+		if err := os.Chtimes(filepath.Join(dir, name), long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	current, _ := filepath.Glob(filepath.Join(dir, "bundle-????????????????????????.js"))
+	if len(current) != 1 {
+		t.Fatalf("current bundle: %q", current)
+	}
+	if err := os.Remove(current[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(ctx, Options{CacheDir: dir, Offline: true}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"polyfills-recent": true, "bundle-recent.js": true, "bundle-old.js": false} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s: present %v, want %v", name, err == nil, want)
+		}
 	}
 }

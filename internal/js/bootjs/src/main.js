@@ -184,6 +184,38 @@ P.ObjectDefineProperty(g, '__secexec_exit', {
   },
   configurable: true,
 });
+// ctxSettle answers evaluation id of a persistent context (context.go)
+// with the JSON of v, awaited if it is a promise, or the text of what it
+// threw. Guest code runs here (then, toJSON, stack getters), under the
+// evaluation's deadline.
+// A value's JSON longer than maxValue code units is over the host's byte
+// bound too (vmhost.MaxEvalValue): it is refused here, not copied out.
+const maxValue = 4 * 1024 * 1024;
+const maxStack = 64 * 1024;
+function ctxSettle(id, v) {
+  const fail = (e) => {
+    let s;
+    try { s = String((e && e.stack) || e); } catch { s = 'Error: the thrown value cannot be printed'; }
+    B.ctxReply(id, 0, P.StringPrototypeSlice(s, 0, maxStack));
+  };
+  const done = (val) => {
+    let s;
+    try { s = P.JSONStringify(val); } catch (e) { fail(e); return; }
+    if (s === undefined) s = 'null';
+    if (s.length > maxValue) B.ctxReply(id, 2, String(s.length));
+    else B.ctxReply(id, 1, s);
+  };
+  try {
+    if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') {
+      P.PromiseResolve(v).then(done, fail);
+    } else {
+      done(v);
+    }
+  } catch (e) {
+    fail(e);
+  }
+}
+P.ObjectDefineProperty(g, '__secexec_ctxSettle', { value: ctxSettle, configurable: true });
 const rejections = require('./internal/rejections.js');
 rejections.init(process, fatal);
 P.ObjectDefineProperty(g, '__secexec_rejections', { value: rejections.settle, configurable: true });

@@ -65,6 +65,8 @@ const factories = {
   dns: () => require('../dns.js'),
   'dns/promises': () => require('../dns.js').promises,
   dgram: () => require('../dgram.js'),
+  // secexec's own: the embedder's host tools.
+  'secexec:tools': () => require('../tools.js'),
 };
 
 // Modules that only exist with the node: prefix.
@@ -89,6 +91,6 @@ function load(name) {
   return m;
 }
 
-const builtinModules = Object.keys(factories).filter((n) => !n.includes('/') || n.startsWith('fs/') || n.startsWith('stream/') || n.startsWith('timers/') || n.startsWith('util/') || n.startsWith('path/') || n.startsWith('assert/') || n.startsWith('dns/') || n.startsWith('readline/') || n.startsWith('inspector/'));
+const builtinModules = Object.keys(factories).filter((n) => !n.startsWith('secexec:')).filter((n) => !n.includes('/') || n.startsWith('fs/') || n.startsWith('stream/') || n.startsWith('timers/') || n.startsWith('util/') || n.startsWith('path/') || n.startsWith('assert/') || n.startsWith('dns/') || n.startsWith('readline/') || n.startsWith('inspector/'));
 
 module.exports = { has, load, builtinModules };

@@ -1,0 +1,26 @@
+// Isolate::CancelTerminateExecution, which tommie/v8go does not expose:
+// a persistent context whose evaluation was stopped at its deadline
+// clears the termination and goes on serving (see context.go), as Node's
+// vm module does after a timeout. As in rejections_shim.cc, the V8 entry
+// point is declared here and resolves to libv8's own definition; a
+// signature that drifts fails at link time.
+
+namespace v8 {
+
+class Isolate {
+ public:
+  void CancelTerminateExecution();
+};
+
+}  // namespace v8
+
+extern "C" {
+
+// secexecCancelTerminate cancels a requested or propagating termination
+// of iso. It is called on the isolate's own thread, between calls into
+// V8.
+void secexecCancelTerminate(void* iso) {
+  if (iso != nullptr) static_cast<v8::Isolate*>(iso)->CancelTerminateExecution();
+}
+
+}  // extern "C"

@@ -1,0 +1,44 @@
+// Package pysupport provides the guest-side support files of the python3
+// command (CPython for WASI, software.PythonPin): a read-only layer that
+// puts them at software.PythonSupportDir, which the command's processes
+// find on PYTHONPATH.
+//
+// sitecustomize.py adapts CPython to the VM at start-up: it moves to the
+// working directory the kernel passes in PWD (wasi-libc starts at "/"),
+// adds the VM's site directories for pure-Python packages
+// (/usr/lib/python3/dist-packages and the user's site-packages), and runs
+// a script named by a relative path, which CPython would otherwise look
+// for under "/". subprocess.py shadows the standard module and runs
+// commands through the spawn device at DevicePath (spawn.go), since
+// CPython on WASI cannot fork or exec.
+package pysupport
+
+import (
+	_ "embed"
+	"path"
+
+	"github.com/secexec/secexec/kernel/vfs"
+	"github.com/secexec/secexec/software"
+)
+
+var (
+	//go:embed sitecustomize.py
+	siteCustomize []byte
+	//go:embed subprocess.py
+	subprocessShim []byte
+)
+
+// DevicePath is the spawn device's guest path (see spawn.go).
+const DevicePath = "/opt/secexec/spawn"
+
+// Files returns the support files by guest path.
+func Files() map[string][]byte {
+	return map[string][]byte{
+		path.Join(software.PythonSupportDir, "sitecustomize.py"): siteCustomize,
+		path.Join(software.PythonSupportDir, "subprocess.py"):    subprocessShim,
+	}
+}
+
+// Layer returns a read-only filesystem (to be used as a lower layer of
+// VMs' roots) holding the support files and the spawn device.
+func Layer() vfs.FileSystem { return newLayer(Files(), DevicePath) }

@@ -1,0 +1,80 @@
+# secexec's start-up adjustments for CPython on WASI inside a VM. This
+# file is on PYTHONPATH (a read-only layer); site imports it at start-up.
+import os
+import sys
+
+
+def _secexec_start():
+    # WASI has no working directory: wasi-libc starts at "/". The kernel
+    # passes the process's directory in PWD, as for every WASI guest.
+    pwd = os.environ.get("PWD", "")
+    if pwd.startswith("/"):
+        try:
+            os.chdir(pwd)
+        except OSError:
+            pass
+    # Pure-Python packages installed into the VM. Python sees nothing of
+    # the VM under /usr (the module's embedded standard library shadows
+    # it), so the system site directory is /lib/python3/dist-packages
+    # (where a Debian python3-* package's usr/lib/python3/dist-packages
+    # goes); the user's site directory works as usual.
+    import site
+
+    for d in ("/lib/python3/dist-packages",
+              os.path.expanduser("~/.local/lib/python%d.%d/site-packages" % sys.version_info[:2])):
+        if os.path.isdir(d):
+            site.addsitedir(d)
+
+
+def _secexec_relative_script():
+    # CPython made a relative script path absolute against "/" before
+    # this file ran, so it would not find the file: run it here instead,
+    # as CPython would have (an absolute __file__, sys.argv[0] as typed,
+    # the script's directory first on sys.path), and exit with its status.
+    script = sys.argv[0] if sys.argv else ""
+    if script in ("", "-c", "-m") or script.startswith("/") or not os.path.isfile(script):
+        return
+    import traceback
+
+    path = os.path.abspath(script)
+    sys.path[0:0] = [os.path.dirname(path)]
+    main = sys.modules["__main__"]
+    main.__file__, main.__cached__ = path, None
+    code = 0
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+        exec(compile(source, path, "exec"), main.__dict__)
+    except SystemExit as e:
+        code = e.code
+    except BaseException:
+        exc = sys.exc_info()
+        # Start the traceback at the script, as CPython does.
+        tb = exc[2]
+        while tb is not None and tb.tb_frame.f_code.co_filename != path and tb.tb_next is not None:
+            tb = tb.tb_next
+        traceback.print_exception(exc[0], exc[1], tb)
+        code = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    os._exit(code & 0xFF)
+
+
+def _secexec_system(command):
+    import subprocess
+
+    return subprocess._secexec_system(command)
+
+
+_secexec_start()
+# os.system runs through the subprocess shim (imported on first use).
+os.system = _secexec_system
+_secexec_relative_script()

@@ -1,0 +1,152 @@
+// Package vmtest is test support: VMs with the real WebAssembly engine,
+// the real userland from the shared test cache, secexec's own commands
+// and the python3 support layer — what internal/guest assembles, without
+// V8 — for tests that run real guest programs through vmhost.
+package vmtest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/secexec/secexec/internal/pysupport"
+	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/internal/vmhost"
+	"github.com/secexec/secexec/internal/wasm"
+	"github.com/secexec/secexec/kernel/policy"
+	"github.com/secexec/secexec/kernel/vfs"
+	"github.com/secexec/secexec/software"
+	userwasm "github.com/secexec/secexec/userland/wasm"
+)
+
+// The caches every test binary of the repository shares: packages are
+// fetched and modules compiled once per machine.
+var (
+	SoftwareDir = filepath.Join(os.TempDir(), "secexec-test-software")
+	WASMDir     = filepath.Join(os.TempDir(), "secexec-test-wasm-cache")
+)
+
+// Runtime is a vmhost.Runtime over one WebAssembly engine and store.
+type Runtime struct {
+	Engine *wasm.Engine
+	Store  *software.Store
+	layers []vfs.FileSystem
+}
+
+// Configure adds the software and python support layers.
+func (r *Runtime) Configure(_ context.Context, cfg *vm.Config) error {
+	cfg.Lowers = append(append([]vfs.FileSystem(nil), r.layers...), cfg.Lowers...)
+	return nil
+}
+
+// Attach registers the WebAssembly loader.
+func (r *Runtime) Attach(_ context.Context, m *vm.VM) error {
+	m.Kernel.RegisterLoader(r.Engine.Loader())
+	return nil
+}
+
+var (
+	once   sync.Once
+	shared *Runtime
+	err    error
+)
+
+// Shared returns the runtime of this test binary, making it on first use
+// (every pinned package installed, python3 included). Use Main as the
+// package's TestMain to release it.
+func Shared(t testing.TB) *Runtime {
+	t.Helper()
+	once.Do(func() {
+		ctx := context.Background()
+		store, e := software.Open(ctx, software.Options{Dir: SoftwareDir})
+		if e != nil {
+			err = e
+			return
+		}
+		if e := store.Ensure(ctx); e != nil {
+			err = e
+			return
+		}
+		for _, name := range userwasm.Names() {
+			mod, _ := userwasm.Module(name)
+			if _, e := store.Register(name, mod); e != nil {
+				err = e
+				return
+			}
+		}
+		eng, e := wasm.NewEngine(ctx, wasm.Config{CacheDir: WASMDir})
+		if e != nil {
+			err = e
+			return
+		}
+		shared = &Runtime{Engine: eng, Store: store, layers: []vfs.FileSystem{eng.SoftwareLayer(store), pysupport.Layer()}}
+	})
+	if err != nil {
+		t.Fatalf("test runtime: %v", err)
+	}
+	return shared
+}
+
+// Main is a TestMain: it runs the tests, releases the shared runtime if
+// one was made, and exits with the tests' status.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		_ = shared.Engine.Close(context.Background())
+		_ = shared.Store.Close()
+	}
+	os.Exit(code)
+}
+
+// NewHost builds a VM on the shared runtime, closed when the test ends.
+// A nil cfg.Policy allows everything.
+func NewHost(t testing.TB, cfg vmhost.Config) *vmhost.Host {
+	t.Helper()
+	cfg.Runtime = Shared(t)
+	if cfg.Policy == nil {
+		cfg.Policy = policy.AllowAll()
+	}
+	h, err := vmhost.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = h.Close(ctx)
+	})
+	return h
+}
+
+// Env is the environment Run gives programs.
+var Env = []string{"HOME=" + vm.UserHome, "PATH=/usr/bin:/bin", "LANG=C.UTF-8", "USER=" + vm.UserName}
+
+// Result is the outcome of Run.
+type Result struct {
+	Stdout, Stderr string
+	Exit           *vmhost.Exit
+}
+
+// Run runs argv in h with stdin (none if empty) and the environment Env
+// plus extra, and fails the test if it cannot be run.
+func Run(t testing.TB, h *vmhost.Host, stdin string, extra []string, argv ...string) Result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var in io.Reader
+	if stdin != "" {
+		in = strings.NewReader(stdin)
+	}
+	spec := vmhost.RunSpec{Argv: argv, Env: append(append([]string(nil), Env...), extra...),
+		Stdin: in, Stdout: &out, Stderr: &errb, Timeout: 60 * time.Second}
+	ex, err := h.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("run %q: %v", argv, err)
+	}
+	return Result{Stdout: out.String(), Stderr: errb.String(), Exit: ex}
+}

@@ -1,0 +1,454 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v6/plumbing"
+	"github.com/go-git/go-git/v6/plumbing/filemode"
+	format "github.com/go-git/go-git/v6/plumbing/format/config"
+	"github.com/go-git/go-git/v6/plumbing/object"
+	"github.com/go-git/go-git/v6/utils/diff"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// entry is one file of a tree, the index or the worktree.
+type entry struct {
+	hash plumbing.Hash
+	mode filemode.FileMode
+	load func() ([]byte, error)
+}
+
+// snapshot maps slash paths to files.
+type snapshot map[string]entry
+
+// maxBlob bounds the bytes of one file a diff reads.
+const maxBlob = 64 << 20
+
+func blobLoader(rp *repo, h plumbing.Hash) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		b, err := rp.r.BlobObject(h)
+		if err != nil {
+			return nil, err
+		}
+		if b.Size > maxBlob {
+			return nil, fatalf("%s: blob too large to diff", h)
+		}
+		rd, err := b.Reader()
+		if err != nil {
+			return nil, err
+		}
+		defer rd.Close()
+		return io.ReadAll(rd)
+	}
+}
+
+// treeSnapshot lists a commit's files; a nil commit has none.
+func treeSnapshot(rp *repo, c *object.Commit) (snapshot, error) {
+	s := snapshot{}
+	if c == nil {
+		return s, nil
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	err = t.Files().ForEach(func(f *object.File) error {
+		s[f.Name] = entry{hash: f.Hash, mode: f.Mode, load: blobLoader(rp, f.Hash)}
+		return nil
+	})
+	return s, err
+}
+
+// indexSnapshot lists the index.
+func indexSnapshot(rp *repo) (snapshot, error) {
+	idx, err := rp.r.Storer.Index()
+	if err != nil {
+		return nil, err
+	}
+	s := snapshot{}
+	for _, e := range idx.Entries {
+		s[e.Name] = entry{hash: e.Hash, mode: e.Mode, load: blobLoader(rp, e.Hash)}
+	}
+	return s, nil
+}
+
+// worktreeFile reads a file of the worktree as git would store it.
+func worktreeFile(rp *repo, p string) (entry, bool, error) {
+	full := filepath.Join(rp.root, filepath.FromSlash(p))
+	fi, err := os.Lstat(full)
+	if os.IsNotExist(err) {
+		return entry{}, false, nil
+	}
+	if err != nil {
+		return entry{}, false, err
+	}
+	var data []byte
+	mode := filemode.Regular
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		t, err := os.Readlink(full)
+		if err != nil {
+			return entry{}, false, err
+		}
+		data, mode = []byte(t), filemode.Symlink
+	case fi.Mode().IsRegular():
+		if fi.Size() > maxBlob {
+			return entry{}, false, fatalf("%s: file too large to diff", p)
+		}
+		if data, err = os.ReadFile(full); err != nil {
+			return entry{}, false, err
+		}
+		if fi.Mode()&0o111 != 0 {
+			mode = filemode.Executable
+		}
+	default:
+		return entry{}, false, nil
+	}
+	hs := plumbing.NewHasher(format.SHA1, plumbing.BlobObject, int64(len(data)))
+	hs.Write(data)
+	h := hs.Sum()
+	return entry{hash: h, mode: mode, load: func() ([]byte, error) { return data, nil }}, true, nil
+}
+
+// fileChange is one path that differs between two snapshots.
+type fileChange struct {
+	path     string
+	from, to *entry
+}
+
+// compare lists the paths whose content or mode differ, sorted.
+func compare(a, b snapshot) []fileChange {
+	var out []fileChange
+	for p, ea := range a {
+		eb, ok := b[p]
+		switch {
+		case !ok:
+			out = append(out, fileChange{path: p, from: &ea})
+		case !ea.hash.Equal(eb.hash) || ea.mode != eb.mode:
+			out = append(out, fileChange{path: p, from: &ea, to: &eb})
+		}
+	}
+	for p, eb := range b {
+		if _, ok := a[p]; !ok {
+			out = append(out, fileChange{path: p, to: &eb})
+		}
+	}
+	slices.SortFunc(out, func(x, y fileChange) int { return strings.Compare(x.path, y.path) })
+	return out
+}
+
+// zeroShort is the abbreviated hash of a missing side.
+const zeroShort = "0000000"
+
+// writePatch writes one change in git's unified format with 3 lines of
+// context.
+func writePatch(w io.Writer, c fileChange) error {
+	fmt.Fprintf(w, "diff --git a/%s b/%s\n", c.path, c.path)
+	var a, b []byte
+	var err error
+	if c.from != nil {
+		if a, err = c.from.load(); err != nil {
+			return err
+		}
+	}
+	if c.to != nil {
+		if b, err = c.to.load(); err != nil {
+			return err
+		}
+	}
+	oldName, newName := "a/"+c.path, "b/"+c.path
+	switch {
+	case c.from == nil:
+		fmt.Fprintf(w, "new file mode %o\nindex %s..%s\n", c.to.mode, zeroShort, short(c.to.hash))
+		oldName = "/dev/null"
+	case c.to == nil:
+		fmt.Fprintf(w, "deleted file mode %o\nindex %s..%s\n", c.from.mode, short(c.from.hash), zeroShort)
+		newName = "/dev/null"
+	default:
+		if c.from.mode != c.to.mode {
+			fmt.Fprintf(w, "old mode %o\nnew mode %o\n", c.from.mode, c.to.mode)
+		}
+		if c.from.hash.Equal(c.to.hash) {
+			return nil
+		}
+		fmt.Fprintf(w, "index %s..%s", short(c.from.hash), short(c.to.hash))
+		if c.from.mode == c.to.mode {
+			fmt.Fprintf(w, " %o", c.to.mode)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	if isBinary(a) || isBinary(b) {
+		fmt.Fprintf(w, "Binary files %s and %s differ\n", oldName, newName)
+		return nil
+	}
+	fmt.Fprintf(w, "--- %s\n+++ %s\n", oldName, newName)
+	writeHunks(w, lineOps(string(a), string(b)), splitLines(string(a)))
+	return nil
+}
+
+// isBinary applies git's test: a NUL in the first 8000 bytes.
+func isBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0
+}
+
+// op is one line of a line diff: ' ', '-' or '+'.
+type op struct {
+	kind byte
+	line string // with its newline, if it has one
+}
+
+// diffTimeout bounds the search for a minimal diff; past it the rest is
+// one deletion and one insertion, still a correct patch.
+const diffTimeout = 5 * time.Second
+
+func lineOps(a, b string) []op {
+	var ops []op
+	for _, d := range diff.DoWithTimeout(a, b, diffTimeout) {
+		kind := byte(' ')
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			kind = '-'
+		case diffmatchpatch.DiffInsert:
+			kind = '+'
+		}
+		for _, l := range splitLines(d.Text) {
+			ops = append(ops, op{kind, l})
+		}
+	}
+	return ops
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}
+
+const context = 3
+
+// writeHunks groups ops into hunks as git does: 3 lines of context, hunks
+// closer than twice that merged, and a function line (git's default: the
+// nearest line above starting with a letter, '_' or '$') in the header.
+func writeHunks(w io.Writer, ops []op, oldLines []string) {
+	funcLine, funcLimit := "", -1
+	for i := 0; i < len(ops); {
+		// Find the next change.
+		for i < len(ops) && ops[i].kind == ' ' {
+			i++
+		}
+		if i >= len(ops) {
+			return
+		}
+		start := max(0, i-context)
+		end := i
+		for {
+			for end < len(ops) && ops[end].kind != ' ' {
+				end++
+			}
+			run := end
+			for run < len(ops) && ops[run].kind == ' ' {
+				run++
+			}
+			if run < len(ops) && run-end <= 2*context {
+				end = run
+				continue
+			}
+			end = min(end+context, len(ops))
+			break
+		}
+		// Line numbers of the hunk's first old and new lines.
+		oldLine, newLine := 0, 0
+		for _, o := range ops[:start] {
+			if o.kind != '+' {
+				oldLine++
+			}
+			if o.kind != '-' {
+				newLine++
+			}
+		}
+		oldCount, newCount := 0, 0
+		for _, o := range ops[start:end] {
+			if o.kind != '+' {
+				oldCount++
+			}
+			if o.kind != '-' {
+				newCount++
+			}
+		}
+		for l := oldLine - 1; l > funcLimit && l >= 0; l-- {
+			if f, ok := funcName(oldLines[l]); ok {
+				funcLine = f
+				break
+			}
+		}
+		funcLimit = oldLine - 1
+		hdr := fmt.Sprintf("@@ -%s +%s @@", hunkRange(oldLine, oldCount), hunkRange(newLine, newCount))
+		if funcLine != "" {
+			hdr += " " + funcLine
+		}
+		fmt.Fprintln(w, hdr)
+		for _, o := range ops[start:end] {
+			fmt.Fprintf(w, "%c%s", o.kind, o.line)
+			if !strings.HasSuffix(o.line, "\n") {
+				fmt.Fprint(w, "\n\\ No newline at end of file\n")
+			}
+		}
+		i = end
+	}
+}
+
+func hunkRange(line, count int) string {
+	switch count {
+	case 0:
+		return fmt.Sprintf("%d,0", line)
+	case 1:
+		return fmt.Sprint(line + 1)
+	}
+	return fmt.Sprintf("%d,%d", line+1, count)
+}
+
+// funcName is git's default function-line rule (xdiff's def_ff).
+func funcName(line string) (string, bool) {
+	if line == "" {
+		return "", false
+	}
+	c := line[0]
+	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$') {
+		return "", false
+	}
+	line = line[:min(len(line), 80)]
+	return strings.TrimRight(line, " \t\n\v\f\r"), true
+}
+
+// cmdDiff: git diff [--cached|--staged] [COMMIT [COMMIT]] [--stat is not supported] [-- PATH...].
+func cmdDiff(e *env, args []string) error {
+	cached := false
+	var revs, paths []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--cached" || a == "--staged":
+			cached = true
+		case a == "--":
+			paths = append(paths, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "-"):
+			return usagef("error: invalid option: %s", a)
+		default:
+			revs = append(revs, a)
+		}
+	}
+	rp, err := openRepo()
+	if err != nil {
+		return err
+	}
+	var from, to snapshot
+	switch {
+	case len(revs) > 2 || (cached && len(revs) > 1):
+		return usagef("usage: git diff [--cached] [<commit> [<commit>]] [-- <path>...]")
+	case len(revs) == 2:
+		a, err := rp.resolveCommit(revs[0])
+		if err != nil {
+			return err
+		}
+		b, err := rp.resolveCommit(revs[1])
+		if err != nil {
+			return err
+		}
+		if from, err = treeSnapshot(rp, a); err != nil {
+			return err
+		}
+		if to, err = treeSnapshot(rp, b); err != nil {
+			return err
+		}
+	case cached:
+		var c *object.Commit
+		if len(revs) == 1 {
+			c, err = rp.resolveCommit(revs[0])
+		} else {
+			c, err = rp.head()
+		}
+		if err != nil {
+			return err
+		}
+		if from, err = treeSnapshot(rp, c); err != nil {
+			return err
+		}
+		if to, err = indexSnapshot(rp); err != nil {
+			return err
+		}
+	default:
+		// The worktree against the index, or against a commit: tracked
+		// files only, as git shows them.
+		idx, err := indexSnapshot(rp)
+		if err != nil {
+			return err
+		}
+		from = idx
+		if len(revs) == 1 {
+			c, err := rp.resolveCommit(revs[0])
+			if err != nil {
+				return err
+			}
+			if from, err = treeSnapshot(rp, c); err != nil {
+				return err
+			}
+		}
+		to = snapshot{}
+		for p, ie := range idx {
+			ent, ok, err := worktreeFile(rp, p)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if ent.hash.Equal(ie.hash) && ent.mode == ie.mode {
+				// Unchanged: the index's loader avoids holding the data.
+				ent.load = ie.load
+			}
+			to[p] = ent
+		}
+	}
+	changes := compare(from, to)
+	if len(paths) > 0 {
+		var keep []fileChange
+		for _, c := range changes {
+			for _, p := range paths {
+				rel, err := rp.rel(p)
+				if err != nil {
+					return err
+				}
+				if rel == "." || c.path == rel || strings.HasPrefix(c.path, rel+"/") {
+					keep = append(keep, c)
+					break
+				}
+			}
+		}
+		changes = keep
+	}
+	for _, c := range changes {
+		if err := writePatch(e.stdout, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
