@@ -144,7 +144,7 @@ func NewVM(ctx context.Context, opts Options) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &VM{b: b, opts: opts, env: defaultEnv(opts)}
+	v := &VM{b: b, opts: opts, env: defaultEnv(opts, hostRegistry())}
 	v.fs = &FS{b: b}
 	return v, nil
 }
@@ -160,8 +160,9 @@ func (v *VM) Close() error {
 }
 
 // defaultEnv is the environment a process starts with: the guest's
-// identity, a PATH that finds the userland, then the caller's variables.
-func defaultEnv(opts Options) []string {
+// identity, a PATH that finds the userland, the host's npm registry for
+// the guest's npm (when set-up recorded one), then the caller's variables.
+func defaultEnv(opts Options, registry string) []string {
 	cwd := opts.Cwd
 	if cwd == "" {
 		cwd = Workspace
@@ -181,6 +182,10 @@ func defaultEnv(opts Options) []string {
 		"TMPDIR":   "/tmp",
 		"LANG":     "C.UTF-8",
 		"TERM":     "dumb",
+	}
+	if registry != "" {
+		env["npm_config_registry"] = registry
+		env["npm_config_update_notifier"] = "false"
 	}
 	for k, val := range opts.Env {
 		env[k] = val

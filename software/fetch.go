@@ -20,13 +20,18 @@ import (
 // path of the tarball it wrote into dir. The registry is whatever the user's
 // npm is configured with; none is named here.
 func (s *Store) npmPack(ctx context.Context, pin Pin, dir string) (string, error) {
+	return npmPack(ctx, s.npm, pin, dir)
+}
+
+// npmPack runs npmExe pack for pin in dir (see Store.npmPack).
+func npmPack(ctx context.Context, npmExe string, pin Pin, dir string) (string, error) {
 	fail := func(err error, stderr string) *FetchError {
 		return &FetchError{Spec: pin.Spec(), Err: err, Stderr: stderr}
 	}
-	npm, err := exec.LookPath(s.npm)
+	npm, err := exec.LookPath(npmExe)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			err = &exec.Error{Name: s.npm, Err: exec.ErrNotFound} // a path to nothing
+			err = &exec.Error{Name: npmExe, Err: exec.ErrNotFound} // a path to nothing
 		}
 		return "", fail(err, "")
 	}

@@ -84,6 +84,8 @@ type rowDef struct {
 	setup string
 	// pace is the pause (not timed) before each exec of a row.
 	pace time.Duration
+	// maxN caps the samples of a slow row; 0 means Config.N.
+	maxN int
 }
 
 type rowKind int
@@ -101,6 +103,7 @@ const (
 	kindSustainNoPool
 	kindFetch
 	kindGuestHTTP
+	kindTSC
 )
 
 var rowDefs = []rowDef{
@@ -127,6 +130,7 @@ var rowDefs = []rowDef{
 	{id: "hitrate-burst", label: "V8 warm pool hit rate (back to back)", kind: kindHitRate, cmd: "node -e ''"},
 	{id: "fetch", label: "node fetch of a loopback URL (whole exec)", kind: kindFetch},
 	{id: "guest-http", label: "guest HTTP server, requests from the host", kind: kindGuestHTTP},
+	{id: "tsc", label: "tsc --noEmit, small project (whole exec)", kind: kindTSC, maxN: 10},
 	{id: "sustained-true", label: "sustained true", kind: kindSustain, cmd: "true"},
 	{id: "sustained-node", label: "sustained node -e ''", kind: kindSustain, cmd: "node -e ''"},
 	{id: "sustained-true-nopool", label: "sustained true (no warm pool)", kind: kindSustainNoPool, cmd: "true"},
@@ -357,10 +361,24 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 		op = f.op
 	case kindGuestHTTP:
 		return r.guestHTTP(ctx, d)
+	case kindTSC:
+		vm, err := r.execVM(ctx)
+		if err != nil {
+			return row, err
+		}
+		if err := writeTSProject(ctx, vm); err != nil {
+			return row, err
+		}
+		op = func() error { return execOK(ctx, vm, "tsc --noEmit -p "+tscProject) }
 	default:
 		return row, fmt.Errorf("row kind %d not measurable here", d.kind)
 	}
-	samples, err := sample(r.cfg.N, d.pace, op)
+	n := r.cfg.N
+	if d.maxN > 0 && n > d.maxN {
+		n = d.maxN
+	}
+	row.N = n
+	samples, err := sample(n, d.pace, op)
 	if err != nil {
 		return row, err
 	}

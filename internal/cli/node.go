@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -96,11 +98,15 @@ guest FILE. Put secexec's own flags first and node's after "--".`,
 
 func newRunCmd() *cobra.Command {
 	var vf vmFlags
+	var check bool
 	c := &cobra.Command{
 		Use:   "run [flags] FILE.js|FILE.mjs|FILE.ts [ARGS...]",
 		Short: "Run a host JavaScript or TypeScript file in a fresh VM",
 		Long: `Copy a host .js, .mjs, .cjs, .ts, .mts or .cts file into the VM's working
-directory and run it with node; TypeScript runs with its types stripped.`,
+directory and run it with node; TypeScript runs with its types stripped.
+With --check, TypeScript is type-checked first (by the VM's tsc): type
+errors are printed as FILE:LINE:COL - error TSnnnn: message, and the file
+does not run (exit 2).`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := os.ReadFile(args[0])
@@ -112,11 +118,53 @@ directory and run it with node; TypeScript runs with its types stripped.`,
 				cwd = secexec.Workspace
 			}
 			guest := path.Join(cwd, path.Base(args[0]))
-			return runInVM(cmd, &vf, false, map[string][]byte{guest: data}, runArgv(append([]string{"node", guest}, args[1:]...)))
+			run := runArgv(append([]string{"node", guest}, args[1:]...))
+			if check {
+				run = checkFirst(guest, args[0], run)
+			}
+			return runInVM(cmd, &vf, false, map[string][]byte{guest: data}, run)
 		},
 	}
 	vf.register(c)
+	c.Flags().BoolVar(&check, "check", false, "type-check the TypeScript file first (tsc in the VM); on type errors print them and exit 2 without running it")
 	return c
+}
+
+// checkFirst type-checks guest (the VM's copy of the host file hostName)
+// before run, and does not run it when there are errors. Diagnostics name
+// the host file, so that editors can jump to them.
+func checkFirst(guest, hostName string, run runner) runner {
+	return func(ctx context.Context, vm *secexec.VM, eo *secexec.ExecOptions) (*secexec.Result, error) {
+		diags, err := vm.TS().CheckFiles(ctx, guest)
+		if err != nil {
+			return nil, err
+		}
+		errs := 0
+		var out strings.Builder
+		for _, d := range diags {
+			if d.File == guest {
+				d.File = hostName
+			}
+			if d.Category == "error" {
+				errs++
+			}
+			out.WriteString(d.String() + "\n")
+		}
+		if errs == 0 {
+			if out.Len() > 0 && eo.Stderr != nil {
+				_, _ = io.WriteString(eo.Stderr, out.String())
+			}
+			return run(ctx, vm, eo)
+		}
+		res := &secexec.Result{ExitCode: 2, Outcome: secexec.Failed}
+		fmt.Fprintf(&out, "Found %d error%s.\n", errs, map[bool]string{true: "s"}[errs > 1])
+		if eo.Stderr != nil {
+			_, err = io.WriteString(eo.Stderr, out.String())
+		} else {
+			res.Stderr = []byte(out.String())
+		}
+		return res, err
+	}
 }
 
 func newEvalCmd() *cobra.Command {

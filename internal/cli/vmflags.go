@@ -31,6 +31,7 @@ type vmFlags struct {
 	realTime    bool
 	publish     []string
 	allowRemote bool
+	allowNPM    bool
 }
 
 func (f *vmFlags) register(c *cobra.Command) {
@@ -40,6 +41,7 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.allowRead, "allow-read", nil, "allow reading guest PATH and beneath (repeatable)")
 	fl.StringArrayVar(&f.allowWrite, "allow-write", nil, "allow writing guest PATH and beneath (repeatable)")
 	fl.StringArrayVar(&f.allowNet, "allow-net", nil, "allow network access to HOST[:PORT] (repeatable)")
+	fl.BoolVar(&f.allowNPM, "allow-npm-registry", false, "allow network access to the npm registry the host's npm uses (npm config get registry), for npm and npx in the VM")
 	fl.StringArrayVar(&f.allowEnv, "allow-env", nil, "pass the host's environment variable KEY into the VM (repeatable)")
 	fl.StringArrayVar(&f.mounts, "mount", nil, "mount host directory HOST at guest path GUEST: HOST:GUEST[:ro] (repeatable)")
 	fl.StringArrayVarP(&f.env, "env", "e", nil, "set KEY=VALUE in the guest environment (repeatable)")
@@ -112,6 +114,13 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 	}
 	if len(f.allowNet) > 0 {
 		p.AllowNet(f.allowNet...)
+	}
+	if f.allowNPM {
+		u, err := secexec.NPMRegistry(cmd.Context())
+		if err != nil {
+			return opts, err
+		}
+		p.AllowNet(secexec.NPMRegistryRule(u))
 	}
 	env := map[string]string{}
 	for _, k := range f.allowEnv {

@@ -55,6 +55,9 @@ type Runtime struct {
 	js     *js.Engine
 	layers []vfs.FileSystem
 	log    *slog.Logger
+	// toolsDir is the host directory of npm and typescript (set-up's
+	// Dirs.Tools()/usr/lib/node_modules), "" when the cache lacks them.
+	toolsDir string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -103,12 +106,20 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	py := pysupport.Layer()
 	r := &Runtime{store: store, wasm: eng, js: jsEng, log: log}
 	r.layers = []vfs.FileSystem{jsEng.Layer(), eng.SoftwareLayer(store), py}
+	if err := r.addTools(ctx, dirs); err != nil {
+		_ = r.Close(ctx)
+		return nil, err
+	}
 	return r, nil
 }
 
 // Configure adds the runtime's read-only layers beneath a VM's root.
 func (r *Runtime) Configure(_ context.Context, cfg *vm.Config) error {
 	cfg.Lowers = append(append([]vfs.FileSystem(nil), r.layers...), cfg.Lowers...)
+	if r.toolsDir != "" {
+		// First, so that a mount of the caller's may cover it.
+		cfg.Mounts = append([]vm.Mount{{Path: ToolsPath, HostDir: r.toolsDir, ReadOnly: true}}, cfg.Mounts...)
+	}
 	return nil
 }
 

@@ -96,7 +96,8 @@ type Options struct {
 }
 
 // Ensure makes sure everything an engine needs is in the caches: the
-// cache directories, the pinned userland packages and the node bootstrap.
+// cache directories, the pinned userland packages, the node bootstrap and
+// the node tools (npm and typescript, with the host's npm registry).
 // It does no work, and needs neither npm nor the network, when all of it
 // is there already.
 func Ensure(ctx context.Context, opts Options) error {
@@ -113,17 +114,23 @@ func Ensure(ctx context.Context, opts Options) error {
 	if err != nil {
 		return &Error{Step: stepUserland, Err: err}
 	}
-	// Modules just fetched compile while the node bootstrap is built.
+	// Modules just fetched compile, and the node tools are fetched,
+	// while the node bootstrap is built.
 	compiled := make(chan error, 1)
 	go func() { compiled <- precompile(ctx, opts, log, fetched) }()
+	tools := make(chan error, 1)
+	go func() { tools <- ensureTools(ctx, opts, log) }()
 	_, err = bootjs.Build(ctx, bootjs.Options{CacheDir: opts.Dirs.JS(), NPM: opts.NPM,
 		Progress: opts.Progress, Logger: log})
-	cerr := <-compiled
+	cerr, terr := <-compiled, <-tools
 	if err != nil {
 		return &Error{Step: stepNode, Err: err}
 	}
 	if cerr != nil {
 		return &Error{Step: stepCompile, Err: cerr}
+	}
+	if terr != nil {
+		return &Error{Step: stepTools, Err: terr}
 	}
 	return nil
 }
@@ -211,6 +218,7 @@ const (
 	stepUserland = "userland packages"
 	stepNode     = "node polyfills"
 	stepCompile  = "WebAssembly compilation"
+	stepTools    = "node tools (npm, typescript)"
 )
 
 // ErrNPMNotFound is matched by an *Error whose cause is that npm, needed
@@ -222,8 +230,8 @@ var ErrNPMNotFound = errors.New("setup: npm not found")
 // software.ErrIntegrity, bootjs.ErrInstall, exec.ErrNotFound, a
 // *fs.PathError, ...), and matches ErrNPMNotFound when npm is missing.
 type Error struct {
-	// Step is what failed: "cache directories", "userland packages" or
-	// "node polyfills".
+	// Step is what failed: "cache directories", "userland packages",
+	// "node polyfills" or "node tools (npm, typescript)".
 	Step string
 	// Err is the cause.
 	Err error

@@ -83,7 +83,7 @@ type Bundle struct {
 }
 
 // LazyPackages are the packages built as lazy chunks (Bundle.Lazy).
-var LazyPackages = []string{"undici", "web-streams-polyfill"}
+var LazyPackages = []string{"undici", "web-streams-polyfill", "pako"}
 
 // Errors of Build; test with errors.Is.
 var (

@@ -6,6 +6,14 @@ const { Agent: HttpAgent } = require('./internal/http/agent.js');
 const { ClientRequest } = require('./internal/http/client.js');
 const { Server: HttpServer, initServer, normalizeServerArgs, connectionListener, httpServerPreClose } = require('./internal/http/server.js');
 const { httpError } = require('./internal/http/errors.js');
+const P = require('./internal/primordials.js');
+
+// agent-base (the base of npm's HTTP agents) tells an https request from an
+// http one, when the options do not say, by looking for a "node:https:"
+// frame on the stack, which node's own https.request leaves there. Ours
+// lives in one bundled script, so the request is constructed from a frame
+// named like node's.
+const constructRequest = P.indirectEval('(function request(C, args) { return Reflect.construct(C, args); })\n//# sourceURL=node:https');
 
 // Server: a tls.Server whose secure connections speak HTTP.
 function Server(opts, requestListener) {
@@ -133,7 +141,7 @@ function request(...args) {
   if (args[0] && typeof args[0] !== 'function') Object.assign(options, args.shift());
   options._defaultAgent = module.exports.globalAgent;
   args.unshift(options);
-  return Reflect.construct(ClientRequest, args);
+  return constructRequest(ClientRequest, args);
 }
 
 function get(input, options, cb) {

@@ -3,7 +3,10 @@
 const path = require('path-browserify');
 const out = Object.assign({}, path);
 out.posix = out;
-out.win32 = new Proxy({}, { get(_, k) { return () => { throw new Error(`path.win32.${String(k)} is not supported`); }; } });
+const win32 = require('./internal/path_win32.js');
+out.win32 = new Proxy(win32, {
+  get(t, k) { return k in t ? t[k] : () => { throw new Error(`path.win32.${String(k)} is not supported`); }; },
+});
 out.toNamespacedPath = (p) => p;
 out.matchesGlob = (p, pattern) => {
   let re = '';

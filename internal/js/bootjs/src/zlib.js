@@ -21,6 +21,12 @@ function convert(op, data, options = {}) {
     ({ level, lgwin } = brotliParams(op, options.params));
   }
   const max = options.maxOutputLength || kMax;
+  // A finishFlush other than Z_FINISH decodes a stream that is not
+  // complete (what a sync flush emitted): Go's one-shot decoders cannot,
+  // the streaming engine can.
+  if (!op.startsWith('brotli') && options.finishFlush !== undefined && options.finishFlush !== out.constants.Z_FINISH) {
+    return ZlibStream(op, options)._processChunk(u8, options.finishFlush);
+  }
   try {
     return takeBytes(B.zlib(op, giveBytes(u8), level, max, lgwin), (k) => Buffer.allocUnsafe(k));
   } catch (e) {
@@ -79,24 +85,170 @@ for (const [name, op] of Object.entries(ops)) {
     process.nextTick(cb, e, r);
   };
   const cls = name[0].toUpperCase() + name.slice(1);
-  const create = (options) => {
-    const { Transform } = require('./stream.js');
-    const chunks = [];
-    const t = new Transform({
-      transform(chunk, enc, cb) { chunks.push(chunk); cb(); },
-      flush(cb) {
-        try { cb(null, sync(lazyBuffer().concat(chunks), options)); } catch (e) { cb(e); }
-      },
-    });
-    t.bytesWritten = 0;
-    t.close = (cb) => { t.destroy(); if (cb) process.nextTick(cb); };
-    t.flush = (kind, cb) => { if (typeof kind === 'function') kind(); else if (cb) cb(); };
-    t.params = (l, s, cb) => cb && cb();
-    t.reset = () => {};
-    return t;
-  };
+  // gzip and deflate streams process as they go (pako, loaded on first
+  // use), as tar and minizlib need; Brotli streams buffer their input and
+  // convert it at the end.
+  const create = op.startsWith('brotli') ? (options) => bufferedStream(op, options) : (options) => new ZlibStream(op, options);
   out[`create${cls}`] = create;
   out[cls] = function (options) { return create(options); };
+}
+
+function bufferedStream(op, options) {
+  const { Transform } = require('./stream.js');
+  const chunks = [];
+  const t = new Transform({
+    transform(chunk, enc, cb) { chunks.push(chunk); cb(); },
+    flush(cb) {
+      try { cb(null, convert(op, lazyBuffer().concat(chunks), options)); } catch (e) { cb(e); }
+    },
+  });
+  t.bytesWritten = 0;
+  t.close = (cb) => { t.destroy(); if (cb) process.nextTick(cb); };
+  t.flush = (kind, cb) => { if (typeof kind === 'function') kind(); else if (cb) cb(); };
+  t.params = (l, s, cb) => cb && cb();
+  t.reset = () => {};
+  return t;
+}
+
+// zlibError is the error node's zlib raises for a failed stream.
+function zlibError(msg, errno) {
+  const codes = { [-2]: 'Z_STREAM_ERROR', [-3]: 'Z_DATA_ERROR', [-5]: 'Z_BUF_ERROR', 2: 'Z_NEED_DICT' };
+  const err = new Error(msg);
+  err.errno = errno;
+  err.code = codes[errno] || 'Z_DATA_ERROR';
+  return err;
+}
+
+// engineFor returns the pako deflater or inflater for an op, with node's
+// window bits: gzip adds 16, unzip detects gzip or zlib (32).
+function engineFor(op, o) {
+  const pako = require('./internal/lazy.js').lazy('pako');
+  const windowBits = o.windowBits || 15;
+  if (op === 'gzip' || op === 'deflate' || op === 'deflateRaw') {
+    const level = o.level === undefined ? -1 : o.level;
+    return new pako.Deflate({ level, windowBits, memLevel: o.memLevel || 8, strategy: o.strategy || 0,
+      gzip: op === 'gzip', raw: op === 'deflateRaw', chunkSize: 16384 });
+  }
+  if (op === 'inflateRaw') return new pako.Inflate({ raw: true, windowBits, chunkSize: 16384 });
+  const bits = op === 'gunzip' ? windowBits + 16 : op === 'unzip' ? windowBits + 32 : windowBits;
+  return new pako.Inflate({ windowBits: bits, chunkSize: 16384 });
+}
+
+let ZlibStreamClass;
+function ZlibStream(op, options) {
+  if (!ZlibStreamClass) ZlibStreamClass = defineZlibStream();
+  return new ZlibStreamClass(op, options);
+}
+
+// defineZlibStream defines the stream class on first use, when stream.js
+// is loaded. Its _handle and synchronous _processChunk(chunk, flushFlag)
+// are the node internals minizlib (tar, npm) drives directly.
+function defineZlibStream() {
+  const { Transform } = require('./stream.js');
+  const C = out.constants;
+  return class Zlib extends Transform {
+    constructor(op, options) {
+      const o = options || {};
+      super({ ...o, highWaterMark: o.chunkSize || C.Z_DEFAULT_CHUNK });
+      this._op = op;
+      this._opts = o;
+      this._defaultFlushFlag = typeof o.flush === 'number' ? o.flush : C.Z_NO_FLUSH;
+      this._finishFlushFlag = typeof o.finishFlush === 'number' ? o.finishFlush : C.Z_FINISH;
+      this._maxOutputLength = o.maxOutputLength || kMax;
+      this._engine = engineFor(op, o);
+      this.bytesWritten = 0;
+      this._handle = { close() {} };
+    }
+
+    // _run feeds one chunk to the engine and returns everything it
+    // produced, as node's zlib does after each write: pako keeps a partial
+    // output buffer until it fills, so that part is taken here too (the
+    // inflate window is separate from the output buffer, so a fresh one is
+    // safe).
+    _run(chunk, flushFlag) {
+      const Buffer = lazyBuffer();
+      const eng = this._engine;
+      if (!eng) throw zlibError('zlib binding closed', C.Z_STREAM_ERROR);
+      const outs = [];
+      let total = 0;
+      const take = (d) => {
+        total += d.length;
+        if (total > this._maxOutputLength) throw codedError('ERR_BUFFER_TOO_LARGE', this._maxOutputLength);
+        outs.push(Buffer.from(d));
+      };
+      eng.onData = take;
+      // pako's own onEnd would collect the output; only its error is kept.
+      eng.onEnd = (status) => {
+        if (status !== C.Z_OK) { eng.err = status; eng.msg = eng.strm.msg; }
+      };
+      const input = typeof chunk === 'string' ? Buffer.from(chunk) : asU8(chunk);
+      this.bytesWritten += input.length;
+      if (!eng.ended) {
+        eng.push(input, flushFlag);
+        if (eng.err) throw zlibError(eng.msg || 'zlib error', eng.err);
+        const strm = eng.strm;
+        if (!eng.ended && strm.next_out > 0) {
+          take(strm.output.subarray(0, strm.next_out));
+          strm.next_out = 0;
+          strm.avail_out = 0;
+        }
+      }
+      if (flushFlag === C.Z_FINISH && !eng.ended && this._isInflate()) {
+        throw zlibError('unexpected end of file', C.Z_BUF_ERROR);
+      }
+      return { outs, total };
+    }
+
+    _isInflate() { return !(this._op === 'gzip' || this._op === 'deflate' || this._op === 'deflateRaw'); }
+
+    _processChunk(chunk, flushFlag, cb) {
+      const Buffer = lazyBuffer();
+      if (typeof cb === 'function') {
+        let r;
+        try { r = this._run(chunk, flushFlag); } catch (e) { process.nextTick(cb, e); return; }
+        process.nextTick(cb, null, Buffer.concat(r.outs, r.total));
+        return;
+      }
+      const r = this._run(chunk, flushFlag);
+      return Buffer.concat(r.outs, r.total);
+    }
+
+    _transform(chunk, enc, cb) {
+      let r;
+      try { r = this._run(chunk, this._defaultFlushFlag); } catch (e) { cb(e); return; }
+      for (const b of r.outs) this.push(b);
+      cb();
+    }
+
+    _flush(cb) {
+      let r;
+      try { r = this._run(lazyBuffer().alloc(0), this._finishFlushFlag); } catch (e) { cb(e); return; }
+      for (const b of r.outs) this.push(b);
+      cb();
+    }
+
+    flush(kind, cb) {
+      if (typeof kind === 'function' || kind === undefined) { cb = kind; kind = C.Z_FULL_FLUSH; }
+      try {
+        const r = this._run(lazyBuffer().alloc(0), kind);
+        for (const b of r.outs) this.push(b);
+      } catch (e) { this.destroy(e); }
+      if (cb) process.nextTick(cb);
+    }
+
+    params(level, strategy, cb) { if (cb) process.nextTick(cb); }
+
+    reset() {
+      this._engine = engineFor(this._op, this._opts);
+    }
+
+    close(cb) {
+      this._engine = null;
+      this._handle = null;
+      if (cb) this.once('close', cb);
+      this.destroy();
+    }
+  };
 }
 
 out.constants = {
