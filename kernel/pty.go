@@ -127,14 +127,24 @@ func (t *PTY) leaderExited(leader *Process) {
 // master and slave files (one reference each) and the PTY. The VM's PTY
 // limit (Limits.PTYs) applies: EAGAIN beyond it.
 func (k *Kernel) NewPTY(ws tty.Winsize) (master, slave vfs.File, pty *PTY, err error) {
+	m, t, err := k.newPTY(ws, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, t.newSlaveFile(vfs.O_RDWR), t, nil
+}
+
+// newPTY makes a terminal and its master file; with masterOnly (a
+// /dev/ptmx open) no slave file is open yet.
+func (k *Kernel) newPTY(ws tty.Winsize, masterOnly bool) (*ptyMaster, *PTY, error) {
 	k.mu.Lock()
 	if k.closed {
 		k.mu.Unlock()
-		return nil, nil, nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	if len(k.ptys) >= k.limits.PTYs {
 		k.mu.Unlock()
-		return nil, nil, nil, fmt.Errorf("pty: %d terminals: %w", k.limits.PTYs, errno.EAGAIN)
+		return nil, nil, fmt.Errorf("pty: %d terminals: %w", k.limits.PTYs, errno.EAGAIN)
 	}
 	idx := 0
 	for k.ptys[idx] != nil {
@@ -143,12 +153,16 @@ func (k *Kernel) NewPTY(ws tty.Winsize) (master, slave vfs.File, pty *PTY, err e
 	t := &PTY{k: k, index: idx, born: time.Now(), ino: k.nextIno.Add(1)}
 	k.ptys[idx] = t
 	k.mu.Unlock()
-	t.t = tty.New(tty.Config{Size: ws, Signal: t.signalForeground})
-	t.files.Store(2)
+	t.t = tty.New(tty.Config{Size: ws, Signal: t.signalForeground, SlaveClosed: masterOnly})
+	if masterOnly {
+		t.files.Store(1)
+	} else {
+		t.files.Store(2)
+	}
 	m := &ptyMaster{pty: t}
 	m.flags.Store(uint32(vfs.O_RDWR))
 	m.InitRefs(func() { t.hangup(); t.release() })
-	return m, t.newSlaveFile(vfs.O_RDWR), t, nil
+	return m, t, nil
 }
 
 // newSlaveFile makes an open file of the slave side; the caller has
@@ -372,6 +386,10 @@ type ptyMaster struct {
 	pty   *PTY
 	flags atomic.Uint32
 }
+
+// TTYIndex is the N of the terminal's /dev/pts/N, which
+// /proc/<pid>/fdinfo shows for a master.
+func (m *ptyMaster) TTYIndex() int { return m.pty.index }
 
 // ptySlave is an open file of a PTY's slave side.
 type ptySlave struct {

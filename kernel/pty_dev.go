@@ -5,11 +5,12 @@ import (
 
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/fs/devfs"
+	"github.com/secexec/secexec/kernel/tty"
 	"github.com/secexec/secexec/kernel/vfs"
 )
 
 // Terminals returns the kernel's terminals as /dev shows them (pass it to
-// devfs.Options): /dev/pts/N and /dev/tty.
+// devfs.Options): /dev/ptmx, /dev/pts/N and /dev/tty.
 func (k *Kernel) Terminals() devfs.Terminals { return ptsView{k} }
 
 type ptsView struct{ k *Kernel }
@@ -32,6 +33,17 @@ func (v ptsView) OpenSlave(ctx context.Context, n int, flags vfs.OpenFlags) (vfs
 		return nil, errno.ENOENT
 	}
 	return t.openSlave(ctx, flags)
+}
+
+// OpenMaster is /dev/ptmx: a new terminal of 24x80 whose master the
+// caller holds; its slave opens as /dev/pts/N.
+func (v ptsView) OpenMaster(_ context.Context, flags vfs.OpenFlags) (vfs.File, error) {
+	m, _, err := v.k.newPTY(tty.Winsize{Rows: 24, Cols: 80}, true)
+	if err != nil {
+		return nil, err
+	}
+	m.flags.Store(uint32(flags &^ (vfs.O_CREAT | vfs.O_EXCL | vfs.O_TRUNC | vfs.O_NOCTTY | vfs.O_CLOEXEC | vfs.O_NOFOLLOW)))
+	return m, nil
 }
 
 func (v ptsView) Controlling(ctx context.Context, flags vfs.OpenFlags) (vfs.File, error) {

@@ -638,3 +638,96 @@ func TestPTYTerminalShellShelter(t *testing.T) {
 		t.Fatalf("the shell did not survive the first ^C: %q", tm.text())
 	}
 }
+
+// A guest makes a terminal of its own: /dev/ptmx opens a new master,
+// /proc/self/fdinfo names its index (there is no TIOCGPTN), /dev/pts/N
+// opens the slave, and the line discipline runs between them. Opens past
+// the VM's terminal limit fail with EAGAIN.
+func TestPTYFromDevPtmx(t *testing.T) {
+	progs := ptyPrograms()
+	progs["ptmx"] = func(ctx context.Context, p *kernel.Process) int {
+		m, err := p.Open(ctx, kernel.AtFDCWD, "/dev/ptmx", vfs.O_RDWR|vfs.O_NOCTTY, 0)
+		if err != nil {
+			return 1
+		}
+		if !p.IsTerminal(m) {
+			return 2
+		}
+		info, err := p.Open(ctx, kernel.AtFDCWD, "/proc/self/fdinfo/"+strconv.Itoa(m), vfs.O_RDONLY, 0)
+		if err != nil {
+			return 3
+		}
+		buf := make([]byte, 512)
+		n, _ := p.Read(ctx, info, buf)
+		_, idx, ok := strings.Cut(string(buf[:n]), "tty-index:\t")
+		if !ok {
+			return 4
+		}
+		idx, _, _ = strings.Cut(idx, "\n")
+		s, err := p.Open(ctx, kernel.AtFDCWD, "/dev/pts/"+idx, vfs.O_RDWR|vfs.O_NOCTTY, 0)
+		if err != nil {
+			return 5
+		}
+		write(ctx, p, m, "typed\n")
+		n, err = p.Read(ctx, s, buf)
+		if err != nil || string(buf[:n]) != "typed\n" {
+			return 6
+		}
+		write(ctx, p, s, "shown\n")
+		var screen string
+		for !strings.Contains(screen, "shown\r\n") {
+			n, err := p.Read(ctx, m, buf)
+			if err != nil {
+				return 7
+			}
+			screen += string(buf[:n])
+		}
+		if screen != "typed\r\nshown\r\n" {
+			return 8
+		}
+		// The last slave closed: the master reads EIO (hang-up).
+		_ = p.Close(s)
+		if _, err := p.Read(ctx, m, buf); !errors.Is(err, errno.EIO) {
+			return 9
+		}
+		// The limit counts terminals made through /dev/ptmx too.
+		var fds []int
+		for {
+			fd, err := p.Open(ctx, kernel.AtFDCWD, "/dev/ptmx", vfs.O_RDWR, 0)
+			if err != nil {
+				if !errors.Is(err, errno.EAGAIN) || len(fds) != 2 {
+					return 10
+				}
+				break
+			}
+			fds = append(fds, fd)
+		}
+		write(ctx, p, 1, "pts/"+idx+"\n")
+		return 0
+	}
+	k := newKernel(t, kernel.Limits{PTYs: 3}, progs)
+	ctx := context.Background()
+	for _, m := range []struct {
+		dir string
+		fs  vfs.FileSystem
+	}{{"/dev", devfs.New(devfs.Options{Terminals: k.Terminals()})}, {"/proc", k.ProcFS(64 << 20)}} {
+		if err := k.VFS().Mkdir(ctx, vfs.Root, m.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.VFS().Mount(ctx, vfs.Root, m.dir, m.fs, vfs.MountOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, w := capture(t, k)
+	p, err := k.SpawnHost(ctx, kernel.SpawnOptions{Argv: []string{"ptmx"}, Env: []string{"PATH=/bin"}, Files: []vfs.File{nil, w, w}})
+	w.DecRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := hostWait(t, p); st.ShellCode() != 0 {
+		t.Fatalf("ptmx failed at step %d", st.ShellCode())
+	}
+	if got := out.String(); got != "pts/0\n" {
+		t.Errorf("output %q", got)
+	}
+}

@@ -20,6 +20,10 @@ type Config struct {
 	// on, and SIGWINCH when the size changes. The kernel sends it to the
 	// terminal's foreground process group. Nil drops them.
 	Signal func(Signal)
+	// SlaveClosed starts the terminal with no slave file open, as a
+	// /dev/ptmx open makes it: master reads wait for a first slave open
+	// rather than seeing the hang-up of a closed slave.
+	SlaveClosed bool
 }
 
 // Terminal is a line discipline between a master and a slave side, safe
@@ -46,6 +50,9 @@ type Terminal struct {
 // New returns a terminal in the default mode with one slave open.
 func New(cfg Config) *Terminal {
 	t := &Terminal{cfg: cfg, ld: NewLineDiscipline(cfg.InputMax, cfg.OutputMax), slaves: 1, slaveOpened: true}
+	if cfg.SlaveClosed {
+		t.slaves, t.slaveOpened = 0, false
+	}
 	t.ld.SetWinsize(cfg.Size)
 	return t
 }

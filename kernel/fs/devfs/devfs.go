@@ -45,6 +45,7 @@ var (
 	DevRandom  = Makedev(1, 8)
 	DevURandom = Makedev(1, 9)
 	DevTTY     = Makedev(5, 0)
+	DevPTMX    = Makedev(5, 2)
 )
 
 // Makedev encodes a major and minor number into a dev_t as glibc's
@@ -102,16 +103,18 @@ func New(opts Options) *FS {
 	link := func(target string) *symlink {
 		return &symlink{target: target, meta: mk(vfs.S_IFLNK | 0o777)}
 	}
-	var ptsEntry, ttyEntry vfs.Inode = pts, dev(kindTTY, DevTTY)
+	var ptsEntry, ttyEntry, ptmxEntry vfs.Inode = pts, dev(kindTTY, DevTTY), dev(kindPTMX, DevPTMX)
 	if fs.terms != nil {
 		ptsEntry = &ptsDir{dir: pts}
 		ttyEntry = &termDevice{device: ttyEntry.(*device)}
+		ptmxEntry = &termDevice{device: ptmxEntry.(*device)}
 	}
 	// Sorted by name, so ReadDir lists them as ls would.
 	fs.root.entries = []entry{
 		{"fd", link("/proc/self/fd")},
 		{"full", dev(kindFull, DevFull)},
 		{"null", dev(kindNull, DevNull)},
+		{"ptmx", ptmxEntry},
 		{"pts", ptsEntry},
 		{"random", dev(kindRandom, DevRandom)},
 		{"shm", shm},

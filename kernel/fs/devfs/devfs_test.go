@@ -256,7 +256,7 @@ func TestReadDir(t *testing.T) {
 	fs := newFS(t)
 	ctx := context.Background()
 	root := lookup(t, fs)
-	want := []string{"fd", "full", "null", "pts", "random", "shm", "stderr", "stdin", "stdout", "tty", "urandom", "zero"}
+	want := []string{"fd", "full", "null", "ptmx", "pts", "random", "shm", "stderr", "stdin", "stdout", "tty", "urandom", "zero"}
 	all, err := root.ReadDir(ctx, 0, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +327,7 @@ func TestDirStat(t *testing.T) {
 			t.Errorf("%v: mode %#o nlink %d (%v), want %#o %d", tc.path, st.Mode, st.Nlink, err, tc.mode, tc.nlink)
 		}
 	}
-	if sf, err := fs.Statfs(ctx); err != nil || sf.Type != tmpfsMagic || sf.Files != 13 {
+	if sf, err := fs.Statfs(ctx); err != nil || sf.Type != tmpfsMagic || sf.Files != 14 {
 		t.Errorf("statfs %+v, %v", sf, err)
 	}
 	if fs.ReadOnly() || fs.Release() != nil {

@@ -19,6 +19,7 @@ const (
 	kindURandom
 	kindTTY
 	kindPTS
+	kindPTMX
 )
 
 // chunk is how many bytes a device read produces between checks of the
@@ -53,7 +54,7 @@ func (d *device) SetAttr(_ context.Context, attr vfs.SetAttr) error {
 // Open returns a stream handle. /dev/tty fails with ENXIO: a VM process has
 // no controlling terminal until a PTY gives it one.
 func (d *device) Open(context.Context, vfs.OpenFlags) (vfs.Handle, error) {
-	if d.kind == kindTTY || d.kind == kindPTS {
+	if d.kind == kindTTY || d.kind == kindPTS || d.kind == kindPTMX {
 		return nil, errno.ENXIO
 	}
 	return &handle{kind: d.kind, random: d.fs.random}, nil

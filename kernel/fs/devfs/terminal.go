@@ -10,15 +10,20 @@ import (
 )
 
 // Terminals is the kernel's table of pseudo-terminals as /dev shows it:
-// /dev/pts/N opens terminal N's slave side and /dev/tty the caller's
-// controlling terminal. (Terminals are made by the host; a guest has no
-// ioctl to learn the N of a new one, so there is no /dev/ptmx.)
+// /dev/ptmx makes a new terminal and opens its master side, /dev/pts/N
+// opens terminal N's slave side and /dev/tty the caller's controlling
+// terminal. A guest has no TIOCGPTN ioctl: it learns the N of the terminal
+// a /dev/ptmx open made from /proc/self/fdinfo/FD ("tty-index:"), as Linux
+// shows it.
 type Terminals interface {
 	// Indexes lists the terminals that exist.
 	Indexes() []int
 	// OpenSlave opens the slave side of terminal n: ENOENT when there is
 	// none, EIO when it was hung up.
 	OpenSlave(ctx context.Context, n int, flags vfs.OpenFlags) (vfs.File, error)
+	// OpenMaster makes a new terminal and opens its master side (EAGAIN
+	// past the VM's terminal limit).
+	OpenMaster(ctx context.Context, flags vfs.OpenFlags) (vfs.File, error)
 	// Controlling opens the calling process's controlling terminal, ENXIO
 	// when it has none.
 	Controlling(ctx context.Context, flags vfs.OpenFlags) (vfs.File, error)
@@ -39,11 +44,14 @@ type termDevice struct {
 
 var _ vfs.FileOpener = (*termDevice)(nil)
 
-// OpenFile opens the terminal: the caller's for /dev/tty, N's slave side
-// for /dev/pts/N.
+// OpenFile opens the terminal: the caller's for /dev/tty, a new one's
+// master side for /dev/ptmx, N's slave side for /dev/pts/N.
 func (d *termDevice) OpenFile(ctx context.Context, flags vfs.OpenFlags) (vfs.File, error) {
-	if d.kind == kindTTY {
+	switch d.kind {
+	case kindTTY:
 		return d.fs.terms.Controlling(ctx, flags)
+	case kindPTMX:
+		return d.fs.terms.OpenMaster(ctx, flags)
 	}
 	return d.fs.terms.OpenSlave(ctx, d.n, flags)
 }

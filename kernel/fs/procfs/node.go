@@ -46,6 +46,8 @@ const (
 	kStatm
 	kStatus
 	kFd
+	kFdinfoDir
+	kFdinfo
 	numKinds
 )
 
@@ -86,6 +88,8 @@ var specs = [numKinds]spec{
 	kStatm:         {"statm", vfs.TypeRegular, 0o444},
 	kStatus:        {"status", vfs.TypeRegular, 0o444},
 	kFd:            {"", vfs.TypeSymlink, 0o700},
+	kFdinfoDir:     {"fdinfo", vfs.TypeDir, 0o500},
+	kFdinfo:        {"", vfs.TypeRegular, 0o400},
 }
 
 // children lists the fixed entries of each directory kind, sorted by name
@@ -94,7 +98,7 @@ var children = map[kind][]kind{
 	kRoot:      {kCPUInfo, kLoadavg, kMeminfo, kMounts, kSelf, kStat, kSys, kUptime, kVersion},
 	kSys:       {kSysKernel},
 	kSysKernel: {kDomainname, kHostname, kOSRelease, kOSType, kKernelVersion},
-	kPid:       {kCmdline, kComm, kCwd, kEnviron, kExe, kFdDir, kPidMounts, kPidRoot, kPidStat, kStatm, kStatus},
+	kPid:       {kCmdline, kComm, kCwd, kEnviron, kExe, kFdDir, kFdinfoDir, kPidMounts, kPidRoot, kPidStat, kStatm, kStatus},
 }
 
 // node is every inode of procfs. It is a small comparable value, so two
@@ -251,7 +255,7 @@ func (n node) Lookup(ctx context.Context, name string) (vfs.Inode, error) {
 			return nil, errno.ENOENT
 		}
 		return node{fs: n.fs, kind: kPid, pid: pid, proc: p}, nil
-	case kFdDir:
+	case kFdDir, kFdinfoDir:
 		if err := n.mayInspect(ctx); err != nil {
 			return nil, err
 		}
@@ -262,7 +266,11 @@ func (n node) Lookup(ctx context.Context, name string) (vfs.Inode, error) {
 		if _, ok := n.proc.FD(fd); !ok {
 			return nil, errno.ENOENT
 		}
-		return node{fs: n.fs, kind: kFd, pid: n.pid, proc: n.proc, fd: fd}, nil
+		k := kFd
+		if n.kind == kFdinfoDir {
+			k = kFdinfo
+		}
+		return node{fs: n.fs, kind: k, pid: n.pid, proc: n.proc, fd: fd}, nil
 	}
 	return nil, errno.ENOENT
 }
@@ -302,6 +310,12 @@ func (n node) ReadDir(ctx context.Context, cookie uint64, max int) ([]vfs.Dirent
 		}
 		nums, typ, base = n.proc.FDs(), vfs.TypeSymlink, 1
 		mk = func(fd int) node { return node{kind: kFd, pid: n.pid, fd: fd} }
+	case kFdinfoDir:
+		if err := n.mayInspect(ctx); err != nil {
+			return nil, err
+		}
+		nums, typ, base = n.proc.FDs(), vfs.TypeRegular, 1
+		mk = func(fd int) node { return node{kind: kFdinfo, pid: n.pid, fd: fd} }
 	default:
 		return out, nil
 	}
@@ -407,6 +421,15 @@ func (n node) Open(ctx context.Context, flags vfs.OpenFlags) (vfs.Handle, error)
 			return nil, err
 		}
 		return newStringsHandle(n.proc.Environ()), nil
+	case kFdinfo:
+		if err := n.mayInspect(ctx); err != nil {
+			return nil, err
+		}
+		f, ok := n.proc.FD(n.fd)
+		if !ok {
+			return nil, errno.ENOENT
+		}
+		return &bytesHandle{data: renderFdinfo(ctx, f)}, nil
 	}
 	return &bytesHandle{data: n.fs.generate(n)}, nil
 }

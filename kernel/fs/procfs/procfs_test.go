@@ -209,12 +209,12 @@ func TestPidDir(t *testing.T) {
 	fs := New(k)
 	ctx := as(42)
 	dir := mustLookup(t, ctx, fs, "42")
-	want := []string{"cmdline", "comm", "cwd", "environ", "exe", "fd", "mounts", "root", "stat", "statm", "status"}
+	want := []string{"cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "mounts", "root", "stat", "statm", "status"}
 	if got := names(readDirAll(t, ctx, dir, 4)); !slices.Equal(got, want) {
 		t.Errorf("readdir = %v, want %v", got, want)
 	}
 	st, _ := dir.Stat(ctx)
-	if st.Mode != vfs.S_IFDIR|0o555 || st.UID != 1000 || st.GID != 100 || st.Nlink != 3 ||
+	if st.Mode != vfs.S_IFDIR|0o555 || st.UID != 1000 || st.GID != 100 || st.Nlink != 4 ||
 		!st.Mtime.Equal(boot.Add(1500e6)) {
 		t.Errorf("pid dir stat %+v", st)
 	}
@@ -222,6 +222,7 @@ func TestPidDir(t *testing.T) {
 		"cmdline": vfs.S_IFREG | 0o444, "environ": vfs.S_IFREG | 0o400, "cwd": vfs.S_IFLNK | 0o777,
 		"fd": vfs.S_IFDIR | 0o500, "status": vfs.S_IFREG | 0o444, "fd/0": vfs.S_IFLNK | 0o500,
 		"fd/1": vfs.S_IFLNK | 0o300, "fd/2": vfs.S_IFLNK | 0o700,
+		"fdinfo": vfs.S_IFDIR | 0o500, "fdinfo/1": vfs.S_IFREG | 0o400,
 	}
 	for name, mode := range modes {
 		st, err := mustLookup(t, ctx, fs, "42/"+name).Stat(ctx)

@@ -1,9 +1,12 @@
 package procfs
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/secexec/secexec/kernel/vfs"
 )
 
 // Linux's user-visible clock tick (USER_HZ) and page size, which the stat
@@ -309,4 +312,32 @@ func appendMangled(b []byte, s, empty string) []byte {
 		}
 	}
 	return b
+}
+
+// TTYIndexer is an open file that is a pseudo-terminal master: fdinfo
+// shows its index as Linux does ("tty-index:"), which is how a guest
+// without the TIOCGPTN ioctl learns which /dev/pts/N a /dev/ptmx open
+// made.
+type TTYIndexer interface {
+	TTYIndex() int
+}
+
+// renderFdinfo is /proc/<pid>/fdinfo/<fd>: the open file's offset and
+// flags (octal, as Linux prints them), and a terminal master's index.
+func renderFdinfo(ctx context.Context, f vfs.File) []byte {
+	// lseek(fd, 0, SEEK_CUR) reads the offset without moving it; pipes,
+	// sockets and terminals have none (ESPIPE) and show 0, as on Linux.
+	pos, err := f.Seek(ctx, 0, vfs.SeekCur)
+	if err != nil {
+		pos = 0
+	}
+	var ino uint64
+	if st, err := f.Stat(ctx); err == nil {
+		ino = st.Ino
+	}
+	out := fmt.Sprintf("pos:\t%d\nflags:\t0%o\nmnt_id:\t0\nino:\t%d\n", pos, uint32(f.Flags()), ino)
+	if t, ok := f.(TTYIndexer); ok {
+		out += fmt.Sprintf("tty-index:\t%d\n", t.TTYIndex())
+	}
+	return []byte(out)
 }
