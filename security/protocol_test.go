@@ -25,12 +25,12 @@ import (
 // hostile is a hand-driven client connected to a real engine process
 // (this test binary re-executed, as client.Start does).
 type hostile struct {
-	t     *testing.T
-	cmd   *exec.Cmd
-	c     net.Conn
-	w     *proto.Writer
-	r     *proto.Reader
-	token []byte
+	t      *testing.T
+	cmd    *exec.Cmd
+	c      net.Conn
+	w      *proto.Writer
+	r      *proto.Reader
+	token  []byte
 	exited chan struct{} // closed when the engine process was reaped
 }
 
@@ -186,7 +186,10 @@ func TestHostileEngineClient(t *testing.T) {
 		{"4 GiB frame", func(h *hostile) { h.hello(); _, _ = h.c.Write(frameHeader(0xFFFFFFFF, proto.TWriteFile, 1)) }, proto.ErrProtocol, "frame too large"},
 		{"undersized frame", func(h *hostile) { h.hello(); _, _ = h.c.Write(frameHeader(2, proto.TStat, 1)) }, proto.ErrProtocol, "frame too small"},
 		{"unknown type", func(h *hostile) { h.hello(); _, _ = h.c.Write(append(frameHeader(10, 200, 1), 0xa0)) }, proto.ErrProtocol, "unknown message type"},
-		{"garbage body", func(h *hostile) { h.hello(); _, _ = h.c.Write(append(frameHeader(12, proto.TStat, 1), 0xff, 0xff, 0xff)) }, proto.ErrProtocol, "Stat"},
+		{"garbage body", func(h *hostile) {
+			h.hello()
+			_, _ = h.c.Write(append(frameHeader(12, proto.TStat, 1), 0xff, 0xff, 0xff))
+		}, proto.ErrProtocol, "Stat"},
 		{"engine-only type", func(h *hostile) { h.hello(); h.send(proto.TWelcome, 0, &proto.Welcome{}) }, proto.ErrProtocol, "Welcome from a client"},
 		{"replayed hello", func(h *hostile) {
 			h.hello()
