@@ -63,6 +63,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	tokenUsed bool
+	hosts     map[*vmhost.Host]struct{} // the VMs of all connections
 }
 
 // New returns a Server.
@@ -88,7 +89,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.Metrics = metrics.New()
 		cfg.Metrics.ZeroSeries()
 	}
-	return &Server{cfg: cfg, log: log}, nil
+	s := &Server{cfg: cfg, log: log, hosts: make(map[*vmhost.Host]struct{})}
+	s.registerLive()
+	return s, nil
 }
 
 // streamKey names one stream of a request or process.
@@ -505,6 +508,7 @@ func (c *conn) createVM(ctx context.Context, b *proto.CreateVM) *proto.Response 
 	}
 	c.vms[id] = &hostedVM{id: id, host: h}
 	c.mu.Unlock()
+	c.s.track(h)
 	return &proto.Response{VM: id}
 }
 
@@ -517,6 +521,7 @@ func (c *conn) closeVM(ctx context.Context, id uint64) *proto.Response {
 		return errResp(proto.ErrNoVM)
 	}
 	err := v.host.Close(ctx)
+	c.s.untrack(v.host)
 	_ = c.w.Write(proto.TVMEvent, id, &proto.VMEvent{Event: proto.VMClosed})
 	return errResp(err)
 }
@@ -608,6 +613,7 @@ func (c *conn) shutdown() {
 		go func() {
 			defer wg.Done()
 			_ = v.host.Close(context.Background())
+			c.s.untrack(v.host)
 		}()
 	}
 	wg.Wait()
