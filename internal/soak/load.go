@@ -85,7 +85,9 @@ var allOps = []op{
 	{"limit-cpu-node", func(ctx context.Context, w *worker) error {
 		return w.node(ctx, `for (;;) {}`, 124, secexec.TimeLimitMessage)
 	}},
-	{"limit-cpu-wasm", func(ctx context.Context, w *worker) error { return w.exec(ctx, "yes > /dev/null", 124, secexec.TimeLimitMessage) }},
+	{"limit-cpu-wasm", func(ctx context.Context, w *worker) error {
+		return w.exec(ctx, "yes > /dev/null", 124, secexec.TimeLimitMessage)
+	}},
 	{"limit-memory", func(ctx context.Context, w *worker) error {
 		return w.node(ctx, `const a = []; for (;;) a.push(new Array(1e4).fill(1.5))`, 134, "heap out of memory")
 	}},
