@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/internal/wasmgen"
 )
 
 // WASI errno values (wasi_snapshot_preview1).
@@ -25,44 +26,6 @@ type wasiCall struct {
 	errno int
 }
 
-// leb128 appends v as a signed LEB128 number.
-func leb128(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
-// uleb appends v as an unsigned LEB128 number.
-func uleb(b []byte, v uint64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
-func vec(items ...[]byte) []byte {
-	b := uleb(nil, uint64(len(items)))
-	for _, it := range items {
-		b = append(b, it...)
-	}
-	return b
-}
-
-func name(s string) []byte { return append(uleb(nil, uint64(len(s))), s...) }
-
-func section(id byte, body []byte) []byte {
-	return append(uleb([]byte{id}, uint64(len(body))), body...)
-}
-
 // pathAt is where wasiModule's memory holds the path "tmp".
 const pathAt = 1024
 
@@ -70,42 +33,22 @@ const pathAt = 1024
 // exits with the errno it returned: the smallest guest that can pass any
 // argument at all to a host function, which no C or Rust toolchain would.
 func wasiModule(c wasiCall) []byte {
-	params := []byte{}
-	for _, r := range c.sig {
-		if r == 'I' {
-			params = append(params, 0x7e)
-		} else {
-			params = append(params, 0x7f)
-		}
-	}
-	fnType := append(append([]byte{0x60}, uleb(nil, uint64(len(params)))...), params...)
-	fnType = append(fnType, 1, 0x7f)
-	types := vec(fnType, []byte{0x60, 1, 0x7f, 0}, []byte{0x60, 0, 0})
-	imports := vec(
-		append(append(name("wasi_snapshot_preview1"), name(c.fn)...), 0, 0),
-		append(append(name("wasi_snapshot_preview1"), name("proc_exit")...), 0, 1),
-	)
-	code := []byte{0} // no locals
+	sig := wasmgen.Type{Results: []byte{wasmgen.I32}}
+	var body []byte
 	for i, a := range c.args {
 		if c.sig[i] == 'I' {
-			code = leb128(append(code, 0x42), a)
+			sig.Params = append(sig.Params, wasmgen.I64)
+			body = append(body, wasmgen.I64Const(a)...)
 		} else {
-			code = leb128(append(code, 0x41), int64(int32(uint32(a))))
+			sig.Params = append(sig.Params, wasmgen.I32)
+			body = append(body, wasmgen.I32Const(int32(uint32(a)))...)
 		}
 	}
-	code = append(code, 0x10, 0, 0x10, 1, 0x0b)
-	m := []byte("\x00asm\x01\x00\x00\x00")
-	m = append(m, section(1, types)...)
-	m = append(m, section(2, imports)...)
-	m = append(m, section(3, vec([]byte{2}))...)
-	m = append(m, section(5, vec([]byte{0, 1}))...) // one page, no maximum
-	m = append(m, section(7, vec(append(name("_start"), 0, 2), append(name("memory"), 2, 0)))...)
-	m = append(m, section(10, vec(append(uleb(nil, uint64(len(code))), code...)))...)
-	// Data: the path "tmp" at pathAt, for calls that must get past their
-	// path argument.
-	seg := append([]byte{0, 0x41}, leb128(nil, pathAt)...)
-	seg = append(append(seg, 0x0b), name("tmp")...)
-	return append(m, section(11, vec(seg))...)
+	body = append(append(body, wasmgen.Call(0)...), wasmgen.Call(1)...)
+	return wasmgen.Module([]wasmgen.Import{
+		{Module: "wasi_snapshot_preview1", Name: c.fn, Type: sig},
+		{Module: "wasi_snapshot_preview1", Name: "proc_exit", Type: wasmgen.Type{Params: []byte{wasmgen.I32}}},
+	}, []wasmgen.Func{{Body: body, Export: "_start"}}, 1, []wasmgen.Data{{Offset: pathAt, Bytes: []byte("tmp")}})
 }
 
 // WASI calls with out-of-range pointers and lengths, huge iovec and
