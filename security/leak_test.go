@@ -91,29 +91,25 @@ console.log(out.join('\n'));`},
 	}
 }
 
-// childPIDs returns the pids of this process's children: the engine
-// processes it started.
+// childPIDs returns the pids of this process's children (the engine
+// processes it started), from each thread's children list.
 func childPIDs(t *testing.T) []int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
+	files, err := filepath.Glob("/proc/self/task/*/children")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, w := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(w); err == nil {
+				pids = append(pids, pid)
+			}
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The fields after the command name (which may hold spaces).
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
-			pids = append(pids, pid)
-		}
+	}
+	if len(pids) == 0 {
+		t.Fatal("no engine process found among this process's children")
 	}
 	return pids
 }

@@ -12,6 +12,23 @@ import (
 	"github.com/secexec/secexec/kernel/policy"
 )
 
+// connect serves a new server made from cfg on a socket pair and returns
+// a client connected to it, closed when the test ends.
+func connect(t *testing.T, cfg Config) *client.Conn {
+	t.Helper()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := serve(t, s)
+	c, err := client.Handshake(context.Background(), ca, token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // isolates is a Runtime that reports fixed isolate counts.
 type isolates struct {
 	vmhost.Runtime
@@ -24,17 +41,7 @@ func (i isolates) LiveIsolates() (int, int) { return i.live, i.parked }
 // and report the runtime's isolates.
 func TestLiveGauges(t *testing.T) {
 	ctx := context.Background()
-	set := metrics.New()
-	s, err := New(Config{Token: token, Runtime: isolates{vmhosttest.New(nil), 5, 2}, Metrics: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := serve(t, s)
-	c, err := client.Handshake(ctx, ca, token, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, Config{Token: token, Runtime: isolates{vmhosttest.New(nil), 5, 2}, Metrics: metrics.New()})
 	live := func() map[string]float64 {
 		t.Helper()
 		var b bytes.Buffer
