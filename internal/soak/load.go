@@ -119,6 +119,12 @@ func runWorker(ctx context.Context, cfg Config, id int, execs *atomic.Int64, rec
 					record("vm-create", err)
 				}
 				w = nil
+				// Fail slowly: the failure is recorded, spinning on it
+				// would only load the machine.
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
 				continue
 			}
 			w.execs = execs

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -128,6 +130,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	// A copy of its own: the set-up cache is shared with other programs,
+	// which may replace it while the run goes on.
+	mods, err := os.MkdirTemp("", "secexec-soak-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(mods)
+	if err := os.CopyFS(filepath.Join(mods, "node_modules"), os.DirFS(cfg.NodeModules)); err != nil {
+		return nil, fmt.Errorf("soak: copying %s: %w", cfg.NodeModules, err)
+	}
+	cfg.NodeModules = filepath.Join(mods, "node_modules")
 	if err := p.prime(ctx, cfg); err != nil {
 		return nil, err
 	}
