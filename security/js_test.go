@@ -149,7 +149,7 @@ func TestJSMemoryBombs(t *testing.T) {
 // end, microtasks queueing themselves, catastrophic regular expressions —
 // is stopped by the CPU limit with exit 124.
 func TestJSCPUBombs(t *testing.T) {
-	vm := newVM(t, secexec.Options{Permissions: secexec.AllowAll(), Limits: secexec.Limits{CPUTime: time.Second, MemoryBytes: 64 << 20}})
+	vm := newVM(t, secexec.Options{Permissions: secexec.AllowAll(), Limits: secexec.Limits{CPUTime: 500 * time.Millisecond, MemoryBytes: 64 << 20}})
 	runAttacks(t, vm, []attack{
 		{"timerFlood", `for (let i = 0; i < 1e5; i++) setTimeout(() => {}, 0); setInterval(() => { for (let i = 0; i < 1e3; i++) setTimeout(() => {}, 1) }, 0)`, 124, secexec.TimeLimitMessage},
 		{"immediateFlood", `(function f() { setImmediate(f); setImmediate(() => {}) })()`, 124, secexec.TimeLimitMessage},

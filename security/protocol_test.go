@@ -146,6 +146,18 @@ func (h *hostile) fatal(want error, msg string) {
 	}
 }
 
+// createVM creates a VM on the connection with request id and returns
+// its id.
+func (h *hostile) createVM(id uint64, body *proto.CreateVM) uint64 {
+	h.t.Helper()
+	h.send(proto.TCreateVM, id, body)
+	r := h.response(id)
+	if r.Err != nil {
+		h.t.Fatalf("CreateVM: %v", r.Err.Err())
+	}
+	return r.VM
+}
+
 func frameHeader(n uint32, typ proto.Type, id uint64) []byte {
 	b := make([]byte, proto.HeaderSize)
 	binary.BigEndian.PutUint32(b, n)
@@ -197,15 +209,13 @@ func TestHostileEngineClient(t *testing.T) {
 		}, proto.ErrProtocol, "Hello from a client"},
 		{"replayed request id", func(h *hostile) {
 			h.hello()
-			h.send(proto.TCreateVM, 1, &proto.CreateVM{Permissions: allowAll(h.t)})
-			vm := h.response(1).VM
+			vm := h.createVM(1, &proto.CreateVM{Permissions: allowAll(h.t)})
 			h.send(proto.TRun, 7, &proto.Run{VM: vm, Argv: []string{"sleep", "5"}})
 			h.send(proto.TStat, 7, &proto.PathOp{VM: vm, Name: "/"})
 		}, proto.ErrProtocol, "request id 7 in use"},
 		{"upload larger than announced", func(h *hostile) {
 			h.hello()
-			h.send(proto.TCreateVM, 1, &proto.CreateVM{})
-			vm := h.response(1).VM
+			vm := h.createVM(1, &proto.CreateVM{})
 			h.send(proto.TWriteFile, 2, &proto.WriteFile{VM: vm, Name: "/tmp/x", Size: 4, Data: []byte("ab")})
 			h.send(proto.TData, 2, &proto.Data{Fd: proto.FdFile, Bytes: bytes.Repeat([]byte("x"), 1<<20)})
 		}, proto.ErrProtocol, "over the announced size"},
@@ -244,8 +254,7 @@ func TestHostileEngineClient(t *testing.T) {
 		h.send(proto.TCredit, 778, &proto.Credit{Fd: 1, N: 1 << 16})
 		h.send(proto.TCancel, 779, &proto.Cancel{})
 		// The connection still works: a VM, a file, a closed VM.
-		h.send(proto.TCreateVM, 50, &proto.CreateVM{})
-		vm := h.response(50).VM
+		vm := h.createVM(50, &proto.CreateVM{})
 		h.send(proto.TStat, 51, &proto.PathOp{VM: vm, Name: "/tmp"})
 		if r := h.response(51); r.Err != nil || r.Stat == nil {
 			t.Fatalf("stat after the attacks: %+v", r.Err)
