@@ -60,6 +60,19 @@ type vmRuntime struct {
 	cfg guest.Config
 }
 
+// LiveIsolates reports the V8 isolates alive and parked in this
+// process's runtime (server.LiveIsolates), zero before it started.
+func (r vmRuntime) LiveIsolates() (live, parked int) {
+	r.l.mu.Lock()
+	rt := r.l.rt
+	r.l.mu.Unlock()
+	if rt == nil || rt.JS() == nil {
+		return 0, 0
+	}
+	st := rt.JS().Stats()
+	return int(st.LiveIsolates), st.PoolParked
+}
+
 // Configure adds the runtime's layers to a VM being built.
 func (r vmRuntime) Configure(ctx context.Context, cfg *vm.Config) error {
 	rt, err := r.l.get(ctx, r.cfg)

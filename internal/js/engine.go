@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v8 "github.com/tommie/v8go"
@@ -103,6 +104,9 @@ type Engine struct {
 	// exposeBridge (tests only) leaves the bridge reachable as
 	// globalThis.__test_bridge.
 	exposeBridge bool
+
+	// live counts isolates from creation to disposal (Stats.LiveIsolates).
+	live atomic.Int64
 
 	mu        sync.Mutex
 	bootCache *v8.CompilerCachedData

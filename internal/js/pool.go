@@ -433,6 +433,9 @@ type Stats struct {
 	PoolParked int
 	// PoolKeys are the keys kept warm, by heap limit.
 	PoolKeys []PoolKeyStats
+	// LiveIsolates counts isolates not yet disposed of: running a
+	// process, booting or parked.
+	LiveIsolates int64
 }
 
 // PoolKeyStats describe one key of the warm pool.
@@ -450,9 +453,9 @@ type PoolKeyStats struct {
 func (e *Engine) Stats() Stats {
 	p := e.pool
 	if p == nil {
-		return Stats{}
+		return Stats{LiveIsolates: e.live.Load()}
 	}
-	st := Stats{PoolHits: p.hits.Load(), PoolMisses: p.misses.Load(), PoolDrained: p.drained.Load()}
+	st := Stats{PoolHits: p.hits.Load(), PoolMisses: p.misses.Load(), PoolDrained: p.drained.Load(), LiveIsolates: e.live.Load()}
 	p.mu.Lock()
 	for _, kp := range p.keys {
 		st.PoolParked += len(kp.parked)

@@ -244,6 +244,7 @@ func (r *rt) boot() error {
 	e := r.e
 	t0 := time.Now()
 	r.iso = v8.NewIsolate(v8.WithResourceConstraints(r.heapLimit/4, r.heapLimit))
+	e.live.Add(1)
 	t1 := time.Now()
 	r.v8c = v8.NewContext(r.iso)
 	t2 := time.Now()
@@ -748,6 +749,7 @@ func (r *rt) dispose() {
 		r.v8c.Close()
 	}
 	r.iso.Dispose()
+	r.e.live.Add(-1)
 	r.iso = nil
 }
 

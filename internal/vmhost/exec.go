@@ -264,8 +264,7 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 	st, _ := p.HostWait(context.Background())
 	// Anything the program left behind in its group would keep the output
 	// pipes open: it goes with the program.
-	_ = init.Kill(-p.PID(), kernel.SIGKILL)
-	readers.Wait()
+	killGroup(init, -p.PID(), &readers)
 
 	res := &Exit{Duration: time.Since(start), ExitStatus: ExitStatus{Code: st.ShellCode()}}
 	if st.Signal != 0 {
@@ -292,6 +291,29 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 		res.Outcome = Failed
 	}
 	return res, nil
+}
+
+// killGroup kills process group pgid (negative) until the output
+// readers are done. One kill is not enough: a member that was spawning
+// while the group was killed (a fork bomb, say) leaves a child in the
+// group that holds the pipes open and forks on, so the kill repeats
+// until nothing holds them.
+func killGroup(init *kernel.Process, pgid int, readers *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(done)
+	}()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		_ = init.Kill(pgid, kernel.SIGKILL)
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // feedStdin copies r into the stdin pipe and closes it at the end, so

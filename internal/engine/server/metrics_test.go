@@ -33,16 +33,7 @@ func TestMetricsRequest(t *testing.T) {
 	ctx := context.Background()
 	set := metrics.New()
 	set.ZeroSeries()
-	s, err := New(Config{Token: token, Runtime: vmhosttest.New(nil), Metrics: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := serve(t, s)
-	c, err := client.Handshake(ctx, ca, token, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, Config{Token: token, Runtime: vmhosttest.New(nil), Metrics: set})
 	pol, err := policy.Parse(allowExec)
 	if err != nil {
 		t.Fatal(err)

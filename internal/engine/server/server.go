@@ -64,6 +64,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	tokenUsed bool
+	hosts     map[*vmhost.Host]struct{} // the VMs of all connections
 }
 
 // New returns a Server.
@@ -89,7 +90,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.Metrics = metrics.New()
 		cfg.Metrics.ZeroSeries()
 	}
-	return &Server{cfg: cfg, log: log}, nil
+	s := &Server{cfg: cfg, log: log, hosts: make(map[*vmhost.Host]struct{})}
+	s.registerLive()
+	return s, nil
 }
 
 // streamKey names one stream of a request or process.
@@ -527,6 +530,7 @@ func (c *conn) createVM(ctx context.Context, b *proto.CreateVM) *proto.Response 
 	}
 	c.vms[id] = &hostedVM{id: id, host: h}
 	c.mu.Unlock()
+	c.s.track(h)
 	return &proto.Response{VM: id}
 }
 
@@ -540,6 +544,7 @@ func (c *conn) closeVM(ctx context.Context, id uint64) *proto.Response {
 	}
 	err := v.host.Close(ctx)
 	c.forgetContexts(id)
+	c.s.untrack(v.host)
 	_ = c.w.Write(proto.TVMEvent, id, &proto.VMEvent{Event: proto.VMClosed})
 	return errResp(err)
 }
@@ -631,6 +636,7 @@ func (c *conn) shutdown() {
 		go func() {
 			defer wg.Done()
 			_ = v.host.Close(context.Background())
+			c.s.untrack(v.host)
 		}()
 	}
 	wg.Wait()

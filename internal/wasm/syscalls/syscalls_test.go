@@ -372,3 +372,29 @@ func TestApplyActions(t *testing.T) {
 		tab.release()
 	}
 }
+
+// A read or write of no bytes on a descriptor that is not open fails with
+// EBADF, as on Linux, instead of succeeding for any number.
+func TestZeroLengthIOChecksFD(t *testing.T) {
+	k := newKernel(t, testPasswd, testGroup)
+	s := NewState(context.Background(), k.Init(), nil, nil)
+	defer s.Close()
+	mod := wazerotest.NewModule(wazerotest.NewFixedMemory(1 << 12))
+	ctx := WithState(context.Background(), s)
+	byName := map[string]hostFunc{}
+	for _, f := range allFuncs() {
+		byName[f.name] = f
+	}
+	for _, name := range []string{"fd_read", "fd_write"} {
+		for _, fd := range []uint32{0xFFFFFFFF, 0x7FFFFFFF, 77} {
+			// One iovec of length zero at 0, nwritten at 64.
+			stack := []uint64{uint64(fd), 0, 1, 64}
+			if err := call(ctx, byName[name], mod, stack); err != nil {
+				t.Fatal(err)
+			}
+			if Errno(stack[0]) != EBADF {
+				t.Errorf("%s(%#x, no bytes): errno %d, want EBADF", name, fd, stack[0])
+			}
+		}
+	}
+}

@@ -605,6 +605,13 @@ func fdRW(ctx context.Context, s *State, m mem, fd, iovs, n, outp uint32, pos in
 	if e != ESUCCESS {
 		return e
 	}
+	if len(bufs) == 0 {
+		// Nothing to move, but like Linux's zero-length read and write
+		// the call still names a descriptor that must be open.
+		if _, err := s.P.Fstat(ctx, kfd(fd)); err != nil {
+			return s.errOf(err)
+		}
+	}
 	var total int
 	if write {
 		total, e = s.writev(ctx, kfd(fd), bufs, pos)

@@ -95,6 +95,10 @@ type FS struct {
 
 	rootFD  int
 	rootDev uint64 // st_dev of the root, for the fallback walk's XDEV check
+	// roots are the root's host path as given and as resolved: symlink
+	// targets that name them are turned relative (see Readlink), never
+	// shown to the guest.
+	roots []string
 
 	// mu guards closed: every operation that uses rootFD holds it for
 	// reading, so Release cannot close the descriptor (whose number the
@@ -142,6 +146,7 @@ func New(root string, opts Options) (*FS, error) {
 		seed:    maphash.MakeSeed(),
 		rootFD:  fd,
 		rootDev: st.Dev,
+		roots:   hostRoots(root, fd),
 	}
 	if fs.maxSize == 0 {
 		fs.maxSize = DefaultMaxFileSize

@@ -664,7 +664,7 @@ func (n *inode) Readlink(context.Context) (string, error) {
 		// be resolved by the VFS anyway.
 		return "", errno.ENAMETOOLONG
 	}
-	return string(buf[:m]), nil
+	return n.fs.guestTarget(n.path, string(buf[:m])), nil
 }
 
 // Open opens the regular file for I/O. Directories are EISDIR, symlinks
