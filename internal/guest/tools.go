@@ -5,10 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
+	"github.com/secexec/secexec/internal/layerfs"
 	"github.com/secexec/secexec/internal/setup"
-	"github.com/secexec/secexec/kernel/fs/memfs"
 	"github.com/secexec/secexec/kernel/vfs"
 )
 
@@ -47,27 +46,14 @@ func (r *Runtime) addTools(ctx context.Context, dirs setup.Dirs) error {
 
 // binLayer builds the read-only layer of /usr/bin links.
 func binLayer(ctx context.Context) (vfs.FileSystem, error) {
-	epoch := time.Unix(0, 0).UTC()
-	fs := memfs.New(memfs.Options{Now: func() time.Time { return epoch }})
-	v, err := vfs.New(ctx, fs, vfs.Options{})
-	if err != nil {
-		return nil, err
-	}
-	c := &vfs.Caller{Cwd: "/"}
-	for _, d := range []string{"/usr", "/usr/bin"} {
-		if err := v.Mkdir(ctx, c, d, 0o755); err != nil {
-			return nil, err
-		}
-	}
 	names := make([]string, 0, len(toolBins))
 	for name := range toolBins {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	entries := layerfs.Dirs("/usr", "/usr/bin")
 	for _, name := range names {
-		if err := v.Symlink(ctx, c, toolBins[name], "/usr/bin/"+name); err != nil {
-			return nil, err
-		}
+		entries = append(entries, layerfs.Entry{Path: "/usr/bin/" + name, Link: toolBins[name]})
 	}
-	return fs, nil
+	return layerfs.Build(ctx, entries)
 }

@@ -18,10 +18,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/secexec/secexec/internal/layerfs"
 	"github.com/secexec/secexec/kernel"
-	"github.com/secexec/secexec/kernel/fs/memfs"
 	"github.com/secexec/secexec/kernel/vfs"
 )
 
@@ -34,29 +33,8 @@ const Path = "/usr/bin/tool"
 // layer is built once per host process: it is read-only and the same
 // for every VM.
 var layer = sync.OnceValues(func() (vfs.FileSystem, error) {
-	ctx := context.Background()
-	epoch := time.Unix(0, 0).UTC()
-	fs := memfs.New(memfs.Options{Now: func() time.Time { return epoch }})
-	v, err := vfs.New(ctx, fs, vfs.Options{})
-	if err != nil {
-		return nil, err
-	}
-	c := &vfs.Caller{Cwd: "/"}
-	for _, d := range []string{"/usr", "/usr/bin"} {
-		if err := v.Mkdir(ctx, c, d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	f, err := v.Open(ctx, c, Path, vfs.O_WRONLY|vfs.O_CREAT|vfs.O_TRUNC, 0o755)
-	if err != nil {
-		return nil, err
-	}
-	_, err = f.Write(ctx, []byte(Magic+"# tool is built into secexec: this file only marks the command.\n"))
-	f.DecRef()
-	if err != nil {
-		return nil, err
-	}
-	return fs, nil
+	return layerfs.Build(context.Background(), append(layerfs.Dirs("/usr", "/usr/bin"),
+		layerfs.Entry{Path: Path, Mode: 0o755, Data: []byte(Magic + "# tool is built into secexec: this file only marks the command.\n")}))
 })
 
 // Layer returns the read-only filesystem holding /usr/bin/tool.

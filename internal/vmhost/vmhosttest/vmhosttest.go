@@ -13,12 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/secexec/secexec/internal/layerfs"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
-	"github.com/secexec/secexec/kernel/fs/memfs"
 	"github.com/secexec/secexec/kernel/vfs"
 )
 
@@ -181,30 +180,11 @@ func (r *Runtime) Attach(ctx context.Context, m *vm.VM) error {
 }
 
 func buildLayer(ctx context.Context) (vfs.FileSystem, error) {
-	epoch := time.Unix(0, 0).UTC()
-	fs := memfs.New(memfs.Options{Now: func() time.Time { return epoch }})
-	v, err := vfs.New(ctx, fs, vfs.Options{})
-	if err != nil {
-		return nil, err
-	}
-	c := &vfs.Caller{Cwd: "/"}
-	for _, d := range []string{"/usr", "/usr/bin"} {
-		if err := v.Mkdir(ctx, c, d, 0o755); err != nil {
-			return nil, err
-		}
-	}
+	entries := layerfs.Dirs("/usr", "/usr/bin")
 	for name := range programs {
-		f, err := v.Open(ctx, c, "/usr/bin/"+name, vfs.O_WRONLY|vfs.O_CREAT|vfs.O_TRUNC, 0o755)
-		if err != nil {
-			return nil, err
-		}
-		_, err = f.Write(ctx, []byte(magic+name+"\n"))
-		f.DecRef()
-		if err != nil {
-			return nil, err
-		}
+		entries = append(entries, layerfs.Entry{Path: "/usr/bin/" + name, Mode: 0o755, Data: []byte(magic + name + "\n")})
 	}
-	return fs, nil
+	return layerfs.Build(ctx, entries)
 }
 
 type loader struct{}
