@@ -143,6 +143,7 @@ func TestPolicyObjGitExample(t *testing.T) {
 				{"ln-out", "ln .git/config c; echo pwned > c"},
 				{"plant-hook-mv", "echo 'echo pwned' > h; chmod +x h; mv h .git/hooks/pre-commit"},
 				{"plant-hook-ln", "echo 'echo pwned' > h2; ln h2 .git/hooks/post-commit"},
+				{"symlink", "ln -s .git sg; echo pwned > sg/config"},
 				{"plant-dir", "mkdir -p x/hooks && echo pwned > x/hooks/pre-push && mv x/hooks .git/hooks2"},
 			} {
 				r := sh(t, vm, a.cmd)
