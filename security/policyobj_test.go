@@ -204,6 +204,9 @@ func TestPolicyObjLegit(t *testing.T) {
 		{"mv-other-repo", "mv other other2 && cat other2/.git/config", "mine"},
 		{"read-git", "cat .git/config", "orig"},
 		{"mv-readme", "mv keys/readme.txt keys/readme2.txt && cat keys/readme2.txt", "r"},
+		{"git", "export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b; " +
+			"mkdir repo && cd repo && git init -q && echo hi > a && git add a && git commit -q -m one && " +
+			"mv a b && git add -A && git commit -q -m two && cd .. && mv repo repo2 && git -C repo2 log --oneline | wc -l", "2\n"},
 		{"mv-keys-dir", "mv keys keys2 && ls keys2", "readme2.txt\nserver.pem\n"},
 	}
 	for _, s := range steps {
