@@ -3,6 +3,7 @@ package security_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,11 +19,11 @@ import (
 // objVM makes a VM that allows everything except what deny adds, with
 // files put in place by the embedder (whose calls the policy does not
 // govern).
-func objVM(t *testing.T, deny func(p *secexec.Permissions), files map[string]string) *secexec.VM {
+func objVM(t *testing.T, deny func(p *secexec.Permissions), files map[string]string, audit func(secexec.AuditEvent)) *secexec.VM {
 	t.Helper()
 	p := secexec.AllowAll()
 	deny(p)
-	vm := newVM(t, secexec.Options{Permissions: p})
+	vm := newVM(t, secexec.Options{Permissions: p, Audit: audit})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for name, data := range files {
@@ -69,7 +70,7 @@ func TestPolicyObjReadDeny(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			vm := objVM(t, func(p *secexec.Permissions) {
 				p.DenyFS(tc.ops, "/workspace/secret.txt", "/workspace/d/secret.txt")
-			}, map[string]string{"/workspace/secret.txt": topSecret, "/workspace/d/secret.txt": topSecret})
+			}, map[string]string{"/workspace/secret.txt": topSecret, "/workspace/d/secret.txt": topSecret}, nil)
 			for _, a := range []struct{ name, cmd string }{
 				{"cat", "cat secret.txt"},
 				{"ln", "ln secret.txt x; cat x"},
@@ -134,9 +135,17 @@ func TestPolicyObjGitExample(t *testing.T) {
 		{"fixed-example", policy.WriteOps()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var refused []secexec.AuditEvent
 			vm := objVM(t, func(p *secexec.Permissions) {
 				p.DenyFS(tc.ops, "/workspace/.git/")
-			}, files)
+			}, files, func(e secexec.AuditEvent) {
+				if e.To != "" {
+					mu.Lock()
+					refused = append(refused, e)
+					mu.Unlock()
+				}
+			})
 			for _, a := range []struct{ name, cmd string }{
 				{"write", "echo pwned > .git/config"},
 				{"mv-out-and-back", "mv .git g; echo pwned > g/config; mv g .git"},
@@ -163,6 +172,24 @@ for (const [k, f] of Object.entries({
 			for _, want := range []string{"renameGit EACCES", "linkConfig EACCES", "renameInto EACCES"} {
 				if !strings.Contains(string(r.Stdout), want) {
 					t.Errorf("node: want %q in %q (stderr %q)", want, r.Stdout, trunc(r.Stderr))
+				}
+			}
+			if tc.name == "old-example-write" {
+				// The refusal reaches the embedder's audit with both names.
+				want := secexec.AuditEvent{Domain: "fs", Op: "rename", Target: "/workspace/.git", To: "/workspace/g3", Rule: -1}
+				found := false
+				for end := time.Now().Add(5 * time.Second); !found && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+					mu.Lock()
+					for _, e := range refused {
+						e.Time = time.Time{}
+						found = found || e == want
+					}
+					mu.Unlock()
+				}
+				if !found {
+					mu.Lock()
+					t.Errorf("no audit event %+v in %+v", want, refused)
+					mu.Unlock()
 				}
 			}
 			if got := readBack(t, vm, "/workspace/.git/config"); got != "orig" {
@@ -196,7 +223,7 @@ func TestPolicyObjLegit(t *testing.T) {
 		"/workspace/keys/server.pem":   "KEY",
 		"/workspace/keys/readme.txt":   "r",
 		"/workspace/other/.git/config": "mine",
-	})
+	}, nil)
 	steps := []struct{ name, cmd, want string }{
 		{"mv-dirs", "mkdir -p src/a && echo 1 > src/a/f && mv src/a src/b && mv src lib && cat lib/b/f", "1\n"},
 		{"ln", "echo 2 > f2 && ln f2 f3 && mkdir -p sub && ln f3 sub/f4 && cat sub/f4", "2\n"},
