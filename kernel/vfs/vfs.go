@@ -15,7 +15,8 @@
 // Every operation first resolves, then asks the Authorizer about the
 // resolved guest path (so a symlink cannot launder a denied target), then
 // applies POSIX discretionary access control for the caller's uid and gid,
-// and only then calls the filesystem.
+// and only then calls the filesystem. Link and Rename also ask the
+// MoveAuthorizer, so that a new name cannot lead around a rule on the old.
 package vfs
 
 import (
