@@ -364,13 +364,13 @@ func (v *VFS) Link(ctx context.Context, c *Caller, oldpath, newpath string) erro
 	} else if t == TypeDir {
 		return errno.Path("link", oldpath, errno.EPERM)
 	}
+	if o.node.mnt != n.parent.mnt {
+		return errno.Path("link", newpath, errno.EXDEV)
+	}
 	// The new name must not decide anything differently for the object,
 	// or a rule on the old name would be walked around through it.
 	if err := v.authorizeMove(ctx, OpLink, o.node.path, n.node.path, false); err != nil {
 		return err
-	}
-	if o.node.mnt != n.parent.mnt {
-		return errno.Path("link", newpath, errno.EXDEV)
 	}
 	if err := v.checkAccess(ctx, c, n.parent.ino, mayWrite|mayExec); err != nil {
 		return errno.Path("link", newpath, err)
