@@ -127,7 +127,8 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vm: root overlay: %w", err)
 	}
-	v, err := vfs.New(ctx, root, vfs.Options{Authorize: guestAuthorizer(checker)})
+	v, err := vfs.New(ctx, root, vfs.Options{Authorize: guestAuthorizer(checker),
+		AuthorizeMove: guestMoveAuthorizer(checker)})
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +190,18 @@ func guestAuthorizer(c *policy.Checker) vfs.Authorizer {
 			return nil
 		}
 		return c.CheckFS(policy.FSOp(op), p)
+	}
+}
+
+// guestMoveAuthorizer refuses a guest's link or rename that would give an
+// object a name where the policy decides differently (see
+// policy.Checker.CheckFSRelocate). The embedder's own calls are trusted.
+func guestMoveAuthorizer(c *policy.Checker) vfs.MoveAuthorizer {
+	return func(ctx context.Context, op vfs.Op, from, to string, tree bool) error {
+		if _, guest := kernel.ProcessFromContext(ctx); !guest {
+			return nil
+		}
+		return c.CheckFSRelocate(policy.FSOp(op), from, to, tree)
 	}
 }
 

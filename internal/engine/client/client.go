@@ -349,7 +349,7 @@ func (c *Conn) dispatch(f proto.Frame) error {
 		c.mu.Unlock()
 		if v != nil && v.audit != nil {
 			ev := policy.Event{Time: time.Unix(0, b.Time), Domain: policy.Domain(b.Domain), Op: b.Op,
-				Target: b.Target, Allowed: b.Allowed, Rule: b.Rule}
+				Target: b.Target, Allowed: b.Allowed, Rule: b.Rule, To: b.To}
 			select {
 			case v.audit <- ev:
 			case <-v.done:

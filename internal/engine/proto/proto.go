@@ -211,6 +211,7 @@ type Audit struct {
 	Target  string `cbor:"4,keyasint,omitempty"`
 	Allowed bool   `cbor:"5,keyasint,omitempty"`
 	Rule    int    `cbor:"6,keyasint"`
+	To      string `cbor:"7,keyasint,omitempty"` // a refused link's or rename's new name
 }
 
 // Mount is a filesystem to mount (see vm.Mount).

@@ -514,7 +514,7 @@ func (c *conn) createVM(ctx context.Context, b *proto.CreateVM) *proto.Response 
 		cfg.Audit = func(ev policy.Event) {
 			_ = c.w.Write(proto.TAudit, id, &proto.Audit{
 				Time: ev.Time.UnixNano(), Domain: string(ev.Domain), Op: ev.Op,
-				Target: ev.Target, Allowed: ev.Allowed, Rule: ev.Rule,
+				Target: ev.Target, Allowed: ev.Allowed, Rule: ev.Rule, To: ev.To,
 			})
 		}
 	}
