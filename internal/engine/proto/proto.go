@@ -221,6 +221,9 @@ type Mount struct {
 	Path     string `cbor:"1,keyasint"`
 	HostDir  string `cbor:"2,keyasint,omitempty"`
 	ReadOnly bool   `cbor:"3,keyasint,omitempty"`
+	// MaxBytes and AllowExternalSymlinks: see vm.Mount.
+	MaxBytes              int64 `cbor:"4,keyasint,omitempty"`
+	AllowExternalSymlinks bool  `cbor:"5,keyasint,omitempty"`
 }
 
 // CreateVM creates a VM owned by the connection. Permissions is the
