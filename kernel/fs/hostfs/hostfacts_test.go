@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -170,5 +172,77 @@ func TestStatfsSynthetic(t *testing.T) {
 		if sf.Type != StatfsMagic || sf.Blocks == hs.Blocks || (sf.BlocksFree != 0 && sf.BlocksFree == hs.Bavail) || sf.Files == hs.Files {
 			t.Errorf("%+v: statfs %+v shows the host's %+v", opts, sf, hs)
 		}
+	}
+}
+
+// The charge matches the host exactly under concurrent writers and
+// truncates of one file, and making and removing names refunds what it
+// charged (a directory that grew on the host refunds no more than it cost).
+func TestQuotaAccountingExact(t *testing.T) {
+	ctx := context.Background()
+	fs, host := newFS(t, Options{MaxBytes: 64 << 20}, quirks{})
+	rt := root(t, fs)
+	f, err := rt.Create(ctx, "f", vfs.CreateOptions{Mode: vfs.S_IFREG | 0o644})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h, err := f.Open(ctx, vfs.O_RDWR)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer h.Close()
+			buf := make([]byte, 4096)
+			for j := range 200 {
+				off := int64((i*7919 + j*104729) % (1 << 20))
+				if j%50 == 49 {
+					_ = f.SetAttr(ctx, vfs.SetAttr{Mask: vfs.SetSize, Size: off})
+					continue
+				}
+				if _, err := h.WriteAt(ctx, buf, off); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st, err := os.Stat(filepath.Join(host, "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fs.quota.usage(); got != st.Size() {
+		t.Errorf("usage %d, file %d bytes", got, st.Size())
+	}
+	before := fs.quota.usage()
+	d, err := rt.Mkdir(ctx, "d", vfs.CreateOptions{Mode: vfs.S_IFDIR | 0o755})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		name := "file-with-a-long-name-to-grow-the-directory-" + strconv.Itoa(i)
+		if _, err := d.Create(ctx, name, vfs.CreateOptions{Mode: vfs.S_IFREG | 0o644}); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Unlink(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Symlink(ctx, "l", "target", linkOpts); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Unlink(ctx, "l"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Rmdir(ctx, "d"); err != nil {
+		t.Fatal(err)
+	}
+	if got := fs.quota.usage(); got != before {
+		t.Errorf("usage after mkdir, files, symlink and removal: %d, want %d", got, before)
 	}
 }

@@ -779,12 +779,17 @@ func (n *inode) dropHandle(h *handle) {
 }
 
 // chargeNew charges the quota for the directory or symlink dirfd/name the
-// guest just made (its host size: a directory's blocks, a link's target).
+// guest just made: dirCost, or the link's size (its target's length).
 func (fs *FS) chargeNew(dirfd int, name string) {
 	var st unix.Stat_t
-	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-		fs.quota.charge(st.Size)
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return
 	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		fs.quota.charge(dirCost)
+		return
+	}
+	fs.quota.charge(st.Size)
 }
 
 // splitDir is the directory part of rel.

@@ -21,6 +21,10 @@ const (
 	// without Options.MaxBytes.
 	UnboundedCapacity = 1 << 40
 	statfsBlock       = 4096
+	// dirCost is what a directory is charged. Not its host st_size: on
+	// ext4 a directory grows with its entries and never shrinks, so
+	// refunding that size at rmdir would refund more than was charged.
+	dirCost = 4096
 )
 
 // Statfs reports synthetic capacity, never the host filesystem's: a
@@ -48,7 +52,8 @@ func (fs *FS) Statfs(context.Context) (vfs.Statfs, error) {
 
 // quota accounts the mount's growth: the apparent size (st_size, so a
 // sparse file counts at its full length) of regular files the guest grew
-// or shrank, of directories and symlinks it made or removed, since the
+// or shrank, of symlinks (their target's length) and directories (dirCost
+// each) it made or removed, since the
 // mount was made. Content already there counts as zero; removing it makes
 // room (the quota bounds how much the guest adds to the host disk, net).
 // Changes the host makes meanwhile are not seen.
@@ -152,7 +157,9 @@ func (q *quota) removed(st *unix.Stat_t) {
 		if st.Nlink <= 1 && q.open[keyOf(st)] == 0 {
 			q.used -= st.Size
 		}
-	case unix.S_IFDIR, unix.S_IFLNK:
+	case unix.S_IFDIR:
+		q.used -= dirCost
+	case unix.S_IFLNK:
 		q.used -= st.Size
 	}
 }
