@@ -21,7 +21,9 @@
 //     follow, such as unlinkat and renameat). This matters because hostfs
 //     creates real host symlinks with guest-chosen targets: a following
 //     call on one would act on the host's namespace. Symlinks are resolved
-//     by the VFS, in the guest's namespace, through Readlink.
+//     by the VFS, in the guest's namespace, through Readlink. (Host tools
+//     follow them too, later: so unless the mount allows it, a guest's
+//     symlink may not point outside the mount; see links.go.)
 //   - Only regular files are ever opened for data. The type is checked on
 //     the path first, the file is opened with O_NONBLOCK|O_NOFOLLOW (so a
 //     FIFO swapped in meanwhile cannot block), and the opened descriptor is
@@ -44,6 +46,8 @@
 //
 // Errors are the host's errno values, which are Linux's, converted to
 // errno.Errno; no host path or host error text ever reaches the guest.
+// Nor do the host disk's size and free space: Statfs is synthetic, and a
+// writable mount can carry a byte quota (Options.MaxBytes, quota.go).
 package hostfs
 
 import (
