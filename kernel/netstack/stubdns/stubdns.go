@@ -187,28 +187,20 @@ func (r *Resolver) LookupNetIP(ctx context.Context, network, host string) ([]net
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 	}
 	conf := r.config()
-	var lastErr error
 	for _, name := range candidates(host, conf) {
 		addrs, err := r.lookupName(ctx, conf, name, types)
-		if err == nil && len(addrs) > 0 {
+		switch {
+		case err == nil:
 			return addrs, nil
-		}
-		if err != nil {
-			if !errors.Is(err, errNotFound) {
-				// A failure, not an answer: trying other names could
-				// return a wrong one.
-				return nil, dnsError(host, err)
-			}
-		}
-		lastErr = errNotFound
-		if ctx.Err() != nil {
+		case !errors.Is(err, errNotFound):
+			// A failure, not an answer: trying the next name could
+			// return a wrong one.
+			return nil, dnsError(host, err)
+		case ctx.Err() != nil:
 			return nil, dnsError(host, ctx.Err())
 		}
 	}
-	if lastErr == nil {
-		lastErr = errNotFound
-	}
-	return nil, dnsError(host, lastErr)
+	return nil, dnsError(host, errNotFound)
 }
 
 var (
