@@ -61,6 +61,18 @@ type Mount struct {
 	HostDir string
 	// ReadOnly makes the mount read-only.
 	ReadOnly bool
+	// MaxBytes is a byte quota on a host directory mount: how much the
+	// guest may add to it (apparent size, so sparse files count in full),
+	// net, since the mount was made; content already there counts as
+	// zero and removing it makes room. Writes and truncates beyond it fail
+	// with ENOSPC. Zero means no quota. df and statfs show it as the
+	// mount's size (host mounts never show the host disk's numbers).
+	MaxBytes int64
+	// AllowExternalSymlinks lets guests create symlinks in a writable host
+	// mount that point outside it (absolute targets, or ".." beyond the
+	// mount's root). Without it they are refused with EPERM, so host
+	// tools that follow links in the directory later stay inside it.
+	AllowExternalSymlinks bool
 }
 
 // The guest account every VM has, and its default working directory.

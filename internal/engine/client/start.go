@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,10 +102,32 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	mine := os.NewFile(uintptr(fds[0]), "secexec-engine")
 	theirs := os.NewFile(uintptr(fds[1]), "secexec-engine-child")
 
+	// The token goes through a pipe the engine reads once (TokenFD), never
+	// the environment, which stays readable in /proc/PID/environ for the
+	// engine's whole life. 32 bytes fit the pipe buffer, so the write end
+	// is closed before the engine starts.
+	tokR, tokW, err := os.Pipe()
+	if err != nil {
+		_ = mine.Close()
+		_ = theirs.Close()
+		return nil, fmt.Errorf("secexec: engine token pipe: %w", err)
+	}
+	_, werr := tokW.Write(token)
+	if cerr := tokW.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = tokR.Close()
+		_ = mine.Close()
+		_ = theirs.Close()
+		return nil, fmt.Errorf("secexec: engine token pipe: %w", werr)
+	}
+
 	cmd := exec.Command(path)
 	cmd.Args = []string{path}
-	cmd.Env = engineEnv(hex.EncodeToString(token), opts, log)
-	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.Env = engineEnv(opts, log)
+	// ExtraFiles[i] becomes descriptor 3+i: EngineFD, then TokenFD.
+	cmd.ExtraFiles = []*os.File{theirs, tokR}
 	p := &engineProcess{cmd: cmd, stderr: newTail(log), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	// Its own process group: a terminal's ^C goes to the embedding
@@ -115,9 +136,11 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	if err := cmd.Start(); err != nil {
 		_ = mine.Close()
 		_ = theirs.Close()
+		_ = tokR.Close()
 		return nil, fmt.Errorf("secexec: starting the engine: %w", err)
 	}
 	_ = theirs.Close()
+	_ = tokR.Close()
 	go func() {
 		p.status = cmd.Wait()
 		close(p.exited)
@@ -144,10 +167,9 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	return c, nil
 }
 
-func engineEnv(token string, opts Options, log *slog.Logger) []string {
+func engineEnv(opts Options, log *slog.Logger) []string {
 	warm := opts.WarmIsolates
-	env := []string{proto.EnvMode + "=" + proto.ModeValue, proto.EnvToken + "=" + token,
-		proto.EnvLogLevel + "=" + lowestLevel(log).String()}
+	env := []string{proto.EnvMode + "=" + proto.ModeValue, proto.EnvLogLevel + "=" + lowestLevel(log).String()}
 	set := map[string]bool{}
 	for _, kv := range opts.Env {
 		k, _, _ := strings.Cut(kv, "=")

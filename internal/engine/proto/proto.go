@@ -38,16 +38,19 @@ const (
 )
 
 // How an engine process is started (see client.Start): EnvMode marks the
-// process as an engine, EnvToken carries its one-time token (the engine
-// removes both from its environment before serving), and the engine's
-// end of the socket pair is descriptor EngineFD.
+// process as an engine (the engine removes it from its environment before
+// serving), the engine's end of the socket pair is descriptor EngineFD,
+// and its one-time token (TokenSize bytes) is read once from descriptor
+// TokenFD, the read end of a pipe the client wrote it into and closed.
+// The token is never in the environment: os.Unsetenv leaves the original
+// block, and so /proc/PID/environ, unchanged.
 const (
-	EnvMode  = "SECEXEC_ENGINE"
-	EnvToken = "SECEXEC_ENGINE_TOKEN"
+	EnvMode = "SECEXEC_ENGINE"
 	// ModeValue is EnvMode's value; it names the protocol version, so an
 	// engine binary of another version refuses to serve.
 	ModeValue = "proto3"
 	EngineFD  = 3
+	TokenFD   = 4
 	// EnvLogLevel carries the client's log level (slog's names: DEBUG,
 	// INFO, WARN, ERROR). The engine writes its log records at that level
 	// and above to its stderr as JSON lines (LogRecord's form), which the
@@ -219,6 +222,9 @@ type Mount struct {
 	Path     string `cbor:"1,keyasint"`
 	HostDir  string `cbor:"2,keyasint,omitempty"`
 	ReadOnly bool   `cbor:"3,keyasint,omitempty"`
+	// MaxBytes and AllowExternalSymlinks: see vm.Mount.
+	MaxBytes              int64 `cbor:"4,keyasint,omitempty"`
+	AllowExternalSymlinks bool  `cbor:"5,keyasint,omitempty"`
 }
 
 // CreateVM creates a VM owned by the connection. Permissions is the
