@@ -29,7 +29,8 @@ const (
 	CodeQuota          Code = "quota_exceeded"   // the tenant's VM or concurrency quota is used up
 	CodeNoSpace        Code = "no_space"         // the VM's storage limit (ENOSPC)
 	CodeBadPolicy      Code = "bad_permissions"  // the permissions document is invalid or not allowed
-	CodeBadArchive     Code = "bad_archive"      // a tar upload with an escaping name or unsupported entry
+	CodeBadArchive     Code = "bad_archive"      // a tar upload with an escaping name, a sparse or unsupported entry
+	CodeNotRegular     Code = "not_regular_file" // a read of a device, FIFO or socket
 	CodeEvalError      Code = "eval_error"       // a JavaScript expression threw
 	CodeShuttingDown   Code = "shutting_down"    // the server is draining
 	CodeWrongReplica   Code = "wrong_replica"    // the VM lives on another replica that cannot be reached
