@@ -41,8 +41,10 @@ func (s *Server) hold(e *vmEntry) (*held, error) {
 func (h *held) arm(s *Server, e *vmEntry, what string, expire func()) {
 	h.timer = time.AfterFunc(s.cfg.MaxProcessLifetime, func() {
 		s.cfg.Logger.Info("ending a "+what+" past its lifetime", "vm", e.id, "tenant", e.tenant, "lifetime", s.cfg.MaxProcessLifetime)
-		expire()
+		// The slot comes back first: ending a process may wait on
+		// its output, which must not keep the quota held.
 		h.end()
+		expire()
 	})
 	go func() {
 		select {
