@@ -323,6 +323,11 @@ func TestAPIFileRoutesStream(t *testing.T) {
 		t.Errorf("six reads of /dev/zero grew the server's heap by %d MiB", grew>>20)
 	}
 
+	// A procfs file (regular, size 0 by its stat) is still read whole.
+	if r := s.req(apiToken, "GET", path+"/files/proc/uptime", nil); r.status != 200 || len(r.body) == 0 {
+		t.Errorf("GET /files/proc/uptime: %d %q", r.status, r.body)
+	}
+
 	// A big file both ways, streamed: the heap never holds a copy.
 	big := bytes.Repeat([]byte("0123456789abcdef"), 3<<20) // 48 MiB
 	want := sha256.Sum256(big)
