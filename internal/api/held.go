@@ -19,8 +19,9 @@ import (
 type held struct {
 	once    sync.Once
 	done    chan struct{}
-	timer   *time.Timer
 	release func()
+	mu      sync.Mutex // guards timer: its own callback may read it
+	timer   *time.Timer
 }
 
 // hold takes a slot of e's tenant, or fails with 429 quota_exceeded.
@@ -39,6 +40,8 @@ func (s *Server) hold(e *vmEntry) (*held, error) {
 // process or context. A VM that goes (deleted, idle, lost) takes its
 // processes and contexts with it: their slots come back then.
 func (h *held) arm(s *Server, e *vmEntry, what string, expire func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.timer = time.AfterFunc(s.cfg.MaxProcessLifetime, func() {
 		s.cfg.Logger.Info("ending a "+what+" past its lifetime", "vm", e.id, "tenant", e.tenant, "lifetime", s.cfg.MaxProcessLifetime)
 		// The slot comes back first: ending a process may wait on
@@ -58,8 +61,11 @@ func (h *held) arm(s *Server, e *vmEntry, what string, expire func()) {
 // end gives the slot back; later calls do nothing.
 func (h *held) end() {
 	h.once.Do(func() {
-		if h.timer != nil {
-			h.timer.Stop()
+		h.mu.Lock()
+		t := h.timer
+		h.mu.Unlock()
+		if t != nil {
+			t.Stop()
 		}
 		close(h.done)
 		h.release()
