@@ -18,6 +18,8 @@ import (
 type backend interface {
 	readFile(ctx context.Context, name string, limit int64) ([]byte, error)
 	writeFile(ctx context.Context, name string, data []byte, perm uint32) error
+	readAt(ctx context.Context, name string, off int64, n int) ([]byte, error)
+	writeAt(ctx context.Context, name string, off int64, data []byte) error
 	mkdir(ctx context.Context, name string, perm uint32) error
 	mkdirAll(ctx context.Context, name string, perm uint32) error
 	readDir(ctx context.Context, name string) ([]DirEntry, error)
@@ -53,6 +55,8 @@ type processHandle interface {
 type vmAPI interface {
 	ReadFile(ctx context.Context, name string, limit int64) ([]byte, error)
 	WriteFile(ctx context.Context, name string, data []byte, perm uint32) error
+	ReadAt(ctx context.Context, name string, off int64, n int) ([]byte, error)
+	WriteAt(ctx context.Context, name string, off int64, data []byte) error
 	Mkdir(ctx context.Context, name string, perm uint32) error
 	MkdirAll(ctx context.Context, name string, perm uint32) error
 	ReadDir(ctx context.Context, name string) (string, []vmhost.DirEntry, error)
@@ -134,6 +138,15 @@ func (b *apiBackend) readFile(ctx context.Context, name string, limit int64) ([]
 
 func (b *apiBackend) writeFile(ctx context.Context, name string, data []byte, perm uint32) error {
 	return apiErr(b.api.WriteFile(ctx, name, data, perm))
+}
+
+func (b *apiBackend) readAt(ctx context.Context, name string, off int64, n int) ([]byte, error) {
+	data, err := b.api.ReadAt(ctx, name, off, n)
+	return data, apiErr(err)
+}
+
+func (b *apiBackend) writeAt(ctx context.Context, name string, off int64, data []byte) error {
+	return apiErr(b.api.WriteAt(ctx, name, off, data))
 }
 
 func (b *apiBackend) mkdir(ctx context.Context, name string, perm uint32) error {

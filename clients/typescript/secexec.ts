@@ -28,7 +28,8 @@ export const ROUTES = [
 export type ErrorCode =
   | "bad_request" | "unauthorized" | "not_found" | "forbidden" | "conflict" | "too_large"
   | "output_too_large" | "quota_exceeded" | "no_space" | "bad_permissions" | "bad_archive"
-  | "eval_error" | "shutting_down" | "wrong_replica" | "engine_lost" | "internal"
+  | "not_regular_file" | "eval_error" | "shutting_down" | "timeout" | "wrong_replica"
+  | "engine_lost" | "internal"
   | "not_implemented" | "method_not_allowed" | "unsupported_media_type";
 
 /** An error answer of the API. */

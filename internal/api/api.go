@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,13 @@ type Config struct {
 	// MaxConcurrent is each tenant's quota of requests running guest
 	// code at once: execs, evaluations, spawned processes (default 8).
 	MaxConcurrent int
+	// MaxTenantProcesses is each tenant's quota of spawned processes
+	// and JS contexts alive at once, attached or not (default 64).
+	MaxTenantProcesses int
+	// MaxProcessLifetime is the longest a spawned process or a JS
+	// context lives: then it is killed or closed and its slot given
+	// back (default 1 hour).
+	MaxProcessLifetime time.Duration
 	// MaxBodyBytes bounds JSON request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// MaxFileBytes bounds file uploads and downloads and tar archives
@@ -69,6 +77,10 @@ type Config struct {
 	// the outside; without it a policy with net connect or dns rules is
 	// refused (the server's network is not the tenants').
 	AllowGuestNetwork bool
+	// AllowToolNetworks are the special-range networks (loopback,
+	// private, link-local, ...: netstack.SpecialScope) that HTTP tool
+	// callbacks may reach; public addresses need no entry. Empty: none.
+	AllowToolNetworks []netip.Prefix
 	// NewVM creates VMs (default secexec.NewVM).
 	NewVM func(ctx context.Context, opts secexec.Options) (*secexec.VM, error)
 	// EngineMetrics writes the engine's metrics (default secexec.Metrics).
@@ -86,6 +98,12 @@ func (c *Config) defaults() {
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = 8
+	}
+	if c.MaxTenantProcesses <= 0 {
+		c.MaxTenantProcesses = 64
+	}
+	if c.MaxProcessLifetime <= 0 {
+		c.MaxProcessLifetime = time.Hour
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 1 << 20
@@ -130,6 +148,8 @@ type Server struct {
 	router  chi.Router
 	vms     *registry
 	metrics *apiMetrics
+	// held counts each tenant's spawned processes and JS contexts.
+	held slots
 
 	draining atomic.Bool
 	// work counts requests running guest code and attached WebSockets,

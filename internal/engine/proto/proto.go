@@ -251,11 +251,17 @@ type VMRef struct {
 // PathOp is the body of the requests that act on one path: ReadFile
 // (Limit), Mkdir, MkdirAll and Chmod (Mode), ReadDir, Stat, Lstat,
 // Remove, RemoveAll, Readlink and Unmount.
+//
+// A ReadFile with Chunk set reads one piece of a regular file: at most
+// Limit bytes (and at most MaxChunk) at Offset, answered inline in the
+// Response (vmhost.Host.ReadAt).
 type PathOp struct {
-	VM    uint64 `cbor:"1,keyasint"`
-	Name  string `cbor:"2,keyasint"`
-	Mode  uint32 `cbor:"3,keyasint,omitempty"`
-	Limit int64  `cbor:"4,keyasint,omitempty"`
+	VM     uint64 `cbor:"1,keyasint"`
+	Name   string `cbor:"2,keyasint"`
+	Mode   uint32 `cbor:"3,keyasint,omitempty"`
+	Limit  int64  `cbor:"4,keyasint,omitempty"`
+	Offset int64  `cbor:"5,keyasint,omitempty"`
+	Chunk  bool   `cbor:"6,keyasint,omitempty"`
 }
 
 // TwoPaths is the body of Rename (Old → New) and Symlink (a link New
@@ -268,12 +274,18 @@ type TwoPaths struct {
 
 // WriteFile writes Size bytes to Name: Data, then (if Size is larger) the
 // rest as Data messages on stream (id, FdFile).
+//
+// With At set, Data (all of it: Size equals its length) is written into
+// the existing file at Offset without truncating it (vmhost.Host.WriteAt),
+// so a file is streamed in pieces.
 type WriteFile struct {
-	VM   uint64 `cbor:"1,keyasint"`
-	Name string `cbor:"2,keyasint"`
-	Perm uint32 `cbor:"3,keyasint"`
-	Size int64  `cbor:"4,keyasint"`
-	Data []byte `cbor:"5,keyasint,omitempty"`
+	VM     uint64 `cbor:"1,keyasint"`
+	Name   string `cbor:"2,keyasint"`
+	Perm   uint32 `cbor:"3,keyasint"`
+	Size   int64  `cbor:"4,keyasint"`
+	Data   []byte `cbor:"5,keyasint,omitempty"`
+	Offset int64  `cbor:"6,keyasint,omitempty"`
+	At     bool   `cbor:"7,keyasint,omitempty"`
 }
 
 // MountReq mounts a filesystem into VM.
