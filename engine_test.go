@@ -41,8 +41,7 @@ func eachTransport(t *testing.T, fn func(t *testing.T, newVM func(t *testing.T, 
 			fn(t, func(t *testing.T, opts secexec.Options) *secexec.VM {
 				t.Helper()
 				opts.Engine = tr.mode
-				opts = secexec.WithTestPrograms(opts)
-				v, err := secexec.NewVM(context.Background(), opts)
+				v, err := secexec.NewVMWithTestPrograms(context.Background(), opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -685,8 +684,8 @@ func BenchmarkExecTransport(b *testing.B) {
 	for _, tr := range transports {
 		for _, cmd := range []string{"vt-exit 0", "true"} {
 			b.Run(tr.name+"/"+cmd, func(b *testing.B) {
-				opts := secexec.WithTestPrograms(secexec.Options{Engine: tr.mode, Permissions: secexec.AllowAll()})
-				v, err := secexec.NewVM(context.Background(), opts)
+				opts := secexec.Options{Engine: tr.mode, Permissions: secexec.AllowAll()}
+				v, err := secexec.NewVMWithTestPrograms(context.Background(), opts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -26,7 +26,13 @@ import (
 // restart from zero when a lost engine is replaced. Nothing is written
 // if the call fails. VMs in process or in an engine of their own
 // (EngineInProcess, EnginePerVM) are not counted.
-func Metrics(ctx context.Context, w io.Writer) error {
+func Metrics(ctx context.Context, w io.Writer) error { return defaultHost.Metrics(ctx, w) }
+
+// Metrics is the package function Metrics on this Host: it reports the
+// Host's shared engine of the default group (VMs whose
+// Options.EngineGroup is empty); engines of named groups are not
+// counted.
+func (h *Host) Metrics(ctx context.Context, w io.Writer) error {
 	// The engine of the VMs this process creates by default: the one
 	// for these cache directories (it needs no set-up to report).
 	dirs, err := setup.DefaultDirs()
@@ -34,10 +40,11 @@ func Metrics(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		c, err := sharedEngines.get(ctx, client.Options{Env: dirs.Env()})
+		c, release, err := h.engines.get(ctx, "", client.Options{Logger: h.opts.Logger, Env: dirs.Env()})
 		if err != nil {
 			return err
 		}
+		release()
 		var buf bytes.Buffer
 		err = c.Metrics(ctx, &buf)
 		if err == nil {

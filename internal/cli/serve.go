@@ -108,6 +108,7 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.DurationVar(&cfg.IdleTimeout, "vm-idle-timeout", 15*time.Minute, "close VMs unused for this long")
 	fl.DurationVar(&drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running requests may finish")
 	fl.BoolVar(&guestNet, "allow-guest-network", false, "accept VM permissions that connect out (net connect/dns rules)")
+	fl.StringVar(&cfg.Engine, "engine", api.EnginePerTenant, "where VMs run unless their create request says: per-tenant (an engine process per tenant) or per-vm (one per VM)")
 	c.AddCommand(newServeTokenCmd())
 	return c
 }
