@@ -499,7 +499,7 @@ func TestEngineKilledMidExec(t *testing.T) {
 		t.Fatalf("exec on a killed engine: %+v %v", r.res, r.err)
 	}
 	var le *secexec.EngineLostError
-	if !errors.As(r.err, &le) || !strings.Contains(le.Error(), "killed") {
+	if !errors.As(r.err, &le) || !strings.Contains(le.Error(), "killed") || le.Reason != secexec.EngineKilled {
 		t.Fatalf("lost error: %v", r.err)
 	}
 	if d := r.at.Sub(killed); d > time.Second {
@@ -720,6 +720,9 @@ func TestV8FatalOOMLosesOnlyItsEngine(t *testing.T) {
 	var lost *secexec.EngineLostError
 	if !errors.As(err, &lost) {
 		t.Fatalf("error %T is not an EngineLostError", err)
+	}
+	if lost.Reason != secexec.EngineOutOfMemory {
+		t.Fatalf("reason %q (%v), want %q", lost.Reason, err, secexec.EngineOutOfMemory)
 	}
 	if _, err := victim.Exec(ctx, "true", nil); !errors.Is(err, secexec.ErrEngineLost) {
 		t.Fatalf("the lost VM still answers: %v", err)
