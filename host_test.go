@@ -1,8 +1,11 @@
 package secexec_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -56,6 +59,22 @@ func TestHostEngineGroups(t *testing.T) {
 		if r, err := v.Exec(ctx, "echo hi", nil); err != nil || string(r.Stdout) != "hi\n" {
 			t.Fatalf("exec: %v %v", r, err)
 		}
+	}
+
+	// Metrics reports the Host's engines as one: the five runs on four
+	// engines add up.
+	var buf bytes.Buffer
+	if err := h.Metrics(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	runs := -1.0
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, `secexec_runs_total{outcome="succeeded"} `); ok {
+			runs, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	if runs < 5 {
+		t.Errorf("the Host's engines report %v succeeded runs, want at least 5", runs)
 	}
 
 	// A named group's engine ends with its last VM; the default group's

@@ -263,6 +263,19 @@ func (p *enginePool) release(key poolKey, e *pooledEngine) {
 	}
 }
 
+// live returns the shared engines that are up.
+func (p *enginePool) live() []*client.Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []*client.Conn
+	for _, e := range p.engines {
+		if e.conn.Err() == nil {
+			out = append(out, e.conn)
+		}
+	}
+	return out
+}
+
 // closeAll closes every shared engine and waits for them to exit.
 func (p *enginePool) closeAll(ctx context.Context) {
 	p.mu.Lock()
