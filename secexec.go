@@ -13,6 +13,11 @@
 //	defer vm.Close()
 //	err = vm.FS().WriteFile(ctx, "/workspace/hello.txt", []byte("hi\n"), 0o644)
 //
+// VMs run in engine processes owned by a Host: NewVM uses the default
+// Host; NewHost makes another, and Options.EngineGroup splits a Host's
+// shared engines into fault domains (a guest that crashes its engine
+// loses only the VMs of its group).
+//
 // Errors from guest-visible operations wrap a Linux errno
 // (github.com/secexec/secexec/kernel/errno), so errors.Is works with both
 // the errno values and the io/fs sentinels such as fs.ErrNotExist.
