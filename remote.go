@@ -204,7 +204,8 @@ func (p pooledVM) Close(ctx context.Context) error {
 
 // enginePool holds a Host's shared engines, one per engine group,
 // executable, warm pool size and set of cache directories, each with the
-// count of VMs that hold it.
+// count of VMs that hold it. An engine starts without the pool's lock
+// held, so a slow start of one group's engine delays no other group.
 type enginePool struct {
 	mu      sync.Mutex
 	engines map[poolKey]*pooledEngine
@@ -217,8 +218,20 @@ type poolKey struct {
 }
 
 type pooledEngine struct {
-	conn *client.Conn
-	vms  int // VMs created on conn and not closed yet
+	ready chan struct{} // closed once the start ended: conn or err is set
+	conn  *client.Conn
+	err   error
+	vms   int // holds: VMs created on it and not closed, and gets under way
+}
+
+// usable reports whether e is starting or up (not failed or lost).
+func (e *pooledEngine) usable() bool {
+	select {
+	case <-e.ready:
+		return e.err == nil && e.conn.Err() == nil
+	default:
+		return true
+	}
 }
 
 // get returns the live shared engine of group for opts (Path, Env and
@@ -228,24 +241,44 @@ type pooledEngine struct {
 // group's ("") stays up until closeAll.
 func (p *enginePool) get(ctx context.Context, group string, opts client.Options) (*client.Conn, func(), error) {
 	key := poolKey{group: group, path: opts.Path, env: strings.Join(opts.Env, "\x00"), warm: opts.WarmIsolates}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	e := p.engines[key]
-	if e == nil || e.conn.Err() != nil {
-		c, err := client.Start(ctx, opts)
-		if err != nil {
-			return nil, nil, err
+	for {
+		p.mu.Lock()
+		e := p.engines[key]
+		starter := e == nil || !e.usable()
+		if starter {
+			e = &pooledEngine{ready: make(chan struct{})}
+			if p.engines == nil {
+				p.engines = make(map[poolKey]*pooledEngine)
+			}
+			p.engines[key] = e
 		}
-		e = &pooledEngine{conn: c}
-		if p.engines == nil {
-			p.engines = make(map[poolKey]*pooledEngine)
+		e.vms++
+		p.mu.Unlock()
+		var once sync.Once
+		release := func() { once.Do(func() { p.release(key, e) }) }
+		if starter {
+			c, err := client.Start(ctx, opts)
+			p.mu.Lock()
+			e.conn, e.err = c, err
+			close(e.ready)
+			p.mu.Unlock()
 		}
-		p.engines[key] = e
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			release()
+			return nil, nil, ctx.Err()
+		}
+		if e.err == nil {
+			return e.conn, release, nil
+		}
+		release()
+		// A start that another caller began may have failed for a reason
+		// of its own (its context ended): this caller starts its own.
+		if starter {
+			return nil, nil, e.err
+		}
 	}
-	e.vms++
-	var once sync.Once
-	release := func() { once.Do(func() { p.release(key, e) }) }
-	return e.conn, release, nil
 }
 
 // release drops one hold on e, closing it when it was the last hold of a
@@ -253,12 +286,12 @@ func (p *enginePool) get(ctx context.Context, group string, opts client.Options)
 func (p *enginePool) release(key poolKey, e *pooledEngine) {
 	p.mu.Lock()
 	e.vms--
-	idle := e.vms == 0 && key.group != ""
+	idle := e.vms == 0 && (key.group != "" || e.err != nil)
 	if idle && p.engines[key] == e {
 		delete(p.engines, key)
 	}
 	p.mu.Unlock()
-	if idle {
+	if idle && e.conn != nil {
 		_ = e.conn.Close()
 	}
 }
@@ -269,14 +302,19 @@ func (p *enginePool) live() []*client.Conn {
 	defer p.mu.Unlock()
 	var out []*client.Conn
 	for _, e := range p.engines {
-		if e.conn.Err() == nil {
-			out = append(out, e.conn)
+		select {
+		case <-e.ready:
+			if e.err == nil && e.conn.Err() == nil {
+				out = append(out, e.conn)
+			}
+		default:
 		}
 	}
 	return out
 }
 
-// closeAll closes every shared engine and waits for them to exit.
+// closeAll closes every shared engine (once started) and waits for them
+// to exit, until ctx ends.
 func (p *enginePool) closeAll(ctx context.Context) {
 	p.mu.Lock()
 	engines := p.engines
@@ -287,7 +325,14 @@ func (p *enginePool) closeAll(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = e.conn.CloseContext(ctx)
+			select {
+			case <-e.ready:
+			case <-ctx.Done():
+				return
+			}
+			if e.conn != nil {
+				_ = e.conn.CloseContext(ctx)
+			}
 		}()
 	}
 	wg.Wait()
