@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -112,5 +114,54 @@ func TestHostEngineGroups(t *testing.T) {
 	}
 	if r, err := x.Exec(ctx, "echo hi", nil); err != nil || string(r.Stdout) != "hi\n" {
 		t.Fatalf("the default Host's VM: %v %v", r, err)
+	}
+}
+
+// VMs created at once in several groups: each group starts one engine,
+// which all its VMs share, while the other groups start theirs.
+func TestHostConcurrentGroups(t *testing.T) {
+	ctx := context.Background()
+	h := secexec.NewHost(secexec.HostOptions{})
+	t.Cleanup(func() { _ = h.Close(context.Background()) })
+	const groups, perGroup = 3, 4
+	vms := make([][]*secexec.VM, groups)
+	errs := make(chan error, groups*perGroup)
+	var wg sync.WaitGroup
+	for g := range groups {
+		vms[g] = make([]*secexec.VM, perGroup)
+		for i := range perGroup {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				v, err := h.NewVM(ctx, secexec.Options{EngineGroup: fmt.Sprint("g", g)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				vms[g][i] = v
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	seen := map[int]int{}
+	for g := range groups {
+		for _, v := range vms[g] {
+			t.Cleanup(func() { _ = v.Close() })
+			pid := secexec.EnginePID(v)
+			if first, ok := seen[pid]; ok && first != g {
+				t.Fatalf("groups %d and %d share engine %d", first, g, pid)
+			}
+			seen[pid] = g
+			if pid != secexec.EnginePID(vms[g][0]) {
+				t.Fatalf("group %d has engines %d and %d", g, secexec.EnginePID(vms[g][0]), pid)
+			}
+		}
+	}
+	if len(seen) != groups {
+		t.Fatalf("%d engines for %d groups", len(seen), groups)
 	}
 }
