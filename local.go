@@ -77,8 +77,9 @@ type vmAPI interface {
 	Err() error
 }
 
-// hostConfig is the vmhost configuration of a VM with opts.
-func hostConfig(opts Options) vmhost.Config {
+// hostConfig is the vmhost configuration of a VM with opts whose program
+// loaders are rt.
+func hostConfig(opts Options, rt vmhost.Runtime) vmhost.Config {
 	mounts := make([]vm.Mount, len(opts.Mounts))
 	for i, m := range opts.Mounts {
 		mounts[i] = vm.Mount(m)
@@ -92,14 +93,14 @@ func hostConfig(opts Options) vmhost.Config {
 		Hostname: opts.Hostname,
 		RealTime: opts.RealTime,
 		Logger:   opts.Logger,
-		Runtime:  runtimeFor(opts),
+		Runtime:  rt,
 		Tools:    toolHost(opts.Tools),
 	}
 }
 
 // newLocalBackend runs the VM in this process.
-func newLocalBackend(ctx context.Context, opts Options) (backend, error) {
-	h, err := vmhost.New(ctx, hostConfig(opts))
+func newLocalBackend(ctx context.Context, opts Options, rt vmhost.Runtime) (backend, error) {
+	h, err := vmhost.New(ctx, hostConfig(opts, rt))
 	if err != nil {
 		return nil, apiErr(err)
 	}

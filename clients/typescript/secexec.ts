@@ -51,8 +51,14 @@ export interface CreateVM {
   mounts?: { path: string; read_only?: boolean }[];
   idle_timeout_ms?: number;
   tools?: { name: string; url: string }[];
+  engine?: Engine;
 }
-export interface VM { id: string; created_at: string; last_used_at: string; idle_timeout_ms: number; processes: number }
+export type Engine = "per-tenant" | "per-vm";
+export type LostReason = "engine_out_of_memory" | "engine_killed" | "engine_crashed" | "engine_protocol_violation";
+export interface VM {
+  id: string; created_at: string; last_used_at: string; idle_timeout_ms: number; processes: number;
+  engine: Engine; state: "running" | "lost"; lost_reason?: LostReason;
+}
 export interface ExecRequest {
   cmd?: string;
   argv?: string[];

@@ -81,7 +81,13 @@ type Config struct {
 	// private, link-local, ...: netstack.SpecialScope) that HTTP tool
 	// callbacks may reach; public addresses need no entry. Empty: none.
 	AllowToolNetworks []netip.Prefix
-	// NewVM creates VMs (default secexec.NewVM).
+	// Engine is where VMs run unless their create request says:
+	// EnginePerTenant (the default: an engine process per tenant, shared
+	// by that tenant's VMs only) or EnginePerVM (an engine process per
+	// VM).
+	Engine string
+	// NewVM creates VMs (default secexec.NewVM). The server sets each
+	// VM's Options.Engine and EngineGroup from its placement.
 	NewVM func(ctx context.Context, opts secexec.Options) (*secexec.VM, error)
 	// EngineMetrics writes the engine's metrics (default secexec.Metrics).
 	EngineMetrics func(ctx context.Context, w io.Writer) error
@@ -130,6 +136,9 @@ func (c *Config) defaults() {
 	if c.MaxLimits.MemoryBytes <= 0 {
 		c.MaxLimits.MemoryBytes = d.MemoryBytes
 	}
+	if c.Engine == "" {
+		c.Engine = EnginePerTenant
+	}
 	if c.NewVM == nil {
 		c.NewVM = secexec.NewVM
 	}
@@ -172,6 +181,9 @@ func New(cfg Config) (*Server, error) {
 	cfg.defaults()
 	if len(cfg.Tokens) == 0 {
 		return nil, fmt.Errorf("%w: no bearer tokens", ErrConfig)
+	}
+	if !validEngine(cfg.Engine) {
+		return nil, fmt.Errorf("%w: engine %q is neither %q nor %q", ErrConfig, cfg.Engine, EnginePerTenant, EnginePerVM)
 	}
 	if !replicaName.MatchString(cfg.Replica) {
 		return nil, fmt.Errorf("%w: replica %q is not a DNS label", ErrConfig, cfg.Replica)
@@ -406,6 +418,7 @@ type apiMetrics struct {
 	vms      prometheus.Gauge
 	inflight prometheus.Gauge
 	execs    *prometheus.HistogramVec
+	lost     *prometheus.CounterVec
 }
 
 func newAPIMetrics() *apiMetrics {
@@ -428,8 +441,12 @@ func newAPIMetrics() *apiMetrics {
 			Help:    "Wall time of exec requests, by outcome.",
 			Buckets: prometheus.ExponentialBuckets(250e-6, 4, 10),
 		}, []string{"outcome"}),
+		lost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "secexec_api_vms_lost_total",
+			Help: "VMs lost with their engine process, by reason (engine_out_of_memory, engine_killed, ...).",
+		}, []string{"reason"}),
 	}
-	m.reg.MustRegister(m.requests, m.vms, m.inflight, m.execs)
+	m.reg.MustRegister(m.requests, m.vms, m.inflight, m.execs, m.lost)
 	return m
 }
 

@@ -86,7 +86,7 @@ func errorFor(err error) *Error {
 	case errors.As(err, &pe):
 		return &Error{Status: http.StatusBadRequest, Code: CodeBadPolicy, Message: pe.Error(), Err: err}
 	case errors.Is(err, secexec.ErrEngineLost):
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeEngineLost, Message: err.Error(), Err: err}
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeEngineLost, Message: lostMessage(err), Err: err}
 	case errors.Is(err, secexec.ErrClosed):
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "the VM is closed", Err: err}
 	case errors.Is(err, secexec.ErrEvalTimeout) && errors.Is(err, context.DeadlineExceeded):

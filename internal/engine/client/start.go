@@ -203,25 +203,62 @@ func lowestLevel(log *slog.Logger) slog.Level {
 func (p *engineProcess) lost(err error) *LostError {
 	select {
 	case <-p.exited:
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(time.Second):
 	}
 	cause := ""
+	reason := LostCrashed
 	select {
 	case <-p.exited:
 		cause = "engine exited"
 		if p.status != nil {
 			cause = "engine " + p.status.Error() // "signal: killed", "exit status 2"
 		}
+		reason = exitReason(p.status)
 	default:
 		cause = "connection to the engine broke"
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, net.ErrClosed) {
 			cause += ": " + err.Error()
 		}
 	}
+	// A runtime that ran out of memory ends the process as any fatal
+	// error does (V8 traps; the Go runtime then exits with status 2): its
+	// out-of-memory banner on stderr is what tells the two apart.
+	if p.stderr.outOfMemory() {
+		reason = LostOutOfMemory
+	}
 	if last := p.stderr.lastLine(); last != "" {
 		cause += " (" + last + ")"
 	}
-	return &LostError{Cause: cause}
+	return &LostError{Reason: reason, Cause: cause}
+}
+
+// exitReason classifies an engine's exit status (cmd.Wait's result): a
+// signal sent to it is a kill; a fatal signal of its own, a Go runtime
+// crash (exit status 2) or any other exit is a crash.
+func exitReason(status error) LostReason {
+	var ee *exec.ExitError
+	if errors.As(status, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			switch ws.Signal() {
+			case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+				return LostKilled
+			}
+		}
+	}
+	return LostCrashed
+}
+
+// oomBanners are the lines the engine's runtimes write on stderr when they
+// run out of memory and end the process: V8's fatal errors ("# Fatal
+// JavaScript out of memory: ...", "Fatal process out of memory: ...",
+// "Fatal JavaScript invalid size error ...", the heap-limit message) and
+// the Go runtime's. Guest output never goes to the engine's stderr.
+var oomBanners = []string{
+	"Fatal JavaScript out of memory",
+	"Fatal process out of memory",
+	"Fatal JavaScript invalid size error",
+	"JavaScript heap out of memory",
+	"fatal error: runtime: out of memory",
 }
 
 // stop waits up to d for the engine to exit after its connection closed,
@@ -246,6 +283,7 @@ type tail struct {
 	mu   sync.Mutex
 	line []byte // the line being assembled
 	last string // the last complete non-empty line
+	oom  bool   // a line other than a log record was an oomBanners line
 }
 
 const tailSize = 4 << 10
@@ -284,7 +322,19 @@ func (t *tail) emit(line []byte) {
 	if s := strings.TrimSpace(string(line)); s != "" {
 		t.last = s
 		t.log.Warn("secexec engine: " + s)
+		for _, b := range oomBanners {
+			if strings.Contains(s, b) {
+				t.oom = true
+			}
+		}
 	}
+}
+
+// outOfMemory reports whether the engine said it ran out of memory.
+func (t *tail) outOfMemory() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.oom
 }
 
 // decodeRecord reads a JSON log line of the engine back into a record,
