@@ -464,3 +464,40 @@ func TestCLIDeadlines(t *testing.T) {
 		})
 	}
 }
+
+// TestPipeHeldOutsideTheCall: a process outside the exec's lineage (a
+// spawned server) reopens the exec's stdout through /proc and holds it.
+// The exec still returns promptly once its own lineage is gone: the wait
+// for the pipes' EOF is bounded.
+func TestPipeHeldOutsideTheCall(t *testing.T) {
+	vm := newVM(t, secexec.Options{Permissions: secexec.AllowAll()})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	holder, err := vm.Spawn(ctx, []string{"node", "-e", `
+const fs = require("fs");
+let fd;
+setInterval(() => {
+  try {
+    if (fd === undefined && fs.existsSync("/tmp/pid")) {
+      fd = fs.openSync("/proc/" + fs.readFileSync("/tmp/pid", "utf8") + "/fd/1", "w");
+      fs.writeFileSync("/tmp/held", "1");
+    }
+  } catch (e) { fs.writeFileSync("/tmp/held", String(e)); }
+}, 20);`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Signal(secexec.SIGKILL) }()
+	start := time.Now()
+	r := run(t, vm, []string{"node", "-e", `
+const fs = require("fs");
+fs.writeFileSync("/tmp/pid", String(process.pid));
+setInterval(() => { if (fs.existsSync("/tmp/held")) { console.log(fs.readFileSync("/tmp/held", "utf8")); process.exit(0); } }, 20);`},
+		&secexec.ExecOptions{Timeout: 30 * time.Second})
+	if el := time.Since(start); el > 10*time.Second {
+		t.Fatalf("exec returned after %v: a process outside it held its stdout", el)
+	}
+	if r.ExitCode != 0 || string(r.Stdout) != "1\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", r.ExitCode, r.Stdout, trunc(r.Stderr))
+	}
+}
