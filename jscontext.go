@@ -65,7 +65,8 @@ type EvalResult struct {
 	// Value is the JSON of the value (undefined and functions are null).
 	Value json.RawMessage
 	// Stdout and Stderr hold what the context printed since the
-	// previous evaluation returned (output of timers in between too).
+	// previous evaluation returned: timers and callbacks that ran at its
+	// start (or, with Background, in between) included.
 	Stdout, Stderr []byte
 	// Truncated says output past ContextOptions.MaxOutput was dropped.
 	Truncated bool

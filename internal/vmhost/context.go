@@ -42,7 +42,8 @@ const maxStack = 64 << 10
 
 // EvalResult is one evaluation of a context: the value's JSON, and what
 // the context wrote to stdout and stderr since the previous evaluation
-// returned (console output of timers in between included).
+// returned (console output of timers that ran at its start, or in between
+// with Background, included).
 type EvalResult struct {
 	Value     []byte
 	Stdout    []byte

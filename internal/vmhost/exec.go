@@ -177,13 +177,23 @@ func spawnFailure(argv []string, err error) (*Exit, bool) {
 	return nil, false
 }
 
-// drain copies a pipe's read end to w until EOF or until ctx ends (the
-// call stopped waiting for whatever still holds the pipe).
-func drain(ctx context.Context, f vfs.File, w io.Writer, done *sync.WaitGroup) {
+// drain copies a pipe's read end to w until EOF, or until ctx ends (the
+// call stopped waiting for whatever still holds the pipe) and the pipe is
+// empty. After ctx ends it reads at most afterStop more bytes: what the
+// call's own processes left buffered (at most one pipe's capacity) is
+// delivered whole, while a process outside the call writing on and on
+// cannot keep the drain, and the call, going.
+func drain(ctx context.Context, f vfs.File, w io.Writer, afterStop int, done *sync.WaitGroup) {
 	defer done.Done()
 	buf := make([]byte, 32<<10)
 	for {
+		if ctx.Err() != nil && afterStop <= 0 {
+			return
+		}
 		n, err := f.Read(ctx, buf)
+		if ctx.Err() != nil {
+			afterStop -= n
+		}
 		if n > 0 {
 			_, _ = w.Write(buf[:n])
 		}
@@ -263,8 +273,9 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 	defer stopDrain()
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go drain(drainCtx, s.stdoutR, outW, &readers)
-	go drain(drainCtx, s.stderrR, errW, &readers)
+	pipeSize := h.vm.Kernel.Limits().PipeSize
+	go drain(drainCtx, s.stdoutR, outW, pipeSize, &readers)
+	go drain(drainCtx, s.stderrR, errW, pipeSize, &readers)
 	if s.stdinW != nil {
 		// The feeder owns the write end from here: its release at the end
 		// of input is what lets the program see EOF.
