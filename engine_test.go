@@ -283,7 +283,7 @@ func TestSuiteTimeoutAndCancel(t *testing.T) {
 		v := newVM(t, allowAll)
 		res, err := v.Exec(context.Background(), "vt-sleep", &secexec.ExecOptions{Timeout: 50 * time.Millisecond})
 		if err != nil || res.Outcome != secexec.TimedOut || res.ExitCode != 124 ||
-			string(res.Stderr) != secexec.TimeLimitMessage+"\n" {
+			res.Reason != secexec.ReasonTimeout || string(res.Stderr) != "secexec: timed out after 50ms (wall-clock timeout)\n" {
 			t.Fatalf("timeout: %+v %v", res, err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())

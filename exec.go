@@ -24,12 +24,27 @@ const (
 	Failed Outcome = "failed"
 	// Cancelled: the caller's context ended first; the program was killed.
 	Cancelled Outcome = "cancelled"
-	// TimedOut: ExecOptions.Timeout passed; the program was killed and the
+	// TimedOut: ExecOptions.Timeout passed or the CPU time limit was
+	// reached (Result.Reason says which); the program was killed and the
 	// exit code is 124.
 	TimedOut Outcome = "timed_out"
 )
 
-// TimeLimitMessage is what a timed-out Exec appends to stderr.
+// Reason says which limit ended a TimedOut Exec.
+type Reason string
+
+// Reasons.
+const (
+	// ReasonTimeout: ExecOptions.Timeout (wall clock) passed. Stderr ends
+	// with "secexec: timed out after D (wall-clock timeout)".
+	ReasonTimeout Reason = "timeout"
+	// ReasonCPUTime: the program used Limits.CPUTime of CPU. Stderr ends
+	// with TimeLimitMessage.
+	ReasonCPUTime Reason = "cpu_time"
+)
+
+// TimeLimitMessage is what an Exec ended by the CPU time limit appends
+// to stderr.
 const TimeLimitMessage = "CPU time limit exceeded"
 
 // DefaultMaxOutput is how many bytes of stdout and of stderr an Exec keeps
@@ -44,8 +59,10 @@ type ExecOptions struct {
 	Env map[string]string
 	// Cwd is the working directory; empty means the VM's.
 	Cwd string
-	// Timeout kills the program (and its process group) after this long
-	// of wall time; the Result then says TimedOut with exit code 124.
+	// Timeout kills the program after this long of wall time, with every
+	// process it started (detached descendants included); the Result then
+	// says TimedOut (Reason ReasonTimeout) with exit code 124, within a
+	// second of the deadline whatever holds the output pipes.
 	Timeout time.Duration
 	// Stdout and Stderr, if set, receive the output as it is produced
 	// instead of the Result keeping it.
@@ -70,6 +87,8 @@ type Result struct {
 	Stderr []byte
 	// Outcome summarises how it ended.
 	Outcome Outcome
+	// Reason says which limit ended a TimedOut Exec; empty otherwise.
+	Reason Reason
 	// Signal names the signal that killed the program, if one did.
 	Signal string
 	// Truncated is set when output beyond MaxOutput was discarded.
@@ -84,9 +103,14 @@ type Result struct {
 // runs under `sh -c`. The returned error is non-nil only when the VM could
 // not run anything (it is closed, say) or ctx ended (Outcome Cancelled).
 //
-// When the program exits, processes it left running in its process group
-// are killed, so that their hold on the output pipes cannot delay the
-// result.
+// An Exec's processes do not outlive it: when the program exits, when
+// its Timeout passes, when ctx ends or when the VM is closed, every
+// process it started is killed — its kernel lineage, which includes
+// descendants that detached into a session or process group of their own
+// (node's spawn with detached: true, setsid). Output they had written is
+// delivered; nothing they hold can delay the result by more than a
+// second. Programs meant to keep running (servers, watchers) are started
+// with Spawn.
 func (v *VM) Exec(ctx context.Context, cmdline string, opts *ExecOptions) (*Result, error) {
 	argv := PlainArgv(cmdline)
 	if argv == nil {

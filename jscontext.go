@@ -29,6 +29,17 @@ type ContextOptions struct {
 	// each evaluation returns (EvaluateResult returns it too).
 	Stdout io.Writer
 	Stderr io.Writer
+	// Background lets the context work between evaluations: its timers,
+	// intervals and I/O callbacks then run whenever they are due, as in
+	// a node process, and that work counts against the context process's
+	// CPU time limit (Limits.CPUTime: a context over it dies). By default
+	// a context does no work while no evaluation is in progress: its
+	// event loop is paused between evaluations, and what became due
+	// meanwhile (expired timers, finished I/O) runs at the start of the
+	// next evaluation, before its code, within its deadline. Processes
+	// the context spawned are processes of their own (each under the CPU
+	// limit) and are killed with the context.
+	Background bool
 }
 
 // ErrContextClosed is the error of evaluations on a closed JSContext
@@ -54,7 +65,8 @@ type EvalResult struct {
 	// Value is the JSON of the value (undefined and functions are null).
 	Value json.RawMessage
 	// Stdout and Stderr hold what the context printed since the
-	// previous evaluation returned (output of timers in between too).
+	// previous evaluation returned: timers and callbacks that ran at its
+	// start (or, with Background, in between) included.
 	Stdout, Stderr []byte
 	// Truncated says output past ContextOptions.MaxOutput was dropped.
 	Truncated bool
@@ -84,9 +96,10 @@ func (j *JS) NewContext(ctx context.Context, opts *ContextOptions) (*JSContext, 
 		o = *opts
 	}
 	h, err := j.vm.b.newContext(ctx, vmhost.ContextSpec{
-		Env:       mergeEnv(j.vm.env, o.Env),
-		Cwd:       o.Cwd,
-		MaxOutput: max(0, min(o.MaxOutput, 4<<20)),
+		Env:        mergeEnv(j.vm.env, o.Env),
+		Cwd:        o.Cwd,
+		MaxOutput:  max(0, min(o.MaxOutput, 4<<20)),
+		Background: o.Background,
 	})
 	if err != nil {
 		return nil, err

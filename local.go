@@ -259,6 +259,7 @@ func (b *apiBackend) run(ctx context.Context, argv, env []string, opts *ExecOpti
 		ExitCode:  exit.Code,
 		Signal:    exit.Signal,
 		Outcome:   Outcome(exit.Outcome),
+		Reason:    Reason(exit.Reason),
 		Duration:  exit.Duration,
 		Truncated: outBuf.dropped || errBuf.dropped,
 	}

@@ -102,6 +102,7 @@ type Process struct {
 	hostHandle bool // a host-side handle will reap it
 	killSig    Signal
 	ctty       *PTY // the controlling terminal, shared by the session
+	job        *Job // the lineage; set at spawn, never changed
 	ttyShell   bool // see SetTerminalShell
 }
 

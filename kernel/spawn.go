@@ -100,6 +100,11 @@ type SpawnOptions struct {
 	SigDefault uint64
 	// Umask, when non-nil, replaces the inherited mask.
 	Umask *uint32
+	// NewJob makes the child the first member of a new sub-job of its
+	// parent's job (see Job): what a host-side helper that runs a guest
+	// command to completion uses to kill everything that command started
+	// without killing its own caller. Host spawns always start a job.
+	NewJob bool
 	// Creds, when non-nil, are the child's user and group ids instead of
 	// the parent's. Only a parent with uid 0 may give other ids (EPERM),
 	// as only root may setuid(2); the host spawns the VM's user this way
@@ -185,9 +190,24 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 		k.mu.Unlock()
 		return nil, fmt.Errorf("spawn %s: %d processes: %w", opts.Argv[0], k.limits.Processes, errno.EAGAIN)
 	}
+	if !host && parent.job.deadLocked() {
+		// The caller's lineage is being killed: nothing may join it.
+		k.mu.Unlock()
+		return nil, fmt.Errorf("spawn %s: %w: %w", opts.Argv[0], ErrJobKilled, errno.EAGAIN)
+	}
 	c := k.newProcessLocked(parent, append([]string(nil), opts.Argv...), append([]string(nil), opts.Env...), caller.Cwd, caller.Umask, uid, gid)
 	c.state = StateNew
 	c.hostHandle = host
+	switch {
+	case host:
+		c.job = k.newJobLocked(nil)
+	case opts.NewJob:
+		c.job = k.newJobLocked(parent.job)
+	case parent.job != nil:
+		c.job = parent.job
+	default: // a child of init the host spawned with Spawn
+		c.job = k.newJobLocked(nil)
+	}
 	c.image.Store(&processImage{argv: c.Argv(), env: c.Environ(), exe: exe.Path})
 	// The process is visible to kill(2) from here on: its context and mask
 	// must exist before the table lock is released.

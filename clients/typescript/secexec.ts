@@ -72,6 +72,8 @@ export type Outcome = "succeeded" | "failed" | "cancelled" | "timed_out";
 export interface ExecResult {
   exit_code: number;
   outcome: Outcome;
+  /** Which limit ended a timed_out exec: the wall-clock timeout or the CPU time limit. */
+  reason?: "timeout" | "cpu_time";
   signal?: string;
   stdout: Uint8Array;
   stderr: Uint8Array;

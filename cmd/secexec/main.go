@@ -4,7 +4,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"syscall"
 	"time"
 
@@ -17,7 +16,7 @@ func main() {
 	if secexec.IsEngine() {
 		secexec.EngineMain()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	// The engine's last log records (phase reports of the last exec)

@@ -33,8 +33,11 @@ type ExecRequest struct {
 // ExecResult is the JSON answer of an exec; Stdout and Stderr are base64
 // so that every byte survives.
 type ExecResult struct {
-	ExitCode   int    `json:"exit_code"`
-	Outcome    string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
+	Outcome  string `json:"outcome"`
+	// Reason says which limit ended a timed_out exec: "timeout" (wall
+	// clock) or "cpu_time".
+	Reason     string `json:"reason,omitempty"`
 	Signal     string `json:"signal,omitempty"`
 	Stdout     string `json:"stdout"`
 	Stderr     string `json:"stderr"`
@@ -123,7 +126,7 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
 
 func resultJSON(res *secexec.Result) ExecResult {
 	return ExecResult{
-		ExitCode: res.ExitCode, Outcome: string(res.Outcome), Signal: res.Signal,
+		ExitCode: res.ExitCode, Outcome: string(res.Outcome), Reason: string(res.Reason), Signal: res.Signal,
 		Stdout: base64.StdEncoding.EncodeToString(res.Stdout), Stderr: base64.StdEncoding.EncodeToString(res.Stderr),
 		Truncated: res.Truncated, DurationMS: res.Duration.Milliseconds(),
 	}

@@ -52,6 +52,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	var se *SignalError
+	if errors.As(context.Cause(ctx), &se) {
+		// Whatever failed, it failed because the user stopped it.
+		return se.ExitCode()
+	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "secexec: ") {
 		msg = "secexec: " + msg

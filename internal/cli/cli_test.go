@@ -152,7 +152,7 @@ func TestExecAsAUserWould(t *testing.T) {
 		t.Fatalf("json: %d %q", code, out)
 	}
 	code, _, errOut = runCLI(t, "", "exec", "--timeout", "200ms", "sleep 5")
-	if code != 124 || !strings.Contains(errOut, "CPU time limit exceeded") {
+	if code != 124 || !strings.Contains(errOut, "timed out after 200ms (wall-clock timeout)") || strings.Contains(errOut, "CPU time") {
 		t.Fatalf("timeout: %d %q", code, errOut)
 	}
 }

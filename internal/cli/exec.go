@@ -74,6 +74,7 @@ func stdinOf(cmd *cobra.Command) io.Reader {
 type jsonResult struct {
 	ExitCode   int     `json:"exit_code"`
 	Outcome    string  `json:"outcome"`
+	Reason     string  `json:"reason,omitempty"` // timed_out: "timeout" or "cpu_time"
 	Signal     string  `json:"signal,omitempty"`
 	Stdout     []byte  `json:"stdout"`
 	Stderr     []byte  `json:"stderr"`
@@ -87,7 +88,7 @@ func writeJSON(w io.Writer, r *secexec.Result) error {
 	}
 	enc := json.NewEncoder(w)
 	return enc.Encode(jsonResult{
-		ExitCode: r.ExitCode, Outcome: string(r.Outcome), Signal: r.Signal,
+		ExitCode: r.ExitCode, Outcome: string(r.Outcome), Reason: string(r.Reason), Signal: r.Signal,
 		Stdout: r.Stdout, Stderr: r.Stderr, Truncated: r.Truncated,
 		DurationMS: float64(r.Duration.Microseconds()) / 1000,
 	})

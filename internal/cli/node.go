@@ -71,7 +71,7 @@ func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]by
 		}
 	}
 	if res.Outcome == secexec.Cancelled {
-		return &exitError{code: 130}
+		return &exitError{code: cancelledCode(ctx)}
 	}
 	if res.ExitCode != 0 {
 		return &exitError{code: res.ExitCode}

@@ -18,7 +18,16 @@ import (
 // then, instead of exiting when its loop runs dry, evaluates the
 // requests of its jsctx.Session one after the other as classic scripts
 // in its one V8 context, so top-level declarations persist as in a REPL.
-// Timers and I/O an evaluation started keep running between requests.
+//
+// Between requests a context does no work unless its session allows it
+// (jsctx.Options.Background): the loop is paused while no request is in
+// progress. Due timers do not fire and loop events other than the
+// context server's own (I/O completions, data, child exits, signals) are
+// held, in order; at the start of the next request, after its watcher
+// is armed, the timers that came due and the held events run first, then
+// the request's script, and the loop runs as usual while the request's
+// promise is pending. So the embedder's deadline bounds that work too,
+// and a context nobody evaluates in costs no CPU.
 //
 // Each request has a context: when it ends, a watcher terminates
 // whatever JavaScript runs (the script, or a callback while the
@@ -52,6 +61,49 @@ type ctxServer struct {
 	// cancelled is set when a termination was cancelled but the
 	// request's answer is still due (it is answered at the next turn).
 	fwdDone chan struct{}
+
+	// held are the loop events that arrived while the loop was paused
+	// (see paused), in arrival order.
+	held []event
+}
+
+// paused reports whether the loop must do no guest work now: no request
+// is in progress and the session does not allow background work.
+func (c *ctxServer) paused() bool { return c.cur == nil && !c.s.Background() }
+
+// hold keeps ev for the next request if it is guest work; the context
+// server's own events are never held. It reports whether ev was held.
+func (c *ctxServer) hold(ev event) bool {
+	switch ev.kind {
+	case "ctxeval", "ctxexpire":
+		return false
+	}
+	c.held = append(c.held, ev)
+	return true
+}
+
+// catchUp runs the work that became due while the loop was paused: the
+// due timers, then the held events, as the loop would have. It stops
+// early when the current request is answered meanwhile (its deadline
+// passed); what is left stays held. It reports false when the process
+// is over.
+func (c *ctxServer) catchUp(req *jsctx.Request) (bool, error) {
+	r := c.r
+	if ok, err := r.runDueTimers(); !ok {
+		return false, err
+	}
+	for len(c.held) > 0 && c.cur == req {
+		ev := c.held[0]
+		c.held[0] = event{}
+		c.held = c.held[1:]
+		if ok, err := r.handle(ev); !ok {
+			return false, err
+		}
+	}
+	if len(c.held) == 0 {
+		c.held = nil
+	}
+	return true, nil
 }
 
 func newCtxServer(r *rt, s *jsctx.Session, settle *v8.Function) *ctxServer {
@@ -132,6 +184,14 @@ func (c *ctxServer) start(req *jsctx.Request) (bool, error) {
 	c.cur, c.curID = req, c.nextID
 	c.watch(req, c.curID)
 
+	if !c.s.Background() {
+		if ok, err := c.catchUp(req); !ok {
+			return false, err
+		}
+		if c.cur != req {
+			return true, nil // its deadline passed during the catch-up
+		}
+	}
 	v, err := c.run(req.Expr)
 	if err != nil && c.isSyntaxError(err) && strings.Contains(req.Expr, "await") && !c.isOver(err) {
 		// Top-level await: a classic script cannot hold it, an async

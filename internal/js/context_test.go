@@ -43,7 +43,7 @@ func TestContextValuesReleased(t *testing.T) {
 	e.testHook = func(r *rt) { retained.Store(int64(r.v8c.RetainedValueCount())) }
 	v := newVM(t, e)
 	count := func(n int) int64 {
-		s := jsctx.New()
+		s := jsctx.New(jsctx.Options{})
 		p := startContext(t, v, s)
 		ctx := context.Background()
 		for i := range n {
@@ -79,7 +79,7 @@ func TestContextValuesReleased(t *testing.T) {
 // session: only the first claim gets it.
 func TestContextClaimedOnce(t *testing.T) {
 	v := newVM(t, nil)
-	s := jsctx.New()
+	s := jsctx.New(jsctx.Options{})
 	startContext(t, v, s)
 	got, err := s.Evaluate(context.Background(), "require('child_process').execFileSync('node', ['-e', 'console.log(6*7)']).toString()")
 	if err != nil || string(got) != `"42\n"` {

@@ -569,8 +569,11 @@ func (r *rt) dispatchEvent(kind string, a, b, c int, code string) (bool, error) 
 // then emits 'beforeExit' (which may schedule more work) and 'exit'.
 func (r *rt) loop() int {
 	for {
-		if ok, err := r.runDueTimers(); !ok {
-			return r.finish(err)
+		paused := r.ctxs != nil && r.ctxs.paused()
+		if !paused {
+			if ok, err := r.runDueTimers(); !ok {
+				return r.finish(err)
+			}
 		}
 		if !r.alive() {
 			if ok, err := r.call(r.beforeEx); !ok {
@@ -583,7 +586,7 @@ func (r *rt) loop() int {
 		}
 		var wake <-chan time.Time
 		var tm *time.Timer
-		if d, ok := r.nextTimer(); ok {
+		if d, ok := r.nextTimer(); ok && !paused {
 			tm = time.NewTimer(d)
 			wake = tm.C
 		}
@@ -591,6 +594,9 @@ func (r *rt) loop() int {
 		case ev := <-r.events:
 			if tm != nil {
 				tm.Stop()
+			}
+			if paused && r.ctxs.hold(ev) {
+				break
 			}
 			if ok, err := r.handle(ev); !ok {
 				return r.finish(err)
@@ -889,9 +895,19 @@ func (r *rt) runDueTimers() (bool, error) {
 		t := heap.Pop(&r.timers).(*timer)
 		due = append(due, t)
 	}
-	for _, t := range due {
+	for i, t := range due {
 		if r.timerMap[t.id] != t {
 			continue
+		}
+		if r.ctxs != nil && r.ctxs.paused() {
+			// A context's request was answered (its deadline passed)
+			// by an earlier timer: the rest wait for the next one.
+			for _, t := range due[i:] {
+				if r.timerMap[t.id] == t {
+					heap.Push(&r.timers, t)
+				}
+			}
+			return true, nil
 		}
 		delete(r.timerMap, t.id)
 		if t.ref {

@@ -81,8 +81,18 @@ func (r *Request) Answer(rep Reply) {
 	}
 }
 
+// Options configure a Session.
+type Options struct {
+	// Background lets the server run its event loop (timers, I/O
+	// callbacks) between requests. Without it the loop is paused while
+	// no request is in progress: a context does no work its embedder did
+	// not ask for.
+	Background bool
+}
+
 // Session is one context's channel.
 type Session struct {
+	opts    Options
 	reqs    chan *Request
 	claimed atomic.Bool
 	closing chan struct{}
@@ -94,9 +104,13 @@ type Session struct {
 }
 
 // New returns a session no server has claimed yet.
-func New() *Session {
-	return &Session{reqs: make(chan *Request), closing: make(chan struct{}), done: make(chan struct{})}
+func New(opts Options) *Session {
+	return &Session{opts: opts, reqs: make(chan *Request), closing: make(chan struct{}), done: make(chan struct{})}
 }
+
+// Background reports whether the server may work between requests (see
+// Options.Background).
+func (s *Session) Background() bool { return s.opts.Background }
 
 type sessionKey struct{}
 

@@ -159,6 +159,9 @@ func (h *spawnHandle) ReadAt(ctx context.Context, p []byte, _ int64) (int, error
 func (h *spawnHandle) Sync(context.Context) error { return nil }
 func (h *spawnHandle) Close() error               { return nil }
 
+// killGrace bounds the wait for a command's lineage to end after SIGKILL.
+const killGrace = 500 * time.Millisecond
+
 // run spawns req as a child of proc and waits for it, feeding its stdin
 // and collecting its output. An error is returned only if the caller was
 // interrupted (its context ended); a command that cannot be started is
@@ -188,7 +191,10 @@ func run(ctx context.Context, proc *kernel.Process, req request) (*response, err
 	}
 	child, err := proc.Spawn(ctx, kernel.SpawnOptions{
 		Argv: req.Argv, Env: req.Env, Cwd: req.Cwd, NewGroup: true,
-		Files: []vfs.File{files[0], files[3], errW},
+		// A sub-job: everything the command starts, detached or not, can
+		// be killed without killing the python process asking.
+		NewJob: true,
+		Files:  []vfs.File{files[0], files[3], errW},
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -235,8 +241,11 @@ func run(ctx context.Context, proc *kernel.Process, req request) (*response, err
 		resp.TimedOut = true
 	case <-ctx.Done():
 	}
-	// Whatever the child left in its group would hold the pipes open.
-	_ = proc.Kill(-child.PID(), kernel.SIGKILL)
+	// Whatever the child left behind (in its group or detached) would
+	// hold the pipes open: its whole lineage goes, as after vmhost's Run.
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killGrace)
+	_ = child.Job().Kill(kctx)
+	cancel()
 	_, st, werr := proc.Wait(context.WithoutCancel(ctx), child.PID(), 0)
 	wg.Wait()
 	if ctx.Err() != nil {

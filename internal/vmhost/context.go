@@ -23,6 +23,11 @@ type ContextSpec struct {
 	// MaxOutput bounds the stdout and the stderr kept per evaluation
 	// (each); 0 means DefaultContextOutput.
 	MaxOutput int
+	// Background lets the context's timers and I/O callbacks run between
+	// evaluations (charged to its process's CPU time like any work of
+	// it). Without it the context's event loop is paused while no
+	// evaluation is in progress (see internal/js's context server).
+	Background bool
 }
 
 // DefaultContextOutput bounds the output kept per evaluation and stream.
@@ -37,7 +42,8 @@ const maxStack = 64 << 10
 
 // EvalResult is one evaluation of a context: the value's JSON, and what
 // the context wrote to stdout and stderr since the previous evaluation
-// returned (console output of timers in between included).
+// returned (console output of timers that ran at its start, or in between
+// with Background, included).
 type EvalResult struct {
 	Value     []byte
 	Stdout    []byte
@@ -79,7 +85,7 @@ func (h *Host) NewContext(ctx context.Context, spec ContextSpec) (JSContext, err
 	if limit <= 0 {
 		limit = DefaultContextOutput
 	}
-	c := &Context{h: h, s: jsctx.New(), turn: make(chan struct{}, 1), out: newCapture(limit, "context:[stdout]"), errs: newCapture(limit, "context:[stderr]")}
+	c := &Context{h: h, s: jsctx.New(jsctx.Options{Background: spec.Background}), turn: make(chan struct{}, 1), out: newCapture(limit, "context:[stdout]"), errs: newCapture(limit, "context:[stderr]")}
 	null, err := h.vm.VFS.Open(ctx, vfs.Root, "/dev/null", vfs.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -185,8 +191,12 @@ func (c *Context) Close(ctx context.Context) error {
 	return nil
 }
 
+// kill ends the context's process and every process it started
+// (its kernel job), detached ones included.
 func (c *Context) kill() {
-	_ = c.p.Signal(kernel.SIGKILL)
+	ctx, cancel := context.WithTimeout(context.Background(), KillGrace)
+	defer cancel()
+	_ = c.p.Job().Kill(ctx)
 	c.s.End(jsctx.ErrClosed)
 }
 

@@ -24,7 +24,7 @@ const (
 	TimedOut  = "timed_out"
 )
 
-// TimeLimitMessage is the Note of a Run that timed out.
+// TimeLimitMessage is the Note of a Run that the CPU time limit ended.
 const TimeLimitMessage = "CPU time limit exceeded"
 
 // RunSpec describes one Run.
@@ -59,8 +59,11 @@ type Exit struct {
 	Outcome string
 	// Duration is the wall time from spawn to exit.
 	Duration time.Duration
+	// Reason says which limit ended a TimedOut run: ReasonTimeout or
+	// ReasonCPUTime; empty otherwise.
+	Reason string
 	// Note is text the host adds after the program's stderr: why a spawn
-	// failed, or TimeLimitMessage. The caller decides where it goes, so
+	// failed, TimeLimitMessage or TimeoutNote. The caller decides where it goes, so
 	// that it is not subject to output limits.
 	Note []byte
 }
@@ -174,13 +177,23 @@ func spawnFailure(argv []string, err error) (*Exit, bool) {
 	return nil, false
 }
 
-// drain copies a pipe's read end to w until EOF.
-func drain(f vfs.File, w io.Writer, done *sync.WaitGroup) {
+// drain copies a pipe's read end to w until EOF, or until ctx ends (the
+// call stopped waiting for whatever still holds the pipe) and the pipe is
+// empty. After ctx ends it reads at most afterStop more bytes: what the
+// call's own processes left buffered (at most one pipe's capacity) is
+// delivered whole, while a process outside the call writing on and on
+// cannot keep the drain, and the call, going.
+func drain(ctx context.Context, f vfs.File, w io.Writer, afterStop int, done *sync.WaitGroup) {
 	defer done.Done()
 	buf := make([]byte, 32<<10)
-	ctx := context.Background()
 	for {
+		if ctx.Err() != nil && afterStop <= 0 {
+			return
+		}
 		n, err := f.Read(ctx, buf)
+		if ctx.Err() != nil {
+			afterStop -= n
+		}
 		if n > 0 {
 			_, _ = w.Write(buf[:n])
 		}
@@ -190,15 +203,43 @@ func drain(f vfs.File, w io.Writer, done *sync.WaitGroup) {
 	}
 }
 
+// Bounds of the end of a Run: together they keep a call within a second
+// of its deadline, whatever its processes or their pipes do.
+const (
+	// KillGrace bounds the wait for the call's lineage to end after
+	// SIGKILL (a runtime stops at its next check of the process context).
+	KillGrace = 500 * time.Millisecond
+	// PipeGrace bounds the wait for the output pipes' EOF once the
+	// lineage is dead: a process outside it that holds a pipe (one that
+	// opened it through /proc, say) cannot hold the call.
+	PipeGrace = 250 * time.Millisecond
+)
+
+// TimeoutNote is the Note of a Run that its wall-clock timeout ended.
+func TimeoutNote(d time.Duration) []byte {
+	return []byte(fmt.Sprintf("secexec: timed out after %s (wall-clock timeout)\n", d))
+}
+
+// Reasons of a TimedOut Run: which limit fired.
+const (
+	ReasonTimeout = "timeout"  // RunSpec.Timeout, wall clock
+	ReasonCPUTime = "cpu_time" // the VM's per-process CPU time limit
+)
+
 // Run runs a program and waits for it and for all of its output. The
 // error is non-nil only when nothing could run (the VM is closed, say) or
 // ctx ended, in which case the Exit says Cancelled and the error is
-// ctx.Err(). A program that cannot be found or executed is an Exit with
-// code 127 or 126, as in a shell.
+// ctx.Err() (ErrClosed when the VM was closed meanwhile). A program that
+// cannot be found or executed is an Exit with code 127 or 126, as in a
+// shell.
 //
-// When the program exits, processes it left running in its process group
-// are killed, so that their hold on the output pipes cannot delay the
-// result.
+// Deadlines are absolute: when the timeout passes, ctx ends or the VM
+// closes, every process the call started (its kernel job: detached
+// descendants in other sessions and groups included) is killed, and Run
+// returns within KillGrace+PipeGrace with the output read so far. When
+// the program exits by itself, what it left running is killed too: the
+// work of a call does not outlive it (long-lived programs use Spawn),
+// and nothing left behind can hold the output pipes.
 func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 	if err := h.check(); err != nil {
 		return nil, err
@@ -228,10 +269,13 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 	if errW == nil {
 		errW = io.Discard
 	}
+	drainCtx, stopDrain := context.WithCancel(context.Background())
+	defer stopDrain()
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go drain(s.stdoutR, outW, &readers)
-	go drain(s.stderrR, errW, &readers)
+	pipeSize := h.vm.Kernel.Limits().PipeSize
+	go drain(drainCtx, s.stdoutR, outW, pipeSize, &readers)
+	go drain(drainCtx, s.stderrR, errW, pipeSize, &readers)
 	if s.stdinW != nil {
 		// The feeder owns the write end from here: its release at the end
 		// of input is what lets the program see EOF.
@@ -250,21 +294,36 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 		timeout = t.C
 	}
 	outcome := ""
+	closed := false
 	select {
 	case <-p.Done():
 	case <-timeout:
 		outcome = TimedOut
 	case <-ctx.Done():
 		outcome = Cancelled
+	case <-h.done:
+		outcome, closed = Cancelled, true
 	}
-	init := h.vm.Kernel.Init()
-	if outcome != "" {
-		_ = init.Kill(-p.PID(), kernel.SIGKILL)
+	// The whole lineage ends here: after a deadline that is the point;
+	// after a normal exit, what the program left running (in its group,
+	// or detached into a session of its own) goes with it.
+	kctx, cancel := context.WithTimeout(context.Background(), KillGrace)
+	kerr := p.Job().Kill(kctx)
+	cancel()
+	if kerr != nil {
+		h.log.Warn("processes of a run did not end after SIGKILL", "pid", p.PID(), "live", p.Job().Live())
 	}
-	st, _ := p.HostWait(context.Background())
-	// Anything the program left behind in its group would keep the output
-	// pipes open: it goes with the program.
-	killGroup(init, -p.PID(), &readers)
+	var st kernel.WaitStatus
+	select {
+	case <-p.Done():
+		st, _ = p.HostWait(context.Background())
+	default:
+		// Not ended within the grace (see the warning): report the kill
+		// and reap it when it does end.
+		st = kernel.WaitStatus{Signal: kernel.SIGKILL}
+		go func() { _, _ = p.HostWait(context.Background()) }()
+	}
+	waitReaders(&readers, stopDrain)
 
 	res := &Exit{Duration: time.Since(start), ExitStatus: ExitStatus{Code: st.ShellCode()}}
 	if st.Signal != 0 {
@@ -275,15 +334,23 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 	// limit counts CPU time, so the waiting shell itself is not hit).
 	cpuLimited := st.Signal == kernel.SIGXCPU ||
 		(st.Exited && st.Code == 128+int(kernel.SIGXCPU) && p.Kernel().Limits().CPUTime > 0)
+	reason := ReasonTimeout
 	if cpuLimited && outcome == "" {
-		outcome = TimedOut
+		outcome, reason = TimedOut, ReasonCPUTime
 	}
 	switch {
 	case outcome == TimedOut:
-		res.Outcome, res.Code, res.Signal = TimedOut, 124, ""
-		res.Note = []byte(TimeLimitMessage + "\n")
+		res.Outcome, res.Code, res.Signal, res.Reason = TimedOut, 124, "", reason
+		if reason == ReasonCPUTime {
+			res.Note = []byte(TimeLimitMessage + "\n")
+		} else {
+			res.Note = TimeoutNote(spec.Timeout)
+		}
 	case outcome == Cancelled:
 		res.Outcome = Cancelled
+		if closed && ctx.Err() == nil {
+			return res, ErrClosed
+		}
 		return res, ctx.Err()
 	case res.Code == 0:
 		res.Outcome = Succeeded
@@ -293,27 +360,25 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 	return res, nil
 }
 
-// killGroup kills process group pgid (negative) until the output
-// readers are done. One kill is not enough: a member that was spawning
-// while the group was killed (a fork bomb, say) leaves a child in the
-// group that holds the pipes open and forks on, so the kill repeats
-// until nothing holds them.
-func killGroup(init *kernel.Process, pgid int, readers *sync.WaitGroup) {
+// waitReaders waits for the output readers to reach EOF, for PipeGrace
+// at most: the lineage is dead by now, so only a process outside it can
+// still hold a pipe, and it must not hold the call. Then the readers are
+// stopped (what they read has been delivered) and waited for.
+func waitReaders(readers *sync.WaitGroup, stop context.CancelFunc) {
 	done := make(chan struct{})
 	go func() {
 		readers.Wait()
 		close(done)
 	}()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		_ = init.Kill(pgid, kernel.SIGKILL)
-		select {
-		case <-done:
-			return
-		case <-tick.C:
-		}
+	t := time.NewTimer(PipeGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
 	}
+	stop()
+	<-done
 }
 
 // feedStdin copies r into the stdin pipe and closes it at the end, so

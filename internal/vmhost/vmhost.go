@@ -85,6 +85,7 @@ type Host struct {
 	vm     *vm.VM
 	caller *vfs.Caller // the host acting as root, from the VM's cwd
 	cwd    string
+	log    *slog.Logger
 
 	mu     sync.Mutex
 	closed bool
@@ -123,7 +124,11 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if cwd == "" {
 		cwd = vm.Workspace
 	}
-	h := &Host{vm: m, cwd: cwd, caller: &vfs.Caller{Cwd: cwd, Umask: 0o022}, done: make(chan struct{})}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &Host{vm: m, cwd: cwd, log: log, caller: &vfs.Caller{Cwd: cwd, Umask: 0o022}, done: make(chan struct{})}
 	if err := h.MkdirAll(ctx, cwd, 0o755); err != nil {
 		_ = m.Close(ctx)
 		return nil, fmt.Errorf("secexec: working directory: %w", err)

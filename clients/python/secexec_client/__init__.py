@@ -60,6 +60,8 @@ class ExecResult:
     truncated: bool
     duration_ms: int
     signal: str = ""
+    # which limit ended a timed_out exec: "timeout" (wall clock) or "cpu_time"
+    reason: str = ""
 
 
 def _result(d: Dict[str, Any]) -> ExecResult:
@@ -71,6 +73,7 @@ def _result(d: Dict[str, Any]) -> ExecResult:
         truncated=d.get("truncated", False),
         duration_ms=d.get("duration_ms", 0),
         signal=d.get("signal", ""),
+        reason=d.get("reason", ""),
     )
 
 

@@ -16,7 +16,7 @@ import (
 
 // NewContext starts a persistent JavaScript context in the VM.
 func (v *VM) NewContext(ctx context.Context, spec vmhost.ContextSpec) (vmhost.JSContext, error) {
-	req := &proto.NewContext{VM: v.id, Env: spec.Env, Cwd: spec.Cwd, MaxOutput: max(0, min(spec.MaxOutput, proto.MaxEvalOutput))}
+	req := &proto.NewContext{VM: v.id, Env: spec.Env, Cwd: spec.Cwd, MaxOutput: max(0, min(spec.MaxOutput, proto.MaxEvalOutput)), Background: spec.Background}
 	r, err := v.call(ctx, proto.TNewContext, req)
 	if err != nil {
 		return nil, err

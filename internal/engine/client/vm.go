@@ -427,7 +427,7 @@ func (v *VM) Run(ctx context.Context, spec vmhost.RunSpec) (*vmhost.Exit, error)
 	var exit *vmhost.Exit
 	if r.Exit != nil {
 		exit = &vmhost.Exit{ExitStatus: vmhost.ExitStatus{Code: r.Exit.Code, Signal: r.Exit.Signal},
-			Outcome: r.Exit.Outcome, Duration: time.Duration(r.Exit.Duration), Note: r.Exit.Note}
+			Outcome: r.Exit.Outcome, Duration: time.Duration(r.Exit.Duration), Note: r.Exit.Note, Reason: r.Exit.Reason}
 	}
 	err = v.fix(r.Err.Err())
 	if err != nil && exit != nil && exit.Outcome == vmhost.Cancelled && ctx.Err() != nil {

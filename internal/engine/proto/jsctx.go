@@ -25,6 +25,9 @@ type NewContext struct {
 	Env       []string `cbor:"2,keyasint,omitempty"`
 	Cwd       string   `cbor:"3,keyasint,omitempty"`
 	MaxOutput int      `cbor:"4,keyasint,omitempty"` // per evaluation and stream; at most MaxEvalOutput
+	// Background lets the context's timers and I/O callbacks run between
+	// evaluations (see vmhost.ContextSpec.Background).
+	Background bool `cbor:"5,keyasint,omitempty"`
 }
 
 // Evaluate evaluates Expr in Context. The Response carries the value's

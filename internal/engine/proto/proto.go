@@ -193,6 +193,9 @@ type Exit struct {
 	// Note is text the host side adds to stderr after the program's own
 	// output: a spawn failure or the time-limit message.
 	Note []byte `cbor:"5,keyasint,omitempty"`
+	// Reason says which limit ended a timed_out Run: "timeout" (wall
+	// clock) or "cpu_time".
+	Reason string `cbor:"6,keyasint,omitempty"`
 }
 
 // VM events.

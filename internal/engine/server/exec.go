@@ -170,7 +170,7 @@ func (o *output) pump(r io.ReadCloser) {
 
 // ExitToWire converts the result of a Run.
 func ExitToWire(e *vmhost.Exit) *proto.Exit {
-	return &proto.Exit{Code: e.Code, Signal: e.Signal, Outcome: e.Outcome, Duration: int64(e.Duration), Note: e.Note}
+	return &proto.Exit{Code: e.Code, Signal: e.Signal, Outcome: e.Outcome, Duration: int64(e.Duration), Note: e.Note, Reason: e.Reason}
 }
 
 func (c *conn) run(ctx context.Context, id uint64, h *vmhost.Host, b *proto.Run, stdin *flow.Inbox) *proto.Response {

@@ -42,7 +42,7 @@ func (c *conn) newContext(ctx context.Context, b *proto.NewContext) *proto.Respo
 		return errResp(fmt.Errorf("engine: too many contexts: %w", errno.EAGAIN))
 	}
 	c.mu.Unlock()
-	jc, err := v.host.NewContext(ctx, vmhost.ContextSpec{Env: b.Env, Cwd: b.Cwd, MaxOutput: b.MaxOutput})
+	jc, err := v.host.NewContext(ctx, vmhost.ContextSpec{Env: b.Env, Cwd: b.Cwd, MaxOutput: b.MaxOutput, Background: b.Background})
 	if err != nil {
 		return errResp(err)
 	}
