@@ -86,7 +86,7 @@ func hostConfig(opts Options) vmhost.Config {
 		Mounts:   mounts,
 		Cwd:      opts.Cwd,
 		Hostname: opts.Hostname,
-		RealTime: opts.RealTime,
+		Clock:    opts.Clock,
 		Logger:   opts.Logger,
 		Runtime:  runtimeFor(opts),
 		Tools:    toolHost(opts.Tools),

@@ -129,7 +129,7 @@ func newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
 		Limits:   opts.Limits,
 		Cwd:      opts.Cwd,
 		Hostname: opts.Hostname,
-		RealTime: opts.RealTime,
+		Clock:    opts.Clock,
 		Tools:    toolHost(opts.Tools),
 	}
 	cfg.Mounts = hostConfig(opts).Mounts
