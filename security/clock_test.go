@@ -239,6 +239,13 @@ func TestClockFrozenStands(t *testing.T) {
 	if got := strings.TrimSpace(string(r.Stdout)); got != "true true true 0" {
 		t.Errorf("node frozen: %q (stderr %q)", got, trunc(r.Stderr))
 	}
+	// Intl's formatters default to the VM's clock, not V8's own.
+	r = node(t, vm, `const f = new Intl.DateTimeFormat('en-US', {hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hour12: false, timeZone: 'UTC'});
+let x = 0; for (let i = 0; i < 3e6; i++) x += i;
+console.log(f.format() === f.format(Date.now()), JSON.stringify(f.formatToParts()) === JSON.stringify(f.formatToParts(Date.now())))`)
+	if got := strings.TrimSpace(string(r.Stdout)); got != "true true" {
+		t.Errorf("Intl.DateTimeFormat on a frozen clock: %q (stderr %q)", got, trunc(r.Stderr))
+	}
 	p := fields(t, run(t, vm, []string{"python3", "-c", pyClockProbe}, nil), 5)
 	if p[1] != "1" {
 		t.Errorf("python on a frozen clock: %s distinct readings", p[1])
