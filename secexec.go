@@ -133,10 +133,9 @@ type Options struct {
 	// real time in 1 ms steps that never go backwards), ClockReal (full
 	// resolution) or ClockFrozen (time stands still at the VM's boot).
 	Clock Clock
-	// RealTime is the former spelling of Clock: ClockReal.
-	//
-	// Deprecated: set Clock; RealTime with a Clock other than ClockCoarse
-	// or ClockReal is an error.
+	// RealTime is the older spelling of Clock: ClockReal, kept so that
+	// existing callers work; with a Clock other than ClockCoarse or
+	// ClockReal it is an error.
 	RealTime bool
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger

@@ -379,7 +379,10 @@ func (s *Server) vmOptions(req *CreateVMRequest) (secexec.Options, error) {
 	if err != nil || (req.RealTime && clk != secexec.ClockCoarse && clk != secexec.ClockReal) {
 		return o, apiError(http.StatusBadRequest, CodeBadRequest, "clock must be coarse, real or frozen (real_time means real)")
 	}
-	o.Clock, o.RealTime = clk, req.RealTime
+	if req.RealTime {
+		clk = secexec.ClockReal
+	}
+	o.Clock = clk
 	if len(req.Mounts) > 16 {
 		return o, apiError(http.StatusBadRequest, CodeBadRequest, "at most 16 mounts")
 	}
