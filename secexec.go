@@ -74,7 +74,7 @@ const (
 // text is an error matching errno.EINVAL.
 func ParseClock(s string) (Clock, error) { return clock.ParsePolicy(s) }
 
-// clockOf resolves Options.Clock and its deprecated alias RealTime.
+// clockOf resolves Options.Clock and its older spelling RealTime.
 func clockOf(opts Options) (Clock, error) {
 	c := opts.Clock
 	if !c.Valid() {
