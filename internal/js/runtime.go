@@ -125,31 +125,30 @@ type event struct {
 	ack     chan struct{}
 }
 
-// startInfo is what start() in main.js receives.
+// startInfo is what start() in main.js receives. Clock is the VM's clock
+// policy ("coarse", "real", "frozen"): unless real, Date reads the
+// kernel's clock as WallBaseMs plus the monotonic clock (process.hrtime)
+// in milliseconds. NowMs is the VM's wall clock as the process starts
+// (performance.timeOrigin).
 type startInfo struct {
-	Argv      []string          `json:"argv"`
-	Argv0     string            `json:"argv0"`
-	ExecArgv  []string          `json:"execArgv"`
-	Env       map[string]string `json:"env"`
-	Pid       int               `json:"pid"`
-	Ppid      int               `json:"ppid"`
-	UID       uint32            `json:"uid"`
-	GID       uint32            `json:"gid"`
-	Mode      nodecli.Mode      `json:"mode"`
-	Code      string            `json:"code,omitempty"`
-	File      string            `json:"file,omitempty"`
-	InputType string            `json:"inputType,omitempty"`
-	Preload   []string          `json:"preload,omitempty"`
-	// Clock is the VM's clock policy ("coarse", "real", "frozen"): unless
-	// real, Date reads the kernel's clock as WallOffsetMs plus the
-	// monotonic clock (process.hrtime) in milliseconds.
-	Clock        string  `json:"clock"`
-	WallOffsetMs float64 `json:"wallOffsetMs"`
-	// NowMs is the VM's wall clock as the process starts
-	// (performance.timeOrigin).
-	NowMs      float64 `json:"nowMs"`
-	NoWarnings bool    `json:"noWarnings"`
-	REPL       bool    `json:"repl"`
+	Argv       []string          `json:"argv"`
+	Argv0      string            `json:"argv0"`
+	ExecArgv   []string          `json:"execArgv"`
+	Env        map[string]string `json:"env"`
+	Pid        int               `json:"pid"`
+	Ppid       int               `json:"ppid"`
+	UID        uint32            `json:"uid"`
+	GID        uint32            `json:"gid"`
+	Mode       nodecli.Mode      `json:"mode"`
+	Code       string            `json:"code,omitempty"`
+	File       string            `json:"file,omitempty"`
+	InputType  string            `json:"inputType,omitempty"`
+	Preload    []string          `json:"preload,omitempty"`
+	Clock      string            `json:"clock"`
+	WallBaseMs float64           `json:"wallBaseMs"`
+	NowMs      float64           `json:"nowMs"`
+	NoWarnings bool              `json:"noWarnings"`
+	REPL       bool              `json:"repl"`
 }
 
 // runProcess runs one node process to completion and returns its exit
@@ -429,7 +428,7 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 		Argv: argv, Argv0: firstOr(p.Argv(), "node"), ExecArgv: nonNil(inv.ExecArgv), Env: env,
 		Pid: p.PID(), Ppid: p.PPID(), UID: p.UID(), GID: p.GID(),
 		Mode: inv.Mode, Code: inv.Code, File: inv.File, InputType: inv.InputType, Preload: inv.Require,
-		Clock: clk.Policy().String(), WallOffsetMs: float64(clk.Boot().Add(-clk.Resolution()).UnixMilli()),
+		Clock: clk.Policy().String(), WallBaseMs: float64(clk.Boot().Add(-clk.Resolution()).UnixMilli()),
 		NowMs: float64(clk.Now().UnixMicro()) / 1e3, NoWarnings: inv.NoWarnings,
 		// node with no script on a terminal is the interactive REPL.
 		REPL: inv.Mode == nodecli.ModeStdin && !inv.Dash && p.IsTerminal(0),

@@ -186,7 +186,7 @@ function start(json) {
   mainStarted = true;
   const info = P.JSONParse(json);
   configure(info);
-  if (info.clock !== 'real') installClockDate(info.wallOffsetMs);
+  if (info.clock !== 'real') installClockDate(info.wallBaseMs);
   require('./perf_hooks.js').setOrigin(info.nowMs);
   loop.macrotask(() => runMainModule.runMain(info));
 }
