@@ -811,20 +811,31 @@ func TestSuiteFastExitOutput(t *testing.T) {
 	})
 }
 
-// node's clock is frozen per process unless the VM asks for the real one.
-func TestSuiteRealTime(t *testing.T) {
-	const probe = `node -e 'const a = Date.now(), p = performance.now(); let x = 0; for (let i = 0; i < 3e6; i++) x += i; console.log(Date.now() === a && performance.now() === p)'`
+// The clock policy reaches every transport: node's clock stands still
+// only in a frozen VM, and shows sub-millisecond steps only in a real one.
+func TestSuiteClock(t *testing.T) {
+	// Spins 20 ms of the guest's clock, or not at all on a frozen one.
+	const probe = `node -e 'const a = Date.now(), p = performance.now(); let fine = false, n = 0; while (Date.now() < a + 20 && n++ < 1e7) if (performance.now() % 1) fine = true; console.log(Date.now() === a && performance.now() === p, fine)'`
 	eachTransport(t, func(t *testing.T, newVM func(*testing.T, secexec.Options) *secexec.VM) {
 		ctx := context.Background()
-		for _, real := range []bool{false, true} {
+		for _, c := range []struct {
+			clock secexec.Clock
+			real  bool
+			want  string
+		}{
+			{secexec.ClockCoarse, false, "false false"},
+			{secexec.ClockReal, false, "false true"},
+			{secexec.ClockCoarse, true, "false true"}, // RealTime, the former spelling
+			{secexec.ClockFrozen, false, "true false"},
+		} {
 			opts := allowAll
-			opts.RealTime = real
+			opts.Clock, opts.RealTime = c.clock, c.real
 			res, err := newVM(t, opts).Exec(ctx, probe, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := strings.TrimSpace(string(res.Stdout)), fmt.Sprint(!real); got != want {
-				t.Errorf("RealTime %v: frozen = %s, want %s (stderr %q)", real, got, want, res.Stderr)
+			if got := strings.TrimSpace(string(res.Stdout)); got != c.want {
+				t.Errorf("clock %v (RealTime %v): frozen, fine = %s, want %s (stderr %q)", c.clock, c.real, got, c.want, res.Stderr)
 			}
 		}
 	})

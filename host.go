@@ -73,6 +73,11 @@ func (h *Host) NewVM(ctx context.Context, opts Options) (*VM, error) {
 	if h.closed.Load() {
 		return nil, ErrHostClosed
 	}
+	clk, err := clockOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.Clock, opts.RealTime = clk, false
 	b, err := h.newBackend(ctx, opts) // [engine] in process or in an engine process
 	if err != nil {
 		return nil, err

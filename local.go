@@ -91,7 +91,7 @@ func hostConfig(opts Options, rt vmhost.Runtime) vmhost.Config {
 		Mounts:   mounts,
 		Cwd:      opts.Cwd,
 		Hostname: opts.Hostname,
-		RealTime: opts.RealTime,
+		Clock:    opts.Clock,
 		Logger:   opts.Logger,
 		Runtime:  rt,
 		Tools:    toolHost(opts.Tools),

@@ -133,7 +133,7 @@ func (h *Host) newRemoteBackend(ctx context.Context, opts Options) (backend, err
 		Limits:   opts.Limits,
 		Cwd:      opts.Cwd,
 		Hostname: opts.Hostname,
-		RealTime: opts.RealTime,
+		Clock:    opts.Clock,
 		Tools:    toolHost(opts.Tools),
 	}
 	cfg.Mounts = hostConfig(opts, nil).Mounts

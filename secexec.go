@@ -26,6 +26,7 @@ package secexec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
 	"strings"
@@ -33,6 +34,8 @@ import (
 
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/clock"
+	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/policy"
 )
 
@@ -55,6 +58,40 @@ type Limits = kernel.Limits
 
 // DefaultLimits returns the limits a VM gets unless configured otherwise.
 func DefaultLimits() Limits { return kernel.DefaultLimits() }
+
+// Clock is the clock policy of a VM (Options.Clock); its text form is
+// "coarse", "real" or "frozen" (ParseClock).
+type Clock = clock.Policy
+
+// The clock policies.
+const (
+	// ClockCoarse, the default: real time, monotonic, in steps of 1 ms
+	// (with jittered edges), for every guest alike.
+	ClockCoarse = clock.Coarse
+	// ClockReal: the host's clock at full resolution.
+	ClockReal = clock.Real
+	// ClockFrozen: time stands still at the VM's boot, for every guest.
+	ClockFrozen = clock.Frozen
+)
+
+// ParseClock reads "coarse", "real" or "frozen" (empty is coarse); other
+// text is an error matching errno.EINVAL.
+func ParseClock(s string) (Clock, error) { return clock.ParsePolicy(s) }
+
+// clockOf resolves Options.Clock and its older spelling RealTime.
+func clockOf(opts Options) (Clock, error) {
+	c := opts.Clock
+	if !c.Valid() {
+		return 0, fmt.Errorf("secexec: Options.Clock %d: %w", uint8(c), errno.EINVAL)
+	}
+	if opts.RealTime {
+		if c != ClockCoarse && c != ClockReal {
+			return 0, fmt.Errorf("secexec: Options.RealTime with Clock %v: %w", c, errno.EINVAL)
+		}
+		c = ClockReal
+	}
+	return c, nil
+}
 
 // Mount describes a filesystem mounted into a VM.
 type Mount struct {
@@ -106,10 +143,15 @@ type Options struct {
 	Cwd string
 	// Hostname is the VM's host name; empty means "secexec".
 	Hostname string
-	// RealTime turns off the timing mitigation: node's Date.now(), new
-	// Date(), performance.now() and process.hrtime() otherwise stay at
-	// the moment each process started, so guests cannot build fine
-	// timers.
+	// Clock is the policy of the VM's one clock, which every guest reads
+	// (node's Date, performance and hrtime, the WebAssembly clocks and so
+	// python's, file times, /proc/uptime): ClockCoarse (the zero value,
+	// real time in 1 ms steps that never go backwards), ClockReal (full
+	// resolution) or ClockFrozen (time stands still at the VM's boot).
+	Clock Clock
+	// RealTime is the older spelling of Clock: ClockReal, kept so that
+	// existing callers work; with a Clock other than ClockCoarse or
+	// ClockReal it is an error.
 	RealTime bool
 	// Logger receives debug logs; nil discards them. The records of a
 	// shared engine process go to HostOptions.Logger, or to the Logger of

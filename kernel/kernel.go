@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/secexec/secexec/kernel/clock"
 	"github.com/secexec/secexec/kernel/netstack"
 	"github.com/secexec/secexec/kernel/pipe"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -41,11 +42,9 @@ type Config struct {
 	Hostname string
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
-	// RealTime turns off the timing mitigation: node's Date.now(), new
-	// Date(), performance.now() and process.hrtime() otherwise stay at
-	// the moment each process started, so guests cannot build fine
-	// timers.
-	RealTime bool
+	// Clock is the VM's clock: every time a guest reads (runtimes, file
+	// times, /proc) comes from it. Nil makes a Coarse one booting now.
+	Clock *clock.Clock
 	// Net configures the VM's network: the policy for the host network
 	// and the resolver. The zero value gives a VM whose guests reach each
 	// other but nothing outside.
@@ -82,7 +81,7 @@ type Kernel struct {
 	limits     Limits
 	authExec   ExecAuthorizer
 	hostname   string
-	realTime   bool
+	clock      *clock.Clock
 	log        *slog.Logger
 	boot       time.Time
 	pipeBudget *pipe.Budget
@@ -120,12 +119,20 @@ func New(cfg Config) (*Kernel, error) {
 		return nil, errors.New("kernel: Config.VFS is nil")
 	}
 	l := cfg.Limits.withDefaults()
+	clk := cfg.Clock
+	if clk == nil {
+		c, err := clock.New(clock.Options{})
+		if err != nil {
+			return nil, err
+		}
+		clk = c
+	}
 	k := &Kernel{
 		vfs:        cfg.VFS,
 		limits:     l,
 		authExec:   cfg.AuthorizeExec,
 		hostname:   cfg.Hostname,
-		realTime:   cfg.RealTime,
+		clock:      clk,
 		log:        cfg.Logger,
 		boot:       time.Now(),
 		pipeBudget: pipe.NewBudget(l.PipeBytes),
@@ -145,6 +152,7 @@ func New(cfg Config) (*Kernel, error) {
 				ConnectTimeout: l.ConnectTimeout,
 				DNSTimeout:     cfg.Net.DNSTimeout,
 			},
+			Now: clk.Now,
 		}),
 		procs:   make(map[int]*Process),
 		ptys:    make(map[int]*PTY),
@@ -175,8 +183,11 @@ func (k *Kernel) Limits() Limits { return k.limits }
 // Hostname returns the VM's hostname.
 func (k *Kernel) Hostname() string { return k.hostname }
 
-// Boot returns when the kernel started.
-func (k *Kernel) Boot() time.Time { return k.boot }
+// Boot returns when the kernel started, on the VM's clock (Clock().Boot()).
+func (k *Kernel) Boot() time.Time { return k.clock.Boot() }
+
+// Clock returns the VM's clock, which every runtime reads guest time from.
+func (k *Kernel) Clock() *clock.Clock { return k.clock }
 
 // Init returns pid 1.
 func (k *Kernel) Init() *Process { return k.init }
@@ -296,7 +307,3 @@ func (k *Kernel) newProcessLocked(parent *Process, argv, env []string, cwd strin
 	k.procs[pid] = p
 	return p
 }
-
-// RealTime says whether runtimes give guests the real clock instead of
-// one frozen per process (Config.RealTime).
-func (k *Kernel) RealTime() bool { return k.realTime }

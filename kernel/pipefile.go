@@ -46,7 +46,7 @@ func (k *Kernel) newPipe(guest bool) (*pipeEnd, *pipeEnd, error) {
 			counter.Add(-1)
 		}
 	}
-	r := &pipeEnd{r: p.OpenReader(), ino: ino, born: time.Now()}
+	r := &pipeEnd{r: p.OpenReader(), ino: ino, born: k.clock.Now()}
 	r.flags.Store(uint32(vfs.O_RDONLY))
 	r.InitRefs(func() { _ = r.r.Close(); done() })
 	w := &pipeEnd{w: p.OpenWriter(), ino: ino, born: r.born}

@@ -50,8 +50,8 @@ func (v procView) Process(pid int) (procfs.Process, bool) {
 }
 
 func (v procView) Hostname() string              { return v.k.hostname }
-func (v procView) Uptime() time.Duration         { return time.Since(v.k.boot) }
-func (v procView) Boot() time.Time               { return v.k.boot }
+func (v procView) Uptime() time.Duration         { return v.k.clock.Elapsed() }
+func (v procView) Boot() time.Time               { return v.k.clock.Boot() }
 func (v procView) MemInfo() (total, free uint64) { return v.mem, v.mem }
 
 func (v procView) Mounts() []procfs.MountInfo {
@@ -107,10 +107,11 @@ func (e procEntry) Status() procfs.Status {
 	st.Name = path.Base(name)
 	st.Umask = p.Umask()
 	st.Threads = 1
-	st.StartTime = p.start.Sub(k.boot)
+	// Times are shown under the VM's clock policy, like every other.
+	st.StartTime = k.clock.Duration(p.start.Sub(k.boot))
 	if cpu, ok := p.CPUTime(); ok {
 		// The runtime's thread clock counts user and system time together.
-		st.UserTime = cpu
+		st.UserTime = k.clock.Duration(cpu)
 	}
 	return st
 }

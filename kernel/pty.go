@@ -150,7 +150,7 @@ func (k *Kernel) newPTY(ws tty.Winsize, masterOnly bool) (*ptyMaster, *PTY, erro
 	for k.ptys[idx] != nil {
 		idx++
 	}
-	t := &PTY{k: k, index: idx, born: time.Now(), ino: k.nextIno.Add(1)}
+	t := &PTY{k: k, index: idx, born: k.clock.Now(), ino: k.nextIno.Add(1)}
 	k.ptys[idx] = t
 	k.mu.Unlock()
 	t.t = tty.New(tty.Config{Size: ws, Signal: t.signalForeground, SlaveClosed: masterOnly})

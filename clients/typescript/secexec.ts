@@ -48,6 +48,7 @@ export interface CreateVM {
   cwd?: string;
   hostname?: string;
   real_time?: boolean;
+  clock?: "coarse" | "real" | "frozen";
   mounts?: { path: string; read_only?: boolean }[];
   idle_timeout_ms?: number;
   tools?: { name: string; url: string }[];

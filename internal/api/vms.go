@@ -249,6 +249,9 @@ type CreateVMRequest struct {
 	Cwd         string            `json:"cwd,omitempty"`
 	Hostname    string            `json:"hostname,omitempty"`
 	RealTime    bool              `json:"real_time,omitempty"`
+	// Clock is the VM's clock policy: "coarse" (the default), "real" or
+	// "frozen"; real_time true is the same as "real".
+	Clock string `json:"clock,omitempty"`
 	// Mounts are memory filesystems only: a tenant never reaches the
 	// server's own files.
 	Mounts        []MountJSON `json:"mounts,omitempty"`
@@ -399,7 +402,14 @@ func (s *Server) vmOptions(req *CreateVMRequest) (secexec.Options, error) {
 	}
 	o.Cwd = req.Cwd
 	o.Hostname = req.Hostname
-	o.RealTime = req.RealTime
+	clk, err := secexec.ParseClock(req.Clock)
+	if err != nil || (req.RealTime && clk != secexec.ClockCoarse && clk != secexec.ClockReal) {
+		return o, apiError(http.StatusBadRequest, CodeBadRequest, "clock must be coarse, real or frozen (real_time means real)")
+	}
+	if req.RealTime {
+		clk = secexec.ClockReal
+	}
+	o.Clock = clk
 	if len(req.Mounts) > 16 {
 		return o, apiError(http.StatusBadRequest, CodeBadRequest, "at most 16 mounts")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/policy"
 )
 
@@ -29,6 +30,8 @@ type vmFlags struct {
 	memory      string
 	cpuTime     time.Duration
 	realTime    bool
+	frozenClock bool
+	clock       string
 	publish     []string
 	allowRemote bool
 	allowNPM    bool
@@ -53,7 +56,9 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.DurationVar(&f.cpuTime, "cpu-time", 0, "CPU time per process before SIGXCPU (the command then exits 124)")
 	fl.StringArrayVar(&f.publish, "publish", nil, "serve the guest's TCP port GUESTPORT on the host at [HOST:]HOSTPORT (loopback by default; repeatable)")
 	fl.BoolVar(&f.allowRemote, "allow-non-loopback", false, "let --publish listen on a non-loopback address")
-	fl.BoolVar(&f.realTime, "real-time", false, "give node the real clock (by default Date.now, performance.now and hrtime are frozen per process)")
+	fl.BoolVar(&f.realTime, "real-time", false, "give every guest the real clock at full resolution (by default guests see real time in 1 ms steps); the same as --clock real")
+	fl.BoolVar(&f.frozenClock, "frozen-clock", false, "stop the guests' clock at the VM's boot (Date.now, WebAssembly clocks, file times); the same as --clock frozen")
+	fl.StringVar(&f.clock, "clock", "", "the guests' clock: coarse (default: real time in 1 ms steps), real or frozen")
 }
 
 // standardPermissions is what the CLI grants unless told otherwise: the
@@ -152,7 +157,11 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 	opts.Limits.FSBytes = f.fsBytes
 	opts.Limits.Processes = f.processes
 	opts.Limits.CPUTime = f.cpuTime
-	opts.RealTime = f.realTime
+	clk, err := f.clockPolicy()
+	if err != nil {
+		return opts, &usageError{err: err}
+	}
+	opts.Clock = clk
 	if f.memory != "" {
 		n, err := parseSize(f.memory)
 		if err != nil {
@@ -218,4 +227,30 @@ func parseMount(s string) (secexec.Mount, error) {
 		return m, fmt.Errorf("--mount %q: want %s with an absolute GUEST path", s, mountSyntax)
 	}
 	return m, nil
+}
+
+// clockPolicy resolves --clock, --real-time and --frozen-clock; they may
+// be combined only when they agree.
+func (f *vmFlags) clockPolicy() (secexec.Clock, error) {
+	clk, err := secexec.ParseClock(f.clock)
+	if err != nil {
+		return clk, fmt.Errorf("--clock: %w", err)
+	}
+	if f.realTime && f.frozenClock {
+		return clk, fmt.Errorf("--real-time and --frozen-clock: %w", errno.EINVAL)
+	}
+	for _, alias := range []struct {
+		set  bool
+		flag string
+		to   secexec.Clock
+	}{{f.realTime, "--real-time", secexec.ClockReal}, {f.frozenClock, "--frozen-clock", secexec.ClockFrozen}} {
+		if !alias.set {
+			continue
+		}
+		if f.clock != "" && clk != alias.to {
+			return clk, fmt.Errorf("%s with --clock %s: %w", alias.flag, f.clock, errno.EINVAL)
+		}
+		clk = alias.to
+	}
+	return clk, nil
 }

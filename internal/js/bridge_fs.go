@@ -25,7 +25,10 @@ func msOf(t time.Time) float64 {
 	if t.IsZero() {
 		return 0
 	}
-	return float64(t.UnixNano()) / 1e6
+	// Seconds and nanoseconds apart, as node computes it: a time on whole
+	// milliseconds stays whole (float64(UnixNano()) rounds to 256 ns at
+	// today's dates) and no date overflows.
+	return float64(t.Unix())*1e3 + float64(t.Nanosecond())/1e6
 }
 
 func (r *rt) putStat(st vfs.Stat) {

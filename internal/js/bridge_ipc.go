@@ -44,8 +44,8 @@ type duplexEnd struct {
 
 var duplexIno atomic.Uint64
 
-func newDuplexEnd(r, w vfs.File, ino uint64) *duplexEnd {
-	d := &duplexEnd{r: r, w: w, ino: ino, born: time.Now()}
+func newDuplexEnd(r, w vfs.File, ino uint64, born time.Time) *duplexEnd {
+	d := &duplexEnd{r: r, w: w, ino: ino, born: born}
 	d.flags.Store(uint32(vfs.O_RDWR))
 	d.InitRefs(d.shutdown)
 	return d
@@ -128,7 +128,8 @@ func (r *rt) duplexPair() (a, b int, err error) {
 		return -1, -1, err
 	}
 	ino := duplexIno.Add(1)
-	ea, eb := newDuplexEnd(r1, w2, ino), newDuplexEnd(r2, w1, ino)
+	born := r.p.Kernel().Clock().Now() // fstat times on the VM's clock
+	ea, eb := newDuplexEnd(r1, w2, ino, born), newDuplexEnd(r2, w1, ino, born)
 	if a, err = r.p.FDs().Install(ea, 0, true); err != nil {
 		ea.DecRef()
 		eb.DecRef()

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/big"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	v8 "github.com/tommie/v8go"
@@ -129,9 +128,10 @@ func init() {
 		return r.num(int(r.p.SetUmask(uint32(m) & 0o777))), nil
 	})
 	register("hrtime", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		// Nanoseconds since the process started (a monotonic clock). With
-		// the timing mitigation, JavaScript freezes it itself.
-		return r.float(float64(time.Since(r.startT).Nanoseconds())), nil
+		// The VM's monotonic clock in nanoseconds, under its policy
+		// (kernel/clock): coarse steps, real, or frozen. Date, performance
+		// and process.uptime are all built on it.
+		return r.float(float64(r.p.Kernel().Clock().Monotonic().Nanoseconds())), nil
 	})
 	register("memoryUsage", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		hs := r.iso.GetHeapStatistics()
@@ -229,7 +229,7 @@ func init() {
 			"hostname": k.Hostname(),
 			"totalmem": 512 << 20,
 			"freemem":  256 << 20,
-			"uptime":   math.Floor(time.Since(k.Boot()).Seconds()),
+			"uptime":   math.Floor(k.Clock().Elapsed().Seconds()),
 			"cpus":     1,
 			"release":  "6.1.0-secexec",
 			"version":  "#1 SMP secexec",

@@ -46,10 +46,6 @@ type Config struct {
 	// a process past it exits with status 124 after printing
 	// "CPU time limit exceeded".
 	TimeLimit time.Duration
-	// RealTime turns the timing mitigation off: by default Date.now(),
-	// new Date(), performance.now() and process.hrtime() are frozen at
-	// the moment the process started.
-	RealTime bool
 	// CacheDir holds the polyfill install, the bootstrap bundle and code
 	// caches; empty means bootjs.DefaultCacheDir().
 	CacheDir string

@@ -101,7 +101,6 @@ type rt struct {
 	bootPhases [3]time.Duration
 	bootScript *v8.UnboundScript
 
-	frozenNs  int64
 	startT    time.Time
 	lastCheck time.Time
 }
@@ -126,7 +125,11 @@ type event struct {
 	ack     chan struct{}
 }
 
-// startInfo is what start() in main.js receives.
+// startInfo is what start() in main.js receives. Clock is the VM's clock
+// policy ("coarse", "real", "frozen"): unless real, Date reads the
+// kernel's clock as WallBaseMs plus the monotonic clock (process.hrtime)
+// in milliseconds. NowMs is the VM's wall clock as the process starts
+// (performance.timeOrigin).
 type startInfo struct {
 	Argv       []string          `json:"argv"`
 	Argv0      string            `json:"argv0"`
@@ -141,7 +144,8 @@ type startInfo struct {
 	File       string            `json:"file,omitempty"`
 	InputType  string            `json:"inputType,omitempty"`
 	Preload    []string          `json:"preload,omitempty"`
-	FreezeTime bool              `json:"freezeTime"`
+	Clock      string            `json:"clock"`
+	WallBaseMs float64           `json:"wallBaseMs"`
 	NowMs      float64           `json:"nowMs"`
 	NoWarnings bool              `json:"noWarnings"`
 	REPL       bool              `json:"repl"`
@@ -419,17 +423,15 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 		argv = append(argv, file)
 	}
 	argv = append(argv, inv.Args...)
-	now := time.Now()
+	clk := p.Kernel().Clock()
 	info := startInfo{
 		Argv: argv, Argv0: firstOr(p.Argv(), "node"), ExecArgv: nonNil(inv.ExecArgv), Env: env,
 		Pid: p.PID(), Ppid: p.PPID(), UID: p.UID(), GID: p.GID(),
 		Mode: inv.Mode, Code: inv.Code, File: inv.File, InputType: inv.InputType, Preload: inv.Require,
-		FreezeTime: !r.e.cfg.RealTime && !p.Kernel().RealTime(), NowMs: float64(now.UnixMilli()), NoWarnings: inv.NoWarnings,
+		Clock: clk.Policy().String(), WallBaseMs: float64(clk.Boot().Add(-clk.Resolution()).UnixMilli()),
+		NowMs: float64(clk.Now().UnixMicro()) / 1e3, NoWarnings: inv.NoWarnings,
 		// node with no script on a terminal is the interactive REPL.
 		REPL: inv.Mode == nodecli.ModeStdin && !inv.Dash && p.IsTerminal(0),
-	}
-	if info.FreezeTime {
-		r.frozenNs = now.Sub(r.startT).Nanoseconds()
 	}
 	if r.terminated.Load() != termNone {
 		return r.finish(nil)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/secexec/secexec/internal/toolcmd"
 	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/clock"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/fs/devfs"
 	"github.com/secexec/secexec/kernel/fs/hostfs"
@@ -64,11 +65,10 @@ type Config struct {
 	Lowers []vfs.FileSystem
 	// Hostname is the VM's host name; empty means "secexec".
 	Hostname string
-	// RealTime turns off the timing mitigation: node's Date.now(), new
-	// Date(), performance.now() and process.hrtime() otherwise stay at
-	// the moment each process started, so guests cannot build fine
-	// timers.
-	RealTime bool
+	// Clock is the policy of the VM's one clock (kernel/clock), which
+	// node, WebAssembly, python, file times and /proc all read: Coarse
+	// (the zero value: real time in 1 ms steps), Real or Frozen.
+	Clock clock.Policy
 	// MemoryBytes is the memory /proc/meminfo reports.
 	MemoryBytes uint64
 	// Logger receives debug logs; nil discards them.
@@ -119,6 +119,12 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		cfg.MemoryBytes = 512 << 20
 	}
 
+	// The clock boots first: every filesystem stamps times from it.
+	clk, err := clock.New(clock.Options{Policy: cfg.Clock})
+	if err != nil {
+		return nil, fmt.Errorf("vm: clock: %w", err)
+	}
+
 	base, err := baseImage(ctx, cfg.Hostname)
 	if err != nil {
 		return nil, fmt.Errorf("vm: base image: %w", err)
@@ -128,13 +134,13 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		return nil, fmt.Errorf("vm: tool command: %w", err)
 	}
 	lowers := append(append([]vfs.FileSystem(nil), cfg.Lowers...), tools, base)
-	upper := memfs.New(memfs.Options{Quota: quota})
+	upper := memfs.New(memfs.Options{Quota: quota, Now: clk.Now})
 	root, err := overlay.New(upper, lowers...)
 	if err != nil {
 		return nil, fmt.Errorf("vm: root overlay: %w", err)
 	}
 	v, err := vfs.New(ctx, root, vfs.Options{Authorize: guestAuthorizer(checker),
-		AuthorizeMove: guestMoveAuthorizer(checker)})
+		AuthorizeMove: guestMoveAuthorizer(checker), Now: clk.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +148,7 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		VFS:      v,
 		Limits:   limits,
 		Hostname: cfg.Hostname,
-		RealTime: cfg.RealTime,
+		Clock:    clk,
 		Logger:   cfg.Logger,
 		AuthorizeExec: func(ctx context.Context, p, argv0 string) error {
 			return checker.CheckExec(p)
@@ -160,13 +166,13 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	// The tool command is every VM's, whatever runtime is attached.
 	k.RegisterLoader(toolcmd.Loader{})
 	m := &VM{Kernel: k, VFS: v, Quota: quota, Checker: checker, cfg: cfg}
-	if err := v.Mount(ctx, vfs.Root, "/dev", devfs.New(devfs.Options{Terminals: k.Terminals()}), vfs.MountOptions{}); err != nil {
+	if err := v.Mount(ctx, vfs.Root, "/dev", devfs.New(devfs.Options{Terminals: k.Terminals(), Now: clk.Now}), vfs.MountOptions{}); err != nil {
 		return nil, fmt.Errorf("vm: mount /dev: %w", err)
 	}
 	if err := v.Mount(ctx, vfs.Root, "/proc", k.ProcFS(cfg.MemoryBytes), vfs.MountOptions{}); err != nil {
 		return nil, fmt.Errorf("vm: mount /proc: %w", err)
 	}
-	tmp := memfs.New(memfs.Options{Quota: quota, RootMode: 0o1777})
+	tmp := memfs.New(memfs.Options{Quota: quota, RootMode: 0o1777, Now: clk.Now})
 	if err := v.Mount(ctx, vfs.Root, "/tmp", tmp, vfs.MountOptions{}); err != nil {
 		return nil, fmt.Errorf("vm: mount /tmp: %w", err)
 	}
@@ -224,13 +230,13 @@ func (m *VM) Mount(ctx context.Context, mt Mount) error {
 	var fs vfs.FileSystem
 	if mt.HostDir != "" {
 		h, err := hostfs.New(mt.HostDir, hostfs.Options{ReadOnly: mt.ReadOnly, UID: UserUID, GID: UserGID,
-			MaxBytes: mt.MaxBytes, AllowExternalSymlinks: mt.AllowExternalSymlinks})
+			MaxBytes: mt.MaxBytes, AllowExternalSymlinks: mt.AllowExternalSymlinks, Times: m.Kernel.Clock().Stamp})
 		if err != nil {
 			return fmt.Errorf("vm: mount %s: %w", mt.Path, err)
 		}
 		fs = h
 	} else {
-		fs = memfs.New(memfs.Options{Quota: m.Quota, RootUID: UserUID, RootGID: UserGID, ReadOnly: mt.ReadOnly})
+		fs = memfs.New(memfs.Options{Quota: m.Quota, RootUID: UserUID, RootGID: UserGID, ReadOnly: mt.ReadOnly, Now: m.Kernel.Clock().Now})
 	}
 	if err := mkdirAll(ctx, m.VFS, vfs.Root, mt.Path, 0o755); err != nil {
 		_ = fs.Release()

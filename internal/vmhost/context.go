@@ -85,7 +85,8 @@ func (h *Host) NewContext(ctx context.Context, spec ContextSpec) (JSContext, err
 	if limit <= 0 {
 		limit = DefaultContextOutput
 	}
-	c := &Context{h: h, s: jsctx.New(jsctx.Options{Background: spec.Background}), turn: make(chan struct{}, 1), out: newCapture(limit, "context:[stdout]"), errs: newCapture(limit, "context:[stderr]")}
+	born := h.vm.Kernel.Clock().Now()
+	c := &Context{h: h, s: jsctx.New(jsctx.Options{Background: spec.Background}), turn: make(chan struct{}, 1), out: newCapture(limit, "context:[stdout]", born), errs: newCapture(limit, "context:[stderr]", born)}
 	null, err := h.vm.VFS.Open(ctx, vfs.Root, "/dev/null", vfs.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -256,10 +257,11 @@ type capture struct {
 	buf     []byte
 	dropped bool
 	flags   vfs.OpenFlags
+	born    time.Time // on the VM's clock
 }
 
-func newCapture(limit int, name string) *capture {
-	c := &capture{limit: limit, name: name, flags: vfs.O_WRONLY}
+func newCapture(limit int, name string, born time.Time) *capture {
+	c := &capture{limit: limit, name: name, flags: vfs.O_WRONLY, born: born}
 	c.InitRefs(func() {})
 	return c
 }
@@ -299,9 +301,8 @@ func (c *capture) EventRegister(*waiter.Entry)   {}
 func (c *capture) EventUnregister(*waiter.Entry) {}
 
 func (c *capture) Stat(context.Context) (vfs.Stat, error) {
-	now := time.Now()
 	return vfs.Stat{Mode: vfs.S_IFIFO | 0o200, Nlink: 1, UID: vm.UserUID, GID: vm.UserGID, Blksize: 4096,
-		Atime: now, Mtime: now, Ctime: now}, nil
+		Atime: c.born, Mtime: c.born, Ctime: c.born}, nil
 }
 
 func (c *capture) SetAttr(context.Context, vfs.SetAttr) error { return errno.EINVAL }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/clock"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/policy"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -65,11 +66,8 @@ type Config struct {
 	Cwd string
 	// Hostname is the VM's host name; empty means "secexec".
 	Hostname string
-	// RealTime turns off the timing mitigation: node's Date.now(), new
-	// Date(), performance.now() and process.hrtime() otherwise stay at
-	// the moment each process started, so guests cannot build fine
-	// timers.
-	RealTime bool
+	// Clock is the policy of the VM's clock (see vm.Config.Clock).
+	Clock clock.Policy
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
 	// Runtime, if set, provides the program loaders.
@@ -101,7 +99,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		Limits:   cfg.Limits,
 		Mounts:   cfg.Mounts,
 		Hostname: cfg.Hostname,
-		RealTime: cfg.RealTime,
+		Clock:    cfg.Clock,
 		Logger:   cfg.Logger,
 		Tools:    cfg.Tools,
 	}

@@ -186,7 +186,7 @@ func (st *Stack) newSocket(family Family, typ Type, proto int) *Socket {
 			proto = 0
 		}
 	}
-	s := &Socket{st: st, family: family, typ: typ, proto: proto, ino: st.nextIno.Add(1), born: time.Now()}
+	s := &Socket{st: st, family: family, typ: typ, proto: proto, ino: st.nextIno.Add(1), born: st.now()}
 	s.flags.Store(uint32(vfs.O_RDWR))
 	s.opts.linger = -1
 	s.opts.noDelay = true // Go's default, and what host connections do

@@ -177,6 +177,9 @@ type Config struct {
 	// egress with it; tests use it to prove which addresses the stack
 	// tries to reach.
 	BeforeHostDial func(network string, addr netip.AddrPort) error
+	// Now is the VM's clock, for the times fstat shows on sockets; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 // Linger bounds how long a closed connection to the host may keep
@@ -219,6 +222,7 @@ type Stack struct {
 	log    *slog.Logger
 	budget *pipe.Budget
 	hook   func(string, netip.AddrPort) error
+	now    func() time.Time
 
 	// ctx ends when the stack closes; host goroutines run under it.
 	ctx    context.Context
@@ -245,10 +249,14 @@ func New(cfg Config) *Stack {
 		lim:    cfg.Limits.withDefaults(),
 		log:    cfg.Logger,
 		hook:   cfg.BeforeHostDial,
+		now:    cfg.Now,
 		ctx:    ctx,
 		cancel: cancel,
 		unix:   make(map[string]*Socket),
 		host:   make(map[io.Closer]struct{}),
+	}
+	if st.now == nil {
+		st.now = time.Now
 	}
 	st.budget = pipe.NewBudget(st.lim.MemoryBytes)
 	st.ports[protoTCP] = make(map[uint16]*Socket)

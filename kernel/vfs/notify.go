@@ -269,7 +269,7 @@ func (v *VFS) NewWatchSet(opts WatchSetOptions) *WatchSet {
 	if opts.MaxQueuedPerWatch <= 0 {
 		opts.MaxQueuedPerWatch = DefaultWatchQueuePerWatch
 	}
-	s := &WatchSet{v: v, opts: opts, ino: v.watch.nextIno.Add(1), born: time.Now(), watches: map[int32]*watch{}}
+	s := &WatchSet{v: v, opts: opts, ino: v.watch.nextIno.Add(1), born: v.opts.Now(), watches: map[int32]*watch{}}
 	if s.opts.Owner == nil {
 		s.opts.Owner = s
 	}

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/secexec/secexec/kernel/errno"
 )
@@ -78,6 +79,9 @@ type Options struct {
 	AuthorizeMove MoveAuthorizer
 	// OpenSpecial serves FIFOs and sockets; nil makes opening them ENXIO.
 	OpenSpecial SpecialOpener
+	// Now is the VM's clock, for the times of the files the VFS makes
+	// itself (watch sets); nil means time.Now.
+	Now func() time.Time
 }
 
 // Caller is who performs an operation and from where: the credentials,
@@ -128,6 +132,9 @@ type MountOptions struct {
 
 // New returns a VFS whose root is rootFS.
 func New(ctx context.Context, rootFS FileSystem, opts Options) (*VFS, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	v := &VFS{opts: opts, mounts: make(map[string]*Mount)}
 	root, err := rootFS.Root(ctx)
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/clock"
 	"github.com/secexec/secexec/kernel/policy"
 )
 
@@ -505,11 +506,8 @@ type VMConfig struct {
 	Mounts   []vm.Mount
 	Cwd      string
 	Hostname string
-	// RealTime turns off the timing mitigation: node's Date.now(), new
-	// Date(), performance.now() and process.hrtime() otherwise stay at
-	// the moment each process started, so guests cannot build fine
-	// timers.
-	RealTime bool
+	// Clock is the policy of the VM's clock (see vm.Config.Clock).
+	Clock clock.Policy
 	// Tools are the host tools this program runs for the VM's guests
 	// (the engine asks with ToolCall); nil: none.
 	Tools kernel.ToolHost
@@ -521,7 +519,7 @@ const auditQueue = 1024
 
 // NewVM creates a VM on the engine.
 func (c *Conn) NewVM(ctx context.Context, cfg VMConfig) (*VM, error) {
-	req := &proto.CreateVM{Limits: cfg.Limits, Cwd: cfg.Cwd, Hostname: cfg.Hostname, Audit: cfg.Audit != nil, RealTime: cfg.RealTime}
+	req := &proto.CreateVM{Limits: cfg.Limits, Cwd: cfg.Cwd, Hostname: cfg.Hostname, Audit: cfg.Audit != nil, Clock: cfg.Clock}
 	if cfg.Tools != nil {
 		req.Tools = cfg.Tools.Names()
 	}

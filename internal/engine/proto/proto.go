@@ -14,6 +14,7 @@ import (
 	"fmt"
 
 	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/clock"
 )
 
 // Version is the protocol version this package speaks. Hello and Welcome
@@ -240,10 +241,13 @@ type CreateVM struct {
 	Cwd         string        `cbor:"4,keyasint,omitempty"`
 	Hostname    string        `cbor:"5,keyasint,omitempty"`
 	Audit       bool          `cbor:"6,keyasint,omitempty"`
-	RealTime    bool          `cbor:"7,keyasint,omitempty"`
+	// 7 was RealTime, replaced by Clock.
 	// Tools names the host tools the client runs for this VM's guests
 	// (ToolCall).
 	Tools []string `cbor:"8,keyasint,omitempty"`
+	// Clock is the policy of the VM's clock (kernel/clock: 0 coarse,
+	// 1 real, 2 frozen); the engine refuses any other value.
+	Clock clock.Policy `cbor:"9,keyasint,omitempty"`
 }
 
 // VMRef names the VM a request acts on (CloseVM).

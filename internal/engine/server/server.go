@@ -503,7 +503,7 @@ func (c *conn) createVM(ctx context.Context, b *proto.CreateVM) *proto.Response 
 		Limits:   b.Limits,
 		Cwd:      b.Cwd,
 		Hostname: b.Hostname,
-		RealTime: b.RealTime,
+		Clock:    b.Clock,
 		Logger:   c.s.log,
 		Runtime:  c.s.cfg.Runtime,
 	}

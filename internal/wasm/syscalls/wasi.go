@@ -266,38 +266,38 @@ const (
 	clockThread    = 3
 )
 
-func clockResGet(_ context.Context, _ *State, m mem, st []uint64) Errno {
+func clockResGet(_ context.Context, s *State, m mem, st []uint64) Errno {
 	id, ptr := uint32(st[0]), uint32(st[1])
-	var res uint64
 	switch id {
-	case clockRealtime, clockMonotonic:
-		res = 1
-	case clockProcess, clockThread:
-		res = 1000
+	case clockRealtime, clockMonotonic, clockProcess, clockThread:
 	default:
 		return EINVAL
 	}
-	if !m.putU64(ptr, res) {
+	// Every clock is read through the VM's clock, so each has its step.
+	if !m.putU64(ptr, uint64(s.P.Kernel().Clock().Resolution())) {
 		return EFAULT
 	}
 	return ESUCCESS
 }
 
-// now reads a clock. The monotonic clock counts from the VM's boot, so
-// every process of a VM sees the same one; the CPU clocks are the
-// process's CPU time (its thread's, see kernel.ThreadCPUClock), or its
-// wall time when no clock is registered.
+// now reads a clock, always through the VM's clock (kernel/clock) and
+// so under its policy: coarse, real or frozen like every other guest's.
+// The monotonic clock counts from the VM's boot, so every process of a VM
+// sees the same one; the CPU clocks are the process's CPU time (its
+// thread's, see kernel.ThreadCPUClock), or its wall time when no clock is
+// registered.
 func (s *State) now(id uint32) (uint64, Errno) {
+	c := s.P.Kernel().Clock()
 	switch id {
 	case clockRealtime:
-		return unixNano(time.Now()), ESUCCESS
+		return unixNano(c.Now()), ESUCCESS
 	case clockMonotonic:
-		return uint64(time.Since(s.P.Kernel().Boot())) + 1, ESUCCESS
+		return uint64(c.Monotonic()), ESUCCESS
 	case clockProcess, clockThread:
 		if cpu, ok := s.P.CPUTime(); ok {
-			return uint64(cpu), ESUCCESS
+			return uint64(c.Duration(cpu)), ESUCCESS
 		}
-		return uint64(time.Since(s.P.Start())), ESUCCESS
+		return uint64(c.Duration(time.Since(s.P.Start()))), ESUCCESS
 	}
 	return 0, EINVAL
 }
@@ -464,12 +464,11 @@ const (
 	fstMtimNow = 8
 )
 
-func timesAttr(atim, mtim uint64, flags uint16) (vfs.SetAttr, Errno) {
+func timesAttr(now time.Time, atim, mtim uint64, flags uint16) (vfs.SetAttr, Errno) {
 	var a vfs.SetAttr
 	if flags&(fstAtim|fstAtimNow) == fstAtim|fstAtimNow || flags&(fstMtim|fstMtimNow) == fstMtim|fstMtimNow {
 		return a, EINVAL
 	}
-	now := time.Now()
 	switch {
 	case flags&fstAtimNow != 0:
 		a.Mask |= vfs.SetAtime
@@ -490,7 +489,7 @@ func timesAttr(atim, mtim uint64, flags uint16) (vfs.SetAttr, Errno) {
 }
 
 func fdFilestatSetTimes(ctx context.Context, s *State, _ mem, st []uint64) Errno {
-	a, e := timesAttr(st[1], st[2], uint16(st[3]))
+	a, e := timesAttr(s.P.Kernel().Clock().Now(), st[1], st[2], uint16(st[3]))
 	if e != ESUCCESS {
 		return e
 	}
@@ -788,7 +787,7 @@ func pathFilestatSetTimes(ctx context.Context, s *State, m mem, st []uint64) Err
 	if e != ESUCCESS {
 		return e
 	}
-	a, e := timesAttr(st[4], st[5], uint16(st[6]))
+	a, e := timesAttr(s.P.Kernel().Clock().Now(), st[4], st[5], uint16(st[6]))
 	if e != ESUCCESS {
 		return e
 	}

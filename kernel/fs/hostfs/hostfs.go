@@ -56,6 +56,7 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -100,6 +101,9 @@ type Options struct {
 	// Logger receives diagnostics (such as the openat2 fallback being in
 	// use); nil discards them.
 	Logger *slog.Logger
+	// Times shows the guest a file time the host's kernel set (the VM's
+	// clock policy: clock.Clock.Stamp); nil shows host times as they are.
+	Times func(time.Time) time.Time
 }
 
 // FS is a host directory mounted as a filesystem. Its methods, and those of

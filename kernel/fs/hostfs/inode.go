@@ -85,6 +85,10 @@ func (fs *FS) toStat(st *unix.Stat_t) vfs.Stat {
 		nlink = ^uint32(0)
 	}
 	o := fs.owners.get(keyOf(st))
+	at, mt, ct := time.Unix(st.Atim.Sec, st.Atim.Nsec), time.Unix(st.Mtim.Sec, st.Mtim.Nsec), time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	if t := fs.opts.Times; t != nil {
+		at, mt, ct = t(at), t(mt), t(ct)
+	}
 	return vfs.Stat{
 		Ino:     st.Ino,
 		Mode:    st.Mode&^suidBits | o.suid,
@@ -95,9 +99,9 @@ func (fs *FS) toStat(st *unix.Stat_t) vfs.Stat {
 		Size:    st.Size,
 		Blksize: int32(st.Blksize),
 		Blocks:  st.Blocks,
-		Atime:   time.Unix(st.Atim.Sec, st.Atim.Nsec),
-		Mtime:   time.Unix(st.Mtim.Sec, st.Mtim.Nsec),
-		Ctime:   time.Unix(st.Ctim.Sec, st.Ctim.Nsec),
+		Atime:   at,
+		Mtime:   mt,
+		Ctime:   ct,
 	}
 }
 

@@ -120,25 +120,47 @@ for (const name of ['fetch', 'Request', 'Response', 'Headers', 'FormData', 'WebS
   lazyGlobal(name, () => require('./internal/lazy.js').lazy('undici')[name]);
 }
 
-// Frozen time: Date.now(), new Date() and performance.now() report the
-// moment the process started, so guests cannot build fine timers.
+// The clock: unless the VM's policy is "real", Date reads the kernel's
+// clock (kernel/clock), the one every guest of the VM reads: its wall
+// time is a fixed offset plus the monotonic clock that process.hrtime
+// reads, so Date, performance and hrtime move together, in the same
+// coarse steps (or not at all when frozen). Intl's formatters default to
+// the same clock instead of V8's own.
 const RealDate = Date;
-let frozenMs = null;
-function installFrozenDate(ms) {
-  frozenMs = ms;
+const ReflectConstruct = Reflect.construct;
+function installClockDate(offsetMs) {
+  const now = () => offsetMs + B.hrtime() / 1e6;
   function Date(...args) {
-    if (!new.target) return new RealDate(frozenMs).toString();
-    if (args.length === 0) return Reflect.construct(RealDate, [frozenMs], new.target);
-    return Reflect.construct(RealDate, args, new.target);
+    if (!new.target) return new RealDate(now()).toString();
+    if (args.length === 0) return ReflectConstruct(RealDate, [now()], new.target);
+    return ReflectConstruct(RealDate, args, new.target);
   }
   Object.defineProperties(Date, {
-    now: { value: function now() { return frozenMs; }, writable: true, configurable: true },
+    now: { value: function now_() { return now(); }, writable: true, configurable: true },
     parse: { value: RealDate.parse, writable: true, configurable: true },
     UTC: { value: RealDate.UTC, writable: true, configurable: true },
     prototype: { value: RealDate.prototype },
   });
+  P.ObjectDefineProperty(Date.now, 'name', { value: 'now' });
   P.ObjectDefineProperty(RealDate.prototype, 'constructor', { value: Date, writable: true, configurable: true });
   defineValue('Date', Date);
+  if (typeof Intl === 'object' && Intl.DateTimeFormat) {
+    const DTF = Intl.DateTimeFormat.prototype;
+    const formatGet = Object.getOwnPropertyDescriptor(DTF, 'format').get;
+    const formatToParts = DTF.formatToParts;
+    const formatCall = P.uncurry(formatToParts);
+    P.ObjectDefineProperty(DTF, 'format', {
+      get() {
+        const f = P.FunctionPrototypeCall(formatGet, this);
+        return (d) => f(d === undefined ? now() : d);
+      },
+      configurable: true,
+    });
+    P.ObjectDefineProperty(DTF, 'formatToParts', {
+      value: function formatToParts(d) { return formatCall(this, d === undefined ? now() : d); },
+      writable: true, configurable: true,
+    });
+  }
 }
 
 // Warm-up: load and exercise what every process start needs, while the
@@ -164,7 +186,7 @@ function start(json) {
   mainStarted = true;
   const info = P.JSONParse(json);
   configure(info);
-  if (info.freezeTime) installFrozenDate(info.nowMs);
+  if (info.clock !== 'real') installClockDate(info.wallBaseMs);
   require('./perf_hooks.js').setOrigin(info.nowMs);
   loop.macrotask(() => runMainModule.runMain(info));
 }

@@ -1,6 +1,6 @@
 'use strict';
-// perf_hooks: performance.now() counts from the process start; with the
-// timing mitigation on it is frozen like Date.now().
+// perf_hooks: performance.now() counts from the process start on the VM's
+// monotonic clock, so it steps (or stands still) like Date.now().
 const { nowNs } = require('./process.js');
 let originMs = 0;
 let originNs = 0;

@@ -13,7 +13,6 @@ let exitCode;
 let exiting = false;
 let info = null;
 let startNs = 0;
-let frozenNs = null;
 let closeChannel = null; // a forked child's IPC channel, closed at exit
 
 Object.defineProperty(process, Symbol.toStringTag, { value: 'process', configurable: true });
@@ -74,8 +73,9 @@ for (const n of ['setuid', 'setgid', 'seteuid', 'setegid', 'setgroups', 'initgro
   process[n] = () => { throw fromBridge('EPERM', n); };
 }
 
+// nowNs is the VM's monotonic clock (kernel/clock, under the VM's clock
+// policy: coarse steps, real, or frozen).
 function nowNs() {
-  if (frozenNs !== null) return frozenNs;
   return B.hrtime();
 }
 function hrtime(prev) {
@@ -219,7 +219,6 @@ function configure(i) {
   process.pid = i.pid;
   process.ppid = i.ppid;
   startNs = B.hrtime();
-  if (i.freezeTime) frozenNs = startNs;
   // A forked child: process.send, 'message' and disconnect() over the
   // channel its parent gave it, as Node's setupChildProcessIpcChannel.
   if (process.env.NODE_CHANNEL_FD !== undefined) {
