@@ -337,14 +337,27 @@ func (r *rt) watch() func() {
 			defer t.Stop()
 			deadline = t.C
 		}
+		// The process's memory is reported to the kernel, which bounds
+		// the VM's processes together (Limits.VMMemoryBytes) and kills
+		// the one whose growth passes the VM's limit.
+		mem := time.NewTicker(memReportEvery)
+		defer mem.Stop()
+		r.reportMemory()
 		why := termNone
-		select {
-		case <-done:
-			return
-		case <-r.ctx.Done():
-			why = termKilled
-		case <-deadline:
-			why = termTimeout
+	wait:
+		for {
+			select {
+			case <-done:
+				return
+			case <-r.ctx.Done():
+				why = termKilled
+				break wait
+			case <-deadline:
+				why = termTimeout
+				break wait
+			case <-mem.C:
+				r.reportMemory()
+			}
 		}
 		r.terminated.CompareAndSwap(termNone, why)
 		// A termination requested while no JavaScript runs (the process is
@@ -382,6 +395,32 @@ func (r *rt) checkExternal(extra uint64) bool {
 }
 
 const extCheckEvery = 2 * time.Millisecond
+
+// memReportEvery is how often a process's memory is reported to the
+// kernel for the VM-wide limit.
+const memReportEvery = 20 * time.Millisecond
+
+// reportMemory tells the kernel how much memory the isolate holds: its
+// heap and its memory outside the heap. Any goroutine may call it.
+func (r *rt) reportMemory() {
+	hs := r.iso.GetHeapStatistics()
+	r.p.ReportMemory(int64(min(hs.TotalHeapSize+hs.ExternalMemory, 1<<62)))
+}
+
+// hostBudget returns how many bytes the host may still allocate for this
+// process's guest (results it hands to JavaScript: decompressed data, a
+// child's output): the external-memory limit less what the process holds
+// already there and in blobs. Bridges bound their buffers by it before
+// allocating them, so no host buffer made for a guest outgrows the
+// guest's own memory limit.
+func (r *rt) hostBudget() int {
+	hs := r.iso.GetHeapStatistics()
+	used := hs.ExternalMemory + uint64(max(r.blobBytes, 0))
+	if used >= r.extLimit {
+		return 0
+	}
+	return int(min(r.extLimit-used, maxBlobBytes))
+}
 
 func (r *rt) terminate(why int32) {
 	if r.terminated.CompareAndSwap(termNone, why) {
