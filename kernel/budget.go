@@ -224,18 +224,36 @@ func (k *Kernel) watchVMCPU(limit time.Duration) {
 // ReportMemory records that p's program uses n bytes now, as its runtime
 // measures it (a V8 isolate's heap and external memory, a WebAssembly
 // instance's linear memory). When the VM's processes together use more
-// than Limits.VMMemoryBytes, p is ended with SIGKILL (as the OOM killer
-// would) and ReportMemory returns false.
+// than Limits.VMMemoryBytes, the VM's largest process is ended with
+// SIGKILL, as the OOM killer would; ReportMemory returns false when that
+// is p.
 func (p *Process) ReportMemory(n int64) bool {
 	n = max(n, 0)
-	b := &p.k.budget
-	total := b.mem.Add(n - p.mem.Swap(n))
-	if lim := p.k.limits.VMMemoryBytes; lim > 0 && total > lim {
-		p.k.log.Debug("VM memory limit reached", "pid", p.pid, "used", total, "limit", lim)
-		p.terminate(SIGKILL)
-		return false
+	k := p.k
+	total := k.budget.mem.Add(n - p.mem.Swap(n))
+	lim := k.limits.VMMemoryBytes
+	if lim <= 0 || total <= lim {
+		return true
 	}
-	return true
+	victim := p
+	k.mu.Lock()
+	for _, q := range k.procs {
+		if q.state == StateZombie {
+			continue
+		}
+		if q.killSig == SIGKILL && q.mem.Load() > 0 && q != p {
+			// One is dying already: its memory comes back soon.
+			k.mu.Unlock()
+			return true
+		}
+		if q.killSig == 0 && q.mem.Load() > victim.mem.Load() {
+			victim = q
+		}
+	}
+	k.mu.Unlock()
+	k.log.Debug("VM memory limit reached", "pid", victim.pid, "used", total, "limit", lim)
+	victim.terminate(SIGKILL)
+	return victim != p
 }
 
 // MemoryUsed returns the memory the VM's live processes reported.
