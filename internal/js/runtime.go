@@ -337,27 +337,14 @@ func (r *rt) watch() func() {
 			defer t.Stop()
 			deadline = t.C
 		}
-		// The process's memory is reported to the kernel, which bounds
-		// the VM's processes together (Limits.VMMemoryBytes) and kills
-		// the one whose growth passes the VM's limit.
-		mem := time.NewTicker(memReportEvery)
-		defer mem.Stop()
-		r.reportMemory()
 		why := termNone
-	wait:
-		for {
-			select {
-			case <-done:
-				return
-			case <-r.ctx.Done():
-				why = termKilled
-				break wait
-			case <-deadline:
-				why = termTimeout
-				break wait
-			case <-mem.C:
-				r.reportMemory()
-			}
+		select {
+		case <-done:
+			return
+		case <-r.ctx.Done():
+			why = termKilled
+		case <-deadline:
+			why = termTimeout
 		}
 		r.terminated.CompareAndSwap(termNone, why)
 		// A termination requested while no JavaScript runs (the process is
@@ -385,27 +372,28 @@ func (r *rt) watch() func() {
 // Allocations that JavaScript announces (extra > 0) fail at the limit;
 // the watchdog (extra == 0) terminates only past an eighth more, so that
 // a guest that filled its budget can still report the RangeError it got.
+//
+// The watchdog also reports the isolate's memory (heap and external) to
+// the kernel, which bounds the VM's processes together
+// (Limits.VMMemoryBytes) and kills the VM's largest process past it. What
+// is reported is capped at the process's own limits: past those this
+// watchdog or the heap limit ends the process itself, with its own
+// result.
 func (r *rt) checkExternal(extra uint64) bool {
 	hs := r.iso.GetHeapStatistics()
 	limit := r.extLimit
 	if extra == 0 {
 		limit += limit / 8
+		if r.p != nil {
+			used := min(hs.TotalHeapSize, r.heapLimit) + min(hs.ExternalMemory, limit)
+			r.p.ReportMemory(int64(min(used, 1<<62)))
+		}
 	}
 	return hs.ExternalMemory+extra <= limit
 }
 
 const extCheckEvery = 2 * time.Millisecond
 
-// memReportEvery is how often a process's memory is reported to the
-// kernel for the VM-wide limit.
-const memReportEvery = 20 * time.Millisecond
-
-// reportMemory tells the kernel how much memory the isolate holds: its
-// heap and its memory outside the heap. Any goroutine may call it.
-func (r *rt) reportMemory() {
-	hs := r.iso.GetHeapStatistics()
-	r.p.ReportMemory(int64(min(hs.TotalHeapSize+hs.ExternalMemory, 1<<62)))
-}
 
 // hostBudget returns how many bytes the host may still allocate for this
 // process's guest (results it hands to JavaScript: decompressed data, a
