@@ -60,8 +60,9 @@ type Limits struct {
 	// VMMemoryBytes bounds the memory of all the VM's live processes
 	// together (V8 heap and external memory, WebAssembly linear memory,
 	// as each runtime reports it, see Process.ReportMemory): a spawn while
-	// the VM is at its limit fails with ENOMEM, and a process whose growth
-	// takes the VM past it is ended (SIGKILL, as the OOM killer does).
+	// the VM is at its limit fails with ENOMEM (ErrVMMemory), and when a
+	// process's growth takes the VM past it the VM's largest process is
+	// ended (SIGKILL, as the OOM killer does).
 	// Zero means DefaultVMMemoryBytes; negative means no limit.
 	VMMemoryBytes int64
 	// VMCPUTime bounds the CPU time of all the VM's processes together,
