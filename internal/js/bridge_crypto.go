@@ -257,7 +257,21 @@ func init() {
 			}
 			return r.bytesResult(out)
 		}
-		out, err := zlibOp(op, in, level, maxOut)
+		var out []byte
+		run := func(*atomic.Bool) error {
+			var zerr error
+			out, zerr = zlibOp(op, in, level, maxOut)
+			return zerr
+		}
+		// A large input (a blob, ours to hand over) is (de)compressed
+		// beside the call, which gives way to kill and the limits and
+		// charges its CPU to the process; a small one here, on the
+		// process's own (charged) thread.
+		if n < 0 {
+			err = r.heavy(run)
+		} else {
+			err = run(nil)
+		}
 		if err != nil {
 			return nil, err
 		}
