@@ -394,7 +394,6 @@ func (r *rt) checkExternal(extra uint64) bool {
 
 const extCheckEvery = 2 * time.Millisecond
 
-
 // hostBudget returns how many bytes the host may still allocate for this
 // process's guest (results it hands to JavaScript: decompressed data, a
 // child's output): the external-memory limit less what the process holds
