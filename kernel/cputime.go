@@ -27,13 +27,14 @@ func (p *Process) SetCPUClock(c CPUClock) {
 }
 
 // CPUTime returns the CPU time the process used, when its runtime
-// registered a clock.
+// registered a clock: its program's thread and the host work charged to
+// it (see BeginHostWork).
 func (p *Process) CPUTime() (time.Duration, bool) {
-	c := p.cpu.Load()
-	if c == nil {
+	used, ok := p.threadCPU()
+	if !ok {
 		return 0, false
 	}
-	return (*c)()
+	return used + p.hostCPU(), true
 }
 
 // ThreadCPUClock returns a CPUClock of the calling OS thread, counting

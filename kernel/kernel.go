@@ -90,6 +90,7 @@ type Kernel struct {
 	authTool   ToolAuthorizer
 	toolSeen   ToolAuthorizer
 	toolSlots  chan struct{}
+	budget     budget // VM-wide CPU and memory, see budget.go
 
 	pipes     atomic.Int64 // guest pipes, limited
 	hostPipes atomic.Int64 // stdio pipes made by the host
@@ -157,6 +158,7 @@ func New(cfg Config) (*Kernel, error) {
 		procs:   make(map[int]*Process),
 		ptys:    make(map[int]*PTY),
 		nextPID: 1,
+		budget:  newBudget(),
 	}
 	if k.hostname == "" {
 		k.hostname = "secexec"
@@ -171,6 +173,9 @@ func New(cfg Config) (*Kernel, error) {
 	init.state = StateRunning
 	init.ctx, init.cancel = context.WithCancelCause(context.WithValue(context.Background(), procKey{}, init))
 	k.init = init
+	if l.VMCPUTime > 0 {
+		go k.watchVMCPU(l.VMCPUTime)
+	}
 	return k, nil
 }
 
@@ -244,6 +249,7 @@ func (k *Kernel) NumProcesses() int {
 // Shutdown kills every process and waits until their programs returned
 // or ctx is done. The kernel refuses new processes afterwards.
 func (k *Kernel) Shutdown(ctx context.Context) error {
+	k.budget.stopOnce.Do(func() { close(k.budget.stop) })
 	k.mu.Lock()
 	k.closed = true
 	var running []*Process

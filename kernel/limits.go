@@ -57,7 +57,24 @@ type Limits struct {
 	ToolTimeout time.Duration
 	// PTYs bounds the pseudo-terminals of the VM (EAGAIN).
 	PTYs int
+	// VMMemoryBytes bounds the memory of all the VM's live processes
+	// together (V8 heap and external memory, WebAssembly linear memory,
+	// as each runtime reports it, see Process.ReportMemory): a spawn while
+	// the VM is at its limit fails with ENOMEM (ErrVMMemory), and when a
+	// process's growth takes the VM past it the VM's largest process is
+	// ended (SIGKILL, as the OOM killer does).
+	// Zero means DefaultVMMemoryBytes; negative means no limit.
+	VMMemoryBytes int64
+	// VMCPUTime bounds the CPU time of all the VM's processes together,
+	// host work charged to them included (see Process.BeginHostWork).
+	// When it is spent, every process of the VM ends with SIGXCPU and
+	// spawns fail with ErrVMCPUTime. Zero means no limit.
+	VMCPUTime time.Duration
 }
+
+// DefaultVMMemoryBytes is the VM-wide memory limit a VM gets unless
+// configured otherwise: eight processes at the engines' default 128 MiB.
+const DefaultVMMemoryBytes = 1 << 30
 
 // MaxToolBytes is the largest ToolBytes: a call and its result each
 // cross the engine protocol in one frame.
@@ -85,6 +102,7 @@ func DefaultLimits() Limits {
 		ToolBytes:      1 << 20,
 		ToolTimeout:    30 * time.Second,
 		PTYs:           16,
+		VMMemoryBytes:  DefaultVMMemoryBytes,
 	}
 }
 
@@ -111,6 +129,7 @@ func (l Limits) withDefaults() Limits {
 	orDefault(&l.ToolTimeout, d.ToolTimeout)
 	l.ToolBytes = min(l.ToolBytes, MaxToolBytes)
 	orDefault(&l.PTYs, d.PTYs)
+	orDefault(&l.VMMemoryBytes, d.VMMemoryBytes)
 	return l
 }
 

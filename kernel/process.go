@@ -89,6 +89,10 @@ type Process struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed when the program has returned
 	cpu    cpuClock      // see SetCPUClock
+	// charged is the finished host work charged to the process (ns);
+	// mem the memory its runtime last reported (see budget.go).
+	charged atomic.Int64
+	mem     atomic.Int64
 
 	sig sigState
 

@@ -195,6 +195,10 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 		k.mu.Unlock()
 		return nil, fmt.Errorf("spawn %s: %w: %w", opts.Argv[0], ErrJobKilled, errno.EAGAIN)
 	}
+	if err := k.checkSpawnBudgetLocked(); err != nil {
+		k.mu.Unlock()
+		return nil, fmt.Errorf("spawn %s: %w", opts.Argv[0], err)
+	}
 	c := k.newProcessLocked(parent, append([]string(nil), opts.Argv...), append([]string(nil), opts.Env...), caller.Cwd, caller.Umask, uid, gid)
 	c.state = StateNew
 	c.hostHandle = host
@@ -258,6 +262,7 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 
 func (c *Process) run(prog Program) {
 	code := runProgram(c, prog)
+	c.settleBudget()
 	c.exit(WaitStatus{Exited: true, Code: code})
 }
 

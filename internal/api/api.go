@@ -71,7 +71,10 @@ type Config struct {
 	IdleTimeout time.Duration
 	// MaxLimits caps the limits a VM may ask for; zero fields take
 	// secexec.DefaultLimits, so a tenant can lower limits but not raise
-	// them unless the operator does.
+	// them unless the operator does. MemoryBytes defaults to
+	// VMMemoryBytes (itself 1 GiB by default); zero CPUTime and VMCPUTime
+	// mean no cap. VMMemoryBytes and VMCPUTime are also the VM-wide
+	// limits of a VM that sets none.
 	MaxLimits secexec.Limits
 	// AllowGuestNetwork lets VM permissions open connections and DNS to
 	// the outside; without it a policy with net connect or dns rules is
@@ -133,9 +136,16 @@ func (c *Config) defaults() {
 	if c.MaxLimits.Processes <= 0 {
 		c.MaxLimits.Processes = d.Processes
 	}
-	if c.MaxLimits.MemoryBytes <= 0 {
-		c.MaxLimits.MemoryBytes = d.MemoryBytes
+	// Memory and CPU: the caps are also what a VM gets when it asks for
+	// nothing (see vmLimits). A process may have up to the VM's memory.
+	if c.MaxLimits.VMMemoryBytes <= 0 {
+		c.MaxLimits.VMMemoryBytes = d.VMMemoryBytes
 	}
+	if c.MaxLimits.MemoryBytes <= 0 {
+		c.MaxLimits.MemoryBytes = c.MaxLimits.VMMemoryBytes
+	}
+	c.MaxLimits.CPUTime = max(c.MaxLimits.CPUTime, 0)
+	c.MaxLimits.VMCPUTime = max(c.MaxLimits.VMCPUTime, 0)
 	if c.Engine == "" {
 		c.Engine = EnginePerTenant
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"path"
@@ -269,6 +270,10 @@ type LimitsJSON struct {
 	Processes   int   `json:"processes,omitempty"`
 	MemoryBytes int64 `json:"memory_bytes,omitempty"`
 	CPUTimeMS   int64 `json:"cpu_time_ms,omitempty"`
+	// VMMemoryBytes and VMCPUTimeMS bound all the VM's processes
+	// together (kernel Limits.VMMemoryBytes, VMCPUTime).
+	VMMemoryBytes int64 `json:"vm_memory_bytes,omitempty"`
+	VMCPUTimeMS   int64 `json:"vm_cpu_time_ms,omitempty"`
 }
 
 // MountJSON is a memory filesystem mounted at Path.
@@ -381,18 +386,13 @@ func (s *Server) vmOptions(req *CreateVMRequest) (secexec.Options, error) {
 		}
 	}
 	o.Permissions = p
-	if l := req.Limits; l != nil {
-		m := s.cfg.MaxLimits
-		if l.FSBytes < 0 || l.Processes < 0 || l.MemoryBytes < 0 || l.CPUTimeMS < 0 {
-			return o, apiError(http.StatusBadRequest, CodeBadRequest, "limits must not be negative")
-		}
-		if l.FSBytes > m.FSBytes || l.Processes > m.Processes || l.MemoryBytes > m.MemoryBytes {
-			return o, apiError(http.StatusBadRequest, CodeBadRequest,
-				"limits above this server's maximum (fs_bytes %d, processes %d, memory_bytes %d)", m.FSBytes, m.Processes, m.MemoryBytes)
-		}
-		o.Limits.FSBytes, o.Limits.Processes, o.Limits.MemoryBytes = l.FSBytes, l.Processes, l.MemoryBytes
-		o.Limits.CPUTime = time.Duration(l.CPUTimeMS) * time.Millisecond
+	lim, err := s.vmLimits(req.Limits)
+	if err != nil {
+		return o, err
 	}
+	o.Limits.FSBytes, o.Limits.Processes = lim.FSBytes, lim.Processes
+	o.Limits.MemoryBytes, o.Limits.VMMemoryBytes = lim.MemoryBytes, lim.VMMemoryBytes
+	o.Limits.CPUTime, o.Limits.VMCPUTime = lim.CPUTime, lim.VMCPUTime
 	if len(req.Env) > 1024 {
 		return o, apiError(http.StatusBadRequest, CodeBadRequest, "at most 1024 environment variables")
 	}
@@ -504,4 +504,52 @@ const (
 // that cannot set deadlines (the tests' recorders) are left alone.
 func bodyDeadline(w http.ResponseWriter, d time.Duration) {
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+}
+
+// defaultProcessMemory is the engines' memory per process when a VM sets
+// none (kernel Limits.MemoryBytes zero).
+const defaultProcessMemory = 128 << 20
+
+// vmLimits checks the limits a VM create asks for against the server's
+// maximum (Config.MaxLimits) and fills what it leaves out: the VM-wide
+// memory and CPU take the server's maximum, a process's memory the
+// engines' default when that is within the maximum.
+func (s *Server) vmLimits(l *LimitsJSON) (secexec.Limits, error) {
+	m := s.cfg.MaxLimits
+	if l == nil {
+		l = &LimitsJSON{}
+	}
+	if l.FSBytes < 0 || l.Processes < 0 || l.MemoryBytes < 0 || l.CPUTimeMS < 0 || l.VMMemoryBytes < 0 || l.VMCPUTimeMS < 0 {
+		return secexec.Limits{}, apiError(http.StatusBadRequest, CodeBadRequest, "limits must not be negative")
+	}
+	const maxMS = int64(math.MaxInt64 / time.Millisecond)
+	if l.CPUTimeMS > maxMS || l.VMCPUTimeMS > maxMS {
+		return secexec.Limits{}, apiError(http.StatusBadRequest, CodeBadRequest, "cpu_time_ms and vm_cpu_time_ms must be at most %d", maxMS)
+	}
+	lim := secexec.Limits{
+		FSBytes:       l.FSBytes,
+		Processes:     l.Processes,
+		MemoryBytes:   l.MemoryBytes,
+		VMMemoryBytes: l.VMMemoryBytes,
+		CPUTime:       time.Duration(l.CPUTimeMS) * time.Millisecond,
+		VMCPUTime:     time.Duration(l.VMCPUTimeMS) * time.Millisecond,
+	}
+	over := lim.FSBytes > m.FSBytes || lim.Processes > m.Processes ||
+		lim.MemoryBytes > m.MemoryBytes || lim.VMMemoryBytes > m.VMMemoryBytes ||
+		m.CPUTime > 0 && lim.CPUTime > m.CPUTime || m.VMCPUTime > 0 && lim.VMCPUTime > m.VMCPUTime
+	if over {
+		return secexec.Limits{}, apiError(http.StatusBadRequest, CodeBadRequest,
+			"limits above this server's maximum (fs_bytes %d, processes %d, memory_bytes %d, vm_memory_bytes %d, cpu_time_ms %d, vm_cpu_time_ms %d; 0: no maximum)",
+			m.FSBytes, m.Processes, m.MemoryBytes, m.VMMemoryBytes, m.CPUTime.Milliseconds(), m.VMCPUTime.Milliseconds())
+	}
+	if lim.VMMemoryBytes == 0 {
+		lim.VMMemoryBytes = m.VMMemoryBytes
+	}
+	if lim.MemoryBytes == 0 && m.MemoryBytes < defaultProcessMemory {
+		lim.MemoryBytes = m.MemoryBytes
+	}
+	if lim.VMCPUTime == 0 {
+		lim.VMCPUTime = m.VMCPUTime
+	}
+	return lim, nil
 }

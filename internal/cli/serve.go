@@ -111,6 +111,8 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", 64<<20, "largest file or tar archive, either way")
 	fl.IntVar(&cfg.MaxOutputBytes, "max-output-bytes", 16<<20, "stdout and stderr bytes an exec returns, each")
 	fl.DurationVar(&cfg.MaxExecTimeout, "max-exec-timeout", 5*time.Minute, "longest (and default) exec timeout")
+	fl.Var(sizeFlag{&cfg.MaxLimits.MemoryBytes, &cfg.MaxLimits.VMMemoryBytes}, "max-memory", "largest memory a VM may ask for, per process and for all its processes together, e.g. 2G; also a VM's default VM-wide memory (default 1G)")
+	fl.Var(durationsFlag{&cfg.MaxLimits.CPUTime, &cfg.MaxLimits.VMCPUTime}, "max-cpu-time", "largest CPU time a VM may ask for, per process and for all its processes together; also a VM's default VM-wide CPU budget (default: no cap)")
 	fl.DurationVar(&cfg.IdleTimeout, "vm-idle-timeout", 15*time.Minute, "close VMs unused for this long")
 	fl.DurationVar(&drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running requests may finish")
 	fl.BoolVar(&guestNet, "allow-guest-network", false, "accept VM permissions that connect out (net connect/dns rules)")

@@ -29,6 +29,8 @@ type vmFlags struct {
 	processes   int
 	memory      string
 	cpuTime     time.Duration
+	vmMemory    string
+	vmCPUTime   time.Duration
 	realTime    bool
 	frozenClock bool
 	clock       string
@@ -54,6 +56,8 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.IntVar(&f.processes, "max-processes", 0, "processes the VM may run at once (default 256)")
 	fl.StringVar(&f.memory, "memory", "", "guest memory per process, e.g. 64M: WebAssembly linear memory, V8 heap (default 128M)")
 	fl.DurationVar(&f.cpuTime, "cpu-time", 0, "CPU time per process before SIGXCPU (the command then exits 124)")
+	fl.StringVar(&f.vmMemory, "vm-memory", "", "guest memory of all the VM's processes together, e.g. 512M (default 1G); a process that takes the VM past it is killed")
+	fl.DurationVar(&f.vmCPUTime, "vm-cpu-time", 0, "CPU time of all the VM's processes together, host work for them included; then they end with SIGXCPU (exit 124) and spawns fail")
 	fl.StringArrayVar(&f.publish, "publish", nil, "serve the guest's TCP port GUESTPORT on the host at [HOST:]HOSTPORT (loopback by default; repeatable)")
 	fl.BoolVar(&f.allowRemote, "allow-non-loopback", false, "let --publish listen on a non-loopback address")
 	fl.BoolVar(&f.realTime, "real-time", false, "give every guest the real clock at full resolution (by default guests see real time in 1 ms steps); the same as --clock real")
@@ -169,6 +173,17 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 		}
 		opts.Limits.MemoryBytes = n
 	}
+	if f.vmMemory != "" {
+		n, err := parseSize(f.vmMemory)
+		if err != nil {
+			return opts, &usageError{err: fmt.Errorf("--vm-memory %q: %w", f.vmMemory, err)}
+		}
+		opts.Limits.VMMemoryBytes = n
+	}
+	if f.vmCPUTime < 0 {
+		return opts, &usageError{err: fmt.Errorf("--vm-cpu-time %s: want a positive duration", f.vmCPUTime)}
+	}
+	opts.Limits.VMCPUTime = f.vmCPUTime
 	return opts, nil
 }
 
@@ -254,3 +269,50 @@ func (f *vmFlags) clockPolicy() (secexec.Clock, error) {
 	}
 	return clk, nil
 }
+
+// sizeFlag is a size flag (parseSize) that sets several limits at once.
+type sizeFlag []*int64
+
+func (f sizeFlag) String() string {
+	if len(f) == 0 || f[0] == nil || *f[0] == 0 {
+		return ""
+	}
+	return strconv.FormatInt(*f[0], 10)
+}
+
+func (f sizeFlag) Set(s string) error {
+	n, err := parseSize(s)
+	if err != nil {
+		return err
+	}
+	for _, p := range f {
+		*p = n
+	}
+	return nil
+}
+
+func (sizeFlag) Type() string { return "size" }
+
+// durationsFlag is a positive duration flag that sets several limits at
+// once.
+type durationsFlag []*time.Duration
+
+func (f durationsFlag) String() string {
+	if len(f) == 0 || f[0] == nil || *f[0] == 0 {
+		return ""
+	}
+	return f[0].String()
+}
+
+func (f durationsFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("want a positive duration such as 30s")
+	}
+	for _, p := range f {
+		*p = d
+	}
+	return nil
+}
+
+func (durationsFlag) Type() string { return "duration" }

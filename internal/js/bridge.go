@@ -315,7 +315,9 @@ func init() {
 		if err != nil || n < 0 || n > maxBlobBytes {
 			return nil, errno.EINVAL
 		}
-		if r.blobBytes+int64(n) > maxBlobBytes {
+		// Blobs are host memory made for the guest: together they stay
+		// within its external-memory limit as well as the bridge's cap.
+		if r.blobBytes+int64(n) > min(maxBlobBytes, int64(r.extLimit)) {
 			return nil, errno.ENOMEM
 		}
 		id, err := r.newBlob(make([]byte, 0, n), n)

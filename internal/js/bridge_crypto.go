@@ -20,6 +20,7 @@ import (
 
 	v8 "github.com/tommie/v8go"
 
+	"github.com/secexec/secexec/internal/limitbuf"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -85,6 +86,14 @@ func (r *rt) addHash(h hash.Hash) (*v8.Value, error) {
 // maxZlibInput bounds compression input; decompression output is bounded
 // by the caller's maxOutputLength and the external memory limit.
 const maxZlibInput = 1 << 30
+
+// maxPBKDF2Work bounds one pbkdf2 call's iterations times output blocks
+// (about 20 s of one core); from minHeavyPBKDF2 on it runs beside the
+// bridge call (see heavy).
+const (
+	maxPBKDF2Work  = 1 << 25
+	minHeavyPBKDF2 = 1 << 16
+)
 
 func init() {
 	register("hashNew", func(r *rt, args []*v8.Value) (*v8.Value, error) {
@@ -172,15 +181,33 @@ func init() {
 		if !ok {
 			return nil, errno.EINVAL
 		}
-		// The work is bounded by iter, which the guest chooses: it runs
-		// on the process's own goroutine, under its time limit... but Go
-		// code does not see TerminateExecution, so cap it.
-		if iter > 10_000_000 {
+		// The work (iterations times output blocks), which the guest
+		// chooses, is bounded: Go code does not see TerminateExecution. A
+		// large one runs beside the call (heavy), which gives way to kill
+		// and the limits and charges its CPU to the process.
+		blocks := (keyLen + newH().Size() - 1) / newH().Size()
+		work := int64(iter) * int64(max(blocks, 1))
+		if iter > 10_000_000 || work > maxPBKDF2Work {
 			return nil, errno.EINVAL
 		}
-		out, err := pbkdf2.Key(newH, string(r.kdf[0]), r.kdf[1], iter, keyLen)
+		pw, salt := string(r.kdf[0]), r.kdf[1]
 		r.kdf = [2][]byte{}
+		var out []byte
+		run := func(*atomic.Bool) error {
+			var kerr error
+			out, kerr = pbkdf2.Key(newH, pw, salt, iter, keyLen)
+			return kerr
+		}
+		var err error
+		if work < minHeavyPBKDF2 {
+			err = run(nil)
+		} else {
+			err = r.heavy(run)
+		}
 		if err != nil {
+			if errno.Of(err) != errno.EIO {
+				return nil, err
+			}
 			return nil, errno.EINVAL
 		}
 		return r.bytesResult(out)
@@ -203,9 +230,9 @@ func init() {
 		if len(in) > maxZlibInput {
 			return nil, guestError("ERR_BUFFER_TOO_LARGE")
 		}
-		if lim := int(r.extLimit); maxOut > lim {
-			maxOut = lim
-		}
+		// The output is bounded before it is made: by what the guest
+		// asked for and by what its memory limit has left.
+		maxOut = min(maxOut, r.hostBudget())
 		if op == "brotliCompress" || op == "brotliDecompress" {
 			lgwin, _ := argInt(args, 4)
 			compress := op == "brotliCompress"
@@ -230,7 +257,21 @@ func init() {
 			}
 			return r.bytesResult(out)
 		}
-		out, err := zlibOp(op, in, level, maxOut)
+		var out []byte
+		run := func(*atomic.Bool) error {
+			var zerr error
+			out, zerr = zlibOp(op, in, level, maxOut)
+			return zerr
+		}
+		// A large input (a blob, ours to hand over) is (de)compressed
+		// beside the call, which gives way to kill and the limits and
+		// charges its CPU to the process; a small one here, on the
+		// process's own (charged) thread.
+		if n < 0 {
+			err = r.heavy(run)
+		} else {
+			err = run(nil)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -259,25 +300,27 @@ func zlibOp(op string, in []byte, level, maxOut int) ([]byte, error) {
 	if level < -1 || level > 9 {
 		level = -1
 	}
-	var out bytes.Buffer
+	out := limitbuf.New(maxOut)
 	switch op {
 	case "gzip", "deflate", "deflateRaw":
 		var w io.WriteCloser
 		var err error
 		switch op {
 		case "gzip":
-			w, err = gzip.NewWriterLevel(&out, level)
+			w, err = gzip.NewWriterLevel(out, level)
 		case "deflate":
-			w, err = zlib.NewWriterLevel(&out, level)
+			w, err = zlib.NewWriterLevel(out, level)
 		default: // deflateRaw
-			w, err = flate.NewWriter(&out, level)
+			w, err = flate.NewWriter(out, level)
 		}
 		if err != nil {
 			return nil, errno.EINVAL
 		}
-		w.Write(in)
-		w.Close()
-		if out.Len() > maxOut {
+		_, werr := w.Write(in)
+		if cerr := w.Close(); werr == nil {
+			werr = cerr
+		}
+		if errors.Is(werr, limitbuf.ErrLimit) {
 			return nil, errTooLarge
 		}
 		return out.Bytes(), nil
@@ -314,8 +357,10 @@ func zlibOp(op string, in []byte, level, maxOut int) ([]byte, error) {
 				rd = zr
 			}
 		}
-		n, err := io.Copy(&out, io.LimitReader(rd, int64(maxOut)+1))
-		if n > int64(maxOut) {
+		// The decoder streams into the bounded buffer: a bomb fails as
+		// soon as its output passes the limit.
+		_, err := io.Copy(out, rd)
+		if errors.Is(err, limitbuf.ErrLimit) {
 			return nil, errTooLarge
 		}
 		if err != nil {

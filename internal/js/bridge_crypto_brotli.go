@@ -10,6 +10,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 
+	"github.com/secexec/secexec/internal/limitbuf"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -54,7 +55,7 @@ var brotliErrors = map[string]struct {
 // not enabled) plus the output. Compression stops early, between chunks
 // of input, once stop (which may be nil) is set.
 func brotliOp(compress bool, in []byte, quality, lgwin, maxOut int, stop *atomic.Bool) ([]byte, error) {
-	var out bytes.Buffer
+	out := limitbuf.New(maxOut)
 	if compress {
 		if quality < 0 || quality > 11 {
 			quality = 11
@@ -63,31 +64,33 @@ func brotliOp(compress bool, in []byte, quality, lgwin, maxOut int, stop *atomic
 			lgwin = 22
 		}
 		lgwin = min(max(lgwin, 10), 24)
-		w := brotli.NewWriterOptions(&out, brotli.WriterOptions{Quality: quality, LGWin: lgwin})
+		w := brotli.NewWriterOptions(out, brotli.WriterOptions{Quality: quality, LGWin: lgwin})
 		for rest := in; len(rest) > 0; {
 			if stop != nil && stop.Load() {
 				return nil, errno.ECANCELED
 			}
 			k := min(len(rest), 64<<10)
 			if _, err := w.Write(rest[:k]); err != nil {
+				if errors.Is(err, limitbuf.ErrLimit) {
+					return nil, errTooLarge
+				}
 				return nil, zlibError("ERR_ZLIB_INITIALIZATION_FAILED", "Compression failed")
-			}
-			if out.Len() > maxOut {
-				return nil, errTooLarge
 			}
 			rest = rest[k:]
 		}
 		if err := w.Close(); err != nil {
+			if errors.Is(err, limitbuf.ErrLimit) {
+				return nil, errTooLarge
+			}
 			return nil, zlibError("ERR_ZLIB_INITIALIZATION_FAILED", "Compression failed")
-		}
-		if out.Len() > maxOut {
-			return nil, errTooLarge
 		}
 		return out.Bytes(), nil
 	}
 	rd := brotli.NewReader(bytes.NewReader(in))
-	n, err := io.Copy(&out, io.LimitReader(rd, int64(maxOut)+1))
-	if n > int64(maxOut) {
+	// The decoder streams into the bounded buffer: a bomb fails as soon
+	// as its output passes maxOut, not after inflating to some larger cap.
+	_, err := io.Copy(out, rd)
+	if errors.Is(err, limitbuf.ErrLimit) {
 		return nil, errTooLarge
 	}
 	if err != nil {

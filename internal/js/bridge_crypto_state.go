@@ -2,13 +2,15 @@ package js
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"time"
 
 	v8 "github.com/tommie/v8go"
 
+	"github.com/secexec/secexec/internal/hostwork"
+	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -64,18 +66,18 @@ var (
 	errKeyTypeOp       = osslErr("03000096", "digital envelope routines", "operation not supported for this keytype", "ERR_OSSL_EVP_OPERATION_NOT_SUPPORTED_FOR_THIS_KEYTYPE")
 )
 
-// heavySlots bounds the expensive crypto computations (RSA key
-// generation, scrypt) running at once on the host, including those whose
-// process was killed while they ran: Go code cannot be interrupted, so a
-// killed process's computation finishes in the background.
-var heavySlots = make(chan struct{}, max(2, runtime.NumCPU()))
-
-// heavy runs fn, which must not touch r, on its own goroutine and waits
-// for it, for the process to be killed or for its time limit: V8's
+// heavy runs fn, which must not touch r, on a host thread of its own and
+// waits for it, for the process to be killed or for its time limit: V8's
 // TerminateExecution does not reach Go code, so a long computation in the
-// bridge call itself would outlive both. When the wait is abandoned, stop
-// is set: fn checks it where it can stop early; where it cannot, its work
-// is bounded by the caller (key sizes, scrypt's cost).
+// bridge call itself would outlive both. The thread's CPU time is charged
+// to the process as it runs (hostwork, kernel.Process.BeginHostWork), so
+// the CPU limits count it and end the process when it is spent; the VM's
+// host-work slots bound how many such computations run at once for the
+// VM, those of killed processes included (Go code cannot be interrupted,
+// so a killed process's computation finishes in the background). When
+// the wait is abandoned, stop is set: fn checks it where it can stop
+// early; where it cannot, its work is bounded by the caller (key sizes,
+// scrypt's and pbkdf2's cost).
 func (r *rt) heavy(fn func(stop *atomic.Bool) error) error {
 	var deadline <-chan time.Time
 	if tl := r.e.cfg.TimeLimit; tl > 0 {
@@ -87,8 +89,9 @@ func (r *rt) heavy(fn func(stop *atomic.Bool) error) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	slots := r.p.Kernel().HostWorkSlots()
 	select {
-	case heavySlots <- struct{}{}:
+	case slots <- struct{}{}:
 	case <-ctx.Done():
 		r.terminate(termKilled)
 		return errno.ECANCELED
@@ -96,19 +99,19 @@ func (r *rt) heavy(fn func(stop *atomic.Bool) error) error {
 		r.terminate(termTimeout)
 		return errno.ETIMEDOUT
 	}
-	done := make(chan error, 1)
 	stop := new(atomic.Bool)
-	go func() {
-		defer func() { <-heavySlots }()
-		defer func() {
-			if p := recover(); p != nil {
-				done <- fmt.Errorf("js: crypto computation panicked: %v", p)
-			}
-		}()
-		done <- fn(stop)
-	}()
+	done := hostwork.Go(r.p, func() error {
+		defer func() { <-slots }()
+		return fn(stop)
+	})
 	select {
 	case err := <-done:
+		if errors.Is(err, kernel.ErrCPUTime) || errors.Is(err, kernel.ErrVMCPUTime) {
+			// The budget was spent before the work began: the kernel
+			// ends the process (SIGXCPU).
+			r.terminate(termKilled)
+			return errno.ECANCELED
+		}
 		return err
 	case <-ctx.Done():
 		stop.Store(true)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v8 "github.com/tommie/v8go"
@@ -402,6 +403,12 @@ func spawnSync(r *rt, args []*v8.Value) (*v8.Value, error) {
 	} else if req.MaxBuffer > 0 {
 		maxBuf = int64(min(req.MaxBuffer, float64(maxBlobBytes/4)))
 	}
+	// stdout and stderr together never hold more than the process's
+	// memory limit has left (maxBuffer: Infinity included): past it the
+	// call fails with ENOBUFS, as past maxBuffer, before the host buffers
+	// more.
+	var room atomic.Int64
+	room.Store(int64(r.hostBudget()))
 	c, fds, err := r.spawnChild(&req)
 	if err != nil {
 		return nil, err
@@ -462,6 +469,11 @@ func spawnSync(r *rt, args []*v8.Value) (*v8.Value, error) {
 			for {
 				n, err := f.Read(ctx, buf)
 				if n > 0 {
+					if room.Add(-int64(n)) < 0 {
+						setErr("ENOBUFS")
+						_ = c.Signal(killSig)
+						return
+					}
 					if int64(len(outs[i])+n) > maxBuf {
 						outs[i] = append(outs[i], buf[:maxBuf-int64(len(outs[i]))]...)
 						setErr("ENOBUFS")

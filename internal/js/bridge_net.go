@@ -21,6 +21,7 @@ import (
 
 	v8 "github.com/tommie/v8go"
 
+	"github.com/secexec/secexec/internal/hostwork"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/netstack"
@@ -442,7 +443,14 @@ func init() {
 			opts.CA = append(opts.CA, []byte(c))
 		}
 		return nil, r.startOp("tls", id, func(ctx context.Context) (string, error) {
-			info, err := r.p.StartTLS(ctx, fd, opts)
+			// The handshake's public-key work is the guest's: its thread's
+			// CPU time is charged to the process.
+			var info kernel.TLSInfo
+			err := hostwork.Run(r.p, func() error {
+				var herr error
+				info, herr = r.p.StartTLS(ctx, fd, opts)
+				return herr
+			})
 			if err != nil {
 				return "", err
 			}

@@ -376,16 +376,42 @@ func (r *rt) watch() func() {
 // Allocations that JavaScript announces (extra > 0) fail at the limit;
 // the watchdog (extra == 0) terminates only past an eighth more, so that
 // a guest that filled its budget can still report the RangeError it got.
+//
+// The watchdog also reports the isolate's memory (heap and external) to
+// the kernel, which bounds the VM's processes together
+// (Limits.VMMemoryBytes) and kills the VM's largest process past it. What
+// is reported is capped at the process's own limits: past those this
+// watchdog or the heap limit ends the process itself, with its own
+// result.
 func (r *rt) checkExternal(extra uint64) bool {
 	hs := r.iso.GetHeapStatistics()
 	limit := r.extLimit
 	if extra == 0 {
 		limit += limit / 8
+		if r.p != nil {
+			used := min(hs.TotalHeapSize, r.heapLimit) + min(hs.ExternalMemory, limit)
+			r.p.ReportMemory(int64(min(used, 1<<62)))
+		}
 	}
 	return hs.ExternalMemory+extra <= limit
 }
 
 const extCheckEvery = 2 * time.Millisecond
+
+// hostBudget returns how many bytes the host may still allocate for this
+// process's guest (results it hands to JavaScript: decompressed data, a
+// child's output): the external-memory limit less what the process holds
+// already there and in blobs. Bridges bound their buffers by it before
+// allocating them, so no host buffer made for a guest outgrows the
+// guest's own memory limit.
+func (r *rt) hostBudget() int {
+	hs := r.iso.GetHeapStatistics()
+	used := hs.ExternalMemory + uint64(max(r.blobBytes, 0))
+	if used >= r.extLimit {
+		return 0
+	}
+	return int(min(r.extLimit-used, maxBlobBytes))
+}
 
 func (r *rt) terminate(why int32) {
 	if r.terminated.CompareAndSwap(termNone, why) {

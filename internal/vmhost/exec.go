@@ -333,7 +333,7 @@ func (h *Host) Run(ctx context.Context, spec RunSpec) (*Exit, error) {
 	// shell ran for it (which the shell reports as 128+SIGXCPU: the
 	// limit counts CPU time, so the waiting shell itself is not hit).
 	cpuLimited := st.Signal == kernel.SIGXCPU ||
-		(st.Exited && st.Code == 128+int(kernel.SIGXCPU) && p.Kernel().Limits().CPUTime > 0)
+		(st.Exited && st.Code == 128+int(kernel.SIGXCPU) && (p.Kernel().Limits().CPUTime > 0 || p.Kernel().Limits().VMCPUTime > 0))
 	reason := ReasonTimeout
 	if cpuLimited && outcome == "" {
 		outcome, reason = TimedOut, ReasonCPUTime

@@ -1,6 +1,10 @@
 package wasm
 
-import "github.com/tetratelabs/wazero/experimental"
+import (
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/secexec/secexec/kernel"
+)
 
 // cappedAllocator enforces a VM's per-process memory limit (kernel
 // Limits.MemoryBytes) below the engine-wide page limit: a memory never
@@ -41,3 +45,38 @@ type refusedMemory struct{}
 
 func (refusedMemory) Reallocate(uint64) []byte { return nil }
 func (refusedMemory) Free()                    {}
+
+// reportingAllocator reports each linear memory's size to the kernel
+// before it is allocated or grown (kernel Process.ReportMemory), which
+// bounds the VM's processes together (Limits.VMMemoryBytes): a memory
+// that would take the VM past its limit is refused, and the kernel ends
+// the process.
+type reportingAllocator struct {
+	inner experimental.MemoryAllocator
+	p     *kernel.Process
+}
+
+func (a reportingAllocator) Allocate(capacity, max uint64) experimental.LinearMemory {
+	if !a.p.ReportMemory(int64(min(capacity, 1<<62))) {
+		return refusedMemory{}
+	}
+	return reportingMemory{LinearMemory: a.inner.Allocate(capacity, max), p: a.p}
+}
+
+// reportingMemory reports every growth before it happens.
+type reportingMemory struct {
+	experimental.LinearMemory
+	p *kernel.Process
+}
+
+func (m reportingMemory) Reallocate(size uint64) []byte {
+	if !m.p.ReportMemory(int64(min(size, 1<<62))) {
+		return nil
+	}
+	return m.LinearMemory.Reallocate(size)
+}
+
+func (m reportingMemory) Free() {
+	m.p.ReportMemory(0)
+	m.LinearMemory.Free()
+}

@@ -100,6 +100,7 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 	if lim := p.Kernel().Limits().MemoryBytes; lim > 0 {
 		alloc = cappedAllocator{inner: alloc, max: uint64(lim)}
 	}
+	alloc = reportingAllocator{inner: alloc, p: p}
 	mod, err := pr.e.rt.InstantiateModule(experimental.WithMemoryAllocator(cctx, alloc), pr.mod.cm, pr.e.modCfg)
 	ph.instantiate = time.Since(t0)
 	if err != nil {
