@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +16,7 @@ func newSoakCmd() *cobra.Command {
 	var quiet, serve bool
 	var hostile string
 	var serverFlags []string
+	var reportJSON string
 	var pause time.Duration
 	c := &cobra.Command{
 		Use:   "soak [flags]",
@@ -42,8 +45,8 @@ a VM of its own:
 
 ` + soak.AttackHelp() + `
 An attack may fail; it must be answered within its bound, must not raise
-the peak RSS of the server (256 MiB) or of the engines (512 MiB) beyond
-its bound, must not kill an engine unless it is the oom attack, and must
+the peak RSS of the server (256 MiB) or the memory of the engines (peak
+RSS or Go heap in use, 512 MiB) beyond its bound, must not kill an engine unless it is the oom attack, and must
 leave tenant B unaffected. The samples cover the server and every engine
 (its children): RSS, descriptors, threads, live VMs, processes and
 isolates, each tenant's VMs. At the end, once both tenants deleted their
@@ -64,7 +67,7 @@ tenant A's oom)".`,
 			}
 			fl := cmd.Flags()
 			if !serve {
-				for _, f := range []string{"hostile", "pause", "server-flag"} {
+				for _, f := range []string{"hostile", "pause", "server-flag", "report-json"} {
 					if fl.Changed(f) {
 						return &usageError{err: fmt.Errorf("--%s goes with --serve", f)}
 					}
@@ -88,6 +91,15 @@ tenant A's oom)".`,
 				if rep != nil {
 					if werr := rep.WriteText(cmd.OutOrStdout()); werr != nil {
 						return werr
+					}
+					if reportJSON != "" {
+						data, jerr := json.MarshalIndent(rep, "", " ")
+						if jerr == nil {
+							jerr = os.WriteFile(reportJSON, append(data, '\n'), 0o644)
+						}
+						if jerr != nil {
+							return jerr
+						}
 					}
 				}
 				return err
@@ -113,6 +125,7 @@ tenant A's oom)".`,
 	fl.BoolVar(&serve, "serve", false, "soak 'secexec serve' with two tenants, one of them hostile")
 	fl.StringVar(&hostile, "hostile", "all", "with --serve: tenant A's attacks: all, none, or names separated by commas")
 	fl.DurationVar(&pause, "pause", 2*time.Second, "with --serve: time between two of tenant A's attacks")
+	fl.StringVar(&reportJSON, "report-json", "", "with --serve: also write the report, samples included, as JSON to this file")
 	fl.StringArrayVar(&serverFlags, "server-flag", nil, "with --serve: a flag for the 'secexec serve' subprocess, e.g. --server-flag=--max-vms=32 (repeatable)")
 	return c
 }

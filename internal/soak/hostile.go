@@ -81,7 +81,7 @@ type attackEnv struct {
 
 // engineText matches engine internals in an answer: Go source positions,
 // goroutine dumps, register dumps.
-var engineText = regexp.MustCompile(`\.go:\d+|goroutine \d+ \[|\b(rip|rsp|rax)\s+0x|0x[0-9a-f]{12,}`)
+var engineText = regexp.MustCompile(`\.go:\d+|goroutine \d+ \[|\b(r[a-z0-9]{1,5}|[cdefgs]s)\s+0x[0-9a-f]+|0x[0-9a-f]{12,}`)
 
 // execAttack runs an exec and describes the answer: an exec result or an
 // API error are both answers.
@@ -90,12 +90,18 @@ func execAttack(ctx context.Context, e *attackEnv, vm string, req map[string]any
 	var ae *APIError
 	switch {
 	case err == nil:
-		return res, res.String(), nil
-	case errors.As(err, &ae):
-		if engineText.MatchString(ae.Message) {
-			return nil, "", found("engine-text", "the answer to tenant A carries engine internals: %q", clip(ae.Message, 200))
+		out := res.String()
+		if n := len(res.Stdout); n > 0 && n <= 200 { // a script's one-line summary
+			line, _, _ := strings.Cut(strings.TrimSpace(string(res.Stdout)), "\n")
+			out += ": " + line
 		}
-		return nil, fmt.Sprintf("answered %d %s", ae.Status, ae.Code), nil
+		return res, out, nil
+	case errors.As(err, &ae):
+		out := fmt.Sprintf("answered %d %s", ae.Status, ae.Code)
+		if engineText.MatchString(ae.Message) {
+			return nil, out, found("engine-text", "the answer to tenant A carries engine internals: %q", clip(ae.Message, 200))
+		}
+		return nil, out, nil
 	}
 	return nil, "", err
 }
@@ -106,15 +112,6 @@ func nodeArgv(script string) []string { return []string{"node", "-e", script} }
 // Add an attack by adding an entry.
 var attacks = []*attack{
 	{
-		name:  "oom",
-		about: "V8 fatal out-of-memory in node (new Array(2e8).fill(1.5)): kills the engine it runs in",
-		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
-			_, out, err := execAttack(ctx, e, vm, map[string]any{"argv": nodeArgv(`new Array(2e8).fill(1.5)`), "timeout_ms": 60000})
-			return out, err
-		},
-		bound: 90 * time.Second, engineGrowth: -1, killsEngine: true,
-	},
-	{
 		name:  "fork",
 		about: "shell fork bomb f(){ f | f & }; f under a 5 s timeout",
 		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
@@ -122,31 +119,6 @@ var attacks = []*attack{
 			return out, err
 		},
 		bound: 20 * time.Second,
-	},
-	{
-		name:  "detached",
-		about: "node spawns a detached child (sleep 30; echo LATE) and exits, under a 2 s timeout",
-		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
-			res, out, err := execAttack(ctx, e, vm, map[string]any{"timeout_ms": 2000, "argv": nodeArgv(
-				`require('child_process').spawn('sh', ['-c', 'sleep 30; echo LATE'], {detached: true, stdio: 'inherit'}).unref()`)})
-			if err == nil && res != nil && bytes.Contains(res.Stdout, []byte("LATE")) {
-				return out, found("outlived-timeout", "a detached child's output came %.1fs after the exec started, past its 2 s timeout", float64(res.DurationMS)/1000)
-			}
-			return out, err
-		},
-		bound: 7 * time.Second, // the issue asks for 1 s past the deadline; a busy machine gets more
-	},
-	{
-		name:  "flood",
-		about: "output flood (yes) answered as JSON",
-		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
-			res, out, err := execAttack(ctx, e, vm, map[string]any{"cmd": "yes", "timeout_ms": 10000})
-			if err == nil && res != nil && (len(res.Stdout) > 16<<20 || len(res.Stderr) > 16<<20) {
-				return out, found("unbounded-output", "the answer holds %d bytes of stdout, over the server's 16 MiB output limit", len(res.Stdout))
-			}
-			return out, err
-		},
-		bound: 40 * time.Second,
 	},
 	{
 		name:  "flood-sse",
@@ -157,39 +129,26 @@ var attacks = []*attack{
 		bound: 40 * time.Second,
 	},
 	{
-		name:  "devzero",
-		about: "GET /files/dev/zero, four at once",
-		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
-			var wg sync.WaitGroup
-			outs := make([]string, 4)
-			errs := make([]error, 4)
-			for i := range outs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					resp, err := e.c.send(ctx, http.MethodGet, "/v1/vms/"+vm+"/files/dev/zero", nil)
-					if err != nil {
-						errs[i] = err
-						return
-					}
-					defer resp.Body.Close()
-					n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, 128<<20))
-					switch {
-					case resp.StatusCode == http.StatusOK && n >= 128<<20:
-						errs[i] = found("unbounded-read", "GET /files/dev/zero streamed over %d bytes", n)
-					case resp.StatusCode == http.StatusOK:
-						outs[i] = fmt.Sprintf("200 with %d bytes", n)
-					case err != nil:
-						errs[i] = err
-					default:
-						outs[i] = fmt.Sprintf("answered %d", resp.StatusCode)
-					}
-				}()
-			}
-			wg.Wait()
-			return strings.Join(slices.Compact(outs), ", "), errors.Join(errs...)
+		name:  "tool-ssrf",
+		about: "a tool whose callback URL is a loopback address the operator never named",
+		vm: func(e *attackEnv) map[string]any {
+			return map[string]any{"permissions": toolPolicy(), "tools": []map[string]string{{"name": "probe", "url": e.internal.url + "/admin"}}}
 		},
-		bound: 60 * time.Second,
+		refusalOK: true,
+		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
+			before := e.internal.hits.Load()
+			res, out, err := execAttack(ctx, e, vm, map[string]any{"timeout_ms": 40000, "argv": nodeArgv(
+				`require('secexec:tools').call('probe', {}).then(r => console.log('RESULT', JSON.stringify(r)), e => console.log('ERROR', e.code, e.message))`)})
+			var fs []error
+			if hits := e.internal.hits.Load() - before; hits > 0 {
+				fs = append(fs, found("ssrf", "the server sent %d request(s) to a loopback address (%s) on tenant A's behalf", hits, e.internal.url))
+			}
+			if err == nil && res != nil && bytes.Contains(res.Stdout, []byte("answered 401")) {
+				fs = append(fs, found("ssrf-oracle", "the guest learns the status of a loopback service: %q", clip(string(res.Stdout), 200)))
+			}
+			return out, errors.Join(append(fs, err)...)
+		},
+		bound: 45 * time.Second,
 	},
 	{
 		name:  "sparse-tar",
@@ -208,25 +167,27 @@ var attacks = []*attack{
 		bound: 60 * time.Second,
 	},
 	{
-		name:  "tool-ssrf",
-		about: "a tool whose callback URL is a loopback address the operator never named",
-		vm: func(e *attackEnv) map[string]any {
-			return map[string]any{"permissions": toolPolicy(), "tools": []map[string]string{{"name": "probe", "url": e.internal.url + "/admin"}}}
-		},
-		refusalOK: true,
+		name:  "detached",
+		about: "node spawns a detached child (sleep 30; echo LATE) and exits, under a 2 s timeout",
 		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
-			before := e.internal.hits.Load()
-			res, out, err := execAttack(ctx, e, vm, map[string]any{"timeout_ms": 40000, "argv": nodeArgv(
-				`require('secexec:tools').call('probe', {}).then(r => console.log('RESULT', JSON.stringify(r)), e => console.log('ERROR', e.code, e.message))`)})
-			if hits := e.internal.hits.Load() - before; hits > 0 {
-				return out, found("ssrf", "the server sent %d request(s) to a loopback address (%s) on tenant A's behalf", hits, e.internal.url)
-			}
-			if err == nil && res != nil && bytes.Contains(res.Stdout, []byte("answered 401")) {
-				return out, found("ssrf-oracle", "the guest learns the status of a loopback service: %q", clip(string(res.Stdout), 200))
+			res, out, err := execAttack(ctx, e, vm, map[string]any{"timeout_ms": 2000, "argv": nodeArgv(
+				`require('child_process').spawn('sh', ['-c', 'sleep 30; echo LATE'], {detached: true, stdio: 'inherit'}).unref()`)})
+			if err == nil && res != nil && bytes.Contains(res.Stdout, []byte("LATE")) {
+				return out, found("outlived-timeout", "a detached child's output came %.1fs after the exec started, past its 2 s timeout", float64(res.DurationMS)/1000)
 			}
 			return out, err
 		},
-		bound: 45 * time.Second,
+		bound: 7 * time.Second, // the issue asks for 1 s past the deadline; a busy machine gets more
+	},
+	{
+		name:  "oom",
+		about: "V8 fatal out-of-memory in node (new Array(2e8).fill(1.5)): kills the engine it runs in",
+		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
+			_, out, err := execAttack(ctx, e, vm, map[string]any{"argv": nodeArgv(`new Array(2e8).fill(1.5)`), "timeout_ms": 120000})
+			return out, err
+		},
+		// Undefended, V8 takes about a minute on a busy machine to fail.
+		bound: 150 * time.Second, engineGrowth: -1, killsEngine: true,
 	},
 	{
 		name:  "scrypt",
@@ -241,6 +202,21 @@ var attacks = []*attack{
 			return out, err
 		},
 		bound: 35 * time.Second,
+	},
+	{
+		name:  "flood",
+		about: "output flood (yes) answered as JSON",
+		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
+			res, out, err := execAttack(ctx, e, vm, map[string]any{"cmd": "yes", "timeout_ms": 10000})
+			if err == nil && res != nil && (len(res.Stdout) > 16<<20 || len(res.Stderr) > 16<<20) {
+				return out, found("unbounded-output", "the answer holds %d bytes of stdout, over the server's 16 MiB output limit", len(res.Stdout))
+			}
+			return out, err
+		},
+		bound: 40 * time.Second,
+		// The JSON answer (two 16 MiB streams, base64) is made whole in
+		// the server's memory: a few hundred MiB at peak, bounded.
+		serverGrowth: 768 << 20,
 	},
 	{
 		name:  "brotli",
@@ -286,6 +262,41 @@ var attacks = []*attack{
 			return out, err
 		},
 		bound: 90 * time.Second,
+	},
+	{
+		name:  "devzero",
+		about: "GET /files/dev/zero, four at once",
+		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
+			var wg sync.WaitGroup
+			outs := make([]string, 4)
+			errs := make([]error, 4)
+			for i := range outs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					resp, err := e.c.send(ctx, http.MethodGet, "/v1/vms/"+vm+"/files/dev/zero", nil)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					defer resp.Body.Close()
+					n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, 128<<20))
+					switch {
+					case resp.StatusCode == http.StatusOK && n >= 128<<20:
+						errs[i] = found("unbounded-read", "GET /files/dev/zero streamed over %d bytes", n)
+					case resp.StatusCode == http.StatusOK:
+						outs[i] = fmt.Sprintf("200 with %d bytes", n)
+					case err != nil:
+						errs[i] = err
+					default:
+						outs[i] = fmt.Sprintf("answered %d", resp.StatusCode)
+					}
+				}()
+			}
+			wg.Wait()
+			return strings.Join(slices.Compact(outs), ", "), errors.Join(errs...)
+		},
+		bound: 60 * time.Second,
 	},
 }
 

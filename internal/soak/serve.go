@@ -394,7 +394,12 @@ func (r *serveRun) sample(ctx context.Context) ServeSample {
 		s.EngineRSS += p.RSS
 	}
 	s.Zombies = zombies
-	cur, _, _ := r.hostile.get()
+	// An engine seen dead now died during the attack running, or during
+	// the one that ended moments ago (its death may show late).
+	cur, last, lastEnd := r.hostile.get()
+	if cur == "" && last != "" && time.Since(lastEnd) < 15*time.Second {
+		cur = last
+	}
 	kills := cur != "" && attackByName(cur).killsEngine
 	r.engines.observe(alive, s.T, cur, kills)
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -424,24 +429,12 @@ type gauges struct {
 // gauges reads the server's /metrics (its own and its engines').
 func (r *serveRun) gauges(ctx context.Context) (gauges, error) {
 	g := gauges{goroutines: -1}
-	data, _, err := r.b.do(ctx, http.MethodGet, "/metrics", nil)
+	v, err := r.metrics(ctx)
 	if err != nil {
 		return g, err
 	}
-	v, err := metrics.Values(bytes.NewReader(data))
-	if err != nil {
-		return g, err
-	}
-	// Every series of a name, summed: one per engine if the server
-	// labels them so.
 	sum := func(name string) (int, bool) {
-		total, ok := 0.0, false
-		for k, x := range v {
-			if strings.HasPrefix(k, name+"{") {
-				total += x
-				ok = true
-			}
-		}
+		total, ok := sumSeries(v, name)
 		return int(total), ok
 	}
 	for _, m := range []struct {
@@ -459,6 +452,69 @@ func (r *serveRun) gauges(ctx context.Context) (gauges, error) {
 		g.goroutines = n
 	}
 	return g, nil
+}
+
+// metrics reads the server's /metrics (its own and its engines').
+func (r *serveRun) metrics(ctx context.Context) (map[string]float64, error) {
+	data, _, err := r.b.do(ctx, http.MethodGet, "/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	return metrics.Values(bytes.NewReader(data))
+}
+
+// sumSeries sums every series of a metric: one per engine if the server
+// labels them so.
+func sumSeries(v map[string]float64, name string) (float64, bool) {
+	total, ok := 0.0, false
+	for k, x := range v {
+		if strings.HasPrefix(k, name+"{") {
+			total += x
+			ok = true
+		}
+	}
+	return total, ok
+}
+
+// heapWatch polls the engines' Go heap in use (go_memstats_heap_inuse_bytes
+// of /metrics) until stopped, and returns its rise over the first
+// reading. RSS alone misses an allocation that reuses heap a previous
+// attack left resident; the heap in use does not.
+func (r *serveRun) heapWatch(ctx context.Context) (stop func() int64) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan int64, 1)
+	read := func() (float64, bool) {
+		v, err := r.metrics(ctx)
+		if err != nil {
+			return 0, false
+		}
+		return sumSeries(v, "go_memstats_heap_inuse_bytes")
+	}
+	first, ok := read()
+	go func() {
+		peak := first
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				done <- int64(max(0, peak-first))
+				return
+			case <-t.C:
+			}
+			if h, ok := read(); ok {
+				peak = max(peak, h)
+			}
+		}
+	}()
+	return func() int64 {
+		cancel()
+		rise := <-done
+		if !ok {
+			return 0
+		}
+		return rise
+	}
 }
 
 // idle waits (up to 30s for the baseline, 60s at the end) until the
@@ -601,12 +657,14 @@ func (r *serveRun) attack(ctx context.Context, env *attackEnv, a *attack) attack
 		resetPeak(pid)
 		before[pid] = observe(pid).RSS
 	}
+	heapRise := r.heapWatch(ctx)
 	actx, cancel := context.WithTimeout(ctx, a.bound)
 	t0 := time.Now()
 	outcome, err := a.run(actx, env, id)
 	run.seconds = time.Since(t0).Seconds()
 	timedOut := actx.Err() != nil
 	cancel()
+	run.engineGrowth = heapRise()
 	run.outcome = outcome
 	switch {
 	case ctx.Err() != nil:
@@ -622,16 +680,18 @@ func (r *serveRun) attack(ctx context.Context, env *attackEnv, a *attack) attack
 	}
 
 	// The peaks: the server's, and the engines' together (a new engine
-	// counts whole).
+	// counts whole), or the rise of their Go heap if larger.
 	alive1, _ := engines(r.srv.pid)
 	if p := peakRSS(r.srv.pid); p > 0 {
 		run.serverGrowth = max(0, p-before[r.srv.pid])
 	}
+	var rss int64
 	for _, pid := range alive1 {
 		if p := peakRSS(pid); p > 0 {
-			run.engineGrowth += max(0, p-before[pid])
+			rss += max(0, p-before[pid])
 		}
 	}
+	run.engineGrowth = max(run.engineGrowth, rss)
 	r.engines.observe(alive1, time.Since(r.start), a.name, a.killsEngine)
 	for _, pid := range alive0 {
 		if !slices.Contains(alive1, pid) && !a.killsEngine {
@@ -642,7 +702,7 @@ func (r *serveRun) attack(ctx context.Context, env *attackEnv, a *attack) attack
 		run.findings = append(run.findings, found("server-memory", "the server's peak RSS rose by %s during the attack (bound %s)", mib(run.serverGrowth), mib(lim)))
 	}
 	if lim := orDefault(a.engineGrowth, defaultEngineGrowth); lim > 0 && run.engineGrowth > lim {
-		run.findings = append(run.findings, found("engine-memory", "the engines' peak RSS rose by %s during the attack (bound %s)", mib(run.engineGrowth), mib(lim)))
+		run.findings = append(run.findings, found("engine-memory", "the engines' memory (peak RSS, or Go heap in use) rose by %s during the attack (bound %s)", mib(run.engineGrowth), mib(lim)))
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
