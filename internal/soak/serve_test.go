@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/secexec/secexec"
@@ -24,7 +26,10 @@ func TestMain(m *testing.M) {
 		secexec.EngineMain()
 	}
 	if os.Getenv(cliEnv) == "1" {
-		code := cli.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		// As cmd/secexec: SIGTERM drains the server.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
 		secexec.Shutdown(context.Background())
 		os.Exit(code)
 	}
