@@ -48,7 +48,7 @@ An attack may fail; it must be answered within its bound, must not raise
 the peak RSS of the server (256 MiB) or the memory of the engines (peak
 RSS or Go heap in use, 512 MiB) beyond its bound, must not kill an engine unless it is the oom attack, and must
 leave tenant B unaffected. The samples cover the server and every engine
-(its children): RSS, descriptors, threads, live VMs, processes and
+(its descendant processes): RSS, descriptors, threads, live VMs, processes and
 isolates, each tenant's VMs. At the end, once both tenants deleted their
 VMs, the idle state must equal the one after the warm-up (an engine lost
 to the oom attack may be replaced, not added to), and the RSS of the

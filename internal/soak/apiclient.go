@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -209,9 +208,6 @@ func (r *execResult) check(code int, want string) error {
 // closes it, and returns stdout, stderr and the exit frame.
 func (c *apiClient) session(ctx context.Context, id string, pid int, stdin []byte) (stdout, stderr []byte, exit map[string]any, err error) {
 	u := "ws" + strings.TrimPrefix(c.base, "http") + "/v1/vms/" + id + "/processes/" + fmt.Sprint(pid) + "/ws"
-	if _, err := url.Parse(u); err != nil {
-		return nil, nil, nil, err
-	}
 	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: c.http,
 		HTTPHeader: http.Header{"Authorization": {"Bearer " + c.token}}})
 	if err != nil {
@@ -230,13 +226,7 @@ func (c *apiClient) session(ctx context.Context, id string, pid int, stdin []byt
 	for {
 		typ, msg, err := conn.Read(ctx)
 		if err != nil {
-			if exit != nil {
-				return stdout, stderr, exit, nil
-			}
 			return stdout, stderr, nil, fmt.Errorf("the session ended without an exit frame: %w", err)
-		}
-		if exit != nil {
-			return stdout, stderr, exit, fmt.Errorf("a frame after the exit frame: %q", clip(string(msg), 100))
 		}
 		if typ != websocket.MessageBinary || len(msg) == 0 {
 			return stdout, stderr, nil, fmt.Errorf("unexpected frame %v %q", typ, clip(string(msg), 100))
@@ -250,7 +240,7 @@ func (c *apiClient) session(ctx context.Context, id string, pid int, stdin []byt
 			if err := json.Unmarshal(msg[1:], &exit); err != nil {
 				return stdout, stderr, nil, err
 			}
-			// The server closes after the exit frame; reading on sees it.
+			// The exit frame is the last one (the server closes after it).
 			_ = conn.Close(websocket.StatusNormalClosure, "")
 			return stdout, stderr, exit, nil
 		default:

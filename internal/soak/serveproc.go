@@ -229,15 +229,21 @@ func resetPeak(pid int) {
 // peakRSS is the process's peak RSS since resetPeak, -1 if unknown.
 func peakRSS(pid int) int64 { return statusField(pid, "VmHWM:") }
 
-// engines returns the server's engine processes: its children, living
-// ones and zombies apart.
+// engines returns the server's engine processes — its descendants (guest
+// processes are no host processes), whichever process started them —
+// living ones and zombies apart, oldest first.
 func engines(server int) (alive []int, zombies int) {
-	kids, _ := childrenOf(server)
-	for _, k := range kids {
-		if k.zombie {
-			zombies++
-		} else {
+	parents := []int{server}
+	for len(parents) > 0 {
+		kids, _ := childrenOf(parents[0])
+		parents = parents[1:]
+		for _, k := range kids {
+			if k.zombie {
+				zombies++
+				continue
+			}
 			alive = append(alive, k.pid)
+			parents = append(parents, k.pid)
 		}
 	}
 	return alive, zombies
