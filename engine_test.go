@@ -41,8 +41,7 @@ func eachTransport(t *testing.T, fn func(t *testing.T, newVM func(t *testing.T, 
 			fn(t, func(t *testing.T, opts secexec.Options) *secexec.VM {
 				t.Helper()
 				opts.Engine = tr.mode
-				opts = secexec.WithTestPrograms(opts)
-				v, err := secexec.NewVM(context.Background(), opts)
+				v, err := secexec.NewVMWithTestPrograms(context.Background(), opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -500,7 +499,7 @@ func TestEngineKilledMidExec(t *testing.T) {
 		t.Fatalf("exec on a killed engine: %+v %v", r.res, r.err)
 	}
 	var le *secexec.EngineLostError
-	if !errors.As(r.err, &le) || !strings.Contains(le.Error(), "killed") {
+	if !errors.As(r.err, &le) || !strings.Contains(le.Error(), "killed") || le.Reason != secexec.EngineKilled {
 		t.Fatalf("lost error: %v", r.err)
 	}
 	if d := r.at.Sub(killed); d > time.Second {
@@ -672,10 +671,21 @@ func TestEngineHardening(t *testing.T) {
 	if err != nil || st.Sys().(*syscall.Stat_t).Uid != 0 {
 		t.Fatalf("engine is dumpable: %v", err)
 	}
-	// Its environment holds no token and nothing of ours but the few
-	// variables it is given.
-	if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid)); err == nil {
-		t.Logf("environ readable (as root): %d bytes", len(env))
+	// Its environment holds no token: the token came through a pipe
+	// (proto.TokenFD). /proc/PID/environ shows the environment the process
+	// started with, whatever it unset since; reading it needs root, as the
+	// engine is not dumpable.
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		t.Fatalf("reading the engine's environ (needs root): %v", err)
+	}
+	for _, kv := range strings.Split(string(env), "\x00") {
+		if k, _, _ := strings.Cut(kv, "="); strings.Contains(strings.ToUpper(k), "TOKEN") {
+			t.Errorf("engine environment holds %q", k)
+		}
+	}
+	if len(env) == 0 {
+		t.Error("empty environ: the check read nothing")
 	}
 }
 
@@ -685,8 +695,8 @@ func BenchmarkExecTransport(b *testing.B) {
 	for _, tr := range transports {
 		for _, cmd := range []string{"vt-exit 0", "true"} {
 			b.Run(tr.name+"/"+cmd, func(b *testing.B) {
-				opts := secexec.WithTestPrograms(secexec.Options{Engine: tr.mode, Permissions: secexec.AllowAll()})
-				v, err := secexec.NewVM(context.Background(), opts)
+				opts := secexec.Options{Engine: tr.mode, Permissions: secexec.AllowAll()}
+				v, err := secexec.NewVMWithTestPrograms(context.Background(), opts)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -721,6 +731,9 @@ func TestV8FatalOOMLosesOnlyItsEngine(t *testing.T) {
 	var lost *secexec.EngineLostError
 	if !errors.As(err, &lost) {
 		t.Fatalf("error %T is not an EngineLostError", err)
+	}
+	if lost.Reason != secexec.EngineOutOfMemory {
+		t.Fatalf("reason %q (%v), want %q", lost.Reason, err, secexec.EngineOutOfMemory)
 	}
 	if _, err := victim.Exec(ctx, "true", nil); !errors.Is(err, secexec.ErrEngineLost) {
 		t.Fatalf("the lost VM still answers: %v", err)

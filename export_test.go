@@ -1,6 +1,8 @@
 package secexec
 
 import (
+	"context"
+
 	"github.com/secexec/secexec/internal/engine/client"
 	"github.com/secexec/secexec/internal/engine/server"
 	"github.com/secexec/secexec/internal/vmhost/vmhosttest"
@@ -12,19 +14,27 @@ import (
 // programs.
 func EngineMainForTest() {
 	log := server.Logger()
-	engineMain(vmhosttest.New(engineRuntime(log)), log)
+	h := NewHost(HostOptions{Logger: log})
+	engineMain(h, vmhosttest.New(h.engineRuntime(log)), log)
 }
 
-// WithTestPrograms gives an in-process VM the test programs (engine VMs
+// testProgramsHost is a Host whose in-process VMs have the test programs,
+// on the default Host's runtime.
+var testProgramsHost = &Host{inProcess: vmhosttest.New(defaultHost.inProcessRuntime(Options{}))}
+
+// NewVMWithTestPrograms creates a VM with the test programs: in process
+// on a Host that adds them, in an engine on the default Host (engine VMs
 // get them from EngineMainForTest).
-func WithTestPrograms(opts Options) Options {
-	opts.runtime = vmhosttest.New(runtimeFor(Options{}))
-	return opts
+func NewVMWithTestPrograms(ctx context.Context, opts Options) (*VM, error) {
+	if opts.Engine == EngineInProcess {
+		return testProgramsHost.NewVM(ctx, opts)
+	}
+	return defaultHost.NewVM(ctx, opts)
 }
 
-// ResetSetUpForTest forgets which cache directories this process has set
-// up, so that the next VM checks them again.
-func ResetSetUpForTest() { setUpDone.Clear() }
+// ResetSetUpForTest forgets which cache directories the default Host has
+// set up, so that the next VM checks them again.
+func ResetSetUpForTest() { defaultHost.setUp.Clear() }
 
 // KillEngine kills the engine process of a VM with SIGKILL.
 func KillEngine(v *VM) error {
@@ -37,6 +47,8 @@ func KillEngine(v *VM) error {
 		return api.Conn().Kill()
 	case ownedVM:
 		return api.Conn().Kill()
+	case pooledVM:
+		return api.Conn().Kill()
 	}
 	return errNotRemote
 }
@@ -48,6 +60,8 @@ func EnginePID(v *VM) int {
 	case *client.VM:
 		return api.Conn().PID()
 	case ownedVM:
+		return api.Conn().PID()
+	case pooledVM:
 		return api.Conn().PID()
 	}
 	return 0

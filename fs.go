@@ -3,6 +3,7 @@ package secexec
 import (
 	"context"
 	"fmt"
+	"io"
 	iofs "io/fs"
 	"path"
 	"time"
@@ -140,6 +141,40 @@ func (f *FS) WriteFile(ctx context.Context, name string, data []byte, perm iofs.
 		return &TooLargeError{What: "file", Size: int64(len(data)), Limit: MaxFileTransfer}
 	}
 	return f.b.writeFile(ctx, name, data, uint32(perm.Perm()))
+}
+
+// MaxChunk is the most one ReadAt or WriteAt moves: the unit in which
+// files are streamed without either side holding a whole file.
+const MaxChunk = 1 << 20
+
+// ReadAt reads len(p) bytes (at most MaxChunk) of the regular file name
+// at offset off into p, as io.ReaderAt does: fewer bytes come only with
+// io.EOF at the end of the file. Anything but a regular file (a device
+// such as /dev/zero, a FIFO) is refused with EINVAL, a directory with
+// EISDIR: the host never reads a stream that does not end.
+func (f *FS) ReadAt(ctx context.Context, name string, p []byte, off int64) (int, error) {
+	if len(p) > MaxChunk {
+		return 0, &TooLargeError{What: "chunk", Size: int64(len(p)), Limit: MaxChunk}
+	}
+	data, err := f.b.readAt(ctx, name, off, len(p))
+	if err != nil {
+		return 0, err
+	}
+	n := copy(p, data)
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// WriteAt writes p (at most MaxChunk bytes) into the existing regular
+// file name at offset off, without truncating it. With WriteFile of no
+// data to create the file, a file is written in bounded pieces.
+func (f *FS) WriteAt(ctx context.Context, name string, p []byte, off int64) error {
+	if len(p) > MaxChunk {
+		return &TooLargeError{What: "chunk", Size: int64(len(p)), Limit: MaxChunk}
+	}
+	return f.b.writeAt(ctx, name, off, p)
 }
 
 // MkdirAll creates a directory and any missing parents.

@@ -22,6 +22,17 @@ func newVM(t *testing.T, opts secexec.Options) *secexec.VM {
 	return vm
 }
 
+// newTestProgramsVM is newVM with the test programs (vmhosttest).
+func newTestProgramsVM(t *testing.T, opts secexec.Options) *secexec.VM {
+	t.Helper()
+	vm, err := secexec.NewVMWithTestPrograms(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = vm.Close() })
+	return vm
+}
+
 func TestFSRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	vm := newVM(t, secexec.Options{})

@@ -256,7 +256,7 @@ func TestContextClose(t *testing.T) {
 
 // Evaluations from many goroutines run one at a time, each answered once.
 func TestContextConcurrent(t *testing.T) {
-	vm := newVM(t, secexec.WithTestPrograms(secexec.Options{Permissions: secexec.AllowAll()}))
+	vm := newTestProgramsVM(t, secexec.Options{Permissions: secexec.AllowAll()})
 	c := newContext(t, vm, nil)
 	evalString(t, c, "let n = 0")
 	var wg sync.WaitGroup

@@ -18,6 +18,8 @@ import (
 type backend interface {
 	readFile(ctx context.Context, name string, limit int64) ([]byte, error)
 	writeFile(ctx context.Context, name string, data []byte, perm uint32) error
+	readAt(ctx context.Context, name string, off int64, n int) ([]byte, error)
+	writeAt(ctx context.Context, name string, off int64, data []byte) error
 	mkdir(ctx context.Context, name string, perm uint32) error
 	mkdirAll(ctx context.Context, name string, perm uint32) error
 	readDir(ctx context.Context, name string) ([]DirEntry, error)
@@ -53,6 +55,8 @@ type processHandle interface {
 type vmAPI interface {
 	ReadFile(ctx context.Context, name string, limit int64) ([]byte, error)
 	WriteFile(ctx context.Context, name string, data []byte, perm uint32) error
+	ReadAt(ctx context.Context, name string, off int64, n int) ([]byte, error)
+	WriteAt(ctx context.Context, name string, off int64, data []byte) error
 	Mkdir(ctx context.Context, name string, perm uint32) error
 	MkdirAll(ctx context.Context, name string, perm uint32) error
 	ReadDir(ctx context.Context, name string) (string, []vmhost.DirEntry, error)
@@ -73,8 +77,9 @@ type vmAPI interface {
 	Err() error
 }
 
-// hostConfig is the vmhost configuration of a VM with opts.
-func hostConfig(opts Options) vmhost.Config {
+// hostConfig is the vmhost configuration of a VM with opts whose program
+// loaders are rt.
+func hostConfig(opts Options, rt vmhost.Runtime) vmhost.Config {
 	mounts := make([]vm.Mount, len(opts.Mounts))
 	for i, m := range opts.Mounts {
 		mounts[i] = vm.Mount(m)
@@ -88,14 +93,14 @@ func hostConfig(opts Options) vmhost.Config {
 		Hostname: opts.Hostname,
 		RealTime: opts.RealTime,
 		Logger:   opts.Logger,
-		Runtime:  runtimeFor(opts),
+		Runtime:  rt,
 		Tools:    toolHost(opts.Tools),
 	}
 }
 
 // newLocalBackend runs the VM in this process.
-func newLocalBackend(ctx context.Context, opts Options) (backend, error) {
-	h, err := vmhost.New(ctx, hostConfig(opts))
+func newLocalBackend(ctx context.Context, opts Options, rt vmhost.Runtime) (backend, error) {
+	h, err := vmhost.New(ctx, hostConfig(opts, rt))
 	if err != nil {
 		return nil, apiErr(err)
 	}
@@ -134,6 +139,15 @@ func (b *apiBackend) readFile(ctx context.Context, name string, limit int64) ([]
 
 func (b *apiBackend) writeFile(ctx context.Context, name string, data []byte, perm uint32) error {
 	return apiErr(b.api.WriteFile(ctx, name, data, perm))
+}
+
+func (b *apiBackend) readAt(ctx context.Context, name string, off int64, n int) ([]byte, error) {
+	data, err := b.api.ReadAt(ctx, name, off, n)
+	return data, apiErr(err)
+}
+
+func (b *apiBackend) writeAt(ctx context.Context, name string, off int64, data []byte) error {
+	return apiErr(b.api.WriteAt(ctx, name, off, data))
 }
 
 func (b *apiBackend) mkdir(ctx context.Context, name string, perm uint32) error {

@@ -6,28 +6,23 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"sync"
 
 	"github.com/secexec/secexec/internal/setup"
 )
 
-// registryCache caches the registry set-up recorded: it changes only when
-// the cache is set up again, and NewVM should not read a file each time.
-var registryCache sync.Map // setup.Dirs -> string
-
 // hostRegistry returns the npm registry URL set-up recorded (the host's
 // `npm config get registry`), or "".
-func hostRegistry() string {
+func (h *Host) hostRegistry() string {
 	dirs, err := setup.DefaultDirs()
 	if err != nil {
 		return ""
 	}
-	if r, ok := registryCache.Load(dirs); ok {
+	if r, ok := h.registry.Load(dirs); ok {
 		return r.(string)
 	}
 	r := setup.Registry(dirs)
 	if r != "" {
-		registryCache.Store(dirs, r)
+		h.registry.Store(dirs, r)
 	}
 	return r
 }
@@ -36,11 +31,15 @@ func hostRegistry() string {
 // that guests' npm uses: the host npm's configured registry, recorded at
 // set-up and passed to every VM as npm_config_registry. A VM reaches it
 // only with a network rule; NPMRegistryRule gives one.
-func NPMRegistry(ctx context.Context) (*url.URL, error) {
-	if _, err := ensureSetUp(ctx, nil); err != nil {
+func NPMRegistry(ctx context.Context) (*url.URL, error) { return defaultHost.NPMRegistry(ctx) }
+
+// NPMRegistry is the package function NPMRegistry on this Host: it sets
+// the Host's caches up if needed.
+func (h *Host) NPMRegistry(ctx context.Context) (*url.URL, error) {
+	if _, err := h.ensureSetUp(ctx, h.opts.Logger); err != nil {
 		return nil, err
 	}
-	r := hostRegistry()
+	r := h.hostRegistry()
 	if r == "" {
 		return nil, fmt.Errorf("secexec: no npm registry recorded at set-up: %w", ErrNoRegistry)
 	}

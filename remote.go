@@ -15,9 +15,7 @@ import (
 
 	"github.com/secexec/secexec/internal/engine/client"
 	"github.com/secexec/secexec/internal/engine/server"
-	"github.com/secexec/secexec/internal/guest"
 	"github.com/secexec/secexec/internal/vmhost"
-	"github.com/secexec/secexec/kernel/errno"
 )
 
 // EngineMode selects where a VM's kernel and runtimes run.
@@ -63,7 +61,31 @@ func (m EngineMode) String() string {
 var ErrEngineLost = client.ErrLost
 
 // EngineLostError says how an engine was lost; it matches ErrEngineLost.
+// Its Reason (an EngineLostReason) is safe to show to whoever owns the
+// VM; its Cause, which holds what the engine last wrote on stderr (host
+// addresses, source paths), is for the embedder's logs only.
 type EngineLostError = client.LostError
+
+// EngineLostReason classifies how an engine was lost, from how its
+// process ended (exit status or signal, and whether its runtime reported
+// running out of memory), never from text it wrote.
+type EngineLostReason = client.LostReason
+
+// The reasons of an EngineLostError.
+const (
+	// EngineOutOfMemory: the engine's runtime ran out of memory (a V8
+	// fatal out-of-memory error), which ends the whole process.
+	EngineOutOfMemory = client.LostOutOfMemory
+	// EngineKilled: a signal sent to the engine killed it (SIGKILL,
+	// SIGTERM): an operator, the system's OOM killer.
+	EngineKilled = client.LostKilled
+	// EngineProtocolViolation: the engine broke the protocol and was
+	// killed (a guest may have taken it over).
+	EngineProtocolViolation = client.LostProtocolViolation
+	// EngineCrashed: any other end (a fatal signal, a Go panic, an
+	// unexpected exit).
+	EngineCrashed = client.LostCrashed
+)
 
 // IsEngine reports whether this process was started as a secexec engine.
 // Programs that create VMs in engine processes call it first thing in
@@ -76,16 +98,19 @@ func IsEngine() bool { return server.IsEngine() }
 // Call it only when IsEngine reports true.
 func EngineMain() {
 	log := server.Logger()
-	engineMain(engineRuntime(log), log)
+	h := NewHost(HostOptions{Logger: log})
+	engineMain(h, h.engineRuntime(log), log)
 }
 
-func engineMain(rt vmhost.Runtime, log *slog.Logger) {
+// engineMain serves with rt, the runtime of h (the engine process's only
+// Host), and exits.
+func engineMain(h *Host, rt vmhost.Runtime, log *slog.Logger) {
 	err := server.Main(context.Background(), rt, log)
 	// Programs still tearing down write their last records (phase
 	// reports) before the process ends; the client reads them until the
 	// engine exits.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	_ = defaultRuntime.close(ctx)
+	_ = h.Close(ctx)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "secexec engine:", err)
@@ -94,35 +119,14 @@ func engineMain(rt vmhost.Runtime, log *slog.Logger) {
 	os.Exit(0)
 }
 
-// Shutdown closes the shared engine processes this program started and
+// Shutdown closes the shared engine processes of the default Host and
 // waits (until ctx ends) for each to exit, so that everything they logged
 // has reached Options.Logger. A later NewVM starts a new engine. Programs
 // that log engine records (the CLI with --log-level) call it before
 // exiting.
-func Shutdown(ctx context.Context) {
-	sharedEngines.closeAll(ctx)
-}
+func Shutdown(ctx context.Context) { defaultHost.Shutdown(ctx) }
 
-// runtimeFor returns the program loaders of an in-process VM with opts.
-func runtimeFor(opts Options) vmhost.Runtime {
-	if opts.runtime != nil {
-		return opts.runtime
-	}
-	return vmRuntime{l: &defaultRuntime, cfg: guest.Config{Progress: progressWriter(), WarmIsolates: opts.WarmIsolates, Logger: opts.Logger}}
-}
-
-// newBackend creates the VM where opts.Engine says.
-func newBackend(ctx context.Context, opts Options) (backend, error) {
-	switch opts.Engine {
-	case EngineInProcess:
-		return newLocalBackend(ctx, opts)
-	case EngineShared, EnginePerVM:
-		return newRemoteBackend(ctx, opts)
-	}
-	return nil, fmt.Errorf("secexec: Options.Engine %v: %w", opts.Engine, errno.EINVAL)
-}
-
-func newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
+func (h *Host) newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
 	cfg := client.VMConfig{
 		Policy:   opts.Permissions,
 		Audit:    opts.Audit,
@@ -132,8 +136,12 @@ func newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
 		RealTime: opts.RealTime,
 		Tools:    toolHost(opts.Tools),
 	}
-	cfg.Mounts = hostConfig(opts).Mounts
-	dirs, err := ensureSetUp(ctx, opts.Logger)
+	cfg.Mounts = hostConfig(opts, nil).Mounts
+	log := opts.Logger
+	if log == nil {
+		log = h.opts.Logger
+	}
+	dirs, err := h.ensureSetUp(ctx, log)
 	if err != nil {
 		return nil, err
 	}
@@ -150,17 +158,21 @@ func newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
 		}
 		return &apiBackend{api: ownedVM{v}}, nil
 	}
+	if h.opts.Logger != nil {
+		copts.Logger = h.opts.Logger
+	}
 	// A shared engine may have died since its last use without anyone
 	// noticing yet: one retry on a fresh engine covers that.
 	for attempt := 0; ; attempt++ {
-		c, err := sharedEngines.get(ctx, copts)
+		c, release, err := h.engines.get(ctx, opts.EngineGroup, copts)
 		if err != nil {
 			return nil, err
 		}
 		v, err := c.NewVM(ctx, cfg)
 		if err == nil {
-			return &apiBackend{api: v}, nil
+			return &apiBackend{api: pooledVM{VM: v, release: release}}, nil
 		}
+		release()
 		if !errors.Is(err, ErrEngineLost) || attempt > 0 {
 			return nil, apiErr(err)
 		}
@@ -177,46 +189,150 @@ func (o ownedVM) Close(ctx context.Context) error {
 	return err
 }
 
-// enginePool holds the shared engines, one per executable and set of
-// cache directories. It is the one piece of process-wide state: VMs
-// created independently share an engine by design, as they would share a
-// thread pool.
-type enginePool struct {
-	mu    sync.Mutex
-	conns map[string]*client.Conn
+// pooledVM is a VM in a shared engine of the pool: closing it releases
+// its hold on the engine, which ends an idle engine of a named group.
+type pooledVM struct {
+	*client.VM
+	release func()
 }
 
-var sharedEngines = &enginePool{conns: make(map[string]*client.Conn)}
+func (p pooledVM) Close(ctx context.Context) error {
+	err := p.VM.Close(ctx)
+	p.release()
+	return err
+}
 
-// get returns the live shared engine for opts.Path and opts.Env, starting one if there
-// is none or the last one was lost.
-func (p *enginePool) get(ctx context.Context, opts client.Options) (*client.Conn, error) {
+// enginePool holds a Host's shared engines, one per engine group,
+// executable, warm pool size and set of cache directories, each with the
+// count of VMs that hold it. An engine starts without the pool's lock
+// held, so a slow start of one group's engine delays no other group.
+type enginePool struct {
+	mu      sync.Mutex
+	engines map[poolKey]*pooledEngine
+}
+
+// poolKey says which VMs may share an engine.
+type poolKey struct {
+	group, path, env string
+	warm             int
+}
+
+type pooledEngine struct {
+	ready chan struct{} // closed once the start ended: conn or err is set
+	conn  *client.Conn
+	err   error
+	vms   int // holds: VMs created on it and not closed, and gets under way
+}
+
+// usable reports whether e is starting or up (not failed or lost).
+func (e *pooledEngine) usable() bool {
+	select {
+	case <-e.ready:
+		return e.err == nil && e.conn.Err() == nil
+	default:
+		return true
+	}
+}
+
+// get returns the live shared engine of group for opts (Path, Env and
+// WarmIsolates), starting one if there is none or the last one was
+// lost, and holds it until release is called (once). The engine of a
+// named group is closed when its last hold is released; the default
+// group's ("") stays up until closeAll.
+func (p *enginePool) get(ctx context.Context, group string, opts client.Options) (*client.Conn, func(), error) {
+	key := poolKey{group: group, path: opts.Path, env: strings.Join(opts.Env, "\x00"), warm: opts.WarmIsolates}
+	for {
+		p.mu.Lock()
+		e := p.engines[key]
+		starter := e == nil || !e.usable()
+		if starter {
+			e = &pooledEngine{ready: make(chan struct{})}
+			if p.engines == nil {
+				p.engines = make(map[poolKey]*pooledEngine)
+			}
+			p.engines[key] = e
+		}
+		e.vms++
+		p.mu.Unlock()
+		var once sync.Once
+		release := func() { once.Do(func() { p.release(key, e) }) }
+		if starter {
+			c, err := client.Start(ctx, opts)
+			p.mu.Lock()
+			e.conn, e.err = c, err
+			close(e.ready)
+			p.mu.Unlock()
+		}
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			release()
+			return nil, nil, ctx.Err()
+		}
+		if e.err == nil {
+			return e.conn, release, nil
+		}
+		release()
+		// A start that another caller began may have failed for a reason
+		// of its own (its context ended): this caller starts its own.
+		if starter {
+			return nil, nil, e.err
+		}
+	}
+}
+
+// release drops one hold on e, closing it when it was the last hold of a
+// named group's engine.
+func (p *enginePool) release(key poolKey, e *pooledEngine) {
+	p.mu.Lock()
+	e.vms--
+	idle := e.vms == 0 && (key.group != "" || e.err != nil)
+	if idle && p.engines[key] == e {
+		delete(p.engines, key)
+	}
+	p.mu.Unlock()
+	if idle && e.conn != nil {
+		_ = e.conn.Close()
+	}
+}
+
+// live returns the shared engines that are up.
+func (p *enginePool) live() []*client.Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	key := opts.Path + "\x00" + strings.Join(opts.Env, "\x00")
-	if c := p.conns[key]; c != nil && c.Err() == nil {
-		return c, nil
+	var out []*client.Conn
+	for _, e := range p.engines {
+		select {
+		case <-e.ready:
+			if e.err == nil && e.conn.Err() == nil {
+				out = append(out, e.conn)
+			}
+		default:
+		}
 	}
-	c, err := client.Start(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	p.conns[key] = c
-	return c, nil
+	return out
 }
 
-// closeAll closes every shared engine and waits for them to exit.
+// closeAll closes every shared engine (once started) and waits for them
+// to exit, until ctx ends.
 func (p *enginePool) closeAll(ctx context.Context) {
 	p.mu.Lock()
-	conns := p.conns
-	p.conns = make(map[string]*client.Conn)
+	engines := p.engines
+	p.engines = nil
 	p.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, c := range conns {
+	for _, e := range engines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = c.CloseContext(ctx)
+			select {
+			case <-e.ready:
+			case <-ctx.Done():
+				return
+			}
+			if e.conn != nil {
+				_ = e.conn.CloseContext(ctx)
+			}
 		}()
 	}
 	wg.Wait()

@@ -10,15 +10,14 @@ import (
 	"github.com/secexec/secexec/internal/guest"
 	"github.com/secexec/secexec/internal/setup"
 	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/internal/vmhost"
 )
 
-// The guest runtime (package store, WebAssembly and V8 engines with their
-// caches) is shared by every VM of a process, in the embedding program
-// for in-process VMs and in the engine process for the others. It is
-// created on first use; a failed creation (say, the userland could not be
-// fetched) is reported to that VM and retried by the next.
-var defaultRuntime lazyRuntime
-
+// lazyRuntime is the guest runtime (package store, WebAssembly and V8
+// engines with their caches) shared by the VMs of a Host in this process,
+// or by every VM of an engine process. It is created on first use; a
+// failed creation (say, the userland could not be fetched) is reported to
+// that VM and retried by the next.
 type lazyRuntime struct {
 	mu sync.Mutex
 	rt *guest.Runtime
@@ -94,8 +93,18 @@ func (r vmRuntime) Attach(ctx context.Context, m *vm.VM) error {
 // engineRuntime is the runtime of an engine process: offline, since an
 // engine may not run npm (its client set the caches up and passed their
 // directories in the environment), and logging to the engine's logger.
-func engineRuntime(log *slog.Logger) vmRuntime {
-	return vmRuntime{l: &defaultRuntime, cfg: guest.Config{Offline: true, Logger: log}}
+func (h *Host) engineRuntime(log *slog.Logger) vmRuntime {
+	return vmRuntime{l: &h.runtime, cfg: guest.Config{Offline: true, Logger: log}}
+}
+
+// inProcessRuntime returns the program loaders of an in-process VM with
+// opts: the Host's runtime, which the first VM to need it creates with
+// its WarmIsolates and Logger.
+func (h *Host) inProcessRuntime(opts Options) vmhost.Runtime {
+	if h.inProcess != nil {
+		return h.inProcess
+	}
+	return vmRuntime{l: &h.runtime, cfg: guest.Config{Progress: progressWriter(), WarmIsolates: opts.WarmIsolates, Logger: opts.Logger}}
 }
 
 // progressWriter is where a first run's set-up reports: this process's
@@ -119,24 +128,20 @@ type SetUpError = setup.Error
 // once to fetch the pinned packages, is not on PATH.
 var ErrNPMNotFound = setup.ErrNPMNotFound
 
-// setUpDone remembers the directories this process has set up, so that
-// only its first VM pays for the (cheap, but not free) check.
-var setUpDone sync.Map // setup.Dirs -> struct{}
-
 // ensureSetUp sets up the caches an engine process will use, here in the
 // client: an engine cannot run npm, and its progress would have no
 // terminal to show on. It returns the directories to give the engine.
-func ensureSetUp(ctx context.Context, log *slog.Logger) (setup.Dirs, error) {
+func (h *Host) ensureSetUp(ctx context.Context, log *slog.Logger) (setup.Dirs, error) {
 	dirs, err := setup.DefaultDirs()
 	if err != nil {
 		return dirs, err
 	}
-	if _, ok := setUpDone.Load(dirs); ok {
+	if _, ok := h.setUp.Load(dirs); ok {
 		return dirs, nil
 	}
 	if err := setup.Ensure(ctx, setup.Options{Dirs: dirs, Progress: progressWriter(), Logger: log}); err != nil {
 		return dirs, err
 	}
-	setUpDone.Store(dirs, struct{}{})
+	h.setUp.Store(dirs, struct{}{})
 	return dirs, nil
 }

@@ -13,6 +13,11 @@
 //	defer vm.Close()
 //	err = vm.FS().WriteFile(ctx, "/workspace/hello.txt", []byte("hi\n"), 0o644)
 //
+// VMs run in engine processes owned by a Host: NewVM uses the default
+// Host; NewHost makes another, and Options.EngineGroup splits a Host's
+// shared engines into fault domains (a guest that crashes its engine
+// loses only the VMs of its group).
+//
 // Errors from guest-visible operations wrap a Linux errno
 // (github.com/secexec/secexec/kernel/errno), so errors.Is works with both
 // the errno values and the io/fs sentinels such as fs.ErrNotExist.
@@ -27,7 +32,6 @@ import (
 	"sync"
 
 	"github.com/secexec/secexec/internal/vm"
-	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/policy"
 )
@@ -61,6 +65,18 @@ type Mount struct {
 	HostDir string
 	// ReadOnly makes the mount read-only.
 	ReadOnly bool
+	// MaxBytes is a byte quota on a host directory mount: how much the
+	// guest may add to it (apparent size, so sparse files count in full),
+	// net, since the mount was made; content already there counts as
+	// zero and removing it makes room. Writes and truncates beyond it fail
+	// with ENOSPC. Zero means no quota. df and statfs show it as the
+	// mount's size (host mounts never show the host disk's numbers).
+	MaxBytes int64
+	// AllowExternalSymlinks lets guests create symlinks in a writable host
+	// mount that point outside it (absolute targets, or ".." beyond the
+	// mount's root). Without it they are refused with EPERM, so host
+	// tools that follow links in the directory later stay inside it.
+	AllowExternalSymlinks bool
 }
 
 // The guest account every VM has, and its default working directory.
@@ -95,7 +111,10 @@ type Options struct {
 	// the moment each process started, so guests cannot build fine
 	// timers.
 	RealTime bool
-	// Logger receives debug logs; nil discards them.
+	// Logger receives debug logs; nil discards them. The records of a
+	// shared engine process go to HostOptions.Logger, or to the Logger of
+	// the VM that started that engine; the records of the in-process
+	// runtime go to the Logger of a Host's first in-process VM.
 	Logger *slog.Logger
 	// Tools are host functions guests may call by name, each call
 	// allowed only by a tool rule of Permissions (deny by default) and
@@ -111,17 +130,25 @@ type Options struct {
 	// EnginePath is the engine executable; empty means this program,
 	// whose main must start with the IsEngine/EngineMain one-liner.
 	EnginePath string
+	// EngineGroup places a VM with Engine EngineShared: it shares an
+	// engine process only with the VMs of the same group (and Host,
+	// EnginePath and WarmIsolates), so that an engine lost to one group's
+	// guest (a V8 fatal error, a crash, a kill) loses no VM of another
+	// group. `secexec serve` makes a group of each tenant. Empty is the
+	// default group, whose engine stays up until Shutdown; the engine of
+	// a named group exits when its last VM is closed. Other engine modes
+	// ignore it.
+	EngineGroup string
 	// WarmIsolates is how many booted V8 isolates the engine keeps
 	// parked per kind of node process (bootstrap and heap limit, which
 	// Limits.MemoryBytes sets), so that a node process starts without
 	// creating one; each costs about 3 MiB. 0 takes
 	// $SECEXEC_V8_WARM_ISOLATES or 2; negative disables the pool. The
 	// pool belongs to the engine: an engine process of the VM's own
-	// (EnginePerVM) takes the VM's value, the shared engine process and
-	// the in-process runtime take the value of the VM that starts them.
+	// (EnginePerVM) takes the VM's value, VMs with different values never
+	// share an engine process, and the in-process runtime of a Host takes
+	// the value of its first in-process VM.
 	WarmIsolates int
-	// runtime overrides the program loaders of an in-process VM (tests).
-	runtime vmhost.Runtime
 }
 
 // ErrClosed is returned by operations on a closed VM.
@@ -138,16 +165,8 @@ type VM struct {
 	closeErr  error
 }
 
-// NewVM creates a VM.
-func NewVM(ctx context.Context, opts Options) (*VM, error) {
-	b, err := newBackend(ctx, opts) // [engine] in process or in an engine process
-	if err != nil {
-		return nil, err
-	}
-	v := &VM{b: b, opts: opts, env: defaultEnv(opts, hostRegistry())}
-	v.fs = &FS{b: b}
-	return v, nil
-}
+// NewVM creates a VM on the default Host.
+func NewVM(ctx context.Context, opts Options) (*VM, error) { return defaultHost.NewVM(ctx, opts) }
 
 // FS returns the VM's filesystem API.
 func (v *VM) FS() *FS { return v.fs }

@@ -188,7 +188,7 @@ func TestToolsDenyByDefault(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int64
 	p := secexec.DenyAll().AllowExec("node", "tool", "/usr/bin/*")
-	vm := newVM(t, secexec.WithTestPrograms(secexec.Options{Permissions: p, Tools: testTools(&calls, nil), Engine: secexec.EngineInProcess}))
+	vm := newTestProgramsVM(t, secexec.Options{Permissions: p, Tools: testTools(&calls, nil), Engine: secexec.EngineInProcess})
 	v, err := vm.JS().Evaluate(ctx, `require('secexec:tools').call('echo').then(() => 'called', (e) => e.code + ' ' + require('secexec:tools').list().length)`, nil)
 	if err != nil || string(v) != `"ERR_TOOL_DENIED 0"` {
 		t.Fatalf("%s %v", v, err)

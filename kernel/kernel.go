@@ -66,7 +66,8 @@ type NetConfig struct {
 	// *policy.Checker implements it. Nil denies them all (VM-internal
 	// connections need no permission).
 	Authorizer netstack.Authorizer
-	// Resolver resolves host names; nil means Go's resolver (PreferGo).
+	// Resolver resolves host names; nil means netstack's default (DNS from
+	// the host's resolv.conf, never its /etc/hosts).
 	Resolver netstack.Resolver
 	// DNSTimeout bounds one lookup; zero means 10 s.
 	DNSTimeout time.Duration

@@ -251,6 +251,18 @@ func (p *Process) Stat(ctx context.Context, dirfd int, path string, follow bool)
 	return p.k.vfs.Lstat(ctx, c, path)
 }
 
+// Statfs reports the capacity of the filesystem holding path (relative
+// to dirfd), as statfs(2). It is the one statfs of every guest runtime
+// (WASI's path_statfs and node's fs.statfs), so they report the same
+// numbers; host mounts report synthetic ones (kernel/fs/hostfs).
+func (p *Process) Statfs(ctx context.Context, dirfd int, path string) (vfs.Statfs, error) {
+	c, err := p.At(dirfd)
+	if err != nil {
+		return vfs.Statfs{}, err
+	}
+	return p.k.vfs.Statfs(ctx, c, path)
+}
+
 // Mkdir creates a directory relative to dirfd.
 func (p *Process) Mkdir(ctx context.Context, dirfd int, path string, mode uint32) error {
 	c, err := p.At(dirfd)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,16 +50,27 @@ func startEngine(t *testing.T) *hostile {
 		t.Fatal(err)
 	}
 	mine, theirs := os.NewFile(uintptr(fds[0]), "client"), os.NewFile(uintptr(fds[1]), "engine")
+	// The token travels as the real client sends it: through a pipe at
+	// proto.TokenFD, read once by the engine.
+	tokR, tokW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tokW.Write(token); err != nil {
+		t.Fatal(err)
+	}
+	_ = tokW.Close()
 	cmd := exec.Command(exe)
 	cmd.Env = append([]string{"HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH"),
-		proto.EnvMode + "=" + proto.ModeValue, proto.EnvToken + "=" + hex.EncodeToString(token)}, dirs.Env()...)
-	cmd.ExtraFiles = []*os.File{theirs}
+		proto.EnvMode + "=" + proto.ModeValue}, dirs.Env()...)
+	cmd.ExtraFiles = []*os.File{theirs, tokR}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	_ = theirs.Close()
+	_ = tokR.Close()
 	c, err := net.FileConn(mine)
 	_ = mine.Close()
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/secexec/secexec/internal/tarsafe"
 )
 
 // nodeToolPins are the JavaScript tools a VM's node runs: the npm CLI
@@ -104,6 +106,9 @@ func unpackPackageTree(src io.Reader, dst string, pin Pin, lim limits) error {
 		name, ok := safeMemberName(hdr.Name)
 		if !ok {
 			return bad("member name %q", hdr.Name)
+		}
+		if tarsafe.IsSparse(hdr) { // its zeros would escape the unpacked-size limit
+			return bad("member %q is sparse", hdr.Name)
 		}
 		// npm drops the first component, whatever it is: "package/"
 		// mostly, "node/" in @types/node.

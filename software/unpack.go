@@ -12,8 +12,8 @@ import (
 	"hash"
 	"io"
 	"os"
-	"path"
-	"strings"
+
+	"github.com/secexec/secexec/internal/tarsafe"
 )
 
 // aospkgMember is the container's name inside an npm tarball.
@@ -98,6 +98,9 @@ func extractMember(src io.Reader, dst io.Writer, pin Pin, member string, maxSize
 		if !ok {
 			return nil, bad("unsafe member name %q", hdr.Name)
 		}
+		if tarsafe.IsSparse(hdr) { // its zeros would escape the unpacked-size limit
+			return nil, bad("member %q is sparse", hdr.Name)
+		}
 		if name != member {
 			continue
 		}
@@ -135,19 +138,18 @@ func extractMember(src io.Reader, dst io.Writer, pin Pin, member string, maxSize
 }
 
 // safeMemberName cleans a tar member name and rejects any that could leave
-// an extraction root: absolute names, ".." elements, backslashes (path
-// separators elsewhere), NUL bytes. Only one member is ever written, but a
-// tarball carrying such names is not one npm would produce.
+// an extraction root (tarsafe.Name: absolute names, ".." elements,
+// backslashes, NUL bytes). Only one member is ever written, but a tarball
+// carrying such names is not one npm would produce.
 func safeMemberName(name string) (string, bool) {
-	if name == "" || strings.ContainsAny(name, "\x00\\") || strings.HasPrefix(name, "/") {
+	clean, err := tarsafe.Name(name)
+	if err != nil {
 		return "", false
 	}
-	for elem := range strings.SplitSeq(name, "/") {
-		if elem == ".." {
-			return "", false
-		}
+	if clean == "" { // "." or "./": the root itself
+		clean = "."
 	}
-	return path.Clean(name), true
+	return clean, true
 }
 
 // limitedReader is io.LimitedReader that reports running out as an error

@@ -28,7 +28,8 @@ export const ROUTES = [
 export type ErrorCode =
   | "bad_request" | "unauthorized" | "not_found" | "forbidden" | "conflict" | "too_large"
   | "output_too_large" | "quota_exceeded" | "no_space" | "bad_permissions" | "bad_archive"
-  | "eval_error" | "shutting_down" | "wrong_replica" | "engine_lost" | "internal"
+  | "not_regular_file" | "eval_error" | "shutting_down" | "timeout" | "wrong_replica"
+  | "engine_lost" | "internal"
   | "not_implemented" | "method_not_allowed" | "unsupported_media_type";
 
 /** An error answer of the API. */
@@ -50,8 +51,14 @@ export interface CreateVM {
   mounts?: { path: string; read_only?: boolean }[];
   idle_timeout_ms?: number;
   tools?: { name: string; url: string }[];
+  engine?: Engine;
 }
-export interface VM { id: string; created_at: string; last_used_at: string; idle_timeout_ms: number; processes: number }
+export type Engine = "per-tenant" | "per-vm";
+export type LostReason = "engine_out_of_memory" | "engine_killed" | "engine_crashed" | "engine_protocol_violation";
+export interface VM {
+  id: string; created_at: string; last_used_at: string; idle_timeout_ms: number; processes: number;
+  engine: Engine; state: "running" | "lost"; lost_reason?: LostReason;
+}
 export interface ExecRequest {
   cmd?: string;
   argv?: string[];

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,13 @@ type Config struct {
 	// MaxConcurrent is each tenant's quota of requests running guest
 	// code at once: execs, evaluations, spawned processes (default 8).
 	MaxConcurrent int
+	// MaxTenantProcesses is each tenant's quota of spawned processes
+	// and JS contexts alive at once, attached or not (default 64).
+	MaxTenantProcesses int
+	// MaxProcessLifetime is the longest a spawned process or a JS
+	// context lives: then it is killed or closed and its slot given
+	// back (default 1 hour).
+	MaxProcessLifetime time.Duration
 	// MaxBodyBytes bounds JSON request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// MaxFileBytes bounds file uploads and downloads and tar archives
@@ -69,7 +77,17 @@ type Config struct {
 	// the outside; without it a policy with net connect or dns rules is
 	// refused (the server's network is not the tenants').
 	AllowGuestNetwork bool
-	// NewVM creates VMs (default secexec.NewVM).
+	// AllowToolNetworks are the special-range networks (loopback,
+	// private, link-local, ...: netstack.SpecialScope) that HTTP tool
+	// callbacks may reach; public addresses need no entry. Empty: none.
+	AllowToolNetworks []netip.Prefix
+	// Engine is where VMs run unless their create request says:
+	// EnginePerTenant (the default: an engine process per tenant, shared
+	// by that tenant's VMs only) or EnginePerVM (an engine process per
+	// VM).
+	Engine string
+	// NewVM creates VMs (default secexec.NewVM). The server sets each
+	// VM's Options.Engine and EngineGroup from its placement.
 	NewVM func(ctx context.Context, opts secexec.Options) (*secexec.VM, error)
 	// EngineMetrics writes the engine's metrics (default secexec.Metrics).
 	EngineMetrics func(ctx context.Context, w io.Writer) error
@@ -86,6 +104,12 @@ func (c *Config) defaults() {
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = 8
+	}
+	if c.MaxTenantProcesses <= 0 {
+		c.MaxTenantProcesses = 64
+	}
+	if c.MaxProcessLifetime <= 0 {
+		c.MaxProcessLifetime = time.Hour
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 1 << 20
@@ -112,6 +136,9 @@ func (c *Config) defaults() {
 	if c.MaxLimits.MemoryBytes <= 0 {
 		c.MaxLimits.MemoryBytes = d.MemoryBytes
 	}
+	if c.Engine == "" {
+		c.Engine = EnginePerTenant
+	}
 	if c.NewVM == nil {
 		c.NewVM = secexec.NewVM
 	}
@@ -130,6 +157,8 @@ type Server struct {
 	router  chi.Router
 	vms     *registry
 	metrics *apiMetrics
+	// held counts each tenant's spawned processes and JS contexts.
+	held slots
 
 	draining atomic.Bool
 	// work counts requests running guest code and attached WebSockets,
@@ -152,6 +181,9 @@ func New(cfg Config) (*Server, error) {
 	cfg.defaults()
 	if len(cfg.Tokens) == 0 {
 		return nil, fmt.Errorf("%w: no bearer tokens", ErrConfig)
+	}
+	if !validEngine(cfg.Engine) {
+		return nil, fmt.Errorf("%w: engine %q is neither %q nor %q", ErrConfig, cfg.Engine, EnginePerTenant, EnginePerVM)
 	}
 	if !replicaName.MatchString(cfg.Replica) {
 		return nil, fmt.Errorf("%w: replica %q is not a DNS label", ErrConfig, cfg.Replica)
@@ -386,6 +418,7 @@ type apiMetrics struct {
 	vms      prometheus.Gauge
 	inflight prometheus.Gauge
 	execs    *prometheus.HistogramVec
+	lost     *prometheus.CounterVec
 }
 
 func newAPIMetrics() *apiMetrics {
@@ -408,8 +441,12 @@ func newAPIMetrics() *apiMetrics {
 			Help:    "Wall time of exec requests, by outcome.",
 			Buckets: prometheus.ExponentialBuckets(250e-6, 4, 10),
 		}, []string{"outcome"}),
+		lost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "secexec_api_vms_lost_total",
+			Help: "VMs lost with their engine process, by reason (engine_out_of_memory, engine_killed, ...).",
+		}, []string{"reason"}),
 	}
-	m.reg.MustRegister(m.requests, m.vms, m.inflight, m.execs)
+	m.reg.MustRegister(m.requests, m.vms, m.inflight, m.execs, m.lost)
 	return m
 }
 

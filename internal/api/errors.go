@@ -29,9 +29,11 @@ const (
 	CodeQuota          Code = "quota_exceeded"   // the tenant's VM or concurrency quota is used up
 	CodeNoSpace        Code = "no_space"         // the VM's storage limit (ENOSPC)
 	CodeBadPolicy      Code = "bad_permissions"  // the permissions document is invalid or not allowed
-	CodeBadArchive     Code = "bad_archive"      // a tar upload with an escaping name or unsupported entry
+	CodeBadArchive     Code = "bad_archive"      // a tar upload with an escaping name, a sparse or unsupported entry
+	CodeNotRegular     Code = "not_regular_file" // a read of a device, FIFO or socket
 	CodeEvalError      Code = "eval_error"       // a JavaScript expression threw
 	CodeShuttingDown   Code = "shutting_down"    // the server is draining
+	CodeTimeout        Code = "timeout"          // a JS context evaluation ran past its timeout
 	CodeWrongReplica   Code = "wrong_replica"    // the VM lives on another replica that cannot be reached
 	CodeEngineLost     Code = "engine_lost"      // the engine process running the VM died
 	CodeInternal       Code = "internal"         // anything else
@@ -84,9 +86,11 @@ func errorFor(err error) *Error {
 	case errors.As(err, &pe):
 		return &Error{Status: http.StatusBadRequest, Code: CodeBadPolicy, Message: pe.Error(), Err: err}
 	case errors.Is(err, secexec.ErrEngineLost):
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeEngineLost, Message: err.Error(), Err: err}
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeEngineLost, Message: lostMessage(err), Err: err}
 	case errors.Is(err, secexec.ErrClosed):
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "the VM is closed", Err: err}
+	case errors.Is(err, secexec.ErrEvalTimeout) && errors.Is(err, context.DeadlineExceeded):
+		return &Error{Status: http.StatusGatewayTimeout, Code: CodeTimeout, Message: err.Error(), Err: err}
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeShuttingDown, Message: err.Error(), Err: err}
 	}

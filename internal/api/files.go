@@ -2,7 +2,9 @@ package api
 
 import (
 	"archive/tar"
-	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/internal/tarsafe"
+	"github.com/secexec/secexec/kernel/errno"
 )
 
 // MaxArchiveEntries bounds the entries of a tar archive, either way.
@@ -76,7 +80,11 @@ func changedPath(w http.ResponseWriter, r *http.Request, verb string) (string, b
 // with ?list a directory's entries.
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 	e := vmOf(r)
-	defer e.use()()
+	end, ok := s.start(w, e)
+	if !ok {
+		return
+	}
+	defer end()
 	p, err := guestPath(r)
 	if err != nil {
 		writeError(w, err)
@@ -118,30 +126,137 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 			writeError(w, apiError(http.StatusBadRequest, CodeBadRequest, "%s is a directory (use ?list or /archive)", p))
 			return
 		}
+		if !fi.Mode().IsRegular() {
+			writeError(w, apiError(http.StatusBadRequest, CodeNotRegular, "%s is not a regular file (a device, FIFO or socket is never read)", p))
+			return
+		}
 		if fi.Size() > s.cfg.MaxFileBytes {
 			writeError(w, apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, "the file has %d bytes; the limit is %d", fi.Size(), s.cfg.MaxFileBytes))
 			return
 		}
-		data, err := fsys.ReadFile(ctx, p)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		if int64(len(data)) > s.cfg.MaxFileBytes { // grew since the stat
-			writeError(w, apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, "the file is over the limit of %d bytes", s.cfg.MaxFileBytes))
-			return
-		}
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Length", fmt.Sprint(len(data)))
-		_, _ = w.Write(data)
+		s.sendFile(w, r, fsys, p, fi.Size())
 	}
+}
+
+// fileChunk is the piece in which files are moved between a request or
+// response and the VM: a file route holds one such buffer, never a file.
+const fileChunk = 256 << 10
+
+// sendFile streams the regular file p (size bytes by its stat) in
+// chunks. A file that fits in the first chunk is answered with its
+// length; a larger one with the stat's length, and only that many bytes
+// are sent even if it grows meanwhile. A file larger than its stat said
+// (procfs files have size 0) is sent until its end, up to MaxFileBytes:
+// past that, or on a read error after the header went out, the
+// connection is cut so the client sees a broken response, never a
+// silently short one.
+func (s *Server) sendFile(w http.ResponseWriter, r *http.Request, fsys *secexec.FS, p string, size int64) {
+	ctx := r.Context()
+	buf := make([]byte, fileChunk)
+	n, err := fsys.ReadAt(ctx, p, buf, 0)
+	if err != nil && err != io.EOF {
+		writeError(w, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	if err == io.EOF {
+		h.Set("Content-Length", fmt.Sprint(n))
+		_, _ = w.Write(buf[:n])
+		return
+	}
+	limit, exact := s.cfg.MaxFileBytes, false
+	if size >= int64(n) {
+		limit, exact = size, true
+		h.Set("Content-Length", fmt.Sprint(size))
+	}
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(buf[:n]); err != nil {
+		return
+	}
+	off := int64(n)
+	for off < limit {
+		m, err := fsys.ReadAt(ctx, p, buf[:min(int64(len(buf)), limit-off)], off)
+		if m > 0 {
+			if _, werr := w.Write(buf[:m]); werr != nil {
+				return
+			}
+			off += int64(m)
+		}
+		if err == io.EOF {
+			return // shorter than its stat: the server closes the connection
+		}
+		if err != nil {
+			s.cfg.Logger.Warn("file read failed mid-response", "vm", vmOf(r).id, "err", err)
+			panic(http.ErrAbortHandler)
+		}
+	}
+	if !exact { // still not at its end at the limit
+		s.cfg.Logger.Warn("file over the limit mid-response", "vm", vmOf(r).id, "limit", limit)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// fill reads into buf until it is full or r fails; io.EOF means the end.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// receiveFile writes what r yields to a new file next to name, in chunks,
+// and renames it over name only when all of it is written: a failed or
+// cut upload leaves name as it was and no partial file behind.
+func receiveFile(ctx context.Context, fsys *secexec.FS, name string, r io.Reader, perm iofs.FileMode) error {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path.Join(path.Dir(name), ".secexec-upload-"+hex.EncodeToString(rnd[:]))
+	if err := fsys.WriteFile(ctx, tmp, nil, perm); err != nil {
+		return err
+	}
+	err := func() error {
+		buf := make([]byte, fileChunk)
+		var off int64
+		for {
+			n, rerr := fill(r, buf)
+			if n > 0 {
+				if err := fsys.WriteAt(ctx, tmp, buf[:n], off); err != nil {
+					return err
+				}
+				off += int64(n)
+			}
+			if rerr == io.EOF {
+				return nil
+			}
+			if rerr != nil {
+				return rerr
+			}
+		}
+	}()
+	if err == nil {
+		err = fsys.Rename(ctx, tmp, name)
+	}
+	if err != nil {
+		_ = fsys.Remove(context.WithoutCancel(ctx), tmp)
+	}
+	return err
 }
 
 // putFile writes the body to the file, creating missing parent
 // directories; ?mkdir creates a directory instead.
 func (s *Server) putFile(w http.ResponseWriter, r *http.Request) {
 	e := vmOf(r)
-	defer e.use()()
+	end, ok := s.start(w, e)
+	if !ok {
+		return
+	}
+	defer end()
 	p, ok := changedPath(w, r, "write")
 	if !ok {
 		return
@@ -156,16 +271,11 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bodyDeadline(w, uploadBodyTime)
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxFileBytes))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	if err := fsys.MkdirAll(ctx, path.Dir(p), 0o755); err != nil {
 		writeError(w, err)
 		return
 	}
-	if err := fsys.WriteFile(ctx, p, data, 0o644); err != nil {
+	if err := receiveFile(ctx, fsys, p, http.MaxBytesReader(w, r.Body, s.cfg.MaxFileBytes), 0o644); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -176,7 +286,11 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request) {
 // tree.
 func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request) {
 	e := vmOf(r)
-	defer e.use()()
+	end, ok := s.start(w, e)
+	if !ok {
+		return
+	}
+	defer end()
 	p, ok := changedPath(w, r, "remove")
 	if !ok {
 		return
@@ -220,7 +334,11 @@ type tarEntry struct {
 // sent.
 func (s *Server) getArchive(w http.ResponseWriter, r *http.Request) {
 	e := vmOf(r)
-	defer e.use()()
+	end, ok := s.start(w, e)
+	if !ok {
+		return
+	}
+	defer end()
 	dir, err := archiveDir(r)
 	if err != nil {
 		writeError(w, err)
@@ -284,26 +402,40 @@ func (s *Server) getArchive(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/x-tar")
 	tw := tar.NewWriter(w)
+	buf := make([]byte, fileChunk)
 	for _, te := range ents {
 		h := &tar.Header{Name: te.rel, Mode: int64(te.fi.Mode().Perm()), ModTime: te.fi.ModTime(), Format: tar.FormatPAX}
-		var data []byte
+		file := typeName(te.fi.Mode()) == "file"
 		switch typeName(te.fi.Mode()) {
 		case "dir":
 			h.Typeflag, h.Name = tar.TypeDir, te.rel+"/"
 		case "symlink":
 			h.Typeflag, h.Linkname = tar.TypeSymlink, te.link
 		default:
-			if data, err = fsys.ReadFile(ctx, path.Join(dir, te.rel)); err != nil {
-				s.cfg.Logger.Warn("archive: file vanished", "err", err)
-				return // the client sees a truncated tar, not a false one
-			}
-			h.Typeflag, h.Size = tar.TypeReg, int64(len(data))
+			h.Typeflag, h.Size = tar.TypeReg, te.fi.Size()
 		}
 		if tw.WriteHeader(h) != nil {
 			return
 		}
-		if _, err := tw.Write(data); err != nil {
-			return
+		if !file {
+			continue
+		}
+		// The file is streamed, exactly the size the walk saw; one that
+		// shrank or went meanwhile cuts the tar, so the client sees a
+		// truncated archive, not a false one.
+		name := path.Join(dir, te.rel)
+		for off := int64(0); off < h.Size; {
+			n, err := fsys.ReadAt(ctx, name, buf[:min(int64(len(buf)), h.Size-off)], off)
+			if n > 0 {
+				if _, werr := tw.Write(buf[:n]); werr != nil {
+					return
+				}
+				off += int64(n)
+			}
+			if off < h.Size && err != nil {
+				s.cfg.Logger.Warn("archive: file changed while archived", "vm", e.id, "err", err)
+				panic(http.ErrAbortHandler)
+			}
 		}
 	}
 	_ = tw.Close()
@@ -312,32 +444,24 @@ func (s *Server) getArchive(w http.ResponseWriter, r *http.Request) {
 // ErrBadArchive is matched by the errors of archives that are refused.
 var ErrBadArchive = errors.New("api: bad archive")
 
-// archiveName checks a tar entry name and returns it cleaned, relative.
-// Absolute names, names with .. components or NUL, and empty names are
-// refused: an upload cannot write outside its directory.
-func archiveName(name string) (string, error) {
-	if name == "" || strings.ContainsRune(name, 0) || strings.HasPrefix(name, "/") || len(name) > 4096 {
-		return "", fmt.Errorf("%w: entry name %q", ErrBadArchive, name)
-	}
-	for _, c := range strings.Split(name, "/") {
-		if c == ".." {
-			return "", fmt.Errorf("%w: entry name %q leaves the directory", ErrBadArchive, name)
-		}
-	}
-	clean := path.Clean(name)
-	if clean == "." {
-		return "", nil
-	}
-	return clean, nil
-}
-
 // putArchive unpacks the tar body into the directory ?path= (created if
 // missing). Regular files, directories and symlinks are accepted;
 // symlinks are made last, so no entry of the archive is written through
-// a link the archive made. Other entry types are refused.
+// a link the archive made. Other entry types, sparse entries and names
+// that leave the directory are refused (tarsafe). Each file is streamed
+// into the VM in chunks, never held whole, and an entry whose declared
+// size is more than the body may still carry is refused before a byte of
+// it is read; the VM's storage limit stops a write at ENOSPC. An archive
+// refused part-way leaves the entries before the bad one in place (each
+// file whole: a file is written under a temporary name and renamed into
+// place when complete) and nothing of the bad one.
 func (s *Server) putArchive(w http.ResponseWriter, r *http.Request) {
 	e := vmOf(r)
-	defer e.use()()
+	end, ok := s.start(w, e)
+	if !ok {
+		return
+	}
+	defer end()
 	dir, err := archiveDir(r)
 	if err != nil {
 		writeError(w, err)
@@ -349,12 +473,26 @@ func (s *Server) putArchive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bodyDeadline(w, uploadBodyTime)
-	tr := tar.NewReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxFileBytes))
+	body := &countingReader{r: http.MaxBytesReader(w, r.Body, s.cfg.MaxFileBytes)}
+	tr := tar.NewReader(body)
 	type link struct{ name, target string }
 	var links []link
 	n := 0
 	bad := func(err error) {
 		writeError(w, &Error{Status: http.StatusBadRequest, Code: CodeBadArchive, Message: err.Error(), Err: err})
+	}
+	readErr := func(err error) {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			writeError(w, err)
+			return
+		}
+		var ae *Error
+		if errors.As(err, &ae) || isGuestErr(err) {
+			writeError(w, err)
+			return
+		}
+		bad(fmt.Errorf("%w: %v", ErrBadArchive, err))
 	}
 	for {
 		h, err := tr.Next()
@@ -362,21 +500,16 @@ func (s *Server) putArchive(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if err != nil {
-			var mb *http.MaxBytesError
-			if errors.As(err, &mb) {
-				writeError(w, err)
-				return
-			}
-			bad(fmt.Errorf("%w: %v", ErrBadArchive, err))
+			readErr(err)
 			return
 		}
 		if n++; n > MaxArchiveEntries {
 			writeError(w, apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, "more than %d entries", MaxArchiveEntries))
 			return
 		}
-		rel, err := archiveName(h.Name)
+		rel, err := tarsafe.Check(h)
 		if err != nil {
-			bad(err)
+			bad(fmt.Errorf("%w: %w", ErrBadArchive, err))
 			return
 		}
 		target := path.Join(dir, rel)
@@ -389,18 +522,17 @@ func (s *Server) putArchive(w http.ResponseWriter, r *http.Request) {
 				bad(fmt.Errorf("%w: a file entry names the directory itself", ErrBadArchive))
 				return
 			}
-			var buf bytes.Buffer
-			if _, err = io.Copy(&buf, tr); err != nil {
-				var mb *http.MaxBytesError
-				if errors.As(err, &mb) {
-					writeError(w, err)
-					return
-				}
-				bad(fmt.Errorf("%w: %v", ErrBadArchive, err))
+			// Refused before reading: the body cannot carry more.
+			if left := s.cfg.MaxFileBytes - body.n; h.Size > left {
+				writeError(w, apiError(http.StatusRequestEntityTooLarge, CodeTooLarge, "entry %q declares %d bytes; at most %d more fit in the %d-byte limit", rel, h.Size, left, s.cfg.MaxFileBytes))
 				return
 			}
 			if err = fsys.MkdirAll(ctx, path.Dir(target), 0o755); err == nil {
-				err = fsys.WriteFile(ctx, target, buf.Bytes(), mode)
+				err = receiveFile(ctx, fsys, target, tr, mode)
+			}
+			if err != nil {
+				readErr(err)
+				return
 			}
 		case tar.TypeSymlink:
 			if rel == "" || h.Linkname == "" || strings.ContainsRune(h.Linkname, 0) {
@@ -429,4 +561,25 @@ func (s *Server) putArchive(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// isGuestErr reports whether err came from the VM (its filesystem, its
+// limits, its state) rather than from reading the archive.
+func isGuestErr(err error) bool {
+	var en errno.Errno
+	var tl *secexec.TooLargeError
+	return errors.As(err, &en) || errors.As(err, &tl) || errors.Is(err, secexec.ErrClosed) ||
+		errors.Is(err, secexec.ErrEngineLost) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,7 +33,13 @@ const (
 
 // tools registers each {name, url} as a Go tool that POSTs the call as
 // JSON {name, args, pid} to the URL and takes the response body (JSON)
-// as the result; a non-2xx answer is a tool failure.
+// as the result. The callback goes only where a guest's connect could
+// (toolNet: no loopback, private, link-local or metadata address unless
+// the operator allowed its network). Every failure — a refused address,
+// a transport error, a non-2xx answer, a redirect, an answer too large or
+// not JSON — reaches the guest as the same ERR_TOOL_FAILED text, so the
+// guest cannot tell a closed port from a refused address or a 401; the
+// reason goes to the server's log.
 func (s *Server) tools(o *secexec.Options, tools []ToolJSON) error {
 	if len(tools) == 0 {
 		return nil
@@ -40,42 +47,55 @@ func (s *Server) tools(o *secexec.Options, tools []ToolJSON) error {
 	if len(tools) > maxTools {
 		return apiError(http.StatusBadRequest, CodeBadRequest, "at most %d tools", maxTools)
 	}
-	client := &http.Client{Timeout: toolTimeout, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}
+	tn := &toolNet{allow: s.cfg.AllowToolNetworks}
+	client := tn.client()
 	o.Tools = map[string]secexec.Tool{}
 	for _, t := range tools {
 		u, err := url.Parse(t.URL)
-		if t.Name == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if t.Name == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 			return apiError(http.StatusBadRequest, CodeBadRequest, "tool %q: want a name and an http(s) URL", t.Name)
+		}
+		if tn.literalRefused(u.Hostname()) {
+			return apiError(http.StatusBadRequest, CodeBadRequest, "tool %q: the URL's address is not allowed on this server (see --allow-tool-network)", t.Name)
 		}
 		target := u.String()
 		o.Tools[t.Name] = func(ctx context.Context, call secexec.ToolCall) (json.RawMessage, error) {
-			body, _ := json.Marshal(map[string]any{"name": call.Name, "args": call.Args, "pid": call.Pid})
-			req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+			data, err := s.callTool(ctx, client, target, call)
 			if err != nil {
-				return nil, err
+				s.cfg.Logger.Warn("tool callback failed", "tool", call.Name, "url", target, "err", err)
+				return nil, &secexec.ToolError{Code: secexec.ToolFailed, Tool: call.Name, Message: "the tool failed"}
 			}
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := client.Do(req)
-			if err != nil {
-				return nil, fmt.Errorf("tool %s: callback failed", call.Name)
-			}
-			defer resp.Body.Close()
-			data, err := io.ReadAll(io.LimitReader(resp.Body, maxToolResponse+1))
-			if err != nil || len(data) > maxToolResponse {
-				return nil, fmt.Errorf("tool %s: callback answer unreadable or over %d bytes", call.Name, maxToolResponse)
-			}
-			if resp.StatusCode/100 != 2 {
-				return nil, fmt.Errorf("tool %s: callback answered %d", call.Name, resp.StatusCode)
-			}
-			if !json.Valid(data) {
-				return nil, fmt.Errorf("tool %s: callback answer is not JSON", call.Name)
-			}
-			return json.RawMessage(data), nil
+			return data, nil
 		}
 	}
 	return nil
+}
+
+// callTool POSTs one call to target and returns the JSON answer.
+func (s *Server) callTool(ctx context.Context, client *http.Client, target string, call secexec.ToolCall) (json.RawMessage, error) {
+	body, _ := json.Marshal(map[string]any{"name": call.Name, "args": call.Args, "pid": call.Pid})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxToolResponse+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case len(data) > maxToolResponse:
+		return nil, fmt.Errorf("answer over %d bytes", maxToolResponse)
+	case resp.StatusCode/100 != 2:
+		return nil, fmt.Errorf("answered %d", resp.StatusCode)
+	case !json.Valid(data):
+		return nil, errors.New("answer is not JSON")
+	}
+	return json.RawMessage(data), nil
 }
 
 func (s *Server) contextRoutes(r chi.Router) {
@@ -108,22 +128,39 @@ func (s *Server) createContext(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer e.use()()
-	jc, err := e.vm.JS().NewContext(context.WithoutCancel(r.Context()), &secexec.ContextOptions{Timeout: timeout})
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	id := "ctx-" + hex.EncodeToString(b[:])
+	// The context holds a slot of the tenant's process quota until it is
+	// closed, and is closed at the lifetime limit.
+	h, err := s.hold(e)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	id := "ctx-" + hex.EncodeToString(b[:])
+	jc, err := e.vm.JS().NewContext(context.WithoutCancel(r.Context()), &secexec.ContextOptions{Timeout: timeout})
+	if err != nil {
+		h.end()
+		writeError(w, err)
+		return
+	}
+	hc := &heldContext{jc: jc, held: h}
+	h.arm(s, e, "JS context", func() {
+		e.mu.Lock()
+		if e.contexts[id] == io.Closer(hc) {
+			delete(e.contexts, id)
+		}
+		e.mu.Unlock()
+		_ = hc.Close()
+	})
 	e.mu.Lock()
 	if e.contexts == nil { // the VM was deleted meanwhile
 		e.mu.Unlock()
-		_ = jc.Close()
+		_ = hc.Close()
 		writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
 		return
 	}
-	e.contexts[id] = jc
+	e.contexts[id] = hc
 	e.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
 }
@@ -132,8 +169,11 @@ func (e *vmEntry) jsContext(r *http.Request) (string, *secexec.JSContext) {
 	id := chi.URLParam(r, "cid")
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	c, _ := e.contexts[id].(*secexec.JSContext)
-	return id, c
+	c, _ := e.contexts[id].(*heldContext)
+	if c == nil {
+		return id, nil
+	}
+	return id, c.jc
 }
 
 // EvaluateRequest is the body of POST .../contexts/{cid}/evaluate.
@@ -170,8 +210,11 @@ func (s *Server) deleteContext(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.mu.Lock()
+	c := e.contexts[id]
 	delete(e.contexts, id)
 	e.mu.Unlock()
-	_ = jc.Close()
+	if c != nil {
+		_ = c.Close()
+	}
 	w.WriteHeader(http.StatusNoContent)
 }

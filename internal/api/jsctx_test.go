@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"testing"
 
 	"github.com/secexec/secexec/internal/api"
@@ -29,7 +30,8 @@ func TestContextsAndTools(t *testing.T) {
 		json.NewEncoder(w).Encode(call.Args.A + call.Args.B)
 	}))
 	defer tool.Close()
-	s := newServer(t, api.Config{})
+	// The tool server is on loopback, which the operator must open.
+	s := newServer(t, api.Config{AllowToolNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	id := s.newVM(alice, map[string]any{
 		"permissions": map[string]any{
 			"fs":    []any{map[string]any{"effect": "allow", "paths": []string{"/**"}}},

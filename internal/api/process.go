@@ -39,6 +39,7 @@ type process struct {
 	tty    bool
 	mu     sync.Mutex
 	attach bool // a WebSocket is (or was) attached: output goes to one reader
+	held   *held
 }
 
 // maxTerminalSide bounds a terminal's rows and columns.
@@ -104,13 +105,24 @@ func (s *Server) spawn(w http.ResponseWriter, r *http.Request) {
 		}
 		opts.PTY = &secexec.PTY{Rows: t.Rows, Cols: t.Cols, Term: t.Term}
 	}
-	p, err := e.vm.Spawn(context.WithoutCancel(r.Context()), argv, opts)
+	// It holds a slot of the tenant's process quota until it is
+	// forgotten, and is ended at the lifetime limit.
+	h, err := s.hold(e)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	p, err := e.vm.Spawn(context.WithoutCancel(r.Context()), argv, opts)
+	if err != nil {
+		h.end()
+		writeError(w, err)
+		return
+	}
+	proc := &process{p: p, argv: argv, tty: opts.PTY != nil, held: h}
+	pid := p.Pid()
+	h.arm(s, e, "process", func() { e.endProcess(context.Background(), pid, proc) })
 	e.mu.Lock()
-	e.procs[p.Pid()] = &process{p: p, argv: argv, tty: opts.PTY != nil}
+	e.procs[pid] = proc
 	e.mu.Unlock()
 	writeJSON(w, http.StatusCreated, ProcessJSON{Pid: p.Pid(), Argv: argv, TTY: opts.PTY != nil})
 }
@@ -144,18 +156,7 @@ func (s *Server) killProcess(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such process"))
 		return
 	}
-	_ = p.p.Signal(secexec.SIGKILL)
-	p.mu.Lock()
-	attached := p.attach
-	p.mu.Unlock()
-	if !attached { // nobody will drain it: reap it here
-		_, _ = io.Copy(io.Discard, p.p.Stdout)
-		_, _ = io.Copy(io.Discard, p.p.Stderr)
-		_, _ = p.p.Wait(r.Context())
-		e.mu.Lock()
-		delete(e.procs, pid)
-		e.mu.Unlock()
-	}
+	e.endProcess(r.Context(), pid, p)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -206,9 +207,7 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		cancel()
 		_ = p.p.Signal(secexec.SIGKILL)
-		e.mu.Lock()
-		delete(e.procs, pid)
-		e.mu.Unlock()
+		e.forgetProcess(pid)
 	}()
 	c.SetReadLimit(int64(s.cfg.MaxBodyBytes) + 1)
 	// Killing the process on a cut session unblocks the output copies.
@@ -253,9 +252,7 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 	}
 	// Forgotten before the exit frame, so a client that saw it finds
 	// the process gone.
-	e.mu.Lock()
-	delete(e.procs, pid)
-	e.mu.Unlock()
+	e.forgetProcess(pid)
 	b, _ := json.Marshal(map[string]any{"exit_code": st.ExitCode, "signal": st.Signal})
 	if send(TagExit, b) == nil {
 		_ = c.Close(websocket.StatusNormalClosure, "")

@@ -68,6 +68,12 @@ type vmEntry struct {
 	active   int // requests using the VM now; it is not idle while > 0
 	procs    map[int]*process
 	contexts map[string]io.Closer
+	engine   string // its placement: EnginePerTenant or EnginePerVM
+	lost     string // why its engine was lost (a lostReason), "" while usable
+
+	// released is set (under the registry's mu) once the VM's quota slot
+	// is given back: when it is lost or removed, whichever comes first.
+	released bool
 }
 
 func (e *vmEntry) touch() {
@@ -132,6 +138,7 @@ func (g *registry) add(e *vmEntry) {
 	g.vms[e.id] = e
 	g.mu.Unlock()
 	g.s.metrics.vms.Inc()
+	go g.watch(e)
 }
 
 // get returns the tenant's VM id, or nil: another tenant's VM is as
@@ -167,6 +174,8 @@ func (g *registry) remove(e *vmEntry) bool {
 		return false
 	}
 	delete(g.vms, e.id)
+	release := !e.released
+	e.released = true
 	g.mu.Unlock()
 	g.s.metrics.vms.Dec()
 	e.mu.Lock()
@@ -177,7 +186,9 @@ func (g *registry) remove(e *vmEntry) bool {
 		_ = c.Close()
 	}
 	_ = e.vm.Close() // kills its processes, which ends their sessions
-	g.unreserve(e.tenant)
+	if release {
+		g.unreserve(e.tenant)
+	}
 	return true
 }
 
@@ -243,6 +254,9 @@ type CreateVMRequest struct {
 	Mounts        []MountJSON `json:"mounts,omitempty"`
 	IdleTimeoutMS int64       `json:"idle_timeout_ms,omitempty"`
 	Tools         []ToolJSON  `json:"tools,omitempty"`
+	// Engine is where the VM runs: EnginePerTenant or EnginePerVM; empty
+	// takes the server's default (Config.Engine).
+	Engine string `json:"engine,omitempty"`
 }
 
 // LimitsJSON are the VM limits a request may set (each capped by the
@@ -274,13 +288,26 @@ type VMJSON struct {
 	LastUsedAt    time.Time `json:"last_used_at"`
 	IdleTimeoutMS int64     `json:"idle_timeout_ms"`
 	Processes     int       `json:"processes"`
+	// Engine is the VM's placement (EnginePerTenant or EnginePerVM).
+	Engine string `json:"engine"`
+	// State is StateRunning, or StateLost once its engine process died.
+	State string `json:"state"`
+	// LostReason says how the engine ended when State is StateLost:
+	// engine_out_of_memory, engine_killed, engine_crashed or
+	// engine_protocol_violation.
+	LostReason string `json:"lost_reason,omitempty"`
 }
 
 func (e *vmEntry) json() VMJSON {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return VMJSON{ID: e.id, CreatedAt: e.created, LastUsedAt: e.lastUsed,
-		IdleTimeoutMS: e.idleTimeout.Milliseconds(), Processes: len(e.procs)}
+	j := VMJSON{ID: e.id, CreatedAt: e.created, LastUsedAt: e.lastUsed,
+		IdleTimeoutMS: e.idleTimeout.Milliseconds(), Processes: len(e.procs),
+		Engine: e.engine, State: StateRunning}
+	if e.lost != "" {
+		j.State, j.LostReason = StateLost, e.lost
+	}
+	return j
 }
 
 // standardPermissions mirrors the CLI's default: everything inside the VM,
@@ -404,6 +431,10 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if err := s.placeVM(&opts, tenant, req.Engine); err != nil {
+		writeError(w, err)
+		return
+	}
 	idle := s.cfg.IdleTimeout
 	if req.IdleTimeoutMS < 0 {
 		writeError(w, apiError(http.StatusBadRequest, CodeBadRequest, "idle_timeout_ms must not be negative"))
@@ -425,7 +456,8 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now()
 	e := &vmEntry{id: newVMID(s.cfg.Replica), tenant: tenant, vm: vm, created: now, lastUsed: now,
-		idleTimeout: idle, procs: map[int]*process{}, contexts: map[string]io.Closer{}}
+		idleTimeout: idle, procs: map[int]*process{}, contexts: map[string]io.Closer{},
+		engine: engineName(opts)}
 	s.vms.add(e)
 	w.Header().Set("Location", "/v1/vms/"+e.id)
 	writeJSON(w, http.StatusCreated, e.json())

@@ -44,6 +44,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"version", "extra"},
 		{"exec", "--mount", "nocolon", "true"},
 		{"exec", "--mount", "/x:relative", "true"},
+		{"exec", "--mount", "/x:/y:bogus", "true"},
+		{"exec", "--mount", "/x:/y:rw,quota=lots", "true"},
 		{"exec", "--env", "NOEQUALS", "true"},
 		{"exec", "--permissions", "/nonexistent/policy.json", "true"},
 	} {

@@ -20,6 +20,7 @@ func newServeCmd() *cobra.Command {
 	var (
 		listen, tokensFile, certFile, keyFile, replica, peerTmpl string
 		allowRemote, guestNet                                    bool
+		toolNets                                                 []string
 		cfg                                                      api.Config
 		drain                                                    time.Duration
 	)
@@ -70,6 +71,9 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 				return &usageError{err: errors.New("--peer-url-template must contain {replica}")}
 			}
 			cfg.AllowGuestNetwork = guestNet
+			if cfg.AllowToolNetworks, err = api.ParseToolNetworks(toolNets); err != nil {
+				return &usageError{err: err}
+			}
 			cfg.Logger = log
 			srv, err := api.New(cfg)
 			if err != nil {
@@ -101,6 +105,8 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.StringVar(&peerTmpl, "peer-url-template", "", "forward requests for other replicas' VMs to this URL, {replica} replaced, e.g. http://{replica}.secexec-peers.NS.svc.cluster.local:8080")
 	fl.IntVar(&cfg.MaxVMs, "max-vms", 16, "VMs per tenant")
 	fl.IntVar(&cfg.MaxConcurrent, "max-concurrent", 8, "execs, evaluations and attached processes running at once per tenant")
+	fl.IntVar(&cfg.MaxTenantProcesses, "max-processes", 64, "spawned processes and JS contexts alive at once per tenant")
+	fl.DurationVar(&cfg.MaxProcessLifetime, "max-process-lifetime", time.Hour, "longest a spawned process or JS context lives before it is killed or closed")
 	fl.Int64Var(&cfg.MaxBodyBytes, "max-request-bytes", 1<<20, "largest JSON request body")
 	fl.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", 64<<20, "largest file or tar archive, either way")
 	fl.IntVar(&cfg.MaxOutputBytes, "max-output-bytes", 16<<20, "stdout and stderr bytes an exec returns, each")
@@ -108,6 +114,8 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.DurationVar(&cfg.IdleTimeout, "vm-idle-timeout", 15*time.Minute, "close VMs unused for this long")
 	fl.DurationVar(&drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running requests may finish")
 	fl.BoolVar(&guestNet, "allow-guest-network", false, "accept VM permissions that connect out (net connect/dns rules)")
+	fl.StringArrayVar(&toolNets, "allow-tool-network", nil, "let HTTP tool callbacks reach this loopback/private/link-local CIDR or address (repeatable; public addresses need none)")
+	fl.StringVar(&cfg.Engine, "engine", api.EnginePerTenant, "where VMs run unless their create request says: per-tenant (an engine process per tenant) or per-vm (one per VM)")
 	c.AddCommand(newServeTokenCmd())
 	return c
 }

@@ -43,7 +43,7 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.allowNet, "allow-net", nil, "allow network access to HOST[:PORT] (repeatable)")
 	fl.BoolVar(&f.allowNPM, "allow-npm-registry", false, "allow network access to the npm registry the host's npm uses (npm config get registry), for npm and npx in the VM")
 	fl.StringArrayVar(&f.allowEnv, "allow-env", nil, "pass the host's environment variable KEY into the VM (repeatable)")
-	fl.StringArrayVar(&f.mounts, "mount", nil, "mount host directory HOST at guest path GUEST: HOST:GUEST[:ro] (repeatable)")
+	fl.StringArrayVar(&f.mounts, "mount", nil, "mount host directory HOST at guest path GUEST: "+mountSyntax+" (repeatable)")
 	fl.StringArrayVarP(&f.env, "env", "e", nil, "set KEY=VALUE in the guest environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory inside the VM (default "+secexec.Workspace+")")
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill the program after this much wall time (exit 124)")
@@ -182,20 +182,40 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// parseMount parses HOST:GUEST[:ro|:rw].
+// mountSyntax is the --mount syntax, for help and errors.
+const mountSyntax = "HOST:GUEST[:OPTS], OPTS a comma list of ro, rw, quota=SIZE, external-symlinks"
+
+// parseMount parses HOST:GUEST[:OPTS]: ro or rw (the default), quota=SIZE
+// (a byte quota on what guests add, ENOSPC beyond it) and
+// external-symlinks (guests may create symlinks that leave the mount).
 func parseMount(s string) (secexec.Mount, error) {
 	parts := strings.Split(s, ":")
 	m := secexec.Mount{}
-	switch {
-	case len(parts) == 3 && (parts[2] == "ro" || parts[2] == "rw"):
-		m.ReadOnly = parts[2] == "ro"
-	case len(parts) == 2:
-	default:
-		return m, fmt.Errorf("--mount %q: want HOST:GUEST[:ro]", s)
+	if len(parts) < 2 || len(parts) > 3 {
+		return m, fmt.Errorf("--mount %q: want %s", s, mountSyntax)
+	}
+	if len(parts) == 3 {
+		for _, o := range strings.Split(parts[2], ",") {
+			k, v, hasV := strings.Cut(o, "=")
+			switch {
+			case o == "ro" || o == "rw":
+				m.ReadOnly = o == "ro"
+			case o == "external-symlinks":
+				m.AllowExternalSymlinks = true
+			case k == "quota" && hasV && v != "":
+				n, err := parseSize(v)
+				if err != nil {
+					return m, fmt.Errorf("--mount %q: quota: %w", s, err)
+				}
+				m.MaxBytes = n
+			default:
+				return m, fmt.Errorf("--mount %q: unknown option %q; want %s", s, o, mountSyntax)
+			}
+		}
 	}
 	m.HostDir, m.Path = parts[0], parts[1]
 	if m.HostDir == "" || !strings.HasPrefix(m.Path, "/") {
-		return m, fmt.Errorf("--mount %q: want HOST:GUEST[:ro] with an absolute GUEST path", s)
+		return m, fmt.Errorf("--mount %q: want %s with an absolute GUEST path", s, mountSyntax)
 	}
 	return m, nil
 }

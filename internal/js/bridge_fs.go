@@ -113,6 +113,21 @@ func init() {
 		r.putStat(st)
 		return nil, nil
 	})
+	register("statfs", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		path, err := argPath(args, 0)
+		if err != nil {
+			return nil, err
+		}
+		sf, err := r.p.Statfs(r.ctx, kernel.AtFDCWD, path)
+		if err != nil {
+			return nil, err
+		}
+		// statfs(2)'s f_bfree and f_bavail are the same here: no blocks
+		// are reserved for root.
+		r.putF64(float64(sf.Type), float64(sf.BlockSize), float64(sf.Blocks), float64(sf.BlocksFree),
+			float64(sf.BlocksFree), float64(sf.Files), float64(sf.FilesFree))
+		return nil, nil
+	})
 	register("fstat", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		fd, err := argInt(args, 0)
 		if err != nil {

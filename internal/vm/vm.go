@@ -41,6 +41,12 @@ type Mount struct {
 	HostDir string
 	// ReadOnly makes the mount read-only.
 	ReadOnly bool
+	// MaxBytes is the byte quota of a host directory mount
+	// (hostfs.Options.MaxBytes); zero means none.
+	MaxBytes int64
+	// AllowExternalSymlinks lets guests make symlinks that leave a host
+	// directory mount (hostfs.Options.AllowExternalSymlinks).
+	AllowExternalSymlinks bool
 }
 
 // Config describes a VM.
@@ -127,7 +133,8 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vm: root overlay: %w", err)
 	}
-	v, err := vfs.New(ctx, root, vfs.Options{Authorize: guestAuthorizer(checker)})
+	v, err := vfs.New(ctx, root, vfs.Options{Authorize: guestAuthorizer(checker),
+		AuthorizeMove: guestMoveAuthorizer(checker)})
 	if err != nil {
 		return nil, err
 	}
@@ -192,14 +199,32 @@ func guestAuthorizer(c *policy.Checker) vfs.Authorizer {
 	}
 }
 
+// guestMoveAuthorizer refuses a guest's link or rename that would give an
+// object a name where the policy decides differently (see
+// policy.Checker.CheckFSRelocate). The embedder's own calls are trusted.
+func guestMoveAuthorizer(c *policy.Checker) vfs.MoveAuthorizer {
+	return func(ctx context.Context, op vfs.Op, from, to string, tree bool) error {
+		if _, guest := kernel.ProcessFromContext(ctx); !guest {
+			return nil
+		}
+		return c.CheckFSRelocate(policy.FSOp(op), from, to, tree)
+	}
+}
+
 // Mount adds a mount to a running VM, creating the mount point.
 func (m *VM) Mount(ctx context.Context, mt Mount) error {
 	if !path.IsAbs(mt.Path) || strings.IndexByte(mt.Path, 0) >= 0 {
 		return fmt.Errorf("vm: mount point %q: %w", mt.Path, errno.EINVAL)
 	}
+	if mt.HostDir == "" && (mt.MaxBytes != 0 || mt.AllowExternalSymlinks) {
+		// A memory mount is bounded by the VM's storage quota and holds
+		// nothing host tools follow: these options would mean nothing.
+		return fmt.Errorf("vm: mount %s: quota and external symlinks apply to host directories only: %w", mt.Path, errno.EINVAL)
+	}
 	var fs vfs.FileSystem
 	if mt.HostDir != "" {
-		h, err := hostfs.New(mt.HostDir, hostfs.Options{ReadOnly: mt.ReadOnly, UID: UserUID, GID: UserGID})
+		h, err := hostfs.New(mt.HostDir, hostfs.Options{ReadOnly: mt.ReadOnly, UID: UserUID, GID: UserGID,
+			MaxBytes: mt.MaxBytes, AllowExternalSymlinks: mt.AllowExternalSymlinks})
 		if err != nil {
 			return fmt.Errorf("vm: mount %s: %w", mt.Path, err)
 		}

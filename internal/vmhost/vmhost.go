@@ -218,6 +218,92 @@ func (h *Host) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 	}
 }
 
+// MaxChunk bounds one ReadAt or WriteAt: the unit in which files are
+// streamed, so that neither side ever holds more than this of a file.
+const MaxChunk = 1 << 20
+
+// ReadAt reads up to n bytes (at most MaxChunk) of the regular file name
+// at offset off; fewer bytes (none at the end) mean the end of the file.
+// Anything but a regular file (a device such as /dev/zero, a FIFO, a
+// directory) is refused with EINVAL (EISDIR for a directory): a stream
+// that never ends must not be read by the host.
+func (h *Host) ReadAt(ctx context.Context, name string, off int64, n int) ([]byte, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	if off < 0 || n < 0 {
+		return nil, errno.Path("read", name, errno.EINVAL)
+	}
+	n = min(n, MaxChunk)
+	f, err := h.vm.VFS.Open(ctx, h.caller, name, vfs.O_RDONLY|vfs.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.DecRef()
+	st, err := f.Stat(ctx)
+	if err != nil {
+		return nil, errno.Path("read", name, err)
+	}
+	switch st.Type() {
+	case vfs.TypeRegular:
+	case vfs.TypeDir:
+		return nil, errno.Path("read", name, errno.EISDIR)
+	default:
+		return nil, errno.Path("read", name, errno.EINVAL)
+	}
+	buf := make([]byte, n)
+	got := 0
+	for got < n {
+		m, err := f.Pread(ctx, buf[got:], off+int64(got))
+		got += m
+		if err != nil {
+			return nil, errno.Path("read", name, err)
+		}
+		if m == 0 {
+			break
+		}
+	}
+	return buf[:got], nil
+}
+
+// WriteAt writes data (at most MaxChunk bytes) into the existing regular
+// file name at offset off, without truncating it: with WriteFile of no
+// data first, a file is written in bounded pieces.
+func (h *Host) WriteAt(ctx context.Context, name string, off int64, data []byte) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	if off < 0 {
+		return errno.Path("write", name, errno.EINVAL)
+	}
+	if len(data) > MaxChunk {
+		return &TooLargeError{What: "chunk", Size: int64(len(data)), Limit: MaxChunk}
+	}
+	f, err := h.vm.VFS.Open(ctx, h.caller, name, vfs.O_WRONLY|vfs.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer f.DecRef()
+	st, err := f.Stat(ctx)
+	if err != nil {
+		return errno.Path("write", name, err)
+	}
+	if st.Type() != vfs.TypeRegular {
+		return errno.Path("write", name, errno.EINVAL)
+	}
+	for len(data) > 0 {
+		n, err := f.Pwrite(ctx, data, off)
+		if err != nil {
+			return errno.Path("write", name, err)
+		}
+		if n == 0 {
+			return errno.Path("write", name, errno.EIO)
+		}
+		data, off = data[n:], off+int64(n)
+	}
+	return nil
+}
+
 // own gives a file the API just created to the guest user.
 func (h *Host) own(ctx context.Context, name string) error {
 	return h.vm.VFS.SetAttr(ctx, h.caller, name, false, vfs.SetAttr{Mask: vfs.SetUID | vfs.SetGID, UID: vm.UserUID, GID: vm.UserGID})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/internal/vmhost/vmhosttest"
+	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/policy"
 )
 
@@ -61,5 +62,46 @@ func TestSpawnAndClose(t *testing.T) {
 	}
 	if err := h.Close(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadAtWriteAt: files move in bounded pieces; a piece past the end
+// is short, and a device or directory is refused rather than read.
+func TestReadAtWriteAt(t *testing.T) {
+	h := newHost(t)
+	ctx := context.Background()
+	if err := h.WriteFile(ctx, "/tmp/f", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WriteAt(ctx, "/tmp/f", 0, []byte("hello ")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WriteAt(ctx, "/tmp/f", 6, []byte("world")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := h.ReadAt(ctx, "/tmp/f", 3, 100); err != nil || string(b) != "lo world" {
+		t.Fatalf("ReadAt: %q %v", b, err)
+	}
+	if b, err := h.ReadAt(ctx, "/tmp/f", 11, 100); err != nil || len(b) != 0 {
+		t.Fatalf("ReadAt at the end: %q %v", b, err)
+	}
+	if b, err := h.ReadAt(ctx, "/tmp/f", 0, 5); err != nil || string(b) != "hello" {
+		t.Fatalf("ReadAt 5: %q %v", b, err)
+	}
+	if _, err := h.ReadAt(ctx, "/dev/zero", 0, 10); !errors.Is(err, errno.EINVAL) {
+		t.Fatalf("ReadAt /dev/zero: %v", err)
+	}
+	if _, err := h.ReadAt(ctx, "/tmp", 0, 10); !errors.Is(err, errno.EISDIR) {
+		t.Fatalf("ReadAt /tmp: %v", err)
+	}
+	if err := h.WriteAt(ctx, "/dev/null", 0, []byte("x")); !errors.Is(err, errno.EINVAL) {
+		t.Fatalf("WriteAt /dev/null: %v", err)
+	}
+	if err := h.WriteAt(ctx, "/tmp/missing", 0, []byte("x")); !errors.Is(err, errno.ENOENT) {
+		t.Fatalf("WriteAt of a missing file: %v", err)
+	}
+	var tl *vmhost.TooLargeError
+	if err := h.WriteAt(ctx, "/tmp/f", 0, make([]byte, vmhost.MaxChunk+1)); !errors.As(err, &tl) {
+		t.Fatalf("WriteAt over MaxChunk: %v", err)
 	}
 }

@@ -82,6 +82,7 @@ import (
 	"time"
 
 	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/netstack/stubdns"
 	"github.com/secexec/secexec/kernel/pipe"
 	"github.com/secexec/secexec/kernel/policy"
 	"github.com/secexec/secexec/kernel/waiter"
@@ -162,8 +163,8 @@ type Config struct {
 	// Authorizer checks every operation that reaches the host network.
 	// Nil denies them all; the VM's own network still works.
 	Authorizer Authorizer
-	// Resolver resolves names for guests; nil means Go's own resolver
-	// (net.Resolver with PreferGo) reading the host's /etc/resolv.conf.
+	// Resolver resolves names for guests; nil means a stubdns.Resolver:
+	// the nameservers of the host's /etc/resolv.conf, never /etc/hosts.
 	Resolver Resolver
 	// Limits; zero fields take DefaultLimits.
 	Limits Limits
@@ -254,9 +255,11 @@ func New(cfg Config) *Stack {
 	st.ports[protoUDP] = make(map[uint16]*Socket)
 	st.ephemeral = [2]uint16{ephemeralLo, ephemeralLo}
 	if st.res == nil {
-		// Go's own resolver parks in the netpoller; the cgo one would
-		// hold an OS thread per lookup a guest starts.
-		st.res = &net.Resolver{PreferGo: true}
+		// DNS only, from the host's resolv.conf: Go's resolver would
+		// answer from the host's /etc/hosts first, showing guests the
+		// host's private names. It parks in the netpoller, as the cgo
+		// resolver (an OS thread per lookup) would not.
+		st.res = &stubdns.Resolver{}
 	}
 	if st.log == nil {
 		st.log = slog.New(slog.DiscardHandler)

@@ -74,3 +74,22 @@ func BenchmarkPathological(b *testing.B) {
 		_ = c.CheckFS(FSRead, path)
 	}
 }
+
+// BenchmarkCheckFSRelocate is the check of every guest rename and link:
+// a directory compares every op over both subtrees.
+func BenchmarkCheckFSRelocate(b *testing.B) {
+	c := benchChecker(b)
+	for _, tc := range []struct {
+		name string
+		tree bool
+	}{{"file", false}, {"dir", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.CheckFSRelocate(FSRename, "/workspace/src/app", "/workspace/lib/app2", tc.tree); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -48,6 +48,9 @@ type DeniedError struct {
 	Op     string // e.g. "write", "connect"; "exec", "read" (env), "call" (tool)
 	Target string // guest path, "host:port", command, env key or tool name
 	Rule   int    // index of the deny rule in its domain, or -1: nothing matched
+	// To is the new name of a link or rename that CheckFSRelocate
+	// refused because the policy decides differently there; else "".
+	To string
 }
 
 // Error reads like "permission denied: fs write /etc/passwd".
@@ -61,6 +64,11 @@ func (e *DeniedError) Error() string {
 	}
 	b.WriteByte(' ')
 	b.WriteString(printable(e.Target))
+	if e.To != "" {
+		b.WriteString(" -> ")
+		b.WriteString(printable(e.To))
+		b.WriteString(": the policy decides differently at the new name")
+	}
 	return b.String()
 }
 
@@ -87,6 +95,7 @@ type Event struct {
 	Domain  Domain
 	Op      string
 	Target  string // as given by the caller; "host:port" for connect and listen
+	To      string // the new name, for CheckFSRelocate; else ""
 	Allowed bool
 	Rule    int // index of the deciding rule in its domain, or -1 if none matched
 }

@@ -50,7 +50,12 @@
 // relative, holds NUL, or has a "." or ".." segment, whatever the rules say,
 // and ignores repeated and trailing slashes. Operations that name two paths
 // (rename, link, symlink) are checked by the caller on each path the
-// operation creates or removes.
+// operation creates or removes. Because rules name paths while a hard link
+// or a rename gives an object new names, the kernel also asks
+// [Checker.CheckFSRelocate], which allows a link or rename only when the
+// policy decides the same at the new name as at the old one (for a
+// directory: on every path beneath it), so no deny rule can be walked
+// around through another name.
 //
 // # Network (net domain)
 //

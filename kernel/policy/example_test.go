@@ -67,3 +67,21 @@ func ExampleChecker_WithAudit() {
 	// exec exec /usr/bin/git true 0
 	// exec exec curl false -1
 }
+
+// A rename or link is allowed only where the policy decides alike, so a
+// deny rule cannot be walked around through another name.
+func ExampleChecker_CheckFSRelocate() {
+	c, _ := policy.Compile(policy.DenyAll().
+		AllowFS(nil, "/workspace/**").
+		DenyFS([]policy.FSOp{policy.FSWrite}, "/workspace/.git/"))
+	// mv .git g (a directory: every path beneath is compared)
+	fmt.Println(c.CheckFSRelocate(policy.FSRename, "/workspace/.git", "/workspace/g", true))
+	// ln .git/config c (a file: its object ops are compared)
+	fmt.Println(c.CheckFSRelocate(policy.FSLink, "/workspace/.git/config", "/workspace/c", false))
+	// mv src lib
+	fmt.Println(c.CheckFSRelocate(policy.FSRename, "/workspace/src", "/workspace/lib", true))
+	// Output:
+	// permission denied: fs rename /workspace/.git -> /workspace/g: the policy decides differently at the new name
+	// permission denied: fs link /workspace/.git/config -> /workspace/c: the policy decides differently at the new name
+	// <nil>
+}

@@ -340,7 +340,7 @@ func (v *VFS) Symlink(ctx context.Context, c *Caller, target, linkpath string) e
 
 // Link makes newpath a hard link to oldpath. A final symlink in oldpath is
 // not followed, as linkat(2) without AT_SYMLINK_FOLLOW. The policy must
-// allow the link operation on both paths.
+// allow the link operation on both paths, and AuthorizeMove the new name.
 func (v *VFS) Link(ctx context.Context, c *Caller, oldpath, newpath string) error {
 	o, err := v.existing(ctx, c, "link", oldpath, false)
 	if err != nil {
@@ -366,6 +366,11 @@ func (v *VFS) Link(ctx context.Context, c *Caller, oldpath, newpath string) erro
 	}
 	if o.node.mnt != n.parent.mnt {
 		return errno.Path("link", newpath, errno.EXDEV)
+	}
+	// The new name must not decide anything differently for the object,
+	// or a rule on the old name would be walked around through it.
+	if err := v.authorizeMove(ctx, OpLink, o.node.path, n.node.path, false); err != nil {
+		return err
 	}
 	if err := v.checkAccess(ctx, c, n.parent.ino, mayWrite|mayExec); err != nil {
 		return errno.Path("link", newpath, err)
@@ -454,7 +459,9 @@ func (v *VFS) Rmdir(ctx context.Context, c *Caller, path string) error {
 }
 
 // Rename moves oldpath to newpath atomically, replacing newpath if it
-// exists, as rename(2) does. Moving across mounts fails with EXDEV.
+// exists, as rename(2) does. Moving across mounts fails with EXDEV. The
+// policy must allow rename on both paths and remove on a replaced
+// newpath, and AuthorizeMove the move.
 func (v *VFS) Rename(ctx context.Context, c *Caller, oldpath, newpath string) error {
 	o, err := v.removable(ctx, c, "rename", oldpath, OpRename)
 	if err != nil {
@@ -491,6 +498,17 @@ func (v *VFS) Rename(ctx context.Context, c *Caller, oldpath, newpath string) er
 	}
 	if ot != TypeDir && (n.dirOnly || o.dirOnly) {
 		return errno.Path("rename", newpath, errno.ENOTDIR)
+	}
+	if n.node.ino != nil {
+		// Replacing newpath removes what was there.
+		if err := v.authorize(ctx, OpRemove, n.node.path); err != nil {
+			return err
+		}
+	}
+	// The object, and for a directory everything beneath it, must meet
+	// the same rules under its new name.
+	if err := v.authorizeMove(ctx, OpRename, o.node.path, n.node.path, ot == TypeDir); err != nil {
+		return err
 	}
 	if n.node.ino != nil {
 		if m := v.mountAt(n.node.path); m != nil {

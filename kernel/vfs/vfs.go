@@ -15,7 +15,8 @@
 // Every operation first resolves, then asks the Authorizer about the
 // resolved guest path (so a symlink cannot launder a denied target), then
 // applies POSIX discretionary access control for the caller's uid and gid,
-// and only then calls the filesystem.
+// and only then calls the filesystem. Link and Rename also ask the
+// MoveAuthorizer, so that a new name cannot lead around a rule on the old.
 package vfs
 
 import (
@@ -53,6 +54,15 @@ const (
 // allowed. It returns nil or an error that wraps errno.EACCES.
 type Authorizer func(ctx context.Context, op Op, path string) error
 
+// MoveAuthorizer decides whether the object at from, a resolved absolute
+// guest path, may also (op OpLink) or instead (op OpRename) be named to.
+// Rules protect paths, so an object must not reach a name where the
+// policy decides differently: "ln secret x" or "mv .git g" would walk
+// around a rule on the old name. tree is set when from is a directory,
+// whose whole subtree gets new names. It returns nil or an error that
+// wraps errno.EACCES.
+type MoveAuthorizer func(ctx context.Context, op Op, from, to string, tree bool) error
+
 // SpecialOpener opens inodes the VFS cannot serve itself: named FIFOs and
 // sockets. The kernel supplies it because pipes live there.
 type SpecialOpener func(ctx context.Context, ino Inode, st Stat, path string, flags OpenFlags) (File, error)
@@ -62,6 +72,10 @@ type Options struct {
 	// Authorize is consulted for every operation; nil allows everything
 	// (for trusted, host-side use only).
 	Authorize Authorizer
+	// AuthorizeMove is consulted for every link and rename after
+	// Authorize; nil allows them all. A VFS with a path policy needs
+	// both, or links and renames lead around its rules.
+	AuthorizeMove MoveAuthorizer
 	// OpenSpecial serves FIFOs and sockets; nil makes opening them ENXIO.
 	OpenSpecial SpecialOpener
 }
@@ -226,4 +240,11 @@ func (v *VFS) authorize(ctx context.Context, op Op, path string) error {
 		return nil
 	}
 	return v.opts.Authorize(ctx, op, path)
+}
+
+func (v *VFS) authorizeMove(ctx context.Context, op Op, from, to string, tree bool) error {
+	if v.opts.AuthorizeMove == nil {
+		return nil
+	}
+	return v.opts.AuthorizeMove(ctx, op, from, to, tree)
 }

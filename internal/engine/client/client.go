@@ -33,10 +33,39 @@ import (
 // engine process died or its connection broke.
 var ErrLost = errors.New("secexec: engine process lost")
 
+// LostReason classifies how an engine was lost. It is one of the Lost*
+// constants, derived from how the process ended (its exit status or
+// signal, and whether its runtime reported running out of memory),
+// never text the engine wrote: it is safe to show to whoever owns the
+// VM, unlike LostError.Cause.
+type LostReason string
+
+// The reasons an engine is lost.
+const (
+	// LostOutOfMemory: the engine's runtime ran out of memory (a V8
+	// fatal out-of-memory error, or the Go runtime's), which ends the
+	// whole process.
+	LostOutOfMemory LostReason = "engine_out_of_memory"
+	// LostKilled: the engine was killed by a signal sent to it (SIGKILL,
+	// SIGTERM, ...): by an operator, the system's OOM killer, or Kill.
+	LostKilled LostReason = "engine_killed"
+	// LostProtocolViolation: the engine broke the protocol and the client
+	// killed it (a guest may have taken it over).
+	LostProtocolViolation LostReason = "engine_protocol_violation"
+	// LostCrashed: anything else: a fatal signal in the runtime, a Go
+	// panic, an unexpected exit, a connection that broke.
+	LostCrashed LostReason = "engine_crashed"
+)
+
 // LostError says why an engine was lost. It matches ErrLost.
 type LostError struct {
-	// Cause is what was observed: an exit status, a signal, a broken
-	// connection or a protocol violation.
+	// Reason is the classified cause, safe to show a tenant.
+	Reason LostReason
+	// Cause is what was observed, for the embedder's logs: an exit status
+	// or signal, a broken connection or a protocol violation, and the
+	// last line the engine wrote on stderr (a V8 fatal error or a Go
+	// panic: host addresses and source paths). Never show it to the
+	// guest or a tenant; Reason is what they may see.
 	Cause string
 }
 
@@ -226,7 +255,7 @@ func (c *Conn) violation(err error) {
 	if c.proc != nil {
 		_ = c.proc.cmd.Process.Kill()
 	}
-	c.fail(&LostError{Cause: err.Error()})
+	c.fail(&LostError{Reason: LostProtocolViolation, Cause: err.Error()})
 }
 
 func (c *Conn) readLoop(r *proto.Reader) {
@@ -260,9 +289,9 @@ func (c *Conn) lostErr(err error) error {
 		return c.proc.lost(err)
 	}
 	if errors.Is(err, io.EOF) {
-		return &LostError{Cause: "connection closed"}
+		return &LostError{Reason: LostCrashed, Cause: "connection closed"}
 	}
-	return &LostError{Cause: err.Error()}
+	return &LostError{Reason: LostCrashed, Cause: err.Error()}
 }
 
 func (c *Conn) dispatch(f proto.Frame) error {
@@ -349,7 +378,7 @@ func (c *Conn) dispatch(f proto.Frame) error {
 		c.mu.Unlock()
 		if v != nil && v.audit != nil {
 			ev := policy.Event{Time: time.Unix(0, b.Time), Domain: policy.Domain(b.Domain), Op: b.Op,
-				Target: b.Target, Allowed: b.Allowed, Rule: b.Rule}
+				Target: b.Target, Allowed: b.Allowed, Rule: b.Rule, To: b.To}
 			select {
 			case v.audit <- ev:
 			case <-v.done:

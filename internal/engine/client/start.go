@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,10 +102,32 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	mine := os.NewFile(uintptr(fds[0]), "secexec-engine")
 	theirs := os.NewFile(uintptr(fds[1]), "secexec-engine-child")
 
+	// The token goes through a pipe the engine reads once (TokenFD), never
+	// the environment, which stays readable in /proc/PID/environ for the
+	// engine's whole life. 32 bytes fit the pipe buffer, so the write end
+	// is closed before the engine starts.
+	tokR, tokW, err := os.Pipe()
+	if err != nil {
+		_ = mine.Close()
+		_ = theirs.Close()
+		return nil, fmt.Errorf("secexec: engine token pipe: %w", err)
+	}
+	_, werr := tokW.Write(token)
+	if cerr := tokW.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = tokR.Close()
+		_ = mine.Close()
+		_ = theirs.Close()
+		return nil, fmt.Errorf("secexec: engine token pipe: %w", werr)
+	}
+
 	cmd := exec.Command(path)
 	cmd.Args = []string{path}
-	cmd.Env = engineEnv(hex.EncodeToString(token), opts, log)
-	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.Env = engineEnv(opts, log)
+	// ExtraFiles[i] becomes descriptor 3+i: EngineFD, then TokenFD.
+	cmd.ExtraFiles = []*os.File{theirs, tokR}
 	p := &engineProcess{cmd: cmd, stderr: newTail(log), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	// Its own process group: a terminal's ^C goes to the embedding
@@ -115,9 +136,11 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	if err := cmd.Start(); err != nil {
 		_ = mine.Close()
 		_ = theirs.Close()
+		_ = tokR.Close()
 		return nil, fmt.Errorf("secexec: starting the engine: %w", err)
 	}
 	_ = theirs.Close()
+	_ = tokR.Close()
 	go func() {
 		p.status = cmd.Wait()
 		close(p.exited)
@@ -144,10 +167,9 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	return c, nil
 }
 
-func engineEnv(token string, opts Options, log *slog.Logger) []string {
+func engineEnv(opts Options, log *slog.Logger) []string {
 	warm := opts.WarmIsolates
-	env := []string{proto.EnvMode + "=" + proto.ModeValue, proto.EnvToken + "=" + token,
-		proto.EnvLogLevel + "=" + lowestLevel(log).String()}
+	env := []string{proto.EnvMode + "=" + proto.ModeValue, proto.EnvLogLevel + "=" + lowestLevel(log).String()}
 	set := map[string]bool{}
 	for _, kv := range opts.Env {
 		k, _, _ := strings.Cut(kv, "=")
@@ -181,25 +203,62 @@ func lowestLevel(log *slog.Logger) slog.Level {
 func (p *engineProcess) lost(err error) *LostError {
 	select {
 	case <-p.exited:
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(time.Second):
 	}
 	cause := ""
+	reason := LostCrashed
 	select {
 	case <-p.exited:
 		cause = "engine exited"
 		if p.status != nil {
 			cause = "engine " + p.status.Error() // "signal: killed", "exit status 2"
 		}
+		reason = exitReason(p.status)
 	default:
 		cause = "connection to the engine broke"
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, net.ErrClosed) {
 			cause += ": " + err.Error()
 		}
 	}
+	// A runtime that ran out of memory ends the process as any fatal
+	// error does (V8 traps; the Go runtime then exits with status 2): its
+	// out-of-memory banner on stderr is what tells the two apart.
+	if p.stderr.outOfMemory() {
+		reason = LostOutOfMemory
+	}
 	if last := p.stderr.lastLine(); last != "" {
 		cause += " (" + last + ")"
 	}
-	return &LostError{Cause: cause}
+	return &LostError{Reason: reason, Cause: cause}
+}
+
+// exitReason classifies an engine's exit status (cmd.Wait's result): a
+// signal sent to it is a kill; a fatal signal of its own, a Go runtime
+// crash (exit status 2) or any other exit is a crash.
+func exitReason(status error) LostReason {
+	var ee *exec.ExitError
+	if errors.As(status, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			switch ws.Signal() {
+			case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+				return LostKilled
+			}
+		}
+	}
+	return LostCrashed
+}
+
+// oomBanners are the lines the engine's runtimes write on stderr when they
+// run out of memory and end the process: V8's fatal errors ("# Fatal
+// JavaScript out of memory: ...", "Fatal process out of memory: ...",
+// "Fatal JavaScript invalid size error ...", the heap-limit message) and
+// the Go runtime's. Guest output never goes to the engine's stderr.
+var oomBanners = []string{
+	"Fatal JavaScript out of memory",
+	"Fatal process out of memory",
+	"Fatal JavaScript invalid size error",
+	"JavaScript heap out of memory",
+	"fatal error: runtime: out of memory",
 }
 
 // stop waits up to d for the engine to exit after its connection closed,
@@ -224,6 +283,7 @@ type tail struct {
 	mu   sync.Mutex
 	line []byte // the line being assembled
 	last string // the last complete non-empty line
+	oom  bool   // a line other than a log record was an oomBanners line
 }
 
 const tailSize = 4 << 10
@@ -262,7 +322,19 @@ func (t *tail) emit(line []byte) {
 	if s := strings.TrimSpace(string(line)); s != "" {
 		t.last = s
 		t.log.Warn("secexec engine: " + s)
+		for _, b := range oomBanners {
+			if strings.Contains(s, b) {
+				t.oom = true
+			}
+		}
 	}
+}
+
+// outOfMemory reports whether the engine said it ran out of memory.
+func (t *tail) outOfMemory() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.oom
 }
 
 // decodeRecord reads a JSON log line of the engine back into a record,

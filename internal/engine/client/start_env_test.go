@@ -34,7 +34,7 @@ func TestEngineEnvWarmIsolates(t *testing.T) {
 				os.Unsetenv(warmEnv)
 			}
 			var got, want []string
-			for _, kv := range engineEnv("token", Options{WarmIsolates: c.opt}, slog.New(slog.DiscardHandler)) {
+			for _, kv := range engineEnv(Options{WarmIsolates: c.opt}, slog.New(slog.DiscardHandler)) {
 				if v, ok := strings.CutPrefix(kv, warmEnv+"="); ok {
 					got = append(got, v)
 				}
@@ -69,7 +69,7 @@ func TestEngineEnvPassesSetUpAndLogging(t *testing.T) {
 	t.Setenv("SECEXEC_SESSION_PHASES", "1")
 	t.Setenv("SECRET_TOKEN", "do-not-pass")
 	debug := slog.New(slog.NewTextHandler(&bytes.Buffer{}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	env := engineEnv("t", Options{Env: []string{"SECEXEC_CACHE_DIR=/set/up", "SECEXEC_SOFTWARE_DIR=/sw"}}, debug)
+	env := engineEnv(Options{Env: []string{"SECEXEC_CACHE_DIR=/set/up", "SECEXEC_SOFTWARE_DIR=/sw"}}, debug)
 	for key, want := range map[string]string{
 		"SECEXEC_CACHE_DIR": "/set/up", "SECEXEC_SOFTWARE_DIR": "/sw",
 		"SECEXEC_SESSION_PHASES": "1", "SECEXEC_LOG_LEVEL": "DEBUG",
@@ -84,7 +84,7 @@ func TestEngineEnvPassesSetUpAndLogging(t *testing.T) {
 	if _, ok := envValue(env, "SECRET_TOKEN"); ok {
 		t.Error("an unrelated variable of the client reached the engine")
 	}
-	if got, _ := envValue(engineEnv("t", Options{}, slog.New(slog.DiscardHandler)), "SECEXEC_LOG_LEVEL"); got != "ERROR" {
+	if got, _ := envValue(engineEnv(Options{}, slog.New(slog.DiscardHandler)), "SECEXEC_LOG_LEVEL"); got != "ERROR" {
 		t.Errorf("log level with a discarding logger = %q, want ERROR", got)
 	}
 }

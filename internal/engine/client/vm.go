@@ -133,6 +133,29 @@ func (v *VM) ReadFile(ctx context.Context, name string, limit int64) ([]byte, er
 	return r.Data, nil
 }
 
+// ReadAt reads up to n bytes (at most proto.MaxChunk) of the regular
+// file name at offset off; see vmhost.Host.ReadAt.
+func (v *VM) ReadAt(ctx context.Context, name string, off int64, n int) ([]byte, error) {
+	r, err := v.call(ctx, proto.TReadFile, &proto.PathOp{VM: v.id, Name: name, Offset: off, Limit: int64(min(max(n, 0), proto.MaxChunk)), Chunk: true})
+	if err != nil {
+		return nil, err
+	}
+	if r.Data == nil {
+		r.Data = []byte{}
+	}
+	return r.Data, nil
+}
+
+// WriteAt writes data (at most proto.MaxChunk bytes) into the existing
+// file name at offset off; see vmhost.Host.WriteAt.
+func (v *VM) WriteAt(ctx context.Context, name string, off int64, data []byte) error {
+	if len(data) > proto.MaxChunk {
+		return &vmhost.TooLargeError{What: "chunk", Size: int64(len(data)), Limit: proto.MaxChunk}
+	}
+	_, err := v.call(ctx, proto.TWriteFile, &proto.WriteFile{VM: v.id, Name: name, Size: int64(len(data)), Data: data, Offset: off, At: true})
+	return err
+}
+
 // WriteFile writes data to a file, creating it with perm or truncating it.
 func (v *VM) WriteFile(ctx context.Context, name string, data []byte, perm uint32) error {
 	if err := v.Err(); err != nil {

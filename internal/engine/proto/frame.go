@@ -184,9 +184,12 @@ func validate(f Frame) error {
 		if b.Size < 0 || int64(len(b.Data)) > b.Size || len(b.Data) > MaxChunk {
 			return errors.New("bad size")
 		}
+		if b.Offset < 0 || (b.At && int64(len(b.Data)) != b.Size) {
+			return errors.New("bad offset")
+		}
 	case *PathOp:
-		if b.Limit < 0 {
-			return errors.New("negative limit")
+		if b.Limit < 0 || b.Offset < 0 {
+			return errors.New("negative limit or offset")
 		}
 	case *Run:
 		if b.Timeout < 0 {

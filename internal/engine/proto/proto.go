@@ -38,16 +38,19 @@ const (
 )
 
 // How an engine process is started (see client.Start): EnvMode marks the
-// process as an engine, EnvToken carries its one-time token (the engine
-// removes both from its environment before serving), and the engine's
-// end of the socket pair is descriptor EngineFD.
+// process as an engine (the engine removes it from its environment before
+// serving), the engine's end of the socket pair is descriptor EngineFD,
+// and its one-time token (TokenSize bytes) is read once from descriptor
+// TokenFD, the read end of a pipe the client wrote it into and closed.
+// The token is never in the environment: os.Unsetenv leaves the original
+// block, and so /proc/PID/environ, unchanged.
 const (
-	EnvMode  = "SECEXEC_ENGINE"
-	EnvToken = "SECEXEC_ENGINE_TOKEN"
+	EnvMode = "SECEXEC_ENGINE"
 	// ModeValue is EnvMode's value; it names the protocol version, so an
 	// engine binary of another version refuses to serve.
 	ModeValue = "proto3"
 	EngineFD  = 3
+	TokenFD   = 4
 	// EnvLogLevel carries the client's log level (slog's names: DEBUG,
 	// INFO, WARN, ERROR). The engine writes its log records at that level
 	// and above to its stderr as JSON lines (LogRecord's form), which the
@@ -211,6 +214,7 @@ type Audit struct {
 	Target  string `cbor:"4,keyasint,omitempty"`
 	Allowed bool   `cbor:"5,keyasint,omitempty"`
 	Rule    int    `cbor:"6,keyasint"`
+	To      string `cbor:"7,keyasint,omitempty"` // a refused link's or rename's new name
 }
 
 // Mount is a filesystem to mount (see vm.Mount).
@@ -218,6 +222,9 @@ type Mount struct {
 	Path     string `cbor:"1,keyasint"`
 	HostDir  string `cbor:"2,keyasint,omitempty"`
 	ReadOnly bool   `cbor:"3,keyasint,omitempty"`
+	// MaxBytes and AllowExternalSymlinks: see vm.Mount.
+	MaxBytes              int64 `cbor:"4,keyasint,omitempty"`
+	AllowExternalSymlinks bool  `cbor:"5,keyasint,omitempty"`
 }
 
 // CreateVM creates a VM owned by the connection. Permissions is the
@@ -244,11 +251,17 @@ type VMRef struct {
 // PathOp is the body of the requests that act on one path: ReadFile
 // (Limit), Mkdir, MkdirAll and Chmod (Mode), ReadDir, Stat, Lstat,
 // Remove, RemoveAll, Readlink and Unmount.
+//
+// A ReadFile with Chunk set reads one piece of a regular file: at most
+// Limit bytes (and at most MaxChunk) at Offset, answered inline in the
+// Response (vmhost.Host.ReadAt).
 type PathOp struct {
-	VM    uint64 `cbor:"1,keyasint"`
-	Name  string `cbor:"2,keyasint"`
-	Mode  uint32 `cbor:"3,keyasint,omitempty"`
-	Limit int64  `cbor:"4,keyasint,omitempty"`
+	VM     uint64 `cbor:"1,keyasint"`
+	Name   string `cbor:"2,keyasint"`
+	Mode   uint32 `cbor:"3,keyasint,omitempty"`
+	Limit  int64  `cbor:"4,keyasint,omitempty"`
+	Offset int64  `cbor:"5,keyasint,omitempty"`
+	Chunk  bool   `cbor:"6,keyasint,omitempty"`
 }
 
 // TwoPaths is the body of Rename (Old → New) and Symlink (a link New
@@ -261,12 +274,18 @@ type TwoPaths struct {
 
 // WriteFile writes Size bytes to Name: Data, then (if Size is larger) the
 // rest as Data messages on stream (id, FdFile).
+//
+// With At set, Data (all of it: Size equals its length) is written into
+// the existing file at Offset without truncating it (vmhost.Host.WriteAt),
+// so a file is streamed in pieces.
 type WriteFile struct {
-	VM   uint64 `cbor:"1,keyasint"`
-	Name string `cbor:"2,keyasint"`
-	Perm uint32 `cbor:"3,keyasint"`
-	Size int64  `cbor:"4,keyasint"`
-	Data []byte `cbor:"5,keyasint,omitempty"`
+	VM     uint64 `cbor:"1,keyasint"`
+	Name   string `cbor:"2,keyasint"`
+	Perm   uint32 `cbor:"3,keyasint"`
+	Size   int64  `cbor:"4,keyasint"`
+	Data   []byte `cbor:"5,keyasint,omitempty"`
+	Offset int64  `cbor:"6,keyasint,omitempty"`
+	At     bool   `cbor:"7,keyasint,omitempty"`
 }
 
 // MountReq mounts a filesystem into VM.

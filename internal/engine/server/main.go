@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -57,21 +57,19 @@ func recordMetrics() *metrics.Set {
 	return set
 }
 
-// Main is the body of an engine process: it hardens the process (see
-// Harden), takes its token out of the environment, and serves the socket
+// Main is the body of an engine process: it reads its one-time token from
+// the pipe it inherited (proto.TokenFD), hardens the process (see Harden),
+// and serves the socket
 // it inherited until the client closes it or goes away. It returns nil
 // after a clean end.
 func Main(ctx context.Context, rt vmhost.Runtime, log *slog.Logger) error {
 	if mode := os.Getenv(proto.EnvMode); mode != proto.ModeValue {
 		return fmt.Errorf("engine: started for %s=%q, this binary serves %q", proto.EnvMode, mode, proto.ModeValue)
 	}
-	token, err := hex.DecodeString(os.Getenv(proto.EnvToken))
-	// The token leaves the environment before any guest code can run, so
-	// no later view of it (a child, a /proc read) shows it.
-	_ = os.Unsetenv(proto.EnvToken)
 	_ = os.Unsetenv(proto.EnvMode)
-	if err != nil || len(token) != proto.TokenSize {
-		return errors.New("engine: missing or malformed token")
+	token, err := readToken(proto.TokenFD)
+	if err != nil {
+		return err
 	}
 	if err := Harden(proto.EngineFD); err != nil {
 		return err
@@ -90,4 +88,28 @@ func Main(ctx context.Context, rt vmhost.Runtime, log *slog.Logger) error {
 		return err
 	}
 	return s.ServeConn(ctx, nc)
+}
+
+// ErrBadToken is returned by Main when the token descriptor is missing or
+// does not hold exactly proto.TokenSize bytes followed by end of file.
+var ErrBadToken = errors.New("engine: missing or malformed token")
+
+// readToken reads the token from fd, a pipe whose write end the client
+// closed, and closes it: the token exists only in this process's memory,
+// never in its environment (which /proc/PID/environ shows for the life of
+// the process, os.Unsetenv notwithstanding) or in a descriptor a later
+// child could inherit.
+func readToken(fd int) ([]byte, error) {
+	f := os.NewFile(uintptr(fd), "secexec-token")
+	if f == nil {
+		return nil, ErrBadToken
+	}
+	defer f.Close()
+	// One byte more than a token: a longer stream is malformed too.
+	buf := make([]byte, proto.TokenSize+1)
+	n, err := io.ReadFull(f, buf)
+	if n != proto.TokenSize || (err != io.ErrUnexpectedEOF && err != nil) {
+		return nil, fmt.Errorf("%w (%d bytes)", ErrBadToken, n)
+	}
+	return buf[:n], nil
 }

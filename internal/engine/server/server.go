@@ -390,6 +390,9 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 		if err != nil {
 			return errResp(err)
 		}
+		if b.At {
+			return errResp(v.host.WriteAt(ctx, b.Name, b.Offset, data))
+		}
 		return errResp(v.host.WriteFile(ctx, b.Name, data, b.Perm))
 	case *proto.PathOp:
 		v, err := c.vm(b.VM)
@@ -514,7 +517,7 @@ func (c *conn) createVM(ctx context.Context, b *proto.CreateVM) *proto.Response 
 		cfg.Audit = func(ev policy.Event) {
 			_ = c.w.Write(proto.TAudit, id, &proto.Audit{
 				Time: ev.Time.UnixNano(), Domain: string(ev.Domain), Op: ev.Op,
-				Target: ev.Target, Allowed: ev.Allowed, Rule: ev.Rule,
+				Target: ev.Target, Allowed: ev.Allowed, Rule: ev.Rule, To: ev.To,
 			})
 		}
 	}
@@ -552,6 +555,13 @@ func (c *conn) closeVM(ctx context.Context, id uint64) *proto.Response {
 func (c *conn) pathOp(ctx context.Context, id uint64, t proto.Type, h *vmhost.Host, b *proto.PathOp) *proto.Response {
 	switch t {
 	case proto.TReadFile:
+		if b.Chunk {
+			data, err := h.ReadAt(ctx, b.Name, b.Offset, int(min(b.Limit, proto.MaxChunk)))
+			if err != nil {
+				return errResp(err)
+			}
+			return &proto.Response{Data: data}
+		}
 		data, err := h.ReadFile(ctx, b.Name, b.Limit)
 		if err != nil {
 			return errResp(err)

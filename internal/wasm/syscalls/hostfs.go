@@ -174,11 +174,7 @@ func fsPathStatfs(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	if e != ESUCCESS {
 		return e
 	}
-	c, err := s.P.At(dirfd)
-	if err != nil {
-		return s.errOf(err)
-	}
-	sf, err := s.P.Kernel().VFS().Statfs(ctx, c, p)
+	sf, err := s.P.Statfs(ctx, dirfd, p)
 	if err != nil {
 		return s.errOf(err)
 	}

@@ -25,6 +25,8 @@ type handle struct {
 	writable    bool
 	maxSize     int64
 	noRWFAppend bool
+	quota       *quota
+	key         ownerKey // the host inode, for quota.closed
 }
 
 var _ vfs.Handle = (*handle)(nil)
@@ -79,32 +81,44 @@ func (h *handle) WriteAt(_ context.Context, p []byte, off int64) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	m, err := h.limit(len(p), off)
+	total := 0
+	err := h.quota.grow(h.fstatLocked, func(size, room int64) error {
+		m, err := h.limit(len(p), off)
+		if err != nil {
+			return err
+		}
+		if m, err = fits(m, off, size, room); err != nil {
+			return err
+		}
+		q := p[:m]
+		for total < len(q) {
+			var n int
+			err := ignoringEINTR(func() (err error) {
+				n, err = unix.Pwrite(h.fd, q[total:], off+int64(total))
+				return err
+			})
+			if err != nil {
+				if total > 0 {
+					// Report the bytes that did land, as write(2) does.
+					return nil
+				}
+				return hostErr(err)
+			}
+			if n == 0 {
+				break
+			}
+			total += n
+		}
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	p = p[:m]
-	total := 0
-	for total < len(p) {
-		var n int
-		err := ignoringEINTR(func() (err error) {
-			n, err = unix.Pwrite(h.fd, p[total:], off+int64(total))
-			return err
-		})
-		if err != nil {
-			if total > 0 {
-				// Report the bytes that did land, as write(2) does.
-				return total, nil
-			}
-			return 0, hostErr(err)
-		}
-		if n == 0 {
-			break
-		}
-		total += n
-	}
 	return total, nil
 }
+
+// fstatLocked stats the descriptor; the caller holds mu.
+func (h *handle) fstatLocked(st *unix.Stat_t) error { return hostErr(unix.Fstat(h.fd, st)) }
 
 // Append writes p at the end of the file atomically with respect to every
 // writer of the host file and returns the end of what it wrote.
@@ -123,32 +137,38 @@ func (h *handle) Append(_ context.Context, p []byte) (int, int64, error) {
 	if h.fd < 0 {
 		return 0, 0, errno.EBADF
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(h.fd, &st); err != nil {
-		return 0, 0, hostErr(err)
-	}
 	if len(p) == 0 {
+		var st unix.Stat_t
+		if err := unix.Fstat(h.fd, &st); err != nil {
+			return 0, 0, hostErr(err)
+		}
 		return 0, st.Size, nil
 	}
-	m, err := h.limit(len(p), st.Size)
+	var n int
+	err := h.quota.grow(h.fstatLocked, func(size, room int64) error {
+		m, err := h.limit(len(p), size)
+		if err != nil {
+			return err
+		}
+		if m, err = fits(m, size, size, room); err != nil {
+			return err
+		}
+		q := p[:m]
+		if !h.noRWFAppend {
+			err = ignoringEINTR(func() (err error) {
+				n, err = unix.Pwritev2(h.fd, [][]byte{q}, -1, unix.RWF_APPEND)
+				return err
+			})
+			if err == unix.EOPNOTSUPP || err == unix.ENOSYS {
+				err = h.appendFallback(q, &n)
+			}
+		} else {
+			err = h.appendFallback(q, &n)
+		}
+		return hostErr(err)
+	})
 	if err != nil {
 		return 0, 0, err
-	}
-	p = p[:m]
-	var n int
-	if !h.noRWFAppend {
-		err = ignoringEINTR(func() (err error) {
-			n, err = unix.Pwritev2(h.fd, [][]byte{p}, -1, unix.RWF_APPEND)
-			return err
-		})
-		if err == unix.EOPNOTSUPP || err == unix.ENOSYS {
-			err = h.appendFallback(p, &n)
-		}
-	} else {
-		err = h.appendFallback(p, &n)
-	}
-	if err != nil {
-		return 0, 0, hostErr(err)
 	}
 	end, err := unix.Seek(h.fd, 0, io.SeekCurrent)
 	if err != nil {
@@ -194,9 +214,12 @@ func (h *handle) Close() error {
 		h.mu.Unlock()
 		return errno.EBADF
 	}
+	var st unix.Stat_t
+	statOK := unix.Fstat(h.fd, &st) == nil
 	err := unix.Close(h.fd)
 	h.fd = -1
 	h.mu.Unlock()
+	h.quota.closed(h.key, &st, statOK)
 	h.ino.dropHandle(h)
 	return hostErr(err)
 }

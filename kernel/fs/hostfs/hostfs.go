@@ -21,7 +21,9 @@
 //     follow, such as unlinkat and renameat). This matters because hostfs
 //     creates real host symlinks with guest-chosen targets: a following
 //     call on one would act on the host's namespace. Symlinks are resolved
-//     by the VFS, in the guest's namespace, through Readlink.
+//     by the VFS, in the guest's namespace, through Readlink. (Host tools
+//     follow them too, later: so unless the mount allows it, a guest's
+//     symlink may not point outside the mount; see links.go.)
 //   - Only regular files are ever opened for data. The type is checked on
 //     the path first, the file is opened with O_NONBLOCK|O_NOFOLLOW (so a
 //     FIFO swapped in meanwhile cannot block), and the opened descriptor is
@@ -44,6 +46,8 @@
 //
 // Errors are the host's errno values, which are Linux's, converted to
 // errno.Errno; no host path or host error text ever reaches the guest.
+// Nor do the host disk's size and free space: Statfs is synthetic, and a
+// writable mount can carry a byte quota (Options.MaxBytes, quota.go).
 package hostfs
 
 import (
@@ -80,6 +84,19 @@ type Options struct {
 	// defaults); zero means DefaultMaxOwners. Beyond it, creating a file
 	// as another owner, chown and chmod u+s fail with ENOSPC.
 	MaxOwners int
+	// MaxBytes is a byte quota on what the guest adds to the mount: the
+	// net growth of apparent file sizes (a sparse file counts at its full
+	// length), directories and symlinks since the mount was made (see
+	// quota). Writes and truncates beyond it fail with ENOSPC; zero means
+	// no quota. Statfs reports it as the mount's size.
+	MaxBytes int64
+	// AllowExternalSymlinks lets the guest create symlinks whose target
+	// is absolute or leaves the mount. Without it such a symlink is
+	// refused (EPERM), and renames or hard links that would move a
+	// relative symlink to where it leaves the mount fail with EXDEV (mv
+	// then copies, re-creating links under the rule): host tools that
+	// follow links in the directory later must not be sent outside it.
+	AllowExternalSymlinks bool
 	// Logger receives diagnostics (such as the openat2 fallback being in
 	// use); nil discards them.
 	Logger *slog.Logger
@@ -92,6 +109,7 @@ type FS struct {
 	maxSize int64
 	seed    maphash.Seed // keys readdir cookies in hashed mode
 	owners  *ownerTable
+	quota   *quota
 
 	rootFD  int
 	rootDev uint64 // st_dev of the root, for the fallback walk's XDEV check
@@ -128,7 +146,7 @@ func New(root string, opts Options) (*FS, error) {
 	if root == "" {
 		return nil, fmt.Errorf("hostfs: empty root: %w", errno.EINVAL)
 	}
-	if opts.MaxFileSize < 0 || opts.MaxOwners < 0 {
+	if opts.MaxFileSize < 0 || opts.MaxOwners < 0 || opts.MaxBytes < 0 {
 		return nil, fmt.Errorf("hostfs: negative limit: %w", errno.EINVAL)
 	}
 	fd, err := openRetry(unix.AT_FDCWD, root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -147,6 +165,7 @@ func New(root string, opts Options) (*FS, error) {
 		rootFD:  fd,
 		rootDev: st.Dev,
 		roots:   hostRoots(root, fd),
+		quota:   newQuota(opts.MaxBytes),
 	}
 	if fs.maxSize == 0 {
 		fs.maxSize = DefaultMaxFileSize
@@ -172,28 +191,6 @@ func (fs *FS) Root(context.Context) (vfs.Inode, error) {
 	}
 	defer fs.exit()
 	return &inode{fs: fs, path: "", typ: vfs.TypeDir}, nil
-}
-
-// Statfs reports the capacity of the host filesystem holding the root.
-func (fs *FS) Statfs(context.Context) (vfs.Statfs, error) {
-	if err := fs.enter(); err != nil {
-		return vfs.Statfs{}, err
-	}
-	defer fs.exit()
-	var s unix.Statfs_t
-	if err := unix.Fstatfs(fs.rootFD, &s); err != nil {
-		return vfs.Statfs{}, hostErr(err)
-	}
-	return vfs.Statfs{
-		Type:       uint64(s.Type),
-		BlockSize:  s.Bsize,
-		Blocks:     s.Blocks,
-		BlocksFree: s.Bavail,
-		Files:      s.Files,
-		FilesFree:  s.Ffree,
-		NameMax:    uint64(s.Namelen),
-		ReadOnly:   fs.opts.ReadOnly || s.Flags&unix.ST_RDONLY != 0,
-	}, nil
 }
 
 // ReadOnly reports whether the filesystem was mounted read-only.

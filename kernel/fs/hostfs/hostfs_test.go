@@ -46,7 +46,7 @@ func TestNewRejectsBadRoots(t *testing.T) {
 func TestBasicOperations(t *testing.T) {
 	forResolvers(t, func(t *testing.T, r resolver) {
 		ctx := context.Background()
-		fs, host := newFS(t, Options{UID: 1000, GID: 100}, quirks{noOpenat2: r.noAt2})
+		fs, host := newFS(t, Options{UID: 1000, GID: 100, AllowExternalSymlinks: true}, quirks{noOpenat2: r.noAt2})
 		rt := root(t, fs)
 
 		// Files the guest creates are owned by the creator; host files by

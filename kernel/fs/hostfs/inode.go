@@ -216,7 +216,14 @@ func (fs *FS) applyAttr(t attrTarget, attr vfs.SetAttr) error {
 		changed = true
 	}
 	if attr.Mask&vfs.SetSize != 0 {
-		if err := t.truncate(attr.Size); err != nil {
+		err := fs.quota.grow(t.stat, func(size, room int64) error {
+			if room >= 0 && attr.Size > size && attr.Size-size > room {
+				// Apparent size counts: a sparse 1 TiB file is 1 TiB.
+				return errno.ENOSPC
+			}
+			return t.truncate(attr.Size)
+		})
+		if err != nil {
 			return err
 		}
 		changed = true
@@ -495,6 +502,7 @@ func (n *inode) Mkdir(_ context.Context, name string, opts vfs.CreateOptions) (v
 		_ = unix.Unlinkat(d.fd, name, unix.AT_REMOVEDIR)
 		return nil, err
 	}
+	n.fs.chargeNew(d.fd, name)
 	return n.child(name, vfs.TypeDir), nil
 }
 
@@ -521,7 +529,9 @@ func (fs *FS) forgetOwner(st *unix.Stat_t) {
 }
 
 // Symlink makes a symbolic link. The target is stored verbatim; hostfs
-// never follows it, the VFS resolves it in the guest's namespace.
+// never follows it, the VFS resolves it in the guest's namespace. Unless
+// Options.AllowExternalSymlinks is set, a target that would lead a host
+// tool outside the mount is refused with EPERM (see links.go).
 func (n *inode) Symlink(_ context.Context, name, target string, opts vfs.CreateOptions) (vfs.Inode, error) {
 	switch {
 	case target == "":
@@ -534,6 +544,9 @@ func (n *inode) Symlink(_ context.Context, name, target string, opts vfs.CreateO
 		return nil, err
 	}
 	defer done()
+	if err := n.fs.checkNewLink(n.path, target); err != nil {
+		return nil, err
+	}
 	if err := unix.Symlinkat(target, d.fd, name); err != nil {
 		return nil, hostErr(err)
 	}
@@ -543,6 +556,7 @@ func (n *inode) Symlink(_ context.Context, name, target string, opts vfs.CreateO
 		_ = unix.Unlinkat(d.fd, name, 0)
 		return nil, err
 	}
+	n.fs.chargeNew(d.fd, name)
 	return n.child(name, vfs.TypeSymlink), nil
 }
 
@@ -567,6 +581,13 @@ func (n *inode) Link(_ context.Context, name string, target vfs.Inode) error {
 		return err
 	}
 	defer td.close()
+	var st unix.Stat_t
+	if err := unix.Fstatat(td.fd, tname, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return hostErr(err)
+	}
+	if err := n.fs.checkMove(td.fd, tname, &st, splitDir(t.path), n.path); err != nil {
+		return err
+	}
 	return hostErr(unix.Linkat(td.fd, tname, d.fd, name, 0))
 }
 
@@ -599,6 +620,7 @@ func (fs *FS) removeAt(dirfd int, name string, flags int) error {
 	}
 	if known {
 		fs.forgetOwner(&st)
+		fs.quota.removed(&st)
 	}
 	return nil
 }
@@ -627,6 +649,13 @@ func (n *inode) Rename(_ context.Context, oldName string, newDir vfs.Inode, newN
 		}
 		defer dst.close()
 	}
+	var src unix.Stat_t
+	if err := unix.Fstatat(d.fd, oldName, &src, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return hostErr(err)
+	}
+	if err := n.fs.checkMove(d.fd, oldName, &src, n.path, nd.path); err != nil {
+		return err
+	}
 	var victim unix.Stat_t
 	replaces := unix.Fstatat(dst.fd, newName, &victim, unix.AT_SYMLINK_NOFOLLOW) == nil
 	if err := unix.Renameat(d.fd, oldName, dst.fd, newName); err != nil {
@@ -638,6 +667,7 @@ func (n *inode) Rename(_ context.Context, oldName string, newDir vfs.Inode, newN
 		// nothing.
 		if unix.Fstatat(dst.fd, newName, &moved, unix.AT_SYMLINK_NOFOLLOW) != nil || keyOf(&moved) != keyOf(&victim) {
 			n.fs.forgetOwner(&victim)
+			n.fs.quota.removed(&victim)
 		}
 	}
 	return nil
@@ -702,13 +732,21 @@ func (n *inode) Open(_ context.Context, flags vfs.OpenFlags) (vfs.Handle, error)
 	if err != nil {
 		return nil, err
 	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		_ = unix.Close(fd)
+		return nil, hostErr(err)
+	}
 	h := &handle{
 		fd:          fd,
 		ino:         n,
 		writable:    flags.Writable(),
 		maxSize:     n.fs.maxSize,
 		noRWFAppend: n.fs.q.noRWFAppend,
+		quota:       n.fs.quota,
+		key:         keyOf(&st),
 	}
+	n.fs.quota.opened(h.key)
 	n.hmu.Lock()
 	n.handles = append(n.handles, h)
 	n.hmu.Unlock()
@@ -738,4 +776,24 @@ func (n *inode) dropHandle(h *handle) {
 			return
 		}
 	}
+}
+
+// chargeNew charges the quota for the directory or symlink dirfd/name the
+// guest just made: dirCost, or the link's size (its target's length).
+func (fs *FS) chargeNew(dirfd int, name string) {
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		fs.quota.charge(dirCost)
+		return
+	}
+	fs.quota.charge(st.Size)
+}
+
+// splitDir is the directory part of rel.
+func splitDir(rel string) string {
+	dir, _ := splitRel(rel)
+	return dir
 }

@@ -585,8 +585,20 @@ function writevSync(fd, buffers, position) {
   for (const b of buffers) total += writeSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + total);
   return total;
 }
-function statfsSync() {
-  return { type: 0x01021994, bsize: 4096, blocks: 16384, bfree: 8192, bavail: 8192, files: 16384, ffree: 8192 };
+class StatFs {
+  constructor(type, bsize, blocks, bfree, bavail, files, ffree) {
+    this.type = type; this.bsize = bsize; this.blocks = blocks; this.bfree = bfree;
+    this.bavail = bavail; this.files = files; this.ffree = ffree;
+  }
+}
+// statfsSync asks the kernel (Process.Statfs), as WASI's path_statfs does,
+// so node and df report the same filesystem.
+function statfsSync(path, options = {}) {
+  path = toPath(path);
+  try { B.statfs(path); } catch (e) { throw fromBridge(e, 'statfs', path); }
+  const f = scratchF64;
+  const v = [f[0], f[1], f[2], f[3], f[4], f[5], f[6]];
+  return new StatFs(...(options && options.bigint ? v.map((x) => BigInt(x)) : v));
 }
 
 const syncAPI = {
