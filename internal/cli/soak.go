@@ -46,16 +46,17 @@ a VM of its own:
 ` + soak.AttackHelp() + `
 An attack may fail; it must be answered within its bound, must not raise
 the peak RSS of the server (256 MiB) or the memory of the engines (peak
-RSS or Go heap in use, 512 MiB) beyond its bound, must not kill an engine unless it is the oom attack, and must
-leave tenant B unaffected. The samples cover the server and every engine
-(its descendant processes): RSS, descriptors, threads, live VMs, processes and
-isolates, each tenant's VMs. At the end, once both tenants deleted their
-VMs, the idle state must equal the one after the warm-up (an engine lost
-to the oom attack may be replaced, not added to), and the RSS of the
-server and of the engines together must be flat by the rule above. A
-failure names the tenant, the operation, the answer and what tenant A was
-doing, e.g. "tenant B: node-npm failed ...: 503 engine_lost ... (during
-tenant A's oom)".`,
+RSS or Go heap in use, 512 MiB) beyond its bound, must not lose its
+engine (engine_lost) unless it is the oom attack, and must leave tenant B
+unaffected. The samples cover the server and every engine (its descendant
+processes): RSS, descriptors, threads, live VMs, processes and isolates,
+each tenant's VMs. At the end, once both tenants deleted their VMs, the
+idle state must equal the one after the warm-up (an engine lost to the
+oom attack may be replaced, not added to), and the RSS of the server and
+of the engines together must be flat by the rule above. A failure names
+the tenant, the operation, the answer and what tenant A was doing, e.g.
+"tenant B: node-npm failed ...: 503 engine_lost ... (during tenant A's
+oom)".`,
 		Example: `  secexec soak --duration 30s
   secexec soak --duration 10m --workers 2
   secexec soak --serve --duration 1h --hostile all

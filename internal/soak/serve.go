@@ -289,6 +289,8 @@ func (r *serveRun) blame() string {
 	case last != "" && time.Since(lastEnd) < time.Minute:
 		parts = append(parts, since(lastEnd)+" after tenant A's "+last)
 	}
+	// Engines also end when the server retires them: only a death during
+	// an attack that kills engines is worth naming.
 	if d := r.engines.lastDeath(); d != nil && time.Since(r.start)-d.Last < time.Minute {
 		s := fmt.Sprintf("engine pid %d died %s earlier", d.PID, (time.Since(r.start) - d.Last).Round(100*time.Millisecond))
 		if d.During != "" {
@@ -353,12 +355,14 @@ func (t *engineTracker) observe(alive []int, at time.Duration, during string, ex
 	}
 }
 
+// lastDeath returns the engine that ended last during an attack that
+// kills engines, or nil.
 func (t *engineTracker) lastDeath() *EngineLife {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out *EngineLife
 	for _, l := range t.lives {
-		if l.Died && (out == nil || l.Last > out.Last) {
+		if l.Died && l.Expected && (out == nil || l.Last > out.Last) {
 			c := *l
 			out = &c
 		}
@@ -692,9 +696,12 @@ func (r *serveRun) attack(ctx context.Context, env *attackEnv, a *attack) attack
 		}
 	}
 	run.engineGrowth = max(run.engineGrowth, rss)
-	// An engine lost during an attack that does not kill its engine is a
-	// violation of the report (ServeReport.check), not a finding here.
+	// Engines end for good reasons too (a server may retire a tenant's
+	// engine with its last VM): a lost engine shows in the answer.
 	r.engines.observe(alive1, time.Since(r.start), a.name, a.killsEngine)
+	if !a.killsEngine && strings.Contains(run.outcome, "engine_lost") {
+		run.findings = append(run.findings, found("engine-lost", "the attack lost its engine (%s), which only the oom attack may", run.outcome))
+	}
 	if lim := orDefault(a.serverGrowth, defaultServerGrowth); lim > 0 && run.serverGrowth > lim {
 		run.findings = append(run.findings, found("server-memory", "the server's peak RSS rose by %s during the attack (bound %s)", mib(run.serverGrowth), mib(lim)))
 	}

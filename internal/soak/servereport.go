@@ -73,8 +73,9 @@ type Finding struct {
 }
 
 // EngineLife is one engine process over the run: when it was first and
-// last seen (since the baseline), and whether it died, during which
-// attack, and whether that attack kills its engine on purpose.
+// last seen (since the baseline), and whether it ended (crashed, killed or
+// retired by the server), during which attack, and whether that attack
+// kills its engine on purpose.
 type EngineLife struct {
 	PID      int           `json:"pid"`
 	First    time.Duration `json:"first"`
@@ -221,15 +222,9 @@ func (r *ServeReport) check(tolerance float64) {
 			add("tenant A %s: %s in %d of %d runs; first: %s", name, f.Kind, f.Count, st.Runs, f.First)
 		}
 	}
-	for _, e := range r.Engines {
-		switch {
-		case !e.Died || e.Expected:
-		case e.During != "":
-			add("engine pid %d died during tenant A's %s, which does not kill engines on purpose", e.PID, e.During)
-		default:
-			add("engine pid %d died at %s with no attack running", e.PID, e.Last.Round(time.Second))
-		}
-	}
+	// An engine that ends is no violation by itself: a server may retire
+	// a tenant's engine when the tenant has no VM left. A crash shows as
+	// a lost VM: tenant B's failure, or tenant A's engine-lost finding.
 	if r.ServerExit == "" {
 		r.Violations = append(r.Violations, r.End.leaks(r.Idle)...)
 	}
@@ -345,12 +340,12 @@ func (r *ServeReport) WriteText(w io.Writer) error {
 	for _, e := range r.Engines {
 		state := "alive at the end"
 		if e.Died {
-			state = fmt.Sprintf("died by %s", e.Last.Round(time.Second))
+			state = fmt.Sprintf("gone by %s", e.Last.Round(time.Second))
 			if e.During != "" {
 				state += " during tenant A's " + e.During
 			}
 			if e.Expected {
-				state += " (on purpose)"
+				state += " (which kills engines on purpose)"
 			}
 		}
 		ew.printf("  pid %d: first seen %s, %s\n", e.PID, e.First.Round(time.Second), state)
