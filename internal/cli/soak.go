@@ -53,7 +53,7 @@ processes): RSS, descriptors, threads, live VMs, processes and isolates,
 each tenant's VMs. At the end, once both tenants deleted their VMs, the
 idle state must equal the one after the warm-up (an engine lost to the
 oom attack may be replaced, not added to), and the RSS of the server and
-of the engines together must be flat by the rule above. A failure names
+of each engine living through the run must be flat by the rule above. A failure names
 the tenant, the operation, the answer and what tenant A was doing, e.g.
 "tenant B: node-npm failed ...: 503 engine_lost ... (during tenant A's
 oom)".`,

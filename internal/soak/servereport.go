@@ -233,21 +233,41 @@ func (r *ServeReport) check(tolerance float64) {
 		add("only %d samples after warm-up: run longer or sample more often", len(post))
 		return
 	}
-	for _, m := range rssFigures {
-		early, late := flatness(post, m.get)
+	for _, s := range flatSeries(post) {
+		early, late := flatness(s.rss, func(v int64) int64 { return v })
 		if float64(late) > float64(early)*(1+tolerance) {
-			add("%s grew: median %s in the first third after warm-up, %s in the last (limit +%.0f%%)", m.name, mib(early), mib(late), tolerance*100)
+			add("%s RSS grew: median %s in the first third after warm-up, %s in the last (limit +%.0f%%)", s.name, mib(early), mib(late), tolerance*100)
 		}
 	}
 }
 
-// rssFigures are the RSS series the flatness rule applies to.
-var rssFigures = []struct {
-	name string
-	get  func(ServeSample) int64
-}{
-	{"server RSS", func(s ServeSample) int64 { return s.Server.RSS }},
-	{"engine RSS (all engines)", func(s ServeSample) int64 { return s.EngineRSS }},
+// flatSeries are the RSS series after warm-up the flatness rule applies
+// to: the server's, and each engine's that lives through the whole of
+// it (in the first and last samples and 90% of all). Engines that come
+// and go — a tenant's engine retired with its last VM, one lost to the
+// oom attack — are not series: their memory is bounded per attack.
+func flatSeries(post []ServeSample) []series {
+	out := []series{{name: "server"}}
+	idx := map[int]int{}
+	for _, smp := range post {
+		out[0].t, out[0].rss = append(out[0].t, smp.T), append(out[0].rss, smp.Server.RSS)
+		for _, e := range smp.Engines {
+			i, ok := idx[e.PID]
+			if !ok {
+				i = len(out)
+				idx[e.PID] = i
+				out = append(out, series{name: fmt.Sprintf("engine pid %d", e.PID)})
+			}
+			out[i].t, out[i].rss = append(out[i].t, smp.T), append(out[i].rss, e.RSS)
+		}
+	}
+	if len(post) == 0 {
+		return out
+	}
+	first, last := post[0].T, post[len(post)-1].T
+	return slices.DeleteFunc(out, func(s series) bool {
+		return len(s.t) == 0 || s.t[0] != first || s.t[len(s.t)-1] != last || len(s.t)*10 < len(post)*9
+	})
 }
 
 func (r *ServeReport) postWarmup() []ServeSample {
@@ -330,10 +350,10 @@ func (r *ServeReport) WriteText(w io.Writer) error {
 		ew.printf("  %s (%.0fs-%.0fs): %s\n", s.name, s.t[0].Seconds(), s.t[len(s.t)-1].Seconds(), strings.Join(vals, " "))
 	}
 	if post := r.postWarmup(); len(post) >= 3 {
-		for _, m := range rssFigures {
-			early, late := flatness(post, m.get)
-			ew.printf("%s after warm-up: median %s (first third) -> %s (last third), %+.1f%%\n",
-				m.name, mib(early), mib(late), 100*(float64(late)/float64(max(early, 1))-1))
+		for _, s := range flatSeries(post) {
+			early, late := flatness(s.rss, func(v int64) int64 { return v })
+			ew.printf("%s RSS after warm-up: median %s (first third) -> %s (last third), %+.1f%%\n",
+				s.name, mib(early), mib(late), 100*(float64(late)/float64(max(early, 1))-1))
 		}
 	}
 	ew.printf("\nengines:\n")

@@ -81,12 +81,18 @@ func TestServeCheckLeaks(t *testing.T) {
 		{"leaked engine goroutines", func(r *ServeReport) { r.End.Goroutines = r.Idle.Goroutines + 3 }},
 		{"server RSS grew", func(r *ServeReport) {
 			post := r.postWarmup()
-			early, _ := flatness(post, rssFigures[0].get)
+			early, _ := flatness(post, func(s ServeSample) int64 { return s.Server.RSS })
 			for i := len(post) * 2 / 3; i < len(post); i++ {
 				post[i].Server.RSS = early * 12 / 10
 			}
 		}},
 		{"the server died during the run", func(r *ServeReport) { r.ServerExit = "signal: killed" }},
+		{"engine pid 7 RSS grew", func(r *ServeReport) {
+			// An engine living through the whole run, growing.
+			for i := range r.Samples {
+				r.Samples[i].Engines = append(r.Samples[i].Engines, ProcSample{PID: 7, RSS: int64(100+i) << 20})
+			}
+		}},
 	} {
 		r := realRun(t)
 		before := violations(r)
