@@ -9,9 +9,10 @@ import (
 )
 
 // realRun is the report of a real `secexec soak --serve --duration 3m
-// --hostile all --report-json` on today's server (internal/soak/testdata):
-// tenant A's oom killed the shared engine, which was replaced; tenant B
-// lost VMs to it; several attacks were not defended.
+// --hostile all --report-json` on the server before fault domains were
+// merged (internal/soak/testdata): tenant A's oom killed the shared
+// engine, which was replaced; tenant B lost VMs to it; several attacks
+// were not defended.
 func realRun(t *testing.T) *ServeReport {
 	t.Helper()
 	data, err := os.ReadFile("testdata/serve-all.json")
