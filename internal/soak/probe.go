@@ -105,7 +105,10 @@ type child struct {
 	start  uint64 // start time in clock ticks after boot
 }
 
-func (p *probe) children() ([]child, error) {
+func (p *probe) children() ([]child, error) { return childrenOf(p.self) }
+
+// childrenOf returns the child processes of ppid, oldest first.
+func childrenOf(ppid int) ([]child, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
@@ -126,7 +129,7 @@ func (p *probe) children() ([]child, error) {
 		}
 		// After the name: state ppid ... starttime (field 22, index 19 here).
 		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 20 || f[1] != strconv.Itoa(p.self) {
+		if len(f) < 20 || f[1] != strconv.Itoa(ppid) {
 			continue
 		}
 		start, _ := strconv.ParseUint(f[19], 10, 64)

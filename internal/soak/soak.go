@@ -267,11 +267,16 @@ func (r *Report) postWarmup() []Sample {
 // thirds, not single samples, so that one garbage-collection cycle
 // neither hides growth nor fakes it.
 func Flatness(samples []Sample, get func(Sample) int64) (early, late int64) {
+	return flatness(samples, get)
+}
+
+// flatness is Flatness over samples of any kind.
+func flatness[S any](samples []S, get func(S) int64) (early, late int64) {
 	n := len(samples) / 3
 	if n == 0 {
 		return 0, 0
 	}
-	med := func(ss []Sample) int64 {
+	med := func(ss []S) int64 {
 		v := make([]int64, len(ss))
 		for i, s := range ss {
 			v[i] = get(s)
