@@ -16,17 +16,27 @@ func newExecCmd() *cobra.Command {
 	var vf vmFlags
 	var asJSON, tty bool
 	c := &cobra.Command{
-		Use:   "exec [flags] CMDLINE [ARG...]",
+		Use:   "exec [flags] [--] CMDLINE [ARG...]",
 		Short: "Run a command line in a fresh VM",
 		Long: `Run a command line in a fresh VM and exit with its status.
 
-A single argument is a command line: if it is a plain list of words it runs
-the program directly, otherwise it runs under 'sh -c'. Several arguments are
-an argument vector run as is. Standard input is passed through; the guest's
-stdout and stderr stream to this process's. With -t the command runs on a
-terminal of its own, wired to this one (see 'secexec shell').`,
+secexec's flags come before the command: everything from the first
+argument that is not a flag on is the guest's, flags included, as with
+'docker run IMAGE CMD...' (so 'secexec exec node -e CODE' runs node -e
+CODE). A "--" before the command is allowed and dropped; a "--" after it
+is the guest's.
+
+One argument is a command line: if it is a plain list of words it runs the
+program directly, otherwise (pipes, redirections, quotes, variables, ';',
+'&&'...) it runs under 'sh -c'. Two or more arguments are an argument
+vector run as is, never re-read by a shell: 'secexec exec echo "a | b"'
+prints a | b. Standard input is passed through; the guest's stdout and
+stderr stream to this process's. With -t the command runs on a terminal
+of its own, wired to this one (see 'secexec shell').`,
 		Example: `  secexec exec 'echo hello | wc -c'
+  secexec exec --timeout 2s node -e 'console.log(1 + 1)'
   secexec exec --mount ./src:/src:ro 'grep -rn TODO /src'
+  secexec exec -- ls -l /
   printf 'b\na\n' | secexec exec sort`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,9 +62,18 @@ terminal of its own, wired to this one (see 'secexec shell').`,
 		},
 	}
 	vf.register(c)
+	guestCommandLine(c)
 	c.Flags().BoolVarP(&tty, "tty", "t", false, "run the command on a terminal (isatty true, line editing, ^C to its foreground job)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (stdout and stderr base64-encoded) instead of streaming")
 	return c
+}
+
+// guestCommandLine makes c, a command that ends in a guest command line,
+// stop reading flags at the first argument that is not one: what follows
+// is the guest's, its flags included (docker run, kubectl exec -- and
+// env(1) do the same). A leading "--" still ends secexec's flags.
+func guestCommandLine(c *cobra.Command) {
+	c.Flags().SetInterspersed(false)
 }
 
 // stdinOf returns the command's stdin unless it is an interactive

@@ -82,17 +82,31 @@ func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]by
 func newNodeCmd() *cobra.Command {
 	var vf vmFlags
 	c := &cobra.Command{
-		Use:   "node [flags] [-- NODE-ARGS...]",
+		Use:   "node [flags] [--] [NODE-ARGS...]",
 		Short: "Run node in a fresh VM",
 		Long: `Run the VM's node with the given arguments, e.g. -e CODE, -p EXPR or a
-guest FILE. Put secexec's own flags first and node's after "--".`,
+guest FILE. secexec's own flags come first; they end at the first argument
+that is not a flag, or at "--": put "--" before node's arguments when they
+start with a flag of node's (-e, -p, --inspect...), since -e is secexec's
+--env. Everything after a FILE is the script's.`,
 		Example: `  secexec node -- -e 'console.log(process.version)'
-  secexec node --mount ./app:/app:ro -- /app/index.js`,
+  secexec node --timeout 5s -- -p '6 * 7'
+  secexec node --mount ./app:/app:ro /app/index.js --port 3000`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, kv := range vf.env {
+				if !strings.Contains(kv, "=") {
+					return &usageError{err: fmt.Errorf("-e/--env %q: want KEY=VALUE (node's own -e goes after \"--\": secexec node -- -e CODE)", kv)}
+				}
+			}
 			return runInVM(cmd, &vf, false, nil, runArgv(append([]string{"node"}, args...)))
 		},
 	}
 	vf.register(c)
+	guestCommandLine(c)
+	// "secexec node -e CODE" reads -e as --env: say where node's flags go.
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{err: fmt.Errorf("%w (node's own flags go after \"--\": secexec node [flags] -- NODE-ARGS; see '%s --help')", err, c.CommandPath())}
+	})
 	return c
 }
 
@@ -100,10 +114,12 @@ func newRunCmd() *cobra.Command {
 	var vf vmFlags
 	var check bool
 	c := &cobra.Command{
-		Use:   "run [flags] FILE.js|FILE.mjs|FILE.ts [ARGS...]",
+		Use:   "run [flags] [--] FILE.js|FILE.mjs|FILE.ts [ARGS...]",
 		Short: "Run a host JavaScript or TypeScript file in a fresh VM",
 		Long: `Copy a host .js, .mjs, .cjs, .ts, .mts or .cts file into the VM's working
 directory and run it with node; TypeScript runs with its types stripped.
+secexec's flags come before FILE; the ARGS after it are the script's
+(process.argv), flags included.
 With --check, TypeScript is type-checked first (by the VM's tsc): type
 errors are printed as FILE:LINE:COL - error TSnnnn: message, and the file
 does not run (exit 2).`,
@@ -126,6 +142,7 @@ does not run (exit 2).`,
 		},
 	}
 	vf.register(c)
+	guestCommandLine(c)
 	c.Flags().BoolVar(&check, "check", false, "type-check the TypeScript file first (tsc in the VM); on type errors print them and exit 2 without running it")
 	return c
 }

@@ -107,9 +107,10 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.IntVar(&cfg.MaxConcurrent, "max-concurrent", 8, "execs, evaluations and attached processes running at once per tenant")
 	fl.IntVar(&cfg.MaxTenantProcesses, "max-processes", 64, "spawned processes and JS contexts alive at once per tenant")
 	fl.DurationVar(&cfg.MaxProcessLifetime, "max-process-lifetime", time.Hour, "longest a spawned process or JS context lives before it is killed or closed")
-	fl.Int64Var(&cfg.MaxBodyBytes, "max-request-bytes", 1<<20, "largest JSON request body")
-	fl.Int64Var(&cfg.MaxFileBytes, "max-file-bytes", 64<<20, "largest file or tar archive, either way")
-	fl.IntVar(&cfg.MaxOutputBytes, "max-output-bytes", 16<<20, "stdout and stderr bytes an exec returns, each")
+	cfg.MaxBodyBytes, cfg.MaxFileBytes, cfg.MaxOutputBytes = 1<<20, 64<<20, 16<<20
+	fl.Var(sizeFlag{&cfg.MaxBodyBytes}, "max-request-bytes", "largest JSON request body, e.g. 1M")
+	fl.Var(sizeFlag{&cfg.MaxFileBytes}, "max-file-bytes", "largest file or tar archive, either way, e.g. 64M")
+	fl.Var(intSizeFlag{&cfg.MaxOutputBytes}, "max-output-bytes", "stdout and stderr bytes an exec returns, each, e.g. 16M")
 	fl.DurationVar(&cfg.MaxExecTimeout, "max-exec-timeout", 5*time.Minute, "longest (and default) exec timeout")
 	fl.Var(sizeFlag{&cfg.MaxLimits.MemoryBytes, &cfg.MaxLimits.VMMemoryBytes}, "max-memory", "largest memory a VM may ask for, per process and for all its processes together, e.g. 2G; also a VM's default VM-wide memory (default 1G)")
 	fl.Var(durationsFlag{&cfg.MaxLimits.CPUTime, &cfg.MaxLimits.VMCPUTime}, "max-cpu-time", "largest CPU time a VM may ask for, per process and for all its processes together; also a VM's default VM-wide CPU budget (default: no cap)")

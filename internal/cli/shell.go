@@ -19,12 +19,14 @@ import (
 func newShellCmd() *cobra.Command {
 	var vf vmFlags
 	c := &cobra.Command{
-		Use:   "shell [flags] [-- CMD [ARG...]]",
+		Use:   "shell [flags] [--] [CMD [ARG...]]",
 		Short: "Open an interactive terminal in a fresh VM",
 		Long: `Open an interactive terminal in a fresh VM: this terminal becomes the
 guest's (raw mode, restored on exit), running bash by default, or the
-command after "--" (e.g. node, for its REPL). Window size changes are
-passed on. The exit status is the guest command's.`,
+command given (e.g. node, for its REPL). secexec's flags come first: the
+first argument that is not a flag, or "--", starts the guest's command,
+whose own flags follow it. Window size changes are passed on. The exit
+status is the guest command's.`,
 		Example: `  secexec shell
   secexec shell --mount .:/work -- bash
   secexec shell -- node`,
@@ -36,6 +38,7 @@ passed on. The exit status is the guest command's.`,
 		},
 	}
 	vf.register(c)
+	guestCommandLine(c)
 	return c
 }
 

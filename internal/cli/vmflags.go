@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -52,7 +53,7 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.StringArrayVarP(&f.env, "env", "e", nil, "set KEY=VALUE in the guest environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory inside the VM (default "+secexec.Workspace+")")
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill the program after this much wall time (exit 124)")
-	fl.Int64Var(&f.fsBytes, "fs-bytes", 0, "bytes of file data the VM may store (default 64 MiB)")
+	fl.Var(sizeFlag{&f.fsBytes}, "fs-bytes", "file data the VM may store, e.g. 64M (default 64M); writes beyond it fail with ENOSPC")
 	fl.IntVar(&f.processes, "max-processes", 0, "processes the VM may run at once (default 256)")
 	fl.StringVar(&f.memory, "memory", "", "guest memory per process, e.g. 64M: WebAssembly linear memory, V8 heap (default 128M)")
 	fl.DurationVar(&f.cpuTime, "cpu-time", 0, "CPU time per process before SIGXCPU (the command then exits 124)")
@@ -187,9 +188,21 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 	return opts, nil
 }
 
-// parseSize reads a byte count with an optional K, M or G suffix
-// (powers of 1024).
+// errBadSize is the error of a size that parseSize does not read.
+var errBadSize = errors.New("want a positive size such as 64M (a byte count, or with K, M or G: powers of 1024)")
+
+// maxSize bounds every size flag: 1 TiB, far beyond any real limit, and
+// far from overflowing an int64 when multiplied.
+const maxSize = 1 << 40
+
+// parseSize reads a byte count with an optional K, M or G suffix (powers
+// of 1024, either case): the one reader of every size flag of the CLI
+// (--fs-bytes, --memory, --vm-memory, --mount quota=, serve's --max-*
+// sizes), so that they all take the same forms.
 func parseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, errBadSize
+	}
 	mult := int64(1)
 	switch strings.ToUpper(s[len(s)-1:]) {
 	case "K":
@@ -200,10 +213,24 @@ func parseSize(s string) (int64, error) {
 		mult, s = 1<<30, s[:len(s)-1]
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 || n > (1<<40)/mult {
-		return 0, fmt.Errorf("want a positive size such as 512M")
+	if err != nil || n <= 0 || n > maxSize/mult {
+		return 0, errBadSize
 	}
 	return n * mult, nil
+}
+
+// formatSize writes n the way parseSize reads it, with the largest suffix
+// that keeps it exact (for flag defaults in --help).
+func formatSize(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if n >= u.mult && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // mountSyntax is the --mount syntax, for help and errors.
@@ -277,7 +304,7 @@ func (f sizeFlag) String() string {
 	if len(f) == 0 || f[0] == nil || *f[0] == 0 {
 		return ""
 	}
-	return strconv.FormatInt(*f[0], 10)
+	return formatSize(*f[0])
 }
 
 func (f sizeFlag) Set(s string) error {
@@ -292,6 +319,27 @@ func (f sizeFlag) Set(s string) error {
 }
 
 func (sizeFlag) Type() string { return "size" }
+
+// intSizeFlag is a size flag (parseSize) for a limit held in an int.
+type intSizeFlag struct{ p *int }
+
+func (f intSizeFlag) String() string {
+	if f.p == nil || *f.p == 0 {
+		return ""
+	}
+	return formatSize(int64(*f.p))
+}
+
+func (f intSizeFlag) Set(s string) error {
+	n, err := parseSize(s)
+	if err != nil {
+		return err
+	}
+	*f.p = int(n)
+	return nil
+}
+
+func (intSizeFlag) Type() string { return "size" }
 
 // durationsFlag is a positive duration flag that sets several limits at
 // once.
