@@ -256,6 +256,30 @@ func (p *Process) ReportMemory(n int64) bool {
 	return victim != p
 }
 
+// TryMemory is ReportMemory for memory the program is about to take (its
+// current use plus an allocation its runtime was told of before making
+// it): when that would take the VM's processes together past
+// Limits.VMMemoryBytes it records nothing and reports false, and the
+// runtime fails the allocation, as a failed allocation fails, instead of
+// a process being ended after the memory is spent. Concurrent callers may
+// each pass with the VM just under its limit; ReportMemory's kill bounds
+// that overshoot.
+func (p *Process) TryMemory(n int64) bool {
+	n = max(n, 0)
+	k := p.k
+	lim := k.limits.VMMemoryBytes
+	for {
+		old := p.mem.Load()
+		if lim > 0 && n > old && k.budget.mem.Load()+n-old > lim {
+			return false
+		}
+		if p.mem.CompareAndSwap(old, n) {
+			k.budget.mem.Add(n - old)
+			return true
+		}
+	}
+}
+
 // MemoryUsed returns the memory the VM's live processes reported.
 func (k *Kernel) MemoryUsed() int64 { return k.budget.mem.Load() }
 

@@ -148,3 +148,50 @@ func TestVMMemoryLimit(t *testing.T) {
 	_ = small.Signal(kernel.SIGKILL)
 	_, _ = small.HostWait(context.Background())
 }
+
+// TryMemory refuses what would take the VM past its limit and records
+// nothing then; no process is ended for it.
+func TestVMMemoryTry(t *testing.T) {
+	k := newKernel(t, kernel.Limits{VMMemoryBytes: 100 << 20}, goLoader{
+		"hold": func(ctx context.Context, p *kernel.Process) int {
+			<-ctx.Done()
+			return 0
+		},
+	})
+	spawn := func() *kernel.Process {
+		p, err := k.SpawnHost(context.Background(), kernel.SpawnOptions{Argv: []string{"hold"}, Env: []string{"PATH=/bin"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := spawn(), spawn()
+	if !a.TryMemory(80 << 20) {
+		t.Fatal("80 MiB of 100 refused")
+	}
+	if b.TryMemory(30 << 20) {
+		t.Fatal("80 + 30 MiB of 100 allowed")
+	}
+	if got := k.MemoryUsed(); got != 80<<20 {
+		t.Fatalf("MemoryUsed %d after a refusal, want 80 MiB", got)
+	}
+	if !b.TryMemory(20 << 20) {
+		t.Fatal("80 + 20 MiB of 100 refused")
+	}
+	if a.TryMemory(90 << 20) {
+		t.Fatal("growing a full VM allowed")
+	}
+	// Shrinking is always allowed, even in a full VM.
+	if !a.TryMemory(10 << 20) {
+		t.Fatal("shrinking refused")
+	}
+	if got := k.MemoryUsed(); got != 30<<20 {
+		t.Fatalf("MemoryUsed %d, want 30 MiB", got)
+	}
+	for _, p := range []*kernel.Process{a, b} {
+		_ = p.Signal(kernel.SIGKILL)
+		if st, _ := p.HostWait(context.Background()); st.Signal != kernel.SIGKILL {
+			t.Fatalf("%+v: only the test's SIGKILL may end it", st)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -195,6 +196,47 @@ func TestChargingVMMemoryLimit(t *testing.T) {
 	// 256 MiB holds at most three 70 MiB processes (and the parent).
 	if alive > 3 {
 		t.Errorf("%d processes of 70 MiB alive in a VM of 256 MiB", alive)
+	}
+	usable(t, vm)
+}
+
+// Issue 19 (the two-tenant soak's many-node attack): processes that grow
+// in announced steps (1 MiB buffers) all at once, each within its own
+// limit. The VM's limit must hold before the memory exists: the step that
+// would pass it fails with a RangeError in the process that asked, so the
+// children together never hold more than the VM's limit (without the
+// check, 16 × 64 MiB were held at once in a VM of 256 MiB).
+func TestChargingVMMemoryAnnounced(t *testing.T) {
+	vm := newVM(t, secexec.Options{Permissions: secexec.AllowAll(), Limits: secexec.Limits{MemoryBytes: 128 << 20, VMMemoryBytes: 256 << 20}})
+	r := node(t, vm, `const { spawn } = require('child_process');
+		const kid = 'const a = []; let err = ""; try { for (let i = 0; i < 64; i++) a.push(Buffer.alloc(1 << 20, 1)); } catch (e) { err = e.name; }'
+			+ ' console.log(a.length, err); setTimeout(() => {}, 1500)';
+		let left = 16, held = 0, refused = 0, codes = [];
+		for (let i = 0; i < 16; i++) {
+			let out = '';
+			const c = spawn('node', ['-e', kid]);
+			c.stdout.on('data', d => { out += d; });
+			c.on('exit', code => {
+				const [n, err] = out.trim().split(' ');
+				held += Number(n) || 0;
+				if (err === 'RangeError') refused++;
+				codes.push(code);
+				if (--left === 0) console.log(JSON.stringify({ held, refused, codes }));
+			});
+		}`)
+	if r.ExitCode != 0 {
+		t.Fatalf("exit %d %q %q", r.ExitCode, r.Stdout, trunc(r.Stderr))
+	}
+	var got struct {
+		Held, Refused int
+		Codes         []any
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(r.Stdout), &got); err != nil {
+		t.Fatalf("stdout %q: %v", r.Stdout, err)
+	}
+	// The children's heaps and the parent take some of the 256 MiB too.
+	if got.Held > 256 || got.Refused == 0 {
+		t.Errorf("children held %d MiB of buffers in a VM of 256 MiB, %d refused (exit codes %v)", got.Held, got.Refused, got.Codes)
 	}
 	usable(t, vm)
 }

@@ -392,8 +392,20 @@ func (r *rt) checkExternal(extra uint64) bool {
 			used := min(hs.TotalHeapSize, r.heapLimit) + min(hs.ExternalMemory, limit)
 			r.p.ReportMemory(int64(min(used, 1<<62)))
 		}
+		return hs.ExternalMemory <= limit
 	}
-	return hs.ExternalMemory+extra <= limit
+	if hs.ExternalMemory+extra > limit {
+		return false
+	}
+	// An announced allocation also fails where it would take the VM's
+	// processes together past their limit: the guest gets the RangeError
+	// before the memory exists, rather than the VM's largest process being
+	// killed after it does.
+	if r.p != nil {
+		used := min(hs.TotalHeapSize, r.heapLimit) + hs.ExternalMemory + extra
+		return r.p.TryMemory(int64(min(used, 1<<62)))
+	}
+	return true
 }
 
 const extCheckEvery = 2 * time.Millisecond

@@ -250,9 +250,9 @@ var attacks = []*attack{
 	},
 	{
 		name:  "many-node",
-		about: "24 node processes holding 96 MiB of buffers each, under memory_bytes 128 MiB",
+		about: "24 node processes holding 96 MiB of buffers each, under memory_bytes 128 MiB and vm_memory_bytes 384 MiB",
 		vm: func(*attackEnv) map[string]any {
-			return map[string]any{"limits": map[string]any{"memory_bytes": 128 << 20}}
+			return map[string]any{"limits": map[string]any{"memory_bytes": 128 << 20, "vm_memory_bytes": 384 << 20}}
 		},
 		run: func(ctx context.Context, e *attackEnv, vm string) (string, error) {
 			_, out, err := execAttack(ctx, e, vm, map[string]any{"timeout_ms": 60000, "argv": nodeArgv(

@@ -47,17 +47,17 @@ func (refusedMemory) Reallocate(uint64) []byte { return nil }
 func (refusedMemory) Free()                    {}
 
 // reportingAllocator reports each linear memory's size to the kernel
-// before it is allocated or grown (kernel Process.ReportMemory), which
+// before it is allocated or grown (kernel Process.TryMemory), which
 // bounds the VM's processes together (Limits.VMMemoryBytes): a memory
-// that would take the VM past its limit is refused, and the kernel ends
-// the process.
+// that would take the VM past its limit is refused (the module does not
+// start, memory.grow returns -1), and no other process pays for it.
 type reportingAllocator struct {
 	inner experimental.MemoryAllocator
 	p     *kernel.Process
 }
 
 func (a reportingAllocator) Allocate(capacity, max uint64) experimental.LinearMemory {
-	if !a.p.ReportMemory(int64(min(capacity, 1<<62))) {
+	if !a.p.TryMemory(int64(min(capacity, 1<<62))) {
 		return refusedMemory{}
 	}
 	return reportingMemory{LinearMemory: a.inner.Allocate(capacity, max), p: a.p}
@@ -70,7 +70,7 @@ type reportingMemory struct {
 }
 
 func (m reportingMemory) Reallocate(size uint64) []byte {
-	if !m.p.ReportMemory(int64(min(size, 1<<62))) {
+	if !m.p.TryMemory(int64(min(size, 1<<62))) {
 		return nil
 	}
 	return m.LinearMemory.Reallocate(size)
