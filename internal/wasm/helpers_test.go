@@ -78,6 +78,8 @@ func setup(t testing.TB) testEnv {
 type testVM struct {
 	t  testing.TB
 	vm *vm.VM
+
+	netguestOnce sync.Once // netguest's module is written once
 }
 
 func newVM(t testing.TB, cfg vm.Config) *testVM {

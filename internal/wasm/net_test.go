@@ -32,7 +32,11 @@ import (
 // lines.
 func (v *testVM) netguest(ctx context.Context, o runOpts, args ...string) (map[string]string, result) {
 	v.t.Helper()
-	v.writeFile("/workspace/netguest.wasm", buildWasm(v.t, "./testdata/netguest"), 0o755)
+	// Written once per VM: rewriting it while another netguest of the
+	// test starts makes that start read a changing file (EAGAIN).
+	v.netguestOnce.Do(func() {
+		v.writeFile("/workspace/netguest.wasm", buildWasm(v.t, "./testdata/netguest"), 0o755)
+	})
 	r := v.exec(ctx, append([]string{"/workspace/netguest.wasm"}, args...), o)
 	got := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(r.stdout)), "\n") {
