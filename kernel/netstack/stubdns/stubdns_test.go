@@ -29,13 +29,25 @@ type server struct {
 
 func newServer(t *testing.T, records map[string][]string, truncate map[string]bool) *server {
 	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		t.Fatal(err)
+	// The server answers on one port over UDP and TCP; the UDP port the
+	// kernel picks may be taken for TCP by another program, so a few
+	// ports are tried.
+	var pc net.PacketConn
+	var ln net.Listener
+	for attempt := 0; ; attempt++ {
+		var err error
+		pc, err = net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err = net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			break
+		}
+		_ = pc.Close()
+		if attempt == 20 {
+			t.Fatal(err)
+		}
 	}
 	s := &server{addr: netip.MustParseAddrPort(pc.LocalAddr().String()), records: records, truncate: truncate, asked: make(chan string, 100)}
 	go func() {
