@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -333,20 +332,9 @@ func (p *segPattern) matchNFA(rest string) bool {
 		} else {
 			rest = ""
 		}
-		var next uint64
-		for st := state &^ final; st != 0; st &= st - 1 {
-			k := bits.TrailingZeros64(st)
-			sg := &p.segs[k]
-			if sg.kind == segGlobstar {
-				next |= 1 << k
-			} else if sg.match(seg) {
-				next |= 1 << (k + 1)
-			}
-		}
-		if next == 0 {
+		if state = p.step(state, seg); state == 0 {
 			return false
 		}
-		state = p.closure(next)
 	}
 	return state&final != 0
 }
