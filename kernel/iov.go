@@ -19,6 +19,7 @@ import (
 //   - writev of at most PIPE_BUF bytes in all is one write, so it is
 //     atomic on a pipe (pipe(7)) and one append with O_APPEND. A longer
 //     one writes buffer by buffer and stops at the first short write.
+//   - Empty buffers are skipped, as Linux's iov_iter does.
 //   - An error after some bytes moved reports those bytes, except EPIPE,
 //     which is reported (with its SIGPIPE) so a writer to a closed pipe
 //     stops.
@@ -38,6 +39,7 @@ func (p *Process) Readv(ctx context.Context, fd int, bufs [][]byte, off int64) (
 	}
 	bctx, done := p.blockCtx(ctx)
 	defer done()
+	bufs = nonEmpty(bufs)
 	total := 0
 	for i, b := range bufs {
 		var n int
@@ -78,6 +80,7 @@ func (p *Process) Writev(ctx context.Context, fd int, bufs [][]byte, off int64) 
 	}
 	bctx, done := p.blockCtx(ctx)
 	defer done()
+	bufs = nonEmpty(bufs)
 	if len(bufs) > 1 {
 		size := 0
 		for _, b := range bufs {
@@ -115,4 +118,20 @@ func (p *Process) Writev(ctx context.Context, fd int, bufs [][]byte, off int64) 
 		}
 	}
 	return total, nil
+}
+
+// nonEmpty returns bufs without its empty buffers.
+func nonEmpty(bufs [][]byte) [][]byte {
+	for i, b := range bufs {
+		if len(b) == 0 {
+			out := append([][]byte(nil), bufs[:i]...)
+			for _, b := range bufs[i+1:] {
+				if len(b) > 0 {
+					out = append(out, b)
+				}
+			}
+			return out
+		}
+	}
+	return bufs
 }
