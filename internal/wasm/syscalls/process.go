@@ -314,12 +314,7 @@ func procExec(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	for i := uint32(0); i < count; i++ {
 		_ = s.P.Close(int(binary.LittleEndian.Uint32(raw[i*4:])))
 	}
-	fdt := s.P.FDs()
-	for _, fd := range fdt.FDs() {
-		if c, _ := fdt.Cloexec(fd); c {
-			_ = fdt.Close(fd)
-		}
-	}
+	s.P.CloseOnExec()
 	s.P.SetImage(x.Path, argv, env)
 	panic(&ExecRequest{Program: prog, Argv: argv, Env: env})
 }
