@@ -74,9 +74,9 @@ func (t *FDTable) Install(f vfs.File, min int, cloexec bool) (int, error) {
 	return fd, nil
 }
 
-// InstallAt stores f at fd, closing what was there, as dup2(2) does for
+// installAt stores f at fd, closing what was there, as dup2(2) does for
 // an open file, and takes over the caller's reference on success.
-func (t *FDTable) InstallAt(fd int, f vfs.File, cloexec bool) error {
+func (t *FDTable) installAt(fd int, f vfs.File, cloexec bool) error {
 	t.mu.Lock()
 	old, err := t.installAtLocked(fd, f, cloexec)
 	t.mu.Unlock()

@@ -92,7 +92,7 @@ func (a FileOpen) apply(ctx context.Context, b *spawnFiles) error {
 	if err != nil {
 		return err
 	}
-	if err := b.t.InstallAt(a.FD, f, a.Flags&vfs.O_CLOEXEC != 0); err != nil {
+	if err := b.t.installAt(a.FD, f, a.Flags&vfs.O_CLOEXEC != 0); err != nil {
 		f.DecRef()
 		return err
 	}
@@ -170,7 +170,7 @@ func (k *Kernel) childFiles(ctx context.Context, parent *Process, opts SpawnOpti
 			if f == nil {
 				continue
 			}
-			if err := b.t.InstallAt(fd, f, false); err != nil {
+			if err := b.t.installAt(fd, f, false); err != nil {
 				b.t.closeAll()
 				return nil, caller, false, err
 			}
