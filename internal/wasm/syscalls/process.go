@@ -28,7 +28,7 @@ func (r *ExecRequest) Error() string { return "exec " + strings.Join(r.Argv, " "
 
 // Bounds of proc_spawn_v3 file actions (agentOS ABI §7.1.1).
 const (
-	maxActions     = 4096
+	maxActions     = kernel.MaxFileActions
 	maxActionBytes = 1 << 20
 )
 
