@@ -76,3 +76,14 @@ log('child', r.status, fs.readFileSync('/workspace/pc', 'utf8'));
 		t.Errorf("guest printed\n%s\nnode printed\n%s\nwant\n%s", guest.stdout, js.stdout, want)
 	}
 }
+
+// node reads every stdio source from the parent's table at once, so
+// stdio [.., 2, 1] swaps stdout and stderr even though the kernel runs
+// file actions one after another (liftSources).
+func TestSpawnStdioSwap(t *testing.T) {
+	v := newVM(t, nil)
+	r := v.node(`require('child_process').spawnSync('node', ['-e', 'process.stdout.write("O"); process.stderr.write("E")'], {stdio: ['ignore', 2, 1]});`)
+	if r.code != 0 || r.stdout != "E" || r.stderr != "O" {
+		t.Errorf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
