@@ -1,7 +1,7 @@
 // Command iovparity does, as a WebAssembly guest, what the node script of
 // TestIOParityWithWASM does: readv and writev through fd_read/fd_write
 // with several iovecs, and a spawn whose file actions send the child's
-// stdout and stderr to one file. Both print the same lines when the two
+// stdout and stderr to one file, and statfs. Both print the same lines when the two
 // runtimes share the kernel's semantics. With the argument "child" it
 // writes "out " to fd 1 and "err" to fd 2.
 package main
@@ -21,6 +21,9 @@ func fdWrite(fd, iovs, n, nwritten uint32) uint32
 
 //go:wasmimport wasi_snapshot_preview1 fd_pwrite
 func fdPwrite(fd, iovs, n uint32, off uint64, nwritten uint32) uint32
+
+//go:wasmimport host_fs path_statfs
+func pathStatfs(fd, path, n, total, used, avail, inodes, freeInodes uint32) uint32
 
 //go:wasmimport host_process proc_spawn_v3
 func procSpawn(exe, exeLen, argv, argvLen, envp, envpLen, acts, actsLen, cwd, cwdLen, attr, sdLo, sdHi, smLo, smHi, pgroup, retPid uint32) uint32
@@ -94,6 +97,14 @@ func main() {
 		panic(e)
 	}
 	fmt.Printf("badf %s\n", errName(fdRead(99, addr(iov), 0, uint32(uintptr(unsafe.Pointer(&n))))))
+
+	var total, used, avail, inodes, freeInodes uint64
+	p := []byte("/workspace")
+	ptr := func(v *uint64) uint32 { return uint32(uintptr(unsafe.Pointer(v))) }
+	if e := pathStatfs(0xFFFFFFFF, addr(p), uint32(len(p)), ptr(&total), ptr(&used), ptr(&avail), ptr(&inodes), ptr(&freeInodes)); e != 0 {
+		panic(e)
+	}
+	fmt.Printf("statfs %d %d\n", total, inodes)
 
 	// The child's stdout to a file, then its stderr to its stdout.
 	acts := append(rec(3, 1, 0, 0o1101, 0o644, "/workspace/pc"), rec(2, 2, 1, 0, 0, "")...)
