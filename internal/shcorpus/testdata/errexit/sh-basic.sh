@@ -1,0 +1,3 @@
+#!/bin/sh
+echo hi
+x=$((1+2)); echo $x
