@@ -1,3 +1,0 @@
-set -e
-ls /nonexistent
-echo REACHED

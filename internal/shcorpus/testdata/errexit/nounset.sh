@@ -1,3 +1,0 @@
-set -u
-echo $undefined_var
-echo after

@@ -1,3 +1,0 @@
-#!/bin/sh
-echo hi
-x=$((1+2)); echo $x

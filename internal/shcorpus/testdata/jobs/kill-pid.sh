@@ -1,0 +1,5 @@
+sleep 10 &
+pid=$!
+kill "$pid"
+wait "$pid"
+echo "status $?"
