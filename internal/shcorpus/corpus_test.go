@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -33,7 +34,10 @@ var updateKnown = flag.Bool("update-known-failures", false,
 // minPassRate is the share of runs (bash and sh) that must match host
 // bash. It is the rate measured with brush, rounded down; issue #20 asks
 // for 0.98 once the new shell is in, and the lead raises it then.
-const minPassRate = 0.0
+const minPassRate = 0.61
+
+// minRuns guards against losing scripts (issue #20 asks for 300).
+const minRuns = 300
 
 // hostBash is the oracle: GNU bash 5.2, as the issue specifies.
 const hostBash = "/bin/bash"
@@ -43,7 +47,7 @@ const knownFile = "testdata/known-failures.txt"
 
 // scriptTimeout bounds one script on either side; corpus scripts take
 // milliseconds, so hitting it is itself a finding.
-const scriptTimeout = 20 * time.Second
+const scriptTimeout = 10 * time.Second
 
 // outcome is what one run printed and how it ended.
 type outcome struct {
@@ -147,12 +151,15 @@ func normalize(o outcome, dir string) outcome {
 	return o
 }
 
-// hostRun runs the script on the host, in a fresh directory as s.sh.
-func hostRun(t *testing.T, r run, script []byte) outcome {
-	t.Helper()
-	dir := t.TempDir()
+// hostRun runs the script on the host, in a fresh directory under base
+// as s.sh.
+func hostRun(base string, r run, script []byte) (outcome, error) {
+	dir, err := os.MkdirTemp(base, "run")
+	if err != nil {
+		return outcome{}, err
+	}
 	if err := os.WriteFile(filepath.Join(dir, "s.sh"), script, 0o644); err != nil {
-		t.Fatal(err)
+		return outcome{}, err
 	}
 	argv := []string{"s.sh"}
 	if r.shell == "sh" {
@@ -164,45 +171,43 @@ func hostRun(t *testing.T, r run, script []byte) outcome {
 	cmd.Dir, cmd.Env = dir, env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err = cmd.Run()
 	code := 0
 	var ee *exec.ExitError
 	switch {
+	case ctx.Err() != nil:
+		return outcome{}, fmt.Errorf("host bash %s: timed out; corpus scripts must end quickly", r.key())
 	case errors.As(err, &ee):
 		code = ee.ExitCode()
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() { // as a shell reports it
 			code = 128 + int(ws.Signal())
 		}
 	case err != nil:
-		t.Fatalf("host bash %s: %v", r.script, err)
+		return outcome{}, fmt.Errorf("host bash %s: %w", r.key(), err)
 	}
-	if ctx.Err() != nil {
-		t.Fatalf("host bash %s: timed out; corpus scripts must end quickly", r.script)
-	}
-	return normalize(outcome{out.String(), errb.String(), code}, dir)
+	return normalize(outcome{out.String(), errb.String(), code}, dir), nil
 }
 
 // vmRun runs the script in the VM, in a fresh directory as s.sh.
-func vmRun(t *testing.T, h *vmhost.Host, r run, script []byte) outcome {
-	t.Helper()
+func vmRun(h *vmhost.Host, r run, script []byte) (outcome, error) {
 	ctx := context.Background()
 	dir := path.Join(vm.Workspace, r.shell+"-"+strings.NewReplacer("/", "-", ".sh", "").Replace(r.script))
 	if err := h.MkdirAll(ctx, dir, 0o755); err != nil {
-		t.Fatal(err)
+		return outcome{}, err
 	}
 	if err := h.WriteFile(ctx, path.Join(dir, "s.sh"), script, 0o644); err != nil {
-		t.Fatal(err)
+		return outcome{}, err
 	}
 	var out, errb bytes.Buffer
 	ex, err := h.Run(ctx, vmhost.RunSpec{Argv: []string{r.shell, "s.sh"}, Env: env, Cwd: dir,
 		Stdout: &out, Stderr: &errb, Timeout: scriptTimeout})
 	if err != nil {
-		t.Fatalf("VM %s %s: %v", r.shell, r.script, err)
+		return outcome{}, fmt.Errorf("VM %s: %w", r.key(), err)
 	}
-	if len(ex.Note) > 0 {
+	if len(ex.Note) > 0 { // a timeout: make it part of the mismatch
 		errb.WriteString("[host note: " + string(ex.Note) + "]")
 	}
-	return normalize(outcome{out.String(), errb.String(), ex.Code}, dir)
+	return normalize(outcome{out.String(), errb.String(), ex.Code}, dir), nil
 }
 
 // diff describes the first difference between the oracle and the VM.
@@ -238,6 +243,15 @@ func diff(want, got outcome) string {
 
 // reason is a one-line summary of a mismatch for known-failures.txt.
 func reason(want, got outcome) string {
+	first, _, _ := strings.Cut(diff(want, got), "\n")
+	if len(first) > 100 {
+		first = first[:100] + "..."
+	}
+	return summary(want, got) + "; " + first
+}
+
+// summary names what differs.
+func summary(want, got outcome) string {
 	var parts []string
 	if want.stdout != got.stdout {
 		parts = append(parts, "stdout")
@@ -257,24 +271,56 @@ func reason(want, got outcome) string {
 func TestCorpus(t *testing.T) {
 	checkHostBash(t)
 	runs := corpus(t)
-	if len(runs) == 0 {
-		t.Fatal("no scripts under testdata")
+	if len(runs) < minRuns {
+		t.Fatalf("the corpus has %d runs; issue #20 asks for at least %d", len(runs), minRuns)
 	}
 	known := readKnown(t)
 	h := vmtest.NewHost(t, vmhost.Config{})
 
-	var mu sync.Mutex
+	// The runs mostly wait (on the VM, on sleeps), so more of them than
+	// there are cores run at once; subtests then only report.
+	base := t.TempDir()
+	results := make([][2]outcome, len(runs))
+	sem := make(chan struct{}, 4*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			script, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(r.script)))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			want, err := hostRun(base, r, script)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got, err := vmRun(h, r, script)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if strings.Contains(want.stdout, "REACHED") {
+				// The corpus convention: REACHED marks a line that must
+				// not run (errexit, nounset...); the oracle proves it.
+				t.Errorf("%s: host bash printed REACHED; the script does not test what it claims", r.key())
+			}
+			results[i] = [2]outcome{want, got}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+
 	failing := map[string]string{} // key → reason
 	t.Run("scripts", func(t *testing.T) {
-		for _, r := range runs {
+		for i, r := range runs {
 			t.Run(r.key(), func(t *testing.T) {
-				t.Parallel()
-				script, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(r.script)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := hostRun(t, r, script)
-				got := vmRun(t, h, r, script)
+				want, got := results[i][0], results[i][1]
 				_, listed := known[r.key()]
 				if want == got {
 					if listed && !*updateKnown {
@@ -282,10 +328,10 @@ func TestCorpus(t *testing.T) {
 					}
 					return
 				}
-				mu.Lock()
 				failing[r.key()] = reason(want, got)
-				mu.Unlock()
-				if !listed && !*updateKnown {
+				if listed || *updateKnown {
+					t.Logf("known mismatch:\n%s", diff(want, got))
+				} else {
 					t.Errorf("%s does not match host bash (a regression unless listed in %s):\n%s"+
 						"-- bash stdout:\n%s-- bash stderr:\n%s-- VM stdout:\n%s-- VM stderr:\n%s",
 						r.key(), knownFile, diff(want, got), want.stdout, want.stderr, got.stdout, got.stderr)

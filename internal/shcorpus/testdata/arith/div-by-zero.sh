@@ -1,3 +1,3 @@
 echo start
 echo $((1 / 0))
-echo REACHED
+echo "after: bash continues"

@@ -1,7 +1,7 @@
 cat > inner.sh <<'EOF'
 echo start
 false
-echo REACHED
+echo "after false"
 EOF
 bash -e inner.sh
 echo "inner exit $?"

@@ -1,3 +1,3 @@
 readonly x=1
 x=2
-echo "REACHED? status $?"
+echo "after: status $?"

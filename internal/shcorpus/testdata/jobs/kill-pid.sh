@@ -1,4 +1,4 @@
-sleep 10 &
+sleep 5 &
 pid=$!
 kill "$pid"
 wait "$pid"

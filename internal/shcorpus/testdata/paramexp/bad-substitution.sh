@@ -1,3 +1,3 @@
 echo start
 echo "${x!!}"
-echo REACHED
+echo "after: bash continues"

@@ -1,4 +1,4 @@
 #!/bin/sh
 echo start
 . ./nope.sh
-echo REACHED
+echo "after: bash continues"
