@@ -6,16 +6,20 @@
 //
 // Every script runs the same way on both sides: copied as s.sh into a
 // fresh empty directory and run as `bash s.sh` there, with only PATH,
-// HOME, LANG=C.UTF-8 and TZ=UTC in the environment. Error messages then
-// name "s.sh" on both sides; the run directory (host temporary directory
-// or VM path) is rewritten to "$DIR" in both outputs. Scripts starting
-// with "#!/bin/sh" also run as `sh s.sh` in the VM against
-// `bash --posix s.sh` on the host (the VM's sh is its bash in POSIX
-// mode); known-failures.txt names those runs "sh:topic/name.sh".
+// HOME, LANG=C.UTF-8 and TZ=UTC in the environment. The run directory
+// (host temporary directory or VM path) is rewritten to "$DIR" in both
+// outputs, and the program name opening a line of stderr ("s.sh: line
+// 3: ...", "bash: ...") to "$0": the issue compares stderr modulo the
+// program name. Scripts starting with "#!/bin/sh" also run as
+// `sh s.sh` in the VM against `bash --posix s.sh` on the host (the VM's
+// sh is its bash in POSIX mode); known-failures.txt names those runs
+// "sh:topic/name.sh".
 //
 // Scripts must be deterministic and hermetic: no clocks, PIDs, host
 // paths or network; only builtins and common commands whose output is
-// the same in GNU coreutils and the VM's userland.
+// the same in GNU coreutils and the VM's userland. A script may create
+// files in its directory. By convention a line printing REACHED must
+// never run (errexit, nounset...): the test fails if host bash prints it.
 //
 // testdata/known-failures.txt lists the runs that do not match today.
 // The test fails on any unlisted mismatch (a regression) and on any
