@@ -373,6 +373,7 @@ func TestCorpus(t *testing.T) {
 	}
 	rate := float64(len(runs)-len(failing)) / float64(len(runs))
 	t.Logf("%d of %d runs match host bash: pass rate %.4f", len(runs)-len(failing), len(runs), rate)
+	t.Log(byTopic(runs, failing))
 	if *updateKnown {
 		for k, e := range known { // flakiness is a human judgement: keep it
 			if e.flaky && slices.ContainsFunc(runs, func(r run) bool { return r.key() == k }) {
@@ -390,6 +391,38 @@ func TestCorpus(t *testing.T) {
 	if rate < minPassRate {
 		t.Errorf("pass rate %.4f is below minPassRate %.4f", rate, minPassRate)
 	}
+}
+
+// byTopic tabulates matches per topic directory, to show where a shell
+// stands.
+func byTopic(runs []run, failing map[string]string) string {
+	type count struct{ pass, total int }
+	counts := map[string]*count{}
+	var topics []string
+	for _, r := range runs {
+		topic, _, _ := strings.Cut(r.script, "/")
+		if r.shell != "bash" {
+			topic = r.shell + ":*"
+		}
+		c := counts[topic]
+		if c == nil {
+			c = &count{}
+			counts[topic] = c
+			topics = append(topics, topic)
+		}
+		c.total++
+		if _, bad := failing[r.key()]; !bad {
+			c.pass++
+		}
+	}
+	sort.Strings(topics)
+	var b strings.Builder
+	b.WriteString("matches per topic:")
+	for _, topic := range topics {
+		c := counts[topic]
+		fmt.Fprintf(&b, "\n  %-10s %3d/%-3d", topic, c.pass, c.total)
+	}
+	return b.String()
 }
 
 // writeKnown rewrites known-failures.txt from the measured mismatches.
