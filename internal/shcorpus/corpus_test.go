@@ -32,9 +32,10 @@ var updateKnown = flag.Bool("update-known-failures", false,
 	"rewrite testdata/known-failures.txt with the scripts that mismatch today instead of failing on them")
 
 // minPassRate is the share of runs (bash and sh) that must match host
-// bash. It is the rate measured with brush, rounded down; issue #20 asks
-// for 0.98 once the new shell is in, and the lead raises it then.
-const minPassRate = 0.60
+// bash: the rate measured with brush (0.6203, 361 of 582) rounded down
+// with room for the flaky entries. Issue #20 asks for 0.98 once the new
+// shell is in; raise it then.
+const minPassRate = 0.61
 
 // minRuns guards against losing scripts (issue #20 asks for 300).
 const minRuns = 300
@@ -58,7 +59,7 @@ type outcome struct {
 // run is one script under one shell: "bash" runs every script as
 // `bash s.sh`; "sh" runs the #!/bin/sh scripts as `sh s.sh`, compared
 // with `bash --posix s.sh` on the host (the VM's sh is the same program
-// as its bash, entered in POSIX mode).
+// as its bash, and sh scripts are written for POSIX mode).
 type run struct {
 	shell  string
 	script string // path under testdata, slash-separated
