@@ -85,11 +85,19 @@ func runCompressor(args []string, stdin io.Reader, stdout, stderr io.Writer, c c
 	case "bzcat", "xzcat":
 		o.decompress, o.stdout = true, true
 	}
-	spec := "cdfkqtvzsT:0123456789"
-	longs := []string{"stdout", "to-stdout", "decompress", "uncompress", "force", "keep", "quiet", "test", "verbose", "compress", "small", "threads=", "fast", "best"}
+	spec := "cdfkqtvzs0123456789"
+	longs := []string{"stdout", "to-stdout", "decompress", "uncompress", "force", "keep", "quiet", "test", "verbose", "compress", "small", "fast", "best"}
+	if c.name == "xz" {
+		spec += "T:"
+		longs = append(longs, "threads=")
+	}
 	opts, files, err := getopt(args[1:], spec, longs)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
+		if c.name == "bzip2" {
+			fmt.Fprintf(stderr, "%s: %s\n   usage: %s [flags and input files in any order]\n", prog, err, prog)
+		} else {
+			fmt.Fprintf(stderr, "%s: %s\n%s: Try `%s --help' for more information.\n", prog, err, prog, prog)
+		}
 		return 1
 	}
 	for _, op := range opts {

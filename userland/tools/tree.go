@@ -154,7 +154,8 @@ func listTree(w *bufio.Writer, dir, prefix string, depth int, o treeOptions, c *
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 	for i, e := range entries {
-		branch, more := "├── ", "│   "
+		// tree draws the vertical line with no-break spaces after it.
+		branch, more := "├── ", "│\u00a0\u00a0 "
 		if i == len(entries)-1 {
 			branch, more = "└── ", "    "
 		}

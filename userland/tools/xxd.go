@@ -438,7 +438,11 @@ func xxdInclude(r io.Reader, w *bufio.Writer, o xxdOptions, inName string) error
 		w.WriteByte('\n')
 	}
 	if name != "" {
-		fmt.Fprintf(w, "};\nunsigned int %s_len = %d;\n", cName(name, o.capital), total)
+		length := "_len"
+		if o.capital {
+			length = "_LEN"
+		}
+		fmt.Fprintf(w, "};\nunsigned int %s%s = %d;\n", cName(name, o.capital), length, total)
 	}
 	return nil
 }
