@@ -37,7 +37,7 @@ type filePatch struct {
 	indexName        string // an "Index:" line's name
 	gitNewFile       bool
 	gitDeletedFile   bool
-	reversed         bool // -R: creation and deletion trade places
+	reversed         bool     // -R: creation and deletion trade places
 	leading          []string // the text before the first hunk
 	hunkLine         int      // input line of the first hunk header
 	hunks            []hunk
