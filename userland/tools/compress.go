@@ -45,9 +45,11 @@ var xzCodec = codec{
 	magic:    []byte{0xfd, '7', 'z', 'X', 'Z', 0},
 	compress: func(w io.Writer, level int) (io.WriteCloser, error) {
 		cfg := xz.WriterConfig{CheckSum: xz.CRC64}
-		// xz's presets 0-9 map to dictionaries of 256 KiB to 64 MiB; the
-		// default 6 is 8 MiB.
-		dict := []int{256 << 10, 1 << 20, 2 << 20, 4 << 20, 4 << 20, 8 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20}
+		// xz's presets 0-6 use dictionaries of 256 KiB to 8 MiB; 7-9 (16
+		// to 64 MiB) are capped at 8 MiB: this encoder's match finder
+		// needs several bytes per dictionary byte, and a guest's memory
+		// is bounded. Any xz decoder reads the result.
+		dict := []int{256 << 10, 1 << 20, 2 << 20, 4 << 20, 4 << 20, 8 << 20, 8 << 20, 8 << 20, 8 << 20, 8 << 20}
 		cfg.DictCap = dict[level]
 		return cfg.NewWriter(w)
 	},
@@ -285,8 +287,10 @@ func compressOne(prog, name string, o compressOptions, c codec, stdin io.Reader,
 	}
 	if outName != "" && !o.keep && name != "-" {
 		if fi, err := os.Stat(name); err == nil {
-			os.Chmod(outName, fi.Mode().Perm())
 			os.Chtimes(outName, fi.ModTime(), fi.ModTime())
+		}
+		if perm, ok := permOf(name, true); ok {
+			chmod(outName, perm)
 		}
 		if err := os.Remove(name); err != nil {
 			fmt.Fprintf(stderr, "%s: %s: %s\n", prog, name, sysmsg.Text(err))

@@ -43,7 +43,8 @@ func runFile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(names) == 0 {
-		fmt.Fprintln(stderr, "Usage: file [-bchikLlNnprsSvzZ0] [--apple] [--extension] [--mime-encoding]\n            [--mime-type] [-e <testname>] [-F <separator>]  [-f <namefile>]\n            [-m <magicfiles>] [-P <parameter=value>] [--exclude-quiet]\n            <file> ...\n       file -C [-m <magicfiles>]\n       file [--help]")
+		// Only the options this file has are listed.
+		fmt.Fprintln(stderr, "Usage: file [-bhiL] [--mime-type] <file> ...")
 		return 1
 	}
 	width := 0
@@ -123,21 +124,27 @@ func describeFile(name string, stdin io.Reader, follow, mime bool) string {
 			return pick("cannot read `"+name+"' ("+sysmsg.Text(err)+")", "application/x-not-regular-file")
 		}
 	}
-	desc, mimeType := classify(data, f)
+	var ra io.ReaderAt = bytes.NewReader(data)
+	size := int64(len(data))
+	if f != nil {
+		ra = f
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+	}
+	desc, mimeType := classify(data, ra, size)
 	return pick(desc, mimeType)
 }
 
-// classify names the content. f, when not nil, is the open file, for
+// classify names the content. ra reads the whole input (size bytes), for
 // the formats whose description needs more than the head (ELF, gzip).
-func classify(data []byte, f *os.File) (string, string) {
+func classify(data []byte, ra io.ReaderAt, size int64) (string, string) {
 	switch {
 	case len(data) == 0:
 		return "empty", "inode/x-empty"
 	case bytes.HasPrefix(data, []byte("\x7fELF")):
-		if f != nil {
-			if d, m, ok := describeELF(f); ok {
-				return d, m
-			}
+		if d, m, ok := describeELF(ra); ok {
+			return d, m
 		}
 		return "ELF", "application/octet-stream"
 	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
@@ -151,7 +158,7 @@ func classify(data []byte, f *os.File) (string, string) {
 		}
 		return d, "image/gif"
 	case bytes.HasPrefix(data, []byte("\x1f\x8b")):
-		return describeGzip(data, f), "application/gzip"
+		return describeGzip(data, ra, size), "application/gzip"
 	case bytes.HasPrefix(data, []byte("BZh")) && len(data) > 3 && data[3] >= '1' && data[3] <= '9':
 		return fmt.Sprintf("bzip2 compressed data, block size = %c00k", data[3]), "application/x-bzip2"
 	case bytes.HasPrefix(data, []byte("\xfd7zXZ\x00")):
@@ -263,7 +270,7 @@ func describeJPEG(data []byte) string {
 	return d
 }
 
-func describeGzip(data []byte, f *os.File) string {
+func describeGzip(data []byte, ra io.ReaderAt, size int64) string {
 	d := "gzip compressed data"
 	if len(data) < 10 {
 		return d
@@ -294,24 +301,14 @@ func describeGzip(data []byte, f *os.File) string {
 	if data[9] == 3 {
 		d += ", from Unix"
 	}
-	var tail []byte
-	if f != nil {
-		if fi, err := f.Stat(); err == nil && fi.Size() >= 4 {
-			tail = make([]byte, 4)
-			if _, err := f.ReadAt(tail, fi.Size()-4); err != nil {
-				tail = nil
-			}
-		}
-	} else if len(data) >= 4 {
-		tail = data[len(data)-4:]
-	}
-	if tail != nil {
+	tail := make([]byte, 4)
+	if _, err := ra.ReadAt(tail, size-4); size >= 4 && err == nil {
 		d += fmt.Sprintf(", original size modulo 2^32 %d", binary.LittleEndian.Uint32(tail))
 	}
 	return d
 }
 
-func describeELF(f *os.File) (string, string, bool) {
+func describeELF(f io.ReaderAt) (string, string, bool) {
 	ef, err := elf.NewFile(f)
 	if err != nil {
 		return "", "", false

@@ -370,8 +370,8 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 		}
 	}
 	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(name); err == nil {
-		mode = fi.Mode().Perm()
+	if perm, ok := permOf(name, true); ok {
+		mode = perm
 	}
 	if err := writeFileAtomic(name, []byte(text), mode); err != nil {
 		return 0, fmt.Errorf("Can't create file %s : %s", name, sysmsg.Text(err))
@@ -394,7 +394,7 @@ func writeFileAtomic(name string, data []byte, mode os.FileMode) error {
 		os.Remove(tmp)
 		return err
 	}
-	if err := os.Chmod(tmp, mode); err != nil {
+	if err := chmod(tmp, mode); err != nil {
 		os.Remove(tmp)
 		return err
 	}

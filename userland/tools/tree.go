@@ -47,7 +47,7 @@ func runTree(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			n, err := strconv.Atoi(op.arg)
 			if err != nil || n < 1 {
 				fmt.Fprintln(stderr, "tree: Invalid level, must be greater than 0.")
-				return 2
+				return 1
 			}
 			o.maxDepth = n
 		case "I":
@@ -145,6 +145,12 @@ func listTree(w *bufio.Writer, dir, prefix string, depth int, o treeOptions, c *
 			e.isDir = de.IsDir()
 			if fi, err := de.Info(); err == nil {
 				e.mode = fi.Mode()
+			}
+		}
+		if e.mode.IsRegular() {
+			// The permission bits, which WASI's stat leaves out.
+			if perm, ok := permOf(full, true); ok {
+				e.mode = e.mode.Type() | perm
 			}
 		}
 		if o.dirsOnly && !e.isDir {

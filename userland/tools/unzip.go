@@ -297,5 +297,11 @@ func extractFile(f *zip.File, target string) error {
 		return errors.New(sysmsg.Text(err))
 	}
 	os.Chtimes(target, f.Modified, f.Modified)
+	if f.Mode().Perm() != 0 {
+		// OpenFile's mode is not applied everywhere (WASI): set it.
+		if err := chmod(target, mode); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -26,6 +26,18 @@ const xxdUsage = `Usage:
        xxd [options] [infile [outfile]]
     or
        xxd -r [-s [-]offset] [-c cols] [-ps] [infile [outfile]]
+Options (this xxd supports xxd 2022-01-14's -c -C -g -i -l -n -p -r -s -u):
+    -C          capitalize variable names in C include file style (-i).
+    -c cols     format <cols> octets per line. Default 16 (-i: 12, -ps: 30).
+    -g bytes    number of octets per group in normal output. Default 2.
+    -i          output in C include file style.
+    -l len      stop after <len> octets.
+    -n name     set the variable name used in C include output (-i).
+    -ps         output in postscript plain hexdump style.
+    -r          reverse operation: convert (or patch) hexdump into binary.
+    -r -s off   revert with <off> added to file positions found in hexdump.
+    -s [+][-]seek  start at <seek> bytes abs. (or +: rel.) infile offset.
+    -u          use upper case hex letters.
 `
 
 // errXxdUsage asks for the usage text and exit status 1.

@@ -76,7 +76,8 @@ func runZip(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, p := range operands[1:] {
 		info, err := os.Lstat(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "\tzip warning: name not matched: %s\n", p)
+			// Info-ZIP prints its warnings and errors on standard output.
+			fmt.Fprintf(stdout, "\tzip warning: name not matched: %s\n", p)
 			continue
 		}
 		add := func(p string, info fs.FileInfo) {
@@ -121,7 +122,7 @@ func runZip(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		add(p, info)
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(stderr, "\nzip error: Nothing to do! (%s)\n", archive)
+		fmt.Fprintf(stdout, "\nzip error: Nothing to do! (%s)\n", archive)
 		return zipErrNothing
 	}
 	// Existing entries are kept (copied raw) unless replaced.
@@ -203,6 +204,10 @@ func addZipEntry(zw *zip.Writer, name, src string, info fs.FileInfo, level int) 
 	}
 	hdr.Name = name
 	hdr.Method = zip.Store
+	if perm, ok := permOf(src, true); ok {
+		// The permission bits, which WASI's stat leaves out.
+		hdr.SetMode(info.Mode().Type() | perm)
+	}
 	if info.IsDir() || !info.Mode().IsRegular() {
 		if info.Mode()&fs.ModeSymlink != 0 {
 			// Info-ZIP follows symbolic links by default.
