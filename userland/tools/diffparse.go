@@ -91,6 +91,9 @@ type lineReader struct {
 	r       *bufio.Reader
 	n       int
 	pending []string
+	// markers counts the "\ No newline" lines read, which GNU patch
+	// leaves out of the line numbers it reports.
+	markers int
 }
 
 func (l *lineReader) next() (string, error) {
@@ -183,7 +186,7 @@ func parseDiff(r io.Reader) (files []*filePatch, sawText bool, err error) {
 		f.oldName, f.oldTime = splitHeaderName(line[4:])
 		f.newName, f.newTime = splitHeaderName(plus[4:])
 		f.leading = append([]string(nil), leading...)
-		f.hunkLine = lr.n + 1
+		f.hunkLine = lr.n + 1 - lr.markers
 		for {
 			next := lr.peek(1)
 			if len(next) == 0 || !strings.HasPrefix(next[0], "@@ -") {
@@ -298,6 +301,7 @@ func parseHunk(lr *lineReader, header string) (hunk, error) {
 		case line[0] == ' ' || line[0] == '-' || line[0] == '+':
 			op, text = line[0], line[1:]
 		case strings.HasPrefix(line, "\\") && len(h.lines) > 0:
+			lr.markers++
 			last := &h.lines[len(h.lines)-1]
 			last.text = strings.TrimSuffix(last.text, "\n")
 			continue
@@ -324,6 +328,7 @@ func parseHunk(lr *lineReader, header string) (hunk, error) {
 	// A "\ No newline at end of file" after the last line.
 	if next := lr.peek(1); len(next) == 1 && strings.HasPrefix(next[0], "\\") && len(h.lines) > 0 {
 		lr.next()
+		lr.markers++
 		last := &h.lines[len(h.lines)-1]
 		last.text = strings.TrimSuffix(last.text, "\n")
 		// With a context last line, the marker may also belong to

@@ -183,6 +183,15 @@ func chooseName(fp *filePatch, strip int) (string, bool) {
 	if best != "" {
 		return best, true
 	}
+	if fp.isDeletion() {
+		oldName := fp.oldName
+		if fp.reversed {
+			oldName = fp.newName
+		}
+		if s, ok := stripName(oldName, strip); ok {
+			return s, false
+		}
+	}
 	if len(cands) > 0 {
 		return cands[0], false
 	}
@@ -237,6 +246,11 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 	if o.target != "" {
 		name, found = o.target, true
 	}
+	if !found && fp.isDeletion() && name != "" {
+		fmt.Fprintf(out, "%s delete the file %s,\nwhich does not exist!  %s? [n] \nApply anyway? [n] \nSkipping patch.\n%s ignored\n",
+			nextPatch(fp), name, assumeR(fp), hunkCount(len(fp.hunks), len(fp.hunks)))
+		return 1, nil
+	}
 	if !found {
 		fmt.Fprintf(out, "can't find file to patch at input line %d\n", fp.hunkLine)
 		if o.strip < 0 {
@@ -265,13 +279,13 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 		exists = true
 	}
 	if fp.isCreation() && exists && len(content) > 0 && o.target == "" {
-		fmt.Fprintf(out, "The next patch would create the file %s,\nwhich already exists!  Assume -R? [n] \nApply anyway? [n] \nSkipping patch.\n%s ignored\n",
-			name, hunkCount(len(fp.hunks), len(fp.hunks)))
+		fmt.Fprintf(out, "%s create the file %s,\nwhich already exists!  %s? [n] \nApply anyway? [n] \nSkipping patch.\n%s ignored\n",
+			nextPatch(fp), name, assumeR(fp), hunkCount(len(fp.hunks), len(fp.hunks)))
 		return 1, nil
 	}
 	if fp.isDeletion() && !exists && o.target == "" {
-		fmt.Fprintf(out, "The next patch would delete the file %s,\nwhich does not exist!  Assume -R? [n] \nApply anyway? [n] \nSkipping patch.\n%s ignored\n",
-			name, hunkCount(len(fp.hunks), len(fp.hunks)))
+		fmt.Fprintf(out, "%s delete the file %s,\nwhich does not exist!  %s? [n] \nApply anyway? [n] \nSkipping patch.\n%s ignored\n",
+			nextPatch(fp), name, assumeR(fp), hunkCount(len(fp.hunks), len(fp.hunks)))
 		return 1, nil
 	}
 	verb := "patching"
@@ -379,6 +393,20 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 	return boolStatus(len(failed) > 0), nil
 }
 
+func nextPatch(fp *filePatch) string {
+	if fp.reversed {
+		return "The next patch, when reversed, would"
+	}
+	return "The next patch would"
+}
+
+func assumeR(fp *filePatch) string {
+	if fp.reversed {
+		return "Ignore -R"
+	}
+	return "Assume -R"
+}
+
 func boolStatus(b bool) int {
 	if b {
 		return 1
@@ -429,24 +457,33 @@ func applyHunks(lines []string, hunks []hunk, out *bufio.Writer) (result []strin
 			want = h.oldStart // an insertion goes after that line
 		}
 		want += offset
+		// A hunk with less context before than after must match at the
+		// start of the file, one with less after at the end, as in GNU
+		// patch (the diff was cut short by the file's edge).
+		lead, trail := contextCounts(h)
+		atStart, atEnd := lead < trail, trail < lead
+		fits := func(p int) bool {
+			return (!atStart || p == 0) && (!atEnd || p+len(old) == len(lines)) && matchAt(lines, p, old)
+		}
 		pos := -1
 		for d := 0; ; d++ {
 			lo, hi := want-d, want+d
 			if lo < done && hi+len(old) > len(lines) {
 				break
 			}
-			if hi+len(old) <= len(lines) && hi >= done && matchAt(lines, hi, old) {
+			if hi+len(old) <= len(lines) && hi >= done && fits(hi) {
 				pos = hi
 				break
 			}
-			if d > 0 && lo >= done && lo+len(old) <= len(lines) && matchAt(lines, lo, old) {
+			if d > 0 && lo >= done && lo+len(old) <= len(lines) && fits(lo) {
 				pos = lo
 				break
 			}
 		}
 		if pos < 0 {
-			offsets[i+1] = offset
-			at := h.oldStart + offset
+			shift := offset + len(result) - done
+			offsets[i+1] = shift
+			at := h.oldStart + shift
 			if h.oldLines == 0 {
 				at++
 			}
@@ -471,7 +508,25 @@ func applyHunks(lines []string, hunks []hunk, out *bufio.Writer) (result []strin
 	return result, failed, offsets, moved
 }
 
-// hunkApplies reports whether h's old lines are anywhere in lines.
+// contextCounts returns the number of context lines before the first
+// change and after the last.
+func contextCounts(h hunk) (lead, trail int) {
+	for _, l := range h.lines {
+		if l.op != ' ' {
+			break
+		}
+		lead++
+	}
+	for i := len(h.lines) - 1; i >= 0 && h.lines[i].op == ' '; i-- {
+		trail++
+	}
+	if lead == len(h.lines) {
+		trail = lead
+	}
+	return lead, trail
+}
+
+// hunkApplies reports whether h matches lines anywhere it may.
 func hunkApplies(lines []string, h hunk) bool {
 	var old []string
 	for _, l := range h.lines {
@@ -479,7 +534,11 @@ func hunkApplies(lines []string, h hunk) bool {
 			old = append(old, l.text)
 		}
 	}
+	lead, trail := contextCounts(h)
 	for pos := 0; pos+len(old) <= len(lines); pos++ {
+		if lead < trail && pos != 0 || trail < lead && pos+len(old) != len(lines) {
+			continue
+		}
 		if matchAt(lines, pos, old) {
 			return true
 		}
@@ -536,8 +595,12 @@ func writeRejects(rej string, fp *filePatch, strip int, failed []int, offsets ma
 		}
 		b.WriteString("\n")
 	}
-	header("--- ", fp.oldName, fp.oldTime)
-	header("+++ ", fp.newName, fp.newTime)
+	oldTime, newTime := fp.oldTime, fp.newTime
+	if fp.reversed {
+		oldTime, newTime = newTime, oldTime
+	}
+	header("--- ", fp.oldName, oldTime)
+	header("+++ ", fp.newName, newTime)
 	for _, n := range failed {
 		h := fp.hunks[n-1]
 		off := offsets[n]
@@ -546,13 +609,29 @@ func writeRejects(rej string, fp *filePatch, strip int, failed []int, offsets ma
 			b.WriteString(" " + h.section)
 		}
 		b.WriteString("\n")
+		// Each change is written with its removed lines first, and a
+		// last line without its newline as it is: GNU patch's form.
+		var minus, plus []diffLine
+		flush := func() {
+			for _, l := range append(minus, plus...) {
+				b.WriteByte(l.op)
+				b.WriteString(l.text)
+			}
+			minus, plus = minus[:0], plus[:0]
+		}
 		for _, l := range h.lines {
-			b.WriteByte(l.op)
-			b.WriteString(l.text)
-			if !strings.HasSuffix(l.text, "\n") {
-				b.WriteString("\n\\ No newline at end of file\n")
+			switch l.op {
+			case '-':
+				minus = append(minus, l)
+			case '+':
+				plus = append(plus, l)
+			default:
+				flush()
+				b.WriteByte(l.op)
+				b.WriteString(l.text)
 			}
 		}
+		flush()
 	}
 	if err := os.WriteFile(rej, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("Can't create file %s : %s", rej, sysmsg.Text(err))

@@ -111,7 +111,14 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			if strings.HasSuffix(p, ".bz2") {
 				prog = "/bin/bzip2"
 			}
-			out, err := exec.Command(prog, "-dc", p).CombinedOutput()
+			in, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			cmd := exec.Command(prog, "-dc")
+			cmd.Stdin = in
+			out, err := cmd.CombinedOutput()
 			if err != nil {
 				m[rel] = fmt.Sprintf("%s -dc: %v: %s", prog, err, out)
 			} else {
@@ -461,4 +468,98 @@ func TestCompressRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestPatch(t *testing.T) {
+	checkHostTools(t)
+	lines := func(from, to int, edit map[int]string) string {
+		var b strings.Builder
+		for i := from; i <= to; i++ {
+			if s, ok := edit[i]; ok {
+				b.WriteString(s)
+				continue
+			}
+			fmt.Fprintf(&b, "%d\n", i)
+		}
+		return b.String()
+	}
+	oldTree := fixture{
+		"old/a":       lines(1, 30, nil),
+		"old/del":     "gone\n",
+		"old/nonl":    "x\n",
+		"old/sub/s":   "keep\nchange\n",
+		"+x old/run":  "#!/bin/sh\necho one\n",
+		"old/same":    "same\n",
+		"old/eofnonl": "a\nb",
+	}
+	newTree := fixture{
+		"new/a":       lines(1, 30, map[int]string{5: "five\nfive and a half\n", 25: "twentyfive\n"}),
+		"new/add":     "fresh\n",
+		"new/nonl":    "x\ny",
+		"new/sub/s":   "keep\nchanged\n",
+		"new/sub/n/t": "deep new file\n",
+		"+x new/run":  "#!/bin/sh\necho two\n",
+		"new/same":    "same\n",
+		"new/eofnonl": "a\nc",
+	}
+	both := fixture{}
+	for k, v := range oldTree {
+		both[k] = v
+	}
+	for k, v := range newTree {
+		both[k] = v
+	}
+	dir := t.TempDir()
+	makeFixture(t, dir, both)
+	diffOut := func(script string) string {
+		r := hostSh(t, dir, script, "")
+		if r.code > 1 {
+			t.Fatalf("%s: %d %s", script, r.code, r.stderr)
+		}
+		return r.stdout
+	}
+	full := diffOut("diff -ruN old new")
+	single := diffOut("diff -u old/a new/a")
+	gitDiff := diffOut("git diff --no-index old new")
+	// The tree the patches apply to, as the working directory.
+	work := func(extra fixture) fixture {
+		f := fixture{"p.diff": full, "a.diff": single, "g.diff": gitDiff, "garbage": "not a patch\n",
+			"bad.diff": "--- a\n+++ a\n@@ -1,2 +1,2 @@\n-x\nbad\n"}
+		for k, v := range oldTree {
+			f[strings.Replace(k, "old/", "w/", 1)] = v
+		}
+		for k, v := range extra {
+			f[k] = v
+		}
+		return f
+	}
+	shifted := work(fixture{"w/a": "0\n00\n000\n" + lines(1, 30, nil)})
+	conflict := work(fixture{"w/a": lines(1, 30, map[int]string{25: "XX\n"})})
+	applied := fixture{"p.diff": full, "g.diff": gitDiff}
+	for k, v := range newTree {
+		applied[strings.Replace(k, "new/", "w/", 1)] = v
+	}
+	cases := []diffCase{
+		{files: work(nil), script: "cd w && patch -p1 < ../p.diff", stderr: true, tree: true},
+		{files: work(nil), script: "cd w && patch -p1 -i ../p.diff && ls -l run | cut -c1-10", stderr: true, tree: true},
+		{files: work(nil), script: "cd w && patch --dry-run -p1 < ../p.diff", stderr: true, tree: true},
+		{files: work(nil), script: "cd w && patch -p1 -i ../g.diff", stderr: true, tree: true},
+		{files: work(nil), script: "patch -p0 < a.diff", stderr: true, tree: true},
+		{files: work(nil), script: "cd w && patch < ../a.diff", stderr: true, tree: true},
+		{files: work(nil), script: "cd w && patch -o out.txt -p1 < ../a.diff", stderr: true, tree: true},
+		{files: work(nil), script: "cd w && patch -p1 a < ../a.diff", stderr: true, tree: true},
+		{files: shifted, script: "cd w && patch -p1 < ../a.diff", stderr: true, tree: true},
+		{files: conflict, script: "cd w && patch -p1 < ../a.diff", stderr: true, tree: true},
+		{files: conflict, script: "cd w && patch --dry-run -p1 < ../a.diff", stderr: true, tree: true},
+		{files: applied, script: "cd w && patch -R -p1 < ../p.diff", stderr: true, tree: true},
+		{files: applied, script: "cd w && patch -p1 -R -i ../g.diff", stderr: true, tree: true},
+		{files: applied, script: "cd w && patch -p1 < ../p.diff", stderr: true, tree: true},
+		{files: work(nil), script: "cd w && patch -p1 -R < ../p.diff", stderr: true, tree: true},
+		{files: work(nil), script: "patch -p1 < p.diff", stderr: true, tree: true},
+		{files: work(nil), script: "patch -p1 -i nonexist", stderr: true, tree: true},
+		{files: work(nil), script: "patch < garbage", stderr: true, tree: true},
+		{files: work(nil), script: "patch < /dev/null", stderr: true, tree: true},
+		{files: work(nil), script: "cd w && patch -p9 < ../a.diff", stderr: true, tree: true},
+	}
+	runCases(t, cases)
 }
