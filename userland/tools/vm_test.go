@@ -406,8 +406,8 @@ func TestBzip2Xz(t *testing.T) {
 	text := fixture{"a": "hello\n", "big": big}
 	base := fixture{
 		"a": "hello\n", "b": "bye\n", "big": big, "dd/": "", "j.bz2": "junk", "j.xz": "junk",
-		"h.bz2": hostMade(t, text, "bzip2 -c big > h.bz2", "h.bz2"),
-		"h.xz":  hostMade(t, text, "xz -c big > h.xz", "h.xz"),
+		"h.bz2":   hostMade(t, text, "bzip2 -c big > h.bz2", "h.bz2"),
+		"h.xz":    hostMade(t, text, "xz -c big > h.xz", "h.xz"),
 		"two.bz2": hostMade(t, text, "bzip2 -c a > two.bz2 && bzip2 -c a >> two.bz2", "two.bz2"),
 		"two.xz":  hostMade(t, text, "xz -c a > two.xz && xz -c a >> two.xz", "two.xz"),
 		"h1.xz":   hostMade(t, text, "xz -1 -C crc32 -c big > h1.xz", "h1.xz"),
