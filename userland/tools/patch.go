@@ -270,11 +270,11 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 	exists := false
 	if fi, err := os.Stat(name); err == nil {
 		if !fi.Mode().IsRegular() {
-			return 0, fmt.Errorf("File %s is not a regular file -- can't patch", name)
+			return 0, fatalf("File %s is not a regular file -- can't patch", name)
 		}
 		content, err = os.ReadFile(name)
 		if err != nil {
-			return 0, fmt.Errorf("Can't open file %s : %s", name, sysmsg.Text(err))
+			return 0, fatalf("Can't open file %s : %s", name, sysmsg.Text(err))
 		}
 		exists = true
 	}
@@ -340,7 +340,7 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 	// exactly (a hunk failed or was found at an offset).
 	if (len(failed) > 0 || moved) && !o.dryRun && !o.noBackups && o.output == "" && exists {
 		if err := os.WriteFile(name+".orig", content, 0o644); err != nil {
-			return 0, fmt.Errorf("Can't create file %s.orig : %s", name, sysmsg.Text(err))
+			return 0, fatalf("Can't create file %s.orig : %s", name, sysmsg.Text(err))
 		}
 	}
 	if o.dryRun {
@@ -355,18 +355,18 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 		if *outFile == nil {
 			f, err := os.OpenFile(o.output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 			if err != nil {
-				return 0, fmt.Errorf("Can't create file %s : %s", o.output, sysmsg.Text(err))
+				return 0, fatalf("Can't create file %s : %s", o.output, sysmsg.Text(err))
 			}
 			*outFile = f
 		}
 		if _, err := io.WriteString(*outFile, text); err != nil {
-			return 0, fmt.Errorf("Can't write to %s : %s", o.output, sysmsg.Text(err))
+			return 0, fatalf("Can't write to %s : %s", o.output, sysmsg.Text(err))
 		}
 		return boolStatus(len(failed) > 0), nil
 	}
 	if fp.isDeletion() && text == "" && len(failed) == 0 {
 		if err := os.Remove(name); err != nil {
-			return 0, fmt.Errorf("Can't remove file %s : %s", name, sysmsg.Text(err))
+			return 0, fatalf("Can't remove file %s : %s", name, sysmsg.Text(err))
 		}
 		// GNU patch also removes directories the deletion left empty.
 		for dir := filepath.Dir(name); dir != "." && dir != "/"; dir = filepath.Dir(dir) {
@@ -379,7 +379,7 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 	if !exists {
 		if dir := filepath.Dir(name); dir != "." {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return 0, fmt.Errorf("Can't create directory %s : %s", dir, sysmsg.Text(err))
+				return 0, fatalf("Can't create directory %s : %s", dir, sysmsg.Text(err))
 			}
 		}
 	}
@@ -388,10 +388,18 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 		mode = perm
 	}
 	if err := writeFileAtomic(name, []byte(text), mode); err != nil {
-		return 0, fmt.Errorf("Can't create file %s : %s", name, sysmsg.Text(err))
+		return 0, fatalf("Can't create file %s : %s", name, sysmsg.Text(err))
 	}
 	return boolStatus(len(failed) > 0), nil
 }
+
+// fatal is one of GNU patch's "patch: **** MESSAGE" texts, worded (and
+// capitalised) as GNU patch words it.
+type fatal string
+
+func (f fatal) Error() string { return string(f) }
+
+func fatalf(format string, a ...any) error { return fatal(fmt.Sprintf(format, a...)) }
 
 func nextPatch(fp *filePatch) string {
 	if fp.reversed {
@@ -634,7 +642,7 @@ func writeRejects(rej string, fp *filePatch, strip int, failed []int, offsets ma
 		flush()
 	}
 	if err := os.WriteFile(rej, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("Can't create file %s : %s", rej, sysmsg.Text(err))
+		return fatalf("Can't create file %s : %s", rej, sysmsg.Text(err))
 	}
 	return nil
 }

@@ -461,7 +461,12 @@ func xxdInclude(r io.Reader, w *bufio.Writer, o xxdOptions, inName string) error
 
 // errSeekBackwards is xxd -r's complaint about addresses that go back on
 // an output it cannot seek.
-var errSeekBackwards = errors.New("Sorry, cannot seek backwards.")
+var errSeekBackwards error = xxdMessage("Sorry, cannot seek backwards.")
+
+// xxdMessage is an error worded as xxd words it.
+type xxdMessage string
+
+func (m xxdMessage) Error() string { return string(m) }
 
 // seekWriter is xxd -r's output: a regular file is seeked to each
 // address, anything else gets zeros for forward gaps.

@@ -73,6 +73,8 @@ func runZip(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		info      fs.FileInfo
 	}
 	var entries []entry
+	// The archive never goes into itself (zip -r o.zip .).
+	self, _ := filepath.Abs(archive)
 	for _, p := range operands[1:] {
 		info, err := os.Lstat(p)
 		if err != nil {
@@ -81,6 +83,9 @@ func runZip(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			continue
 		}
 		add := func(p string, info fs.FileInfo) {
+			if abs, _ := filepath.Abs(p); abs == self || abs == self+".ztmp" {
+				return
+			}
 			name := path.Clean(filepath.ToSlash(p))
 			for strings.HasPrefix(name, "../") {
 				name = name[3:]
