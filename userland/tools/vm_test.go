@@ -255,7 +255,7 @@ func TestXxdHexdump(t *testing.T) {
 	files["gap.hex"] = "0010: 41 42\n0004: 43\n"
 	files["back.hex"] = "0010: 41 42\n0020: 43\n"
 	var cases []diffCase
-	for _, args := range []string{"", "-g1 -c10", "-g3", "-g 0 -u", "-p", "-i", "-s 5 -l 7", "-c 4 -p", "-C -i", "-i -n name", "-u -i", "-c 300", "-p -c 0", "-l 0", "-s 100"} {
+	for _, args := range []string{"", "-g1 -c10", "-g3", "-g 0 -u", "-p", "-i", "-s 5 -l 7", "-c 4 -p", "-C -i", "-i -n name", "-u -i", "-c 300", "-p -c 0", "-l 0", "-s 100", "-s -5", "-s +3 -l 20", "-c 0"} {
 		cases = append(cases, diffCase{files: files, script: "xxd " + args + " x.bin", stderr: true})
 	}
 	cases = append(cases,

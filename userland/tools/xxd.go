@@ -231,10 +231,13 @@ func runXxd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if o.seek != 0 {
-		if err := skipInput(in, o.seek); err != nil {
-			fmt.Fprintln(stderr, "xxd: sorry cannot seek.")
+		// The dump's addresses start where the seek landed.
+		pos, err := skipInput(in, o.seek)
+		if err != nil {
+			fmt.Fprintln(stderr, "xxd: Sorry, cannot seek.")
 			return 4
 		}
+		o.seek = pos
 	}
 	r := io.Reader(bufio.NewReader(in))
 	if o.length >= 0 {
@@ -259,27 +262,27 @@ func runXxd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// skipInput moves past the first n bytes, by seeking where the input
-// allows it and by reading otherwise.
-func skipInput(in io.Reader, n int64) error {
+// skipInput moves past the first n bytes (or to n bytes before the end
+// when n is negative), by seeking where the input allows it and by
+// reading otherwise, and returns the position it reached.
+func skipInput(in io.Reader, n int64) (int64, error) {
 	if n < 0 {
 		s, ok := in.(io.Seeker)
 		if !ok {
-			return errors.New("cannot seek")
+			return 0, errors.New("cannot seek")
 		}
-		_, err := s.Seek(n, io.SeekEnd)
-		return err
+		return s.Seek(n, io.SeekEnd)
 	}
 	if s, ok := in.(io.Seeker); ok {
 		if _, err := s.Seek(n, io.SeekStart); err == nil {
-			return nil
+			return n, nil
 		}
 	}
-	_, err := io.CopyN(io.Discard, in, n)
-	if err == io.EOF {
-		return nil
+	// Past the end, xxd still counts addresses from the seek.
+	if _, err := io.CopyN(io.Discard, in, n); err != nil && err != io.EOF {
+		return 0, err
 	}
-	return err
+	return n, nil
 }
 
 func hexDigits(upper bool) string {
@@ -309,9 +312,6 @@ func xxdDump(r io.Reader, w *bufio.Writer, o xxdOptions) error {
 	buf := make([]byte, cols)
 	line := make([]byte, 0, asciiCol+cols+1)
 	addr := o.seek
-	if addr < 0 {
-		addr = 0 // a seek from the end is shown from 0, as xxd does
-	}
 	for {
 		n, err := io.ReadFull(r, buf)
 		if n > 0 {
