@@ -133,6 +133,22 @@ func describeFile(name string, stdin io.Reader, follow, mime bool) string {
 		}
 	}
 	desc, mimeType := classify(data, ra, size)
+	if name != "-" && !mime {
+		// file names the special bits first ("setuid ELF 64-bit ...").
+		if perm, ok := permOf(name, true); ok {
+			prefix := ""
+			if perm&os.ModeSetuid != 0 {
+				prefix += "setuid "
+			}
+			if perm&os.ModeSetgid != 0 {
+				prefix += "setgid "
+			}
+			if perm&os.ModeSticky != 0 {
+				prefix += "sticky "
+			}
+			desc = prefix + desc
+		}
+	}
 	return pick(desc, mimeType)
 }
 
@@ -342,7 +358,9 @@ func describeELF(f io.ReaderAt) (string, string, bool) {
 	case elf.ET_EXEC:
 		kind, mimeType = "executable", "application/x-executable"
 	case elf.ET_DYN:
-		pie := interp != ""
+		// file calls an ET_DYN a PIE executable only when DF_1_PIE says so
+		// (libc has an interpreter too, and is a shared object).
+		pie := false
 		if vals, err := ef.DynValue(elf.DT_FLAGS_1); err == nil {
 			for _, v := range vals {
 				if v&uint64(elf.DF_1_PIE) != 0 {
@@ -376,15 +394,27 @@ func describeELF(f io.ReaderAt) (string, string, bool) {
 	if interp != "" {
 		b.WriteString(", interpreter " + interp)
 	}
-	if s := ef.Section(".note.gnu.build-id"); s != nil {
-		if raw, err := s.Data(); err == nil && len(raw) > 16 {
-			b.WriteString(fmt.Sprintf(", BuildID[sha1]=%x", raw[16:]))
+	// The notes, in the order of their sections, as file lists them.
+	for _, s := range ef.Sections {
+		switch s.Name {
+		case ".note.go.buildid", ".note.gnu.build-id", ".note.ABI-tag":
+		default:
+			continue
 		}
-	}
-	if s := ef.Section(".note.ABI-tag"); s != nil {
-		if raw, err := s.Data(); err == nil && len(raw) >= 32 && raw[16] == 0 {
-			o := ef.ByteOrder
-			b.WriteString(fmt.Sprintf(", for GNU/Linux %d.%d.%d", o.Uint32(raw[20:]), o.Uint32(raw[24:]), o.Uint32(raw[28:])))
+		raw, err := s.Data()
+		if err != nil || len(raw) <= 16 {
+			continue
+		}
+		switch s.Name {
+		case ".note.go.buildid":
+			b.WriteString(", Go BuildID=" + strings.TrimRight(string(raw[16:]), "\x00"))
+		case ".note.gnu.build-id":
+			fmt.Fprintf(&b, ", BuildID[sha1]=%x", raw[16:])
+		case ".note.ABI-tag":
+			if len(raw) >= 32 && raw[16] == 0 {
+				o := ef.ByteOrder
+				fmt.Fprintf(&b, ", for GNU/Linux %d.%d.%d", o.Uint32(raw[20:]), o.Uint32(raw[24:]), o.Uint32(raw[28:]))
+			}
 		}
 	}
 	if ef.Section(".symtab") != nil {
@@ -424,6 +454,22 @@ var interpreters = map[string][2]string{
 	"node":    {"Node.js script", "application/javascript"},
 }
 
+// interpreterName drops a version from an interpreter's name
+// ("perl5.36-x86_64-linux-gnu" is perl, "python3.11" python3).
+func interpreterName(prog string) string {
+	if _, ok := interpreters[prog]; ok {
+		return prog
+	}
+	end := 0
+	for end < len(prog) && (prog[end] >= 'a' && prog[end] <= 'z') {
+		end++
+	}
+	if _, ok := interpreters[prog[:end]+"3"]; ok && strings.HasPrefix(prog[end:], "3") {
+		return prog[:end] + "3"
+	}
+	return prog[:end]
+}
+
 // describeText is file's text classification: the character set, then
 // line terminators and the other remarks in file's order.
 func describeText(data []byte) (string, string) {
@@ -442,6 +488,9 @@ func describeText(data []byte) (string, string) {
 	if enc == "ASCII text" && looksJSON(data) {
 		return "JSON text data", "application/json"
 	}
+	if bytes.HasPrefix(data, []byte("-----BEGIN CERTIFICATE-----")) {
+		return "PEM certificate", mimeType
+	}
 	script := ""
 	if bytes.HasPrefix(data, []byte("#!")) {
 		line, _, _ := bytes.Cut(data[2:], []byte("\n"))
@@ -454,7 +503,7 @@ func describeText(data []byte) (string, string) {
 			}
 			if viaEnv && prog == "sh" {
 				script = "a sh script"
-			} else if w, ok := interpreters[prog]; ok {
+			} else if w, ok := interpreters[interpreterName(prog)]; ok {
 				script, mimeType = w[0], w[1]
 			} else {
 				script = "a " + prog + " script"

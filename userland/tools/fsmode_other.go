@@ -18,7 +18,7 @@ func permOf(name string, follow bool) (fs.FileMode, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return fi.Mode().Perm(), true
+	return fi.Mode() & permBits, true
 }
 
 // chmod sets name's permission bits.

@@ -47,7 +47,7 @@ func permOf(name string, follow bool) (fs.FileMode, bool) {
 	if mode == 0 {
 		return 0, false
 	}
-	return fs.FileMode(mode) & 0o777, true
+	return fromUnixMode(uint32(mode)), true
 }
 
 // chmod sets name's permission bits.
@@ -56,7 +56,7 @@ func chmod(name string, perm fs.FileMode) error {
 	if len(p) == 0 {
 		return fmt.Errorf("chmod %q: empty name", name)
 	}
-	if errno := hostChmod(atCwd, unsafe.Pointer(&p[0]), int32(len(p)), int32(perm&0o7777)); errno != 0 {
+	if errno := hostChmod(atCwd, unsafe.Pointer(&p[0]), int32(len(p)), int32(toUnixMode(perm))); errno != 0 {
 		return fmt.Errorf("chmod %s: WASI errno %d", name, errno)
 	}
 	return nil
