@@ -223,7 +223,10 @@ func addZipEntry(zw *zip.Writer, name, src string, info fs.FileInfo, level int) 
 		if !info.IsDir() {
 			return "", 0, fmt.Errorf("%s: not a regular file", src)
 		}
-		_, err := zw.CreateHeader(hdr)
+		hdr.CreatorVersion = hdr.CreatorVersion&0xff00 | 30
+		hdr.ReaderVersion = 10
+		hdr.UncompressedSize64, hdr.CompressedSize64, hdr.CRC32 = 0, 0, 0
+		_, err := zw.CreateRaw(hdr)
 		return "stored", 0, err
 	}
 	in, err := os.Open(src)
@@ -288,6 +291,13 @@ func addZipEntry(zw *zip.Writer, name, src string, info fs.FileInfo, level int) 
 		hdr.CompressedSize64 = uint64(csize.n)
 	} else {
 		hdr.CompressedSize64 = uint64(usize)
+	}
+	// Info-ZIP's versions: made by 3.0 (Unix), needed 1.0 to extract a
+	// stored entry and 2.0 a deflated one. CreateRaw leaves them as set.
+	hdr.CreatorVersion = hdr.CreatorVersion&0xff00 | 30
+	hdr.ReaderVersion = 10
+	if deflate {
+		hdr.ReaderVersion = 20
 	}
 	w, err := zw.CreateRaw(hdr)
 	if err != nil {
