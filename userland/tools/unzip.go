@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/secexec/secexec/userland/internal/sysmsg"
@@ -24,16 +25,16 @@ const (
 )
 
 type unzipOptions struct {
-	list, overwrite, never, quiet, pipe, junk bool
+	list, test, overwrite, never, quiet, pipe, junk bool
 	dir                                       string
 }
 
 // runUnzip is Info-ZIP unzip 6.0's extraction (with -o, -n, -d DIR, -q,
-// -j), -l listing and -p piping, with its messages and exit statuses.
+// -j), -l listing, -t testing and -p piping, with its messages and exit statuses.
 // Entry names are taken apart safely: absolute paths and ".." components
 // are stripped, as unzip does, so nothing lands outside the target.
 func runUnzip(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	opts, operands, err := getopt(args[1:], "lonqpjd:", nil)
+	opts, operands, err := getopt(args[1:], "ltonqpjd:", nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "unzip: %s\n", err)
 		return unzipErrArgs
@@ -43,6 +44,8 @@ func runUnzip(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch op.name {
 		case "l":
 			o.list = true
+		case "t":
+			o.test = true
 		case "o":
 			o.overwrite = true
 		case "n":
@@ -78,7 +81,7 @@ func runUnzip(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	zr, err := zip.OpenReader(archive)
-	if !o.pipe && (!o.quiet || o.list) {
+	if !o.pipe && (!o.quiet || o.list) && !(o.test && o.quiet) {
 		fmt.Fprintf(stdout, "Archive:  %s\n", archive)
 	}
 	if err != nil {
@@ -98,16 +101,19 @@ func runUnzip(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		ok := false
 		for i, p := range patterns {
-			if m, _ := path.Match(p, n); m || p == n {
+			if p == n || wildMatch(p, n) {
 				matched[i], ok = true, true
 			}
 		}
 		return ok
 	}
 	status := 0
-	if o.list {
+	switch {
+	case o.list:
 		listZip(zr, stdout, selected)
-	} else {
+	case o.test:
+		status = testZip(zr, archive, o.quiet, len(patterns) > 0, stdout, selected)
+	default:
 		status = extractZip(zr, o, stdin, stdout, stderr, selected)
 	}
 	for i, m := range matched {
@@ -145,8 +151,76 @@ func listZip(zr *zip.ReadCloser, stdout io.Writer, selected func(string) bool) {
 	fmt.Fprintf(w, "---------                     -------\n%9d                     %d %s\n", total, n, files)
 }
 
+// testZip is unzip -t: every selected entry is decompressed and its CRC
+// checked.
+func testZip(zr *zip.ReadCloser, archive string, quiet, some bool, stdout io.Writer, selected func(string) bool) int {
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	bad := false
+	n := 0
+	for _, f := range zr.File {
+		if !selected(f.Name) {
+			continue
+		}
+		n++
+		err := copyEntry(f, io.Discard)
+		switch {
+		case err != nil:
+			bad = true
+			fmt.Fprintf(w, "    testing: %-22s  %s\n", f.Name, err)
+		case !quiet:
+			fmt.Fprintf(w, "    testing: %-22s   OK\n", f.Name)
+		}
+	}
+	if bad {
+		fmt.Fprintf(w, "At least one error was detected in %s.\n", archive)
+		return 2
+	}
+	switch {
+	case !some:
+		fmt.Fprintf(w, "No errors detected in compressed data of %s.\n", archive)
+	case n == 1:
+		fmt.Fprintf(w, "No errors detected in %s for the 1 file tested.\n", archive)
+	case n > 1:
+		fmt.Fprintf(w, "No errors detected in %s for the %d files tested.\n", archive, n)
+	}
+	return 0
+}
+
 func msDosTime(date, tm uint16) string {
 	return fmt.Sprintf("%04d-%02d-%02d %02d:%02d", int(date>>9)+1980, date>>5&0xf, date&0x1f, tm>>11, tm>>5&0x3f)
+}
+
+// wildMatch is unzip's pattern match: * and ? match any characters, '/'
+// included, and [...] a class.
+func wildMatch(pattern, name string) bool {
+	var re strings.Builder
+	re.WriteString("^")
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; c {
+		case '*':
+			re.WriteString("(?s:.*)")
+		case '?':
+			re.WriteString("(?s:.)")
+		case '[':
+			j := strings.IndexByte(pattern[i+1:], ']')
+			if j < 0 {
+				re.WriteString(regexp.QuoteMeta("["))
+				continue
+			}
+			class := pattern[i+1 : i+1+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			re.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += j + 1
+		default:
+			re.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	re.WriteString("$")
+	m, err := regexp.MatchString(re.String(), name)
+	return err == nil && m
 }
 
 // safeName strips what would put an entry outside the target directory.

@@ -385,6 +385,8 @@ func TestZipUnzip(t *testing.T) {
 		{files: withZips, script: "unzip -l o.zip", stderr: true},
 		{files: withZips, script: "unzip -l o.zip d/a.txt 'd/sub/*'", stderr: true},
 		{files: withZips, script: "unzip -l j.zip", stderr: true},
+		{files: withZips, script: "unzip -t o.zip; unzip -tq j.zip; unzip -t o.zip top 'd/*'; unzip -l o.zip '*b' 'd/[ae]*'", stderr: true},
+		{files: src, script: "zip -q -r o.zip d top && unzip -t o.zip", normalize: sortLines},
 		{files: withZips, script: "unzip o.zip", stderr: true, tree: true},
 		{files: withZips, script: "unzip -q o.zip", stderr: true, tree: true},
 		{files: withZips, script: "unzip -d out o.zip", stderr: true, tree: true},
