@@ -54,9 +54,71 @@ var xzCodec = codec{
 		return cfg.NewWriter(w)
 	},
 	decompress: func(r io.Reader) (io.Reader, error) {
+		if br, ok := r.(*bufio.Reader); ok {
+			if err := checkXzDict(br); err != nil {
+				return nil, err
+			}
+		}
 		// Concatenated streams are allowed (multi-stream mode), as xz does.
 		return xz.NewReader(r)
 	},
+}
+
+// maxXzDict bounds the LZMA2 dictionary a stream may ask for: the decoder
+// allocates all of it up front, and a crafted header can ask for 4 GiB.
+// xz -9 uses 64 MiB.
+const maxXzDict = 256 << 20
+
+// errXzMemory is xz's wording for a stream that needs too much memory.
+var errXzMemory error = message("Memory usage limit reached")
+
+// checkXzDict looks at the first block's LZMA2 filter, which follows the
+// 12-byte stream header, and refuses a dictionary over maxXzDict.
+func checkXzDict(br *bufio.Reader) error {
+	head, _ := br.Peek(12 + 1024)
+	if len(head) < 14 || head[12] == 0 {
+		return nil
+	}
+	size := (int(head[12]) + 1) * 4
+	if len(head) < 12+size {
+		return nil
+	}
+	block := head[13:size+12]
+	flags := block[0]
+	p := 1
+	skipVarint := func() bool {
+		for p < len(block) {
+			c := block[p]
+			p++
+			if c&0x80 == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if flags&0x40 != 0 && !skipVarint() {
+		return nil
+	}
+	if flags&0x80 != 0 && !skipVarint() {
+		return nil
+	}
+	nfilters := int(flags&3) + 1
+	for i := 0; i < nfilters && p+2 < len(block); i++ {
+		id := block[p]
+		propsLen := int(block[p+1])
+		if id == 0x21 && propsLen == 1 {
+			b := block[p+2] & 0x3f
+			if b > 40 {
+				return nil // invalid: the decoder reports it
+			}
+			dict := int64(2|b&1) << (b/2 + 11)
+			if dict > maxXzDict {
+				return errXzMemory
+			}
+		}
+		p += 2 + propsLen
+	}
+	return nil
 }
 
 type compressOptions struct {
@@ -280,6 +342,8 @@ func compressOne(prog, name string, o compressOptions, c codec, stdin io.Reader,
 			}
 			fmt.Fprintf(stderr, "%s: %s: Compressed data is corrupt\n", prog, display)
 			return 1
+		case errors.Is(err, errXzMemory):
+			fmt.Fprintf(stderr, "%s: %s: %s\n", prog, display, err)
 		default:
 			fmt.Fprintf(stderr, "%s: %s: %s\n", prog, display, sysmsg.Text(err))
 		}
@@ -328,6 +392,9 @@ func transcode(in *bufio.Reader, out io.Writer, o compressOptions, c codec) erro
 		return formatError{notFormat: true, err: errors.New("not compressed data")}
 	}
 	zr, err := c.decompress(in)
+	if errors.Is(err, errXzMemory) {
+		return err
+	}
 	if err != nil {
 		return formatError{err: err}
 	}

@@ -37,6 +37,12 @@ var tools = map[string]tool{
 	"patch":   runPatch,
 }
 
+// message is an error worded (and capitalised) as the imitated program
+// words it, printed as it is.
+type message string
+
+func (m message) Error() string { return string(m) }
+
 func main() {
 	os.Exit(dispatch(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

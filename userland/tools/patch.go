@@ -393,13 +393,8 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 	return boolStatus(len(failed) > 0), nil
 }
 
-// fatal is one of GNU patch's "patch: **** MESSAGE" texts, worded (and
-// capitalised) as GNU patch words it.
-type fatal string
-
-func (f fatal) Error() string { return string(f) }
-
-func fatalf(format string, a ...any) error { return fatal(fmt.Sprintf(format, a...)) }
+// fatalf makes one of GNU patch's "patch: **** MESSAGE" texts.
+func fatalf(format string, a ...any) error { return message(fmt.Sprintf(format, a...)) }
 
 func nextPatch(fp *filePatch) string {
 	if fp.reversed {

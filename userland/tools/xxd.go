@@ -461,12 +461,7 @@ func xxdInclude(r io.Reader, w *bufio.Writer, o xxdOptions, inName string) error
 
 // errSeekBackwards is xxd -r's complaint about addresses that go back on
 // an output it cannot seek.
-var errSeekBackwards error = xxdMessage("Sorry, cannot seek backwards.")
-
-// xxdMessage is an error worded as xxd words it.
-type xxdMessage string
-
-func (m xxdMessage) Error() string { return string(m) }
+var errSeekBackwards error = message("Sorry, cannot seek backwards.")
 
 // seekWriter is xxd -r's output: a regular file is seeked to each
 // address, anything else gets zeros for forward gaps.
