@@ -83,7 +83,7 @@ func checkXzDict(br *bufio.Reader) error {
 	if len(head) < 12+size {
 		return nil
 	}
-	block := head[13:size+12]
+	block := head[13 : size+12]
 	flags := block[0]
 	p := 1
 	skipVarint := func() bool {

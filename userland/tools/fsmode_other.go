@@ -7,6 +7,10 @@ import (
 	"os"
 )
 
+// permBits are the bits permOf reports: permissions and the set-user-ID,
+// set-group-ID and sticky bits.
+const permBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
 // permOf returns name's permission bits (of the link itself unless
 // follow); ok is false when they cannot be had.
 func permOf(name string, follow bool) (fs.FileMode, bool) {

@@ -244,3 +244,19 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+func TestXzDictionaryLimit(t *testing.T) {
+	header := func(props byte) []byte {
+		b := []byte("\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46")
+		return append(b, 0x02, 0x00, 0x21, 0x01, props, 0, 0, 0, 0, 0, 0, 0)
+	}
+	if err := checkXzDict(bufio.NewReader(bytes.NewReader(header(40)))); err != errXzMemory {
+		t.Errorf("a 4 GiB dictionary: %v", err)
+	}
+	if err := checkXzDict(bufio.NewReader(bytes.NewReader(header(16)))); err != nil {
+		t.Errorf("a 1 MiB dictionary: %v", err)
+	}
+	if _, errText, code := run(t, string(header(40)), "xz", "-d"); code != 1 || errText != "xz: (stdin): Memory usage limit reached\n" {
+		t.Errorf("xz -d: %q %d", errText, code)
+	}
+}

@@ -26,7 +26,7 @@ const (
 
 type unzipOptions struct {
 	list, test, overwrite, never, quiet, pipe, junk bool
-	dir                                       string
+	dir                                             string
 }
 
 // runUnzip is Info-ZIP unzip 6.0's extraction (with -o, -n, -d DIR, -q,
