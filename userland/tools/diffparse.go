@@ -78,8 +78,10 @@ type malformedError struct {
 	text string
 }
 
+// Error keeps the line's own newline: GNU patch prints the line as read,
+// then its own newline.
 func (e *malformedError) Error() string {
-	return fmt.Sprintf("malformed patch at line %d: %s", e.line, strings.TrimSuffix(e.text, "\n"))
+	return fmt.Sprintf("malformed patch at line %d: %s", e.line, e.text)
 }
 
 // maxDiffLine bounds one line of a diff, so that a hostile input cannot
@@ -145,6 +147,17 @@ func (l *lineReader) peek(k int) []string {
 // parseDiff reads every file patch from r; sawText reports whether the
 // input had anything but blank lines.
 func parseDiff(r io.Reader) (files []*filePatch, sawText bool, err error) {
+	sawText, _, err = eachFilePatch(r, func(f *filePatch) error {
+		files = append(files, f)
+		return nil
+	})
+	return files, sawText, err
+}
+
+// eachFilePatch reads file patches from r and hands each to fn as soon as
+// it is complete, as GNU patch applies each file before reading the next.
+// When a hunk is malformed, partial is the file it belongs to.
+func eachFilePatch(r io.Reader, fn func(*filePatch) error) (sawText bool, partial *filePatch, err error) {
 	lr := &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
 	var leading []string
 	var gitOld, gitNew, index string
@@ -152,10 +165,10 @@ func parseDiff(r io.Reader) (files []*filePatch, sawText bool, err error) {
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
-			return files, sawText, nil
+			return sawText, nil, nil
 		}
 		if err != nil {
-			return files, sawText, err
+			return sawText, nil, err
 		}
 		if strings.TrimSpace(line) != "" {
 			sawText = true
@@ -195,11 +208,13 @@ func parseDiff(r io.Reader) (files []*filePatch, sawText bool, err error) {
 			hl, _ := lr.next()
 			h, err := parseHunk(lr, hl)
 			if err != nil {
-				return files, sawText, err
+				return sawText, f, err
 			}
 			f.hunks = append(f.hunks, h)
 		}
-		files = append(files, f)
+		if err := fn(f); err != nil {
+			return sawText, nil, err
+		}
 		leading = leading[:0]
 		gitOld, gitNew, index = "", "", ""
 		gitNewFile, gitDeleted = false, false

@@ -72,22 +72,38 @@ func runPatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		in = f
 	}
-	files, sawText, perr := parseDiff(in)
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	status := 0
 	var outFile *os.File
-	for _, fp := range files {
+	files := 0
+	var applyErr error
+	sawText, partial, perr := eachFilePatch(in, func(fp *filePatch) error {
+		files++
 		if o.reverse {
 			reversePatch(fp)
 		}
 		s, err := applyFilePatch(fp, o, out, &outFile)
 		if err != nil {
-			out.Flush()
-			fmt.Fprintf(stderr, "patch: **** %s\n", err)
-			return 2
+			applyErr = err
+			return err
 		}
 		status = max(status, s)
+		return nil
+	})
+	if applyErr != nil {
+		out.Flush()
+		fmt.Fprintf(stderr, "patch: **** %s\n", applyErr)
+		return 2
+	}
+	if partial != nil {
+		// GNU patch has found the file (or not) before it meets the bad
+		// hunk: say so, then stop.
+		files++
+		if o.reverse {
+			reversePatch(partial)
+		}
+		announceFile(partial, o, out)
 	}
 	if outFile != nil {
 		if err := outFile.Close(); err != nil {
@@ -99,14 +115,20 @@ func runPatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if perr != nil {
 		out.Flush()
 		var me *malformedError
-		if errors.As(perr, &me) || errors.Is(perr, errPrematureEnd) {
+		if errors.As(perr, &me) {
+			fmt.Fprintf(stderr, "patch: **** %s", perr)
+			if !strings.HasSuffix(perr.Error(), "\n") {
+				fmt.Fprintln(stderr)
+			}
+			fmt.Fprintln(stderr)
+		} else if errors.Is(perr, errPrematureEnd) {
 			fmt.Fprintf(stderr, "patch: **** %s\n", perr)
 		} else {
 			fmt.Fprintf(stderr, "patch: **** %s\n", sysmsg.Text(perr))
 		}
 		return 2
 	}
-	if len(files) == 0 && sawText {
+	if files == 0 && sawText {
 		out.Flush()
 		fmt.Fprintln(stderr, "patch: **** Only garbage was found in the patch input.")
 		return 2
@@ -240,6 +262,39 @@ func splitLines(s string) []string {
 	return lines
 }
 
+// announceFile prints what GNU patch prints about a file before it reads
+// the file's hunks: "patching file NAME", or that it cannot find it.
+func announceFile(fp *filePatch, o patchOptions, out *bufio.Writer) {
+	name, found := chooseName(fp, o.strip)
+	if o.target != "" {
+		name, found = o.target, true
+	}
+	switch {
+	case found && o.dryRun:
+		fmt.Fprintf(out, "checking file %s\n", name)
+	case found:
+		fmt.Fprintf(out, "patching file %s\n", name)
+	default:
+		cantFind(fp, o, out)
+	}
+}
+
+// cantFind is GNU patch's account of a file it cannot find; with no
+// terminal to ask, it skips the file.
+func cantFind(fp *filePatch, o patchOptions, out *bufio.Writer) {
+	fmt.Fprintf(out, "can't find file to patch at input line %d\n", fp.hunkLine)
+	if o.strip < 0 {
+		out.WriteString("Perhaps you should have used the -p or --strip option?\n")
+	} else {
+		out.WriteString("Perhaps you used the wrong -p or --strip option?\n")
+	}
+	out.WriteString("The text leading up to this was:\n--------------------------\n")
+	for _, l := range fp.leading {
+		out.WriteString("|" + strings.TrimSuffix(l, "\n") + "\n")
+	}
+	out.WriteString("--------------------------\nFile to patch: \nSkip this patch? [y] \nSkipping patch.\n")
+}
+
 // applyFilePatch patches one file and returns the exit status so far.
 func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **os.File) (int, error) {
 	name, found := chooseName(fp, o.strip)
@@ -252,17 +307,7 @@ func applyFilePatch(fp *filePatch, o patchOptions, out *bufio.Writer, outFile **
 		return 1, nil
 	}
 	if !found {
-		fmt.Fprintf(out, "can't find file to patch at input line %d\n", fp.hunkLine)
-		if o.strip < 0 {
-			out.WriteString("Perhaps you should have used the -p or --strip option?\n")
-		} else {
-			out.WriteString("Perhaps you used the wrong -p or --strip option?\n")
-		}
-		out.WriteString("The text leading up to this was:\n--------------------------\n")
-		for _, l := range fp.leading {
-			out.WriteString("|" + strings.TrimSuffix(l, "\n") + "\n")
-		}
-		out.WriteString("--------------------------\nFile to patch: \nSkip this patch? [y] \nSkipping patch.\n")
+		cantFind(fp, o, out)
 		fmt.Fprintf(out, "%s ignored\n", hunkCount(len(fp.hunks), len(fp.hunks)))
 		return 1, nil
 	}
@@ -484,7 +529,10 @@ func applyHunks(lines []string, hunks []hunk, out *bufio.Writer) (result []strin
 			}
 		}
 		if pos < 0 {
-			shift := offset + len(result) - done
+			// GNU patch reports a failed hunk where it would be in the
+			// output so far: moved by the lines earlier hunks added, not
+			// by the offset they were found at.
+			shift := len(result) - done
 			offsets[i+1] = shift
 			at := h.oldStart + shift
 			if h.oldLines == 0 {

@@ -166,7 +166,7 @@ func TestApplyHunks(t *testing.T) {
 	if strings.Join(got, "") != "0\n1\n2\nthree\n4\n5\n6\n7\neight\n9\n" || !slices.Equal(failed, []int{3}) || !moved {
 		t.Errorf("applyHunks = %q, failed %v, moved %v", strings.Join(got, ""), failed, moved)
 	}
-	if want := "Hunk #1 succeeded at 3 (offset 2 lines).\nHunk #2 succeeded at 8 (offset 1 line).\nHunk #3 FAILED at 3.\n"; msgs.String() != want {
+	if want := "Hunk #1 succeeded at 3 (offset 2 lines).\nHunk #2 succeeded at 8 (offset 1 line).\nHunk #3 FAILED at 2.\n"; msgs.String() != want {
 		t.Errorf("messages %q, want %q", msgs.String(), want)
 	}
 }

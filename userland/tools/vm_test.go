@@ -526,7 +526,9 @@ func TestPatch(t *testing.T) {
 	// The tree the patches apply to, as the working directory.
 	work := func(extra fixture) fixture {
 		f := fixture{"p.diff": full, "a.diff": single, "g.diff": gitDiff, "garbage": "not a patch\n",
-			"bad.diff": "--- a\n+++ a\n@@ -1,2 +1,2 @@\n-x\nbad\n"}
+			"bad.diff": "--- a\n+++ a\n@@ -1,2 +1,2 @@\n-x\nbad\n",
+			// The first file is patched before the second's bad hunk.
+			"bad2.diff": single + "--- old/same\n+++ new/same\n@@ -1,2 +1,2 @@\n-same\nbad\n"}
 		for k, v := range oldTree {
 			f[strings.Replace(k, "old/", "w/", 1)] = v
 		}
@@ -562,6 +564,9 @@ func TestPatch(t *testing.T) {
 		{files: work(nil), script: "patch < garbage", stderr: true, tree: true},
 		{files: work(nil), script: "patch < /dev/null", stderr: true, tree: true},
 		{files: work(nil), script: "cd w && patch -p9 < ../a.diff", stderr: true, tree: true},
+		{files: work(nil), script: "patch < bad.diff", stderr: true, tree: true},
+		{files: work(nil), script: "cd w && patch -p1 < ../bad2.diff", stderr: true, tree: true},
+		{files: shifted, script: "cd w && patch -p1 --dry-run < ../p.diff", stderr: true, tree: true},
 	}
 	runCases(t, cases)
 }
