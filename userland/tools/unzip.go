@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/secexec/secexec/userland/internal/sysmsg"
@@ -259,8 +260,13 @@ func extractZip(zr *zip.ReadCloser, o unzipOptions, stdin io.Reader, stdout, std
 			continue
 		}
 		name := safeName(f.Name)
-		if name != f.Name && name != "" {
-			fmt.Fprintf(stderr, "warning:  skipped \"../\" path component(s) in %s\n", f.Name)
+		if strings.HasPrefix(f.Name, "/") {
+			fmt.Fprintf(stderr, "warning:  stripped absolute path spec from %s\n", f.Name)
+			status = max(status, unzipWarn)
+		}
+		if slices.Contains(strings.Split(strings.ReplaceAll(f.Name, "\\", "/"), "/"), "..") {
+			fmt.Fprintf(stdout, "warning:  skipped \"../\" path component(s) in %s\n", f.Name)
+			status = max(status, unzipWarn)
 		}
 		if o.junk {
 			if strings.HasSuffix(name, "/") {

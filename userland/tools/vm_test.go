@@ -369,7 +369,14 @@ func TestZipUnzip(t *testing.T) {
 	src := fixture{"d/a.txt": "hello hello hello hello hello\n", "d/sub/b": "x", "d/empty": "", "d/big": strings.Repeat("line of text\n", 5000), "top": "top\n"}
 	hostZip := hostMade(t, src, "zip -q -r o.zip d top", "o.zip")
 	hostJunk := hostMade(t, src, "zip -q -j j.zip d/a.txt d/sub/b", "j.zip")
-	withZips := fixture{"o.zip": hostZip, "j.zip": hostJunk, "bad.zip": "junk"}
+	slip := hostMade(t, nil, `python3 -c "
+import zipfile
+z = zipfile.ZipFile('s.zip', 'w')
+z.writestr('../evil', 'x')
+z.writestr('/abs/f', 'y')
+z.writestr('ok/../../e2', 'z')
+z.close()"`, "s.zip")
+	withZips := fixture{"o.zip": hostZip, "j.zip": hostJunk, "bad.zip": "junk", "t/s.zip": slip}
 	for k, v := range src {
 		withZips["src/"+k] = v
 	}
@@ -394,6 +401,8 @@ func TestZipUnzip(t *testing.T) {
 		{files: withZips, script: "unzip -q o.zip && unzip -o o.zip && unzip -n o.zip", stderr: true, tree: true},
 		{files: withZips, script: "unzip -q o.zip && unzip -q o.zip < /dev/null; echo $?", tree: true},
 		{files: withZips, script: "unzip -p o.zip d/a.txt top"},
+		// Entry names never leave the target directory.
+		{files: withZips, script: "cd t && unzip s.zip; echo $?", stderr: true, tree: true},
 		{files: withZips, script: "unzip -j -q j.zip", tree: true},
 		{files: withZips, script: "unzip -o o.zip nomatch; echo $?", stderr: true},
 		{files: withZips, script: "unzip nope.zip; echo $?", stderr: true},
