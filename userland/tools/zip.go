@@ -235,9 +235,7 @@ func addZipEntry(zw *zip.Writer, name, src string, info fs.FileInfo, level int) 
 	}
 	defer in.Close()
 	// Compress once to learn the size, into memory or a temporary file.
-	var spill interface {
-		io.Writer
-	}
+	var spill io.Writer
 	var buf bytes.Buffer
 	var tmpFile *os.File
 	if info.Size() <= spillLimit {
