@@ -22,14 +22,15 @@ import (
 const fileHead = 1 << 20
 
 // runFile is file 5.44 for the common kinds of files: its descriptions,
-// -b, -L, --mime-type and the alignment of names in its output.
+// -b, -L, --mime-type, -i (--mime) and the alignment of names in its
+// output.
 func runFile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts, names, err := getopt(args[1:], "bLhi", []string{"brief", "dereference", "no-dereference", "mime-type", "mime"})
 	if err != nil {
 		fmt.Fprintf(stderr, "file: %s\nUsage: file [-bLh] [--mime-type] file ...\n", err)
 		return 1
 	}
-	brief, follow, mime := false, false, false
+	brief, follow, mime := false, false, mimeOutNone
 	for _, o := range opts {
 		switch o.name {
 		case "b", "brief":
@@ -38,13 +39,15 @@ func runFile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			follow = true
 		case "h", "no-dereference":
 			follow = false
-		case "i", "mime", "mime-type":
-			mime = true
+		case "mime-type":
+			mime = max(mime, mimeOutType)
+		case "i", "mime":
+			mime = mimeOutCharset
 		}
 	}
 	if len(names) == 0 {
 		// Only the options this file has are listed.
-		fmt.Fprintln(stderr, "Usage: file [-bhiL] [--mime-type] <file> ...")
+		fmt.Fprintln(stderr, "Usage: file [-bhiL] [--mime-type] [--mime] <file> ...")
 		return 1
 	}
 	width := 0
@@ -70,12 +73,23 @@ func runFile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // describeFile returns file's description of name (or its MIME type).
-func describeFile(name string, stdin io.Reader, follow, mime bool) string {
+// What file prints: a description, the MIME type (--mime-type), or the
+// type and the character set (-i, --mime).
+const (
+	mimeOutNone = iota
+	mimeOutType
+	mimeOutCharset
+)
+
+func describeFile(name string, stdin io.Reader, follow bool, mime int) string {
 	pick := func(desc, mimeType string) string {
-		if mime {
-			return mimeType
+		switch mime {
+		case mimeOutCharset:
+			return mimeType + "; charset=binary"
+		case mimeOutNone:
+			return desc
 		}
-		return desc
+		return mimeType
 	}
 	var data []byte
 	var f *os.File
@@ -94,6 +108,9 @@ func describeFile(name string, stdin io.Reader, follow, mime bool) string {
 			target, _ := os.Readlink(name)
 			if !follow {
 				if _, err := os.Stat(name); err != nil {
+					if mime != mimeOutNone {
+						return "inode/symlink" // without a charset, as file has it
+					}
 					return pick("broken symbolic link to "+target, "inode/symlink")
 				}
 				return pick("symbolic link to "+target, "inode/symlink")
@@ -133,7 +150,21 @@ func describeFile(name string, stdin io.Reader, follow, mime bool) string {
 		}
 	}
 	desc, mimeType := classify(data, ra, size)
-	if name != "-" && !mime {
+	if mime == mimeOutCharset {
+		charset := "binary"
+		if strings.HasPrefix(mimeType, "text/") || mimeType == "application/json" || mimeType == "application/javascript" {
+			switch {
+			case isASCIIText(data):
+				charset = "us-ascii"
+			case utf8.Valid(data):
+				charset = "utf-8"
+			default:
+				charset = "iso-8859-1"
+			}
+		}
+		return mimeType + "; charset=" + charset
+	}
+	if name != "-" && mime == mimeOutNone {
 		// file names the special bits first ("setuid ELF 64-bit ...").
 		if perm, ok := permOf(name, true); ok {
 			prefix := ""

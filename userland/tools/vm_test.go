@@ -322,6 +322,7 @@ func TestFile(t *testing.T) {
 		{files: files, script: "file *", stderr: true},
 		{files: files, script: "file -b *"},
 		{files: files, script: "file --mime-type *"},
+		{files: files, script: "file -i *; file --mime -b ascii.txt"},
 		{files: files, script: "file -b --mime-type * nonexist"},
 		{files: files, script: "file -L link broken"},
 		{files: files, script: "file nonexist; echo $?", stderr: true},
