@@ -1,9 +1,13 @@
 // Package wasm embeds secexec's own userland commands, compiled to WASI
 // preview 1 modules (GOOS=wasip1 GOARCH=wasm): grep (GNU grep 3.8
-// compatible), jq (jq 1.7 command line over gojq) and git (go-git). The modules are
-// built by "go generate ./userland" and checked by TestWasmUpToDate.
+// compatible), jq (jq 1.7 command line over gojq), git (go-git) and tools,
+// one multi-call module for xxd, hexdump, file, tree, zip, unzip, bzip2,
+// xz and patch (and their bunzip2/bzcat/unxz/xzcat forms) that picks the
+// tool from argv[0]. Commands maps every command name to its module. The
+// modules are built by "go generate ./userland" and checked by
+// TestWasmUpToDate.
 //
-// Both expect a WASI host that passes the working directory in the PWD
+// All expect a WASI host that passes the working directory in the PWD
 // environment variable (Go's wasip1 port resolves relative paths against
 // it) and preopens the directories they may read.
 package wasm
@@ -13,12 +17,14 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/secexec/secexec/userland/internal/wasmbuild"
 )
 
 //go:embed *.wasm
 var modules embed.FS
 
-// Names lists the embedded commands in sorted order.
+// Names lists the embedded modules in sorted order.
 func Names() []string {
 	entries, _ := fs.ReadDir(modules, ".")
 	var names []string
@@ -31,8 +37,9 @@ func Names() []string {
 	return names
 }
 
-// Module returns a copy of the named command's WASI module ("git",
-// "grep" or "jq"); ok is false for an unknown name.
+// Module returns a copy of the named WASI module ("git", "grep", "jq" or
+// "tools"; a module name, not an alias: see Commands); ok is false for an
+// unknown name.
 func Module(name string) (module []byte, ok bool) {
 	if strings.ContainsAny(name, "/.") {
 		return nil, false
@@ -51,6 +58,21 @@ func Modules() map[string][]byte {
 	for _, name := range Names() {
 		b, _ := Module(name)
 		m[name] = b
+	}
+	return m
+}
+
+// Commands maps every command name the embedded modules answer to onto
+// the name of the module that implements it: each module under its own
+// name and each alias of a multi-call module (xxd → tools). Register every
+// entry to install the whole userland.
+func Commands() map[string]string {
+	m := make(map[string]string)
+	for _, name := range Names() {
+		m[name] = name
+		for _, alias := range wasmbuild.Aliases[name] {
+			m[alias] = name
+		}
 	}
 	return m
 }

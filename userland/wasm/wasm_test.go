@@ -39,6 +39,28 @@ func TestNames(t *testing.T) {
 	}
 }
 
+func TestCommands(t *testing.T) {
+	cmds := Commands()
+	for _, name := range Names() {
+		if cmds[name] != name {
+			t.Errorf("Commands()[%q] = %q, want the module itself", name, cmds[name])
+		}
+	}
+	for module, aliases := range wasmbuild.Aliases {
+		for _, alias := range aliases {
+			if cmds[alias] != module {
+				t.Errorf("Commands()[%q] = %q, want %q", alias, cmds[alias], module)
+			}
+		}
+	}
+	if cmds["xxd"] != "tools" || cmds["patch"] != "tools" || len(cmds) != len(Names())+len(wasmbuild.Aliases["tools"]) {
+		t.Errorf("Commands() = %v", cmds)
+	}
+	if _, ok := Module(cmds["bzcat"]); !ok {
+		t.Error("the module of bzcat is not embedded")
+	}
+}
+
 // TestWasmUpToDate rebuilds the modules and compares them with the
 // committed ones, so a source change without "go generate ./userland"
 // fails CI. The build is reproducible for a given Go toolchain version.

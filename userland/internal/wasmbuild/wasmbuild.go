@@ -15,7 +15,16 @@ import (
 
 // Commands are the userland programs, each a package main in a directory
 // of the same name under the userland directory.
-var Commands = []string{"git", "grep", "jq"}
+var Commands = []string{"git", "grep", "jq", "tools"}
+
+// Aliases are the command names a multi-call module answers to besides
+// its own. One module for many small tools keeps the embedded size down:
+// the Go runtime and standard library are paid for once, and the module
+// picks the tool from the base name of argv[0].
+var Aliases = map[string][]string{
+	"tools": {"bunzip2", "bzcat", "bzip2", "file", "hexdump", "patch", "tree",
+		"unxz", "unzip", "xxd", "xz", "xzcat", "zip"},
+}
 
 // Build compiles every command in userlandDir into outDir/NAME.wasm with
 // GOOS=wasip1 GOARCH=wasm. Paths, VCS stamps and the build ID are left out
