@@ -10,5 +10,5 @@ import (
 )
 
 func main() {
-	os.Exit(webget.Main(os.Args, webget.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
+	os.Exit(webget.Main(os.Args, webget.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, "wget"))
 }

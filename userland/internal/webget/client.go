@@ -27,17 +27,24 @@ const (
 )
 
 // Main runs curl or wget, as named by the basename of args[0] (a
-// multi-call module is registered under both names), and returns the
-// exit status.
-func Main(args []string, env Env) int {
-	name := args[0]
-	if i := lastSlash(name); i >= 0 {
-		name = name[i+1:]
+// multi-call module is registered under both names; any other name runs
+// def), and returns the exit status.
+func Main(args []string, env Env, def string) int {
+	name := def
+	if len(args) > 0 {
+		name = args[0]
+		if i := lastSlash(name); i >= 0 {
+			name = name[i+1:]
+		}
+		args = args[1:]
+	}
+	if name != "curl" && name != "wget" {
+		name = def
 	}
 	if name == "wget" {
-		return Wget(args[1:], env)
+		return Wget(args, env)
 	}
-	return Curl(args[1:], env)
+	return Curl(args, env)
 }
 
 func lastSlash(s string) int {
@@ -62,13 +69,18 @@ type recConn struct {
 	rbuf    []byte
 	blocks  [][]byte
 	reqHead []byte
+	// noLength holds back the request's header block to take out the
+	// "Content-Length: 0" net/http sends for a bodiless POST, PUT or
+	// PATCH and curl does not.
+	noLength bool
 }
 
-// arm starts recording the next request and its response headers.
-func (c *recConn) arm() {
+// arm starts recording the next request and its response headers;
+// noLength is set for a request without a body.
+func (c *recConn) arm(noLength bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.armed, c.wdone = true, false
+	c.armed, c.wdone, c.noLength = true, false, noLength
 	c.wbuf, c.rbuf, c.blocks, c.reqHead = nil, nil, nil, nil
 }
 
@@ -81,18 +93,45 @@ func (c *recConn) take() (req []byte, resp [][]byte) {
 
 var crlf2 = []byte("\r\n\r\n")
 
+var zeroLength = []byte("\r\nContent-Length: 0\r\n")
+
 func (c *recConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	if c.armed && !c.wdone {
-		c.wbuf = append(c.wbuf, p...)
-		if i := bytes.Index(c.wbuf, crlf2); i >= 0 {
-			c.reqHead, c.wdone, c.wbuf = c.wbuf[:i+4], true, nil
-		} else if len(c.wbuf) > maxRawCapture {
-			c.wdone, c.wbuf = true, nil
+	if !c.armed || c.wdone {
+		c.mu.Unlock()
+		return c.Conn.Write(p)
+	}
+	c.wbuf = append(c.wbuf, p...)
+	i := bytes.Index(c.wbuf, crlf2)
+	switch {
+	case i >= 0:
+		c.reqHead, c.wdone = c.wbuf[:i+4], true
+	case len(c.wbuf) > maxRawCapture:
+		c.wdone = true
+	}
+	if !c.noLength {
+		c.wbuf = nil
+		c.mu.Unlock()
+		return c.Conn.Write(p)
+	}
+	if !c.wdone {
+		// Held back until the block is complete (nothing follows it).
+		c.mu.Unlock()
+		return len(p), nil
+	}
+	out := c.wbuf
+	c.wbuf = nil
+	if i >= 0 {
+		if j := bytes.Index(out[:i+4], zeroLength); j >= 0 {
+			out = append(out[:j+2:j+2], out[j+len(zeroLength):]...)
+			c.reqHead = out[:i+4-len(zeroLength)+2]
 		}
 	}
 	c.mu.Unlock()
-	return c.Conn.Write(p)
+	if _, err := c.Conn.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func (c *recConn) Read(p []byte) (int, error) {
@@ -185,7 +224,7 @@ func (c *client) do(req *http.Request) (*http.Response, *exchange, error) {
 	var rc *recConn
 	trace := &httptraceClientTrace{gotConn: func(conn net.Conn) {
 		if r, ok := conn.(*recConn); ok {
-			r.arm()
+			r.arm(req.Body == nil || req.Body == http.NoBody)
 			rc = r
 		}
 	}}

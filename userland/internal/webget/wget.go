@@ -303,7 +303,7 @@ func (w *wgetRun) once(u *url.URL, method string, body []byte, out io.Writer, na
 		if body != nil {
 			req, _ = http.NewRequest(method, u.String(), strings.NewReader(string(body)))
 		}
-		req.Header = http.Header{"User-Agent": {o.userAgent}, "Accept": {"*/*"}, "Accept-Encoding": {"identity"}}
+		req.Header = http.Header{"User-Agent": {o.userAgent}, "Accept": {"*/*"}, "Accept-Encoding": {"identity"}, "Connection": {"Keep-Alive"}}
 		if body != nil {
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		}

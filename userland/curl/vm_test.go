@@ -1,0 +1,350 @@
+//go:build !wasip1
+
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/secexec/secexec/internal/testcert"
+	"github.com/secexec/secexec/internal/vmhost"
+	"github.com/secexec/secexec/internal/vmtest"
+	"github.com/secexec/secexec/kernel/policy"
+)
+
+// These tests run the embedded curl.wasm and wget.wasm in a real VM and
+// the host's curl and wget (the reference) against the same loopback
+// servers, and compare what they print, how they end and what the server
+// saw of each request.
+
+// caFile is the PEM file both sides trust. The host's curl (OpenSSL) and
+// the VM's TLS, which the kernel runs with Go's x509.SystemCertPool, read
+// SSL_CERT_FILE; Go reads it once, at the first TLS handshake, so
+// TestMain sets it before any test runs.
+var caFile string
+
+// certPEM and keyPEM are the trusted server certificate (self-signed,
+// for 127.0.0.1 and localhost).
+var certPEM, keyPEM []byte
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "curl-test-ca")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	certPEM, keyPEM = testcert.New(mainTB{}, false)
+	caFile = filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(caFile, certPEM, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("SSL_CERT_FILE", caFile)
+	defer os.RemoveAll(dir)
+	vmtest.Main(m)
+}
+
+// mainTB lets testcert run before any test: it only reports failures.
+type mainTB struct{ testing.TB }
+
+func (mainTB) Helper() {}
+func (mainTB) Fatal(args ...any) {
+	fmt.Fprintln(os.Stderr, args...)
+	os.Exit(1)
+}
+
+// seen is a request as the server saw it.
+type seen struct {
+	Method, URI, Host string
+	Header             http.Header
+	Body               string
+}
+
+func (s seen) String() string {
+	var keys []string
+	for k := range s.Header {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s host=%s body=%q", s.Method, s.URI, s.Host, s.Body)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\n  %s: %q", k, s.Header[k])
+	}
+	return b.String()
+}
+
+// server is a loopback HTTP(S) server that records the requests it gets.
+type server struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []seen
+	port string
+}
+
+// fixedDate keeps the Date header the same for both clients.
+const fixedDate = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+func newServer(t *testing.T, useTLS bool) *server {
+	s := &server{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hello", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Custom", "yes")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "hello\n")
+	})
+	mux.HandleFunc("/status/{code}", func(w http.ResponseWriter, r *http.Request) {
+		code, _ := strconv.Atoi(r.PathValue("code"))
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "status %d\n", code)
+	})
+	mux.HandleFunc("/redirect/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		if n <= 0 {
+			http.Redirect(w, r, "/hello", http.StatusFound)
+			return
+		}
+		http.Redirect(w, r, "/redirect/"+strconv.Itoa(n-1), http.StatusFound)
+	})
+	mux.HandleFunc("/see-other", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/hello", http.StatusSeeOther)
+	})
+	mux.HandleFunc("/temporary", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/hello", http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/gzip", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			io.WriteString(w, "plain body\n")
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, strings.Repeat("compressed body\n", 100))
+		zw.Close()
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(8<<20))
+		chunk := bytes.Repeat([]byte("0123456789abcde\n"), 4096)
+		for i := 0; i < (8<<20)/len(chunk); i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		hd := r.Header.Clone()
+		hd.Del("Accept-Encoding") // curl also offers br and zstd, which secexec's does not
+		s.mu.Lock()
+		s.reqs = append(s.reqs, seen{Method: r.Method, URI: r.RequestURI, Host: r.Host, Header: hd, Body: string(body)})
+		s.mu.Unlock()
+		w.Header().Set("Date", fixedDate)
+		mux.ServeHTTP(w, r)
+	})
+	s.Server = httptest.NewUnstartedServer(h)
+	if useTLS {
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+		s.StartTLS()
+	} else {
+		s.Start()
+	}
+	t.Cleanup(s.Close)
+	_, s.port, _ = net.SplitHostPort(s.Listener.Addr().String())
+	return s
+}
+
+// take returns and forgets the requests seen so far.
+func (s *server) take() []seen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.reqs
+	s.reqs = nil
+	return r
+}
+
+// newVM makes a VM whose network policy denies everything but the
+// given servers.
+func newVM(t *testing.T, servers ...*server) *vmhost.Host {
+	p := policy.AllowAll().DenyNet("*")
+	for _, s := range servers {
+		p.AllowNet("127.0.0.1:" + s.port)
+	}
+	return vmtest.NewHost(t, vmhost.Config{Policy: p})
+}
+
+// result is what one command printed, and how it ended.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// hostSh runs a shell command on the host in dir, with the host's curl
+// and wget.
+func hostSh(t *testing.T, dir, stdin, script string) result {
+	t.Helper()
+	for _, tool := range []string{"/usr/bin/curl", "/usr/bin/wget"} {
+		if _, err := os.Stat(tool); err != nil {
+			t.Fatalf("host %s (the reference; .ci/run installs it): %v", tool, err)
+		}
+	}
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = dir
+	rc := filepath.Join(t.TempDir(), "wgetrc")
+	// wget (GnuTLS) does not read SSL_CERT_FILE.
+	if err := os.WriteFile(rc, []byte("ca_certificate = "+caFile+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8", "SSL_CERT_FILE=" + caFile,
+		"CURL_HOME=" + dir, "WGETRC=" + rc, "no_proxy=*"}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// vmSh runs a shell command in the VM, in a fresh directory.
+func vmSh(t *testing.T, h *vmhost.Host, stdin, script string) result {
+	t.Helper()
+	r := vmtest.Run(t, h, stdin, nil, "sh", "-c", "d=$(mktemp -d) && cd \"$d\" && "+script)
+	return result{r.Stdout, r.Stderr, r.Exit.Code}
+}
+
+// millis hides curl's timings.
+var millis = regexp.MustCompile(`after \d+ ms`)
+
+// compare runs script on the host and in the VM (URL in it replaced by
+// the server's base URL) and compares stdout, the exit status, stderr
+// (when checkStderr) and the requests the server saw.
+func compare(t *testing.T, h *vmhost.Host, s *server, stdin, script string, checkStderr bool) {
+	t.Helper()
+	script = strings.ReplaceAll(script, "URL", s.URL)
+	want := hostSh(t, t.TempDir(), stdin, script)
+	wantReqs := s.take()
+	got := vmSh(t, h, stdin, script)
+	gotReqs := s.take()
+	if checkStderr {
+		want.stderr = millis.ReplaceAllString(want.stderr, "after N ms")
+		got.stderr = millis.ReplaceAllString(got.stderr, "after N ms")
+	} else {
+		want.stderr, got.stderr = "", ""
+	}
+	if got != want {
+		t.Errorf("$ %s\nhost (exit %d):\n%s\n-- stderr:\n%s\nVM (exit %d):\n%s\n-- stderr:\n%s", script,
+			want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr)
+	}
+	if fmt.Sprint(gotReqs) != fmt.Sprint(wantReqs) {
+		t.Errorf("$ %s\nthe server saw from the host:\n%v\nand from the VM:\n%v", script, wantReqs, gotReqs)
+	}
+}
+
+func TestCurlMatchesHost(t *testing.T) {
+	s := newServer(t, false)
+	h := newVM(t, s)
+	for _, c := range []struct {
+		script, stdin string
+		stderr        bool
+	}{
+		{script: "curl -s URL/hello"},
+		{script: "curl URL/hello", stderr: false},
+		{script: "curl -sS -f URL/status/404", stderr: true},
+		{script: "curl -f URL/status/500"},
+		{script: "curl -s -f URL/status/404", stderr: true},
+		{script: "curl -s URL/status/404"},
+		{script: "curl -sSL URL/redirect/3"},
+		{script: "curl -s URL/redirect/0"},
+		{script: "curl -si URL/hello"},
+		{script: "curl -sI URL/hello"},
+		{script: "curl -sSiL URL/redirect/1"},
+		{script: "curl -sSL --max-redirs 2 URL/redirect/5", stderr: true},
+		{script: "curl -s -X PUT -H 'X-A: 1' -H 'Accept: application/json' -H 'User-Agent:' URL/hello"},
+		{script: "curl -s -d a=1 -d 'b=2 3' URL/hello"},
+		{script: "curl -s --data-binary @- URL/hello", stdin: "line1\nline2\n"},
+		{script: "curl -s -d @- URL/hello", stdin: "line1\nline2\n"},
+		{script: "curl -s --data-raw @x URL/hello"},
+		{script: "curl -s --data-urlencode 'q=a b&c' --data-urlencode plain URL/hello"},
+		{script: "curl -s -G -d q=1 -d r=2 URL/hello"},
+		{script: `curl -s --json '{"a":1}' URL/hello`},
+		{script: "curl -s -w '%{http_code} %{content_type} %{size_download} %{url_effective}\\n' -o /dev/null URL/hello"},
+		{script: "curl -sL -w '%{http_code} %{num_redirects} %{url_effective}\\n' -o /dev/null URL/redirect/2"},
+		{script: "curl -s -A agent/1 -u user:pass -e http://ref/ URL/hello"},
+		{script: "curl -s --compressed URL/gzip"},
+		{script: "curl -s URL/gzip"},
+		{script: "curl -s -o out.txt URL/hello && cat out.txt"},
+		{script: "curl -s -O URL/hello && cat hello"},
+		{script: "curl -s -D - URL/hello"},
+		{script: "curl -sSL -d x=1 URL/see-other"},
+		{script: "curl -sSL -d x=1 URL/temporary"},
+		{script: "curl -sSL -d x=1 URL/redirect/0"},
+		{script: "curl -s -XPOST URL/hello"},
+		{script: "curl -s 127.0.0.1:" + s.port + "/hello"},
+		{script: "curl -s URL/big | wc -c"},
+		{script: "curl -sS 'ht tp://x'", stderr: true},
+		{script: "curl -sS", stderr: true},
+		{script: "curl --nope URL/hello", stderr: true},
+	} {
+		compare(t, h, s, c.stdin, c.script, c.stderr)
+	}
+}
+
+func TestWgetMatchesHost(t *testing.T) {
+	s := newServer(t, false)
+	h := newVM(t, s)
+	for _, c := range []string{
+		"wget -qO- URL/hello",
+		"wget -q -O - URL/hello",
+		"wget -q -O - --header 'X-A: 1' --post-data 'a=1' URL/hello",
+		"wget -qO- URL/status/404",
+		"wget -qO- URL/redirect/2",
+		"wget -q URL/hello && cat hello",
+		"wget -q URL/hello && wget -q URL/hello && cat hello.1",
+		"wget -q URL/ ; ls",
+		"wget -q -O out URL/hello && cat out",
+		"wget -q --spider URL/hello",
+		"wget -q --spider URL/status/404",
+		"wget -qO- -U agent URL/hello",
+	} {
+		compare(t, h, s, "", c, false)
+	}
+}
+
+func TestCurlHTTPS(t *testing.T) {
+	s := newServer(t, true)
+	h := newVM(t, s)
+	compare(t, h, s, "", "curl -sS URL/hello", true)
+	compare(t, h, s, "", "curl -sSi URL/hello", true)
+	compare(t, h, s, "", "wget -qO- URL/hello", true)
+}
