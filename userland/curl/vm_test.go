@@ -72,8 +72,8 @@ func (mainTB) Fatal(args ...any) {
 // seen is a request as the server saw it.
 type seen struct {
 	Method, URI, Host string
-	Header             http.Header
-	Body               string
+	Header            http.Header
+	Body              string
 }
 
 func (s seen) String() string {
@@ -244,7 +244,7 @@ func vmSh(t *testing.T, h *vmhost.Host, stdin, script string) result {
 }
 
 // millis hides curl's timings.
-var millis = regexp.MustCompile(`after \d+ ms`)
+var millis = regexp.MustCompile(`after \d+ (ms|milliseconds)`)
 
 // compare runs script on the host and in the VM (URL in it replaced by
 // the server's base URL) and compares stdout, the exit status, stderr
@@ -257,8 +257,8 @@ func compare(t *testing.T, h *vmhost.Host, s *server, stdin, script string, chec
 	got := vmSh(t, h, stdin, script)
 	gotReqs := s.take()
 	if checkStderr {
-		want.stderr = millis.ReplaceAllString(want.stderr, "after N ms")
-		got.stderr = millis.ReplaceAllString(got.stderr, "after N ms")
+		want.stderr = millis.ReplaceAllString(want.stderr, "after N $1")
+		got.stderr = millis.ReplaceAllString(got.stderr, "after N $1")
 	} else {
 		want.stderr, got.stderr = "", ""
 	}
@@ -346,5 +346,113 @@ func TestCurlHTTPS(t *testing.T) {
 	h := newVM(t, s)
 	compare(t, h, s, "", "curl -sS URL/hello", true)
 	compare(t, h, s, "", "curl -sSi URL/hello", true)
+	compare(t, h, s, "", "curl -sSL URL/redirect/1", true)
 	compare(t, h, s, "", "wget -qO- URL/hello", true)
+}
+
+// A server whose certificate nobody trusts fails verification (curl 60,
+// wget 5) on both sides, before any request is sent; -k and
+// --no-check-certificate accept it.
+func TestCurlUntrustedServer(t *testing.T) {
+	s := newServer(t, false)
+	s.Close()
+	other, otherKey := testcert.New(t, false)
+	cert, err := tls.X509KeyPair(other, otherKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Server = httptest.NewUnstartedServer(s.Config.Handler)
+	s.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	_, s.port, _ = net.SplitHostPort(s.Listener.Addr().String())
+	h := newVM(t, s)
+	for _, c := range []struct {
+		script string
+		code   int
+	}{
+		{"curl -s URL/hello", 60},
+		{"wget -qO- URL/hello", 5},
+	} {
+		script := strings.ReplaceAll(c.script, "URL", s.URL)
+		want, got := hostSh(t, t.TempDir(), "", script), vmSh(t, h, "", script)
+		if want.code != c.code || got.code != c.code || got.stdout != "" {
+			t.Errorf("$ %s: host exit %d, VM exit %d (want %d), VM printed %q %q", script, want.code, got.code, c.code, got.stdout, got.stderr)
+		}
+		if reqs := s.take(); len(reqs) != 0 {
+			t.Errorf("$ %s: the server saw %v", script, reqs)
+		}
+	}
+	got := vmSh(t, h, "", strings.ReplaceAll("curl -sS URL/hello", "URL", s.URL))
+	if !strings.HasPrefix(got.stderr, "curl: (60) SSL certificate problem") {
+		t.Errorf("curl's message: %q", got.stderr)
+	}
+	compare(t, h, s, "", "curl -sSk URL/hello", true)
+	compare(t, h, s, "", "curl -sS --insecure -i URL/hello", true)
+	compare(t, h, s, "", "wget -q --no-check-certificate -O - URL/hello", true)
+}
+
+// The VM's network policy denies by default: a server the policy does
+// not name is not reached, and curl fails at once with status 7.
+func TestCurlDenied(t *testing.T) {
+	allowed := newServer(t, false)
+	hidden := newServer(t, false)
+	h := newVM(t, allowed)
+	for _, c := range []struct {
+		script, msg string
+		code        int
+	}{
+		{"curl -sS http://10.1.2.3:8080/", "curl: (7) Failed to connect to 10.1.2.3 port 8080 after", 7},
+		{"curl -sS http://example.com/", "curl: (7) Failed to connect to example.com port 80 after", 7},
+		{"curl -sS https://example.com/", "curl: (7) Failed to connect to example.com port 443 after", 7},
+		{"wget -O - http://example.com/", "Connecting to example.com:80... failed: Permission denied", 4},
+		// The VM's own loopback, where nothing listens: the host's
+		// server on that port is not reached.
+		{"curl -sS " + hidden.URL + "/hello", "curl: (7) Failed to connect to 127.0.0.1 port " + hidden.port + " after", 7},
+	} {
+		start := time.Now()
+		got := vmSh(t, h, "", c.script)
+		policyNamed := strings.Contains(got.stderr, "network policy") || strings.Contains(c.script, hidden.URL)
+		if got.code != c.code || !strings.Contains(got.stderr, c.msg) || !policyNamed || got.stdout != "" {
+			t.Errorf("$ %s: exit %d, stdout %q, stderr %q; want exit %d and %q... (network policy)", c.script, got.code, got.stdout, got.stderr, c.code, c.msg)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("$ %s took %v", c.script, d)
+		}
+	}
+	if reqs := hidden.take(); len(reqs) != 0 {
+		t.Errorf("the hidden server saw %v", reqs)
+	}
+	// The allowed server is still reached.
+	compare(t, h, allowed, "", "curl -sS URL/hello", true)
+}
+
+// A port the policy allows where nothing listens: curl's message and
+// status 7, wget's 4.
+func TestCurlRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	l.Close()
+	s := &server{port: port, Server: &httptest.Server{URL: "http://127.0.0.1:" + port}}
+	h := newVM(t, s)
+	compare(t, h, s, "", "curl -sS URL/", true)
+	compare(t, h, s, "", "curl -s URL/", true)
+	compare(t, h, s, "", "wget -q -O - URL/", true)
+}
+
+// --max-time bounds a transfer whose server never answers: status 28
+// and curl's message, as the host's curl; wget -T gives up with 4.
+func TestCurlMaxTime(t *testing.T) {
+	s := newServer(t, false)
+	h := newVM(t, s)
+	start := time.Now()
+	compare(t, h, s, "", "curl -sS -m 1 URL/hang", true)
+	compare(t, h, s, "", "curl -sS --max-time 0.5 -o /dev/null URL/hang", true)
+	compare(t, h, s, "", "wget -q -T 1 -t 1 -O - URL/hang", true)
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("took %v", d)
+	}
 }
