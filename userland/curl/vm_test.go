@@ -148,6 +148,12 @@ func newServer(t *testing.T, useTLS bool) *server {
 			}
 		}
 	})
+	mux.HandleFunc("/huge-header", func(w http.ResponseWriter, r *http.Request) {
+		for i := range 64 {
+			w.Header().Set(fmt.Sprintf("X-Big-%d", i), strings.Repeat("x", 8000))
+		}
+		io.WriteString(w, "unreachable\n")
+	})
 	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
@@ -455,4 +461,35 @@ func TestCurlMaxTime(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %v", d)
 	}
+}
+
+// -v shows the request and response headers as sent, on stderr, and the
+// body alone on stdout.
+func TestCurlVerbose(t *testing.T) {
+	s := newServer(t, false)
+	h := newVM(t, s)
+	got := vmSh(t, h, "", "curl -sv -H 'X-Trace: 1' "+s.URL+"/hello")
+	if got.code != 0 || got.stdout != "hello\n" {
+		t.Fatalf("exit %d, stdout %q", got.code, got.stdout)
+	}
+	for _, want := range []string{"*   Trying 127.0.0.1:" + s.port + "...", "> GET /hello HTTP/1.1\r\n", "> Host: 127.0.0.1:" + s.port + "\r\n",
+		"> User-Agent: curl/7.88.1\r\n", "> Accept: */*\r\n", "> X-Trace: 1\r\n", "< HTTP/1.1 200 OK\r\n", "< X-Custom: yes\r\n"} {
+		if !strings.Contains(got.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, got.stderr)
+		}
+	}
+}
+
+// Response headers are bounded: a server that sends more than the limit
+// gets an error, not a client that holds it all.
+func TestCurlHeaderBound(t *testing.T) {
+	s := newServer(t, false)
+	h := newVM(t, s)
+	got := vmSh(t, h, "", "curl -sS "+s.URL+"/huge-header")
+	if got.code != 8 || got.stdout != "" || !strings.HasPrefix(got.stderr, "curl: (8) ") {
+		t.Errorf("exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	s.take()
+	// Within the bound, everything arrives.
+	compare(t, h, s, "", "curl -s URL/hello", true)
 }

@@ -168,7 +168,6 @@ type client struct {
 	hc             *http.Client
 	connectTimeout time.Duration
 	insecure       bool
-	cur            *recConn
 	// onConnect, when set, is told of every new connection.
 	onConnect func(host, port string)
 }

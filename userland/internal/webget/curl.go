@@ -483,7 +483,7 @@ func (r *curlRun) transfer(raw string, out output) error {
 	case o.upload != "":
 		b, err := readSource(o.upload, r.env)
 		if err != nil {
-			return &curlError{code: exitReadError, msg: fmt.Sprintf("Failed to open/read local data from file/application")}
+			return &curlError{code: exitReadError, msg: "Failed to open/read local data from file/application"}
 		}
 		method, hasBody, body = "PUT", true, b
 		if strings.HasSuffix(u.Path, "/") && o.upload != "-" {

@@ -83,7 +83,7 @@ func parseWget(args []string) (*wgetOpts, error) {
 		case "T", "timeout", "read-timeout", "connect-timeout":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0 {
-				return fmt.Errorf("wget: --timeout: Invalid time period ‘%s’\n", v)
+				return fmt.Errorf("wget: --timeout: Invalid time period ‘%s’", v)
 			}
 			o.timeout = time.Duration(f * float64(time.Second))
 			if f == 0 {
@@ -95,14 +95,14 @@ func parseWget(args []string) (*wgetOpts, error) {
 				if v == "inf" {
 					n = 0
 				} else {
-					return fmt.Errorf("wget: --tries: Invalid number ‘%s’.\n", v)
+					return fmt.Errorf("wget: --tries: Invalid number ‘%s’", v)
 				}
 			}
 			o.tries = n
 		case "max-redirect":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return fmt.Errorf("wget: --max-redirect: Invalid number ‘%s’.\n", v)
+				return fmt.Errorf("wget: --max-redirect: Invalid number ‘%s’", v)
 			}
 			o.maxRedirect = n
 		case "U", "user-agent":
@@ -185,7 +185,7 @@ func Wget(args []string, env Env) int {
 		fmt.Fprintf(env.Stdout, "GNU Wget %s built on wasip1 (secexec).\n", wgetVersion)
 		return 0
 	case err != nil:
-		fmt.Fprint(env.Stderr, err.Error())
+		fmt.Fprint(env.Stderr, strings.TrimSuffix(err.Error(), "\n")+"\n")
 		return wgetParse
 	}
 	if o.insecure {
