@@ -493,3 +493,16 @@ func TestCurlHeaderBound(t *testing.T) {
 	// Within the bound, everything arrives.
 	compare(t, h, s, "", "curl -s URL/hello", true)
 }
+
+// A name that does not resolve is curl's status 6, as on the host.
+func TestCurlUnresolvable(t *testing.T) {
+	s := &server{Server: &httptest.Server{URL: "http://nonexistent.invalid"}}
+	p := policy.AllowAll().DenyNet("*").AllowNet("nonexistent.invalid")
+	h := vmtest.NewHost(t, vmhost.Config{Policy: p})
+	start := time.Now()
+	compare(t, h, s, "", "curl -sS URL/", true)
+	compare(t, h, s, "", "wget -q -O - URL/", true)
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
