@@ -316,6 +316,8 @@ func TestCurlMatchesHost(t *testing.T) {
 		{script: "curl -sSL -d x=1 URL/temporary"},
 		{script: "curl -sSL -d x=1 URL/redirect/0"},
 		{script: "curl -s -XPOST URL/hello"},
+		{script: "curl -s -d '' URL/hello"},
+		{script: "curl -s -X DELETE URL/hello"},
 		{script: "curl -s 127.0.0.1:" + s.port + "/hello"},
 		{script: "curl -s URL/big | wc -c"},
 		{script: "curl -sS 'ht tp://x'", stderr: true},

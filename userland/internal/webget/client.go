@@ -218,12 +218,13 @@ type exchange struct {
 }
 
 // do sends req and returns the response with its headers read; the body
-// streams from the connection.
-func (c *client) do(req *http.Request) (*http.Response, *exchange, error) {
+// streams from the connection. hasBody says whether the command sends a
+// body (perhaps empty): without one, no Content-Length goes out.
+func (c *client) do(req *http.Request, hasBody bool) (*http.Response, *exchange, error) {
 	var rc *recConn
 	trace := &httptraceClientTrace{gotConn: func(conn net.Conn) {
 		if r, ok := conn.(*recConn); ok {
-			r.arm(req.Body == nil || req.Body == http.NoBody)
+			r.arm(!hasBody)
 			rc = r
 		}
 	}}

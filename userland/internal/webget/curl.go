@@ -539,7 +539,7 @@ func (r *curlRun) chain(ctx context.Context, u *url.URL, method string, hasBody 
 		if err != nil {
 			return false, err
 		}
-		resp, ex, err := r.c.do(req)
+		resp, ex, err := r.c.do(req, hasBody)
 		if err != nil {
 			ce := r.classify(ctx, u, err, 0)
 			return ce.code == exitTimeout || ce.code == exitConnect || ce.code == exitEmptyReply, ce

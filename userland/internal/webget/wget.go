@@ -334,7 +334,7 @@ func (w *wgetRun) once(u *url.URL, method string, body []byte, out io.Writer, na
 		if o.timeout > 0 {
 			timer = time.AfterFunc(o.timeout, cancel)
 		}
-		resp, ex, err := w.c.do(req)
+		resp, ex, err := w.c.do(req, body != nil)
 		if err != nil {
 			cancel()
 			return w.netFailure(u, err, ctx)
