@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -164,6 +165,12 @@ func newServer(t *testing.T, useTLS bool) *server {
 		body, _ := io.ReadAll(r.Body)
 		hd := r.Header.Clone()
 		hd.Del("Accept-Encoding") // curl also offers br and zstd, which secexec's does not
+		// Multipart boundaries are random.
+		if _, params, err := mime.ParseMediaType(hd.Get("Content-Type")); err == nil && params["boundary"] != "" {
+			b := params["boundary"]
+			hd.Set("Content-Type", strings.ReplaceAll(hd.Get("Content-Type"), b, "BOUNDARY"))
+			body = bytes.ReplaceAll(body, []byte(b), []byte("BOUNDARY"))
+		}
 		s.mu.Lock()
 		s.reqs = append(s.reqs, seen{Method: r.Method, URI: r.RequestURI, Host: r.Host, Header: hd, Body: string(body)})
 		s.mu.Unlock()
@@ -317,6 +324,7 @@ func TestCurlMatchesHost(t *testing.T) {
 		{script: "curl -sSL -d x=1 URL/redirect/0"},
 		{script: "curl -s -XPOST URL/hello"},
 		{script: "curl -s -d '' URL/hello"},
+		{script: "printf 'abc\\n' > file.txt && printf '<b/>' > x.html && curl -s -F a=1 -F 'f=@file.txt' -F 'g=<file.txt' -F 'h=@x.html;type=text/x' -F 'i=@file.txt;filename=other.bin' URL/hello"},
 		{script: "curl -s -X DELETE URL/hello"},
 		{script: "curl -s 127.0.0.1:" + s.port + "/hello"},
 		{script: "curl -s URL/big | wc -c"},

@@ -6,12 +6,15 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"os"
 	"path"
@@ -71,6 +74,7 @@ type output struct {
 type curlOpts struct {
 	silent, showErr, fail, failBody, follow, head, include, verbose bool
 	insecure, compressed, get, createDirs, jsonMode                 bool
+	forms                                                           []string
 	maxRedirs, retry                                                int
 	outputs                                                         []output
 	method                                                          string
@@ -95,7 +99,7 @@ var curlShort = map[byte]string{
 	's': "silent", 'S': "show-error", 'f': "fail", 'L': "location", 'o': "output", 'O': "remote-name",
 	'X': "request", 'H': "header", 'd': "data", 'w': "write-out", 'I': "head", 'i': "include",
 	'v': "verbose", 'A': "user-agent", 'u': "user", 'm': "max-time", 'k': "insecure", 'e': "referer",
-	'b': "cookie", 'D': "dump-header", 'G': "get", 'T': "upload-file", 'N': "no-buffer", 'g': "globoff",
+	'b': "cookie", 'F': "form", 'D': "dump-header", 'G': "get", 'T': "upload-file", 'N': "no-buffer", 'g': "globoff",
 	'4': "ipv4", '6': "ipv6", '#': "progress-bar", 'h': "help", 'V': "version", 'q': "disable",
 }
 
@@ -152,6 +156,7 @@ func init() {
 		"data-urlencode": argFlag(func(o *curlOpts, v string, env Env) error {
 			return o.addURLEncoded(v, env)
 		}),
+		"form": argFlag(func(o *curlOpts, v string, _ Env) error { o.forms = append(o.forms, v); return nil }),
 		"json": argFlag(func(o *curlOpts, v string, env Env) error {
 			o.jsonMode = true
 			return o.addData(v, true, false, env)
@@ -409,6 +414,8 @@ type curlRun struct {
 	env   Env
 	c     *client
 	start time.Time
+	// formType is the multipart Content-Type of -F's body.
+	formType string
 }
 
 func (r *curlRun) report(err error) int {
@@ -489,6 +496,12 @@ func (r *curlRun) transfer(raw string, out output) error {
 		if strings.HasSuffix(u.Path, "/") && o.upload != "-" {
 			u.Path += filepath.Base(o.upload)
 		}
+	case len(o.forms) > 0:
+		b, ct, err := buildForm(o.forms, r.env)
+		if err != nil {
+			return err
+		}
+		method, hasBody, body, r.formType = "POST", true, b, ct
 	case o.hasData:
 		method, hasBody, body = "POST", true, []byte(data)
 	}
@@ -652,7 +665,9 @@ func (r *curlRun) request(ctx context.Context, u *url.URL, method string, hasBod
 	}
 	if hasBody && o.upload == "" {
 		ct := "application/x-www-form-urlencoded"
-		if o.jsonMode {
+		if r.formType != "" {
+			ct = r.formType
+		} else if o.jsonMode {
 			ct = "application/json"
 			hs = setHeader(hs, "Accept", "application/json")
 		}
@@ -1105,4 +1120,96 @@ func (st *stats) variable(name string, err error) (string, bool) {
 		return "0", true
 	}
 	return "", false
+}
+
+// formTypes are the content types curl gives -F files by extension.
+var formTypes = map[string]string{".gif": "image/gif", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+	".png": "image/png", ".svg": "image/svg+xml", ".txt": "text/plain", ".htm": "text/html",
+	".html": "text/html", ".pdf": "application/pdf", ".xml": "application/xml"}
+
+// buildForm makes -F's multipart/form-data body: name=value,
+// name=@file (a file part), name=<file (the file as the value), each
+// optionally followed by ;type=T and ;filename=F.
+func buildForm(forms []string, env Env) ([]byte, string, error) {
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	// curl's boundary shape.
+	if err := mw.SetBoundary(fmt.Sprintf("------------------------%x", rnd)); err != nil {
+		return nil, "", err
+	}
+	for _, f := range forms {
+		name, val, ok := strings.Cut(f, "=")
+		if !ok || name == "" {
+			return nil, "", &curlError{code: exitUsage, msg: "option -F: is badly used here"}
+		}
+		typ, fname := "", ""
+		for {
+			i := strings.LastIndex(val, ";")
+			if i < 0 {
+				break
+			}
+			k, v, _ := strings.Cut(val[i+1:], "=")
+			switch strings.TrimSpace(k) {
+			case "type":
+				typ = v
+			case "filename":
+				fname = v
+			default:
+				i = -1
+			}
+			if i < 0 {
+				break
+			}
+			val = val[:i]
+		}
+		h := textproto.MIMEHeader{}
+		disp := fmt.Sprintf("form-data; name=\"%s\"", quoteForm(name))
+		switch {
+		case strings.HasPrefix(val, "@"):
+			content, err := readSource(val[1:], env)
+			if err != nil {
+				return nil, "", &curlError{code: exitReadError, msg: "Failed to open/read local data from file/application"}
+			}
+			src := filepath.Base(val[1:])
+			if fname == "" && val[1:] != "-" {
+				fname = src
+			}
+			if typ == "" {
+				// Guessed from the file read, whatever name is sent.
+				typ = formTypes[strings.ToLower(filepath.Ext(src))]
+				if typ == "" {
+					typ = "application/octet-stream"
+				}
+			}
+			disp += fmt.Sprintf("; filename=\"%s\"", quoteForm(fname))
+			val = string(content)
+		case strings.HasPrefix(val, "<"):
+			content, err := readSource(val[1:], env)
+			if err != nil {
+				return nil, "", &curlError{code: exitReadError, msg: "Failed to open/read local data from file/application"}
+			}
+			val = string(content)
+		}
+		h.Set("Content-Disposition", disp)
+		if typ != "" {
+			h.Set("Content-Type", typ)
+		}
+		w, err := mw.CreatePart(h)
+		if err != nil {
+			return nil, "", err
+		}
+		_, _ = io.WriteString(w, val)
+	}
+	if err := mw.Close(); err != nil {
+		return nil, "", err
+	}
+	return b.Bytes(), mw.FormDataContentType(), nil
+}
+
+// quoteForm escapes a name for a Content-Disposition parameter as curl
+// does.
+func quoteForm(s string) string {
+	return strings.NewReplacer("\\", "\\\\", "\"", "\\\"").Replace(s)
 }
