@@ -324,6 +324,16 @@ func TestCurlMatchesHost(t *testing.T) {
 		{script: "curl -sSL -d x=1 URL/redirect/0"},
 		{script: "curl -s -XPOST URL/hello"},
 		{script: "curl -s -d '' URL/hello"},
+		{script: "curl -sfi URL/status/404", stderr: true},
+		{script: "curl -sSfL URL/redirect/1", stderr: true},
+		{script: "curl -sSIL URL/redirect/1", stderr: true},
+		{script: "curl -s -o /dev/null -w '%{http_code}' URL/status/404"},
+		{script: "curl -sS -H 'Host: example.test' -H 'X-Empty;' URL/hello"},
+		{script: "curl -s URL/hello URL/status/201"},
+		{script: "curl -s -o a -o b URL/hello URL/status/201 && cat a b"},
+		{script: "curl -sL -X POST URL/see-other"},
+		{script: "curl -s --url URL/hello"},
+		{script: "curl -s URL/hello -o /nonexistent/dir/x", stderr: true},
 		{script: "printf 'abc\\n' > file.txt && printf '<b/>' > x.html && curl -s -F a=1 -F 'f=@file.txt' -F 'g=<file.txt' -F 'h=@x.html;type=text/x' -F 'i=@file.txt;filename=other.bin' URL/hello"},
 		{script: "curl -s -X DELETE URL/hello"},
 		{script: "curl -s 127.0.0.1:" + s.port + "/hello"},
@@ -482,7 +492,7 @@ func TestCurlVerbose(t *testing.T) {
 	if got.code != 0 || got.stdout != "hello\n" {
 		t.Fatalf("exit %d, stdout %q", got.code, got.stdout)
 	}
-	for _, want := range []string{"*   Trying 127.0.0.1:" + s.port + "...", "> GET /hello HTTP/1.1\r\n", "> Host: 127.0.0.1:" + s.port + "\r\n",
+	for _, want := range []string{"*   Trying 127.0.0.1:" + s.port + "...", "* Connected to 127.0.0.1 (127.0.0.1) port " + s.port + " (#0)\n", "> GET /hello HTTP/1.1\r\n", "> Host: 127.0.0.1:" + s.port + "\r\n",
 		"> User-Agent: curl/7.88.1\r\n", "> Accept: */*\r\n", "> X-Trace: 1\r\n", "< HTTP/1.1 200 OK\r\n", "< X-Custom: yes\r\n"} {
 		if !strings.Contains(got.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, got.stderr)

@@ -168,8 +168,9 @@ type client struct {
 	hc             *http.Client
 	connectTimeout time.Duration
 	insecure       bool
-	// onConnect, when set, is told of every new connection.
-	onConnect func(host, port string)
+	// onConnect and onConnected, when set, are told of every new
+	// connection before and after it is made.
+	onConnect, onConnected func(host, port string)
 }
 
 func newClient(connectTimeout time.Duration, insecure bool) *client {
@@ -207,6 +208,9 @@ func (c *client) dial(ctx context.Context, addr string, useTLS bool) (net.Conn, 
 	conn, err := netconn.Dial(ctx, host, port, netconn.Options{TLS: useTLS, ServerName: host, Insecure: c.insecure})
 	if err != nil {
 		return nil, err
+	}
+	if c.onConnected != nil {
+		c.onConnected(host, port)
 	}
 	return &recConn{Conn: conn}, nil
 }

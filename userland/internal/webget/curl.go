@@ -394,6 +394,12 @@ func Curl(args []string, env Env) int {
 		r.c.onConnect = func(host, port string) {
 			fmt.Fprintf(env.Stderr, "*   Trying %s...\n", net.JoinHostPort(host, port))
 		}
+		n := 0
+		r.c.onConnected = func(host, port string) {
+			// The host resolved the name: its address is not known here.
+			fmt.Fprintf(env.Stderr, "* Connected to %s (%s) port %s (#%d)\n", host, host, port, n)
+			n++
+		}
 	}
 	status := 0
 	for i, u := range o.urls {
@@ -577,13 +583,14 @@ func (r *curlRun) chain(ctx context.Context, u *url.URL, method string, hasBody 
 		}
 		redirect := o.follow && loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.StatusCode != 304
 		failed := o.fail && resp.StatusCode >= 400
-		if failed && !o.failBody {
-			resp.Body.Close()
-			return false, &curlError{code: exitHTTPError, msg: fmt.Sprintf("The requested URL returned error: %d", resp.StatusCode)}
-		}
+		// Headers are written even when --fail then fails.
 		if err := r.writeHeads(heads); err != nil {
 			resp.Body.Close()
 			return false, err
+		}
+		if failed && !o.failBody {
+			resp.Body.Close()
+			return false, &curlError{code: exitHTTPError, msg: fmt.Sprintf("The requested URL returned error: %d", resp.StatusCode)}
 		}
 		if redirect {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
