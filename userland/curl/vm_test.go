@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -267,7 +268,9 @@ func compare(t *testing.T, h *vmhost.Host, s *server, stdin, script string, chec
 	script = strings.ReplaceAll(script, "URL", s.URL)
 	want := hostSh(t, t.TempDir(), stdin, script)
 	wantReqs := s.take()
+	vmStart := time.Now()
 	got := vmSh(t, h, stdin, script)
+	t.Logf("VM took %v: %s", time.Since(vmStart), script)
 	gotReqs := s.take()
 	if checkStderr {
 		want.stderr = millis.ReplaceAllString(want.stderr, "after N $1")
@@ -523,6 +526,43 @@ func TestCurlUnresolvable(t *testing.T) {
 	compare(t, h, s, "", "curl -sS URL/", true)
 	compare(t, h, s, "", "wget -q -O - URL/", true)
 	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+// A server that never completes the TCP handshake (its accept queue is
+// full, so its SYNs go unanswered): --connect-timeout and --max-time end
+// the connect with curl's status 28 and messages.
+func TestCurlConnectTimeout(t *testing.T) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(sa.(*syscall.SockaddrInet4).Port)
+	// Fill the queue with connections nobody accepts.
+	for range 4 {
+		d := net.Dialer{Timeout: 200 * time.Millisecond}
+		if c, err := d.Dial("tcp", "127.0.0.1:"+port); err == nil {
+			t.Cleanup(func() { c.Close() })
+		}
+	}
+	s := &server{port: port, Server: &httptest.Server{URL: "http://127.0.0.1:" + port}}
+	h := newVM(t, s)
+	start := time.Now()
+	compare(t, h, s, "", "curl -sS --connect-timeout 1 URL/", true)
+	compare(t, h, s, "", "curl -sS -m 1 URL/", true)
+	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("took %v", d)
 	}
 }

@@ -5,6 +5,7 @@ package netconn
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -78,10 +79,11 @@ func connect(fd uint32, addr []byte) uint32 {
 	return e
 }
 
-// waitWritable waits until fd is writable (a connect completed, either
-// way) or d passes; it reports whether fd became writable. The whole
-// program waits here: nothing else of curl runs while it connects.
-func waitWritable(fd uint32, d time.Duration) bool {
+// writable reports whether fd is writable (a connect completed, either
+// way) within d. The whole program waits in poll_oneoff, so d is kept
+// short and the caller sleeps between polls: that lets the runtime run
+// timers and other goroutines (a request's deadline among them).
+func writable(fd uint32, d time.Duration) bool {
 	var sub [96]byte
 	var ev [64]byte
 	binary.LittleEndian.PutUint64(sub[0:], 1)
@@ -103,6 +105,27 @@ func waitWritable(fd uint32, d time.Duration) bool {
 	return false
 }
 
+// waitConnect waits until fd's connect completes or ctx ends.
+func waitConnect(ctx context.Context, fd uint32) bool {
+	pause := time.Millisecond
+	for {
+		if writable(fd, pause) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+// slowFailure is how long a failed connect may have taken and still be
+// repeated to learn its cause: a quick failure (refused, denied) repeats
+// quickly, a slow one would hold the program as long again.
+const slowFailure = time.Second
+
 // Dial connects to host:port through the host's network. A non-blocking
 // connect lets ctx's deadline bound the wait; the host reports why a
 // non-blocking connect failed only through SO_ERROR, which host_net has
@@ -114,20 +137,21 @@ func Dial(ctx context.Context, host, port string, o Options) (net.Conn, error) {
 	if err != nil {
 		return nil, &Error{Stage: Connect, Err: err}
 	}
+	start := time.Now()
 	e := connect(fd, addr)
 	if e == eInProgress || e == eAlready {
-		wait := 24 * time.Hour
-		if dl, ok := ctx.Deadline(); ok {
-			wait = time.Until(dl)
-		}
-		if !waitWritable(fd, wait) {
+		if !waitConnect(ctx, fd) {
 			netClose(fd)
 			return nil, &Error{Stage: Timeout, Err: context.DeadlineExceeded}
 		}
 		e = connect(fd, addr)
-		if e == eIsConn {
+		switch {
+		case e == eIsConn:
 			e = 0
-		} else {
+		case time.Since(start) > slowFailure:
+			netClose(fd)
+			return nil, &Error{Stage: Connect, Err: errors.New("the connection could not be made")}
+		default:
 			netClose(fd)
 			if fd, err = socket(host, false); err != nil {
 				return nil, &Error{Stage: Connect, Err: err}

@@ -171,6 +171,9 @@ type client struct {
 	// onConnect and onConnected, when set, are told of every new
 	// connection before and after it is made.
 	onConnect, onConnected func(host, port string)
+	// dialing is set while a connection is being made, so that a time-out
+	// can be told to be a connect's.
+	dialing bool
 }
 
 func newClient(connectTimeout time.Duration, insecure bool) *client {
@@ -205,6 +208,8 @@ func (c *client) dial(ctx context.Context, addr string, useTLS bool) (net.Conn, 
 	if c.onConnect != nil {
 		c.onConnect(host, port)
 	}
+	c.dialing = true
+	defer func() { c.dialing = false }()
 	conn, err := netconn.Dial(ctx, host, port, netconn.Options{TLS: useTLS, ServerName: host, Insecure: c.insecure})
 	if err != nil {
 		return nil, err

@@ -994,6 +994,9 @@ func (r *curlRun) classify(ctx context.Context, u *url.URL, err error, got int64
 		}
 		return &curlError{code: exitConnect, msg: fmt.Sprintf("Failed to connect to %s port %s after %d ms: Couldn't connect to server", host, port, ms)}
 	}
+	if (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) && r.c.dialing {
+		return &curlError{code: exitTimeout, msg: fmt.Sprintf("Connection timed out after %d milliseconds", ms)}
+	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
 		return &curlError{code: exitTimeout, msg: fmt.Sprintf("Operation timed out after %d milliseconds with %d bytes received", ms, got)}
 	}
