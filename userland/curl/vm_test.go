@@ -156,6 +156,20 @@ func newServer(t *testing.T, useTLS bool) *server {
 		}
 		io.WriteString(w, "unreachable\n")
 	})
+	mux.HandleFunc("/short", func(w http.ResponseWriter, r *http.Request) {
+		c, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nDate: " + fixedDate + "\r\n\r\nonly ten\n")
+		buf.Flush()
+	})
+	mux.HandleFunc("/close", func(w http.ResponseWriter, r *http.Request) {
+		if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			c.Close()
+		}
+	})
 	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
@@ -336,6 +350,8 @@ func TestCurlMatchesHost(t *testing.T) {
 		{script: "curl -s -o a -o b URL/hello URL/status/201 && cat a b"},
 		{script: "curl -sL -X POST URL/see-other"},
 		{script: "curl -s --url URL/hello"},
+		{script: "curl -sS URL/short", stderr: true},
+		{script: "curl -sS URL/close", stderr: true},
 		{script: "curl -s URL/hello -o /nonexistent/dir/x", stderr: true},
 		{script: "printf 'abc\\n' > file.txt && printf '<b/>' > x.html && curl -s -F a=1 -F 'f=@file.txt' -F 'g=<file.txt' -F 'h=@x.html;type=text/x' -F 'i=@file.txt;filename=other.bin' URL/hello"},
 		{script: "curl -s -X DELETE URL/hello"},
@@ -365,6 +381,8 @@ func TestWgetMatchesHost(t *testing.T) {
 		"wget -q --spider URL/hello",
 		"wget -q --spider URL/status/404",
 		"wget -qO- -U agent URL/hello",
+		"wget -qO- URL/status/500",
+		"wget -q -t 2 -O - URL/status/503",
 	} {
 		compare(t, h, s, "", c, false)
 	}

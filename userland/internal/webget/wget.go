@@ -380,7 +380,8 @@ func (w *wgetRun) once(u *url.URL, method string, body []byte, out io.Writer, na
 				w.logf("Remote file does not exist -- broken link!!!\n")
 			}
 			w.errorf("%s ERROR %d: %s.\n\n", stamp(), resp.StatusCode, strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)+" "))
-			return wgetServer, resp.StatusCode >= 500 && resp.StatusCode != 501
+			// wget 1.21 gives up on an error response at once.
+			return wgetServer, false
 		}
 		length := "unspecified"
 		if resp.ContentLength >= 0 {
