@@ -437,6 +437,24 @@ func TestCurlUntrustedServer(t *testing.T) {
 	compare(t, h, s, "", "curl -sSk URL/hello", true)
 	compare(t, h, s, "", "curl -sS --insecure -i URL/hello", true)
 	compare(t, h, s, "", "wget -q --no-check-certificate -O - URL/hello", true)
+	// NODE_TLS_REJECT_UNAUTHORIZED is node's: curl and wget ignore it,
+	// whichever way it is set.
+	compare(t, h, s, "", "NODE_TLS_REJECT_UNAUTHORIZED=1 curl -sSk URL/hello", true)
+	for _, c := range []struct {
+		script string
+		code   int
+	}{
+		{"NODE_TLS_REJECT_UNAUTHORIZED=0 curl -s URL/hello", 60},
+		{"NODE_TLS_REJECT_UNAUTHORIZED=0 wget -q -O - URL/hello", 5},
+	} {
+		script := strings.ReplaceAll(c.script, "URL", s.URL)
+		if got := vmSh(t, h, "", script); got.code != c.code || got.stdout != "" {
+			t.Errorf("$ %s: exit %d (want %d), stdout %q", script, got.code, c.code, got.stdout)
+		}
+	}
+	if reqs := s.take(); len(reqs) != 0 {
+		t.Errorf("the server saw %v", reqs)
+	}
 }
 
 // The VM's network policy denies by default: a server the policy does

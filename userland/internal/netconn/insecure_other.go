@@ -2,6 +2,6 @@
 
 package netconn
 
-// RestartInsecure is a no-op outside the sandbox, where Options.Insecure
-// takes effect directly.
-func RestartInsecure() error { return nil }
+// Restart is a no-op outside the sandbox, where Options.Insecure takes
+// effect directly.
+func Restart(insecure bool) error { return nil }

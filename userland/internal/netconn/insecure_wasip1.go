@@ -17,18 +17,27 @@ func procExec(path, pathLen, argv, argvLen, envp, envpLen, cloexec, cloexecN uin
 // environment the program was started with.
 const insecureEnv = "NODE_TLS_REJECT_UNAUTHORIZED"
 
-// RestartInsecure makes later TLS connections skip certificate
-// verification (curl -k, wget --no-check-certificate). The host decides
-// that from the environment the process started with, which the guest
-// cannot change, so unless the variable is already set the program is
-// replaced by itself (proc_exec: same process, descriptors and directory)
-// with NODE_TLS_REJECT_UNAUTHORIZED=0 added. It returns only on failure,
-// or at once when there is nothing to do.
-func RestartInsecure() error {
-	if os.Getenv(insecureEnv) == "0" {
+// Restart makes later TLS connections verify the server's certificate,
+// or not when insecure is set (curl -k, wget --no-check-certificate). The
+// host decides that from NODE_TLS_REJECT_UNAUTHORIZED in the environment
+// the process started with, which the guest cannot change, so when the
+// environment says otherwise the program is replaced by itself
+// (proc_exec: same process, descriptors and directory) with the variable
+// set to 0 or removed: curl and wget ignore a setting meant for node. It
+// returns only on failure, or at once when there is nothing to do.
+func Restart(insecure bool) error {
+	if (os.Getenv(insecureEnv) == "0") == insecure && !dupEnv() {
 		return nil
 	}
-	env := append(os.Environ(), insecureEnv+"=0")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, insecureEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	if insecure {
+		env = append(env, insecureEnv+"=0")
+	}
 	path := os.Args[0]
 	argv := nulJoin(os.Args)
 	envp := nulJoin(env)
@@ -38,6 +47,18 @@ func RestartInsecure() error {
 	runtime.KeepAlive(argv)
 	runtime.KeepAlive(envp)
 	return syscall.Errno(e)
+}
+
+// dupEnv reports whether the variable is set more than once, when the
+// host and os.Getenv might read different ones.
+func dupEnv() bool {
+	n := 0
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, insecureEnv+"=") {
+			n++
+		}
+	}
+	return n > 1
 }
 
 func nulJoin(list []string) []byte {

@@ -383,11 +383,9 @@ func Curl(args []string, env Env) int {
 		fmt.Fprint(env.Stderr, err.Error())
 		return code
 	}
-	if o.insecure {
-		// Returns only if the host already skips verification or the
-		// restart failed; either way, carry on.
-		_ = netconn.RestartInsecure()
-	}
+	// Returns only when the host already verifies as asked or the
+	// restart failed; either way, carry on.
+	_ = netconn.Restart(o.insecure)
 	r := &curlRun{o: o, env: env, c: newClient(o.connectTimeout, o.insecure)}
 	defer r.c.close()
 	if o.verbose {

@@ -188,9 +188,7 @@ func Wget(args []string, env Env) int {
 		fmt.Fprint(env.Stderr, strings.TrimSuffix(err.Error(), "\n")+"\n")
 		return wgetParse
 	}
-	if o.insecure {
-		_ = netconn.RestartInsecure()
-	}
+	_ = netconn.Restart(o.insecure)
 	w := &wgetRun{o: o, env: env, c: newClient(o.timeout, o.insecure)}
 	defer w.c.close()
 	status := 0
