@@ -602,3 +602,29 @@ func TestCurlConnectTimeout(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+// wget's progress report (on stderr) names the steps, the response and
+// the file; -S shows the response headers indented.
+func TestWgetReport(t *testing.T) {
+	s := newServer(t, false)
+	h := newVM(t, s)
+	got := vmSh(t, h, "", "wget "+s.URL+"/hello && cat hello")
+	for _, want := range []string{"--  " + s.URL + "/hello\n", "Connecting to 127.0.0.1:" + s.port + "... connected.\n",
+		"HTTP request sent, awaiting response... 200 OK\n", "Length: 6 [text/plain; charset=utf-8]\n",
+		"Saving to: ‘hello’\n", "- ‘hello’ saved [6/6]\n"} {
+		if !strings.Contains(got.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, got.stderr)
+		}
+	}
+	if got.code != 0 || got.stdout != "hello\n" {
+		t.Errorf("exit %d, stdout %q", got.code, got.stdout)
+	}
+	got = vmSh(t, h, "", "wget -S -O /dev/null "+s.URL+"/hello")
+	if !strings.Contains(got.stderr, "\n  HTTP/1.1 200 OK\n") || !strings.Contains(got.stderr, "\n  X-Custom: yes\n") || got.code != 0 {
+		t.Errorf("wget -S: exit %d, stderr:\n%s", got.code, got.stderr)
+	}
+	got = vmSh(t, h, "", "wget -O - "+s.URL+"/status/404")
+	if !strings.Contains(got.stderr, "ERROR 404: Not Found.\n") || got.code != 8 {
+		t.Errorf("wget 404: exit %d, stderr:\n%s", got.code, got.stderr)
+	}
+}
