@@ -896,7 +896,7 @@ func (r *curlRun) writeBody(ctx context.Context, u *url.URL, resp *http.Response
 		if lf != nil && lf.f == nil {
 			return raw.n, &curlError{code: exitWriteError, msg: fmt.Sprintf("Failed to open the file %s: %v", lf.name, unwrapPath(cw.failed))}
 		}
-		return raw.n, &curlError{code: exitWriteError, msg: "Failure writing output to destination"}
+		return raw.n, &curlError{code: exitWriteError, msg: "Failed writing body"}
 	}
 	ce := r.classify(ctx, u, err, raw.n)
 	if ce.code == exitRecvError && resp.ContentLength > 0 && raw.n < resp.ContentLength {
