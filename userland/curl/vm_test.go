@@ -124,6 +124,9 @@ func newServer(t *testing.T, useTLS bool) *server {
 		}
 		http.Redirect(w, r, "/redirect/"+strconv.Itoa(n-1), http.StatusFound)
 	})
+	mux.HandleFunc("/to", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Query().Get("u"), http.StatusFound)
+	})
 	mux.HandleFunc("/see-other", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/hello", http.StatusSeeOther)
 	})
@@ -631,5 +634,23 @@ func TestWgetReport(t *testing.T) {
 	got = vmSh(t, h, "", "wget -O - "+s.URL+"/status/404")
 	if !strings.Contains(got.stderr, "ERROR 404: Not Found.\n") || got.code != 8 {
 		t.Errorf("wget 404: exit %d, stderr:\n%s", got.code, got.stderr)
+	}
+}
+
+// After a redirect to another host, curl sends neither -u's credentials
+// nor Authorization and Cookie headers; other headers go on.
+func TestCurlRedirectDropsCredentials(t *testing.T) {
+	s1, s2 := newServer(t, false), newServer(t, false)
+	h := newVM(t, s1, s2)
+	script := "curl -sSL -u a:b -H 'Cookie: c=1' -H 'Authorization: Bearer x' -H 'X-Keep: 1' '" + s1.URL + "/to?u=" + s2.URL + "/hello'"
+	want := hostSh(t, t.TempDir(), "", script)
+	want1, want2 := s1.take(), s2.take()
+	got := vmSh(t, h, "", script)
+	got1, got2 := s1.take(), s2.take()
+	if got != want || fmt.Sprint(got1) != fmt.Sprint(want1) || fmt.Sprint(got2) != fmt.Sprint(want2) {
+		t.Errorf("host: %+v\n%v\n%v\nVM: %+v\n%v\n%v", want, want1, want2, got, got1, got2)
+	}
+	if len(got2) != 1 || got2[0].Header.Get("Authorization") != "" || got2[0].Header.Get("X-Keep") != "1" {
+		t.Errorf("the second host saw %v", got2)
 	}
 }

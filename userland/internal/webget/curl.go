@@ -551,8 +551,9 @@ func (r *curlRun) transfer(raw string, out output) error {
 func (r *curlRun) chain(ctx context.Context, u *url.URL, method string, hasBody bool, body []byte, out output, st *stats) (retry bool, err error) {
 	o := r.o
 	st.redirects = 0
+	origin := u.Host
 	for {
-		req, err := r.request(ctx, u, method, hasBody, body)
+		req, err := r.request(ctx, u, method, hasBody, body, u.Host == origin)
 		if err != nil {
 			return false, err
 		}
@@ -637,7 +638,10 @@ func retriable(code int) bool {
 }
 
 // request builds the request curl sends, its headers in curl's order.
-func (r *curlRun) request(ctx context.Context, u *url.URL, method string, hasBody bool, body []byte) (*http.Request, error) {
+//
+// Credentials (-u, Authorization and Cookie headers) go to the first
+// host only: after a redirect to another, curl leaves them out.
+func (r *curlRun) request(ctx context.Context, u *url.URL, method string, hasBody bool, body []byte, origin bool) (*http.Request, error) {
 	o := r.o
 	var rd io.Reader
 	if hasBody {
@@ -652,17 +656,20 @@ func (r *curlRun) request(ctx context.Context, u *url.URL, method string, hasBod
 		ua = *o.userAgent
 	}
 	hs := []header{{"User-Agent", ua}, {"Accept", "*/*"}}
-	if o.user != "" {
+	switch {
+	case !origin:
+		// No credentials for another host.
+	case o.user != "":
 		user, pass, _ := strings.Cut(o.user, ":")
 		hs = append(hs, header{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))})
-	} else if u.User != nil {
+	case u.User != nil:
 		pass, _ := u.User.Password()
 		hs = append(hs, header{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass))})
 	}
 	if o.referer != "" {
 		hs = append(hs, header{"Referer", o.referer})
 	}
-	if o.cookie != "" && strings.Contains(o.cookie, "=") {
+	if o.cookie != "" && strings.Contains(o.cookie, "=") && origin {
 		hs = append(hs, header{"Cookie", o.cookie})
 	}
 	if o.compressed {
@@ -688,6 +695,9 @@ func (r *curlRun) request(ctx context.Context, u *url.URL, method string, hasBod
 		}
 		name = strings.TrimSpace(name)
 		value = strings.TrimSpace(value)
+		if !origin && (strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")) {
+			continue
+		}
 		if value == "" {
 			hs = delHeader(hs, name)
 			continue
