@@ -76,6 +76,8 @@ type curlOpts struct {
 	insecure, compressed, get, createDirs, jsonMode                 bool
 	forms                                                           []string
 	maxRedirs, retry                                                int
+	retryRefused                                                    bool
+	retryDelay                                                      time.Duration
 	outputs                                                         []output
 	method                                                          string
 	headers                                                         []string
@@ -186,6 +188,15 @@ func init() {
 				return &curlError{code: exitUsage, msg: "expected a proper numerical parameter"}
 			}
 			o.maxRedirs = n
+			return nil
+		}),
+		"retry-connrefused": boolFlag(func(o *curlOpts) { o.retryRefused = true }),
+		"retry-delay": argFlag(func(o *curlOpts, v string, _ Env) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return &curlError{code: exitUsage, msg: "expected a proper numerical parameter"}
+			}
+			o.retryDelay = time.Duration(n) * time.Second
 			return nil
 		}),
 		"retry": argFlag(func(o *curlOpts, v string, _ Env) error {
@@ -522,22 +533,34 @@ func (r *curlRun) transfer(raw string, out output) error {
 	st := &stats{start: r.start, method: method}
 	attempts := o.retry + 1
 	var lastErr error
+attempts:
 	for attempt := 0; attempt < attempts; attempt++ {
 		if attempt > 0 {
 			wait := time.Second << min(attempt-1, 9)
+			if o.retryDelay > 0 {
+				wait = o.retryDelay
+			}
 			if !o.silent {
-				fmt.Fprintf(r.env.Stderr, "Warning: Problem : %v. Will retry in %d seconds. %d retries left.\n", lastErr, int(wait.Seconds()), attempts-attempt)
+				problem := "timeout"
+				if lastErr == nil || errors.As(lastErr, new(*curlError)) && lastErr.(*curlError).code == exitHTTPError {
+					problem = "HTTP error"
+				}
+				fmt.Fprintf(r.env.Stderr, "Warning: Problem : %s. Will retry in %d seconds. %d retries left.\n", problem, int(wait.Seconds()), attempts-attempt)
 			}
 			select {
 			case <-time.After(wait):
 			case <-ctx.Done():
-				return lastErr
+				break attempts
 			}
 		}
 		var retry bool
 		retry, lastErr = r.chain(ctx, u, method, hasBody, body, out, st)
-		if lastErr == nil || !retry {
+		if !retry || attempt+1 == attempts {
 			break
+		}
+		if lastErr != nil {
+			// Each failed attempt is reported, as curl does.
+			r.report(lastErr)
 		}
 	}
 	if o.writeOut != "" {
@@ -560,7 +583,7 @@ func (r *curlRun) chain(ctx context.Context, u *url.URL, method string, hasBody 
 		resp, ex, err := r.c.do(req, hasBody)
 		if err != nil {
 			ce := r.classify(ctx, u, err, 0)
-			return ce.code == exitTimeout || ce.code == exitConnect || ce.code == exitEmptyReply, ce
+			return ce.code == exitTimeout || ce.code == exitConnect && o.retryRefused, ce
 		}
 		st.url, st.code = u.String(), resp.StatusCode
 		st.contentType = resp.Header.Get("Content-Type")
@@ -587,9 +610,12 @@ func (r *curlRun) chain(ctx context.Context, u *url.URL, method string, hasBody 
 			resp.Body.Close()
 			return false, err
 		}
+		// curl's transient HTTP errors, retried with --retry.
+		transient := resp.StatusCode == 408 || resp.StatusCode == 429 || resp.StatusCode == 500 ||
+			resp.StatusCode == 502 || resp.StatusCode == 503 || resp.StatusCode == 504
 		if failed && !o.failBody {
 			resp.Body.Close()
-			return false, &curlError{code: exitHTTPError, msg: fmt.Sprintf("The requested URL returned error: %d", resp.StatusCode)}
+			return transient, &curlError{code: exitHTTPError, msg: fmt.Sprintf("The requested URL returned error: %d", resp.StatusCode)}
 		}
 		if redirect {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
@@ -624,17 +650,10 @@ func (r *curlRun) chain(ctx context.Context, u *url.URL, method string, hasBody 
 			return false, err
 		}
 		if failed {
-			return false, &curlError{code: exitHTTPError, msg: fmt.Sprintf("The requested URL returned error: %d", resp.StatusCode)}
+			return transient, &curlError{code: exitHTTPError, msg: fmt.Sprintf("The requested URL returned error: %d", resp.StatusCode)}
 		}
-		if retriable(resp.StatusCode) && st.redirects == 0 {
-			return true, nil
-		}
-		return false, nil
+		return transient, nil
 	}
-}
-
-func retriable(code int) bool {
-	return code == 408 || code == 429 || code == 500 || code == 502 || code == 503 || code == 504
 }
 
 // request builds the request curl sends, its headers in curl's order.
@@ -1011,6 +1030,8 @@ func (r *curlRun) classify(ctx context.Context, u *url.URL, err error, got int64
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) && got == 0 {
 		return &curlError{code: exitEmptyReply, msg: "Empty reply from server"}
 	}
+	// net/http says so only in text: "malformed HTTP response",
+	// "server response headers exceeded N bytes".
 	if strings.Contains(err.Error(), "malformed HTTP") || strings.Contains(err.Error(), "header") {
 		return &curlError{code: exitWeirdReply, msg: "Weird server reply"}
 	}
