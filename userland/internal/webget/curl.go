@@ -542,7 +542,8 @@ attempts:
 			}
 			if !o.silent {
 				problem := "timeout"
-				if lastErr == nil || errors.As(lastErr, new(*curlError)) && lastErr.(*curlError).code == exitHTTPError {
+				var ce *curlError
+				if lastErr == nil || errors.As(lastErr, &ce) && ce.code == exitHTTPError {
 					problem = "HTTP error"
 				}
 				fmt.Fprintf(r.env.Stderr, "Warning: Problem : %s. Will retry in %d seconds. %d retries left.\n", problem, int(wait.Seconds()), attempts-attempt)
