@@ -448,6 +448,8 @@ func TestCurlUntrustedServer(t *testing.T) {
 	compare(t, h, s, "", "curl -sSk URL/hello", true)
 	compare(t, h, s, "", "curl -sS --insecure -i URL/hello", true)
 	compare(t, h, s, "", "wget -q --no-check-certificate -O - URL/hello", true)
+	// The restart that -k makes does not lose standard input.
+	compare(t, h, s, "a=1&b=2", "curl -sSk -d @- URL/hello", true)
 	// NODE_TLS_REJECT_UNAUTHORIZED is node's: curl and wget ignore it,
 	// whichever way it is set.
 	compare(t, h, s, "", "NODE_TLS_REJECT_UNAUTHORIZED=1 curl -sSk URL/hello", true)

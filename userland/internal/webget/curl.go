@@ -75,19 +75,21 @@ type curlOpts struct {
 	silent, showErr, fail, failBody, follow, head, include, verbose bool
 	insecure, compressed, get, createDirs, jsonMode                 bool
 	forms                                                           []string
-	maxRedirs, retry                                                int
-	retryRefused                                                    bool
-	retryDelay                                                      time.Duration
-	outputs                                                         []output
-	method                                                          string
-	headers                                                         []string
-	data                                                            []string
-	hasData                                                         bool
-	writeOut                                                        string
-	userAgent                                                       *string
-	user, referer, cookie, dumpHeader, upload                       string
-	maxTime, connectTimeout                                         time.Duration
-	urls                                                            []string
+	// loaders read data from files and stdin once options are parsed.
+	loaders                                   []func() error
+	maxRedirs, retry                          int
+	retryRefused                              bool
+	retryDelay                                time.Duration
+	outputs                                   []output
+	method                                    string
+	headers                                   []string
+	data                                      []string
+	hasData                                   bool
+	writeOut                                  string
+	userAgent                                 *string
+	user, referer, cookie, dumpHeader, upload string
+	maxTime, connectTimeout                   time.Duration
+	urls                                      []string
 }
 
 // curlFlag describes one option: whether it takes an argument and what
@@ -214,17 +216,21 @@ func init() {
 // set, and strip drops its CR and LF bytes as -d does.
 func (o *curlOpts) addData(v string, at, strip bool, env Env) error {
 	o.hasData = true
-	if at && strings.HasPrefix(v, "@") {
-		b, err := readSource(v[1:], env)
-		if err != nil {
-			return &curlError{code: exitReadError, msg: "Failed to open/read local data from file/application"}
-		}
-		if strip {
-			b = bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("\r"), nil), []byte("\n"), nil)
-		}
-		v = string(b)
-	}
+	i := len(o.data)
 	o.data = append(o.data, v)
+	if at && strings.HasPrefix(v, "@") {
+		o.loaders = append(o.loaders, func() error {
+			b, err := readSource(v[1:], env)
+			if err != nil {
+				return &curlError{code: exitReadError, msg: "Failed to open/read local data from file/application"}
+			}
+			if strip {
+				b = bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("\r"), nil), []byte("\n"), nil)
+			}
+			o.data[i] = string(b)
+			return nil
+		})
+	}
 	return nil
 }
 
@@ -233,21 +239,40 @@ func (o *curlOpts) addData(v string, at, strip bool, env Env) error {
 func (o *curlOpts) addURLEncoded(v string, env Env) error {
 	o.hasData = true
 	name, content := "", v
-	if i := strings.IndexAny(v, "=@"); i >= 0 {
-		name, content = v[:i], v[i+1:]
-		if v[i] == '@' {
-			b, err := readSource(content, env)
-			if err != nil {
-				return &curlError{code: exitReadError, msg: "Failed to open/read local data from file/application"}
-			}
-			content = string(b)
+	i := len(o.data)
+	o.data = append(o.data, "")
+	enc := func(content string) {
+		o.data[i] = url.QueryEscape(content)
+		if name != "" {
+			o.data[i] = name + "=" + o.data[i]
 		}
 	}
-	enc := url.QueryEscape(content)
-	if name != "" {
-		enc = name + "=" + enc
+	if j := strings.IndexAny(v, "=@"); j >= 0 {
+		name, content = v[:j], v[j+1:]
+		if v[j] == '@' {
+			o.loaders = append(o.loaders, func() error {
+				b, err := readSource(content, env)
+				if err != nil {
+					return &curlError{code: exitReadError, msg: "Failed to open/read local data from file/application"}
+				}
+				enc(string(b))
+				return nil
+			})
+			return nil
+		}
 	}
-	o.data = append(o.data, enc)
+	enc(content)
+	return nil
+}
+
+// load reads the files and standard input the data options name. It
+// runs after Restart, which would otherwise lose what was read.
+func (o *curlOpts) load() error {
+	for _, l := range o.loaders {
+		if err := l(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -397,6 +422,12 @@ func Curl(args []string, env Env) int {
 	// Returns only when the host already verifies as asked or the
 	// restart failed; either way, carry on.
 	_ = netconn.Restart(o.insecure)
+	if err := o.load(); err != nil {
+		var ce *curlError
+		errors.As(err, &ce)
+		fmt.Fprintf(env.Stderr, "curl: (%d) %s\n", ce.code, ce.msg)
+		return ce.code
+	}
 	r := &curlRun{o: o, env: env, c: newClient(o.connectTimeout, o.insecure)}
 	defer r.c.close()
 	if o.verbose {
