@@ -168,6 +168,15 @@ func newServer(t *testing.T, useTLS bool) *server {
 		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nDate: " + fixedDate + "\r\n\r\nonly ten\n")
 		buf.Flush()
 	})
+	mux.HandleFunc("/short-chunked", func(w http.ResponseWriter, r *http.Request) {
+		c, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nDate: " + fixedDate + "\r\n\r\n5\r\nhello\r\n")
+		buf.Flush()
+	})
 	mux.HandleFunc("/close", func(w http.ResponseWriter, r *http.Request) {
 		if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			c.Close()
@@ -357,6 +366,7 @@ func TestCurlMatchesHost(t *testing.T) {
 		{script: "curl -s --retry 1 --retry-delay 1 URL/status/503"},
 		{script: "curl -s --retry 2 URL/status/404"},
 		{script: "curl -sS URL/short", stderr: true},
+		{script: "curl -sS URL/short-chunked", stderr: true},
 		{script: "curl -sS -o /dev/full URL/hello", stderr: true},
 		{script: "curl -sS URL/hello > /dev/full", stderr: true},
 		{script: "curl -sS -I -X GET URL/hello", stderr: true},

@@ -960,8 +960,11 @@ func (r *curlRun) writeBody(ctx context.Context, u *url.URL, resp *http.Response
 		return raw.n, &curlError{code: exitWriteError, msg: "Failed writing body"}
 	}
 	ce := r.classify(ctx, u, err, raw.n)
-	if ce.code == exitRecvError && resp.ContentLength > 0 && raw.n < resp.ContentLength {
+	switch {
+	case resp.ContentLength > 0 && raw.n < resp.ContentLength && (ce.code == exitRecvError || ce.code == exitEmptyReply):
 		ce = &curlError{code: exitPartialFile, msg: fmt.Sprintf("transfer closed with %d bytes remaining to read", resp.ContentLength-raw.n)}
+	case resp.ContentLength < 0 && errors.Is(err, io.ErrUnexpectedEOF):
+		ce = &curlError{code: exitPartialFile, msg: "transfer closed with outstanding read data remaining"}
 	}
 	return raw.n, ce
 }
