@@ -15,13 +15,14 @@ import (
 
 // Commands are the userland programs, each a package main in a directory
 // of the same name under the userland directory.
-var Commands = []string{"git", "grep", "jq", "tools"}
+var Commands = []string{"curl", "git", "grep", "jq", "tools"}
 
 // Aliases are the command names a multi-call module answers to besides
 // its own. One module for many small tools keeps the embedded size down:
 // the Go runtime and standard library are paid for once, and the module
 // picks the tool from the base name of argv[0].
 var Aliases = map[string][]string{
+	"curl": {"wget"},
 	"tools": {"bunzip2", "bzcat", "bzip2", "file", "hexdump", "patch", "tree",
 		"unxz", "unzip", "xxd", "xz", "xzcat", "zip"},
 }
