@@ -85,8 +85,8 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("guest: software store: %w", err)
 	}
 	// The published userland has no grep and no jq: secexec ships its own.
-	for _, name := range userwasm.Names() {
-		mod, _ := userwasm.Module(name)
+	for name, module := range userwasm.Commands() {
+		mod, _ := userwasm.Module(module)
 		if _, err := store.Register(name, mod); err != nil {
 			_ = store.Close()
 			return nil, fmt.Errorf("guest: registering %s: %w", name, err)

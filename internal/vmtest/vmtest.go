@@ -73,8 +73,8 @@ func Shared(t testing.TB) *Runtime {
 			err = e
 			return
 		}
-		for _, name := range userwasm.Names() {
-			mod, _ := userwasm.Module(name)
+		for name, module := range userwasm.Commands() {
+			mod, _ := userwasm.Module(module)
 			if _, e := store.Register(name, mod); e != nil {
 				err = e
 				return

@@ -31,6 +31,25 @@ func Names() []string {
 	return names
 }
 
+// aliases are further command names of an embedded module.
+var aliases = map[string]string{"sh": "bash"}
+
+// Commands maps every command name the embedded modules provide to the
+// module that implements it: each module under its own name, plus
+// aliases (sh is bash).
+func Commands() map[string]string {
+	m := make(map[string]string)
+	for _, name := range Names() {
+		m[name] = name
+	}
+	for alias, name := range aliases {
+		if _, ok := m[name]; ok {
+			m[alias] = name
+		}
+	}
+	return m
+}
+
 // Module returns a copy of the named command's WASI module ("git",
 // "grep" or "jq"); ok is false for an unknown name.
 func Module(name string) (module []byte, ok bool) {

@@ -15,7 +15,7 @@ import (
 
 // Commands are the userland programs, each a package main in a directory
 // of the same name under the userland directory.
-var Commands = []string{"git", "grep", "jq"}
+var Commands = []string{"bash", "git", "grep", "jq"}
 
 // Build compiles every command in userlandDir into outDir/NAME.wasm with
 // GOOS=wasip1 GOARCH=wasm. Paths, VCS stamps and the build ID are left out
