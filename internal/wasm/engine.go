@@ -91,6 +91,7 @@ type Engine struct {
 	mods   *moduleCache
 	hashes *hashCache
 	alloc  experimental.MemoryAllocator
+	pool   *prestartPool
 
 	layersMu sync.RWMutex
 	layers   []*softfs.FS
@@ -166,6 +167,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	e.alloc = newAllocator()
 	e.mods = newModuleCache(e, size)
 	e.hashes = newHashCache(256)
+	e.pool = newPrestartPool(e)
 	return e, nil
 }
 
@@ -209,6 +211,9 @@ func (e *Engine) Close(ctx context.Context) error {
 		}
 	}
 	var errs []error
+	if e.pool != nil {
+		e.pool.close()
+	}
 	if e.mods != nil {
 		e.mods.closeAll(ctx)
 	}

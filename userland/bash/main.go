@@ -16,8 +16,6 @@ import (
 	"github.com/secexec/secexec/userland/internal/sysmsg"
 )
 
-func main() { os.Exit(run(os.Args)) }
-
 const version = "GNU bash, version 5.2.15(1)-release (wasm32-secexec-wasi)\n"
 
 func run(argv []string) int {

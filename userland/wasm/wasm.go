@@ -10,9 +10,14 @@ package wasm
 
 import (
 	"embed"
+	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
+
+	"github.com/secexec/secexec/software"
 )
 
 //go:embed *.wasm
@@ -76,3 +81,25 @@ func Modules() map[string][]byte {
 
 // FS returns the modules as a read-only file system of NAME.wasm files.
 func FS() fs.FS { return modules }
+
+// Store is where Install adds the commands: a *software.Store.
+type Store interface {
+	Register(name string, wasm []byte) (software.Command, error)
+	Alias(name, target string) (software.Command, error)
+}
+
+// Install registers every embedded command in store, aliases included.
+// The published userland's shell (brush), which secexec's sh and bash
+// hide, stays reachable as "brush" when its package is installed.
+func Install(store Store) error {
+	if _, err := store.Alias("brush", "sh"); err != nil && !errors.Is(err, software.ErrNotFound) {
+		return fmt.Errorf("userland: brush: %w", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(Commands())) {
+		b, _ := Module(Commands()[name])
+		if _, err := store.Register(name, b); err != nil {
+			return fmt.Errorf("userland: registering %s: %w", name, err)
+		}
+	}
+	return nil
+}
