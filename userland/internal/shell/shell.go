@@ -29,7 +29,7 @@ import (
 // options are the set -o flags.
 type options struct {
 	errexit, nounset, pipefail, xtrace, noglob, noclobber, allexport, verbose, noexec bool
-	posix                                                                            bool
+	posix                                                                             bool
 }
 
 // frame holds a function call's (or the script's) positional parameters.
@@ -97,10 +97,10 @@ type Shell struct {
 	umask      int
 
 	sourceDepth int
-	optPos      int // getopts: position in a grouped option argument
-	getoptsInd  int // getopts: the OPTIND optPos belongs to
-	substStatus *int           // status of the last $(...) of the current command
-	procSubsts  []int          // descriptors of live process substitutions
+	optPos      int             // getopts: position in a grouped option argument
+	getoptsInd  int             // getopts: the OPTIND optPos belongs to
+	substStatus *int            // status of the last $(...) of the current command
+	procSubsts  []int           // descriptors of live process substitutions
 	intAttr     map[string]bool // declare -i
 
 	ctx    context.Context
