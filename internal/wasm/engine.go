@@ -120,6 +120,10 @@ type Stats struct {
 	// HashHits and HashMisses count fingerprint lookups of files outside
 	// the software store; every miss read and hashed a file.
 	HashHits, HashMisses uint64
+	// Prestarted counts processes that ran on a parked, already
+	// initialised reactor instance (prestart.go); PrestartMisses those
+	// that initialised their own.
+	Prestarted, PrestartMisses uint64
 }
 
 // NewEngine creates the runtime and defines the host modules.
@@ -257,6 +261,7 @@ func (e *Engine) exit() {
 func (e *Engine) Stats() Stats {
 	s := e.mods.stats()
 	s.HashHits, s.HashMisses = e.hashes.hits.Load(), e.hashes.misses.Load()
+	s.Prestarted, s.PrestartMisses = e.pool.claims.Load(), e.pool.misses.Load()
 	return s
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -58,6 +59,8 @@ type prestartPool struct {
 	filling map[*compiled]chan struct{} // closed when that fill ends
 	closed  bool
 	wg      sync.WaitGroup
+
+	claims, misses atomic.Uint64
 }
 
 func newPrestartPool(e *Engine) *prestartPool {

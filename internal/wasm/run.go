@@ -102,6 +102,7 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 				defer st.Close()
 				if pk.mem.claim(p) {
 					ph.prestarted = true
+					pr.e.pool.claims.Add(1)
 					return pr.call(syscalls.WithState(ctx, st), p, argv, pk.mod, "secexec_main", &ph)
 				}
 			}
@@ -129,6 +130,7 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 	}
 	if pr.mod.reactor {
 		// No parked instance: initialise this one in the process itself.
+		pr.e.pool.misses.Add(1)
 		if _, err := mod.ExportedFunction("_initialize").Call(cctx); err != nil {
 			defer mod.Close(context.Background())
 			return pr.exitOf(ctx, p, argv, err)
