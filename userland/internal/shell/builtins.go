@@ -609,14 +609,14 @@ func (s *Shell) evalString(src, what string) {
 		}
 		return
 	}
-	base := s.lineBase
+	base, oldSrc := s.lineBase, s.src
 	s.lineBase = s.line - 1
-	if s.lineBase < 0 {
-		s.lineBase = 0
+	s.src = src
+	if len(f.Stmts) == 0 {
+		s.lastStatus = 0
 	}
-	s.lastStatus = 0
 	s.stmts(f.Stmts)
-	s.lineBase = base
+	s.lineBase, s.src = base, oldSrc
 }
 
 func (s *Shell) sourceB(args []string) int {
@@ -660,13 +660,13 @@ func (s *Shell) sourceB(args []string) int {
 	if len(args) > 2 {
 		s.frame = &frame{arg0: oldFrame.arg0, params: args[2:]}
 	}
-	oldName, oldBase, oldLine := s.Name, s.lineBase, s.line
-	s.Name, s.lineBase = file, 0
+	oldName, oldBase, oldLine, oldSrc := s.Name, s.lineBase, s.line, s.src
+	s.Name, s.lineBase, s.src = file, 0, string(b)
 	s.sourceDepth++
 	s.lastStatus = 0
 	s.stmts(f.Stmts)
 	s.sourceDepth--
-	s.Name, s.lineBase, s.line = oldName, oldBase, oldLine
+	s.Name, s.lineBase, s.line, s.src = oldName, oldBase, oldLine, oldSrc
 	if len(args) > 2 {
 		s.frame = oldFrame
 	}

@@ -294,14 +294,6 @@ func (s *Shell) assignArray(name string, a *syntax.Assign, cur expand.Variable, 
 	return set(v)
 }
 
-func (s *Shell) arithString(expr string) (int, error) {
-	p := syntax.NewParser()
-	w, err := p.Arithmetic(strings.NewReader(expr))
-	if err != nil {
-		return 0, err
-	}
-	return s.arith(w)
-}
 
 // run dispatches an expanded command line.
 func (s *Shell) run(args []string, tmpVars []string) {
@@ -329,8 +321,10 @@ func (s *Shell) callFunc(name string, body *syntax.Stmt, params []string) {
 	s.funcStack = append(s.funcStack, name)
 	oldTop := s.env.top
 	s.env.top = newScope(oldTop)
-	line := s.line
+	line, src := s.line, s.src
+	s.src = s.funcSrc[name]
 	s.stmt(body)
+	s.src = src
 	s.env.top = oldTop
 	s.funcStack = s.funcStack[:len(s.funcStack)-1]
 	s.frame = oldFrame

@@ -20,7 +20,7 @@ import (
 
 // stopped reports whether control flow leaves the current list.
 func (s *Shell) stopped() bool {
-	return s.exiting || s.returning || s.breakN > 0 || s.contN > 0 || s.ctx.Err() != nil
+	return s.exiting || s.aborting || s.returning || s.breakN > 0 || s.contN > 0 || s.ctx.Err() != nil
 }
 
 func (s *Shell) stmts(list []*syntax.Stmt) {
@@ -159,6 +159,7 @@ func (s *Shell) cmd(c syntax.Command) {
 		s.caseClause(c)
 	case *syntax.FuncDecl:
 		s.funcs[c.Name.Value] = c.Body
+		s.funcSrc[c.Name.Value] = s.src
 		s.lastStatus = 0
 	case *syntax.ArithmCmd:
 		n, err := s.arith(c.X)
@@ -399,6 +400,7 @@ func (s *Shell) subshell() *Shell {
 	c.shopt = maps.Clone(s.shopt)
 	c.readonly = maps.Clone(s.readonly)
 	c.intAttr = maps.Clone(s.intAttr)
+	c.funcSrc = maps.Clone(s.funcSrc)
 	c.procSubsts = nil
 	c.traps = map[string]string{}
 	for k, v := range s.traps {
@@ -575,6 +577,10 @@ func (s *Shell) readDir(path string) ([]fs.DirEntry, error) {
 }
 
 func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
+	words, err := s.substArith(words)
+	if err != nil {
+		return nil, err
+	}
 	cfg := s.ecfg()
 	if s.opts.noglob {
 		cfg.ReadDir2 = nil
@@ -585,6 +591,10 @@ func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
 func (s *Shell) literal(w *syntax.Word) (string, error) {
 	if w == nil {
 		return "", nil
+	}
+	w, _, err := s.substArithWord(w)
+	if err != nil {
+		return "", err
 	}
 	return expand.Literal(s.ecfg(), w)
 }
@@ -607,6 +617,30 @@ func (s *Shell) expandError(err error) {
 				code = 127
 			}
 			s.exit(code)
+		}
+		return
+	}
+	var ub *unboundError
+	if errors.As(err, &ub) {
+		s.errf("%s", ub)
+		s.lastStatus = 1
+		if !s.inTrap {
+			code := 1
+			if s.CommandMode && !s.isSubshell {
+				code = 127
+			}
+			s.exit(code)
+		}
+		return
+	}
+	var ae *arithError
+	if errors.As(err, &ae) {
+		s.errf("%s", ae)
+		s.lastStatus = 1
+		// An arithmetic error in an expansion abandons the command
+		// (see topLevel).
+		if !s.inTrap {
+			s.aborting = true
 		}
 		return
 	}
@@ -639,18 +673,15 @@ func (e *exitStatusError) Error() string { return "exit status " + strconv.Itoa(
 
 // exprError reports an arithmetic error: bash prints the expression.
 func (s *Shell) exprError(err error) {
-	var ue expand.UnsetParameterError
-	if errors.As(err, &ue) {
-		s.expandError(err)
+	var ae *arithError
+	if errors.As(err, &ae) {
+		s.errf("%s", ae)
+		s.lastStatus = 1
 		return
 	}
-	s.errf("%v", err)
-	s.lastStatus = 1
+	s.expandError(err)
 }
 
-func (s *Shell) arith(x syntax.ArithmExpr) (int, error) {
-	return expand.Arithm(s.ecfg(), x)
-}
 
 // cmdSubst runs $(...) in a subshell and writes its output to w.
 func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {

@@ -97,6 +97,9 @@ type Shell struct {
 	umask      int
 
 	sourceDepth int
+	src         string            // the source text being run (for arithmetic errors)
+	funcSrc     map[string]string // each function's defining source
+	aborting    bool              // an expansion error unwinds to the top level
 	optPos      int             // getopts: position in a grouped option argument
 	getoptsInd  int             // getopts: the OPTIND optPos belongs to
 	substStatus *int            // status of the last $(...) of the current command
@@ -122,6 +125,7 @@ func New(name string, sys System, environ []string, dir string) *Shell {
 		frame:    &frame{arg0: name},
 		readonly: map[string]bool{},
 		intAttr:  map[string]bool{},
+		funcSrc:  map[string]string{},
 		umask:    0o022,
 		rnd:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 	}
@@ -257,13 +261,41 @@ func (s *Shell) RunSource(src string) int {
 		s.runExitTrap()
 		return s.exitCode
 	}
-	s.stmts(f.Stmts)
+	s.src = src
+	s.topLevel(f.Stmts)
 	if !s.exiting {
 		s.exitCode = s.lastStatus
 	}
 	s.runExitTrap()
 	s.fds.closeAll()
 	return s.exitCode
+}
+
+// topLevel runs a script's statements. An expansion error (an arithmetic
+// error in $((...)), say) abandons the rest of its input line in a script
+// and the whole command string with -c, as bash does.
+func (s *Shell) topLevel(list []*syntax.Stmt) {
+	skipLine := uint(0)
+	for _, st := range list {
+		if s.exiting || s.ctx.Err() != nil {
+			return
+		}
+		if skipLine != 0 && st.Pos().Line() == skipLine {
+			continue
+		}
+		skipLine = 0
+		s.stmt(st)
+		if s.aborting {
+			s.aborting = false
+			s.breakN, s.contN, s.returning = 0, 0, false
+			if s.CommandMode {
+				s.exit(1)
+				return
+			}
+			s.lastStatus = 1
+			skipLine = st.End().Line()
+		}
+	}
 }
 
 func (s *Shell) runExitTrap() {
