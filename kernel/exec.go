@@ -26,3 +26,7 @@ func (p *Process) ResolveExecutable(ctx context.Context, name string, env []stri
 func (p *Process) LoadProgram(ctx context.Context, exe Executable) (Program, error) {
 	return p.k.load(ctx, p, exe)
 }
+
+// CloseOnExec closes the descriptors marked close-on-exec, as execve(2)
+// does once past its point of no return.
+func (p *Process) CloseOnExec() { p.fds.closeOnExec() }

@@ -65,18 +65,51 @@ func (t *FDTable) Install(f vfs.File, min int, cloexec bool) (int, error) {
 	if fd < 0 {
 		fd = max(len(t.fds), min)
 	}
-	if fd >= t.limit || t.n >= t.limit {
+	if fd >= t.limit {
 		return -1, errno.EMFILE
 	}
-	if err := t.reserveVM(); err != nil {
+	if _, err := t.installAtLocked(fd, f, cloexec); err != nil {
 		return -1, err
 	}
-	for len(t.fds) <= fd {
-		t.fds = append(t.fds, fdEntry{})
+	return fd, nil
+}
+
+// installAt stores f at fd, closing what was there, as dup2(2) does for
+// an open file, and takes over the caller's reference on success.
+func (t *FDTable) installAt(fd int, f vfs.File, cloexec bool) error {
+	t.mu.Lock()
+	old, err := t.installAtLocked(fd, f, cloexec)
+	t.mu.Unlock()
+	if old != nil {
+		old.DecRef()
+	}
+	return err
+}
+
+// installAtLocked is the one place a descriptor enters a table: it checks
+// the number against RLIMIT_NOFILE, takes a VM-wide slot when fd was free
+// and returns the file fd held, whose reference the caller drops after
+// unlocking (a last DecRef may block, e.g. flushing a pipe end).
+func (t *FDTable) installAtLocked(fd int, f vfs.File, cloexec bool) (old vfs.File, err error) {
+	if fd < 0 || fd >= t.limit {
+		return nil, errno.EBADF
+	}
+	if fd < len(t.fds) && t.fds[fd].file != nil {
+		old = t.fds[fd].file
+	} else {
+		if t.n >= t.limit {
+			return nil, errno.EMFILE
+		}
+		if err := t.reserveVM(); err != nil {
+			return nil, err
+		}
+		t.n++
+		for len(t.fds) <= fd {
+			t.fds = append(t.fds, fdEntry{})
+		}
 	}
 	t.fds[fd] = fdEntry{file: f, cloexec: cloexec}
-	t.n++
-	return fd, nil
+	return old, nil
 }
 
 // Get returns the file at fd with a new reference the caller must drop
@@ -137,30 +170,15 @@ func (t *FDTable) Dup2(oldfd, newfd int, cloexec bool) error {
 		t.mu.Unlock()
 		return nil
 	}
-	var old vfs.File
-	if newfd < len(t.fds) && t.fds[newfd].file != nil {
-		old = t.fds[newfd].file
-	} else {
-		if t.n >= t.limit {
-			t.mu.Unlock()
-			return errno.EMFILE
-		}
-		if err := t.reserveVM(); err != nil {
-			t.mu.Unlock()
-			return err
-		}
-		t.n++
-		for len(t.fds) <= newfd {
-			t.fds = append(t.fds, fdEntry{})
-		}
+	old, err := t.installAtLocked(newfd, f, cloexec)
+	if err == nil {
+		f.IncRef()
 	}
-	f.IncRef()
-	t.fds[newfd] = fdEntry{file: f, cloexec: cloexec}
 	t.mu.Unlock()
 	if old != nil {
 		old.DecRef()
 	}
-	return nil
+	return err
 }
 
 // Cloexec reports the close-on-exec flag of fd.
@@ -204,28 +222,45 @@ func (t *FDTable) Len() int {
 	return t.n
 }
 
-// fork returns a copy for a child process: every descriptor is shared
-// except those marked close-on-exec (spawn is fork+exec in one step).
-func (t *FDTable) fork(limit int) (*FDTable, error) {
+// clone returns a copy of the table for a child process under limit,
+// sharing every open file description. With cloexec false the
+// close-on-exec descriptors stay behind (fork+exec in one step); with
+// true they are copied with their flag, for file actions that run
+// "between fork and exec" and may still dup them (see closeOnExec).
+func (t *FDTable) clone(limit int, cloexec bool) (*FDTable, error) {
 	c := newFDTable(limit, t.vm, int(t.vmMax))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i, e := range t.fds {
-		if e.file == nil || e.cloexec {
+		if e.file == nil || e.cloexec && !cloexec {
 			continue
 		}
-		if err := c.reserveVM(); err != nil {
+		if _, err := c.installAtLocked(i, e.file, e.cloexec); err != nil {
 			c.closeAll()
 			return nil, err
 		}
 		e.file.IncRef()
-		for len(c.fds) <= i {
-			c.fds = append(c.fds, fdEntry{})
-		}
-		c.fds[i] = fdEntry{file: e.file}
-		c.n++
 	}
 	return c, nil
+}
+
+// closeOnExec closes the descriptors marked close-on-exec, as execve(2)
+// does.
+func (t *FDTable) closeOnExec() {
+	for _, fd := range t.FDs() {
+		if c, err := t.Cloexec(fd); err == nil && c {
+			_ = t.Close(fd)
+		}
+	}
+}
+
+// closeFrom closes every descriptor >= min, as closefrom(3).
+func (t *FDTable) closeFrom(min int) {
+	for _, fd := range t.FDs() {
+		if fd >= min {
+			_ = t.Close(fd)
+		}
+	}
 }
 
 // closeAll closes every descriptor, at process exit.

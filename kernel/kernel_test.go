@@ -460,7 +460,7 @@ func TestOrphansReparentedAndReaped(t *testing.T) {
 			// The orphan must not hold the captured stdout open, or the
 			// host would wait for its EOF.
 			c, err := p.Spawn(ctx, kernel.SpawnOptions{Argv: []string{"/bin/orphan"},
-				Actions: []kernel.FileAction{{Kind: kernel.FileClose, FD: 1}, {Kind: kernel.FileClose, FD: 2}}})
+				Actions: []kernel.FileAction{kernel.FileClose{FD: 1}, kernel.FileClose{FD: 2}}})
 			if err != nil {
 				return 1
 			}

@@ -38,27 +38,6 @@ type Loader interface {
 // ErrNotMine is returned by a Loader for files it does not handle.
 var ErrNotMine = errors.New("kernel: not an executable of this loader")
 
-// FileActionKind selects a FileAction's effect.
-type FileActionKind int
-
-// File action kinds, as posix_spawn_file_actions.
-const (
-	FileDup2 FileActionKind = iota
-	FileClose
-	FileOpen
-	FileInherit // keep a descriptor that is marked close-on-exec
-)
-
-// FileAction changes the child's descriptor table before it runs.
-type FileAction struct {
-	Kind  FileActionKind
-	FD    int // the child's descriptor
-	SrcFD int // FileDup2: the parent's descriptor copied to FD
-	Path  string
-	Flags vfs.OpenFlags
-	Mode  uint32
-}
-
 // SpawnOptions describe a new process.
 type SpawnOptions struct {
 	// Argv is the argument vector; Argv[0] names the program. A name
@@ -75,8 +54,15 @@ type SpawnOptions struct {
 	// table (index = fd, nil = closed) instead of inheriting the parent's;
 	// each file gets a new reference. The host uses it to wire stdio.
 	Files []vfs.File
-	// Actions run in order on the child's table after inheritance.
+	// Actions run in order on the child's table after inheritance, with
+	// POSIX ordering (see FileAction). They run before the program is
+	// resolved, so a FileChdir moves where a relative program path is
+	// looked up, and a spawn an action rejects creates no process.
 	Actions []FileAction
+	// FallbackPath is the search path for a bare program name when Env
+	// has no PATH; empty means DefaultPath. agentOS guests want their own
+	// PATH to apply then (agentOS ABI §7.1.4).
+	FallbackPath string
 	// Pgid: -1 (or unset with NewGroup false) inherits the parent's
 	// process group; 0 with NewGroup makes a new group led by the child;
 	// > 0 joins that group.
@@ -146,10 +132,6 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 	if err := parent.waitIfStopped(ctx); err != nil {
 		return nil, err
 	}
-	cwd := opts.Cwd
-	if cwd == "" {
-		cwd = parent.Cwd()
-	}
 	umask := parent.Umask()
 	if opts.Umask != nil {
 		umask = *opts.Umask & 0o777
@@ -161,13 +143,29 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 		}
 		uid, gid = c.UID, c.GID
 	}
-	caller := &vfs.Caller{UID: uid, GID: gid, Cwd: cwd, Umask: umask}
-	if opts.Cwd != "" {
-		real, err := k.vfs.Realpath(ctx, &vfs.Caller{UID: uid, GID: gid, Cwd: parent.Cwd(), Umask: umask}, opts.Cwd)
-		if err != nil {
-			return nil, err
+	// The file actions run first, in a table no process owns yet: a
+	// spawn they reject never becomes a process.
+	fds, ac, cwdSet, err := k.childFiles(ctx, parent, opts,
+		vfs.Caller{UID: uid, GID: gid, Cwd: joinCwd(parent.Cwd(), opts.Cwd), Umask: umask})
+	if err != nil {
+		return nil, err
+	}
+	tableOwned := false
+	defer func() {
+		if !tableOwned {
+			fds.closeAll()
 		}
-		caller.Cwd = real
+	}()
+	caller := &ac
+	if !cwdSet {
+		caller.Cwd = parent.Cwd()
+		if opts.Cwd != "" {
+			real, err := k.vfs.Realpath(ctx, &vfs.Caller{UID: uid, GID: gid, Cwd: parent.Cwd(), Umask: umask}, opts.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			caller.Cwd = real
+		}
 	}
 	exe, err := k.findExecutable(ctx, caller, opts)
 	if err != nil {
@@ -202,6 +200,7 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 	c := k.newProcessLocked(parent, append([]string(nil), opts.Argv...), append([]string(nil), opts.Env...), caller.Cwd, caller.Umask, uid, gid)
 	c.state = StateNew
 	c.hostHandle = host
+	c.fds, tableOwned = fds, true
 	switch {
 	case host:
 		c.job = k.newJobLocked(nil)
@@ -228,9 +227,6 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 	parent.sig.mu.Unlock()
 
 	fail := func(err error) (*Process, error) {
-		if c.fds == nil {
-			c.fds = newFDTable(k.limits.FDsPerProcess, &k.fds, k.limits.FDsPerVM)
-		}
 		c.fds.closeAll()
 		k.mu.Lock()
 		c.state = StateZombie
@@ -239,9 +235,6 @@ func (k *Kernel) spawn(ctx context.Context, parent *Process, opts SpawnOptions, 
 		c.cancel(errExited)
 		close(c.done)
 		return nil, err
-	}
-	if err := c.setupFDs(ctx, parent, opts); err != nil {
-		return fail(err)
 	}
 	if err := c.setupGroup(opts); err != nil {
 		return fail(err)
@@ -323,121 +316,6 @@ func (c *Process) setupGroup(opts SpawnOptions) error {
 	return nil
 }
 
-// setupFDs builds the child's descriptor table.
-func (c *Process) setupFDs(ctx context.Context, parent *Process, opts SpawnOptions) error {
-	k := c.k
-	if opts.Files != nil {
-		c.fds = newFDTable(k.limits.FDsPerProcess, &k.fds, k.limits.FDsPerVM)
-		for fd, f := range opts.Files {
-			if f == nil {
-				continue
-			}
-			f.IncRef()
-			if err := c.fds.Dup2Install(f, fd); err != nil {
-				f.DecRef()
-				return err
-			}
-		}
-	} else {
-		var keep []int
-		for _, a := range opts.Actions {
-			if a.Kind == FileInherit {
-				keep = append(keep, a.FD)
-			}
-		}
-		t, err := parent.fds.forkKeeping(k.limits.FDsPerProcess, keep)
-		if err != nil {
-			return err
-		}
-		c.fds = t
-	}
-	for _, a := range opts.Actions {
-		switch a.Kind {
-		case FileDup2:
-			f, err := parent.fds.Get(a.SrcFD)
-			if err != nil {
-				return err
-			}
-			err = c.fds.Dup2Install(f, a.FD)
-			if err != nil {
-				f.DecRef()
-				return err
-			}
-		case FileClose:
-			if err := c.fds.Close(a.FD); err != nil && !errors.Is(err, errno.EBADF) {
-				return err
-			}
-		case FileOpen:
-			f, err := k.vfs.Open(ctx, c.Caller(), a.Path, a.Flags, a.Mode)
-			if err != nil {
-				return err
-			}
-			if err := c.fds.Dup2Install(f, a.FD); err != nil {
-				f.DecRef()
-				return err
-			}
-		case FileInherit:
-		}
-	}
-	return nil
-}
-
-// Dup2Install stores f at fd (closing what was there), taking over the
-// caller's reference on success.
-func (t *FDTable) Dup2Install(f vfs.File, fd int) error {
-	if fd < 0 || fd >= t.limit {
-		return errno.EBADF
-	}
-	t.mu.Lock()
-	var old vfs.File
-	if fd < len(t.fds) && t.fds[fd].file != nil {
-		old = t.fds[fd].file
-	} else {
-		if t.n >= t.limit {
-			t.mu.Unlock()
-			return errno.EMFILE
-		}
-		if err := t.reserveVM(); err != nil {
-			t.mu.Unlock()
-			return err
-		}
-		t.n++
-		for len(t.fds) <= fd {
-			t.fds = append(t.fds, fdEntry{})
-		}
-	}
-	t.fds[fd] = fdEntry{file: f}
-	t.mu.Unlock()
-	if old != nil {
-		old.DecRef()
-	}
-	return nil
-}
-
-// forkKeeping is fork that also keeps the close-on-exec descriptors in
-// keep (agentOS's spawn lets a parent pass those explicitly).
-func (t *FDTable) forkKeeping(limit int, keep []int) (*FDTable, error) {
-	if len(keep) == 0 {
-		return t.fork(limit)
-	}
-	c, err := t.fork(limit)
-	if err != nil {
-		return nil, err
-	}
-	for _, fd := range keep {
-		f, err := t.Get(fd)
-		if err != nil {
-			continue
-		}
-		if err := c.Dup2Install(f, fd); err != nil {
-			f.DecRef()
-			c.closeAll()
-			return nil, err
-		}
-	}
-	return c, nil
-}
-
 // findExecutable resolves the program of a spawn and reads its header.
 func (k *Kernel) findExecutable(ctx context.Context, c *vfs.Caller, opts SpawnOptions) (Executable, error) {
 	name := opts.Path
@@ -448,6 +326,9 @@ func (k *Kernel) findExecutable(ctx context.Context, c *vfs.Caller, opts SpawnOp
 		return k.openExecutable(ctx, c, name)
 	}
 	path := DefaultPath
+	if opts.FallbackPath != "" {
+		path = opts.FallbackPath
+	}
 	for _, kv := range opts.Env {
 		if strings.HasPrefix(kv, "PATH=") {
 			path = kv[5:]

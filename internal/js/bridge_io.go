@@ -199,14 +199,14 @@ func (r *rt) spawnStdio(stdio []any) (acts []kernel.FileAction, parent [3]int, c
 				if i == 0 {
 					parent[i] = wfd
 					childEnds = append(childEnds, rfd)
-					acts = append(acts, kernel.FileAction{Kind: kernel.FileDup2, FD: 0, SrcFD: rfd})
+					acts = append(acts, kernel.FileDup2{From: rfd, To: 0})
 				} else {
 					parent[i] = rfd
 					childEnds = append(childEnds, wfd)
-					acts = append(acts, kernel.FileAction{Kind: kernel.FileDup2, FD: i, SrcFD: wfd})
+					acts = append(acts, kernel.FileDup2{From: wfd, To: i})
 				}
 			case "ignore":
-				acts = append(acts, kernel.FileAction{Kind: kernel.FileOpen, FD: i, Path: "/dev/null", Flags: vfs.O_RDWR})
+				acts = append(acts, kernel.FileOpen{FD: i, Path: "/dev/null", Flags: vfs.O_RDWR})
 			default:
 				return fail(errno.EINVAL)
 			}
@@ -214,7 +214,7 @@ func (r *rt) spawnStdio(stdio []any) (acts []kernel.FileAction, parent [3]int, c
 			if v < 0 || v > 1<<20 || v != float64(int(v)) {
 				return fail(errno.EINVAL)
 			}
-			acts = append(acts, kernel.FileAction{Kind: kernel.FileDup2, FD: i, SrcFD: int(v)})
+			acts = append(acts, kernel.FileDup2{From: int(v), To: i})
 		default:
 			return fail(errno.EINVAL)
 		}
@@ -247,10 +247,23 @@ func (r *rt) spawnChild(req *spawnRequest, extra ...kernel.FileAction) (*kernel.
 	if err != nil {
 		return nil, parent, err
 	}
+	acts, temps, err := liftSources(r.p, append(acts, extra...))
+	childEnds = append(childEnds, temps...)
+	if err != nil {
+		for _, fd := range childEnds {
+			_ = r.p.Close(fd)
+		}
+		for _, fd := range parent {
+			if fd >= 0 {
+				_ = r.p.Close(fd)
+			}
+		}
+		return nil, [3]int{-1, -1, -1}, err
+	}
 	// Children start with every signal at its default, as libuv's spawn
 	// gives them (node itself ignores SIGPIPE).
 	opts := kernel.SpawnOptions{Argv: req.Argv, Path: req.Path, Env: req.Env, Cwd: req.Cwd,
-		Actions: append(acts, extra...), NewGroup: req.Detached, SigDefault: ^uint64(0)}
+		Actions: acts, NewGroup: req.Detached, SigDefault: ^uint64(0)}
 	c, err := r.p.Spawn(r.ctx, opts)
 	for _, fd := range childEnds {
 		_ = r.p.Close(fd)
@@ -264,6 +277,47 @@ func (r *rt) spawnChild(req *spawnRequest, extra ...kernel.FileAction) (*kernel.
 		return nil, [3]int{-1, -1, -1}, err
 	}
 	return c, parent, nil
+}
+
+// liftSources gives node's stdio mapping its meaning under the kernel's
+// POSIX-ordered file actions. Node (libuv) reads every source descriptor
+// from the parent's table, all at once: stdio [0, 2, 1] swaps stdout and
+// stderr. The kernel runs the actions one after another on the child's
+// table, where an earlier action may already have replaced a later
+// action's source. So each source below the highest target is first
+// duplicated in the parent (close-on-exec) above every target, where no
+// action writes; the caller closes the returned copies after the spawn.
+func liftSources(p *kernel.Process, acts []kernel.FileAction) ([]kernel.FileAction, []int, error) {
+	floor := 0
+	for _, a := range acts {
+		switch a := a.(type) {
+		case kernel.FileDup2:
+			floor = max(floor, a.To+1)
+		case kernel.FileOpen:
+			floor = max(floor, a.FD+1)
+		case kernel.FileClose:
+			floor = max(floor, a.FD+1)
+		}
+	}
+	out := make([]kernel.FileAction, len(acts))
+	var temps []int
+	for i, a := range acts {
+		out[i] = a
+		d, ok := a.(kernel.FileDup2)
+		if !ok || d.From >= floor {
+			continue
+		}
+		nfd, err := p.Dup(d.From, floor, true)
+		if err != nil {
+			for _, fd := range temps {
+				_ = p.Close(fd)
+			}
+			return nil, nil, err
+		}
+		temps = append(temps, nfd)
+		out[i] = kernel.FileDup2{From: nfd, To: d.To}
+	}
+	return out, temps, nil
 }
 
 func statusCode(st kernel.WaitStatus) (code, sig int) {

@@ -166,13 +166,18 @@ func (r *rt) spawnWatched(req *spawnExtraRequest) (*kernel.Process, [3]int, erro
 		if x[0] < 3 || x[0] >= 3+maxExtraStdio || x[1] < 0 {
 			return nil, [3]int{}, errno.EINVAL
 		}
-		extra = append(extra, kernel.FileAction{Kind: kernel.FileDup2, FD: x[0], SrcFD: x[1]})
+		extra = append(extra, kernel.FileDup2{From: x[1], To: x[0]})
 	}
 	for _, fd := range req.Close {
 		if fd < 3 || fd >= 3+maxExtraStdio {
 			return nil, [3]int{}, errno.EINVAL
 		}
-		extra = append(extra, kernel.FileAction{Kind: kernel.FileClose, FD: fd})
+		// 'ignore' beyond stdio only means the child must not have fd;
+		// closing one the parent has not open fails a spawn (EBADF).
+		if _, err := r.p.FDs().Cloexec(fd); err != nil {
+			continue
+		}
+		extra = append(extra, kernel.FileClose{FD: fd})
 	}
 	c, parent, err := r.spawnChild(&req.spawnRequest, extra...)
 	if err != nil {

@@ -1,6 +1,7 @@
 package syscalls
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -27,7 +28,7 @@ func (r *ExecRequest) Error() string { return "exec " + strings.Join(r.Argv, " "
 
 // Bounds of proc_spawn_v3 file actions (agentOS ABI §7.1.1).
 const (
-	maxActions     = 4096
+	maxActions     = kernel.MaxFileActions
 	maxActionBytes = 1 << 20
 )
 
@@ -150,91 +151,19 @@ func (s *State) searchPath(ctx context.Context, name string, env []string, cwd s
 	return name
 }
 
-// childFD is an entry of the descriptor table a spawn builds.
-type childFD struct {
-	file    vfs.File
-	cloexec bool
-}
-
-// childTable is the child's descriptor table while the file actions run:
-// the parent's whole table (close-on-exec entries included, since the
-// actions run "before exec" and may dup them), then the actions, then the
-// close-on-exec entries dropped.
-type childTable struct {
-	fds   []childFD
-	limit int
-}
-
-func (t *childTable) get(fd int) (vfs.File, bool) {
-	if fd < 0 || fd >= len(t.fds) || t.fds[fd].file == nil {
-		return nil, false
-	}
-	return t.fds[fd].file, true
-}
-
-func (t *childTable) set(fd int, f vfs.File) {
-	for len(t.fds) <= fd {
-		t.fds = append(t.fds, childFD{})
-	}
-	if old := t.fds[fd].file; old != nil {
-		old.DecRef()
-	}
-	t.fds[fd] = childFD{file: f}
-}
-
-func (t *childTable) close(fd int) {
-	if fd >= 0 && fd < len(t.fds) && t.fds[fd].file != nil {
-		t.fds[fd].file.DecRef()
-		t.fds[fd] = childFD{}
-	}
-}
-
-func (t *childTable) release() {
-	for i := range t.fds {
-		t.close(i)
-	}
-}
-
-// files returns the table as SpawnOptions.Files wants it, without the
-// close-on-exec entries. The table keeps its references.
-func (t *childTable) files() []vfs.File {
-	out := make([]vfs.File, len(t.fds))
-	for i, e := range t.fds {
-		if e.file != nil && !e.cloexec {
-			out[i] = e.file
-		}
-	}
-	for len(out) > 0 && out[len(out)-1] == nil {
-		out = out[:len(out)-1]
-	}
-	return out
-}
-
-func (s *State) parentTable() *childTable {
-	t := &childTable{limit: s.P.Kernel().Limits().FDsPerProcess}
-	fdt := s.P.FDs()
-	for _, fd := range fdt.FDs() {
-		f, err := fdt.Get(fd)
-		if err != nil {
-			continue
-		}
-		cloexec, _ := fdt.Cloexec(fd)
-		t.set(fd, f)
-		t.fds[fd].cloexec = cloexec
-	}
-	return t
-}
-
-// applyActions runs the packed posix_spawn file actions on t and returns
-// the child's working directory.
-func (s *State) applyActions(ctx context.Context, t *childTable, acts []byte, cwd string) (string, Errno) {
-	caller := *s.P.Caller()
-	for n := 0; len(acts) > 0; n++ {
-		if n == maxActions {
-			return "", E2BIG
+// decodeActions turns the packed posix_spawn file action records of
+// proc_spawn_v3 (agentOS ABI §7.1.1) into the kernel's file actions,
+// which the kernel runs: this layer only checks the encoding. The whole
+// buffer is decoded before any action runs, so a malformed record fails
+// the spawn before an earlier OPEN could create a file.
+func decodeActions(acts []byte) ([]kernel.FileAction, Errno) {
+	var out []kernel.FileAction
+	for len(acts) > 0 {
+		if len(out) == maxActions {
+			return nil, E2BIG
 		}
 		if len(acts) < 24 {
-			return "", EINVAL
+			return nil, EINVAL
 		}
 		op := binary.LittleEndian.Uint32(acts[0:])
 		fd := int(int32(binary.LittleEndian.Uint32(acts[4:])))
@@ -243,97 +172,35 @@ func (s *State) applyActions(ctx context.Context, t *childTable, acts []byte, cw
 		mode := binary.LittleEndian.Uint32(acts[16:])
 		plen := binary.LittleEndian.Uint32(acts[20:])
 		if uint64(plen) > uint64(len(acts)-24) {
-			return "", EINVAL
+			return nil, EINVAL
 		}
 		p := string(acts[24 : 24+plen])
 		acts = acts[24+plen:]
 		switch op {
 		case actClose:
-			if _, ok := t.get(fd); !ok && (fd < 0 || fd > 2) {
-				return "", EBADF
-			}
-			t.close(fd)
+			out = append(out, kernel.FileClose{FD: fd})
 		case actDup2:
-			f, ok := t.get(src)
-			if !ok || fd < 0 || fd >= t.limit {
-				return "", EBADF
-			}
-			if src == fd {
-				t.fds[fd].cloexec = false
-				continue
-			}
-			f.IncRef()
-			t.set(fd, f)
+			out = append(out, kernel.FileDup2{From: src, To: fd})
 		case actOpen:
-			if fd < 0 || fd >= t.limit {
-				return "", EBADF
+			if len(p) >= maxPath {
+				return nil, EINVAL
 			}
-			if p == "" {
-				return "", ENOENT
-			}
-			if strings.IndexByte(p, 0) >= 0 || len(p) >= maxPath {
-				return "", EINVAL
-			}
-			caller.Cwd = cwd
+			// Only the flags open(2) gives meaning to at open time; a
+			// close-on-exec bit would close the descriptor again.
 			const allowed = vfs.O_ACCMODE | vfs.O_CREAT | vfs.O_EXCL | vfs.O_NOCTTY | vfs.O_TRUNC |
 				vfs.O_APPEND | vfs.O_NONBLOCK | vfs.O_DSYNC | vfs.O_DIRECTORY | vfs.O_NOFOLLOW | vfs.O_SYNC
-			f, err := s.P.Kernel().VFS().Open(ctx, &caller, p, vfs.OpenFlags(oflag)&allowed, mode&vfs.ModePerm)
-			if err != nil {
-				return "", s.errOf(err)
-			}
-			t.set(fd, f)
+			out = append(out, kernel.FileOpen{FD: fd, Path: p, Flags: vfs.OpenFlags(oflag) & allowed, Mode: mode & vfs.ModePerm})
 		case actChdir:
-			if p == "" {
-				return "", ENOENT
-			}
-			caller.Cwd = cwd
-			dir, e := s.chdirTarget(ctx, &caller, p)
-			if e != ESUCCESS {
-				return "", e
-			}
-			cwd = dir
+			out = append(out, kernel.FileChdir{Path: p})
 		case actFchdir:
-			f, ok := t.get(fd)
-			if !ok {
-				return "", EBADF
-			}
-			st, err := f.Stat(ctx)
-			if err != nil {
-				return "", ErrnoOf(err)
-			}
-			if st.Type() != vfs.TypeDir {
-				return "", ENOTDIR
-			}
-			cwd = f.Path()
+			out = append(out, kernel.FileFchdir{FD: fd})
 		case actClosefrom:
-			if fd < 0 {
-				return "", EBADF
-			}
-			for i := fd; i < len(t.fds); i++ {
-				t.close(i)
-			}
+			out = append(out, kernel.FileCloseFrom{FD: fd})
 		default:
-			return "", EINVAL
+			return nil, EINVAL
 		}
 	}
-	return cwd, ESUCCESS
-}
-
-// chdirTarget resolves a working directory for a child.
-func (s *State) chdirTarget(ctx context.Context, c *vfs.Caller, p string) (string, Errno) {
-	v := s.P.Kernel().VFS()
-	real, err := v.Realpath(ctx, c, p)
-	if err != nil {
-		return "", s.errOf(err)
-	}
-	st, err := v.Stat(ctx, c, real)
-	if err != nil {
-		return "", s.errOf(err)
-	}
-	if st.Type() != vfs.TypeDir {
-		return "", ENOTDIR
-	}
-	return real, ESUCCESS
+	return out, ESUCCESS
 }
 
 // sigsetToKernel converts the agentOS signal set (bit i of lo = signal
@@ -378,23 +245,21 @@ func procSpawnV3(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	if !ok {
 		return EFAULT
 	}
-	t := s.parentTable()
-	defer t.release()
-	cwd, e = s.applyActions(ctx, t, acts, cwd)
+	actions, e := decodeActions(acts)
 	if e != ESUCCESS {
 		return e
 	}
 	opts := kernel.SpawnOptions{
 		Argv:    argv,
-		Path:    s.searchPath(ctx, exe, env, cwd),
+		Path:    exe,
 		Env:     env,
 		Cwd:     cwd,
-		Files:   t.files(),
+		Actions: actions,
 		SigMask: sigsetToKernel(uint32(st[13]), uint32(st[14])),
 	}
-	if len(opts.Files) == 0 {
-		// An empty non-nil table means "no descriptors", not "inherit".
-		opts.Files = []vfs.File{}
+	if dirs, ok := lookupEnv(s.Env, "PATH"); ok {
+		// An empty PATH names the working directory, as in execvp.
+		opts.FallbackPath = cmp.Or(dirs, ".")
 	}
 	if attr&(spawnSetPgroup|spawnSetSID) != 0 {
 		if pgroup > 0 && attr&spawnSetSID == 0 {
@@ -449,12 +314,7 @@ func procExec(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	for i := uint32(0); i < count; i++ {
 		_ = s.P.Close(int(binary.LittleEndian.Uint32(raw[i*4:])))
 	}
-	fdt := s.P.FDs()
-	for _, fd := range fdt.FDs() {
-		if c, _ := fdt.Cloexec(fd); c {
-			_ = fdt.Close(fd)
-		}
-	}
+	s.P.CloseOnExec()
 	s.P.SetImage(x.Path, argv, env)
 	panic(&ExecRequest{Program: prog, Argv: argv, Env: env})
 }

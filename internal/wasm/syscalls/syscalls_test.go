@@ -212,40 +212,6 @@ func FuzzHostCall(f *testing.F) {
 	})
 }
 
-// FuzzSpawnActions decodes arbitrary posix_spawn file action records: a
-// malformed record is an errno, and the table built holds no reference
-// once released.
-func FuzzSpawnActions(f *testing.F) {
-	rec := func(op, fd, src, oflag, mode uint32, path string) []byte {
-		b := make([]byte, 24, 24+len(path))
-		for i, v := range []uint32{op, fd, src, oflag, mode, uint32(len(path))} {
-			binary.LittleEndian.PutUint32(b[i*4:], v)
-		}
-		return append(b, path...)
-	}
-	f.Add(rec(actDup2, 1, 0, 0, 0, ""))
-	f.Add(append(rec(actOpen, 0, 0, 0, 0, "/dev/null"), rec(actOpen, 1, 0, 0o101, 0o644, "/tmp/out")...))
-	f.Add(append(rec(actChdir, 0, 0, 0, 0, "/tmp"), rec(actClose, 5, 0, 0, 0, "")...))
-	f.Add(append(rec(actFchdir, 3, 0, 0, 0, ""), rec(actClosefrom, 0, 0, 0, 0, "")...))
-	f.Add(rec(99, 0, 0, 0, 0, ""))
-	f.Add([]byte{1, 0, 0})
-	k := newKernel(f, testPasswd, testGroup)
-	s := NewState(context.Background(), k.Init(), []string{"fuzz"}, nil)
-	defer s.Close()
-	f.Fuzz(func(t *testing.T, acts []byte) {
-		before := k.OpenFDs()
-		tab := s.parentTable()
-		_, _ = s.applyActions(context.Background(), tab, acts, "/")
-		tab.release()
-		for _, name := range []string{"/tmp/out"} {
-			_ = k.VFS().Unlink(context.Background(), vfs.Root, name)
-		}
-		if after := k.OpenFDs(); after != before {
-			t.Fatalf("descriptors leaked: %d before, %d after", before, after)
-		}
-	})
-}
-
 // FuzzAccountDB parses arbitrary /etc/passwd and /etc/group contents.
 func FuzzAccountDB(f *testing.F) {
 	f.Add([]byte(testPasswd), "user", uint32(1000))
@@ -281,96 +247,6 @@ func FuzzAccountDB(f *testing.F) {
 			}
 		}
 	})
-}
-
-// File actions run in order on the child's table, sources included that
-// are close-on-exec in the parent; what is still close-on-exec afterwards
-// is dropped.
-func TestApplyActions(t *testing.T) {
-	k := newKernel(t, testPasswd, testGroup)
-	ctx := context.Background()
-	p := k.Init()
-	s := NewState(ctx, p, []string{"t"}, nil) // its preopen takes fd 0
-	defer s.Close()
-	for range 2 { // stdout and stderr
-		if _, err := p.Open(ctx, kernel.AtFDCWD, "/etc/group", vfs.O_RDONLY, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, w, err := p.Pipe(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret, err := p.Open(ctx, kernel.AtFDCWD, "/etc/passwd", vfs.O_RDONLY|vfs.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := func(op, fd, src, oflag, mode uint32, path string) []byte {
-		b := make([]byte, 24, 24+len(path))
-		for i, v := range []uint32{op, fd, src, oflag, mode, uint32(len(path))} {
-			binary.LittleEndian.PutUint32(b[i*4:], v)
-		}
-		return append(b, path...)
-	}
-	var acts []byte
-	acts = append(acts, rec(actChdir, 0, 0, 0, 0, "tmp")...)
-	acts = append(acts, rec(actOpen, 9, 0, uint32(vfs.O_WRONLY|vfs.O_CREAT), 0o600, "out")...)
-	acts = append(acts, rec(actDup2, 0, uint32(secret), 0, 0, "")...)
-	acts = append(acts, rec(actDup2, 1, 9, 0, 0, "")...)
-	acts = append(acts, rec(actClose, uint32(r), 0, 0, 0, "")...)
-	acts = append(acts, rec(actClosefrom, 9, 0, 0, 0, "")...)
-	tab := s.parentTable()
-	defer tab.release()
-	cwd, e := s.applyActions(ctx, tab, acts, "/")
-	if e != ESUCCESS || cwd != "/tmp" {
-		t.Fatalf("applyActions: %d, cwd %q", e, cwd)
-	}
-	files := tab.files()
-	pfile := func(fd int) vfs.File {
-		f, err := p.File(fd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.DecRef()
-		return f
-	}
-	if files[0] != pfile(secret) {
-		t.Error("fd 0 is not the dup of the close-on-exec source")
-	}
-	if len(files) != w+1 || files[1] == nil || files[1].Path() != "/tmp/out" || files[2] != pfile(2) ||
-		files[r] != nil || files[w] != pfile(w) {
-		t.Errorf("table %v (pipe %d %d)", files, r, w)
-	}
-	for fd := 3; fd < len(files); fd++ {
-		if files[fd] != nil && fd != w {
-			t.Errorf("fd %d left open", fd)
-		}
-	}
-	st, err := k.VFS().Stat(ctx, vfs.Root, "/tmp/out")
-	if err != nil || st.Mode&0o777 != 0o600&^0o022 {
-		t.Errorf("opened file: %+v, %v", st, err)
-	}
-	// Failures: closing what was never open, dup2 from it, bad chdir.
-	for _, tc := range []struct {
-		acts []byte
-		want Errno
-	}{
-		{rec(actClose, 40, 0, 0, 0, ""), EBADF},
-		{rec(actDup2, 1, 40, 0, 0, ""), EBADF},
-		{rec(actDup2, 100000, 1, 0, 0, ""), EBADF},
-		{rec(actChdir, 0, 0, 0, 0, "/etc/passwd"), ENOTDIR},
-		{rec(actChdir, 0, 0, 0, 0, ""), ENOENT},
-		{rec(actOpen, 3, 0, 0, 0, "/nope"), ENOENT},
-		{rec(actFchdir, uint32(secret), 0, 0, 0, ""), ENOTDIR},
-		{rec(actOpen, 3, 0, 0, 0, "x")[:20], EINVAL},
-		{append(rec(actOpen, 3, 0, 0, 0, "xyz")[:24], 'x'), EINVAL},
-	} {
-		tab := s.parentTable()
-		if _, e := s.applyActions(ctx, tab, tc.acts, "/"); e != tc.want {
-			t.Errorf("actions %x: errno %d, want %d", tc.acts[:4], e, tc.want)
-		}
-		tab.release()
-	}
 }
 
 // A read or write of no bytes on a descriptor that is not open fails with

@@ -536,63 +536,6 @@ func iovecs(m mem, ptr, n uint32) ([][]byte, Errno) {
 	return out, ESUCCESS
 }
 
-// readv reads into bufs from fd; pos >= 0 reads at that offset. Only the
-// first buffer may block: a stream that filled it is not read again, so a
-// readv of a pipe returns what was there, as Linux's does.
-func (s *State) readv(ctx context.Context, fd int, bufs [][]byte, pos int64) (int, Errno) {
-	total := 0
-	for i, b := range bufs {
-		var n int
-		var err error
-		if pos >= 0 {
-			n, err = s.P.Pread(ctx, fd, b, pos+int64(total))
-		} else {
-			n, err = s.P.Read(ctx, fd, b)
-		}
-		total += n
-		if err != nil {
-			if total > 0 {
-				break
-			}
-			return 0, s.errOf(err)
-		}
-		if n < len(b) || i == len(bufs)-1 {
-			break
-		}
-		if pos < 0 {
-			if fs, err := s.P.Fstat(ctx, fd); err != nil || fs.Type() != vfs.TypeRegular {
-				break
-			}
-		}
-	}
-	return total, ESUCCESS
-}
-
-// writev writes bufs to fd; pos >= 0 writes at that offset.
-func (s *State) writev(ctx context.Context, fd int, bufs [][]byte, pos int64) (int, Errno) {
-	total := 0
-	for _, b := range bufs {
-		var n int
-		var err error
-		if pos >= 0 {
-			n, err = s.P.Pwrite(ctx, fd, b, pos+int64(total))
-		} else {
-			n, err = s.P.Write(ctx, fd, b)
-		}
-		total += n
-		if err != nil {
-			if total > 0 && ErrnoOf(err) != EPIPE {
-				break
-			}
-			return 0, s.errOf(err)
-		}
-		if n < len(b) {
-			break
-		}
-	}
-	return total, ESUCCESS
-}
-
 func fdRW(ctx context.Context, s *State, m mem, fd, iovs, n, outp uint32, pos int64, write bool) Errno {
 	if !m.valid(outp, 4) {
 		return EFAULT
@@ -604,21 +547,17 @@ func fdRW(ctx context.Context, s *State, m mem, fd, iovs, n, outp uint32, pos in
 	if e != ESUCCESS {
 		return e
 	}
-	if len(bufs) == 0 {
-		// Nothing to move, but like Linux's zero-length read and write
-		// the call still names a descriptor that must be open.
-		if _, err := s.P.Fstat(ctx, kfd(fd)); err != nil {
-			return s.errOf(err)
-		}
-	}
+	// The kernel's vectored I/O (kernel.Process.Readv) is node's too. No
+	// buffers still names a descriptor that must be open, as on Linux.
 	var total int
+	var err error
 	if write {
-		total, e = s.writev(ctx, kfd(fd), bufs, pos)
+		total, err = s.P.Writev(ctx, kfd(fd), bufs, pos)
 	} else {
-		total, e = s.readv(ctx, kfd(fd), bufs, pos)
+		total, err = s.P.Readv(ctx, kfd(fd), bufs, pos)
 	}
-	if e != ESUCCESS {
-		return e
+	if err != nil {
+		return s.errOf(err)
 	}
 	m.putU32(outp, uint32(total))
 	return ESUCCESS

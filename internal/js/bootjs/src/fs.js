@@ -571,19 +571,45 @@ class Dir {
 }
 function opendirSync(path) { path = toPath(path); return new Dir(path); }
 
-function readvSync(fd, buffers, position) {
-  let total = 0;
+// readvSync and writevSync are one kernel call each
+// (kernel.Process.Readv/Writev), the vectored I/O WASI's fd_read and
+// fd_write use too: a readv of a pipe returns what was there instead of
+// blocking for the next buffer, and a writev stops at a short write.
+function iovLengths(buffers) {
+  if (!Array.isArray(buffers)) throw codedError('ERR_INVALID_ARG_TYPE', 'buffers', 'an instance of ArrayBufferView[]', buffers);
+  const lens = [];
   for (const b of buffers) {
-    const n = readSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + total);
-    total += n;
-    if (n < b.byteLength) break;
+    if (!ArrayBuffer.isView(b)) throw codedError('ERR_INVALID_ARG_TYPE', 'buffers', 'an instance of ArrayBufferView[]', buffers);
+    lens.push(b.byteLength);
   }
-  return total;
+  return lens;
+}
+function iovPosition(position) {
+  return (position === undefined || position === null || position === -1) ? -1 : Number(position);
+}
+function readvSync(fd, buffers, position) {
+  checkFd(fd);
+  const lens = iovLengths(buffers);
+  const pos = iovPosition(position);
+  const got = takeBytes(sys('read', undefined, undefined, () => B.readv(fd, lens.join(','), pos)));
+  let off = 0;
+  for (const b of buffers) {
+    if (off >= got.length) break;
+    const k = Math.min(b.byteLength, got.length - off);
+    asU8(b).set(got.subarray(off, off + k), 0);
+    off += k;
+  }
+  return got.length;
 }
 function writevSync(fd, buffers, position) {
-  let total = 0;
-  for (const b of buffers) total += writeSync(fd, b, 0, b.byteLength, position === undefined || position === null ? null : position + total);
-  return total;
+  checkFd(fd);
+  const lens = iovLengths(buffers);
+  const pos = iovPosition(position);
+  const all = new Uint8Array(lens.reduce((a, n) => a + n, 0));
+  let off = 0;
+  for (const b of buffers) { all.set(asU8(b), off); off += b.byteLength; }
+  const n = giveBytes(all);
+  return sys('write', undefined, undefined, () => B.writev(fd, lens.join(','), n, pos));
 }
 class StatFs {
   constructor(type, bsize, blocks, bfree, bavail, files, ffree) {
