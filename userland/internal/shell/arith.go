@@ -479,29 +479,6 @@ func (ev *arithEval) apply(op syntax.BinAritOperator, l, r int64, right syntax.N
 	return 0, ev.fail("syntax error: invalid arithmetic operator", right)
 }
 
-// substArith returns words with every $((...)) replaced by its value,
-// evaluated left to right by this shell's rules (expand would use its
-// own).
-func (s *Shell) substArith(words []*syntax.Word) ([]*syntax.Word, error) {
-	var out []*syntax.Word
-	for i, w := range words {
-		nw, changed, err := s.substArithWord(w)
-		if err != nil {
-			return nil, err
-		}
-		if changed && out == nil {
-			out = append(make([]*syntax.Word, 0, len(words)), words[:i]...)
-		}
-		if out != nil {
-			out = append(out, nw)
-		}
-	}
-	if out == nil {
-		return words, nil
-	}
-	return out, nil
-}
-
 func (s *Shell) substArithWord(w *syntax.Word) (*syntax.Word, bool, error) {
 	if w == nil {
 		return nil, false, nil

@@ -184,26 +184,16 @@ func (s *Shell) printf(args []string) int {
 		s.berr("printf", "usage: printf [-v var] format [arguments]")
 		return 2
 	}
-	format, params := args[0], args[1:]
-	var b strings.Builder
-	status := 0
-	for {
-		str, n, err := expand.Format(s.ecfg(), format, params)
-		if err != nil {
-			msg := err.Error()
-			if strings.Contains(msg, "invalid") {
-				s.berr("printf", "%s", msg)
-			} else {
-				s.berr("printf", "%s", msg)
-			}
-			status = 1
-		}
-		b.WriteString(str)
-		if n <= 0 || n >= len(params) {
-			break
-		}
-		params = params[n:]
+	st := s.formatPrintf(args[0], args[1:])
+	for _, e := range st.errs {
+		s.berr("printf", "%s", e)
 	}
+	status := 0
+	if st.failed {
+		status = 1
+	}
+	var b strings.Builder
+	b.WriteString(st.out.String())
 	if varName != "" {
 		if err := s.setVarRef(varName, b.String()); err != nil {
 			s.berr("printf", "`%s': not a valid identifier", varName)

@@ -174,7 +174,7 @@ func (s *Shell) assign(a *syntax.Assign, local bool) error {
 		}
 		return set(indexedSet(cur, i, val))
 	}
-	if a.Append {
+	if a.Append && !s.intAttr[name] {
 		switch cur.Kind {
 		case expand.Indexed:
 			return set(indexedSet(cur, 0, indexGet(cur, 0)+val))
@@ -195,6 +195,13 @@ func (s *Shell) assign(a *syntax.Assign, local bool) error {
 		n, err := s.arithString(val)
 		if err != nil {
 			return err
+		}
+		if a.Append {
+			old, err := s.arithString(cur.Str)
+			if err != nil {
+				return err
+			}
+			n += old
 		}
 		val = strconv.Itoa(n)
 	}
@@ -293,7 +300,6 @@ func (s *Shell) assignArray(name string, a *syntax.Assign, cur expand.Variable, 
 	}
 	return set(v)
 }
-
 
 // run dispatches an expanded command line.
 func (s *Shell) run(args []string, tmpVars []string) {

@@ -576,16 +576,26 @@ func (s *Shell) readDir(path string) ([]fs.DirEntry, error) {
 	return os.ReadDir(path)
 }
 
+// fields expands words into fields, one word at a time so that the side
+// effects of one ($((i++)), ${x:=v}) are seen by the next.
 func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
-	words, err := s.substArith(words)
-	if err != nil {
-		return nil, err
-	}
 	cfg := s.ecfg()
 	if s.opts.noglob {
 		cfg.ReadDir2 = nil
 	}
-	return expand.Fields(cfg, words...)
+	var out []string
+	for _, w := range words {
+		w, _, err := s.substArithWord(w)
+		if err != nil {
+			return nil, err
+		}
+		f, err := expand.Fields(cfg, w)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f...)
+	}
+	return out, nil
 }
 
 func (s *Shell) literal(w *syntax.Word) (string, error) {
@@ -681,7 +691,6 @@ func (s *Shell) exprError(err error) {
 	}
 	s.expandError(err)
 }
-
 
 // cmdSubst runs $(...) in a subshell and writes its output to w.
 func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {

@@ -100,11 +100,11 @@ type Shell struct {
 	src         string            // the source text being run (for arithmetic errors)
 	funcSrc     map[string]string // each function's defining source
 	aborting    bool              // an expansion error unwinds to the top level
-	optPos      int             // getopts: position in a grouped option argument
-	getoptsInd  int             // getopts: the OPTIND optPos belongs to
-	substStatus *int            // status of the last $(...) of the current command
-	procSubsts  []int           // descriptors of live process substitutions
-	intAttr     map[string]bool // declare -i
+	optPos      int               // getopts: position in a grouped option argument
+	getoptsInd  int               // getopts: the OPTIND optPos belongs to
+	substStatus *int              // status of the last $(...) of the current command
+	procSubsts  []int             // descriptors of live process substitutions
+	intAttr     map[string]bool   // declare -i
 
 	ctx    context.Context
 	cancel context.CancelFunc
