@@ -479,6 +479,45 @@ func (ev *arithEval) apply(op syntax.BinAritOperator, l, r int64, right syntax.N
 	return 0, ev.fail("syntax error: invalid arithmetic operator", right)
 }
 
+// assocView rewrites ${m[@]} and ${m[*]} (with any operator) of an
+// associative array to the same expansion of a temporary indexed array
+// of its values in key order: mvdan.cc/sh/expand treats such an array as
+// one string there.
+func (s *Shell) assocView(p *syntax.ParamExp) *syntax.ParamExp {
+	if p.Param == nil || p.Excl || p.Index == nil {
+		return nil
+	}
+	idx, ok := p.Index.(*syntax.Word)
+	if !ok || (idx.Lit() != "@" && idx.Lit() != "*") {
+		return nil
+	}
+	v := s.env.Get(p.Param.Value)
+	if v.Kind != expand.Associative {
+		return nil
+	}
+	keys := assocOrder(v.Map)
+	vals := make([]string, len(keys))
+	for i, k := range keys {
+		vals[i] = v.Map[k]
+	}
+	s.assocTmp++
+	name := "__secexec_assoc_" + strconv.Itoa(s.assocTmp)
+	s.env.global().vars[name] = expand.Variable{Set: true, Kind: expand.Indexed, List: vals}
+	s.assocTemps = append(s.assocTemps, name)
+	cp := *p
+	cp.Param = &syntax.Lit{Value: name}
+	return &cp
+}
+
+// dropAssocViews removes the temporaries of assocView.
+func (s *Shell) dropAssocViews() {
+	g := s.env.global()
+	for _, n := range s.assocTemps {
+		delete(g.vars, n)
+	}
+	s.assocTemps = s.assocTemps[:0]
+}
+
 func (s *Shell) substArithWord(w *syntax.Word) (*syntax.Word, bool, error) {
 	if w == nil {
 		return nil, false, nil
@@ -503,6 +542,10 @@ func (s *Shell) substArithParts(parts []syntax.WordPart) ([]syntax.WordPart, boo
 			// Quoted, so that a negative number is not a pattern or
 			// split; its digits need neither.
 			np = &syntax.SglQuoted{Value: strconv.Itoa(v)}
+		case *syntax.ParamExp:
+			if v := s.assocView(p); v != nil {
+				np = v
+			}
 		case *syntax.DblQuoted:
 			inner, changed, err := s.substArithParts(p.Parts)
 			if err != nil {

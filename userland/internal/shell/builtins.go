@@ -314,7 +314,7 @@ func (s *Shell) returnB(args []string) int {
 	}
 	if len(s.funcStack) == 0 && s.sourceDepth == 0 {
 		s.berr("return", "can only `return' from a function or sourced script")
-		return 1
+		return 2
 	}
 	s.returning = true
 	return code

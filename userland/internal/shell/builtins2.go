@@ -381,10 +381,20 @@ func (s *Shell) trap(args []string) int {
 	}
 	if len(args) == 0 || args[0] == "-p" {
 		keys := make([]string, 0, len(s.traps))
-		for k := range s.traps {
-			keys = append(keys, k)
+		if len(args) > 1 {
+			for _, a := range args[1:] {
+				if n, ok := sigName(a); ok {
+					if _, set := s.traps[n]; set {
+						keys = append(keys, n)
+					}
+				}
+			}
+		} else {
+			for k := range s.traps {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
 		}
-		sort.Strings(keys)
 		for _, k := range keys {
 			name := k
 			if k != "EXIT" && k != "ERR" && k != "DEBUG" && k != "RETURN" {
@@ -591,6 +601,9 @@ func (s *Shell) kill(args []string) int {
 			status = 1
 			continue
 		}
+		if pid == s.pid && sig != 0 && s.signalSelf(sig) {
+			continue
+		}
 		if err := s.sh.sys.Kill(pid, sig); err != nil {
 			s.berr("kill", "(%d) - %s", pid, sysText(err))
 			status = 1
@@ -689,7 +702,7 @@ func (s *Shell) getopts(args []string) int {
 		if silent {
 			_ = s.env.setStr("OPTARG", string(c))
 		} else {
-			s.errf("illegal option -- %c", c)
+			fmt.Fprintf(s.stderr(), "%s: illegal option -- %c\n", s.frame.arg0, c)
 			_ = s.unsetVar("OPTARG")
 		}
 		_ = s.env.setStr(name, "?")
@@ -715,7 +728,7 @@ func (s *Shell) getopts(args []string) int {
 				_ = s.env.setStr(name, ":")
 				_ = s.env.setStr("OPTARG", string(c))
 			} else {
-				s.errf("option requires an argument -- %c", c)
+				fmt.Fprintf(s.stderr(), "%s: option requires an argument -- %c\n", s.frame.arg0, c)
 				_ = s.env.setStr(name, "?")
 				_ = s.unsetVar("OPTARG")
 			}
@@ -745,3 +758,26 @@ func (s *Shell) unsetVar(name string) error {
 var _ = io.EOF
 var _ = syscall.EPIPE
 var _ = syntax.LangBash
+
+// signalSelf delivers sig to the shell itself, as kill $$ does: a trap
+// runs, an ignored signal does nothing, and anything else ends the shell
+// the way the signal would (the host ends the process).
+func (s *Shell) signalSelf(sig int) bool {
+	name := ""
+	for k, v := range signalNames {
+		if v == sig {
+			name = k
+		}
+	}
+	switch name {
+	case "CHLD", "CONT", "WINCH", "URG":
+		return true
+	}
+	if cmd, ok := s.traps[name]; ok && name != "KILL" && name != "STOP" {
+		if cmd != "" {
+			s.runTrap(cmd)
+		}
+		return true
+	}
+	return false
+}

@@ -331,6 +331,9 @@ func (s *Shell) callFunc(name string, body *syntax.Stmt, params []string) {
 	s.src = s.funcSrc[name]
 	s.stmt(body)
 	s.src = src
+	if cmd, ok := s.traps["RETURN"]; ok && cmd != "" && !s.inTrap {
+		s.runTrap(cmd)
+	}
 	s.env.top = oldTop
 	s.funcStack = s.funcStack[:len(s.funcStack)-1]
 	s.frame = oldFrame

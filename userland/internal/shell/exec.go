@@ -33,7 +33,7 @@ func (s *Shell) stmts(list []*syntax.Stmt) {
 }
 
 func (s *Shell) setLine(p syntax.Pos) {
-	if p.IsValid() {
+	if p.IsValid() && !s.inTrap {
 		s.line = p.Line() + s.lineBase
 	}
 }
@@ -42,6 +42,9 @@ func (s *Shell) setLine(p syntax.Pos) {
 // errexit and ERR-trap checks that follow a failure.
 func (s *Shell) stmt(st *syntax.Stmt) {
 	s.setLine(st.Pos())
+	if _, ok := st.Cmd.(*syntax.CallExpr); ok && !s.inTrap {
+		s.curCmd = st
+	}
 	if st.Background {
 		s.background(st)
 		return
@@ -67,17 +70,24 @@ func (s *Shell) stmt(st *syntax.Stmt) {
 // failed runs the ERR trap and applies errexit after a command failed
 // where bash applies them.
 func (s *Shell) failed() {
-	if cmd, ok := s.traps["ERR"]; ok && !s.inTrap && cmd != "" {
-		status := s.lastStatus
-		s.inTrap = true
-		s.evalString(cmd, "trap")
-		s.inTrap = false
-		if !s.exiting {
-			s.lastStatus = status
-		}
+	if cmd, ok := s.traps["ERR"]; ok && !s.inTrap && cmd != "" && (len(s.funcStack) == 0 || s.opts.errtrace) {
+		s.runTrap(cmd)
 	}
 	if s.opts.errexit && !s.exiting {
 		s.exit(s.lastStatus)
+	}
+}
+
+// runTrap runs a trap's command with $? and LINENO of the moment it
+// fired; $? is restored afterwards unless the trap exits.
+func (s *Shell) runTrap(cmd string) {
+	status, line := s.lastStatus, s.line
+	s.inTrap = true
+	s.evalString(cmd, "trap")
+	s.inTrap = false
+	s.line = line
+	if !s.exiting {
+		s.lastStatus = status
 	}
 }
 
@@ -590,6 +600,7 @@ func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
 			return nil, err
 		}
 		f, err := expand.Fields(cfg, w)
+		s.dropAssocViews()
 		if err != nil {
 			return nil, err
 		}
@@ -606,7 +617,9 @@ func (s *Shell) literal(w *syntax.Word) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return expand.Literal(s.ecfg(), w)
+	str, err := expand.Literal(s.ecfg(), w)
+	s.dropAssocViews()
+	return str, err
 }
 
 // expandError reports a failed expansion as bash does: a fatal error in

@@ -240,16 +240,36 @@ func (s *Shell) heredoc(rd *syntax.Redirect) (string, error) {
 			}
 		}
 	}
+	var body string
 	if quoted {
-		var b strings.Builder
-		for _, wp := range rd.Hdoc.Parts {
-			if l, ok := wp.(*syntax.Lit); ok {
-				b.WriteString(l.Value)
+		if start, end := int(rd.Hdoc.Pos().Offset()), int(rd.Hdoc.End().Offset()); s.src != "" && start >= 0 && start <= end && end <= len(s.src) {
+			body = s.src[start:end]
+		} else {
+			var b strings.Builder
+			for _, wp := range rd.Hdoc.Parts {
+				if l, ok := wp.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
+				}
 			}
+			body = b.String()
 		}
-		return b.String(), nil
+	} else {
+		w, _, err := s.substArithWord(rd.Hdoc)
+		if err != nil {
+			return "", err
+		}
+		if body, err = expand.Document(s.ecfg(), w); err != nil {
+			return "", err
+		}
 	}
-	return expand.Document(s.ecfg(), rd.Hdoc)
+	if rd.Op == syntax.DashHdoc {
+		lines := strings.SplitAfter(body, "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimLeft(l, "\t")
+		}
+		body = strings.Join(lines, "")
+	}
+	return body, nil
 }
 
 // feed returns the read end of a pipe a goroutine fills with data.

@@ -29,6 +29,7 @@ import (
 // options are the set -o flags.
 type options struct {
 	errexit, nounset, pipefail, xtrace, noglob, noclobber, allexport, verbose, noexec bool
+	errtrace, functrace                                                              bool
 	posix                                                                             bool
 }
 
@@ -100,6 +101,13 @@ type Shell struct {
 	src         string            // the source text being run (for arithmetic errors)
 	funcSrc     map[string]string // each function's defining source
 	aborting    bool              // an expansion error unwinds to the top level
+	assocTmp    int
+	assocTemps  []string
+	dirStack    []string // pushd/popd
+	exportFuncs map[string]bool
+	caseAttr    map[string]byte // declare -u (u) / -l (l)
+	bashSource  []string
+	curCmd      *syntax.Stmt // the simple command running, for $BASH_COMMAND
 	optPos      int               // getopts: position in a grouped option argument
 	getoptsInd  int               // getopts: the OPTIND optPos belongs to
 	substStatus *int              // status of the last $(...) of the current command
@@ -181,7 +189,7 @@ var optTable = []struct {
 	name string
 	flag byte
 }{
-	{"allexport", 'a'}, {"errexit", 'e'}, {"noclobber", 'C'}, {"noexec", 'n'}, {"noglob", 'f'},
+	{"allexport", 'a'}, {"errexit", 'e'}, {"errtrace", 'E'}, {"functrace", 'T'}, {"noclobber", 'C'}, {"noexec", 'n'}, {"noglob", 'f'},
 	{"nounset", 'u'}, {"pipefail", 0}, {"posix", 0}, {"verbose", 'v'}, {"xtrace", 'x'},
 }
 
@@ -191,6 +199,10 @@ func (s *Shell) optPtr(name string) *bool {
 		return &s.opts.allexport
 	case "errexit":
 		return &s.opts.errexit
+	case "errtrace":
+		return &s.opts.errtrace
+	case "functrace":
+		return &s.opts.functrace
 	case "noclobber":
 		return &s.opts.noclobber
 	case "noexec":

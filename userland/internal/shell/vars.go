@@ -1,12 +1,14 @@
 package shell
 
 import (
+	"regexp"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // scope is one level of variables: the global scope, or a function call's
@@ -115,6 +117,15 @@ func (e *env) special(name string) (expand.Variable, bool) {
 		return expand.Variable{Set: true, Kind: expand.Indexed, List: l}, true
 	case "SHELLOPTS":
 		return str(sh.shellopts()), true
+	case "BASH_COMMAND":
+		if sh.curCmd == nil {
+			return str(""), true
+		}
+		return str(bashCommandText(sh.curCmd)), true
+	case "BASH_SOURCE":
+		l := slices.Clone(sh.bashSource)
+		slices.Reverse(l)
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: l}, true
 	case "BASH_SUBSHELL":
 		return str(strconv.Itoa(sh.subshellLevel)), true
 	}
@@ -352,3 +363,14 @@ func quoteValue(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// bashCommandText prints a simple command as bash shows it in
+// $BASH_COMMAND: words as written, redirections with a space ("2> f").
+func bashCommandText(st *syntax.Stmt) string {
+	var b strings.Builder
+	_ = syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, st)
+	out := b.String()
+	return redirSpace.ReplaceAllString(out, "$1 $2")
+}
+
+var redirSpace = regexp.MustCompile(`(\d?(?:>>|>|<)(?:&)?)([^ &>])`)
