@@ -244,6 +244,10 @@ func (s *Shell) heredoc(rd *syntax.Redirect) (string, error) {
 	if quoted {
 		if start, end := int(rd.Hdoc.Pos().Offset()), int(rd.Hdoc.End().Offset()); s.src != "" && start >= 0 && start <= end && end <= len(s.src) {
 			body = s.src[start:end]
+			// The word's end may take in the closing delimiter line.
+			if i := strings.LastIndex(body, "\n"); i >= 0 && strings.TrimLeft(body[i+1:], "\t") == hdocDelim(rd.Word) {
+				body = body[:i+1]
+			}
 		} else {
 			var b strings.Builder
 			for _, wp := range rd.Hdoc.Parts {
@@ -285,4 +289,24 @@ func (s *Shell) feed(data string) (*ofile, error) {
 		w.decRef()
 	}()
 	return r, nil
+}
+
+// hdocDelim is a here-document's delimiter with its quotes removed.
+func hdocDelim(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(strings.ReplaceAll(p.Value, "\\", ""))
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
+				}
+			}
+		}
+	}
+	return b.String()
 }
