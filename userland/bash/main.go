@@ -121,6 +121,9 @@ func run(argv []string) int {
 	sh.CommandMode = haveCommand
 	sh.Stdio(os.Stdin, os.Stdout, os.Stderr)
 	sh.SetArgs(arg0, args)
+	if !haveCommand && !readStdin && arg0 != name {
+		sh.SetScript(arg0)
+	}
 	for _, o := range opts {
 		if o.long != "" {
 			if !sh.SetOption(o.long, o.on) {

@@ -34,7 +34,9 @@ func init() {
 		"builtin": (*Shell).builtinB, "let": (*Shell).let, "getopts": (*Shell).getopts, "umask": (*Shell).umaskB,
 		"shopt": (*Shell).shoptB, "exec": (*Shell).execB, "hash": func(*Shell, []string) int { return 0 },
 		"times": (*Shell).times, "alias": func(*Shell, []string) int { return 0 }, "unalias": func(*Shell, []string) int { return 0 },
-		"disown": func(*Shell, []string) int { return 0 }, "caller": (*Shell).caller,
+		"disown": (*Shell).disown, "caller": (*Shell).caller,
+		"pushd": (*Shell).pushd, "popd": (*Shell).popd, "dirs": (*Shell).dirs,
+		"fg": (*Shell).noJobControl, "bg": (*Shell).noJobControl,
 	}
 }
 
@@ -538,7 +540,12 @@ func (s *Shell) unset(args []string) int {
 		}
 		_, sc := s.env.lookup(base)
 		if sc != nil {
-			delete(sc.vars, base)
+			if sc.parent != nil {
+				// An unset local stays local: it hides the outer one.
+				sc.vars[base] = expand.Variable{Local: true}
+			} else {
+				delete(sc.vars, base)
+			}
 		}
 	}
 	return status
@@ -633,7 +640,18 @@ func (s *Shell) sourceB(args []string) int {
 			path = found
 		}
 	}
-	b, err := os.ReadFile(s.abs(path))
+	var b []byte
+	var err error
+	if strings.HasPrefix(path, "/dev/fd/") || path == "/dev/stdin" {
+		o, ok := s.openRedir(path, os.O_RDONLY, false)
+		if !ok {
+			return 1
+		}
+		b, err = io.ReadAll(o.f)
+		o.decRef()
+	} else {
+		b, err = os.ReadFile(s.abs(path))
+	}
 	if err != nil {
 		s.errf("%s: %s", file, errText(err))
 		return 1
@@ -653,8 +671,10 @@ func (s *Shell) sourceB(args []string) int {
 	oldName, oldBase, oldLine, oldSrc := s.Name, s.lineBase, s.line, s.src
 	s.Name, s.lineBase, s.src = file, 0, string(b)
 	s.sourceDepth++
+	s.bashSource = append(s.bashSource, file)
 	s.lastStatus = 0
 	s.stmts(f.Stmts)
+	s.bashSource = s.bashSource[:len(s.bashSource)-1]
 	s.sourceDepth--
 	s.Name, s.lineBase, s.line, s.src = oldName, oldBase, oldLine, oldSrc
 	if len(args) > 2 {
@@ -705,21 +725,62 @@ func (s *Shell) shoptB(args []string) int {
 		mode += args[0][1:]
 		args = args[1:]
 	}
+	status := 0
 	for _, a := range args {
+		var on bool
+		if strings.Contains(mode, "o") {
+			p := s.optPtr(a)
+			if p == nil {
+				s.berr("shopt", "%s: invalid option name", a)
+				status = 1
+				continue
+			}
+			if strings.Contains(mode, "s") {
+				*p = true
+			} else if strings.Contains(mode, "u") {
+				*p = false
+			}
+			on = *p
+		} else {
+			switch {
+			case strings.Contains(mode, "s"):
+				s.shopt[a] = true
+			case strings.Contains(mode, "u"):
+				s.shopt[a] = false
+			}
+			on = s.shopt[a]
+		}
+		if strings.Contains(mode, "s") || strings.Contains(mode, "u") {
+			continue
+		}
+		if !on {
+			status = 1
+		}
+		if strings.Contains(mode, "q") {
+			continue
+		}
 		switch {
-		case strings.Contains(mode, "s"):
-			s.shopt[a] = true
-		case strings.Contains(mode, "u"):
-			s.shopt[a] = false
+		case strings.Contains(mode, "p") && strings.Contains(mode, "o"):
+			c := "+"
+			if on {
+				c = "-"
+			}
+			s.out(1, "set "+c+"o "+a+"\n")
+		case strings.Contains(mode, "p"):
+			c := "-u"
+			if on {
+				c = "-s"
+			}
+			s.out(1, "shopt "+c+" "+a+"\n")
 		default:
 			st := "off"
-			if s.shopt[a] {
+			if on {
 				st = "on"
 			}
 			s.out(1, fmt.Sprintf("%-15s\t%s\n", a, st))
 		}
 	}
-	return 0
+	return status
 }
 
 func (s *Shell) execB(args []string) int {

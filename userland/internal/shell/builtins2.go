@@ -33,6 +33,7 @@ func (s *Shell) read(args []string) int {
 	nchars := -1
 	prompt, arrName := "", ""
 	fd := 0
+	exact := false
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
 		a := args[0]
 		args = args[1:]
@@ -71,6 +72,9 @@ func (s *Shell) read(args []string) int {
 					return 2
 				}
 				nchars = n
+				if opt == 'N' {
+					exact = true
+				}
 			case 'a':
 				arrName = val
 			case 't':
@@ -103,7 +107,35 @@ func (s *Shell) read(args []string) int {
 	var line string
 	var ok bool
 	var err error
-	if raw {
+	if exact {
+		// -N: exactly that many characters, delimiters included.
+		delim = 0
+		var b []byte
+		buf := make([]byte, 1)
+		for len(b) < nchars {
+			n, rerr := o.f.Read(buf)
+			if n == 0 {
+				if rerr != nil && rerr != io.EOF {
+					err = rerr
+				}
+				break
+			}
+			b = append(b, buf[0])
+		}
+		ok = len(b) == nchars
+		if arrName == "" && len(args) <= 1 {
+			name := "REPLY"
+			if len(args) == 1 {
+				name = args[0]
+			}
+			_ = s.setVarRef(name, string(b))
+			if !ok {
+				return 1
+			}
+			return 0
+		}
+		line = string(b)
+	} else if raw {
 		line, ok, err = readLine(o.f, delim, nchars)
 	} else {
 		// Backslash escapes the next character; backslash-newline
@@ -270,6 +302,7 @@ func (s *Shell) mapfile(args []string) int {
 	delim := byte('\n')
 	fd := 0
 	count, origin, skip := -1, 0, 0
+	callback, quantum := "", 5000
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
 		a := args[0]
 		args = args[1:]
@@ -302,7 +335,13 @@ func (s *Shell) mapfile(args []string) int {
 			skip, _ = strconv.Atoi(val)
 		case 'u':
 			fd, _ = strconv.Atoi(val)
-		case 'C', 'c':
+		case 'C':
+			callback = val
+		case 'c':
+			quantum, _ = strconv.Atoi(val)
+			if quantum < 1 {
+				quantum = 1
+			}
 		default:
 			s.berr(name, "%s: invalid option", a)
 			return 2
@@ -335,6 +374,10 @@ func (s *Shell) mapfile(args []string) int {
 			line += string(delim)
 		}
 		v = indexedSet(v, i, line)
+		if callback != "" && (i-origin+1)%quantum == 0 {
+			_ = s.env.Set(arr, v)
+			s.evalString(callback+" "+strconv.Itoa(i)+" "+shellQuote(line), "mapfile")
+		}
 		i++
 		if !ok {
 			break
@@ -440,13 +483,46 @@ type job struct {
 	done   chan struct{}
 	status int
 	waited bool
+	kids   []int // programs it runs now
+	killed int   // the signal kill sent it
+	cancel func()
 }
 
 func (j *job) finish(status int) {
 	j.mu.Lock()
+	if j.killed != 0 {
+		status = 128 + j.killed
+	}
 	j.status = status
 	j.mu.Unlock()
 	close(j.done)
+}
+
+func (j *job) addKid(pid int) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.kids = append(j.kids, pid)
+	return j.killed
+}
+
+func (j *job) dropKid(pid int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for i, k := range j.kids {
+		if k == pid {
+			j.kids = append(j.kids[:i], j.kids[i+1:]...)
+			break
+		}
+	}
+}
+
+func (j *job) isDone() bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (sh *shared) addJob(pid int, text string) *job {
@@ -462,10 +538,17 @@ func (sh *shared) findJob(spec string) *job {
 	defer sh.mu.Unlock()
 	if strings.HasPrefix(spec, "%") {
 		rest := spec[1:]
-		if rest == "%" || rest == "+" || rest == "" {
+		if rest == "%" || rest == "+" || rest == "" || rest == "-" {
+			skip := 0
+			if rest == "-" {
+				skip = 1
+			}
 			for i := len(sh.jobs) - 1; i >= 0; i-- {
 				if !sh.jobs[i].waited {
-					return sh.jobs[i]
+					if skip == 0 {
+						return sh.jobs[i]
+					}
+					skip--
 				}
 			}
 			return nil
@@ -560,9 +643,40 @@ func (s *Shell) wait(args []string) int {
 func (s *Shell) kill(args []string) int {
 	args = args[1:]
 	sig := 15
-	if len(args) > 0 && args[0] == "-l" {
-		s.out(1, "HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM\n")
-		return 0
+	if len(args) > 0 && (args[0] == "-l" || args[0] == "-L") {
+		if len(args) == 1 {
+			s.out(1, " 1) SIGHUP	 2) SIGINT	 3) SIGQUIT	 4) SIGILL	 5) SIGTRAP\n 6) SIGABRT	 7) SIGBUS	 8) SIGFPE	 9) SIGKILL	10) SIGUSR1\n11) SIGSEGV	12) SIGUSR2	13) SIGPIPE	14) SIGALRM	15) SIGTERM\n")
+			return 0
+		}
+		status := 0
+		for _, a := range args[1:] {
+			if n, err := strconv.Atoi(a); err == nil {
+				if n > 128 {
+					n -= 128
+				}
+				name := ""
+				for k, v := range signalNames {
+					if v == n {
+						name = k
+					}
+				}
+				if name == "" {
+					s.berr("kill", "%s: invalid signal specification", a)
+					status = 1
+					continue
+				}
+				s.out(1, name+"\n")
+				continue
+			}
+			n, ok := signalNames[strings.TrimPrefix(strings.ToUpper(a), "SIG")]
+			if !ok {
+				s.berr("kill", "%s: invalid signal specification", a)
+				status = 1
+				continue
+			}
+			s.out(1, strconv.Itoa(n)+"\n")
+		}
+		return status
 	}
 	if len(args) > 0 && strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
 		spec := args[0][1:]
@@ -587,7 +701,14 @@ func (s *Shell) kill(args []string) int {
 	status := 0
 	for _, a := range args {
 		if j := s.sh.findJob(a); j != nil {
-			s.killJob(j, sig)
+			if err := s.killJob(j, sig); err != nil {
+				if strings.HasPrefix(a, "%") {
+					s.berr("kill", "%s: no such job", a)
+				} else {
+					s.berr("kill", "(%s) - %s", a, sysText(err))
+				}
+				status = 1
+			}
 			continue
 		}
 		if strings.HasPrefix(a, "%") {
@@ -614,19 +735,29 @@ func (s *Shell) kill(args []string) int {
 
 // killJob ends a job: its children get the signal, its goroutine stops
 // at the next statement.
-func (s *Shell) killJob(j *job, sig int) {
-	s.sh.mu.Lock()
-	kids := slices.Clone(s.sh.jobKids[j.pid])
-	cancel := s.sh.jobCancel[j.pid]
-	s.sh.mu.Unlock()
-	if sig != 0 {
-		if cancel != nil {
-			cancel(sig)
-		}
-		for _, k := range kids {
-			_ = s.sh.sys.Kill(k, sig)
-		}
+func (s *Shell) killJob(j *job, sig int) error {
+	if j.isDone() {
+		return syscall.ESRCH
 	}
+	if sig == 0 {
+		return nil
+	}
+	switch sig {
+	case 17, 18, 28: // CHLD, CONT, WINCH: ignored by default
+		return nil
+	}
+	j.mu.Lock()
+	j.killed = sig
+	kids := slices.Clone(j.kids)
+	cancel := j.cancel
+	j.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	for _, k := range kids {
+		_ = s.sh.sys.Kill(k, sig)
+	}
+	return nil
 }
 
 func (s *Shell) jobsB(args []string) int {

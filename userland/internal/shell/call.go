@@ -362,6 +362,13 @@ func (s *Shell) external(args []string) {
 		s.spawnError(args, err)
 		return
 	}
+	if j := s.job; j != nil {
+		if sig := j.addKid(pid); sig != 0 {
+			// Killed while starting it.
+			_ = s.sh.sys.Kill(pid, sig)
+		}
+		defer j.dropKid(pid)
+	}
 	s.lastStatus = s.waitPID(pid).Status()
 }
 

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,11 @@ func (s *Shell) stmt(st *syntax.Stmt) {
 		s.noErrExit++
 	}
 	s.stmtNoBg(st)
+	if bc, ok := st.Cmd.(*syntax.BinaryCmd); !ok || (bc.Op != syntax.Pipe && bc.Op != syntax.PipeAll) {
+		if _, compound := st.Cmd.(*syntax.CallExpr); compound || st.Cmd == nil {
+			s.pipeStatus = []int{s.lastStatus}
+		}
+	}
 	if st.Negated {
 		s.noErrExit--
 		if s.lastStatus == 0 {
@@ -377,7 +383,7 @@ func (s *Shell) caseClause(c *syntax.CaseClause) {
 					s.expandError(err)
 					return
 				}
-				if matchPattern(pat, word) {
+				if s.match(pat, word) {
 					matched = true
 					break
 				}
@@ -506,10 +512,20 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 		st := stages[i]
 		chans[i] = s.goSub(subs[i], func(sub *Shell) { sub.stmt(st) })
 	}
-	last := subs[n-1]
-	last.stmt(stages[n-1])
 	status := make([]int, n)
-	status[n-1] = last.finish()
+	if s.shopt["lastpipe"] {
+		// The last stage runs in this shell.
+		last := subs[n-1]
+		sv := s.fds.swap(0, last.fds.get(0))
+		last.fds.closeAll()
+		s.stmt(stages[n-1])
+		s.fds.restore([]saved{sv})
+		status[n-1] = s.lastStatus
+	} else {
+		last := subs[n-1]
+		last.stmt(stages[n-1])
+		status[n-1] = last.finish()
+	}
 	for i, ch := range chans {
 		status[i] = <-ch
 	}
@@ -538,6 +554,9 @@ func (s *Shell) background(st *syntax.Stmt) {
 	cp := *st
 	cp.Background = false
 	j := s.sh.addJob(sub.bashpid, s.source(st))
+	sub.job = j
+	sub.ctx, sub.cancel = context.WithCancel(s.ctx)
+	j.cancel = sub.cancel
 	done := s.goSub(sub, func(sub *Shell) { sub.stmt(&cp) })
 	go func() {
 		j.finish(<-done)
@@ -627,10 +646,19 @@ func (s *Shell) literal(w *syntax.Word) (string, error) {
 func (s *Shell) expandError(err error) {
 	var ue expand.UnsetParameterError
 	if errors.As(err, &ue) {
-		if ue.Message == "unbound variable" || strings.HasSuffix(ue.Message, "unbound variable") {
-			s.errf("%s: unbound variable", paramName(ue.Node))
-		} else {
-			s.errf("%s: %s", paramName(ue.Node), ue.Message)
+		name := paramName(ue.Node)
+		if name != "" && (name[0] >= '0' && name[0] <= '9' || name == "@" || name == "*") {
+			name = "$" + name
+		}
+		switch {
+		case ue.Message == "unbound variable" || strings.HasSuffix(ue.Message, "unbound variable"):
+			s.errf("%s: unbound variable", name)
+		case ue.Message == "" && ue.Node.Exp != nil && ue.Node.Exp.Op == syntax.ErrorUnsetOrNull:
+			s.errf("%s: parameter null or not set", name)
+		case ue.Message == "":
+			s.errf("%s: parameter not set", name)
+		default:
+			s.errf("%s: %s", name, ue.Message)
 		}
 		s.lastStatus = 1
 		if !s.inTrap {
@@ -707,6 +735,25 @@ func (s *Shell) exprError(err error) {
 
 // cmdSubst runs $(...) in a subshell and writes its output to w.
 func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
+	if len(cs.Stmts) == 1 {
+		// $(< file) reads the file without running anything.
+		st := cs.Stmts[0]
+		if st.Cmd == nil && len(st.Redirs) == 1 && st.Redirs[0].Op == syntax.RdrIn && st.Redirs[0].N == nil && !st.Negated && !st.Background {
+			name, err := s.literal(st.Redirs[0].Word)
+			if err != nil {
+				return err
+			}
+			o, ok := s.openRedir(name, os.O_RDONLY, false)
+			if !ok {
+				s.lastStatus = 1
+				return nil
+			}
+			_, cerr := io.Copy(w, o.f)
+			o.decRef()
+			s.lastStatus = 0
+			return cerr
+		}
+	}
 	sub := s.subshell()
 	if !s.opts.posix && !s.shopt["inherit_errexit"] {
 		sub.opts.errexit = false

@@ -29,7 +29,7 @@ import (
 // options are the set -o flags.
 type options struct {
 	errexit, nounset, pipefail, xtrace, noglob, noclobber, allexport, verbose, noexec bool
-	errtrace, functrace                                                              bool
+	errtrace, functrace                                                               bool
 	posix                                                                             bool
 }
 
@@ -47,10 +47,6 @@ type shared struct {
 	jobs    []*job
 	nextJob int
 	fakePID int
-	// jobKids and jobCancel let kill reach an asynchronous job: the
-	// programs it started and the goroutine running it.
-	jobKids   map[int][]int
-	jobCancel map[int]func(sig int)
 }
 
 // Shell is one shell execution environment. Subshells are copies that run
@@ -107,12 +103,13 @@ type Shell struct {
 	exportFuncs map[string]bool
 	caseAttr    map[string]byte // declare -u (u) / -l (l)
 	bashSource  []string
-	curCmd      *syntax.Stmt // the simple command running, for $BASH_COMMAND
-	optPos      int               // getopts: position in a grouped option argument
-	getoptsInd  int               // getopts: the OPTIND optPos belongs to
-	substStatus *int              // status of the last $(...) of the current command
-	procSubsts  []int             // descriptors of live process substitutions
-	intAttr     map[string]bool   // declare -i
+	curCmd      *syntax.Stmt    // the simple command running, for $BASH_COMMAND
+	job         *job            // the asynchronous job this shell runs, if any
+	optPos      int             // getopts: position in a grouped option argument
+	getoptsInd  int             // getopts: the OPTIND optPos belongs to
+	substStatus *int            // status of the last $(...) of the current command
+	procSubsts  []int           // descriptors of live process substitutions
+	intAttr     map[string]bool // declare -i
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -158,6 +155,9 @@ func New(name string, sys System, environ []string, dir string) *Shell {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
 }
+
+// SetScript records the script file being run (for $BASH_SOURCE).
+func (s *Shell) SetScript(path string) { s.bashSource = []string{path} }
 
 // SetArgs sets $0 and the positional parameters.
 func (s *Shell) SetArgs(arg0 string, params []string) {

@@ -70,7 +70,7 @@ func (s *Shell) test(x syntax.TestExpr) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			m := matchPattern(pat, l)
+			m := s.match(pat, l)
 			if x.Op == syntax.TsNoMatch {
 				return !m, nil
 			}

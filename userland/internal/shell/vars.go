@@ -1,8 +1,8 @@
 package shell
 
 import (
-	"regexp"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
