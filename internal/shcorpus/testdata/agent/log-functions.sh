@@ -1,0 +1,5 @@
+info() { printf '[info] %s\n' "$*"; }
+warn() { printf '[warn] %s\n' "$*" >&2; }
+info "starting"
+warn "careful"
+info "done"

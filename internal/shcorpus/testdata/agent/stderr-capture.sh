@@ -1,0 +1,3 @@
+out=$(nonexistent-tool --version 2>&1)
+echo "status $?"
+echo "captured: $out"

@@ -1,0 +1,2 @@
+( echo $((5 % 0)) )
+echo "status $?"

@@ -1,0 +1,3 @@
+echo start
+echo $((1 / 0))
+echo "after: bash continues"

@@ -1,0 +1,3 @@
+y=08
+echo $((y + 1))
+echo "status $?"

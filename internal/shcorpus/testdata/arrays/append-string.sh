@@ -1,0 +1,7 @@
+a=(one)
+a[0]+=-more
+a+=(two three)
+echo "${a[@]}"
+s=abc
+s+=def
+echo "$s"

@@ -1,0 +1,4 @@
+s="a:b::c"
+IFS=: read -r -a parts <<< "$s"
+echo "${#parts[@]}"
+printf '[%s]\n' "${parts[@]}"

@@ -1,0 +1,4 @@
+f() { local -a x=(in function); echo "${x[*]}"; }
+x=(global)
+f
+echo "${x[*]}"

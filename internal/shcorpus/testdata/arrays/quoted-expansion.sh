@@ -1,0 +1,6 @@
+a=("one two" three "")
+printf '[%s]\n' "${a[@]}"
+printf '[%s]\n' ${a[@]}
+printf '<%s>\n' "${a[*]}"
+IFS=,
+echo "${a[*]}"

@@ -1,0 +1,3 @@
+a=(pear apple fig)
+mapfile -t sorted < <(printf '%s\n' "${a[@]}" | sort)
+echo "${sorted[*]}"

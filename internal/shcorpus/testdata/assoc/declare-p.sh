@@ -1,0 +1,2 @@
+declare -A m=([only]=one)
+declare -p m

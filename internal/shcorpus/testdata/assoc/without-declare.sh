@@ -1,0 +1,3 @@
+m[foo]=bar
+m[baz]=qux
+echo "${m[foo]} ${m[baz]} ${m[0]}"

@@ -1,0 +1,3 @@
+command -v printf
+command -V true | head -n 1
+type printf

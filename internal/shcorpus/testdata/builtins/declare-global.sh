@@ -1,0 +1,3 @@
+f() { declare -g G=global-from-f; local L=local; }
+f
+echo "${G} ${L-unset}"

@@ -1,0 +1,5 @@
+mapfile -t rows <<'EOF'
+r1
+r2 with space
+EOF
+printf '<%s>\n' "${rows[@]}"

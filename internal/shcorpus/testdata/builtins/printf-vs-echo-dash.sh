@@ -1,0 +1,2 @@
+echo -e "x\c"; echo "|"
+echo -n; echo "|"

@@ -1,0 +1,8 @@
+mkdir -p x y
+pushd x > /dev/null
+basename "$PWD"
+pushd ../y > /dev/null
+basename "$PWD"
+popd > /dev/null
+basename "$PWD"
+popd > /dev/null

@@ -1,0 +1,5 @@
+set -x
+echo traced
+x=$((1+1))
+set +x
+echo untraced

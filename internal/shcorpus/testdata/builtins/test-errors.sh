@@ -1,0 +1,6 @@
+[ 1 -eq x ]
+echo "status $?"
+[ a b ]
+echo "status $?"
+test
+echo "status $?"

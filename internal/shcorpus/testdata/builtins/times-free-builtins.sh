@@ -1,0 +1,2 @@
+enable -a | grep -cw 'echo'
+help true | head -n 1

@@ -1,0 +1,4 @@
+true; echo $?
+false; echo $?
+:; echo $?
+: ignored args $(echo evaluated >&2)

@@ -1,0 +1,2 @@
+n=$(( $(echo 6) * $(echo 7) ))
+echo $n

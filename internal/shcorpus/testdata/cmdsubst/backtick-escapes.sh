@@ -1,0 +1,2 @@
+echo `echo \$HOME | tr A-Z a-z`
+echo `echo '\\'`

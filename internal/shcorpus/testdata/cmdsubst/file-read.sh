@@ -1,0 +1,2 @@
+printf 'content here\n' > f
+echo "$(< f)"

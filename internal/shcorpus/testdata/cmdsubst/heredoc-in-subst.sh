@@ -1,0 +1,5 @@
+x=$(cat <<'EOF'
+inside $(subst)
+EOF
+)
+echo "$x"

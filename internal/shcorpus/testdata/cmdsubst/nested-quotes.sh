@@ -1,0 +1,2 @@
+echo "$(echo "inner \"quoted\" $(echo deeper)")"
+echo "$(echo 'single in subst')"

@@ -1,0 +1,2 @@
+x=$(echo "(paren)"; echo ')')
+echo "$x"

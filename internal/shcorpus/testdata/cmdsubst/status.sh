@@ -1,0 +1,4 @@
+x=$(false)
+echo "status $?"
+x=$(exit 9)
+echo "status $?"

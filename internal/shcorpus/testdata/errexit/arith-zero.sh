@@ -1,0 +1,4 @@
+set -e
+i=0
+(( i++ ))
+echo REACHED

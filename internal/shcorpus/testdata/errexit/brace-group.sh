@@ -1,0 +1,3 @@
+set -e
+{ echo in group; false; echo REACHED in group; }
+echo REACHED

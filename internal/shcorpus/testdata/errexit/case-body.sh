@@ -1,0 +1,5 @@
+set -e
+case x in
+  x) echo matched; false ;;
+esac
+echo REACHED

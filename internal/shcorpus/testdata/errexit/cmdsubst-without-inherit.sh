@@ -1,0 +1,3 @@
+set -e
+x=$(false; echo "reached in subst: no inherit_errexit")
+echo "$x"

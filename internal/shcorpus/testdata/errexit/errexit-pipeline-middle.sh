@@ -1,0 +1,3 @@
+set -e
+false | echo "middle ok" | cat
+echo "reached: only the last status counts without pipefail"

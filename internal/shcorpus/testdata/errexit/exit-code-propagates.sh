@@ -1,0 +1,4 @@
+set -e
+f() { return 5; }
+f
+echo REACHED

@@ -1,0 +1,5 @@
+#!/bin/sh
+set -e
+echo before
+false
+echo REACHED

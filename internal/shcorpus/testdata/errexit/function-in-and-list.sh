@@ -1,0 +1,4 @@
+set -e
+f() { false; echo "reached: errexit off inside an && list"; }
+f && echo "f returned 0"
+echo end

@@ -1,0 +1,5 @@
+set -e
+let x=1
+echo "x=$x"
+let y=0
+echo REACHED

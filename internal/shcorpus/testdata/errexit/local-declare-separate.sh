@@ -1,0 +1,7 @@
+set -e
+f() {
+  local x
+  x=$(false)
+  echo REACHED
+}
+f

@@ -1,0 +1,4 @@
+#!/bin/sh
+set -e
+ls /nonexistent
+echo REACHED

@@ -1,0 +1,5 @@
+set -e
+! true
+echo "reached: ! suppresses errexit"
+! false
+echo still here

@@ -1,0 +1,5 @@
+#!/bin/sh
+set -e
+false || echo recovered
+false || false
+echo REACHED

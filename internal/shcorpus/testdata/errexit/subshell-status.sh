@@ -1,0 +1,3 @@
+set -e
+( exit 7 ) || echo "subshell failed with $?"
+echo end

@@ -1,0 +1,4 @@
+#!/bin/sh
+set -e
+(false; echo REACHED in subshell)
+echo REACHED after subshell

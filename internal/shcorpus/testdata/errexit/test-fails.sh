@@ -1,0 +1,3 @@
+set -e
+[ -f missing.txt ]
+echo REACHED

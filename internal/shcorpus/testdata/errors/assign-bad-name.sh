@@ -1,0 +1,2 @@
+x-y=3
+echo "status $?"

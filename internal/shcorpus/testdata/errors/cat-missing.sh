@@ -1,0 +1,2 @@
+cat nope.txt
+echo "status $?"

@@ -1,0 +1,2 @@
+cd /definitely/not/here
+echo "status $?"

@@ -1,0 +1,3 @@
+echo one
+missing_command_one arg
+echo two

@@ -1,0 +1,2 @@
+declare 1abc=2
+echo "status $?"

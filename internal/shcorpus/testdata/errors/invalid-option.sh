@@ -1,0 +1,2 @@
+set -Z
+echo "status $?"

@@ -1,0 +1,2 @@
+ls missing-a missing-b
+echo "status $?"

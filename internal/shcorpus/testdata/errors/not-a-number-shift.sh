@@ -1,0 +1,2 @@
+shift abc
+echo "status $?"

@@ -1,0 +1,3 @@
+readonly x=1
+x=2
+echo "after: status $?"

@@ -1,0 +1,3 @@
+f="a b"
+echo x > $f
+echo "status $?"

@@ -1,0 +1,2 @@
+eval 'for x in a; echo $x; done'
+echo "status $?"

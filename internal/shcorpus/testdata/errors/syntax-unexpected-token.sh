@@ -1,0 +1,3 @@
+echo before
+eval 'echo )'
+echo "status $?"

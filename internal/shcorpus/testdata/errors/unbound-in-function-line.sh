@@ -1,0 +1,6 @@
+set -u
+f() {
+  echo "in f"
+  echo "$undefined_here"
+}
+f

@@ -1,0 +1,3 @@
+readonly k=1
+unset k
+echo "status $?"

@@ -1,0 +1,2 @@
+bash -c 'echo ok; ('
+echo "status $?"

@@ -1,0 +1,3 @@
+#!/bin/sh
+no-such-command-abc
+echo "status $?"

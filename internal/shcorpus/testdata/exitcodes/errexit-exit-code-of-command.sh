@@ -1,0 +1,3 @@
+set -e
+bash -c 'exit 42'
+echo REACHED

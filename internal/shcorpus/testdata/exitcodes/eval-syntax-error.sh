@@ -1,0 +1,4 @@
+eval 'if then fi'
+echo "status $?"
+eval 'echo "unterminated'
+echo "status $?"

@@ -1,0 +1,4 @@
+( exit 3 )
+echo "subshell $?"
+x=$(exit 5)
+echo "cmdsubst $?"

@@ -1,0 +1,3 @@
+#!/bin/sh
+echo before
+exit 42

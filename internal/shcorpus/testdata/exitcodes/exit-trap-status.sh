@@ -1,0 +1,2 @@
+trap 'echo "trap sees $?"' EXIT
+(exit 4) || exit

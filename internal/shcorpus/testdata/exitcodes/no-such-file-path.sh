@@ -1,0 +1,2 @@
+./missing-program
+echo "status $?"

@@ -1,0 +1,6 @@
+echo 'echo hi' > script
+./script
+echo "status $?"
+chmod +x script
+./script
+echo "status $?"

@@ -1,0 +1,3 @@
+set -e
+missing-binary-xyz
+echo REACHED

@@ -1,0 +1,3 @@
+set -eo pipefail
+(exit 9) | cat
+echo REACHED

@@ -1,0 +1,2 @@
+return 2
+echo "status $?"

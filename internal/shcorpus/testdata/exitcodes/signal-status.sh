@@ -1,0 +1,2 @@
+bash -c 'kill -TERM $$'
+echo "status $?"

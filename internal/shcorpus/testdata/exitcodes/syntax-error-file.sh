@@ -1,0 +1,4 @@
+#!/bin/sh
+echo start
+if then
+echo REACHED

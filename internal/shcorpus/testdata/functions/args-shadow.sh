@@ -1,0 +1,4 @@
+set -- top1 top2
+f() { echo "in f: $# $*"; }
+f a b c
+echo "top: $# $*"

@@ -1,0 +1,3 @@
+greet() { echo "exported hi"; }
+export -f greet
+bash -c greet

@@ -1,0 +1,4 @@
+function a { echo a; }
+function b() { echo b; }
+c() ( echo "c in subshell" )
+a; b; c

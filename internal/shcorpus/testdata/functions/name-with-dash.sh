@@ -1,0 +1,2 @@
+my-func() { echo "dash name ok"; }
+my-func

@@ -1,0 +1,4 @@
+echo() { builtin echo "wrapped: $*"; }
+echo hi
+unset -f echo
+echo plain

@@ -1,0 +1,3 @@
+readonly R=fixed
+R=changed
+echo "R=$R"

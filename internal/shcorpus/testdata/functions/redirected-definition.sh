@@ -1,0 +1,2 @@
+log() { echo "log: $*"; } >&2
+log hello 2>&1

@@ -1,0 +1,6 @@
+f() {
+  trap 'echo "f EXIT trap"' EXIT
+  echo in f
+}
+f
+echo "back in main"

@@ -1,0 +1,2 @@
+set -- -b
+while getopts "b:" o; do echo "o=$o"; done

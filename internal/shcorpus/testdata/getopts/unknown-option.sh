@@ -1,0 +1,2 @@
+set -- -x -a
+while getopts "a" o; do echo "got $o"; done

@@ -1,0 +1,6 @@
+cat <<EOF && echo "then ran"
+body
+EOF
+cat <<EOF || echo "not printed"
+second
+EOF

@@ -1,0 +1,4 @@
+cat <<EOF
+line
+ EOF
+EOF

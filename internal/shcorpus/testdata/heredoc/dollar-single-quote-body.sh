@@ -1,0 +1,3 @@
+cat <<EOF
+$'not ansi-c in heredoc'
+EOF

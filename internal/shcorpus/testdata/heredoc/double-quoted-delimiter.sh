@@ -1,0 +1,4 @@
+x=expanded
+cat <<"EOF"
+$x ${x} $((1+1))
+EOF

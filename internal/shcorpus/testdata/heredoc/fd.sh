@@ -1,0 +1,3 @@
+cat 3<<EOF <&3
+from fd three
+EOF

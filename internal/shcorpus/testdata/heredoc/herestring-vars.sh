@@ -1,0 +1,5 @@
+x="a b"
+cat <<< $x
+cat <<< "$x  spaced"
+read -r first rest <<< "$x c"
+echo "$first|$rest"

@@ -1,0 +1,4 @@
+msg="He said \"hi\""
+cat <<EOF
+$msg and 'single' and "double $msg"
+EOF

@@ -1,0 +1,7 @@
+x=v
+cat <<E"O"F
+$x
+EOF
+cat <<\EOF
+$x \n
+EOF

@@ -1,0 +1,4 @@
+cat <<EOF | tr a-z A-Z | sort
+banana
+apple
+EOF

@@ -1,0 +1,8 @@
+#!/bin/sh
+name=posix
+cat <<EOF
+hello $name
+EOF
+cat <<'EOF'
+literal $name
+EOF

@@ -1,0 +1,3 @@
+	cat <<-'EOF'
+		$not_expanded
+	EOF

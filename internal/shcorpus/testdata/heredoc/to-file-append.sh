@@ -1,0 +1,7 @@
+cat > log <<EOF
+first
+EOF
+cat >> log <<EOF
+second
+EOF
+cat log

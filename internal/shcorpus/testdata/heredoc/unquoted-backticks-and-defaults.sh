@@ -1,0 +1,8 @@
+name=
+list="a b a"
+cat <<EOF
+default: ${name:-anon}
+replace: ${list// /,}
+length: ${#list}
+upper: ${list^^}
+EOF

@@ -1,0 +1,3 @@
+{ echo bg; } > bg.txt &
+wait
+cat bg.txt

@@ -1,0 +1,3 @@
+true &
+[ -n "$!" ] && echo "\$! is set"
+wait

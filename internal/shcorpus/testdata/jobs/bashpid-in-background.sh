@@ -1,0 +1,2 @@
+( [ "$BASHPID" != "$$" ] && echo "background subshell has its own BASHPID" ) &
+wait

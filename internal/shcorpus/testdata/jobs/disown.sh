@@ -1,0 +1,4 @@
+sleep 1 &
+disown
+jobs | wc -l
+echo done

@@ -1,0 +1,4 @@
+sleep 1 &
+jobs
+kill %1
+wait

@@ -1,0 +1,4 @@
+sleep 5 &
+kill %1
+wait %1
+echo "status $?"

@@ -1,0 +1,3 @@
+(exit 6) &
+wait %1
+echo "status $?"

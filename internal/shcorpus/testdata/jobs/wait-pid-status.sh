@@ -1,0 +1,4 @@
+( exit 7 ) &
+pid=$!
+wait $pid
+echo "status $?"

@@ -1,0 +1,2 @@
+wait 999999
+echo "status $?"

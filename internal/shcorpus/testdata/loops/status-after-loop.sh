@@ -1,0 +1,4 @@
+for i in 1; do false; done
+echo "status $?"
+for i in; do :; done
+echo "status $?"

@@ -1,0 +1,1 @@
+printf 'a\nb\nc\n' | while read -r l; do echo "$l"; done | wc -l

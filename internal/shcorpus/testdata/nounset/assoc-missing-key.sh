@@ -1,0 +1,5 @@
+set -u
+declare -A m=([k]=v)
+echo "${m[k]}"
+echo "${m[nokey]}"
+echo REACHED

@@ -1,0 +1,6 @@
+#!/bin/sh
+set -u
+echo "${nosuchvar:-default}"
+echo "${nosuchvar-}x"
+: "${other:=assigned}"
+echo "$other"

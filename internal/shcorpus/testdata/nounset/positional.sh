@@ -1,0 +1,5 @@
+set -u
+f() { echo "$1"; }
+f one
+f
+echo REACHED

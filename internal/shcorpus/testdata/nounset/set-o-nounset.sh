@@ -1,0 +1,6 @@
+set -o nounset
+x=1
+echo "$x"
+unset x
+echo "${x}"
+echo REACHED

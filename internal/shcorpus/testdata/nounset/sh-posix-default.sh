@@ -1,0 +1,4 @@
+#!/bin/sh
+set -u
+: "${PORT:=8080}"
+echo "port=$PORT"

@@ -1,0 +1,5 @@
+#!/bin/sh
+set -u
+echo "before"
+echo "$nosuchvar"
+echo REACHED

@@ -1,0 +1,3 @@
+echo start
+echo "${x!!}"
+echo "after: bash continues"

@@ -1,0 +1,2 @@
+: "${needed?}"
+echo REACHED

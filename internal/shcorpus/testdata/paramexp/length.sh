@@ -1,0 +1,6 @@
+s="héllo"
+echo "${#s}"
+empty=
+echo "${#empty}"
+set -- a b c
+echo "${#}" "${#@}"

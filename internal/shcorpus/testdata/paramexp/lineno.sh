@@ -1,0 +1,5 @@
+echo "line $LINENO"
+f() {
+  echo "in f line $LINENO"
+}
+f

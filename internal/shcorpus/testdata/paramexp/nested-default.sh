@@ -1,0 +1,4 @@
+a=
+b=fromb
+echo "${a:-${b:-none}}"
+echo "${missing:-${also:-deep default}}"

@@ -1,0 +1,7 @@
+s="hello world hello"
+echo "${s/hello/bye}"
+echo "${s//hello/bye}"
+echo "${s/#hello/start}"
+echo "${s/%hello/end}"
+echo "${s//o}"
+echo "${s// /_}"

@@ -1,0 +1,4 @@
+echo first second
+echo "$_"
+: last-arg
+echo "$_"

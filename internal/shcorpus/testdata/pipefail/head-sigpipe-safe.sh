@@ -1,0 +1,3 @@
+set -o pipefail
+printf 'a\nb\nc\n' | head -n 1
+echo "status $?"

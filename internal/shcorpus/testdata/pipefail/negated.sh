@@ -1,0 +1,5 @@
+set -o pipefail
+! false | true
+echo "status $?"
+! true | true
+echo "status $?"

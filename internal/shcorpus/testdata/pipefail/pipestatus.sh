@@ -1,0 +1,3 @@
+true | false | (exit 5) | true
+echo "${PIPESTATUS[@]}"
+echo "${#PIPESTATUS[@]}"

@@ -1,0 +1,5 @@
+set -o pipefail
+shopt -po pipefail
+set +o pipefail
+shopt -po pipefail
+set -o | grep pipefail

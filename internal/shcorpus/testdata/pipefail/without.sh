@@ -1,0 +1,3 @@
+(exit 3) | true
+echo "status $?"
+echo "pipestatus: $(false | true; echo ${PIPESTATUS[@]})"

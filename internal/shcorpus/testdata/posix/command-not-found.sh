@@ -1,0 +1,3 @@
+#!/bin/sh
+nonexistent-cmd-posix
+echo "status $?"

@@ -1,0 +1,4 @@
+#!/bin/sh
+(exit 7)
+echo "sub $?"
+exit 5

@@ -1,0 +1,7 @@
+#!/bin/sh
+f() {
+  echo "f got $# args: $*"
+  return 3
+}
+f a b
+echo "status $?"

@@ -1,0 +1,5 @@
+#!/bin/sh
+set -u
+echo "${defined:-ok}"
+echo "$notdefined"
+echo REACHED

@@ -1,0 +1,3 @@
+#!/bin/sh
+p=dir/sub/file.txt
+echo "${p##*/} ${p%/*} ${#p} ${unset_v:-def}"

@@ -1,0 +1,2 @@
+#!/bin/sh
+mkdir -p d && (cd d && touch f) && ls d

@@ -1,0 +1,4 @@
+#!/bin/sh
+trap 'echo cleanup' EXIT
+echo body
+exit 2

@@ -1,0 +1,3 @@
+#!/bin/sh
+printf 'one\ntwo\n' > f
+while read -r l; do echo "[$l]"; done < f

@@ -1,0 +1,2 @@
+printf -- '--flag\n'
+printf '%s\n' -n

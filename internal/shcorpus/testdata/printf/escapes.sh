@@ -1,0 +1,5 @@
+printf 'tab\there\n'
+printf '%b\n' 'a\tb' 'c\nd'
+printf 'octal \101 hex \x42\n'
+printf '%s\n' 'a\tb'
+printf 'percent %%\n'

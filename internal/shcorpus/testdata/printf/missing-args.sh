@@ -1,0 +1,2 @@
+printf '%s|%s|%d\n' only
+printf '%s\n'

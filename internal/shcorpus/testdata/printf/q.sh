@@ -1,0 +1,1 @@
+printf '%q\n' "it's" 'a b' 'tab	x' '$HOME' ''

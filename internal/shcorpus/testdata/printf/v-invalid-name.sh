@@ -1,0 +1,2 @@
+printf -v 1bad '%s' x
+echo "status $?"

@@ -1,0 +1,1 @@
+for w in $(cat <(echo "x y z")); do echo "w=$w"; done

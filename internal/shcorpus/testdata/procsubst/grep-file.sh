@@ -1,0 +1,2 @@
+printf 'apple\nbanana\ncherry\n' > fruits
+grep -f <(echo an) fruits

@@ -1,0 +1,2 @@
+a=( $(cat <(printf 'p q r')) )
+echo "${#a[@]} ${a[1]}"

@@ -1,0 +1,2 @@
+lines() { wc -l < <(printf '1\n2\n3\n'); }
+lines

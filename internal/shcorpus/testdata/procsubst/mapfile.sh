@@ -1,0 +1,3 @@
+mapfile -t a < <(printf 'one\ntwo\nthree\n')
+echo "${#a[@]}: ${a[1]}"
+printf '[%s]\n' "${a[@]}"

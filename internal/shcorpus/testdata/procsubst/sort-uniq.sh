@@ -1,0 +1,1 @@
+sort -u <(printf 'b\na\nb\n') <(printf 'c\na\n')

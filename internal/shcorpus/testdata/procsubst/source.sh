@@ -1,0 +1,2 @@
+source <(echo 'greeting=hello-from-source')
+echo "$greeting"

@@ -1,0 +1,2 @@
+read -r x < <(echo val; exit 3)
+echo "x=$x status=$?"

@@ -1,0 +1,1 @@
+paste <(seq 3) <(printf 'x\ny\nz\n')

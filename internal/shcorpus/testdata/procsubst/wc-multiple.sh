@@ -1,0 +1,1 @@
+wc -l <(seq 3) <(seq 5) | awk '{print $1}'

@@ -1,0 +1,3 @@
+while IFS=, read -r name age; do
+  echo "$name is $age"
+done < <(printf 'ann,30\nbob,25\n')

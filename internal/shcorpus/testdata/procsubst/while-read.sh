@@ -1,0 +1,3 @@
+while read -r x; do
+  echo "got $x"
+done < <(printf 'a\nb\nc\n')

@@ -1,0 +1,5 @@
+x="a b   c"
+y=$x
+echo "$y"
+z=*
+echo "$z"

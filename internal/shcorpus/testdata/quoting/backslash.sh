@@ -1,0 +1,4 @@
+echo \$x \"x\" \\ a\ b
+echo "a\nb" 'a\nb'
+echo \
+continued

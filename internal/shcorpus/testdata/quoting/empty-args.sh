@@ -1,0 +1,5 @@
+f() { echo "$#"; }
+f "" ''
+f $empty
+f "$empty"
+f "${arr[@]}"

@@ -1,0 +1,3 @@
+msg='He said "hi" & left'
+json=$(printf '{"msg": "%s"}' "${msg//\"/\\\"}")
+echo "$json"

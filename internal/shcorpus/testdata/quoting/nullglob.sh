@@ -1,0 +1,7 @@
+echo *.nomatch
+shopt -s nullglob
+echo *.nomatch end
+shopt -u nullglob
+shopt -s failglob
+echo *.nomatch
+echo "status $?"

@@ -1,0 +1,2 @@
+IFS=, read -r a b c <<< ",mid,"
+echo "[$a][$b][$c]"

@@ -1,0 +1,2 @@
+printf 'a\nb' > f
+while read -r l || [ -n "$l" ]; do echo "[$l]"; done < f

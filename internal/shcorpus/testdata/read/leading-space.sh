@@ -1,0 +1,4 @@
+IFS= read -r keep <<< "   spaces   "
+echo "[$keep]"
+read -r trim <<< "   spaces   "
+echo "[$trim]"

@@ -1,0 +1,2 @@
+read -r a b c <<< "only-one"
+echo "[$a][$b][$c]"

@@ -1,0 +1,2 @@
+read -r -p "Name? " name <<< "agent"
+echo "name=$name"

@@ -1,0 +1,4 @@
+read <<< "  padded  "
+echo "[$REPLY]"
+IFS= read -r <<< "  kept  "
+echo "[$REPLY]"

@@ -1,0 +1,2 @@
+read -r -s secret <<< "hunter2"
+echo "len=${#secret}"

@@ -1,0 +1,3 @@
+echo hidden > /dev/null
+ls /nonexistent 2>/dev/null
+echo "status $?"

@@ -1,0 +1,3 @@
+cat < /dev/null
+echo "empty read"
+wc -c < /dev/null

@@ -1,0 +1,3 @@
+#!/bin/sh
+cat < missing.txt
+echo "status $?"

@@ -1,0 +1,3 @@
+echo 'y=dotted' > lib.sh
+. ./lib.sh
+echo "$y"

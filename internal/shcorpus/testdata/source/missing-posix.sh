@@ -1,0 +1,4 @@
+#!/bin/sh
+echo start
+. ./nope.sh
+echo "after: bash continues"

@@ -1,0 +1,2 @@
+source ./nope.sh
+echo "status $?"

@@ -1,0 +1,2 @@
+{ echo in group; exit 4; }
+echo REACHED

@@ -1,0 +1,2 @@
+( ( ( echo deep ) ) )
+echo $( echo $( echo nested ) )

@@ -1,0 +1,3 @@
+x=before
+echo changed | read -r x
+echo "$x"

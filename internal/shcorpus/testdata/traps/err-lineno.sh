@@ -1,0 +1,4 @@
+trap 'echo "error on line $LINENO"' ERR
+echo ok
+false
+echo done

@@ -1,0 +1,5 @@
+trap 'echo ERR fired' ERR
+if false; then :; fi
+false || true
+false && true
+echo end

@@ -1,0 +1,3 @@
+#!/bin/sh
+trap 'echo bye' EXIT
+exit 3

@@ -1,0 +1,3 @@
+#!/bin/sh
+trap 'echo cleanup' EXIT
+echo body

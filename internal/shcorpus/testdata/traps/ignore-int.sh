@@ -1,0 +1,5 @@
+trap '' INT
+kill -INT $$
+echo "survived INT"
+trap - INT
+echo end

@@ -1,0 +1,3 @@
+trap 'echo outer exit' EXIT
+( trap 'echo inner exit' EXIT; echo in subshell )
+echo back

@@ -1,0 +1,3 @@
+trap 'echo caught TERM; exit 143' TERM
+kill -TERM $$
+echo REACHED
