@@ -118,6 +118,10 @@ func run(argv []string) int {
 		src = string(b)
 	}
 	sh := shell.New(diagName, sys, os.Environ(), dir)
+	if prog == "sh" {
+		// bash invoked as sh runs in POSIX mode.
+		sh.SetOption("posix", true)
+	}
 	sh.CommandMode = haveCommand
 	sh.Stdio(os.Stdin, os.Stdout, os.Stderr)
 	sh.SetArgs(arg0, args)

@@ -598,7 +598,9 @@ func (s *Shell) evalString(src, what string) {
 	if err != nil {
 		line := s.line
 		s.lineBase = line - 1
+		s.inEval = what == "eval"
 		s.syntaxError(err)
+		s.inEval = false
 		s.lineBase = 0
 		s.lastStatus = 2
 		if what == "trap" {
@@ -654,6 +656,10 @@ func (s *Shell) sourceB(args []string) int {
 	}
 	if err != nil {
 		s.errf("%s: %s", file, errText(err))
+		if s.opts.posix {
+			// POSIX: a special builtin's error ends a non-interactive shell.
+			s.exit(1)
+		}
 		return 1
 	}
 	f, err := Parse(strings.NewReader(string(b)), file)

@@ -42,6 +42,8 @@ func (s *Shell) setLine(p syntax.Pos) {
 // stmt runs one statement: background, negation, redirections, and the
 // errexit and ERR-trap checks that follow a failure.
 func (s *Shell) stmt(st *syntax.Stmt) {
+	// Process substitutions opened while running st close with it.
+	defer s.closeProcSubsts(len(s.procSubsts))
 	s.setLine(st.Pos())
 	if _, ok := st.Cmd.(*syntax.CallExpr); ok && !s.inTrap {
 		s.curCmd = st

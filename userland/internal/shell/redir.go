@@ -80,17 +80,21 @@ func (s *Shell) redirect(rd *syntax.Redirect, sv *[]saved) bool {
 		o.decRef()
 		return true
 	}
-	word, err := s.literal(rd.Word)
-	if err != nil {
-		s.expandError(err)
-		return false
-	}
+	// The word is expanded once (it may hold a process substitution or a
+	// command with side effects); more or fewer than one field is an
+	// ambiguous redirect.
+	var word string
 	if rd.Word != nil {
-		// A word that expands to several fields is ambiguous.
-		if fs, err := s.fields(rd.Word); err == nil && len(fs) != 1 && rd.Op != syntax.DplIn && rd.Op != syntax.DplOut {
+		fs, err := s.fields(rd.Word)
+		if err != nil {
+			s.expandError(err)
+			return false
+		}
+		if len(fs) != 1 {
 			s.errf("%s: ambiguous redirect", wordSource(rd.Word))
 			return false
 		}
+		word = fs[0]
 	}
 	switch rd.Op {
 	case syntax.DplIn, syntax.DplOut:

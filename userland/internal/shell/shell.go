@@ -97,6 +97,7 @@ type Shell struct {
 	src         string            // the source text being run (for arithmetic errors)
 	funcSrc     map[string]string // each function's defining source
 	aborting    bool              // an expansion error unwinds to the top level
+	inEval      bool              // parsing an eval string (diagnostics say "eval")
 	assocTmp    int
 	assocTemps  []string
 	dirStack    []string // pushd/popd
@@ -347,11 +348,18 @@ func (s *Shell) syntaxError(err error) {
 		line = pe.Pos.Line() + s.lineBase
 		msg = pe.Text
 	}
+	where := s.Name
+	if s.CommandMode && s.sourceDepth == 0 && !s.inEval {
+		where += ": -c"
+	}
+	if s.inEval {
+		where += ": eval"
+	}
 	if strings.Contains(msg, "reached EOF") || strings.Contains(msg, "must be followed by") {
-		fmt.Fprintf(s.stderr(), "%s: line %d: syntax error: unexpected end of file\n", s.Name, line)
+		fmt.Fprintf(s.stderr(), "%s: line %d: syntax error: unexpected end of file\n", where, line)
 		return
 	}
-	fmt.Fprintf(s.stderr(), "%s: line %d: syntax error: %s\n", s.Name, line, msg)
+	fmt.Fprintf(s.stderr(), "%s: line %d: syntax error: %s\n", where, line, msg)
 }
 
 func (s *Shell) stderr() io.Writer { return s.fds.writer(2) }
