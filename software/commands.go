@@ -215,6 +215,29 @@ func (s *Store) Register(name string, wasm []byte) (Command, error) {
 	return c, nil
 }
 
+// Alias makes the installed package command target also reachable as
+// name, with the same module and defaults, even after name or target is
+// hidden by a registered module (secexec's own sh hides the published
+// one, which stays available as brush).
+func (s *Store) Alias(name, target string) (Command, error) {
+	if !validCommandName(name) {
+		return Command{}, fmt.Errorf("%w: %q", ErrInvalidName, name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Command{}, ErrClosed
+	}
+	c, ok := s.cmds[target]
+	if !ok {
+		return Command{}, fmt.Errorf("%w: command %s", ErrNotFound, target)
+	}
+	c.Name = name
+	s.registered[name] = c
+	s.rebuildLocked()
+	return c, nil
+}
+
 // Unregister removes a module added with Register and reports whether the
 // name was registered. A package command it hid becomes visible again.
 func (s *Store) Unregister(name string) bool {

@@ -84,13 +84,11 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("guest: software store: %w", err)
 	}
-	// The published userland has no grep and no jq: secexec ships its own.
-	for name, module := range userwasm.Commands() {
-		mod, _ := userwasm.Module(module)
-		if _, err := store.Register(name, mod); err != nil {
-			_ = store.Close()
-			return nil, fmt.Errorf("guest: registering %s: %w", name, err)
-		}
+	// The published userland has no grep and no jq and a shell that
+	// cannot be trusted with errexit: secexec ships its own.
+	if err := userwasm.Install(store); err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("guest: %w", err)
 	}
 	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: dirs.WASM(), Logger: log})
 	if err != nil {

@@ -73,12 +73,9 @@ func Shared(t testing.TB) *Runtime {
 			err = e
 			return
 		}
-		for name, module := range userwasm.Commands() {
-			mod, _ := userwasm.Module(module)
-			if _, e := store.Register(name, mod); e != nil {
-				err = e
-				return
-			}
+		if e := userwasm.Install(store); e != nil {
+			err = e
+			return
 		}
 		eng, e := wasm.NewEngine(ctx, wasm.Config{CacheDir: WASMDir})
 		if e != nil {

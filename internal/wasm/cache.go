@@ -36,7 +36,11 @@ type compiled struct {
 	// shell marks the agentOS shell (brush), the one module that imports
 	// host_tty; see shellArgv.
 	shell bool
-	elem  *list.Element
+	// reactor marks a module that exports _initialize and secexec_main
+	// instead of _start: secexec's Go userland, whose instances the
+	// prestart pool initialises ahead of need (prestart.go).
+	reactor bool
+	elem    *list.Element
 }
 
 // flight is a compilation in progress; later callers wait on done.
@@ -153,15 +157,17 @@ func (c *moduleCache) compile(key fingerprint, load func() ([]byte, error)) (*co
 			ent.shell = true
 		}
 	}
+	ent.reactor = isReactor(cm)
 	return ent, true, nil
 }
 
 // checkLinkable rejects modules this runtime cannot run, so exec fails
 // with ENOEXEC instead of the process dying at instantiation: they must
-// be WASI commands (export _start) whose every import is a function of the
-// host modules defined here, with the same signature.
+// be WASI commands (export _start), or reactors with secexec_main (see
+// isReactor), whose every import is a function of the host modules
+// defined here, with the same signature.
 func (c *moduleCache) checkLinkable(cm wazero.CompiledModule) error {
-	if _, ok := cm.ExportedFunctions()["_start"]; !ok {
+	if _, ok := cm.ExportedFunctions()["_start"]; !ok && !isReactor(cm) {
 		return errno.ENOEXEC
 	}
 	if len(cm.ImportedMemories()) > 0 {
@@ -192,6 +198,18 @@ func (c *moduleCache) evictLocked() {
 			_ = ent.cm.Close(context.Background())
 		}
 	}
+}
+
+// retain takes another reference on an entry a caller holds, unless it
+// was evicted.
+func (c *moduleCache) retain(ent *compiled) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ent.gone || ent.cm == nil {
+		return false
+	}
+	ent.refs++
+	return true
 }
 
 // release drops a reference taken by get.

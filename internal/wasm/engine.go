@@ -91,6 +91,7 @@ type Engine struct {
 	mods   *moduleCache
 	hashes *hashCache
 	alloc  experimental.MemoryAllocator
+	pool   *prestartPool
 
 	layersMu sync.RWMutex
 	layers   []*softfs.FS
@@ -119,6 +120,10 @@ type Stats struct {
 	// HashHits and HashMisses count fingerprint lookups of files outside
 	// the software store; every miss read and hashed a file.
 	HashHits, HashMisses uint64
+	// Prestarted counts processes that ran on a parked, already
+	// initialised reactor instance (prestart.go); PrestartMisses those
+	// that initialised their own.
+	Prestarted, PrestartMisses uint64
 }
 
 // NewEngine creates the runtime and defines the host modules.
@@ -166,6 +171,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	e.alloc = newAllocator()
 	e.mods = newModuleCache(e, size)
 	e.hashes = newHashCache(256)
+	e.pool = newPrestartPool(e)
 	return e, nil
 }
 
@@ -209,6 +215,9 @@ func (e *Engine) Close(ctx context.Context) error {
 		}
 	}
 	var errs []error
+	if e.pool != nil {
+		e.pool.close()
+	}
 	if e.mods != nil {
 		e.mods.closeAll(ctx)
 	}
@@ -252,6 +261,7 @@ func (e *Engine) exit() {
 func (e *Engine) Stats() Stats {
 	s := e.mods.stats()
 	s.HashHits, s.HashMisses = e.hashes.hits.Load(), e.hashes.misses.Load()
+	s.Prestarted, s.PrestartMisses = e.pool.claims.Load(), e.pool.misses.Load()
 	return s
 }
 

@@ -17,6 +17,9 @@ type phases struct {
 	lookup, compile, instantiate, run time.Duration
 	// cache is how the compiled-module lookup went (see program.cache).
 	cache string
+	// prestarted is set when the process claimed a parked instance
+	// (prestart.go): no instantiate phase of its own.
+	prestarted bool
 }
 
 func phasesOn() bool { return os.Getenv("SECEXEC_SESSION_PHASES") == "1" }
@@ -40,5 +43,5 @@ func (e *Engine) reportPhases(ph *phases, pid int, argv []string) {
 	log.LogAttrs(ctx, slog.LevelInfo, "wasm: session phases",
 		slog.Int("pid", pid), slog.String("command", name), slog.String("module_cache", ph.cache),
 		slog.Duration("module_lookup", ph.lookup), slog.Duration("compile", ph.compile),
-		slog.Duration("instantiate", ph.instantiate), slog.Duration("run", ph.run))
+		slog.Duration("instantiate", ph.instantiate), slog.Bool("prestarted", ph.prestarted), slog.Duration("run", ph.run))
 }

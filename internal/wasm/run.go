@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
@@ -91,10 +92,26 @@ func (pr *program) Run(ctx context.Context, p *kernel.Process) int {
 // status, or the exec request that ended the image.
 func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []string) (int, *syscalls.ExecRequest) {
 	env = withPWD(ctx, p, env)
+	ph := phases{lookup: pr.lookup, compile: pr.compile, cache: pr.cache}
+	if pr.mod.reactor {
+		if pk := pr.e.pool.take(ctx, pr.mod); pk != nil {
+			// The parked instance holds a reference on the module, which
+			// the claim now owns.
+			defer pr.e.mods.release(pr.mod)
+			if st, ok := syscalls.NewPrestartedState(ctx, p, argv, env); ok {
+				defer st.Close()
+				if pk.mem.claim(p) {
+					ph.prestarted = true
+					pr.e.pool.claims.Add(1)
+					return pr.call(syscalls.WithState(ctx, st), p, argv, pk.mod, "secexec_main", &ph)
+				}
+			}
+			pk.close()
+		}
+	}
 	st := syscalls.NewState(ctx, p, argv, env)
 	defer st.Close()
 	cctx := syscalls.WithState(ctx, st)
-	ph := phases{lookup: pr.lookup, compile: pr.compile, cache: pr.cache}
 	t0 := time.Now()
 	alloc := pr.e.alloc
 	if lim := p.Kernel().Limits().MemoryBytes; lim > 0 {
@@ -111,11 +128,37 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 		diag(ctx, p, argv, "cannot instantiate module")
 		return 1, nil
 	}
+	if pr.mod.reactor {
+		// No parked instance: initialise this one in the process itself.
+		pr.e.pool.misses.Add(1)
+		if _, err := mod.ExportedFunction("_initialize").Call(cctx); err != nil {
+			defer mod.Close(context.Background())
+			return pr.exitOf(ctx, p, argv, err)
+		}
+		return pr.call(cctx, p, argv, mod, "secexec_main", &ph)
+	}
+	return pr.call(cctx, p, argv, mod, "_start", &ph)
+}
+
+// call runs the instance's entry point in the process and closes it.
+func (pr *program) call(cctx context.Context, p *kernel.Process, argv []string, mod api.Module, entry string, ph *phases) (int, *syscalls.ExecRequest) {
 	defer mod.Close(context.Background())
 	t1 := time.Now()
-	_, err = mod.ExportedFunction("_start").Call(cctx)
+	res, err := mod.ExportedFunction(entry).Call(cctx)
 	ph.run = time.Since(t1)
-	pr.e.reportPhases(&ph, p.PID(), argv)
+	pr.e.reportPhases(ph, p.PID(), argv)
+	if err == nil {
+		if len(res) == 1 {
+			return int(uint32(res[0]) & 0xff), nil
+		}
+		return 0, nil
+	}
+	return pr.exitOf(cctx, p, argv, err)
+}
+
+// exitOf turns the error that ended a guest's entry point into its exit
+// status, or the exec request that replaced its image.
+func (pr *program) exitOf(ctx context.Context, p *kernel.Process, argv []string, err error) (int, *syscalls.ExecRequest) {
 	if err == nil {
 		return 0, nil
 	}

@@ -1,6 +1,8 @@
 // Package wasm embeds secexec's own userland commands, compiled to WASI
-// preview 1 modules (GOOS=wasip1 GOARCH=wasm): grep (GNU grep 3.8
-// compatible), jq (jq 1.7 command line over gojq), git (go-git) and tools,
+// preview 1 modules (GOOS=wasip1 GOARCH=wasm): bash (also sh; a reactor
+// module, see internal/wasm's prestart pool), grep (GNU grep 3.8
+// compatible), jq (jq 1.7 command line over gojq), git (go-git), curl
+// (also wget) and tools,
 // one multi-call module for xxd, hexdump, file, tree, zip, unzip, bzip2,
 // xz and patch (and their bunzip2/bzcat/unxz/xzcat forms) that picks the
 // tool from argv[0]. Commands maps every command name to its module. The
@@ -14,10 +16,14 @@ package wasm
 
 import (
 	"embed"
+	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/secexec/secexec/software"
 	"github.com/secexec/secexec/userland/internal/wasmbuild"
 )
 
@@ -79,3 +85,25 @@ func Commands() map[string]string {
 
 // FS returns the modules as a read-only file system of NAME.wasm files.
 func FS() fs.FS { return modules }
+
+// Store is where Install adds the commands: a *software.Store.
+type Store interface {
+	Register(name string, wasm []byte) (software.Command, error)
+	Alias(name, target string) (software.Command, error)
+}
+
+// Install registers every embedded command in store, aliases included.
+// The published userland's shell (brush), which secexec's sh and bash
+// hide, stays reachable as "brush" when its package is installed.
+func Install(store Store) error {
+	if _, err := store.Alias("brush", "sh"); err != nil && !errors.Is(err, software.ErrNotFound) {
+		return fmt.Errorf("userland: brush: %w", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(Commands())) {
+		b, _ := Module(Commands()[name])
+		if _, err := store.Register(name, b); err != nil {
+			return fmt.Errorf("userland: registering %s: %w", name, err)
+		}
+	}
+	return nil
+}

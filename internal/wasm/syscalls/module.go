@@ -90,7 +90,7 @@ func Instantiate(ctx context.Context, rt wazero.Runtime) error {
 	for _, name := range Modules {
 		b := rt.NewHostModuleBuilder(name)
 		for _, f := range mods[name] {
-			b.NewFunctionBuilder().WithGoModuleFunction(f.fn, f.params, f.results).Export(f.name)
+			b.NewFunctionBuilder().WithGoModuleFunction(withPrestart(f.name, f.results, f.fn), f.params, f.results).Export(f.name)
 		}
 		if _, err := b.Instantiate(ctx); err != nil {
 			return fmt.Errorf("wasm: host module %s: %w", name, err)

@@ -327,21 +327,30 @@ func procExec(ctx context.Context, s *State, m mem, st []uint64) Errno {
 // that blocks it) going.
 const waitParkLimit = 10 * time.Millisecond
 
+// proc_waitpid_v2 options. waitNoPark is secexec's extension for guests
+// that have other work than the wait (secexec's Go shell, whose goroutines
+// share the one WebAssembly thread): it returns a WNOHANG wait that finds
+// nothing at once instead of parking it. agentOS guests never set it.
+const (
+	waitNoHang = 1
+	waitNoPark = 2
+)
+
 func procWaitpidV2(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	pid, options := int(int32(uint32(st[0]))), uint32(st[1])
 	outCode, outSig, outPid, outCore := uint32(st[2]), uint32(st[3]), uint32(st[4]), uint32(st[5])
 	if !m.valid(outCode, 4) || !m.valid(outSig, 4) || !m.valid(outPid, 4) || !m.valid(outCore, 4) {
 		return EFAULT
 	}
-	if options&^1 != 0 {
+	if options&^(waitNoHang|waitNoPark) != 0 {
 		return EINVAL
 	}
 	var got int
 	var ws kernel.WaitStatus
 	var err error
-	if options&1 != 0 {
+	if options&waitNoHang != 0 {
 		got, ws, err = s.P.Wait(ctx, pid, kernel.WNOHANG)
-		if err == nil && got == 0 {
+		if err == nil && got == 0 && options&waitNoPark == 0 {
 			s.park(ctx, waitParkLimit)
 			got, ws, err = s.P.Wait(ctx, pid, kernel.WNOHANG)
 		}

@@ -102,6 +102,38 @@ func NewState(ctx context.Context, p *kernel.Process, argv, env []string) *State
 	return s
 }
 
+// NewPrestartedState returns the state of a process that claims a
+// prestarted instance: its only preopen is "/", which must land on
+// PrestartRootFD, where the instance's initialisation saw it; ok is false
+// (and the state closed) when the process already holds that descriptor.
+func NewPrestartedState(ctx context.Context, p *kernel.Process, argv, env []string) (*State, bool) {
+	s := &State{P: p, Argv: argv, Env: env}
+	if old, err := p.SetDisposition(kernel.SIGCHLD, kernel.DispositionCatch); err == nil && old != kernel.DispositionDefault {
+		_, _ = p.SetDisposition(kernel.SIGCHLD, old)
+	}
+	if f, err := p.File(PrestartRootFD); err == nil {
+		f.DecRef()
+		return nil, false
+	}
+	pre := preopen{path: "/", fd: -1}
+	fd, err := p.Open(ctx, kernel.AtFDCWD, "/", vfs.O_RDONLY|vfs.O_DIRECTORY|vfs.O_CLOEXEC, 0)
+	if err != nil {
+		fd, err = p.Open(ctx, kernel.AtFDCWD, "/", vfs.O_PATH|vfs.O_DIRECTORY|vfs.O_CLOEXEC, 0)
+	}
+	if err != nil || fd != PrestartRootFD {
+		if err == nil {
+			_ = p.Close(fd)
+		}
+		return nil, false
+	}
+	pre.fd = fd
+	if f, err := p.File(fd); err == nil {
+		pre.file = f
+	}
+	s.preopens = append(s.preopens, pre)
+	return s, true
+}
+
 // Close drops the references the state holds. The visible preopen
 // descriptors belong to the process and close with it.
 func (s *State) Close() {

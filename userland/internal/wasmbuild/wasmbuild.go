@@ -6,6 +6,7 @@ package wasmbuild
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,17 +16,25 @@ import (
 
 // Commands are the userland programs, each a package main in a directory
 // of the same name under the userland directory.
-var Commands = []string{"curl", "git", "grep", "jq", "tools"}
+var Commands = []string{"bash", "curl", "git", "grep", "jq", "tools"}
 
-// Aliases are the command names a multi-call module answers to besides
-// its own. One module for many small tools keeps the embedded size down:
-// the Go runtime and standard library are paid for once, and the module
-// picks the tool from the base name of argv[0].
+// Aliases are the command names a module answers to besides its own.
+// One module for many small tools keeps the embedded size down: the Go
+// runtime and standard library are paid for once, and the module picks
+// the tool from the base name of argv[0]. bash is also sh (in POSIX mode).
 var Aliases = map[string][]string{
+	"bash": {"sh"},
 	"curl": {"wget"},
 	"tools": {"bunzip2", "bzcat", "bzip2", "file", "hexdump", "patch", "tree",
 		"unxz", "unzip", "xxd", "xz", "xzcat", "zip"},
 }
+
+// reactors are the commands built as WASI reactors (-buildmode=c-shared):
+// they export _initialize and secexec_main instead of _start, so that
+// secexec's engine can run their start-up before a process needs them
+// (internal/wasm's prestart pool). Their main package calls
+// hostproc.Reactor first.
+var reactors = map[string]bool{"bash": true}
 
 // Build compiles every command in userlandDir into outDir/NAME.wasm with
 // GOOS=wasip1 GOARCH=wasm. Paths, VCS stamps and the build ID are left out
@@ -40,15 +49,21 @@ func Build(ctx context.Context, userlandDir, outDir string) error {
 		return err
 	}
 	for _, name := range Commands {
-		cmd := exec.CommandContext(ctx, "go", "build",
-			"-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid=",
-			"-o", filepath.Join(absOut, name+".wasm"), "./"+name)
+		args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid="}
+		if reactors[name] {
+			args = append(args, "-buildmode=c-shared")
+		}
+		args = append(args, "-o", filepath.Join(absOut, name+".wasm"), "./"+name)
+		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = userlandDir
 		cmd.Env = buildEnv()
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("wasmbuild: building %s: %w\n%s", name, err, stderr.String())
+		}
+		if err := mergeFile(filepath.Join(absOut, name+".wasm")); err != nil {
+			return fmt.Errorf("wasmbuild: %s: %w", name, err)
 		}
 		// Modules are data, not host executables.
 		if err := os.Chmod(filepath.Join(absOut, name+".wasm"), 0o644); err != nil {
@@ -69,4 +84,25 @@ func buildEnv() []string {
 		env = append(env, kv)
 	}
 	return append(env, "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0", "GOFLAGS=", "GOWASM=", "GOEXPERIMENT=")
+}
+
+// dataGap is the longest run of zero bytes MergeDataSegments writes out
+// to join two segments: with 64, Go modules keep about 15 segments and
+// grow by under 1 MiB.
+const dataGap = 64
+
+// mergeFile merges a built module's data segments in place.
+func mergeFile(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	m, err := MergeDataSegments(b, dataGap)
+	if errors.Is(err, ErrUnsupportedData) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, m, 0o644)
 }

@@ -178,7 +178,7 @@ func main() {
 	out("spawn_not_found", procSpawn(nx, nxn, addr(argv), 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ret))
 	out("spawn_bad_ret", procSpawn(exe, en, addr(argv), 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, bad))
 	out("wait_no_children", procWaitpid(0xFFFFFFFF, 0, ret, ret+4, ret+8, ret+12))
-	out("wait_bad_options", procWaitpid(0xFFFFFFFF, 2, ret, ret+4, ret+8, ret+12))
+	out("wait_bad_options", procWaitpid(0xFFFFFFFF, 4, ret, ret+4, ret+8, ret+12))
 	out("exec_not_found", procExec(nx, nxn, addr(argv), 5, 0, 0, 0, 0))
 	out("exec_bad_fds", procExec(exe, en, addr(argv), 5, 0, 0, bad, 0x100))
 

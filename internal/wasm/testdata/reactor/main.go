@@ -1,0 +1,83 @@
+// Command reactor is a WASI reactor of secexec's convention (exports
+// _initialize and secexec_main) for the prestart pool's tests. It re-reads
+// its arguments and environment as secexec's userland does, then, by its
+// first argument:
+//
+//	show        print its arguments, $X, its working directory and the
+//	            first line of ./hello.txt
+//	grow N      allocate and touch N MiB, then print "grew"
+//	sleep       sleep until killed
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+func main() {}
+
+//go:wasmimport wasi_snapshot_preview1 args_sizes_get
+func argsSizesGet(count, size unsafe.Pointer) uint32
+
+//go:wasmimport wasi_snapshot_preview1 args_get
+func argsGet(argv, buf unsafe.Pointer) uint32
+
+//go:wasmimport wasi_snapshot_preview1 environ_sizes_get
+func environSizesGet(count, size unsafe.Pointer) uint32
+
+//go:wasmimport wasi_snapshot_preview1 environ_get
+func environGet(env, buf unsafe.Pointer) uint32
+
+func list(sizes func(count, size unsafe.Pointer) uint32, get func(list, buf unsafe.Pointer) uint32) []string {
+	var count, size uint32
+	if sizes(unsafe.Pointer(&count), unsafe.Pointer(&size)) != 0 || count == 0 {
+		return nil
+	}
+	ptrs := make([]uint32, count)
+	buf := make([]byte, size)
+	get(unsafe.Pointer(&ptrs[0]), unsafe.Pointer(&buf[0]))
+	base := uint32(uintptr(unsafe.Pointer(&buf[0])))
+	out := make([]string, count)
+	for i, p := range ptrs {
+		s := string(buf[p-base:])
+		out[i], _, _ = strings.Cut(s, "\x00")
+	}
+	return out
+}
+
+//go:wasmexport secexec_main
+func secexecMain() int32 {
+	args := list(argsSizesGet, argsGet)
+	os.Clearenv()
+	for _, kv := range list(environSizesGet, environGet) {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	_ = os.Chdir(os.Getenv("PWD"))
+	if len(args) < 2 {
+		return 2
+	}
+	switch args[1] {
+	case "show":
+		wd, _ := os.Getwd()
+		b, err := os.ReadFile("hello.txt")
+		line, _, _ := strings.Cut(string(b), "\n")
+		fmt.Printf("args=%q X=%q wd=%s hello=%q err=%v\n", args[1:], os.Getenv("X"), wd, line, err)
+	case "grow":
+		n, _ := strconv.Atoi(args[2])
+		b := make([]byte, n<<20)
+		for i := range b {
+			b[i] = 1
+		}
+		fmt.Println("grew", len(b)>>20)
+	case "sleep":
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+	return 0
+}

@@ -1,0 +1,7 @@
+//go:build !wasip1
+
+package main
+
+import "os"
+
+func main() { os.Exit(run(os.Args)) }

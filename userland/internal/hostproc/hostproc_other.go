@@ -1,0 +1,27 @@
+//go:build !wasip1
+
+package hostproc
+
+// Spawn fails: there is no host_process outside wasip1.
+func Spawn(path string, argv []string, attr Attr) (int, error) { return 0, ErrUnsupported }
+
+// Wait fails: there is no host_process outside wasip1.
+func Wait(pid int, noHang bool) (int, Status, error) { return 0, Status{}, ErrUnsupported }
+
+// Kill fails: there is no host_process outside wasip1.
+func Kill(pid, sig int) error { return ErrUnsupported }
+
+// Pipe fails: there is no host_process outside wasip1.
+func Pipe() (r, w int, err error) { return 0, 0, ErrUnsupported }
+
+// SetCloexec fails: there is no host_process outside wasip1.
+func SetCloexec(fd int, on bool) error { return ErrUnsupported }
+
+// Dup fails: there is no host_process outside wasip1.
+func Dup(fd int) (int, error) { return 0, ErrUnsupported }
+
+// Getpid returns 0: there is no host_process outside wasip1.
+func Getpid() int { return 0 }
+
+// Getppid returns 0: there is no host_process outside wasip1.
+func Getppid() int { return 0 }

@@ -1,0 +1,832 @@
+package shell
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// stopped reports whether control flow leaves the current list.
+func (s *Shell) stopped() bool {
+	return s.exiting || s.aborting || s.returning || s.breakN > 0 || s.contN > 0 || s.ctx.Err() != nil
+}
+
+func (s *Shell) stmts(list []*syntax.Stmt) {
+	for _, st := range list {
+		if s.stopped() {
+			return
+		}
+		s.stmt(st)
+	}
+}
+
+func (s *Shell) setLine(p syntax.Pos) {
+	if p.IsValid() && !s.inTrap {
+		s.line = p.Line() + s.lineBase
+	}
+}
+
+// stmt runs one statement: background, negation, redirections, and the
+// errexit and ERR-trap checks that follow a failure.
+func (s *Shell) stmt(st *syntax.Stmt) {
+	// Process substitutions opened while running st close with it.
+	defer s.closeProcSubsts(len(s.procSubsts))
+	s.setLine(st.Pos())
+	if _, ok := st.Cmd.(*syntax.CallExpr); ok && !s.inTrap {
+		s.curCmd = st
+	}
+	if st.Background {
+		s.background(st)
+		return
+	}
+	if st.Negated {
+		s.noErrExit++
+	}
+	s.stmtNoBg(st)
+	if bc, ok := st.Cmd.(*syntax.BinaryCmd); !ok || (bc.Op != syntax.Pipe && bc.Op != syntax.PipeAll) {
+		if _, compound := st.Cmd.(*syntax.CallExpr); compound || st.Cmd == nil {
+			s.pipeStatus = []int{s.lastStatus}
+		}
+	}
+	if st.Negated {
+		s.noErrExit--
+		if s.lastStatus == 0 {
+			s.lastStatus = 1
+		} else {
+			s.lastStatus = 0
+		}
+		return
+	}
+	if s.lastStatus != 0 && s.noErrExit == 0 && !s.exiting && !s.returning && countsForErrexit(st.Cmd) {
+		s.failed()
+	}
+}
+
+// failed runs the ERR trap and applies errexit after a command failed
+// where bash applies them.
+func (s *Shell) failed() {
+	if cmd, ok := s.traps["ERR"]; ok && !s.inTrap && cmd != "" && (len(s.funcStack) == 0 || s.opts.errtrace) {
+		s.runTrap(cmd)
+	}
+	if s.opts.errexit && !s.exiting {
+		s.exit(s.lastStatus)
+	}
+}
+
+// runTrap runs a trap's command with $? and LINENO of the moment it
+// fired; $? is restored afterwards unless the trap exits.
+func (s *Shell) runTrap(cmd string) {
+	status, line := s.lastStatus, s.line
+	s.inTrap = true
+	s.evalString(cmd, "trap")
+	s.inTrap = false
+	s.line = line
+	if !s.exiting {
+		s.lastStatus = status
+	}
+}
+
+// countsForErrexit: compound commands report failures of their own
+// statements; && and || lists only through their last command.
+func countsForErrexit(c syntax.Command) bool {
+	switch c := c.(type) {
+	case *syntax.Block, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.FuncDecl:
+		return false
+	case *syntax.BinaryCmd:
+		return c.Op == syntax.Pipe || c.Op == syntax.PipeAll
+	}
+	return true
+}
+
+// exit ends the shell (or subshell) with status.
+func (s *Shell) exit(status int) {
+	s.exiting = true
+	s.exitCode = status
+	s.lastStatus = status
+}
+
+func (s *Shell) stmtNoBg(st *syntax.Stmt) {
+	if len(st.Redirs) == 0 {
+		s.cmd(st.Cmd)
+		return
+	}
+	// exec with only redirections makes them permanent.
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 0 && len(ce.Args) == 1 && ce.Args[0].Lit() == "exec" {
+		if _, ok := s.redirects(st.Redirs); ok {
+			s.lastStatus = 0
+		}
+		return
+	}
+	restore, ok := s.redirects(st.Redirs)
+	if ok {
+		s.cmd(st.Cmd)
+	}
+	s.fds.restore(restore)
+}
+
+func (s *Shell) cmd(c syntax.Command) {
+	if c == nil {
+		// A statement of only redirections.
+		s.lastStatus = 0
+		return
+	}
+	switch c := c.(type) {
+	case *syntax.CallExpr:
+		s.call(c)
+	case *syntax.Block:
+		s.stmts(c.Stmts)
+	case *syntax.Subshell:
+		sub := s.subshell()
+		sub.stmts(c.Stmts)
+		s.lastStatus = sub.finish()
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.AndStmt, syntax.OrStmt:
+			s.noErrExit++
+			s.stmt(c.X)
+			s.noErrExit--
+			if s.stopped() {
+				return
+			}
+			if (s.lastStatus == 0) == (c.Op == syntax.AndStmt) {
+				s.stmt(c.Y)
+			}
+		default:
+			s.pipeline(c)
+		}
+	case *syntax.IfClause:
+		s.ifClause(c)
+	case *syntax.WhileClause:
+		s.whileClause(c)
+	case *syntax.ForClause:
+		s.forClause(c)
+	case *syntax.CaseClause:
+		s.caseClause(c)
+	case *syntax.FuncDecl:
+		s.funcs[c.Name.Value] = c.Body
+		s.funcSrc[c.Name.Value] = s.src
+		s.lastStatus = 0
+	case *syntax.ArithmCmd:
+		n, err := s.arith(c.X)
+		if err != nil {
+			s.exprError(err)
+			return
+		}
+		s.lastStatus = b2i(n == 0)
+	case *syntax.TestClause:
+		ok, err := s.test(c.X)
+		if err != nil {
+			s.errf("%v", err)
+			s.lastStatus = 2
+			return
+		}
+		s.lastStatus = b2i(!ok)
+	case *syntax.DeclClause:
+		s.declClause(c)
+	case *syntax.LetClause:
+		var n int
+		for _, x := range c.Exprs {
+			var err error
+			if n, err = s.arith(x); err != nil {
+				s.exprError(err)
+				return
+			}
+		}
+		s.lastStatus = b2i(n == 0)
+	case *syntax.TimeClause:
+		start := time.Now()
+		if c.Stmt != nil {
+			s.stmt(c.Stmt)
+		}
+		el := time.Since(start)
+		fmt.Fprintf(s.stderr(), "\nreal\t%s\nuser\t0m0.000s\nsys\t0m0.000s\n", fmtDuration(el))
+	case *syntax.CoprocClause:
+		s.errf("coproc: not supported")
+		s.lastStatus = 2
+	default:
+		s.errf("unsupported command %T", c)
+		s.lastStatus = 2
+	}
+}
+
+func fmtDuration(d time.Duration) string {
+	m := int(d / time.Minute)
+	sec := (d % time.Minute).Seconds()
+	return fmt.Sprintf("%dm%.3fs", m, sec)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (s *Shell) cond(list []*syntax.Stmt) bool {
+	s.noErrExit++
+	s.stmts(list)
+	s.noErrExit--
+	return s.lastStatus == 0
+}
+
+func (s *Shell) ifClause(c *syntax.IfClause) {
+	for ; c != nil; c = c.Else {
+		if c.Cond == nil { // else
+			s.stmts(c.Then)
+			return
+		}
+		if s.cond(c.Cond) {
+			if s.stopped() {
+				return
+			}
+			s.stmts(c.Then)
+			return
+		}
+		if s.stopped() {
+			return
+		}
+	}
+	s.lastStatus = 0
+}
+
+// loopCtl handles break/continue after a loop body; it reports whether
+// the loop ends.
+func (s *Shell) loopCtl() bool {
+	if s.breakN > 0 {
+		s.breakN--
+		return true
+	}
+	if s.contN > 0 {
+		s.contN--
+		if s.contN > 0 {
+			return true
+		}
+	}
+	return s.exiting || s.returning || s.ctx.Err() != nil
+}
+
+func (s *Shell) whileClause(c *syntax.WhileClause) {
+	s.loopDepth++
+	defer func() { s.loopDepth-- }()
+	status := 0
+	for {
+		ok := s.cond(c.Cond)
+		if s.stopped() {
+			if s.loopCtl() {
+				break
+			}
+			continue
+		}
+		if ok == c.Until {
+			break
+		}
+		s.stmts(c.Do)
+		status = s.lastStatus
+		if s.stopped() && s.loopCtl() {
+			break
+		}
+	}
+	if !s.exiting && !s.returning {
+		s.lastStatus = status
+	}
+}
+
+func (s *Shell) forClause(c *syntax.ForClause) {
+	s.loopDepth++
+	defer func() { s.loopDepth-- }()
+	status := 0
+	switch l := c.Loop.(type) {
+	case *syntax.WordIter:
+		var items []string
+		if l.InPos.IsValid() {
+			var err error
+			if items, err = s.fields(l.Items...); err != nil {
+				s.expandError(err)
+				return
+			}
+		} else {
+			items = slices.Clone(s.frame.params)
+		}
+		for _, it := range items {
+			if err := s.env.setStr(l.Name.Value, it); err != nil {
+				s.errf("%v", err)
+				s.lastStatus = 1
+				return
+			}
+			s.stmts(c.Do)
+			status = s.lastStatus
+			if s.stopped() && s.loopCtl() {
+				break
+			}
+		}
+	case *syntax.CStyleLoop:
+		if l.Init != nil {
+			if _, err := s.arith(l.Init); err != nil {
+				s.exprError(err)
+				return
+			}
+		}
+		for {
+			if l.Cond != nil {
+				n, err := s.arith(l.Cond)
+				if err != nil {
+					s.exprError(err)
+					return
+				}
+				if n == 0 {
+					break
+				}
+			}
+			s.stmts(c.Do)
+			status = s.lastStatus
+			if s.stopped() && s.loopCtl() {
+				break
+			}
+			if l.Post != nil {
+				if _, err := s.arith(l.Post); err != nil {
+					s.exprError(err)
+					return
+				}
+			}
+		}
+	}
+	if !s.exiting && !s.returning {
+		s.lastStatus = status
+	}
+}
+
+func (s *Shell) caseClause(c *syntax.CaseClause) {
+	word, err := s.literal(c.Word)
+	if err != nil {
+		s.expandError(err)
+		return
+	}
+	s.lastStatus = 0
+	matched := false
+	for i := 0; i < len(c.Items); i++ {
+		ci := c.Items[i]
+		if !matched {
+			for _, p := range ci.Patterns {
+				pat, err := expand.Pattern(s.ecfg(), p)
+				if err != nil {
+					s.expandError(err)
+					return
+				}
+				if s.match(pat, word) {
+					matched = true
+					break
+				}
+			}
+		}
+		if !matched {
+			continue
+		}
+		s.stmts(ci.Stmts)
+		switch ci.Op {
+		case syntax.Break:
+			return
+		case syntax.Fallthrough: // ;&
+			continue
+		case syntax.Resume: // ;;&
+			matched = false
+		}
+		if s.stopped() {
+			return
+		}
+	}
+}
+
+// subshell returns a copy of the environment that changes nothing of s.
+func (s *Shell) subshell() *Shell {
+	c := *s
+	c.env = &env{sh: &c, top: s.env.top.clone()}
+	c.funcs = maps.Clone(s.funcs)
+	c.aliases = maps.Clone(s.aliases)
+	c.shopt = maps.Clone(s.shopt)
+	c.readonly = maps.Clone(s.readonly)
+	c.intAttr = maps.Clone(s.intAttr)
+	c.funcSrc = maps.Clone(s.funcSrc)
+	c.procSubsts = nil
+	c.traps = map[string]string{}
+	for k, v := range s.traps {
+		if v == "" { // ignored signals stay ignored
+			c.traps[k] = v
+		}
+	}
+	c.fds = s.fds.clone()
+	c.frame = &frame{arg0: s.frame.arg0, params: slices.Clone(s.frame.params)}
+	c.funcStack = slices.Clone(s.funcStack)
+	c.isSubshell = true
+	c.subshellLevel++
+	c.bashpid = s.sh.newPID()
+	c.exiting, c.returning, c.breakN, c.contN = false, false, 0, 0
+	c.inTrap = false
+	return &c
+}
+
+func (sh *shared) newPID() int {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.fakePID++
+	return sh.fakePID
+}
+
+// finish ends a subshell: its EXIT trap, its descriptors, its status.
+func (s *Shell) finish() int {
+	if !s.exiting {
+		s.exitCode = s.lastStatus
+	}
+	s.runExitTrap()
+	s.fds.closeAll()
+	return s.exitCode
+}
+
+// goSub runs f on a subshell in a new goroutine and returns a channel
+// with its status.
+func (s *Shell) goSub(sub *Shell, f func(*Shell)) <-chan int {
+	done := make(chan int, 1)
+	s.sh.running.Add(1)
+	go func() {
+		defer s.sh.running.Add(-1)
+		f(sub)
+		done <- sub.finish()
+	}()
+	return done
+}
+
+// pipeline runs a | b | c: every stage in a subshell, concurrently.
+func (s *Shell) pipeline(c *syntax.BinaryCmd) {
+	var stages []*syntax.Stmt
+	var all []bool // |& after stage i
+	var flatten func(st *syntax.Stmt)
+	flatten = func(st *syntax.Stmt) {
+		if bc, ok := st.Cmd.(*syntax.BinaryCmd); ok && (bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) && !st.Negated && !st.Background && len(st.Redirs) == 0 {
+			flatten(bc.X)
+			all[len(all)-1] = bc.Op == syntax.PipeAll
+			flatten(bc.Y)
+			return
+		}
+		stages = append(stages, st)
+		all = append(all, false)
+	}
+	flatten(c.X)
+	all[len(all)-1] = c.Op == syntax.PipeAll
+	flatten(c.Y)
+
+	n := len(stages)
+	subs := make([]*Shell, n)
+	for i := range subs {
+		subs[i] = s.subshell()
+	}
+	for i := 0; i < n-1; i++ {
+		r, w, err := s.sh.sys.Pipe()
+		if err != nil {
+			s.errf("pipe error: %v", errText(err))
+			s.lastStatus = 1
+			for _, sub := range subs {
+				sub.fds.closeAll()
+			}
+			return
+		}
+		subs[i].fds.set(1, w)
+		if all[i] {
+			subs[i].fds.set(2, w)
+		}
+		subs[i+1].fds.set(0, r)
+		r.decRef()
+		w.decRef()
+	}
+	chans := make([]<-chan int, n-1)
+	for i := 0; i < n-1; i++ {
+		st := stages[i]
+		chans[i] = s.goSub(subs[i], func(sub *Shell) { sub.stmt(st) })
+	}
+	status := make([]int, n)
+	if s.shopt["lastpipe"] {
+		// The last stage runs in this shell.
+		last := subs[n-1]
+		sv := s.fds.swap(0, last.fds.get(0))
+		last.fds.closeAll()
+		s.stmt(stages[n-1])
+		s.fds.restore([]saved{sv})
+		status[n-1] = s.lastStatus
+	} else {
+		last := subs[n-1]
+		last.stmt(stages[n-1])
+		status[n-1] = last.finish()
+	}
+	for i, ch := range chans {
+		status[i] = <-ch
+	}
+	s.pipeStatus = status
+	s.lastStatus = status[n-1]
+	if s.opts.pipefail {
+		for i := n - 1; i >= 0; i-- {
+			if status[i] != 0 {
+				s.lastStatus = status[i]
+				break
+			}
+		}
+	}
+}
+
+// background runs st as an asynchronous job.
+func (s *Shell) background(st *syntax.Stmt) {
+	sub := s.subshell()
+	// An asynchronous command's stdin is /dev/null when job control is off.
+	if o, err := s.sh.sys.Open(os.DevNull, os.O_RDONLY, 0); err == nil {
+		if _, redirected := firstStdinRedirect(st); !redirected {
+			sub.fds.set(0, o)
+		}
+		o.decRef()
+	}
+	cp := *st
+	cp.Background = false
+	j := s.sh.addJob(sub.bashpid, s.source(st))
+	sub.job = j
+	sub.ctx, sub.cancel = context.WithCancel(s.ctx)
+	j.cancel = sub.cancel
+	done := s.goSub(sub, func(sub *Shell) { sub.stmt(&cp) })
+	go func() {
+		j.finish(<-done)
+	}()
+	s.lastBg = sub.bashpid
+	s.lastStatus = 0
+}
+
+func firstStdinRedirect(st *syntax.Stmt) (int, bool) {
+	for _, r := range st.Redirs {
+		if r.Op == syntax.RdrIn || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc || r.Op == syntax.DplIn {
+			if r.N == nil || r.N.Value == "0" {
+				return 0, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// source prints a statement back as text (for jobs).
+func (s *Shell) source(st *syntax.Stmt) string {
+	var b bytes.Buffer
+	_ = syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, st.Cmd)
+	return b.String()
+}
+
+// ecfg is the expander's configuration for the shell's current state.
+func (s *Shell) ecfg() *expand.Config {
+	return &expand.Config{
+		Env:       s.env,
+		CmdSubst:  s.cmdSubst,
+		ProcSubst: s.procSubst,
+		ReadDir2:  s.readDir,
+		GlobStar:  s.shopt["globstar"],
+		DotGlob:   s.shopt["dotglob"],
+		NullGlob:  s.shopt["nullglob"],
+		NoUnset:   s.opts.nounset,
+		ExtGlob:   true,
+	}
+}
+
+func (s *Shell) readDir(path string) ([]fs.DirEntry, error) {
+	if s.opts.noglob {
+		return nil, fs.ErrNotExist
+	}
+	return os.ReadDir(path)
+}
+
+// fields expands words into fields, one word at a time so that the side
+// effects of one ($((i++)), ${x:=v}) are seen by the next.
+func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
+	cfg := s.ecfg()
+	if s.opts.noglob {
+		cfg.ReadDir2 = nil
+	}
+	var out []string
+	for _, w := range words {
+		w, _, err := s.substArithWord(w)
+		if err != nil {
+			return nil, err
+		}
+		f, err := expand.Fields(cfg, w)
+		s.dropAssocViews()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f...)
+	}
+	return out, nil
+}
+
+func (s *Shell) literal(w *syntax.Word) (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	w, _, err := s.substArithWord(w)
+	if err != nil {
+		return "", err
+	}
+	str, err := expand.Literal(s.ecfg(), w)
+	s.dropAssocViews()
+	return str, err
+}
+
+// expandError reports a failed expansion as bash does: a fatal error in
+// a non-interactive shell for unset variables, status 1 otherwise.
+func (s *Shell) expandError(err error) {
+	var ue expand.UnsetParameterError
+	if errors.As(err, &ue) {
+		name := paramName(ue.Node)
+		if name != "" && (name[0] >= '0' && name[0] <= '9' || name == "@" || name == "*") {
+			name = "$" + name
+		}
+		switch {
+		case ue.Message == "unbound variable" || strings.HasSuffix(ue.Message, "unbound variable"):
+			s.errf("%s: unbound variable", name)
+		case ue.Message == "" && ue.Node.Exp != nil && ue.Node.Exp.Op == syntax.ErrorUnsetOrNull:
+			s.errf("%s: parameter null or not set", name)
+		case ue.Message == "":
+			s.errf("%s: parameter not set", name)
+		default:
+			s.errf("%s: %s", name, ue.Message)
+		}
+		s.lastStatus = 1
+		if !s.inTrap {
+			// bash ends a -c command string with 127 and a script with 1.
+			code := 1
+			if s.CommandMode && !s.isSubshell {
+				code = 127
+			}
+			s.exit(code)
+		}
+		return
+	}
+	var ub *unboundError
+	if errors.As(err, &ub) {
+		s.errf("%s", ub)
+		s.lastStatus = 1
+		if !s.inTrap {
+			code := 1
+			if s.CommandMode && !s.isSubshell {
+				code = 127
+			}
+			s.exit(code)
+		}
+		return
+	}
+	var ae *arithError
+	if errors.As(err, &ae) {
+		s.errf("%s", ae)
+		s.lastStatus = 1
+		// An arithmetic error in an expansion abandons the command
+		// (see topLevel).
+		if !s.inTrap {
+			s.aborting = true
+		}
+		return
+	}
+	var se *exitStatusError
+	if errors.As(err, &se) {
+		s.lastStatus = se.status
+		return
+	}
+	msg := err.Error()
+	s.errf("%s", msg)
+	s.lastStatus = 1
+}
+
+func paramName(pe *syntax.ParamExp) string {
+	if pe == nil || pe.Param == nil {
+		return ""
+	}
+	name := pe.Param.Value
+	if pe.Index != nil {
+		var b bytes.Buffer
+		_ = syntax.NewPrinter().Print(&b, pe.Index)
+		name += "[" + b.String() + "]"
+	}
+	return name
+}
+
+type exitStatusError struct{ status int }
+
+func (e *exitStatusError) Error() string { return "exit status " + strconv.Itoa(e.status) }
+
+// exprError reports an arithmetic error: bash prints the expression.
+func (s *Shell) exprError(err error) {
+	var ae *arithError
+	if errors.As(err, &ae) {
+		s.errf("%s", ae)
+		s.lastStatus = 1
+		return
+	}
+	s.expandError(err)
+}
+
+// cmdSubst runs $(...) in a subshell and writes its output to w.
+func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
+	if len(cs.Stmts) == 1 {
+		// $(< file) reads the file without running anything.
+		st := cs.Stmts[0]
+		if st.Cmd == nil && len(st.Redirs) == 1 && st.Redirs[0].Op == syntax.RdrIn && st.Redirs[0].N == nil && !st.Negated && !st.Background {
+			name, err := s.literal(st.Redirs[0].Word)
+			if err != nil {
+				return err
+			}
+			o, ok := s.openRedir(name, os.O_RDONLY, false)
+			if !ok {
+				s.lastStatus = 1
+				return nil
+			}
+			_, cerr := io.Copy(w, o.f)
+			o.decRef()
+			s.lastStatus = 0
+			return cerr
+		}
+	}
+	sub := s.subshell()
+	if !s.opts.posix && !s.shopt["inherit_errexit"] {
+		sub.opts.errexit = false
+	}
+	r, pw, err := s.sh.sys.Pipe()
+	if err != nil {
+		return err
+	}
+	sub.fds.set(1, pw)
+	pw.decRef()
+	done := s.goSub(sub, func(sub *Shell) { sub.stmts(cs.Stmts) })
+	_, cerr := io.Copy(w, r.f)
+	r.decRef()
+	status := <-done
+	s.lastStatus = status
+	s.substStatus = &status
+	return cerr
+}
+
+// procSubst runs <(...) or >(...) asynchronously and returns the
+// /dev/fd path the command reads or writes.
+func (s *Shell) procSubst(ps *syntax.ProcSubst) (string, error) {
+	r, w, err := s.sh.sys.Pipe()
+	if err != nil {
+		return "", err
+	}
+	sub := s.subshell()
+	var keep *ofile
+	if ps.Op == syntax.CmdIn {
+		sub.fds.set(1, w)
+		keep = r
+	} else {
+		sub.fds.set(0, r)
+		keep = w
+	}
+	n := s.fds.freeHigh()
+	s.fds.set(n, keep)
+	r.decRef()
+	w.decRef()
+	s.procSubsts = append(s.procSubsts, n)
+	s.goSub(sub, func(sub *Shell) { sub.stmts(ps.Stmts) })
+	return "/dev/fd/" + strconv.Itoa(n), nil
+}
+
+// freeHigh returns a free shell descriptor number from 63 down, as bash
+// picks for process substitutions.
+func (t *fdTable) freeHigh() int {
+	for n := 63; n > 9; n-- {
+		if t.files[n] == nil {
+			return n
+		}
+	}
+	for n := 64; ; n++ {
+		if t.files[n] == nil {
+			return n
+		}
+	}
+}
+
+// abs makes p absolute against the shell's directory.
+func (s *Shell) abs(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(s.dir, p)
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return sysText(err)
+}
