@@ -40,15 +40,15 @@ func prestartFunc(name string, m mem, st []uint64) Errno {
 	empty := &State{}
 	switch name {
 	case "args_sizes_get":
-		return argsSizesGet(nil, empty, m, st)
+		return argsSizesGet(context.TODO(), empty, m, st)
 	case "args_get":
-		return argsGet(nil, empty, m, st)
+		return argsGet(context.TODO(), empty, m, st)
 	case "environ_sizes_get":
-		return environSizesGet(nil, empty, m, st)
+		return environSizesGet(context.TODO(), empty, m, st)
 	case "environ_get":
-		return environGet(nil, empty, m, st)
+		return environGet(context.TODO(), empty, m, st)
 	case "random_get":
-		return randomGet(nil, empty, m, st)
+		return randomGet(context.TODO(), empty, m, st)
 	case "clock_time_get":
 		var t uint64
 		switch uint32(st[0]) {

@@ -3,7 +3,6 @@ package shell
 import (
 	"io"
 	"os"
-	"sync"
 	"sync/atomic"
 )
 
@@ -16,9 +15,8 @@ type ofile struct {
 	refs atomic.Int32
 	std  bool // one of the process's own 0-2: never closed by the shell
 
-	mu       sync.Mutex
-	children int  // live children holding it (wasip1: see lend)
-	nonblock bool // the shell set O_NONBLOCK on it
+	//lint:ignore U1000 used by the wasip1 System (lend)
+	lendState // wasip1: O_NONBLOCK while children hold it (see lend)
 }
 
 func (o *ofile) incRef() *ofile {
@@ -94,14 +92,6 @@ func (t *fdTable) get(n int) *ofile { return t.files[n] }
 
 // writer returns fd n as a writer; writes to a closed fd fail as EBADF.
 func (t *fdTable) writer(n int) io.Writer {
-	if o := t.files[n]; o != nil {
-		return o.f
-	}
-	return badFD{}
-}
-
-// reader returns fd n as a reader.
-func (t *fdTable) reader(n int) io.Reader {
 	if o := t.files[n]; o != nil {
 		return o.f
 	}

@@ -235,11 +235,11 @@ func (s *Shell) heredoc(rd *syntax.Redirect) (string, error) {
 	}
 	quoted := false
 	for _, wp := range rd.Word.Parts {
-		switch wp.(type) {
+		switch wp := wp.(type) {
 		case *syntax.SglQuoted, *syntax.DblQuoted:
 			quoted = true
 		case *syntax.Lit:
-			if strings.ContainsAny(wp.(*syntax.Lit).Value, `\`) {
+			if strings.ContainsAny(wp.Value, `\`) {
 				quoted = true
 			}
 		}

@@ -45,7 +45,6 @@ type shared struct {
 	running atomic.Int32 // goroutines running shell code besides the first
 	mu      sync.Mutex
 	jobs    []*job
-	nextJob int
 	fakePID int
 }
 
@@ -82,16 +81,15 @@ type Shell struct {
 	rnd           *rand.Rand
 
 	// control flow
-	exiting    bool
-	exitCode   int
-	breakN     int
-	contN      int
-	returning  bool
-	loopDepth  int
-	noErrExit  int // > 0 inside conditions, && || lists and negations
-	inTrap     bool
-	errTrapRun bool
-	umask      int
+	exiting   bool
+	exitCode  int
+	breakN    int
+	contN     int
+	returning bool
+	loopDepth int
+	noErrExit int // > 0 inside conditions, && || lists and negations
+	inTrap    bool
+	umask     int
 
 	sourceDepth int
 	src         string            // the source text being run (for arithmetic errors)
@@ -101,8 +99,6 @@ type Shell struct {
 	assocTmp    int
 	assocTemps  []string
 	dirStack    []string // pushd/popd
-	exportFuncs map[string]bool
-	caseAttr    map[string]byte // declare -u (u) / -l (l)
 	bashSource  []string
 	curCmd      *syntax.Stmt    // the simple command running, for $BASH_COMMAND
 	job         *job            // the asynchronous job this shell runs, if any
@@ -363,7 +359,6 @@ func (s *Shell) syntaxError(err error) {
 }
 
 func (s *Shell) stderr() io.Writer { return s.fds.writer(2) }
-func (s *Shell) stdout() io.Writer { return s.fds.writer(1) }
 
 func sortStrings(l []string) {
 	for i := 1; i < len(l); i++ {

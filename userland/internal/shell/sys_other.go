@@ -12,6 +12,12 @@ import (
 	"syscall"
 )
 
+// lendState is empty on the host: os/exec hands children blocking
+// descriptors itself.
+//
+//lint:ignore U1000 embedded in ofile for the wasip1 build's state
+type lendState struct{}
+
 // HostSystem runs programs on the host with os.StartProcess.
 type HostSystem struct {
 	mu    sync.Mutex

@@ -11,6 +11,13 @@ import (
 	"github.com/secexec/secexec/userland/internal/hostproc"
 )
 
+// lendState tracks an ofile the shell made non-blocking.
+type lendState struct {
+	mu       sync.Mutex
+	children int  // live children holding it
+	nonblock bool // the shell set O_NONBLOCK on it
+}
+
 // wasiSystem runs programs through the host_process calls.
 type wasiSystem struct {
 	mu   sync.Mutex

@@ -47,8 +47,8 @@ func (e ExitStatus) Status() int {
 var (
 	ErrNotFound   = errors.New("command not found")
 	ErrNoExec     = errors.New("exec format error")
-	ErrPermission = errors.New("Permission denied")
-	ErrIsDir      = errors.New("Is a directory")
+	ErrPermission = errors.New("permission denied")
+	ErrIsDir      = errors.New("is a directory")
 )
 
 // newOfile wraps f, whose descriptor is fd (f.Fd would make a pollable
