@@ -20,6 +20,9 @@ func SetCloexec(fd int, on bool) error { return ErrUnsupported }
 // Dup fails: there is no host_process outside wasip1.
 func Dup(fd int) (int, error) { return 0, ErrUnsupported }
 
+// Umask fails: there is no host_process outside wasip1.
+func Umask(mask int, set bool) (int, error) { return 0, ErrUnsupported }
+
 // Getpid returns 0: there is no host_process outside wasip1.
 func Getpid() int { return 0 }
 

@@ -38,6 +38,23 @@ func fdDup(fd uint32, ret unsafe.Pointer) uint32
 //go:wasmimport host_process proc_getpid
 func procGetpid(ret unsafe.Pointer) uint32
 
+//go:wasmimport host_process umask
+func procUmask(mask, set uint32, ret unsafe.Pointer) uint32
+
+// Umask sets the process's file creation mask when set is true and
+// returns the previous one; with set false it only reads it.
+func Umask(mask int, set bool) (int, error) {
+	var old uint32
+	flag := uint32(0)
+	if set {
+		flag = 1
+	}
+	if e := procUmask(uint32(mask), flag, unsafe.Pointer(&old)); e != 0 {
+		return 0, syscall.Errno(e)
+	}
+	return int(old), nil
+}
+
 //go:wasmimport host_process proc_getppid
 func procGetppid(ret unsafe.Pointer) uint32
 

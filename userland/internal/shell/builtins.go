@@ -564,13 +564,13 @@ func (s *Shell) local(args []string) int {
 		s.berr("local", "can only be used in a function")
 		return 1
 	}
-	return s.declareLike("local", args[1:], "l")
+	return s.declareLike("local", args[1:], "L")
 }
 
 func (s *Shell) declare(args []string) int {
 	flags := ""
 	if len(s.funcStack) > 0 {
-		flags = "l"
+		flags = "L"
 	}
 	return s.declareLike(args[0], args[1:], flags)
 }
@@ -710,10 +710,44 @@ func (s *Shell) let(args []string) int {
 }
 
 func (s *Shell) umaskB(args []string) int {
-	if len(args) == 1 {
-		s.out(1, fmt.Sprintf("%04o\n", s.umask))
+	args = args[1:]
+	symbolic, reuse := false, false
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+		for _, c := range args[0][1:] {
+			switch c {
+			case 'S':
+				symbolic = true
+			case 'p':
+				reuse = true
+			default:
+				s.berr("umask", "-%c: invalid option", c)
+				return 2
+			}
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		switch {
+		case symbolic:
+			perm := func(shift int) string {
+				m := (^s.umask >> shift) & 7
+				out := ""
+				for i, c := range "rwx" {
+					if m&(4>>i) != 0 {
+						out += string(c)
+					}
+				}
+				return out
+			}
+			s.out(1, "u="+perm(6)+",g="+perm(3)+",o="+perm(0)+"\n")
+		case reuse:
+			s.out(1, fmt.Sprintf("umask %04o\n", s.umask))
+		default:
+			s.out(1, fmt.Sprintf("%04o\n", s.umask))
+		}
 		return 0
 	}
+	args = append([]string{"umask"}, args...)
 	n, err := strconv.ParseUint(args[1], 8, 32)
 	if err != nil {
 		s.berr("umask", "%s: octal number out of range", args[1])

@@ -11,14 +11,27 @@ func (s *Shell) noJobControl(args []string) int {
 }
 
 func (s *Shell) disown(args []string) int {
-	for _, a := range args[1:] {
+	specs := args[1:]
+	if len(specs) == 0 {
+		specs = []string{"%+"}
+	}
+	for _, a := range specs {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		if s.sh.findJob(a) == nil {
+		j := s.sh.findJob(a)
+		if j == nil {
 			s.berr("disown", "%s: no such job", a)
 			return 1
 		}
+		s.sh.mu.Lock()
+		for i, x := range s.sh.jobs {
+			if x == j {
+				s.sh.jobs = append(s.sh.jobs[:i], s.sh.jobs[i+1:]...)
+				break
+			}
+		}
+		s.sh.mu.Unlock()
 	}
 	return 0
 }

@@ -57,6 +57,8 @@ func (s *Shell) call(ce *syntax.CallExpr) {
 		s.traceAssigns(ce.Assigns)
 		s.trace(args)
 	}
+	defer func() { s.lastArg = args[len(args)-1] }()
+	defer func() { s.lastArg = args[len(args)-1] }()
 	if len(ce.Assigns) == 0 {
 		s.run(args, nil)
 		return
@@ -110,9 +112,9 @@ func (s *Shell) assignError(err error) {
 		s.errf("%s", err)
 		s.lastStatus = 1
 		if !s.inTrap {
-			// Assigning to a readonly variable aborts a non-interactive
-			// shell's current command list in POSIX mode only; bash keeps
-			// going with status 1.
+			// bash abandons the command it was running (a function
+			// call included), as for an expansion error.
+			s.aborting = true
 		}
 		return
 	}
@@ -204,6 +206,12 @@ func (s *Shell) assign(a *syntax.Assign, local bool) error {
 			n += old
 		}
 		val = strconv.Itoa(n)
+	}
+	switch s.caseAttr[name] {
+	case 'u':
+		val = strings.ToUpper(val)
+	case 'l':
+		val = strings.ToLower(val)
 	}
 	return set(expand.Variable{Set: true, Kind: expand.String, Str: val, Exported: cur.Exported})
 }

@@ -28,14 +28,14 @@ func (s *Shell) declClause(c *syntax.DeclClause) {
 			s.lastStatus = 1
 			return
 		}
-		base = "l"
+		base = "L"
 	case "export":
 		base = "x"
 	case "readonly":
 		base = "r"
 	case "declare", "typeset":
 		if len(s.funcStack) > 0 {
-			base = "l"
+			base = "L"
 		}
 	case "nameref":
 		base = "n"
@@ -175,7 +175,7 @@ func (s *Shell) declareWords(name, base string, words []declWord) int {
 			status = 1
 			continue
 		}
-		local := on['l'] && !on['g']
+		local := on['L'] && !on['g']
 		cur, sc := s.env.lookup(vname)
 		if local && sc != s.env.top {
 			// A new local shadows outer variables.
@@ -215,6 +215,12 @@ func (s *Shell) declareWords(name, base string, words []declWord) int {
 		}
 		if on['i'] {
 			s.intAttr[vname] = true
+		}
+		if on['u'] {
+			s.caseAttr[vname] = 'u'
+		}
+		if on['l'] {
+			s.caseAttr[vname] = 'l'
 		}
 		if off['i'] {
 			delete(s.intAttr, vname)

@@ -419,6 +419,7 @@ func (s *Shell) subshell() *Shell {
 	c.readonly = maps.Clone(s.readonly)
 	c.intAttr = maps.Clone(s.intAttr)
 	c.funcSrc = maps.Clone(s.funcSrc)
+	c.caseAttr = maps.Clone(s.caseAttr)
 	c.procSubsts = nil
 	c.traps = map[string]string{}
 	for k, v := range s.traps {

@@ -102,6 +102,8 @@ type Shell struct {
 	bashSource  []string
 	curCmd      *syntax.Stmt    // the simple command running, for $BASH_COMMAND
 	job         *job            // the asynchronous job this shell runs, if any
+	lastArg     string          // $_
+	caseAttr    map[string]byte // declare -u (u), -l (l)
 	optPos      int             // getopts: position in a grouped option argument
 	getoptsInd  int             // getopts: the OPTIND optPos belongs to
 	substStatus *int            // status of the last $(...) of the current command
@@ -128,6 +130,7 @@ func New(name string, sys System, environ []string, dir string) *Shell {
 		readonly: map[string]bool{},
 		intAttr:  map[string]bool{},
 		funcSrc:  map[string]string{},
+		caseAttr: map[string]byte{},
 		umask:    0o022,
 		rnd:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 	}
@@ -149,6 +152,7 @@ func New(name string, sys System, environ []string, dir string) *Shell {
 		_ = s.env.Set("PWD", expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: dir})
 	}
 	s.fds = newFDTable(sys)
+	s.umask = getUmask()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
 }

@@ -2,7 +2,17 @@
 
 package shell
 
-// setUmask keeps the umask in the shell: the host applies the process
-// umask it got at spawn, and the shell passes its own to children by
-// environment-free inheritance only through the host (not yet exposed).
-func setUmask(m int) {}
+import "github.com/secexec/secexec/userland/internal/hostproc"
+
+// setUmask sets the process umask, which the host applies to files the
+// shell creates and passes on to its children.
+func setUmask(m int) { _, _ = hostproc.Umask(m, true) }
+
+// getUmask reads the process umask.
+func getUmask() int {
+	m, err := hostproc.Umask(0, false)
+	if err != nil {
+		return 0o022
+	}
+	return m
+}

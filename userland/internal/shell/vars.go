@@ -117,6 +117,8 @@ func (e *env) special(name string) (expand.Variable, bool) {
 		return expand.Variable{Set: true, Kind: expand.Indexed, List: l}, true
 	case "SHELLOPTS":
 		return str(sh.shellopts()), true
+	case "_":
+		return str(sh.lastArg), true
 	case "BASH_COMMAND":
 		if sh.curCmd == nil {
 			return str(""), true
