@@ -3,6 +3,7 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -509,6 +510,60 @@ func (s *Shell) assocView(p *syntax.ParamExp) *syntax.ParamExp {
 	return &cp
 }
 
+// checkUnsetElement applies set -u to ${a[i]}, which mvdan.cc/sh/expand
+// lets through: an element that does not exist is an unbound variable.
+func (s *Shell) checkUnsetElement(p *syntax.ParamExp) error {
+	if !s.opts.nounset || p.Param == nil || p.Index == nil || p.Excl || p.Names != 0 {
+		return nil
+	}
+	if p.Exp != nil {
+		switch p.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
+			syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+			return nil
+		}
+	}
+	if w, ok := p.Index.(*syntax.Word); ok && (w.Lit() == "@" || w.Lit() == "*") {
+		return nil
+	}
+	v := s.env.Get(p.Param.Value)
+	present := false
+	switch v.Kind {
+	case expand.Associative:
+		k, err := s.assocKey(p.Index)
+		if err != nil {
+			return err
+		}
+		_, present = v.Map[k]
+	case expand.Indexed:
+		i, err := s.arith(p.Index)
+		if err != nil {
+			return err
+		}
+		if i < 0 {
+			i += nextIndex(v)
+		}
+		if v.Indexes == nil {
+			present = i >= 0 && i < len(v.List)
+		} else {
+			present = slices.Contains(v.Indexes, i)
+		}
+	default:
+		i, err := s.arith(p.Index)
+		if err != nil {
+			return err
+		}
+		present = v.IsSet() && i == 0
+	}
+	if present {
+		return nil
+	}
+	return &unboundError{name: p.Param.Value + "[" + printNode(p.Index) + "]"}
+}
+
+// linenoVar is the name $LINENO is rewritten to, answered by env.special.
+const linenoVar = "__secexec_LINENO"
+
 // dropAssocViews removes the temporaries of assocView.
 func (s *Shell) dropAssocViews() {
 	g := s.env.global()
@@ -543,8 +598,17 @@ func (s *Shell) substArithParts(parts []syntax.WordPart) ([]syntax.WordPart, boo
 			// split; its digits need neither.
 			np = &syntax.SglQuoted{Value: strconv.Itoa(v)}
 		case *syntax.ParamExp:
+			if err := s.checkUnsetElement(p); err != nil {
+				return nil, false, err
+			}
 			if v := s.assocView(p); v != nil {
 				np = v
+			} else if p.Param != nil && p.Param.Value == "LINENO" {
+				// expand answers $LINENO from the word's own position,
+				// which in an eval or a trap is a line of that string.
+				cp := *p
+				cp.Param = &syntax.Lit{Value: linenoVar}
+				np = &cp
 			}
 		case *syntax.DblQuoted:
 			inner, changed, err := s.substArithParts(p.Parts)

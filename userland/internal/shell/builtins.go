@@ -677,6 +677,7 @@ func (s *Shell) sourceB(args []string) int {
 	oldName, oldBase, oldLine, oldSrc := s.Name, s.lineBase, s.line, s.src
 	s.Name, s.lineBase, s.src = file, 0, string(b)
 	s.sourceDepth++
+	fdepth := len(s.funcStack)
 	s.bashSource = append(s.bashSource, file)
 	s.lastStatus = 0
 	s.stmts(f.Stmts)
@@ -686,7 +687,8 @@ func (s *Shell) sourceB(args []string) int {
 	if len(args) > 2 {
 		s.frame = oldFrame
 	}
-	if s.returning && len(s.funcStack) == 0 {
+	if s.returning && len(s.funcStack) == fdepth {
+		// return in the sourced file ends the source, not a caller.
 		s.returning = false
 	}
 	return s.lastStatus

@@ -484,6 +484,7 @@ type job struct {
 	status int
 	waited bool
 	kids   []int // programs it runs now
+	hidden bool  // a process substitution: waited for, not listed
 	killed int   // the signal kill sent it
 	cancel func()
 }
@@ -528,7 +529,13 @@ func (j *job) isDone() bool {
 func (sh *shared) addJob(pid int, text string) *job {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	j := &job{id: len(sh.jobs) + 1, pid: pid, text: text, done: make(chan struct{})}
+	id := 1
+	for _, x := range sh.jobs {
+		if !x.hidden {
+			id = x.id + 1
+		}
+	}
+	j := &job{id: id, pid: pid, text: text, done: make(chan struct{})}
 	sh.jobs = append(sh.jobs, j)
 	return j
 }
@@ -544,7 +551,7 @@ func (sh *shared) findJob(spec string) *job {
 				skip = 1
 			}
 			for i := len(sh.jobs) - 1; i >= 0; i-- {
-				if !sh.jobs[i].waited {
+				if !sh.jobs[i].waited && !sh.jobs[i].hidden {
 					if skip == 0 {
 						return sh.jobs[i]
 					}
@@ -558,7 +565,7 @@ func (sh *shared) findJob(spec string) *job {
 			return nil
 		}
 		for _, j := range sh.jobs {
-			if j.id == n {
+			if j.id == n && !j.hidden {
 				return j
 			}
 		}
@@ -764,6 +771,9 @@ func (s *Shell) jobsB(args []string) int {
 	s.sh.mu.Lock()
 	defer s.sh.mu.Unlock()
 	for i, j := range s.sh.jobs {
+		if j.hidden {
+			continue
+		}
 		select {
 		case <-j.done:
 			continue

@@ -797,7 +797,12 @@ func (s *Shell) procSubst(ps *syntax.ProcSubst) (string, error) {
 	r.decRef()
 	w.decRef()
 	s.procSubsts = append(s.procSubsts, n)
-	s.goSub(sub, func(sub *Shell) { sub.stmts(ps.Stmts) })
+	// wait waits for process substitutions too, as bash does.
+	j := s.sh.addJob(sub.bashpid, "")
+	j.hidden = true
+	sub.job = j
+	done := s.goSub(sub, func(sub *Shell) { sub.stmts(ps.Stmts) })
+	go func() { j.finish(<-done) }()
 	return "/dev/fd/" + strconv.Itoa(n), nil
 }
 

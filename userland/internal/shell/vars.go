@@ -97,7 +97,7 @@ func (e *env) special(name string) (expand.Variable, bool) {
 		return str(sh.optFlags()), true
 	case "0":
 		return str(sh.frame.arg0), true
-	case "LINENO":
+	case "LINENO", linenoVar:
 		return str(strconv.Itoa(int(sh.line))), true
 	case "RANDOM":
 		return str(strconv.Itoa(sh.random())), true
