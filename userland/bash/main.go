@@ -12,6 +12,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/secexec/secexec/userland/internal/hostproc"
 	"github.com/secexec/secexec/userland/internal/shell"
 	"github.com/secexec/secexec/userland/internal/sysmsg"
 )
@@ -31,7 +32,7 @@ func run(argv []string) int {
 		on   bool
 	}
 	var opts []opt
-	command, haveCommand, readStdin := "", false, false
+	command, haveCommand, readStdin, interactive := "", false, false, false
 	for len(args) > 0 {
 		a := args[0]
 		if a == "--" || a == "-" {
@@ -61,7 +62,9 @@ func run(argv []string) int {
 				haveCommand = true
 			case 's':
 				readStdin = true
-			case 'i', 'l', 'r':
+			case 'i':
+				interactive = true
+			case 'l', 'r':
 			case 'o':
 				if len(args) == 0 {
 					fmt.Fprintf(os.Stderr, "%s: -o: option requires an argument\n", name)
@@ -110,6 +113,14 @@ func run(argv []string) int {
 		arg0 = script
 		diagName = script
 	default:
+		if interactive || hostproc.IsTerminal(0) && hostproc.IsTerminal(2) {
+			// An interactive session (a prompt, line editing, job
+			// control on the terminal) is the published shell's job for
+			// now: this one runs scripts and -c.
+			err := hostproc.Exec("brush", append([]string{"brush"}, argv[1:]...), os.Environ())
+			fmt.Fprintf(os.Stderr, "%s: interactive shell: %s\n", prog, sysmsg.Text(err))
+			return 126
+		}
 		b, err := io.ReadAll(os.Stdin)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", prog, sysmsg.Text(err))

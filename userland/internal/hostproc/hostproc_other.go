@@ -23,6 +23,12 @@ func Dup(fd int) (int, error) { return 0, ErrUnsupported }
 // Umask fails: there is no host_process outside wasip1.
 func Umask(mask int, set bool) (int, error) { return 0, ErrUnsupported }
 
+// Exec fails: there is no host_process outside wasip1.
+func Exec(path string, argv, env []string) error { return ErrUnsupported }
+
+// IsTerminal reports false: there is no host_user outside wasip1.
+func IsTerminal(fd int) bool { return false }
+
 // Getpid returns 0: there is no host_process outside wasip1.
 func Getpid() int { return 0 }
 

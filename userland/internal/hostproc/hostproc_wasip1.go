@@ -55,6 +55,37 @@ func Umask(mask int, set bool) (int, error) {
 	return int(old), nil
 }
 
+//go:wasmimport host_process proc_exec
+func procExec(path unsafe.Pointer, pathLen uint32, argv unsafe.Pointer, argvLen uint32,
+	envp unsafe.Pointer, envpLen uint32, cloexec unsafe.Pointer, cloexecCount uint32) uint32
+
+//go:wasmimport host_user isatty
+func hostIsatty(fd uint32, ret unsafe.Pointer) uint32
+
+// Exec replaces the process's image with path (agentOS ABI §7.12): on
+// success it does not return.
+func Exec(path string, argv, env []string) error {
+	a, err := encodeList(argv)
+	if err != nil {
+		return err
+	}
+	e, err := encodeList(env)
+	if err != nil {
+		return err
+	}
+	p := []byte(path)
+	return errnoErr(procExec(ptr(p), uint32(len(p)), ptr(a), uint32(len(a)), ptr(e), uint32(len(e)), nil, 0))
+}
+
+// IsTerminal reports whether fd is a terminal.
+func IsTerminal(fd int) bool {
+	var v uint32
+	if hostIsatty(uint32(fd), unsafe.Pointer(&v)) != 0 {
+		return false
+	}
+	return v != 0
+}
+
 //go:wasmimport host_process proc_getppid
 func procGetppid(ret unsafe.Pointer) uint32
 
