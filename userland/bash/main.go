@@ -117,7 +117,7 @@ func run(argv []string) int {
 			// An interactive session (a prompt, line editing, job
 			// control on the terminal) is the published shell's job for
 			// now: this one runs scripts and -c.
-			err := hostproc.Exec("brush", append([]string{"brush"}, argv[1:]...), os.Environ())
+			err := hostproc.Exec("brush", argv, os.Environ())
 			fmt.Fprintf(os.Stderr, "%s: interactive shell: %s\n", prog, sysmsg.Text(err))
 			return 126
 		}
