@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/internal/vmtest"
+	"github.com/secexec/secexec/kernel"
 )
 
 func TestMain(m *testing.M) { vmtest.Main(m) }
@@ -34,5 +39,38 @@ func BenchmarkShell(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A runaway shell is a guest process like any other: a loop ends at the
+// CPU-time limit and at the caller's timeout, and unbounded string growth
+// at the memory limit, while the VM stays usable.
+func TestShellBounded(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{Limits: kernel.Limits{CPUTime: time.Second, MemoryBytes: 64 << 20}})
+
+	r := vmtest.Run(t, h, "", nil, "sh", "-c", "while :; do :; done")
+	if r.Exit.Signal != "SIGXCPU" && r.Exit.Reason != vmhost.ReasonCPUTime {
+		t.Errorf("CPU loop: exit %+v, want ended by the CPU-time limit", r.Exit)
+	}
+
+	var out, errb bytes.Buffer
+	ex, err := h.Run(context.Background(), vmhost.RunSpec{Argv: []string{"bash", "-c", "while :; do sleep 0.01; done"},
+		Env: vmtest.Env, Stdout: &out, Stderr: &errb, Timeout: 300 * time.Millisecond})
+	if err != nil || ex.Outcome != vmhost.TimedOut {
+		t.Errorf("sleeping loop: %v %+v, want timed out", err, ex)
+	}
+
+	r = vmtest.Run(t, h, "", nil, "bash", "-c", "x=0123456789; while :; do x=$x$x; done; echo unreachable")
+	if r.Exit.Code == 0 || strings.Contains(r.Stdout, "unreachable") {
+		t.Errorf("doubling a string: exit %+v stdout %q, want the process to fail at the memory limit", r.Exit, r.Stdout)
+	}
+	r = vmtest.Run(t, h, "", nil, "bash", "-c", "a=(); while :; do a+=(xxxxxxxxxxxxxxxx); done")
+	if r.Exit.Code == 0 {
+		t.Errorf("growing an array: exit %+v, want the process to fail at a limit", r.Exit)
+	}
+
+	r = vmtest.Run(t, h, "", nil, "sh", "-c", "set -e; false; echo REACHED")
+	if r.Exit.Code != 1 || r.Stdout != "" {
+		t.Errorf("set -e after the limits: exit %+v stdout %q", r.Exit, r.Stdout)
 	}
 }

@@ -275,9 +275,14 @@ func (s *Shell) assignArray(name string, a *syntax.Assign, cur expand.Variable, 
 	v := expand.Variable{Kind: expand.Indexed, Set: true, Exported: cur.Exported}
 	next := 0
 	if a.Append {
-		if cur.Kind == expand.Indexed || cur.Kind == expand.String && cur.Set {
-			v = indexedSet(cur, 0, indexGet(cur, 0))
+		switch {
+		case cur.Kind == expand.Indexed:
+			v = cur
+			v.Set = true
 			next = nextIndex(v)
+		case cur.Kind == expand.String && cur.Set:
+			v.List = []string{cur.Str}
+			next = 1
 		}
 	}
 	for _, el := range a.Array.Elems {

@@ -283,7 +283,10 @@ func indexedSet(v expand.Variable, i int, val string) expand.Variable {
 			return v
 		}
 		if i == len(v.List) {
-			v.List = append(slices.Clone(v.List), val)
+			// Appending never changes the elements anyone else holds
+			// (they keep their own length), so a+=(x) in a loop stays
+			// linear.
+			v.List = append(v.List, val)
 			return v
 		}
 		idx = make([]int, len(v.List))
