@@ -93,8 +93,9 @@ type ServeSample struct {
 	// EngineRSS is the RSS of every engine together.
 	EngineRSS int64 `json:"engine_rss"`
 	Zombies   int   `json:"zombies"`
-	// Goroutines are the engines' goroutines (go_goroutines of the
-	// server's /metrics, which carries the engines'), -1 if absent.
+	// Goroutines are the engines' own goroutines
+	// (secexec_engine_goroutines of the server's /metrics, which carries
+	// the engines'; go_goroutines where absent), -1 if neither is there.
 	Goroutines int  `json:"goroutines"`
 	Live       Live `json:"live"`
 	// APIVMs is the server's own count; VMsA/B and ProcsA/B what each

@@ -28,6 +28,7 @@ package metrics
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"time"
 
@@ -136,7 +137,11 @@ func (s *Set) ZeroSeries() {
 // RegisterProcess adds the Go runtime's and the process's own metrics
 // (go_*, process_*: memory, CPU, descriptors), for an engine process.
 func (s *Set) RegisterProcess() {
-	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "secexec_engine_goroutines",
+			Help: "Goroutines of the engine's own code (runtime.NumGoroutine): unlike go_goroutines, which counts the Go runtime's own workers too and moves by a few at rest, it is steady when the engine is idle, so a leak shows.",
+		}, func() float64 { return float64(runtime.NumGoroutine()) }))
 }
 
 // Registry returns the registry holding the metrics, to serve or gather.
