@@ -50,12 +50,14 @@ func prestartFunc(name string, m mem, st []uint64) Errno {
 	case "random_get":
 		return randomGet(context.TODO(), empty, m, st)
 	case "clock_time_get":
+		// Coarsened like every guest clock: the parked instance must not
+		// carry a fine host timestamp into the process that claims it.
 		var t uint64
 		switch uint32(st[0]) {
 		case clockRealtime:
-			t = uint64(time.Now().UnixNano())
+			t = uint64(time.Now().Truncate(time.Millisecond).UnixNano())
 		case clockMonotonic:
-			t = uint64(time.Since(prestartEpoch))
+			t = uint64(time.Since(prestartEpoch).Truncate(time.Millisecond))
 		default:
 			return EINVAL
 		}

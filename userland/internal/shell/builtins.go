@@ -101,59 +101,20 @@ func (s *Shell) echo(args []string) int {
 	return 0
 }
 
-// echoEscapes interprets echo -e's backslash escapes; \c stops output.
+// echoEscapes interprets echo -e's backslash escapes, which are printf
+// %b's; \c stops output.
 func echoEscapes(in string) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(in); i++ {
-		c := in[i]
-		if c != '\\' || i+1 == len(in) {
-			b.WriteByte(c)
+		if in[i] != '\\' {
+			b.WriteByte(in[i])
 			continue
 		}
-		i++
-		switch in[i] {
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'c':
+		n, stop := writeEscape(&b, in[i:], true)
+		if stop {
 			return b.String(), true
-		case 'e', 'E':
-			b.WriteByte(0x1b)
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte('\v')
-		case '\\':
-			b.WriteByte('\\')
-		case '0':
-			n, j := 0, i+1
-			for ; j < len(in) && j < i+4 && in[j] >= '0' && in[j] <= '7'; j++ {
-				n = n*8 + int(in[j]-'0')
-			}
-			b.WriteByte(byte(n))
-			i = j - 1
-		case 'x':
-			n, j := 0, i+1
-			for ; j < len(in) && j < i+3 && isHex(in[j]); j++ {
-				n = n*16 + hexVal(in[j])
-			}
-			if j == i+1 {
-				b.WriteString(`\x`)
-				continue
-			}
-			b.WriteByte(byte(n))
-			i = j - 1
-		default:
-			b.WriteByte('\\')
-			b.WriteByte(in[i])
 		}
+		i += n - 1
 	}
 	return b.String(), false
 }

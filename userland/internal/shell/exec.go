@@ -663,28 +663,13 @@ func (s *Shell) expandError(err error) {
 		default:
 			s.errf("%s: %s", name, ue.Message)
 		}
-		s.lastStatus = 1
-		if !s.inTrap {
-			// bash ends a -c command string with 127 and a script with 1.
-			code := 1
-			if s.CommandMode && !s.isSubshell {
-				code = 127
-			}
-			s.exit(code)
-		}
+		s.unsetExit()
 		return
 	}
 	var ub *unboundError
 	if errors.As(err, &ub) {
 		s.errf("%s", ub)
-		s.lastStatus = 1
-		if !s.inTrap {
-			code := 1
-			if s.CommandMode && !s.isSubshell {
-				code = 127
-			}
-			s.exit(code)
-		}
+		s.unsetExit()
 		return
 	}
 	var ae *arithError
@@ -724,6 +709,20 @@ func paramName(pe *syntax.ParamExp) string {
 type exitStatusError struct{ status int }
 
 func (e *exitStatusError) Error() string { return "exit status " + strconv.Itoa(e.status) }
+
+// unsetExit ends the shell after an unset-parameter error: bash ends a
+// -c command string with 127 and a script with 1 (a trap goes on).
+func (s *Shell) unsetExit() {
+	s.lastStatus = 1
+	if s.inTrap {
+		return
+	}
+	code := 1
+	if s.CommandMode && !s.isSubshell {
+		code = 127
+	}
+	s.exit(code)
+}
 
 // exprError reports an arithmetic error: bash prints the expression.
 func (s *Shell) exprError(err error) {

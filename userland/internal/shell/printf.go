@@ -67,35 +67,26 @@ func (st *printfState) once(format string, args []string) int {
 			j++
 		}
 		flags := format[i+1 : j]
-		width, prec := "", ""
-		if j < len(format) && format[j] == '*' {
-			a, _ := next()
-			width = strconv.Itoa(int(st.number(a)))
-			j++
-		} else {
+		// A width or precision: digits, or * for the next argument.
+		count := func() string {
+			if j < len(format) && format[j] == '*' {
+				a, _ := next()
+				j++
+				return strconv.Itoa(int(st.number(a)))
+			}
 			k := j
 			for j < len(format) && format[j] >= '0' && format[j] <= '9' {
 				j++
 			}
-			width = format[k:j]
+			return format[k:j]
 		}
+		width, prec := count(), ""
 		hasPrec := false
 		if j < len(format) && format[j] == '.' {
 			hasPrec = true
 			j++
-			if j < len(format) && format[j] == '*' {
-				a, _ := next()
-				prec = strconv.Itoa(int(st.number(a)))
-				j++
-			} else {
-				k := j
-				for j < len(format) && format[j] >= '0' && format[j] <= '9' {
-					j++
-				}
-				prec = format[k:j]
-				if prec == "" {
-					prec = "0"
-				}
+			if prec = count(); prec == "" {
+				prec = "0"
 			}
 		}
 		// Length modifiers are accepted and ignored.
@@ -305,7 +296,11 @@ func writeEscape(b *strings.Builder, s string, inB bool) (int, bool) {
 	case '\\':
 		b.WriteByte('\\')
 	case '"':
-		b.WriteByte('"')
+		if inB {
+			b.WriteString(`\"`)
+		} else {
+			b.WriteByte('"')
+		}
 	case '\'':
 		if inB {
 			b.WriteString(`\'`)
@@ -313,7 +308,11 @@ func writeEscape(b *strings.Builder, s string, inB bool) (int, bool) {
 			b.WriteByte('\'')
 		}
 	case '?':
-		b.WriteByte('?')
+		if inB {
+			b.WriteString(`\?`)
+		} else {
+			b.WriteByte('?')
+		}
 	case 'x':
 		n, k := 0, 2
 		for ; k < len(s) && k < 4 && isHex(s[k]); k++ {
