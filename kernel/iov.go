@@ -29,16 +29,11 @@ import (
 
 // Readv reads from fd into bufs, as readv(2) (off < 0) or preadv(2).
 func (p *Process) Readv(ctx context.Context, fd int, bufs [][]byte, off int64) (int, error) {
-	f, err := p.fds.Get(fd)
+	f, bctx, release, err := p.ioFile(ctx, fd)
 	if err != nil {
 		return 0, err
 	}
-	defer f.DecRef()
-	if err := p.waitIfStopped(ctx); err != nil {
-		return 0, err
-	}
-	bctx, done := p.blockCtx(ctx)
-	defer done()
+	defer release()
 	bufs = nonEmpty(bufs)
 	total := 0
 	for i, b := range bufs {
@@ -70,16 +65,11 @@ func (p *Process) Readv(ctx context.Context, fd int, bufs [][]byte, off int64) (
 // Writev writes bufs to fd, as writev(2) (off < 0) or pwritev(2). A write
 // to a pipe without readers raises SIGPIPE, as Write does.
 func (p *Process) Writev(ctx context.Context, fd int, bufs [][]byte, off int64) (int, error) {
-	f, err := p.fds.Get(fd)
+	f, bctx, release, err := p.ioFile(ctx, fd)
 	if err != nil {
 		return 0, err
 	}
-	defer f.DecRef()
-	if err := p.waitIfStopped(ctx); err != nil {
-		return 0, err
-	}
-	bctx, done := p.blockCtx(ctx)
-	defer done()
+	defer release()
 	bufs = nonEmpty(bufs)
 	if len(bufs) > 1 {
 		size := 0

@@ -62,34 +62,40 @@ func (p *Process) Close(fd int) error { return p.fds.Close(fd) }
 // File returns the open file at fd with a reference the caller must drop.
 func (p *Process) File(fd int) (vfs.File, error) { return p.fds.Get(fd) }
 
+// ioFile is the common start of a blocking I/O call: the file at fd,
+// once a stop of the process is over, and the context a signal interrupts.
+// release drops both.
+func (p *Process) ioFile(ctx context.Context, fd int) (f vfs.File, bctx context.Context, release func(), err error) {
+	f, err = p.fds.Get(fd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := p.waitIfStopped(ctx); err != nil {
+		f.DecRef()
+		return nil, nil, nil, err
+	}
+	bctx, done := p.blockCtx(ctx)
+	return f, bctx, func() { done(); f.DecRef() }, nil
+}
+
 // Read reads from fd.
 func (p *Process) Read(ctx context.Context, fd int, b []byte) (int, error) {
-	f, err := p.fds.Get(fd)
+	f, bctx, release, err := p.ioFile(ctx, fd)
 	if err != nil {
 		return 0, err
 	}
-	defer f.DecRef()
-	if err := p.waitIfStopped(ctx); err != nil {
-		return 0, err
-	}
-	bctx, done := p.blockCtx(ctx)
-	defer done()
+	defer release()
 	return f.Read(bctx, b)
 }
 
 // Write writes to fd. A write to a pipe without readers raises SIGPIPE in
 // the process and fails with EPIPE, as Linux does.
 func (p *Process) Write(ctx context.Context, fd int, b []byte) (int, error) {
-	f, err := p.fds.Get(fd)
+	f, bctx, release, err := p.ioFile(ctx, fd)
 	if err != nil {
 		return 0, err
 	}
-	defer f.DecRef()
-	if err := p.waitIfStopped(ctx); err != nil {
-		return 0, err
-	}
-	bctx, done := p.blockCtx(ctx)
-	defer done()
+	defer release()
 	n, err := f.Write(bctx, b)
 	if err != nil && errno.Of(err) == errno.EPIPE {
 		p.sendSignal(SIGPIPE, p.pid)
