@@ -223,7 +223,7 @@ func TestManifestFlagsExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"go build", "./cmd/secexec", "secexec eval", `ENTRYPOINT ["/usr/local/bin/secexec"]`, "USER 10001"} {
+	for _, want := range []string{"go build", "./cmd/secexec", "secexec eval", "buildwasm -out", "SECEXEC_USERLAND_DIR=", `ENTRYPOINT ["/usr/local/bin/secexec"]`, "USER 10001"} {
 		if !strings.Contains(string(df), want) {
 			t.Errorf("Dockerfile lacks %q", want)
 		}

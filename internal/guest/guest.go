@@ -32,6 +32,10 @@ type Config struct {
 	// the node bootstrap); empty means $SECEXEC_CACHE_DIR or the user
 	// cache directory's secexec.
 	CacheDir string
+	// UserlandDir is the directory of secexec's own commands built as
+	// WASI modules; empty means $SECEXEC_USERLAND_DIR or the build of
+	// this binary's source in the cache (userland/wasm.Dir).
+	UserlandDir string
 	// Progress receives package installation progress (a first run
 	// fetches the userland); nil reports nothing.
 	Progress io.Writer
@@ -86,7 +90,12 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	// The published userland has no grep and no jq and a shell that
 	// cannot be trusted with errexit: secexec ships its own.
-	if err := userwasm.Install(store); err != nil {
+	userland, err := dirs.UserlandDir()
+	if err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("guest: %w", err)
+	}
+	if err := userwasm.Install(store, userland); err != nil {
 		_ = store.Close()
 		return nil, fmt.Errorf("guest: %w", err)
 	}
@@ -132,7 +141,7 @@ func (r *Runtime) Attach(_ context.Context, m *vm.VM) error {
 
 // dirsOf returns the configured directories, defaults filled in.
 func dirsOf(cfg Config) (setup.Dirs, error) {
-	dirs := setup.Dirs{Software: cfg.SoftwareDir, Cache: cfg.CacheDir}
+	dirs := setup.Dirs{Software: cfg.SoftwareDir, Cache: cfg.CacheDir, Userland: cfg.UserlandDir}
 	if dirs.Software != "" && dirs.Cache != "" {
 		return dirs, nil
 	}
@@ -145,6 +154,9 @@ func dirsOf(cfg Config) (setup.Dirs, error) {
 	}
 	if dirs.Cache == "" {
 		dirs.Cache = def.Cache
+	}
+	if dirs.Userland == "" && cfg.CacheDir == "" {
+		dirs.Userland = def.Userland
 	}
 	return dirs, nil
 }

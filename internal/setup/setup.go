@@ -28,6 +28,7 @@ import (
 	"github.com/secexec/secexec/internal/textfmt"
 	"github.com/secexec/secexec/internal/wasm"
 	"github.com/secexec/secexec/software"
+	userwasm "github.com/secexec/secexec/userland/wasm"
 )
 
 // EnvCacheDir names the environment variable holding secexec's cache
@@ -39,8 +40,14 @@ type Dirs struct {
 	// Software is the userland package store (software.Options.Dir).
 	Software string
 	// Cache is the cache root: Cache/wasm holds wazero's compilation
-	// cache, Cache/js the polyfills, the bootstrap bundle and code caches.
+	// cache, Cache/js the polyfills, the bootstrap bundle and code caches,
+	// Cache/userland the builds of secexec's own commands.
 	Cache string
+	// Userland is the directory of secexec's own commands (bash, grep, jq,
+	// git, curl, tools) as WASI modules: userland/wasm.Dir of Cache, or
+	// $SECEXEC_USERLAND_DIR. Empty means that directory; DefaultDirs fills
+	// it in when this binary knows its userland source.
+	Userland string
 }
 
 // DefaultDirs returns the directories from $SECEXEC_SOFTWARE_DIR and
@@ -65,7 +72,19 @@ func DefaultDirs() (Dirs, error) {
 	if err != nil {
 		return d, &Error{Step: stepDirs, Err: err}
 	}
+	// A binary without its source learns that from Ensure, which says
+	// what to do about it; the directories themselves are still known.
+	d.Userland, _ = userwasm.Dir(d.Cache)
 	return d, nil
+}
+
+// UserlandDir returns Userland, or the userland directory of Cache when
+// Userland is empty.
+func (d Dirs) UserlandDir() (string, error) {
+	if d.Userland != "" {
+		return d.Userland, nil
+	}
+	return userwasm.Dir(d.Cache)
 }
 
 // WASM is the directory of wazero's compilation cache.
@@ -77,7 +96,11 @@ func (d Dirs) JS() string { return filepath.Join(d.Cache, "js") }
 // Env returns the environment variables that give an engine process
 // these directories, so that it never falls back to a default of its own.
 func (d Dirs) Env() []string {
-	return []string{software.EnvDir + "=" + d.Software, EnvCacheDir + "=" + d.Cache}
+	env := []string{software.EnvDir + "=" + d.Software, EnvCacheDir + "=" + d.Cache}
+	if dir, err := d.UserlandDir(); err == nil {
+		env = append(env, userwasm.EnvDir+"="+dir)
+	}
+	return env
 }
 
 // Options configure Ensure.
@@ -96,10 +119,11 @@ type Options struct {
 }
 
 // Ensure makes sure everything an engine needs is in the caches: the
-// cache directories, the pinned userland packages, the node bootstrap and
-// the node tools (npm and typescript, with the host's npm registry).
-// It does no work, and needs neither npm nor the network, when all of it
-// is there already.
+// cache directories, the pinned userland packages, secexec's own commands
+// (built from source with the Go toolchain), the node bootstrap and the
+// node tools (npm and typescript, with the host's npm registry). It does
+// no work, and needs neither npm, Go nor the network, when all of it is
+// there already.
 func Ensure(ctx context.Context, opts Options) error {
 	log := opts.Logger
 	if log == nil {
@@ -114,15 +138,20 @@ func Ensure(ctx context.Context, opts Options) error {
 	if err != nil {
 		return &Error{Step: stepUserland, Err: err}
 	}
-	// Modules just fetched compile, and the node tools are fetched,
-	// while the node bootstrap is built.
+	// Modules just fetched compile, secexec's commands build, and the
+	// node tools are fetched, while the node bootstrap is built.
 	compiled := make(chan error, 1)
 	go func() { compiled <- precompile(ctx, opts, log, fetched) }()
 	tools := make(chan error, 1)
 	go func() { tools <- ensureTools(ctx, opts, log) }()
+	own := make(chan error, 1)
+	go func() { own <- ensureOwnCommands(ctx, opts) }()
 	_, err = bootjs.Build(ctx, bootjs.Options{CacheDir: opts.Dirs.JS(), NPM: opts.NPM,
 		Progress: opts.Progress, Logger: log})
-	cerr, terr := <-compiled, <-tools
+	cerr, terr, oerr := <-compiled, <-tools, <-own
+	if oerr != nil {
+		return &Error{Step: stepOwn, Err: oerr}
+	}
 	if err != nil {
 		return &Error{Step: stepNode, Err: err}
 	}
@@ -165,6 +194,18 @@ func precompile(ctx context.Context, opts Options, log *slog.Logger, fetched []s
 		}
 	}
 	return nil
+}
+
+// ensureOwnCommands builds secexec's own commands into the userland
+// directory unless they are there.
+func ensureOwnCommands(ctx context.Context, opts Options) error {
+	want, err := userwasm.Dir(opts.Dirs.Cache)
+	if opts.Dirs.Userland != "" && (err != nil || want != opts.Dirs.Userland) {
+		// A directory of the caller's: used as it is, never built into.
+		return userwasm.Check(opts.Dirs.Userland)
+	}
+	_, err = userwasm.Ensure(ctx, opts.Dirs.Cache, opts.Progress)
+	return err
 }
 
 // ensureUserland installs the pinned packages and returns the module
@@ -218,6 +259,7 @@ const (
 	stepUserland = "userland packages"
 	stepNode     = "node polyfills"
 	stepCompile  = "WebAssembly compilation"
+	stepOwn      = "userland commands (built from source)"
 	stepTools    = "node tools (npm, typescript)"
 )
 
@@ -250,6 +292,12 @@ func (e *Error) Error() string {
 	case errors.Is(e.Err, software.ErrFetch), errors.Is(e.Err, bootjs.ErrInstall):
 		return "set-up of the " + e.Step + " failed: " + cause + ": " +
 			"check the network and the registry npm uses (npm config get registry), then run again"
+	case errors.Is(e.Err, userwasm.ErrNoToolchain):
+		return "set-up builds secexec's own commands (bash, grep, jq, git, curl) from source once and needs Go, " +
+			"which was not found on PATH: install Go (Debian or Ubuntu: apt-get install golang-go) " +
+			"or set " + userwasm.EnvDir + " to a directory of prebuilt modules"
+	case errors.Is(e.Err, userwasm.ErrNoSource), errors.Is(e.Err, userwasm.ErrNotBuilt):
+		return "set-up of the " + e.Step + " failed: " + cause
 	case errors.Is(e.Err, os.ErrPermission):
 		return "set-up cannot write its cache: " + cause + ": set " + software.EnvDir + " and " + EnvCacheDir +
 			" to writable directories"

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/secexec/secexec/internal/js/bootjs"
 	"github.com/secexec/secexec/software"
+	userwasm "github.com/secexec/secexec/userland/wasm"
 )
 
 // Each cause of a failed set-up reads as one line that says what to do,
@@ -33,6 +35,8 @@ func TestErrorSaysHowToFix(t *testing.T) {
 			[]string{"refused a package", "sha512-a", "nothing from it was installed"}, []error{software.ErrIntegrity}},
 		{"read-only cache", &Error{Step: stepDirs, Err: &fs.PathError{Op: "mkdir", Path: "/ro/cache", Err: fs.ErrPermission}},
 			[]string{"cannot write its cache", "/ro/cache", "SECEXEC_CACHE_DIR"}, []error{fs.ErrPermission}},
+		{"go missing for secexec's own commands", &Error{Step: stepOwn, Err: fmt.Errorf("%w on PATH", userwasm.ErrNoToolchain)},
+			[]string{"needs Go", "apt-get install golang-go", userwasm.EnvDir}, []error{userwasm.ErrNoToolchain}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,8 +76,16 @@ func TestDirsFromEnvironment(t *testing.T) {
 		t.Fatalf("dirs %+v", d)
 	}
 	env := strings.Join(d.Env(), " ")
-	if env != software.EnvDir+"="+d.Software+" "+EnvCacheDir+"="+d.Cache {
+	if want := filepath.Join(d.Cache, "userland") + string(filepath.Separator); !strings.HasPrefix(d.Userland, want) {
+		t.Fatalf("userland dir %q, want one under %s", d.Userland, want)
+	}
+	if env != software.EnvDir+"="+d.Software+" "+EnvCacheDir+"="+d.Cache+" "+userwasm.EnvDir+"="+d.Userland {
 		t.Fatalf("env %q", env)
+	}
+	// A prebuilt directory named by the environment is what engines get.
+	t.Setenv(userwasm.EnvDir, "prebuilt")
+	if d, err = DefaultDirs(); err != nil || d.Userland != filepath.Join(wd, "prebuilt") {
+		t.Fatalf("with %s set: dirs %+v, %v", userwasm.EnvDir, d, err)
 	}
 	if d.WASM() != filepath.Join(d.Cache, "wasm") || d.JS() != filepath.Join(d.Cache, "js") {
 		t.Fatalf("wasm %s js %s", d.WASM(), d.JS())

@@ -30,6 +30,9 @@ import (
 var (
 	SoftwareDir = filepath.Join(os.TempDir(), "secexec-test-software")
 	WASMDir     = filepath.Join(os.TempDir(), "secexec-test-wasm-cache")
+	// CacheDir is the cache root whose userland/ holds the builds of
+	// secexec's own commands (userland/wasm.Ensure).
+	CacheDir = filepath.Join(os.TempDir(), "secexec-test-cache")
 )
 
 // Runtime is a vmhost.Runtime over one WebAssembly engine and store.
@@ -73,7 +76,12 @@ func Shared(t testing.TB) *Runtime {
 			err = e
 			return
 		}
-		if e := userwasm.Install(store); e != nil {
+		dir, e := userwasm.Ensure(ctx, CacheDir, nil)
+		if e != nil {
+			err = e
+			return
+		}
+		if e := userwasm.Install(store, dir); e != nil {
 			err = e
 			return
 		}
@@ -88,6 +96,21 @@ func Shared(t testing.TB) *Runtime {
 		t.Fatalf("test runtime: %v", err)
 	}
 	return shared
+}
+
+// Module returns secexec's own module name ("jq", "bash", ...), built from
+// this source into the shared test cache on first use.
+func Module(t testing.TB, name string) []byte {
+	t.Helper()
+	dir, err := userwasm.Ensure(context.Background(), CacheDir, nil)
+	if err != nil {
+		t.Fatalf("building the userland: %v", err)
+	}
+	b, err := userwasm.Module(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // Main is a TestMain: it runs the tests, releases the shared runtime if

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/internal/vmtest"
 	"github.com/secexec/secexec/kernel/vfs"
 	userland "github.com/secexec/secexec/userland/wasm"
 )
@@ -206,13 +207,13 @@ slept=true
 	}
 }
 
-// secexec's own grep and jq (Go, compiled to WASI, embedded in package
+// secexec's own grep and jq (Go, compiled to WASI by package
 // userland/wasm) run as registered commands in pipelines of the agentOS
 // userland.
 func TestOwnUserland(t *testing.T) {
 	e := setup(t)
 	for _, name := range userland.Names() {
-		mod, _ := userland.Module(name)
+		mod := vmtest.Module(t, name)
 		if _, err := e.store.Register(name, mod); err != nil {
 			t.Fatal(err)
 		}

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/secexec/secexec/internal/vmtest"
 	"github.com/secexec/secexec/internal/wasm"
 	"github.com/secexec/secexec/software"
-	userland "github.com/secexec/secexec/userland/wasm"
 )
 
 // Precompile leaves the module compiled in the engine's cache (the next
@@ -21,7 +21,7 @@ func TestPrecompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	mod, _ := userland.Module("jq")
+	mod := vmtest.Module(t, "jq")
 	c, err := store.Register("jq", mod)
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,8 @@ import (
 	"github.com/secexec/secexec/internal/vmtest"
 )
 
-// These tests run the embedded git.wasm (what users run; TestWasmUpToDate
-// keeps it in step with this source) in a real VM, and the same scripts
+// These tests run git.wasm built from this source (what users run) in a
+// real VM, and the same scripts
 // with the host's git (the reference), with a fixed author, committer
 // and dates so that commit hashes must come out identical.
 

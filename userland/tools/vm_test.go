@@ -20,8 +20,8 @@ import (
 	"github.com/secexec/secexec/internal/vmtest"
 )
 
-// These tests run the embedded tools.wasm (what users run;
-// TestWasmUpToDate keeps it in step with this source) in a real VM, under
+// These tests run tools.wasm built from this source (what users run) in a
+// real VM, under
 // each command name, and the same shell command with the host's Debian
 // tools (the reference) on an identical copy of the input files, then
 // compare standard output, standard error, the exit status and the

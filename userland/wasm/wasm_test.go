@@ -3,39 +3,195 @@ package wasm
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/secexec/secexec/software"
 	"github.com/secexec/secexec/userland/internal/wasmbuild"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 )
 
-func TestNames(t *testing.T) {
-	if got := Names(); !slices.Equal(got, wasmbuild.Commands) {
-		t.Fatalf("Names() = %v, want %v", got, wasmbuild.Commands)
+// testCache is the cache root the repository's test binaries share, so
+// the modules are built once per machine (internal/vmtest uses it too).
+var testCache = filepath.Join(os.TempDir(), "secexec-test-cache")
+
+// built returns the directory of this source's modules, building them on
+// first use.
+func built(t *testing.T) string {
+	t.Helper()
+	dir, err := Ensure(context.Background(), testCache, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestEnsureBuildsEveryModuleOnce(t *testing.T) {
+	dir := built(t)
+	want, err := Dir(testCache)
+	if err != nil || dir != want {
+		t.Fatalf("Ensure = %s, Dir = %s, %v", dir, want, err)
+	}
+	mtimes := map[string]time.Time{}
+	for _, name := range Names() {
+		b, err := Module(dir, name)
+		if err != nil || !bytes.HasPrefix(b, []byte("\x00asm")) {
+			t.Fatalf("Module(%q): not a wasm module (%v)", name, err)
+		}
+		fi, err := os.Stat(filepath.Join(dir, name+".wasm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s.wasm has mode %v: modules are data, not host executables", name, fi.Mode())
+		}
+		mtimes[name] = fi.ModTime()
+	}
+	again, err := Ensure(context.Background(), testCache, nil)
+	if err != nil || again != dir {
+		t.Fatalf("second Ensure = %s, %v", again, err)
 	}
 	for _, name := range Names() {
-		b, ok := Module(name)
-		if !ok || !bytes.HasPrefix(b, []byte("\x00asm")) {
-			t.Errorf("Module(%q) is not a wasm module", name)
+		fi, _ := os.Stat(filepath.Join(dir, name+".wasm"))
+		if !fi.ModTime().Equal(mtimes[name]) {
+			t.Errorf("%s.wasm was rebuilt by a second Ensure of the same source", name)
 		}
-		b[0] = 'X' // a copy: the embedded module is unchanged
 	}
-	if m := Modules(); len(m) != len(wasmbuild.Commands) || !bytes.HasPrefix(m["grep"], []byte("\x00asm")) {
-		t.Errorf("Modules() = %d entries", len(m))
-	}
-	for _, bad := range []string{"", "nope", "../wasm/grep", "grep.wasm"} {
-		if _, ok := Module(bad); ok {
-			t.Errorf("Module(%q) found something", bad)
+	for _, bad := range []string{"", "nope", "../wasm/grep", "grep.wasm", "xxd"} {
+		if _, err := Module(dir, bad); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Module(%q) = %v, want fs.ErrNotExist", bad, err)
 		}
+	}
+}
+
+func TestInstallFromIncompleteDirIsTyped(t *testing.T) {
+	empty := t.TempDir()
+	if err := Install(nopStore{}, empty); !errors.Is(err, ErrNotBuilt) {
+		t.Fatalf("Install(empty dir) = %v, want ErrNotBuilt", err)
+	}
+	t.Setenv(EnvDir, empty)
+	if dir, err := Dir(testCache); err != nil || dir != empty {
+		t.Fatalf("Dir with %s set = %s, %v", EnvDir, dir, err)
+	}
+	if _, err := Ensure(context.Background(), testCache, nil); !errors.Is(err, ErrNotBuilt) {
+		t.Fatalf("Ensure with an empty %s = %v, want ErrNotBuilt (a prebuilt directory is never built into)", EnvDir, err)
+	}
+}
+
+// Without Go on PATH, a source that needs a build fails with a typed
+// error and leaves no build behind.
+func TestEnsureWithoutGoIsTyped(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("PATH", t.TempDir())
+	if _, err := Ensure(context.Background(), cache, nil); !errors.Is(err, ErrNoToolchain) {
+		t.Fatalf("Ensure without go = %v, want ErrNoToolchain", err)
+	}
+	dir, _ := Dir(cache)
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed build left %s (%v)", dir, err)
+	}
+}
+
+type nopStore struct{}
+
+func (nopStore) Register(name string, wasm []byte) (software.Command, error) {
+	return software.Command{Name: name}, nil
+}
+func (nopStore) Alias(name, target string) (software.Command, error) {
+	return software.Command{}, software.ErrNotFound
+}
+
+func TestDigestFollowsTheBuildInputsOnly(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example\n")
+	write("go.sum", "")
+	write("userland/a/a.go", "package a\n")
+	write("userland/a/a_test.go", "package a\n")
+	write("userland/a/testdata/x", "x")
+	write("userland/wasm/wasm.go", "package wasm\n")
+	digest := func() string {
+		t.Helper()
+		d, err := Digest(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d0 := digest()
+	for _, same := range [][2]string{
+		{"userland/a/a_test.go", "package a // changed\n"},
+		{"userland/a/testdata/x", "y"},
+		{"userland/wasm/wasm.go", "package wasm // changed\n"},
+		{"userland/wasm/grep.wasm", "\x00asm"},
+	} {
+		write(same[0], same[1])
+		if d := digest(); d != d0 {
+			t.Errorf("changing %s changed the digest", same[0])
+		}
+	}
+	for _, changed := range [][2]string{
+		{"userland/a/a.go", "package a // changed\n"},
+		{"userland/b/b.go", "package b\n"},
+		{"go.sum", "example.com/x v1.0.0 h1:x\n"},
+		{"go.mod", "module example\n\ngo 1.26\n"},
+	} {
+		write(changed[0], changed[1])
+		if d := digest(); d == d0 {
+			t.Errorf("changing %s left the digest as it was", changed[0])
+		} else {
+			d0 = d
+		}
+	}
+	if _, err := Digest(t.TempDir()); err == nil {
+		t.Error("Digest of a directory without go.mod succeeded")
+	}
+}
+
+func TestPruneKeepsTheNewestBuilds(t *testing.T) {
+	root := t.TempDir()
+	now := time.Now()
+	var dirs []string
+	for i := range 6 {
+		d := filepath.Join(root, fmt.Sprintf("b%d", i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// b0 is the newest.
+		if err := os.Chtimes(d, now, now.Add(-time.Duration(i)*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	if err := os.Mkdir(filepath.Join(root, ".build-x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prune(root, dirs[5], 3) // the one in use is the oldest
+	var left []string
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{".build-x", "b0", "b1", "b5"}; !slices.Equal(left, want) {
+		t.Errorf("after prune: %v, want %v", left, want)
 	}
 }
 
@@ -59,32 +215,6 @@ func TestCommands(t *testing.T) {
 	}
 	if cmds["xxd"] != "tools" || cmds["patch"] != "tools" || cmds["sh"] != "bash" || cmds["wget"] != "curl" || len(cmds) != len(Names())+aliases {
 		t.Errorf("Commands() = %v", cmds)
-	}
-	if _, ok := Module(cmds["bzcat"]); !ok {
-		t.Error("the module of bzcat is not embedded")
-	}
-}
-
-// TestWasmUpToDate rebuilds the modules and compares them with the
-// committed ones, so a source change without "go generate ./userland"
-// fails CI. The build is reproducible for a given Go toolchain version.
-func TestWasmUpToDate(t *testing.T) {
-	out := t.TempDir()
-	if err := wasmbuild.Build(context.Background(), "..", out); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range wasmbuild.Commands {
-		fresh, err := os.ReadFile(filepath.Join(out, name+".wasm"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		committed, ok := Module(name)
-		if !ok {
-			t.Fatalf("%s.wasm is not embedded", name)
-		}
-		if sha256.Sum256(fresh) != sha256.Sum256(committed) {
-			t.Errorf("%s.wasm differs from a fresh build with %s: run go generate ./userland (the committed modules must be built with the toolchain CI uses)", name, runtime.Version())
-		}
 	}
 }
 
@@ -122,9 +252,9 @@ func compile(t *testing.T, name string) (wazero.Runtime, wazero.CompiledModule) 
 	r := wazero.NewRuntime(ctx)
 	t.Cleanup(func() { r.Close(ctx) })
 	wasi_snapshot_preview1.MustInstantiate(ctx, r)
-	b, ok := Module(name)
-	if !ok {
-		t.Fatalf("no %s module", name)
+	b, err := Module(built(t), name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	mod, err := r.CompileModule(ctx, b)
 	if err != nil {

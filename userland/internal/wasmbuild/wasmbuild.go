@@ -1,6 +1,7 @@
 // Package wasmbuild compiles secexec's userland commands to WASI modules
 // reproducibly: the same sources and Go toolchain give byte-identical
-// output, so a committed module can be checked against a fresh build.
+// output. Set-up runs it once per source (userland/wasm.Ensure); nothing
+// it builds is ever committed.
 package wasmbuild
 
 import (
