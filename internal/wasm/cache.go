@@ -193,6 +193,9 @@ func (c *moduleCache) evictLocked() {
 		delete(c.byKey, ent.key)
 		ent.gone = true
 		c.evictions.Add(1)
+		if c.e.pool != nil {
+			c.e.pool.snaps.drop(ent)
+		}
 		c.e.log.Debug("wasm: compiled module evicted", "module", hex.EncodeToString(ent.key[:8]), "held", ent.refs)
 		if ent.refs == 0 && ent.cm != nil {
 			_ = ent.cm.Close(context.Background())

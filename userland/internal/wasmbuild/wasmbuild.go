@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/secexec/secexec/internal/wasmbin"
 )
 
 // Commands are the userland programs, each a package main in a directory
@@ -66,6 +68,13 @@ func Build(ctx context.Context, userlandDir, outDir string) error {
 		if err := mergeFile(filepath.Join(absOut, name+".wasm")); err != nil {
 			return fmt.Errorf("wasmbuild: %s: %w", name, err)
 		}
+		if reactors[name] {
+			// The engine starts a reactor's later instances from a
+			// snapshot of its first initialised one (internal/wasm).
+			if err := rewriteFile(filepath.Join(absOut, name+".wasm"), wasmbin.ExportGlobals); err != nil {
+				return fmt.Errorf("wasmbuild: %s: %w", name, err)
+			}
+		}
 		// Modules are data, not host executables.
 		if err := os.Chmod(filepath.Join(absOut, name+".wasm"), 0o644); err != nil {
 			return err
@@ -94,14 +103,22 @@ const dataGap = 64
 
 // mergeFile merges a built module's data segments in place.
 func mergeFile(path string) error {
+	return rewriteFile(path, func(b []byte) ([]byte, error) {
+		m, err := MergeDataSegments(b, dataGap)
+		if errors.Is(err, ErrUnsupportedData) {
+			return b, nil
+		}
+		return m, err
+	})
+}
+
+// rewriteFile replaces the module at path with f's rewrite of it.
+func rewriteFile(path string, f func([]byte) ([]byte, error)) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	m, err := MergeDataSegments(b, dataGap)
-	if errors.Is(err, ErrUnsupportedData) {
-		return nil
-	}
+	m, err := f(b)
 	if err != nil {
 		return err
 	}
