@@ -118,3 +118,47 @@ func TestNodeMisc(t *testing.T) {
 		t.Errorf("bad option: %+v", r)
 	}
 }
+
+// util.getCallSites follows Node 22.14 (test/parallel/test-util-getcallsites.js,
+// whose first block test/common's mustNotCall runs in hundreds of Node's
+// tests): the frames and their positions are what Node 22.12 prints for the
+// same file, arguments are validated with Node's codes and messages, and
+// neither Error.stackTraceLimit nor Error.prepareStackTrace changes the
+// answer.
+func TestUtilGetCallSites(t *testing.T) {
+	v := newVM(t, nil)
+	v.writeFile("/workspace/cs.js", `const util = require('util');
+function inner() { return util.getCallSites(3); }
+function outer() { return inner(); }
+const s = outer();
+console.log(JSON.stringify(s.map(({functionName, scriptName, lineNumber, column}) => ({functionName, scriptName, lineNumber, column}))));
+for (const bad of [0, 201, 'x', 0.5, -1, [], NaN]) { try { util.getCallSites(bad); console.log('ok', bad) } catch (e) { console.log(e.code, e.message) } }
+for (const args of [[{}, {}], [10, 10], [{sourceMap: 1}], [1, {sourceMap: 1}]]) { try { util.getCallSites(...args); console.log('ok') } catch (e) { console.log(e.code, e.message) } }
+console.log(util.getCallSites(3.6).length, util.getCallSites({}).length > 1, util.getCallSites(1, {}).length);
+Error.stackTraceLimit = 0; console.log(util.getCallSites().length > 1); Error.stackTraceLimit = 10;
+Error.prepareStackTrace = () => 'x'; const [c] = util.getCallSites(1); console.log(typeof c.scriptId, c.lineNumber, c.columnNumber === c.column);
+`)
+	r := v.run("", "node", "/workspace/cs.js")
+	want := `[{"functionName":"inner","scriptName":"/workspace/cs.js","lineNumber":2,"column":32},{"functionName":"outer","scriptName":"/workspace/cs.js","lineNumber":3,"column":27},{"functionName":"","scriptName":"/workspace/cs.js","lineNumber":4,"column":11}]
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received 0
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received 201
+ERR_INVALID_ARG_TYPE The "frameCount" argument must be of type number. Received type string ('x')
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received 0.5
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received -1
+ERR_INVALID_ARG_TYPE The "options" argument must be of type object. Received an instance of Array
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received NaN
+ERR_INVALID_ARG_TYPE The "frameCount" argument must be of type number. Received an instance of Object
+ERR_INVALID_ARG_TYPE The "options" argument must be of type object. Received type number (10)
+ERR_INVALID_ARG_TYPE The "options.sourceMap" property must be of type boolean. Received type number (1)
+ERR_INVALID_ARG_TYPE The "options.sourceMap" property must be of type boolean. Received type number (1)
+3 true 1
+true
+string 10 true
+`
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("code %d stderr %q\nstdout:\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)
+	}
+	if r := v.node(`process.stdout.write(require('util').getCallSites()[0].scriptName)`); r.stdout != "[eval]" {
+		t.Errorf("node -e: scriptName %q, want [eval]", r.stdout)
+	}
+}
