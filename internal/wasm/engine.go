@@ -133,6 +133,8 @@ type Stats struct {
 	// Restored counts reactor instances brought up from their module's
 	// snapshot instead of running _initialize (snapshot.go).
 	Restored uint64
+	// Parked is how many initialised instances wait for a process now.
+	Parked int
 }
 
 // NewEngine creates the runtime and defines the host modules.
@@ -273,6 +275,9 @@ func (e *Engine) Stats() Stats {
 	s.HashHits, s.HashMisses = e.hashes.hits.Load(), e.hashes.misses.Load()
 	s.Prestarted, s.PrestartMisses = e.pool.claims.Load(), e.pool.misses.Load()
 	s.Restored = e.pool.snaps.restored.Load()
+	e.pool.mu.Lock()
+	s.Parked = len(e.pool.ready)
+	e.pool.mu.Unlock()
 	return s
 }
 

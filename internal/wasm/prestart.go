@@ -51,8 +51,29 @@ func isReactor(cm wazero.CompiledModule) bool {
 
 // parked is an initialised instance waiting for a process.
 type parked struct {
-	mod api.Module
-	mem *ownedMemory
+	mod  api.Module
+	mem  *ownedMemory
+	idle *time.Timer // expires it (see parkedIdle)
+}
+
+// parkedIdle is how long an instance stays parked unclaimed. An engine
+// that ran each of secexec's Go commands once would otherwise hold an
+// initialised instance of each (several MiB apiece) for as long as it
+// lives; after a quiet spell the next process restores its own instance
+// from the snapshot instead (about a millisecond more).
+var parkedIdle = 30 * time.Second
+
+// expire discards pk if it is still ent's parked instance.
+func (pp *prestartPool) expire(ent *compiled, pk *parked) {
+	pp.mu.Lock()
+	if pp.ready[ent] != pk {
+		pp.mu.Unlock()
+		return
+	}
+	delete(pp.ready, ent)
+	pp.mu.Unlock()
+	pk.close()
+	pp.e.mods.release(ent)
 }
 
 // prestartPool holds parked instances by module.
@@ -86,6 +107,7 @@ func (pp *prestartPool) take(ctx context.Context, ent *compiled) *parked {
 	}
 	if pk := pp.ready[ent]; pk != nil {
 		delete(pp.ready, ent)
+		pk.claimed()
 		pp.fillLocked(ent)
 		pp.mu.Unlock()
 		return pk
@@ -109,6 +131,7 @@ func (pp *prestartPool) take(ctx context.Context, ent *compiled) *parked {
 	pk := pp.ready[ent]
 	if pk != nil {
 		delete(pp.ready, ent)
+		pk.claimed()
 		pp.fillLocked(ent)
 	}
 	return pk
@@ -134,6 +157,7 @@ func (pp *prestartPool) fillLocked(ent *compiled) {
 		keep := pk != nil && !pp.closed && pp.ready[ent] == nil
 		if keep {
 			pp.ready[ent] = pk
+			pk.idle = time.AfterFunc(parkedIdle, func() { pp.expire(ent, pk) })
 		}
 		close(done)
 		pp.mu.Unlock()
@@ -157,12 +181,20 @@ func (pp *prestartPool) close() {
 	pp.mu.Unlock()
 	pp.wg.Wait()
 	for ent, pk := range ready {
+		pk.claimed()
 		pk.close()
 		pp.e.mods.release(ent)
 	}
 }
 
 func (pk *parked) close() { _ = pk.mod.Close(context.Background()) }
+
+// claimed stops pk's expiry: a process has it.
+func (pk *parked) claimed() {
+	if pk.idle != nil {
+		pk.idle.Stop()
+	}
+}
 
 // prestart instantiates ent and brings it to the state of an initialised
 // instance outside any process: from ent's snapshot when snaps has one,

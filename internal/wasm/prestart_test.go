@@ -192,3 +192,50 @@ func TestSnapshotsOff(t *testing.T) {
 		t.Fatalf("%d instances restored with snapshots off", n)
 	}
 }
+
+// An instance nobody claims is discarded after a while (an idle engine
+// does not hold one of every command it ever ran), and the next process
+// starts from the snapshot without it.
+func TestParkedInstanceExpires(t *testing.T) {
+	env := setup(t)
+	ctx := context.Background()
+	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: wasmDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close(ctx) })
+	v := newVMWith(t, eng, eng.SoftwareLayer(env.store), vm.Config{})
+	v.writeFile("/workspace/reactor.wasm", snapshotReactor(t), 0o755)
+	run := func() {
+		t.Helper()
+		if r := v.exec(ctx, []string{"/workspace/reactor.wasm", "state"}, runOpts{}); r.code != 0 || !strings.HasSuffix(string(r.stdout), "runs=1\n") {
+			t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+		}
+	}
+	run()
+	waitParked := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for eng.Stats().Parked != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("waiting for %d parked: %+v", n, eng.Stats())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// The refill after the first run parks an instance, which expires.
+	restore := wasm.SetParkedIdle(time.Hour)
+	run()
+	waitParked(1)
+	restore()
+	t.Cleanup(wasm.SetParkedIdle(50 * time.Millisecond))
+	run() // claims the parked one; its refill expires after 50 ms
+	waitParked(1)
+	waitParked(0)
+	before := eng.Stats()
+	run()
+	after := eng.Stats()
+	if after.Restored == before.Restored {
+		t.Fatalf("the run after the expiry: before %+v after %+v, want an instance restored from the snapshot", before, after)
+	}
+}

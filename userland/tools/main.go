@@ -9,7 +9,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -42,10 +41,6 @@ var tools = map[string]tool{
 type message string
 
 func (m message) Error() string { return string(m) }
-
-func main() {
-	os.Exit(dispatch(os.Args, os.Stdin, os.Stdout, os.Stderr))
-}
 
 // dispatch runs the tool named by args[0]'s base name, or by args[1] when
 // the module is run as "tools".

@@ -218,8 +218,10 @@ func TestCommands(t *testing.T) {
 	}
 }
 
-// wasiRun runs an embedded command under wazero's own WASI with dir
-// mounted as "/" and the working directory "/".
+// wasiRun runs a command module (a reactor: _initialize, then
+// secexec_main, as secexec's engine does) under wazero's own WASI with dir
+// mounted as "/" and the working directory "/": the modules need no host
+// module of secexec's to run.
 func wasiRun(t *testing.T, r wazero.Runtime, mod wazero.CompiledModule, dir, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
@@ -230,18 +232,28 @@ func wasiRun(t *testing.T, r wazero.Runtime, mod wazero.CompiledModule, dir, std
 		WithStdin(strings.NewReader(stdin)).
 		WithStdout(&stdout).
 		WithStderr(&stderr).
-		WithFSConfig(wazero.NewFSConfig().WithDirMount(dir, "/"))
+		WithFSConfig(wazero.NewFSConfig().WithDirMount(dir, "/")).
+		WithStartFunctions("_initialize")
 	ctx := context.Background()
 	m, err := r.InstantiateModule(ctx, mod, cfg)
+	if err != nil {
+		t.Fatalf("%v: instantiate: %v", args, err)
+	}
+	defer m.Close(ctx)
+	main := m.ExportedFunction("secexec_main")
+	if main == nil {
+		t.Fatalf("%v: the module exports no secexec_main", args)
+	}
 	code := 0
 	var ee *sys.ExitError
+	res, err := main.Call(ctx)
 	switch {
 	case errors.As(err, &ee):
 		code = int(ee.ExitCode())
 	case err != nil:
 		t.Fatalf("%v: %v", args, err)
 	default:
-		m.Close(ctx)
+		code = int(res[0])
 	}
 	return stdout.String(), stderr.String(), code
 }

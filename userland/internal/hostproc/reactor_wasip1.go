@@ -5,6 +5,8 @@ package hostproc
 import (
 	"os"
 	"strings"
+	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -61,5 +63,48 @@ func Reactor() []string {
 	if pwd := os.Getenv("PWD"); pwd != "" {
 		_ = os.Chdir(pwd)
 	}
+	resetLocalTime()
 	return args
+}
+
+// Run is a reactor module's secexec_main: it makes the module the calling
+// process (Reactor), gives the standard descriptors back their blocking
+// mode (Go's start-up made them non-blocking, and the programs a command
+// starts share them), runs main with the arguments and exits with its
+// status.
+func Run(main func(args []string) int) int32 {
+	args := Reactor()
+	for fd := 0; fd <= 2; fd++ {
+		_ = syscall.SetNonblock(fd, false)
+	}
+	code := main(args)
+	os.Exit(code)
+	return int32(code)
+}
+
+// resetLocalTime makes time.Local the process's zone. Go fixes it the
+// first time it is used, and a package's initialisation may have used it
+// before any process existed (in the engine's prestart, with no TZ and no
+// files): the zone is then decided again from this process's TZ and
+// /etc/localtime, as Go's start-up would decide it.
+func resetLocalTime() {
+	tz, ok := syscall.Getenv("TZ")
+	switch {
+	case !ok:
+		if data, err := os.ReadFile("/etc/localtime"); err == nil {
+			if loc, err := time.LoadLocationFromTZData("Local", data); err == nil {
+				time.Local = loc
+				return
+			}
+		}
+		time.Local = time.UTC
+	case tz == "" || tz == "UTC" || tz == ":UTC":
+		time.Local = time.UTC
+	default:
+		if loc, err := time.LoadLocation(strings.TrimPrefix(tz, ":")); err == nil {
+			time.Local = loc
+		} else {
+			time.Local = time.UTC
+		}
+	}
 }
