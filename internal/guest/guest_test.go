@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/secexec/secexec/internal/guest"
@@ -50,5 +51,45 @@ func TestShellNodeAndOwnCommands(t *testing.T) {
 		if exit.Code != 0 || out.String() != tc.want {
 			t.Errorf("%s: exit %d stdout %q stderr %q, want %q", tc.cmd, exit.Code, out.String(), errb.String(), tc.want)
 		}
+	}
+}
+
+// docs/userland.md names every command on a VM's PATH, so the page cannot
+// fall behind the userland.
+func TestUserlandDocListsEveryCommand(t *testing.T) {
+	ctx := context.Background()
+	sw, cache := testCache(t)
+	rt, err := guest.New(ctx, guest.Config{SoftwareDir: sw, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	h, err := vmhost.New(ctx, vmhost.Config{Policy: policy.AllowAll(), Runtime: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	var out, errb bytes.Buffer
+	exit, err := h.Run(ctx, vmhost.RunSpec{Argv: []string{"ls", "-1", "/usr/bin", "/bin", "/usr/local/bin"},
+		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, Stdout: &out, Stderr: &errb})
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("ls: %v exit %+v stderr %q", err, exit, errb.String())
+	}
+	doc, err := os.ReadFile("../../docs/userland.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range strings.Fields(out.String()) {
+		if strings.HasSuffix(name, ":") {
+			continue // ls's directory headings
+		}
+		n++
+		if !bytes.Contains(doc, []byte("`"+name+"`")) {
+			t.Errorf("docs/userland.md does not list %s", name)
+		}
+	}
+	if n < 150 {
+		t.Fatalf("only %d commands on PATH: %q", n, out.String())
 	}
 }

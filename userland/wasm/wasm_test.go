@@ -184,13 +184,21 @@ func TestPruneKeepsTheNewestBuilds(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, ".build-x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	prune(root, dirs[5], 3) // the one in use is the oldest
-	var left []string
-	entries, _ := os.ReadDir(root)
-	for _, e := range entries {
-		left = append(left, e.Name())
+	list := func() []string {
+		var left []string
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			left = append(left, e.Name())
+		}
+		return left
 	}
-	if want := []string{".build-x", "b0", "b1", "b5"}; !slices.Equal(left, want) {
+	// Builds used in the last 2.5 hours stay, however many.
+	prune(root, dirs[5], 3, now.Add(-150*time.Minute))
+	if left, want := list(), []string{".build-x", "b0", "b1", "b2", "b5"}; !slices.Equal(left, want) {
+		t.Errorf("after prune: %v, want %v", left, want)
+	}
+	prune(root, dirs[5], 3, now) // the one in use is the oldest
+	if left, want := list(), []string{".build-x", "b0", "b1", "b5"}; !slices.Equal(left, want) {
 		t.Errorf("after prune: %v, want %v", left, want)
 	}
 }
