@@ -82,29 +82,34 @@ func Run(main func(args []string) int) int32 {
 	return int32(code)
 }
 
-// resetLocalTime makes time.Local the process's zone. Go fixes it the
-// first time it is used, and a package's initialisation may have used it
-// before any process existed (in the engine's prestart, with no TZ and no
-// files): the zone is then decided again from this process's TZ and
-// /etc/localtime, as Go's start-up would decide it.
+// resetLocalTime makes time.Local the process's zone, as on Linux: TZ
+// (a zone name, ":name" or a file), else /etc/localtime, else UTC. Go's
+// wasip1 port leaves Local at UTC whatever TZ says (it expects the host
+// to manage zones), and fixes it the first time it is used, which an
+// initialisation before any process may already have done; VMs keep the
+// zone files at /usr/share/zoneinfo (internal/tzdata).
 func resetLocalTime() {
 	tz, ok := syscall.Getenv("TZ")
+	tz = strings.TrimPrefix(tz, ":")
+	var file string
 	switch {
 	case !ok:
-		if data, err := os.ReadFile("/etc/localtime"); err == nil {
+		file = "/etc/localtime"
+	case tz == "" || tz == "UTC":
+		time.Local = time.UTC
+		return
+	case strings.HasPrefix(tz, "/"):
+		file = tz
+	case !strings.Contains(tz, ".."):
+		file = "/usr/share/zoneinfo/" + tz
+	}
+	if file != "" {
+		if data, err := os.ReadFile(file); err == nil {
 			if loc, err := time.LoadLocationFromTZData("Local", data); err == nil {
 				time.Local = loc
 				return
 			}
 		}
-		time.Local = time.UTC
-	case tz == "" || tz == "UTC" || tz == ":UTC":
-		time.Local = time.UTC
-	default:
-		if loc, err := time.LoadLocation(strings.TrimPrefix(tz, ":")); err == nil {
-			time.Local = loc
-		} else {
-			time.Local = time.UTC
-		}
 	}
+	time.Local = time.UTC
 }
