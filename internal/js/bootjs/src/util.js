@@ -190,6 +190,16 @@ function getSystemErrorMap() {
 // nor its Error.stackTraceLimit may change the answer, so both are set
 // for the capture and put back.
 const kMaxCallSites = 200;
+
+// util.log (DEP0059, still there in Node 22): the message after a local
+// "day month hh:mm:ss" stamp.
+const kMonths = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+function pad2(n) { return n < 10 ? `0${n}` : `${n}`; }
+const log = deprecate(function log(...args) {
+  const d = new Date();
+  const time = `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+  console.log('%s - %s', `${d.getDate()} ${kMonths[d.getMonth()]} ${time}`, format(...args));
+}, 'The `util.log API is deprecated. Please use console.log() with a custom formatter or a third-party logger instead.', 'DEP0059');
 function getCallSites(frameCount = 10, options) {
   const V = require('./internal/crypto_util.js');
   if (options === undefined) {
@@ -246,7 +256,7 @@ const util = {
   inspect, format, formatWithOptions, stripVTControlCharacters, promisify,
   callbackify, inherits, deprecate, types, isDeepStrictEqual,
   TextEncoder: enc.TextEncoder, TextDecoder: enc.TextDecoder, styleText, parseArgs,
-  getSystemErrorName, getSystemErrorMap, getCallSites,
+  getSystemErrorName, getSystemErrorMap, getCallSites, log,
   toUSVString: (s) => String(s).toWellFormed(),
   isArray: Array.isArray,
   isBoolean: (v) => typeof v === 'boolean', isNull: (v) => v === null, isNullOrUndefined: (v) => v == null,
