@@ -278,6 +278,11 @@ def quote_ident(name, q='"'):
     return q + name.replace(q, q + q) + q
 
 
+def qid(name):
+    """name, quoted if it must be (appendText with quoteChar)."""
+    return quote_ident(name) if quote_char(name) else name
+
+
 def sql_quote(s):
     return "'" + s.replace("'", "''") + "'"
 
@@ -865,7 +870,7 @@ class Shell:
             return cstr(self.null)
         sep = enc(self.col_sep)
         need = any(CSV_QUOTE[x] for x in b)
-        if need or (sep and sep in b):
+        if need or not b or (sep and sep in b):
             return b'"' + b.replace(b'"', b'""') + b'"'
         return b
 
@@ -1424,7 +1429,7 @@ class Shell:
         q = " UNION ALL ".join(parts) + " ORDER BY 1"
         pat = a[1] if len(a) > 1 else "%"
         try:
-            names = [cstr(r[0]) for r in self.db.execute(q, (pat,))]
+            names = [cstr(r[0]) for r in self.db.execute(q, {"1": pat})]
         except sqlite3.Error as e:
             err("Error: %s\n" % errmsg(e))
             return 1
@@ -1464,13 +1469,13 @@ class Shell:
             low = name.lower()
             if low in ("sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"):
                 emit("CREATE TABLE %s (\n  type text,\n  name text,\n  tbl_name text,\n  rootpage integer,\n  sql text\n)" % name)
-        sel = "SELECT sql FROM"
+        sel = "SELECT sql, sname, name FROM"
         div = "("
         for i, (_, db, _f) in enumerate(self.db.execute("SELECT * FROM pragma_database_list")):
             sel += div
             div = " UNION ALL "
-            sel += "SELECT shell_add_schema(sql,%s,name) AS sql, type, tbl_name, name, rowid,%d AS snum, %s AS sname FROM %s.sqlite_schema" % (
-                "NULL" if db.lower() == "main" else sql_quote(db), i + 1, sql_quote(db),
+            sel += "SELECT sql, type, tbl_name, name, rowid,%d AS snum, %s AS sname FROM %s.sqlite_schema" % (
+                i + 1, sql_quote(db),
                 quote_ident(db) if quote_char(db) else db)
         if name is not None:
             sel += " UNION ALL SELECT shell_module_schema(name), 'table', name, name, name, 9e+99, 'main' FROM pragma_module_list"
@@ -1491,12 +1496,56 @@ class Shell:
             return 0
         self.db.create_function("shell_module_schema", 1, lambda x: None)
         try:
-            for (s,) in self.db.execute(sel):
-                emit(s)
+            rows = self.db.execute(sel).fetchall()
+            for s, sname, oname in rows:
+                emit(self.add_schema(s, None if sname.lower() == "main" else sname, oname))
         except sqlite3.Error as e:
             err("Error: %s\n" % errmsg(e))
             return 1
         return 0
+
+    def add_schema(self, sql, schema, name):
+        """shellAddSchemaName: the schema name put into a CREATE
+        statement of an attached database's object, and a view's columns
+        added as a comment."""
+        prefixes = ["TABLE", "INDEX", "UNIQUE INDEX", "VIEW", "TRIGGER", "VIRTUAL TABLE"]
+        if not isinstance(sql, str) or not sql.startswith("CREATE "):
+            return sql
+        for p in prefixes:
+            n = len(p)
+            if sql[7:7 + n] == p and sql[7 + n:8 + n] == " ":
+                z = None
+                if schema is not None:
+                    if quote_char(schema) and schema.lower() != "temp":
+                        z = '%s "%s".%s' % (sql[:n + 7], schema.replace('"', '""'), sql[n + 8:])
+                    else:
+                        z = "%s %s.%s" % (sql[:n + 7], schema, sql[n + 8:])
+                if name is not None and p[0] == "V":
+                    fake = self.fake_schema(schema, name)
+                    if fake is not None:
+                        z = "%s\n/* %s */" % (z if z is not None else sql, fake)
+                if z is not None:
+                    return z
+        return sql
+
+    def fake_schema(self, schema, name):
+        try:
+            cols = self.db.execute('PRAGMA "%s".table_info=%s;' % (
+                (schema or "main").replace('"', '""'), sql_quote(name))).fetchall()
+        except sqlite3.Error:
+            return None
+        if not cols:
+            return None
+        s = ""
+        if schema is not None:
+            q = quote_char(schema)
+            if q and schema.lower() == "temp":
+                q = ""
+            s += (quote_ident(schema, q) if q else schema) + "."
+        q = quote_char(name)
+        s += quote_ident(name, q) if q else name
+        s += "(" + ",".join(qid(c[1] or "") for c in cols) + ")"
+        return s
 
     def cmd_dump(self, a):
         saved_header = self.show_header
@@ -2007,13 +2056,6 @@ def error_context(db, rest, stmt, msg):
     return "\n  %s\n  %serror here ---^" % (code, " " * (o - 14))
 
 
-# Errors for which SQLite records no byte offset.
-_NO_OFFSET = ("no such table: ", "table ", "incomplete input", "unrecognized token",
-              "no tables specified", "too many", "sub-select returns", "cannot ", "unable to",
-              "no such index", "no such view", "no such trigger", "index ", "view ", "trigger ",
-              "near ")
-
-
 def error_offset(db, stmt, msg):
     """Where in stmt the error msg is, as sqlite3_error_offset would say:
     the statement is compiled cut after each of its tokens until the cut
@@ -2023,7 +2065,7 @@ def error_offset(db, stmt, msg):
     import re
     toks = tokens(stmt)
     named = None
-    mm = re.match(r'near "(.*)": syntax error$', msg, re.S)
+    mm = re.match(r'near "(.*)": syntax error$', msg, re.S) or re.match(r'unrecognized token: "(.*)"$', msg, re.S)
     if mm:
         named = mm.group(1)
     else:
@@ -2048,7 +2090,7 @@ def error_offset(db, stmt, msg):
         ok, m2 = try_prepare(db, prefix)
         if ok or m2 != msg:
             continue
-        if mm and msg.startswith("near "):
+        if mm and (msg.startswith("near ") or msg.startswith("unrecognized token")):
             return start
         last = named.split(".")[-1]
         for s2, t2 in reversed(toks[:k]):
@@ -2350,23 +2392,16 @@ def ws_to_eol(z, i):
 
 
 def shell_add_schema(sql, schema, name):
-    prefixes = ["TABLE", "INDEX", "UNIQUE INDEX", "VIEW", "TRIGGER", "VIRTUAL TABLE"]
-    if sql is not None and isinstance(sql, str) and sql.startswith("CREATE ") and schema is not None:
-        for p in prefixes:
-            n = len(p)
-            if sql[7:7 + n] == p and sql[7 + n:8 + n] == " ":
-                if quote_char(schema) and schema.lower() != "temp":
-                    return '%s "%s".%s' % (sql[:n + 7], schema.replace('"', '""'), sql[n + 8:])
-                return "%s %s.%s" % (sql[:n + 7], schema, sql[n + 8:])
     return sql
 
 
 def option_match(z, opt):
+    if not z.startswith("-"):
+        return False
+    z = z[1:]
     if z.startswith("-"):
         z = z[1:]
-    if z.startswith("-"):
-        z = z[1:]
-    return z == opt and True
+    return z == opt
 
 
 def parse_meta(line):
