@@ -2093,6 +2093,24 @@ def error_offset(db, stmt, msg):
         if mm and (msg.startswith("near ") or msg.startswith("unrecognized token")):
             return start
         last = named.split(".")[-1]
+        if msg.startswith("no such column: ") and stmt[:6].lower() == "update":
+            # UPDATE ... SET's unknown columns are reported by name only.
+            dark = [t2 for _, t2 in toks if not is_blank_token(t2)]
+            low = [t2.lower() for t2 in dark]
+            if "set" in low:
+                i2 = low.index("set") + 1
+                depth = 0
+                while i2 < len(dark):
+                    if dark[i2] == "(":
+                        depth += 1
+                    elif dark[i2] == ")":
+                        depth -= 1
+                    elif depth == 0 and low[i2] in ("where", "from", "returning", "order", "limit", ";"):
+                        break
+                    elif (depth == 0 and dark[i2].strip('"`[]').lower() == last.lower()
+                          and i2 + 1 < len(dark) and dark[i2 + 1] == "="):
+                        return None
+                    i2 += 1
         for s2, t2 in reversed(toks[:k]):
             tt = t2
             if tt[:1] in "\"'`[" and len(tt) >= 2:

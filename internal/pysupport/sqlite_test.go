@@ -45,6 +45,10 @@ create view adults as select name from people where age >= 18;
 create table "odd name"(k text primary key, v) without rowid;
 insert into "odd name" values('a''b', 1.0), ('tab	here', 123456789012345678);`
 
+// errDB is the database of the error cases.
+const errDB = `create table t(a int, b text unique, c); insert into t values(1,'x',null);
+create table u(a); create table p(id integer primary key); create table ch(pid references p(id));`
+
 var sqlCases = []sqlCase{
 	// SQL from arguments, in-memory databases, values.
 	{args: `:memory: "select 1, 2.5, null, x'41', 'a'"`},
@@ -118,6 +122,29 @@ line2' as z"`},
 	{args: `imp.db`, stdin: ".mode tabs\n.import data.tsv t\nselect * from t;\n", files: map[string]string{"data.tsv": "k\tv\na\t1\nb\t2\n"}},
 	// Blobs, NULLs and text with odd bytes in each mode.
 	{args: `:memory:`, stdin: "create table b(x);\ninsert into b values(x'00414243'), (x'41420043'), ('te''xt'), (null), (1.5);\n.mode list\nselect x, typeof(x) from b;\n.mode json\nselect x from b;\n.mode quote\nselect x from b;\n.mode insert\nselect x from b;\n.mode line\nselect x from b;\n.mode csv\nselect x from b;\n"},
+	// Error messages: where SQLite points at the error, and exit statuses.
+	{args: `t.db "select a from t join u;"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select t.nope from t"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select x.a from t"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "insert into t(a, nope) values(1, 2)"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "insert into t values(1,2)"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "update t set nope = 1"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "update t set a = 1 where nope = 2"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "create index t on t(a)"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "drop table nope"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select sum(a) over () , nope(a) from t"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select max() from t"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select * from t order by 5"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select 1 union select 1, 2"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select json('{bad')"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "pragma foreign_keys=on; insert into ch values(5)"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "with x as (select 1) select * from y"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select 'a' || from t"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "alter table t add column a"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "create trigger tr after insert on nope begin select 1; end"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select 1e999, -1e999, 1e-999, zeroblob(3), typeof(zeroblob(2))"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db "select CAST('12abc' AS INTEGER), '3' + 4, 10/3, 10/3.0, 10 % 3"`, dbs: map[string]string{"t.db": errDB}},
+	{args: `t.db`, stdin: "select a from t join u;\nselect t.nope from t;\nselect x.a from t;\ninsert into t(a, nope) values(1, 2);\ninsert into t values(1,2);\nupdate t set nope = 1;\nupdate t set a = 1 where nope = 2;\ncreate index t on t(a);\ndrop table nope;\nselect sum(a) over () , nope(a) from t;\nselect max() from t;\nselect * from t order by 5;\nselect 1 union select 1, 2;\nselect json('{bad');\npragma foreign_keys=on; insert into ch values(5);\nwith x as (select 1) select * from y;\nselect 'a' || from t;\nalter table t add column a;\ncreate trigger tr after insert on nope begin select 1; end;\nselect 1e999, -1e999, 1e-999, zeroblob(3), typeof(zeroblob(2));\nselect CAST('12abc' AS INTEGER), '3' + 4, 10/3, 10/3.0, 10 % 3;\n", dbs: map[string]string{"t.db": errDB}},
 }
 
 // sqliteEnv is the environment of both sides.
