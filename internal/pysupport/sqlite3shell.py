@@ -657,6 +657,8 @@ class Shell:
         self.n_err = 0
         self.writable_schema = False
         self.dump_flags = set()
+        self.continuing = False
+        self.eqp = 0
 
     # ---- database
     def open_db(self):
@@ -691,6 +693,11 @@ class Shell:
         c0 = time.process_time()
         cur = self.db.cursor()
         try:
+            if self.eqp and explain_kind(stmt) == 0:
+                try:
+                    self.output_eqp(self.db.execute("EXPLAIN QUERY PLAN " + stmt.lstrip(" \t\n\v\f\r")))
+                except sqlite3.Error:
+                    pass
             try:
                 cur.execute(stmt)
             except sqlite3.Warning as e:
@@ -700,7 +707,13 @@ class Shell:
             if cur.description is not None:
                 names = [d[0] for d in cur.description]
                 try:
-                    self.output_rows(names, cur)
+                    kind = explain_kind(stmt)
+                    if kind == 2:
+                        self.output_eqp(cur)
+                    elif kind == 1 and len(names) == 8:
+                        self.output_explain(names, cur)
+                    else:
+                        self.output_rows(names, cur)
                 except sqlite3.Error as e:
                     rc = (getattr(e, "sqlite_errorcode", 1) or 1) & 0xFF
                     raise SQLError("stepping, " + errmsg(e) + (" (%d)" % rc if rc > 1 else ""), rc)
@@ -745,6 +758,68 @@ class Shell:
             out.write("]\n")
         elif mode == "count" and nrow:
             self.stdout.write("%d row%s\n" % (nrow, "s" if nrow != 1 else ""))
+
+    def output_eqp(self, cur):
+        """MODE_EQP: EXPLAIN QUERY PLAN's rows drawn as a tree."""
+        rows = [(int(r[0] or 0), int(r[1] or 0), r[3]) for r in cur if r[3] is not None]
+        if not rows:
+            return
+        out = self.out
+        if rows[0][2].startswith("-"):
+            if len(rows) == 1:
+                return
+            out.write(rows[0][2][3:] + "\n")
+            rows = rows[1:]
+        else:
+            out.write("QUERY PLAN\n")
+
+        def level(parent, prefix):
+            kids = [r for r in rows if r[1] == parent]
+            for k, r in enumerate(kids):
+                last = k == len(kids) - 1
+                out.write("%s%s%s\n" % (prefix, "`--" if last else "|--", r[2]))
+                if len(prefix) < 100 - 7:
+                    level(r[0], prefix + ("   " if last else "|  "))
+
+        level(0, "")
+
+    def output_explain(self, names, cur):
+        """MODE_Explain: EXPLAIN's program, loops indented."""
+        rows = cur.fetchall()
+        if not rows:
+            return
+        if names != ["addr", "opcode", "p1", "p2", "p3", "p4", "p5", "comment"]:
+            for k, row in enumerate(rows):
+                self.output_row(self.mode, names, row, k)
+            return
+        indent = [0] * len(rows)
+        yields = [False] * len(rows)
+        for iop, r in enumerate(rows):
+            addr, op, p1, p2 = int(r[0]), r[1], int(r[2] or 0), int(r[3] or 0)
+            p2op = p2 + (iop - addr)
+            yields[iop] = op in ("Yield", "SeekLT", "SeekGT", "RowSetRead", "Rewind")
+            if op in ("Next", "Prev", "VPrev", "VNext", "SorterNext", "Return") and p2op > 0:
+                for i in range(p2op, iop):
+                    indent[i] += 2
+            if op == "Goto" and p2op < iop + 1 and ((0 <= p2op and yields[p2op]) or p1):
+                for i in range(p2op, iop):
+                    indent[i] += 2
+        widths = [4, 13, 4, 4, 4, 13, 2, 13]
+        out = self.out
+        out.write(b"  ".join(width_print(widths[i], enc(names[i])) for i in range(8)) + b"\n")
+        out.write("  ".join("-" * w for w in widths) + "\n")
+        for iop, r in enumerate(rows):
+            parts = []
+            for i in range(8):
+                w = 0 if i == 7 else widths[i]
+                v = to_text(r[i])
+                if v is None:
+                    v = cstr(self.null)
+                if strlen_char(v) > w:
+                    w = strlen_char(v)
+                pre = b" " * indent[iop] if i == 1 else b""
+                parts.append(pre + width_print(w, v))
+            out.write(b"  ".join(parts) + b"\n")
 
     def output_row(self, mode, names, row, cnt):
         out = self.out
@@ -1054,8 +1129,9 @@ class Shell:
         startline = 0
         qss = QuickScan()
         try:
+            self.continuing = False
             for line in lines:
-                if errcnt and self.bail:
+                if errcnt and self.bail and (in_file or not self.interactive):
                     break
                 self.lineno += 1
                 if qss.plain_white() and not qss.wait and command_terminator(line) and (
@@ -1095,6 +1171,7 @@ class Shell:
                     qss = QuickScan()
                 if sql == "":
                     sql = None
+                self.continuing = sql is not None
             else:
                 if sql:
                     self.echo_line(sql)
@@ -1163,6 +1240,17 @@ class Shell:
                 return 0
             err("Usage: .echo on|off\n")
             return 1
+        if c == "e" and m("eqp"):
+            if nargs == 2:
+                v = a[1]
+                self.eqp = {"full": 2, "trigger": 1}.get(v, None)
+                if self.eqp is None:
+                    self.eqp = 1 if boolean_value(v) else 0
+                return 0
+            err("Usage: .eqp off|on|trigger|full\n")
+            return 1
+        if c == "e" and m("explain"):
+            return 0
         if c == "e" and m("exit"):
             if nargs > 1:
                 rc = c_int(integer_value(a[1]))
@@ -1186,6 +1274,8 @@ class Shell:
                 return 0
             err("Usage: .nullvalue STRING\n")
             return 1
+        if c == "o" and m("open") and n >= 2:
+            return self.cmd_open(a)
         if c == "o" and (m("output") or m("once")):
             return self.cmd_output(a, m("once") and not m("output"))
         if c == "p" and m("print", 3):
@@ -1384,13 +1474,54 @@ class Shell:
         self.outfile = zfile
         return 0
 
+    def cmd_open(self, a):
+        fn = None
+        new = False
+        readonly = False
+        for z in a[1:]:
+            if option_match(z, "new"):
+                new = True
+            elif option_match(z, "readonly"):
+                readonly = True
+            elif option_match(z, "nofollow") or option_match(z, "append"):
+                pass
+            elif z.startswith("-"):
+                err("unknown option: %s\n" % z)
+                return 1
+            elif fn is not None:
+                err('extra argument: "%s"\n' % z)
+                return 1
+            else:
+                fn = z
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+        self.readonly = readonly
+        if fn is not None:
+            if new:
+                try:
+                    os.unlink(fn)
+                except OSError:
+                    pass
+            self.filename = fn
+            try:
+                self.open_db()
+            except Exit:
+                err("Error: cannot open '%s'\n" % fn)
+                self.db = None
+        if self.db is None:
+            self.filename = ""
+            self.readonly = False
+            self.open_db()
+        return 0
+
     def cmd_show(self, nargs):
         if nargs != 1:
             err("Usage: .show\n")
             return 1
         o = self.out
         o.write("%12.12s: %s\n" % ("echo", "on" if self.echo else "off"))
-        o.write("%12.12s: %s\n" % ("eqp", "off"))
+        o.write("%12.12s: %s\n" % ("eqp", ["off", "on", "trigger", "full"][self.eqp]))
         o.write("%12.12s: %s\n" % ("explain", "auto"))
         o.write("%12.12s: %s\n" % ("headers", "on" if self.show_header else "off"))
         if self.mode in ("column", "markdown", "table", "box"):
@@ -2004,6 +2135,19 @@ def auto_columns(names):
     return "(\n" + "".join(parts) + ")", renames
 
 
+def explain_kind(stmt):
+    """sqlite3_stmt_isexplain: 1 for EXPLAIN, 2 for EXPLAIN QUERY PLAN."""
+    dark = []
+    for _, t in tokens(stmt):
+        if not is_blank_token(t):
+            dark.append(t.lower())
+            if len(dark) == 3:
+                break
+    if not dark or dark[0] != "explain":
+        return 0
+    return 2 if dark[1:3] == ["query", "plan"] else 1
+
+
 def errmsg(e):
     return str(e)
 
@@ -2503,8 +2647,12 @@ def usage_error(z):
 
 def main(argv):
     sh = Shell()
-    sh.interactive = False
+    try:
+        sh.interactive = os.isatty(0)
+    except OSError:
+        sh.interactive = False
     dbname = None
+    init_file = None
     cmds = []
     read_stdin = True
     i = 1
@@ -2527,6 +2675,10 @@ def main(argv):
                 raise Exit(1)
         elif zz in ("-pagecache", "-lookaside"):
             i += 2
+        if zz == "-init":
+            init_file = argv[i]
+        if zz == "-batch":
+            sh.interactive = False
         elif zz == "-readonly":
             sh.readonly = True
         elif zz == "-bail":
@@ -2536,6 +2688,9 @@ def main(argv):
         sh.filename = dbname
     if os.path.exists(sh.filename) if sh.filename not in ("", ":memory:") else False:
         sh.open_db()
+    rc = process_sqliterc(sh, init_file)
+    if rc:
+        return rc
     i = 1
     while i < len(argv):
         z = argv[i]
@@ -2631,8 +2786,71 @@ def main(argv):
                     err("Error: %s\n" % e.msg)
                     return e.rc or 1
         return 0
-    data = sys.stdin.buffer.read()
-    return sh.process_input(split_lines(data), False)
+    if sh.interactive:
+        sh.stdout.write("SQLite version %s %.19s\nEnter \".help\" for usage hints.\n" % (
+            sqlite3.sqlite_version, source_id(sh)))
+        if len(argv) == 1:
+            sh.stdout.write("Connected to a \033[1mtransient in-memory database\033[0m.\n"
+                            "Use \".open FILENAME\" to reopen on a persistent database.\n")
+    return sh.process_input(stdin_lines(sh), False)
+
+
+def process_sqliterc(sh, override):
+    """Run -init FILE, or ~/.sqliterc if there is one."""
+    path = override
+    if path is None:
+        home = os.environ.get("HOME", "")
+        if not home:
+            return 0
+        path = home + "/.sqliterc"
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        if override is not None:
+            err('cannot open: "%s"\n' % path)
+            if sh.bail:
+                return 1
+        return 0
+    if sh.interactive:
+        err("-- Loading resources from %s\n" % path)
+    saved = sh.lineno
+    if sh.process_input(split_lines(data), True) and sh.bail:
+        return 1
+    sh.lineno = saved
+    return 0
+
+
+def stdin_lines(sh):
+    """The lines of standard input, read one at a time as the shell
+    needs them (so that a terminal's user sees each answer), with the
+    prompts of an interactive session."""
+    f = sys.stdin.buffer
+    try:
+        tty = os.isatty(0)
+    except OSError:
+        tty = False
+    while True:
+        sh.out.flush()
+        if sh.interactive:
+            sh.stdout.write("   ...> " if sh.continuing else "sqlite> ")
+            sh.stdout.flush()
+        b = f.readline()
+        if not b:
+            if sh.interactive:
+                sh.stdout.write("\n")
+            return
+        if b.endswith(b"\n"):
+            b = b[:-1]
+            if b.endswith(b"\r"):
+                b = b[:-1]
+        i = b.find(b"\0")
+        if i >= 0:
+            b = b[:i]
+        if sh.interactive and not tty:
+            # readline echoes what it reads when no terminal does.
+            sh.stdout.write(b + b"\n")
+        yield dec(b)
 
 
 def run():
