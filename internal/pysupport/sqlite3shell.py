@@ -1576,7 +1576,7 @@ class Shell:
                 self.out.write(b"".join(line) + b"\n")
         return 0
 
-    def cmd_schema(self, a):
+    def cmd_schema_(self, a):
         self.open_db()
         name = None
         indent = nosys = debug = False
@@ -1634,6 +1634,13 @@ class Shell:
             err("Error: %s\n" % errmsg(e))
             return 1
         return 0
+
+    def cmd_schema(self, a):
+        try:
+            return self.cmd_schema_(a)
+        except sqlite3.Error as e:
+            err("Error: %s\n" % errmsg(e))
+            return 1
 
     def add_schema(self, sql, schema, name):
         """shellAddSchemaName: the schema name put into a CREATE
@@ -1725,8 +1732,10 @@ class Shell:
                     i = b.find(b"--")
                     out.write(b + (b"\n;\n" if i >= 0 else b";\n"))
             except sqlite3.Error as e:
-                out.write("/**** ERROR: (%d) %s *****/\n" % (1, errmsg(e)))
-                self.n_err += 1
+                rc = (getattr(e, "sqlite_errorcode", 1) or 1) & 0xFF
+                out.write("/**** ERROR: (%d) %s *****/\n" % (rc, errmsg(e)))
+                if rc != 11:
+                    self.n_err += 1
         if self.writable_schema:
             out.write("PRAGMA writable_schema=OFF;\n")
             self.writable_schema = False
@@ -1944,6 +1953,8 @@ class Shell:
         if need_commit:
             self.db.execute("BEGIN")
         nrow = nerr = 0
+        # The C shell's status is that of the last row's insert.
+        last_rc = 0
         while True:
             start = rd.line
             vals = []
@@ -1975,16 +1986,18 @@ class Shell:
                 try:
                     self.db.execute(ins, vals)
                     nrow += 1
+                    last_rc = 0
                 except sqlite3.Error as e:
                     err("%s:%d: INSERT failed: %s\n" % (zfile, start, errmsg(e)))
                     nerr += 1
+                    last_rc = (getattr(e, "sqlite_errorcode", 1) or 1) & 0xFF
             if rd.term is None:
                 break
         if need_commit:
             self.db.execute("COMMIT")
         if verbose > 0:
             self.out.write("Added %d rows with %d errors using %d lines of input\n" % (nrow, nerr, rd.line - 1))
-        return 0
+        return last_rc
 
 
 IMPORT_HELP = """.import FILE TABLE       Import data from FILE into TABLE
@@ -2001,6 +2014,50 @@ IMPORT_HELP = """.import FILE TABLE       Import data from FILE into TABLE
         from the ".mode" output mode
      *  If FILE begins with "|" then it is a command that generates the
         input text.
+"""
+
+
+# The option list of Debian's sqlite3 -help.
+OPTIONS_HELP = """OPTIONS include:
+   -A ARGS...           run ".archive ARGS" and exit
+   -append              append the database to the end of the file
+   -ascii               set output mode to 'ascii'
+   -bail                stop after hitting an error
+   -batch               force batch I/O
+   -box                 set output mode to 'box'
+   -column              set output mode to 'column'
+   -cmd COMMAND         run "COMMAND" before reading stdin
+   -csv                 set output mode to 'csv'
+   -deserialize         open the database using sqlite3_deserialize()
+   -echo                print inputs before execution
+   -init FILENAME       read/process named file
+   -[no]header          turn headers on or off
+   -help                show this message
+   -html                set output mode to HTML
+   -interactive         force interactive I/O
+   -json                set output mode to 'json'
+   -line                set output mode to 'line'
+   -list                set output mode to 'list'
+   -lookaside SIZE N    use N entries of SZ bytes for lookaside memory
+   -markdown            set output mode to 'markdown'
+   -maxsize N           maximum size for a --deserialize database
+   -memtrace            trace all memory allocations and deallocations
+   -mmap N              default mmap size set to N
+   -newline SEP         set output row separator. Default: '\\n'
+   -nofollow            refuse to open symbolic links to database files
+   -nonce STRING        set the safe-mode escape nonce
+   -nullvalue TEXT      set text string for NULL values. Default ''
+   -pagecache SIZE N    use N slots of SZ bytes each for page cache memory
+   -quote               set output mode to 'quote'
+   -readonly            open the database read-only
+   -safe                enable safe-mode
+   -separator SEP       set output column separator. Default: '|'
+   -stats               print memory stats before each finalize
+   -table               set output mode to 'table'
+   -tabs                set output mode to 'tabs'
+   -version             show SQLite version
+   -vfs NAME            use NAME as the default VFS
+   -zip                 open the file as a ZIP Archive
 """
 
 
@@ -2749,6 +2806,7 @@ def main(argv):
         elif z == "-help":
             err("Usage: %s [OPTIONS] FILENAME [SQL]\nFILENAME is the name of an SQLite database. A new database is created\n"
                 "if the file does not previously exist.\n" % PROG)
+            err(OPTIONS_HELP)
             return 1
         elif z == "-cmd":
             if i == len(argv) - 1:

@@ -53,6 +53,25 @@ insert into "odd name" values('a''b', 1.0), ('tab	here', 123456789012345678);`
 const errDB = `create table t(a int, b text unique, c); insert into t values(1,'x',null);
 create table u(a); create table p(id integer primary key); create table ch(pid references p(id));`
 
+// oddDB has what .dump must take care of: AUTOINCREMENT, names that are
+// keywords or need quoting, generated columns, a STRICT table, a virtual
+// table (FTS5), a trigger, a view, WITHOUT ROWID, and awkward values.
+const oddDB = `create table seq(id integer primary key autoincrement, v);
+insert into seq(v) values (1.0), (2.5), (-0.0), (1e300), (9007199254740993), ('a'||char(13)||char(10)||'b'), (x'deadbeef'), (''), (null);
+create table "select"("from" int, "a b" text, [c]);
+insert into "select" values (1, 'x''y', 'z');
+create table gen(a int, b int generated always as (a*2) stored, c as (a+1));
+insert into gen(a) values (5);
+create table st(a int, b text) strict;
+insert into st values(1,'s');
+create virtual table ft using fts5(body);
+insert into ft values('hello world');
+create trigger trg after insert on seq begin insert into st values(new.id, 'trig'); end;
+create view v1 as select * from seq;
+create index "idx x" on "select"("a b");
+create table wr(k primary key, v) without rowid;
+insert into wr values('k1', 'v1');`
+
 var sqlCases = []sqlCase{
 	// SQL from arguments, in-memory databases, values.
 	{args: `:memory: "select 1, 2.5, null, x'41', 'a'"`},
@@ -146,6 +165,29 @@ select 1;
 	{args: `-init missing.sql t.db "select * from t"`, dbs: map[string]string{"t.db": errDB}},
 	{args: `-interactive :memory:`, stdin: "select 1;\nselect\n2;\nselec 3;\n.quit\n", banner: true},
 	{args: `-interactive`, stdin: "create table t(a);\n.tables\n", banner: true},
+	// Awkward schemas and values.
+	{args: `d.db .dump`, dbs: map[string]string{"d.db": oddDB}},
+	{args: `d.db ".dump --preserve-rowids seq"`, dbs: map[string]string{"d.db": oddDB}},
+	{args: `d.db ".schema --indent" .tables ".indexes sel%"`, dbs: map[string]string{"d.db": oddDB}},
+	{args: `d.db`, dbs: map[string]string{"d.db": oddDB}, stdin: ".headers on\n" + strings.Repeat("select * from seq;\n", 1) +
+		".mode csv\nselect * from seq;\n.mode json\nselect * from seq;\n.mode line\nselect * from seq;\n.mode box\nselect * from seq;\n" +
+		".mode html\nselect * from seq;\n.mode insert\nselect * from seq;\n.mode quote\nselect * from seq;\n.mode table\nselect * from \"select\";\n" +
+		".mode qbox\nselect * from seq;\n.mode column --wordwrap on --wrap 4\nselect 'hello world this is long' as t;\n.show\n"},
+	{args: `d.db`, dbs: map[string]string{"d.db": oddDB}, files: map[string]string{"i.csv": "x,y\n1,2\n", "asc.txt": "a\x1fb\x1e1\x1f2\x1e"},
+		stdin: ".import --ascii asc.txt newasc\nselect * from newasc;\n.import -v --csv i.csv newi\n.import -v -v --csv i.csv newi\n.mode csv\n.import -v i.csv newi\nselect * from newi;\n.import --csv --schema main i.csv newj\n.schema newj\n.import --csv i.csv seq\n.import --csv i.csv \"select\"\n"},
+	{args: `d.db ".import --csv i.csv seq"`, dbs: map[string]string{"d.db": oddDB}, files: map[string]string{"i.csv": "x,y\n1,2\n"}},
+	// Databases that cannot be opened or read, and usage errors.
+	{args: `bad.db .schema`, files: map[string]string{"bad.db": "hello, not a database\n"}},
+	{args: `bad.db .dump`, files: map[string]string{"bad.db": "hello, not a database\n"}},
+	{args: `bad.db "select 1"`, files: map[string]string{"bad.db": "hello, not a database\n"}},
+	{args: `nodir/x.db "select 1"`},
+	{args: `-readonly new.db "select 1"`},
+	{args: `-help`},
+	{args: `-separator`},
+	{args: `:memory: ".exit 7" "select 2"`},
+	{args: `:memory: "" ";" "select 1;;;select 2"`},
+	{args: `-header -noheader -newline "--" :memory: "select 1 as a"`},
+	{args: `-cmd ".bogus" :memory: "select 1"`},
 	// Blobs, NULLs and text with odd bytes in each mode.
 	{args: `:memory:`, stdin: "create table b(x);\ninsert into b values(x'00414243'), (x'41420043'), ('te''xt'), (null), (1.5);\n.mode list\nselect x, typeof(x) from b;\n.mode json\nselect x from b;\n.mode quote\nselect x from b;\n.mode insert\nselect x from b;\n.mode line\nselect x from b;\n.mode csv\nselect x from b;\n"},
 	// Error messages: where SQLite points at the error, and exit statuses.
