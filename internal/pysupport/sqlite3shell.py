@@ -287,31 +287,6 @@ def sql_quote(s):
     return "'" + s.replace("'", "''") + "'"
 
 
-def is_number(z):
-    i = 0
-    if z[:1] in ("-", "+"):
-        i = 1
-    if i >= len(z) or not is_digit(z[i]):
-        return False
-    while i < len(z) and is_digit(z[i]):
-        i += 1
-    if i < len(z) and z[i] == ".":
-        i += 1
-        if i >= len(z) or not is_digit(z[i]):
-            return False
-        while i < len(z) and is_digit(z[i]):
-            i += 1
-    if i < len(z) and z[i] in "eE":
-        i += 1
-        if i < len(z) and z[i] in "+-":
-            i += 1
-        if i >= len(z) or not is_digit(z[i]):
-            return False
-        while i < len(z) and is_digit(z[i]):
-            i += 1
-    return i == len(z)
-
-
 def strlen_char(b):
     return sum(1 for x in b if (x & 0xC0) != 0x80)
 
@@ -595,10 +570,6 @@ class SQLError(Exception):
         self.rc = rc
 
 
-MODES = ["line", "column", "list", "semi", "html", "insert", "quote", "tcl", "csv",
-         "explain", "ascii", "prettyprint", "eqp", "json", "markdown", "table", "box",
-         "count", "off"]
-
 BOX = {"13": "\u2502", "24": "\u2500", "23": "\u250c", "34": "\u2510", "12": "\u2514",
        "14": "\u2518", "123": "\u251c", "134": "\u2524", "234": "\u252c",
        "124": "\u2534", "1234": "\u253c"}
@@ -676,7 +647,6 @@ class Shell:
             err('Error: unable to open database "%s": %s\n' % (self.filename, e))
             raise Exit(1)
         self.db.text_factory = lambda b: b.decode("utf-8", "surrogateescape")
-        self.db.create_function("shell_add_schema", 3, shell_add_schema)
 
     # ---- statement execution
     def exec_sql(self, sql, ctx=True):
@@ -689,8 +659,6 @@ class Shell:
             self.run_statement(stmt, rest if ctx else None)
 
     def run_statement(self, stmt, rest):
-        t0 = time.perf_counter()
-        c0 = time.process_time()
         cur = self.db.cursor()
         try:
             if self.eqp and explain_kind(stmt) == 0:
@@ -719,9 +687,6 @@ class Shell:
                     raise SQLError("stepping, " + errmsg(e) + (" (%d)" % rc if rc > 1 else ""), rc)
         finally:
             cur.close()
-            if self.timer:
-                self.out.write("Run Time: real %.3f user %f sys %f\n" % (
-                    time.perf_counter() - t0, time.process_time() - c0, 0.0))
 
     def raise_error(self, e, stmt, rest):
         """Classify an error of execute as SQLite's prepare or step."""
@@ -1090,11 +1055,9 @@ class Shell:
 
     # ---- input
     def run_one_sql_line(self, sql, in_file, startline):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             self.open_db()
-            if self.timer:
-                pass
             self.exec_sql(sql)
         except SQLError as e:
             m = e.msg
@@ -1111,7 +1074,12 @@ class Shell:
             self.out.flush()
             err("%s %s\n" % (prefix, tail))
             return 1
-        del t0
+        finally:
+            if self.timer:
+                # The guest's clocks are coarse: these times are as good
+                # as the VM's clock policy lets them be.
+                self.out.write("Run Time: real %.3f user %f sys %f\n" % (
+                    time.perf_counter() - t0, time.process_time() - c0, 0.0))
         if self.count_changes:
             ch = self.db.execute("select changes(), total_changes()").fetchone()
             self.out.write("changes: %d   total_changes: %d\n" % ch)
@@ -1195,10 +1163,7 @@ class Shell:
         args = parse_meta(line)
         if not args:
             return 0
-        try:
-            rc = self.do_meta(args)
-        except Exit:
-            raise
+        rc = self.do_meta(args)
         if self.out_count:
             self.out_count -= 1
             if self.out_count == 0:
@@ -1714,7 +1679,9 @@ class Shell:
             out.write("PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\n")
         self.writable_schema = False
         self.show_header = False
-        self.db.executescript("SAVEPOINT dump; PRAGMA writable_schema=ON") if False else self._exec_quiet("SAVEPOINT dump; PRAGMA writable_schema=ON")
+        # writable_schema makes SQLite read as much of a damaged schema as
+        # it can.
+        self._exec_quiet("SAVEPOINT dump; PRAGMA writable_schema=ON")
         self.n_err = 0
         try:
             rows = self.db.execute(
@@ -2232,8 +2199,8 @@ def error_context(db, rest, stmt, msg):
     if off is None or off < 0:
         return ""
     z = enc(rest)
-    o = len(enc(stmt[:off])) + (len(enc(rest)) - len(enc(rest)) if False else 0)
     # stmt starts rest (both stripped of leading space).
+    o = len(enc(stmt[:off]))
     i = 0
     while o > 50:
         o -= 1
@@ -2263,6 +2230,7 @@ def error_offset(db, stmt, msg):
     gives the same error; the error then lies in the last token, or in a
     name the message quotes."""
     stmt = stmt.lstrip(" \t\n\v\f\r")
+    # Imported here: only an error pays for it.
     import re
     toks = tokens(stmt)
     named = None
@@ -2528,8 +2496,7 @@ def schema_line(z, tail):
             if sqlite3.complete_statement(z + term + ";"):
                 z = z + term
                 break
-    import fnmatch
-    if fnmatch.fnmatchcase(z, "CREATE TABLE ['\"]*"):
+    if z.startswith("CREATE TABLE ") and z[13:14] in ("'", '"'):
         return enc("CREATE TABLE IF NOT EXISTS " + z[13:] + tail)
     return enc(z + tail)
 
@@ -2608,10 +2575,6 @@ def ws_to_eol(z, i):
             return True
         return False
     return True
-
-
-def shell_add_schema(sql, schema, name):
-    return sql
 
 
 def option_match(z, opt):
