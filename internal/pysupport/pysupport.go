@@ -28,6 +28,8 @@ var (
 	subprocessShim []byte
 	//go:embed sqlite3shell.py
 	sqliteShell []byte
+	//go:embed sqlite3extra.py
+	sqliteExtra []byte
 )
 
 // DevicePath is the spawn device's guest path (see spawn.go).
@@ -39,6 +41,7 @@ func Files() map[string][]byte {
 		path.Join(software.PythonSupportDir, "sitecustomize.py"): siteCustomize,
 		path.Join(software.PythonSupportDir, "subprocess.py"):    subprocessShim,
 		SqliteProgram: sqliteShell,
+		path.Join(software.PythonSupportDir, "sqlite3extra.py"): sqliteExtra,
 	}
 }
 
