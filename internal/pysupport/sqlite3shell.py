@@ -23,6 +23,13 @@ PROG = "sqlite3"
 
 def sqlite_g(r, precision, altform2):
     """SQLite 3.40's printf("%!.Ng") (altform2) or "%.Ng" of a double."""
+    if precision == 15 and altform2 and (1e-4 <= r < 1e15 or -1e15 < r <= -1e-4):
+        # Python's shortest round-trip digits: when there are at most 15
+        # of them, the value is far from a rounding boundary at the 15th
+        # digit, and repr already has SQLite's fixed-point form.
+        s = repr(r)
+        if "e" not in s and len(s.replace("-", "").replace(".", "").strip("0")) <= 15:
+            return s
     if r != r:
         return "NaN"
     prefix = ""
@@ -67,18 +74,20 @@ def real_quoted(r):
 
 def to_text(v):
     """sqlite3_column_text of a value as bytes (None for NULL)."""
-    if v is None:
-        return None
-    if isinstance(v, str):
+    t = type(v)
+    if t is int:
+        return b"%d" % v
+    if t is str:
         b = v.encode("utf-8", "surrogateescape")
-    elif isinstance(v, bytes):
-        b = v
-    elif isinstance(v, float):
+    elif t is float:
         return real_text(v).encode()
+    elif v is None:
+        return None
     else:
-        return str(v).encode()
-    i = b.find(b"\0")
-    return b if i < 0 else b[:i]
+        b = bytes(v)
+    if b"\0" in b:
+        return b[:b.index(b"\0")]
+    return b
 
 
 def enc(s):
@@ -433,26 +442,43 @@ BOX = {"13": "\u2502", "24": "\u2500", "23": "\u250c", "34": "\u2510", "12": "\u
 
 
 class Out:
-    """A buffered byte stream to a file descriptor (stdout or a file)."""
+    """A buffered byte stream to a file (stdout or an .output file):
+    every write to a file is a call out of the WebAssembly guest, so
+    output is gathered here and written in large pieces."""
+
+    LIMIT = 1 << 16
 
     def __init__(self, f, name=""):
         self.f = f
         self.name = name
+        self.buf = []
+        self.size = 0
 
     def write(self, s):
-        self.f.write(enc(s))
+        b = enc(s)
+        self.buf.append(b)
+        self.size += len(b)
+        if self.size >= self.LIMIT:
+            self.flush()
 
     def flush(self):
+        if self.buf:
+            data = b"".join(self.buf)
+            self.buf = []
+            self.size = 0
+            try:
+                self.f.write(data)
+            except OSError:
+                pass
         try:
             self.f.flush()
         except OSError:
             pass
 
     def close(self):
+        self.flush()
         if self.f is not sys.stdout.buffer:
             self.f.close()
-        else:
-            self.flush()
 
 
 class Shell:
@@ -605,8 +631,8 @@ class Shell:
         if mode == "list":
             if cnt == 0 and self.show_header:
                 out.write(enc(self.col_sep).join(cstr(c) for c in names) + enc(self.row_sep))
-            vals = [to_text(v) for v in row]
-            out.write(enc(self.col_sep).join(v if v is not None else cstr(null) for v in vals) + enc(self.row_sep))
+            nul = cstr(null)
+            out.write(enc(self.col_sep).join([nul if v is None else to_text(v) for v in row]) + enc(self.row_sep))
             return
         if mode == "html":
             if cnt == 0 and self.show_header:
@@ -1627,8 +1653,13 @@ def usage_error(z):
     raise Exit(1)
 
 
+# The shell of this run, whose output run() flushes at the end.
+SHELL = None
+
+
 def main(argv):
-    sh = Shell()
+    global SHELL
+    sh = SHELL = Shell()
     try:
         sh.interactive = os.isatty(0)
     except OSError:
@@ -1815,6 +1846,7 @@ def stdin_lines(sh):
         tty = False
     while True:
         sh.out.flush()
+        sh.stdout.flush()
         if sh.interactive:
             sh.stdout.write("   ...> " if sh.continuing else "sqlite> ")
             sh.stdout.flush()
@@ -1847,6 +1879,9 @@ def run():
         code = e.code
     except KeyboardInterrupt:
         code = 130
+    if SHELL is not None:
+        SHELL.output_reset()
+        SHELL.stdout.flush()
     try:
         sys.stdout.flush()
         sys.stdout.buffer.flush()

@@ -188,6 +188,9 @@ select 1;
 	{args: `:memory: "" ";" "select 1;;;select 2"`},
 	{args: `-header -noheader -newline "--" :memory: "select 1 as a"`},
 	{args: `-cmd ".bogus" :memory: "select 1"`},
+	// Output larger than the shell's buffer, to stdout and to files.
+	{args: `:memory: "with recursive c(x) as (select 1 union all select x+1 from c limit 6000) select x, x*1.5, x/7.0, 'str'||x, null from c"`},
+	{args: `:memory:`, stdin: ".output big.txt\nwith recursive c(x) as (select 1 union all select x+1 from c limit 6000) select x, x*0.1 from c;\n.once small.txt\nselect 'once';\nselect 'stdout';\n.output big2.txt\nselect 'unclosed at exit';\n"},
 	// Blobs, NULLs and text with odd bytes in each mode.
 	{args: `:memory:`, stdin: "create table b(x);\ninsert into b values(x'00414243'), (x'41420043'), ('te''xt'), (null), (1.5);\n.mode list\nselect x, typeof(x) from b;\n.mode json\nselect x from b;\n.mode quote\nselect x from b;\n.mode insert\nselect x from b;\n.mode line\nselect x from b;\n.mode csv\nselect x from b;\n"},
 	// Error messages: where SQLite points at the error, and exit statuses.
