@@ -1003,6 +1003,15 @@ def error_offset(db, stmt, msg):
             return None
     if len(toks) > 400:
         return None
+    first = next((t for _, t in toks if not is_blank_token(t)), "")
+    if first.lower() == "pragma":
+        # Some pragmas act while they are compiled: a prefix compiled
+        # here could change a setting the statement never reached. A
+        # syntax error does not depend on the database, so a scratch one
+        # is probed instead.
+        if not (msg.startswith("near ") or msg.startswith("unrecognized token")):
+            return None
+        db = sqlite3.connect(":memory:")
     for k in range(1, len(toks) + 1):
         start, t = toks[k - 1]
         if is_blank_token(t):

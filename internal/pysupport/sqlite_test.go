@@ -188,6 +188,9 @@ select 1;
 	{args: `:memory: "" ";" "select 1;;;select 2"`},
 	{args: `-header -noheader -newline "--" :memory: "select 1 as a"`},
 	{args: `-cmd ".bogus" :memory: "select 1"`},
+	// A PRAGMA's syntax error is located without compiling its prefixes in
+	// the database (foreign_keys must stay off here).
+	{args: `:memory:`, stdin: "pragma foreign_keys=on x;\npragma foreign_keys;\npragma nope;\npragma table_info(;\ncreate table p(id integer primary key); create table c(x references p(id));\ninsert into c values(5);\nselect count(*) from c;\n"},
 	// Output larger than the shell's buffer, to stdout and to files.
 	{args: `:memory: "with recursive c(x) as (select 1 union all select x+1 from c limit 6000) select x, x*1.5, x/7.0, 'str'||x, null from c"`},
 	{args: `:memory:`, stdin: ".output big.txt\nwith recursive c(x) as (select 1 union all select x+1 from c limit 6000) select x, x*0.1 from c;\n.once small.txt\nselect 'once';\nselect 'stdout';\n.output big2.txt\nselect 'unclosed at exit';\n"},
