@@ -493,7 +493,8 @@ class Shell:
         self.show_header = False
         self.header_set = False
         self.widths = []
-        self.wrap = 60
+        # The command-line modes do not wrap; .mode sets --wrap 60.
+        self.wrap = 0
         self.wordwrap = False
         self.cm_quote = False
         self.dest_table = "table"

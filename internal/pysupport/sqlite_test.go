@@ -191,6 +191,11 @@ select 1;
 	// A PRAGMA's syntax error is located without compiling its prefixes in
 	// the database (foreign_keys must stay off here).
 	{args: `:memory:`, stdin: "pragma foreign_keys=on x;\npragma foreign_keys;\npragma nope;\npragma table_info(;\ncreate table p(id integer primary key); create table c(x references p(id));\ninsert into c values(5);\nselect count(*) from c;\n"},
+	// The command-line modes do not wrap long values; .mode wraps at 60.
+	{args: `-column :memory: "select '` + strings.Repeat("word ", 30) + `' as long, 'ünï' as 'naïve col'"`},
+	{args: `-box :memory: "select '` + strings.Repeat("word ", 30) + `' as long" .show ".mode box" .show "select '` + strings.Repeat("word ", 30) + `'"`},
+	{args: `-json :memory: "select 'ünï' as 'ключ', '\"q\"\\' as b, char(1,31,127) as c, 1e-7 as d, 123456789012345678 as e, 0.1+0.2 as f"`},
+	{args: `-insert :memory: "select 1.0, 2.0e10, -3.0, 9.2e18, 1e19, 0.5, 1e300*10"`},
 	// Output larger than the shell's buffer, to stdout and to files.
 	{args: `:memory: "with recursive c(x) as (select 1 union all select x+1 from c limit 6000) select x, x*1.5, x/7.0, 'str'||x, null from c"`},
 	{args: `:memory:`, stdin: ".output big.txt\nwith recursive c(x) as (select 1 union all select x+1 from c limit 6000) select x, x*0.1 from c;\n.once small.txt\nselect 'once';\nselect 'stdout';\n.output big2.txt\nselect 'unclosed at exit';\n"},
