@@ -231,7 +231,8 @@ function getCallSites(frameCount = 10, options) {
     Error.stackTraceLimit = limit;
     Error.prepareStackTrace = prepare;
   }
-  if (!Array.isArray(sites)) return [];
+  const P = require('./internal/primordials.js');
+  if (!P.ArrayIsArray(sites)) return [];
   const out = [];
   for (let i = 0; i < sites.length; i++) {
     const cs = sites[i];
@@ -241,13 +242,14 @@ function getCallSites(frameCount = 10, options) {
     if (options.sourceMap === true) {
       const m = require('./internal/module_sourcemap.js').mapLocation(scriptName, line, col);
       if (m) {
-        const k = m.indexOf(':');
-        line = Number(m.slice(0, k));
-        col = Number(m.slice(k + 1));
+        const k = P.StringPrototypeIndexOf(m, ':');
+        line = Number(P.StringPrototypeSlice(m, 0, k));
+        col = Number(P.StringPrototypeSlice(m, k + 1));
       }
     }
     const scriptId = typeof cs.getScriptId === 'function' ? String(cs.getScriptId()) : '0';
-    out.push({ functionName: cs.getFunctionName() || '', scriptId, scriptName, lineNumber: line, columnNumber: col, column: col });
+    // Primordials: a guest's Array.prototype.push must not see the frames.
+    P.ArrayPrototypePush(out, { functionName: cs.getFunctionName() || '', scriptId, scriptName, lineNumber: line, columnNumber: col, column: col });
   }
   return out;
 }
