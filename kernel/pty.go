@@ -307,6 +307,56 @@ func (p *Process) TerminalSize(fd int) (tty.Winsize, error) {
 	return t.t.Winsize(), nil
 }
 
+// TerminalAttr returns the mode of the terminal fd (tcgetattr).
+func (p *Process) TerminalAttr(fd int) (tty.Termios, error) {
+	t, err := p.terminalFD(fd)
+	if err != nil {
+		return tty.Termios{}, err
+	}
+	return t.t.Termios(), nil
+}
+
+// SetTerminalAttr sets the mode of the terminal fd (tcsetattr), after
+// discarding its unread input when flush is set (TCSAFLUSH). As on Linux,
+// a background process changing its controlling terminal's mode gets
+// SIGTTOU unless it ignores or blocks it.
+func (p *Process) SetTerminalAttr(fd int, tm tty.Termios, flush bool) error {
+	t, err := p.terminalFD(fd)
+	if err != nil {
+		return err
+	}
+	if err := p.checkTerminalChange(t); err != nil {
+		return err
+	}
+	t.t.SetTermiosFlush(tm, flush)
+	return nil
+}
+
+// SetTerminalSize sets the window size of the terminal fd (TIOCSWINSZ);
+// a change raises SIGWINCH in its foreground process group.
+func (p *Process) SetTerminalSize(fd int, ws tty.Winsize) error {
+	t, err := p.terminalFD(fd)
+	if err != nil {
+		return err
+	}
+	t.t.SetWinsize(ws)
+	return nil
+}
+
+// checkTerminalChange is Linux's tty_check_change: a process in a
+// background group of the session that t controls may not change t.
+func (p *Process) checkTerminalChange(t *PTY) error {
+	k := p.k
+	k.mu.Lock()
+	background := p.ctty == t && t.sid == p.sid && p.pgid != t.fgrp
+	k.mu.Unlock()
+	if background && !p.signalIgnoredOrBlocked(SIGTTOU) {
+		_ = p.Kill(-p.PGID(), SIGTTOU)
+		return errno.EINTR
+	}
+	return nil
+}
+
 // SetTerminalRaw switches the terminal fd to raw mode or back to the
 // default cooked mode.
 func (p *Process) SetTerminalRaw(fd int, on bool) error {

@@ -20,6 +20,11 @@ const (
 	ICRNL = 0o400 // map CR to NL on input
 	INLCR = 0o100 // map NL to CR on input
 	IGNCR = 0o200 // ignore CR on input
+	// Cflag: stored and reported, not acted on (a pseudo-terminal has no
+	// line speed or framing).
+	B38400 = 0o17  // the speed a pseudo-terminal reports
+	CS8    = 0o60  // 8-bit characters
+	CREAD  = 0o200 // enable the receiver
 	// Oflag
 	OPOST = 0o1 // post-process output
 	ONLCR = 0o4 // map NL to CR-NL on output
@@ -37,21 +42,34 @@ const (
 
 // Indexes of the control characters in Termios.Cc, with Linux's values.
 const (
-	VINTR   = 0
-	VQUIT   = 1
-	VERASE  = 2
-	VKILL   = 3
-	VEOF    = 4
-	VSUSP   = 10
-	VWERASE = 14
-	NCCS    = 19
+	VINTR    = 0
+	VQUIT    = 1
+	VERASE   = 2
+	VKILL    = 3
+	VEOF     = 4
+	VTIME    = 5
+	VMIN     = 6
+	VSWTC    = 7
+	VSTART   = 8
+	VSTOP    = 9
+	VSUSP    = 10
+	VEOL     = 11
+	VREPRINT = 12
+	VDISCARD = 13
+	VWERASE  = 14
+	VLNEXT   = 15
+	VEOL2    = 16
+	NCCS     = 19
 )
 
-// Termios is the terminal's mode, the part of struct termios the line
-// discipline acts on.
+// Termios is the terminal's mode: Linux's struct termios (the flag
+// words, the line discipline number and the control characters). The
+// line discipline acts on the bits named above; the others are kept and
+// reported as they were set, as tcsetattr(3) callers expect.
 type Termios struct {
-	Iflag, Oflag, Lflag uint32
-	Cc                  [NCCS]byte
+	Iflag, Oflag, Cflag, Lflag uint32
+	Line                       byte
+	Cc                         [NCCS]byte
 }
 
 // DefaultTermios is the mode of a fresh terminal, what `stty sane` sets:
@@ -62,15 +80,24 @@ func DefaultTermios() Termios {
 	t := Termios{
 		Iflag: ICRNL,
 		Oflag: OPOST | ONLCR,
+		Cflag: B38400 | CS8 | CREAD,
 		Lflag: ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | IEXTEN,
 	}
+	// Linux's INIT_C_CC; the line discipline uses intr, quit, erase,
+	// kill, eof, susp and werase, the rest are there for stty to show.
 	t.Cc[VINTR] = 0x03
 	t.Cc[VQUIT] = 0x1c
 	t.Cc[VERASE] = 0x7f
 	t.Cc[VKILL] = 0x15
 	t.Cc[VEOF] = 0x04
+	t.Cc[VMIN] = 1
+	t.Cc[VSTART] = 0x11
+	t.Cc[VSTOP] = 0x13
 	t.Cc[VSUSP] = 0x1a
+	t.Cc[VREPRINT] = 0x12
+	t.Cc[VDISCARD] = 0x0f
 	t.Cc[VWERASE] = 0x17
+	t.Cc[VLNEXT] = 0x16
 	return t
 }
 
@@ -153,6 +180,10 @@ func (l *LineDiscipline) SetTermios(t Termios) {
 	}
 	l.t = t
 }
+
+// FlushInput discards the input not yet read, edited and readable
+// (tcflush(TCIFLUSH), tcsetattr's TCSAFLUSH).
+func (l *LineDiscipline) FlushInput() { l.flushInput() }
 
 // Winsize returns the window size.
 func (l *LineDiscipline) Winsize() Winsize { return l.ws }

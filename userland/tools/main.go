@@ -34,6 +34,8 @@ var tools = map[string]tool{
 	"unxz":    runXz,
 	"xzcat":   runXz,
 	"patch":   runPatch,
+	"tput":    runTput,
+	"clear":   runClear,
 }
 
 // message is an error worded (and capitalised) as the imitated program
