@@ -294,7 +294,8 @@ func (s *tputState) cmd(args []string, legacy bool) (code, used int) {
 	}
 	str, ok := s.term.strs[name]
 	if !ok && !stdStrs[name] {
-		s.out.Flush()
+		// stdout is flushed at exit, after this message, as C's stdio
+		// does with a buffered stdout and an unbuffered stderr.
 		fmt.Fprintf(s.stderr, "%s: unknown terminfo capability '%s'\n", s.prog, name)
 		return errCapName, -1
 	}
