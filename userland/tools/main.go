@@ -36,6 +36,7 @@ var tools = map[string]tool{
 	"patch":   runPatch,
 	"tput":    runTput,
 	"clear":   runClear,
+	"ps":      runPs,
 }
 
 // message is an error worded (and capitalised) as the imitated program
