@@ -328,6 +328,9 @@ func (p *Process) SetTerminalAttr(fd int, tm tty.Termios, flush bool) error {
 	if err := p.checkTerminalChange(t); err != nil {
 		return err
 	}
+	// A pseudo-terminal has no framing: Linux's pty_set_termios keeps
+	// its character size at 8 bits, without parity, receiver on.
+	tm.Cflag = tm.Cflag&^(tty.CSIZE|tty.PARENB) | tty.CS8 | tty.CREAD
 	t.t.SetTermiosFlush(tm, flush)
 	return nil
 }

@@ -23,7 +23,9 @@ const (
 	// Cflag: stored and reported, not acted on (a pseudo-terminal has no
 	// line speed or framing).
 	B38400 = 0o17  // the speed a pseudo-terminal reports
+	CSIZE  = 0o60  // the character size bits
 	CS8    = 0o60  // 8-bit characters
+	PARENB = 0o400 // parity
 	CREAD  = 0o200 // enable the receiver
 	// Oflag
 	OPOST = 0o1 // post-process output

@@ -37,6 +37,7 @@ var tools = map[string]tool{
 	"tput":    runTput,
 	"clear":   runClear,
 	"ps":      runPs,
+	"stty":    runStty,
 }
 
 // message is an error worded (and capitalised) as the imitated program

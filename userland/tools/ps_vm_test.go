@@ -19,6 +19,13 @@ import (
 // discipline's CR-LF turned back into LF.
 func ptyRun(t *testing.T, h *vmhost.Host, script string, rows, cols uint16, env ...string) (string, int) {
 	t.Helper()
+	out, code := ptyRunRaw(t, h, script, rows, cols, env...)
+	return strings.ReplaceAll(out, "\r\n", "\n"), code
+}
+
+// ptyRunRaw is ptyRun with the bytes as the terminal's master read them.
+func ptyRunRaw(t *testing.T, h *vmhost.Host, script string, rows, cols uint16, env ...string) (string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	p, err := h.Spawn(ctx, vmhost.SpawnSpec{Argv: []string{"sh", "-c", script},
@@ -31,7 +38,7 @@ func ptyRun(t *testing.T, h *vmhost.Host, script string, rows, cols uint16, env 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.ReplaceAll(string(out), "\r\n", "\n"), st.Code
+	return string(out), st.Code
 }
 
 // psRows splits ps output into its header's column names and its rows'
