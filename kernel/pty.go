@@ -320,12 +320,12 @@ func (p *Process) TerminalAttr(fd int) (tty.Termios, error) {
 // discarding its unread input when flush is set (TCSAFLUSH). As on Linux,
 // a background process changing its controlling terminal's mode gets
 // SIGTTOU unless it ignores or blocks it.
-func (p *Process) SetTerminalAttr(fd int, tm tty.Termios, flush bool) error {
+func (p *Process) SetTerminalAttr(ctx context.Context, fd int, tm tty.Termios, flush bool) error {
 	t, err := p.terminalFD(fd)
 	if err != nil {
 		return err
 	}
-	if err := p.checkTerminalChange(t); err != nil {
+	if err := p.checkTerminalChange(ctx, t); err != nil {
 		return err
 	}
 	// A pseudo-terminal has no framing: Linux's pty_set_termios keeps
@@ -347,17 +347,34 @@ func (p *Process) SetTerminalSize(fd int, ws tty.Winsize) error {
 }
 
 // checkTerminalChange is Linux's tty_check_change: a process in a
-// background group of the session that t controls may not change t.
-func (p *Process) checkTerminalChange(t *PTY) error {
+// background group of the session that t controls is stopped by SIGTTOU
+// before it may change t, unless it ignores or blocks SIGTTOU; an
+// orphaned group gets EIO instead, as it would never be continued.
+func (p *Process) checkTerminalChange(ctx context.Context, t *PTY) error {
 	k := p.k
-	k.mu.Lock()
-	background := p.ctty == t && t.sid == p.sid && p.pgid != t.fgrp
-	k.mu.Unlock()
-	if background && !p.signalIgnoredOrBlocked(SIGTTOU) {
-		_ = p.Kill(-p.PGID(), SIGTTOU)
-		return errno.EINTR
+	for {
+		k.mu.Lock()
+		if p.ctty != t || t.fgrp == 0 || p.pgid == t.fgrp {
+			k.mu.Unlock()
+			return nil
+		}
+		orphaned := k.orphanedLocked(p.pgid, p.sid)
+		pgid := p.pgid
+		k.mu.Unlock()
+		if p.signalIgnoredOrBlocked(SIGTTOU) {
+			return nil
+		}
+		if orphaned {
+			return errno.EIO
+		}
+		_ = k.Init().Kill(-pgid, SIGTTOU)
+		if p.State() != StateStopped {
+			return errno.EINTR
+		}
+		if err := p.waitIfStopped(ctx); err != nil {
+			return err
+		}
 	}
-	return nil
 }
 
 // SetTerminalRaw switches the terminal fd to raw mode or back to the

@@ -162,3 +162,15 @@ func TestSttyVMLineDiscipline(t *testing.T) {
 		t.Errorf("window sizes:\n%q", out)
 	}
 }
+
+// TestToolsNotTakenForTheShell guards the engine's brush workaround
+// (shellArgv rewrites "PROG -c SCRIPT" for the module that imports
+// host_tty's line-editor calls): this module imports host_tty too, for
+// stty and tput, and "xz -c FILE" into a pipe must keep its arguments.
+func TestToolsNotTakenForTheShell(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	r := vmtest.Run(t, h, "", nil, "sh", "-c", "cd /tmp && printf hello > f && xz -c f | xz -dc")
+	if r.Stdout != "hello" || r.Exit.Code != 0 {
+		t.Errorf("xz -c f | xz -dc: %q, %q, exit %d", r.Stdout, r.Stderr, r.Exit.Code)
+	}
+}

@@ -303,7 +303,7 @@ func ttyGetAttr(_ context.Context, s *State, m mem, st []uint64) Errno {
 }
 
 // ttySetAttr is tcsetattr(fd, when, buf).
-func ttySetAttr(_ context.Context, s *State, m mem, st []uint64) Errno {
+func ttySetAttr(ctx context.Context, s *State, m mem, st []uint64) Errno {
 	fd, when, ptr := int(int32(st[0])), uint32(st[1]), uint32(st[2])
 	if when > tcsaFlush {
 		return EINVAL
@@ -320,7 +320,7 @@ func ttySetAttr(_ context.Context, s *State, m mem, st []uint64) Errno {
 		Line:  buf[16],
 	}
 	copy(tm.Cc[:], buf[17:termiosSize])
-	return ErrnoOf(s.P.SetTerminalAttr(fd, tm, when == tcsaFlush))
+	return ErrnoOf(s.P.SetTerminalAttr(ctx, fd, tm, when == tcsaFlush))
 }
 
 // ttyGetSize is ioctl(fd, TIOCGWINSZ, buf).
