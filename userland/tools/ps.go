@@ -54,10 +54,11 @@ type psProc struct {
 	pid, ppid, pgid, sid, tty, tpgid int
 	state                            byte
 	comm                             string
-	argv                             []string
+	cmdline                          string // as procps reads it: separators and newlines as spaces
 	euid                             uint32
 	utime, stime                     uint64
 	nice, nlwp                       int
+	policy                           int // scheduling policy: 0 normal, 3 batch, others real-time or idle
 	start                            uint64 // ticks after boot
 	vmSizeKB, vmRSSKB, vmLckKB       uint64
 }
@@ -584,16 +585,37 @@ func psEscape(s string, room int) string {
 }
 
 // psArgsText is what procps shows as a process's command line: its
-// arguments joined by spaces, or "[comm]" when it has none (and
-// " <defunct>" after a zombie's).
+// arguments joined by spaces, or "[comm]" when it has none (a kernel
+// thread, a zombie: then " <defunct>" follows).
 func psArgsText(p *psProc) string {
+	if p.cmdline != "" {
+		return p.cmdline
+	}
 	if p.state == 'Z' {
 		return "[" + p.comm + "] <defunct>"
 	}
-	if len(p.argv) == 0 {
-		return "[" + p.comm + "]"
+	return "[" + p.comm + "]"
+}
+
+// psCmdline is procps's read_unvectored: /proc/<pid>/cmdline with its
+// trailing NULs dropped, the NULs and newlines between arguments made
+// spaces, and a final newline dropped.
+func psCmdline(b []byte) string {
+	n := len(b)
+	i := n
+	for i > 0 && b[i-1] == 0 {
+		i--
 	}
-	return strings.Join(p.argv, " ")
+	out := []byte(string(b[:i]))
+	for k := range out {
+		if out[k] == '\n' || out[k] == 0 {
+			out[k] = ' '
+		}
+	}
+	if i == n && i > 0 && b[n-1] == '\n' {
+		out = out[:i-1]
+	}
+	return string(out)
 }
 
 func prArgs(_ *psCtx, p *psProc, room int) string { return psEscape(psArgsText(p), room) }
@@ -602,11 +624,7 @@ func prComm(c *psCtx, p *psProc, room int) string {
 	if c.unixF {
 		return psEscape(psArgsText(p), room)
 	}
-	s := p.comm
-	if p.state == 'Z' {
-		s += " <defunct>"
-	}
-	return psEscape(s, room)
+	return psEscape(p.comm, room)
 }
 
 func prUID(_ *psCtx, p *psProc, _ int) string { return strconv.FormatUint(uint64(p.euid), 10) }
@@ -680,9 +698,15 @@ func prBsdtime(_ *psCtx, p *psProc, _ int) string {
 	return fmt.Sprintf("%3d:%02d", u/60, u%60)
 }
 
-// elapsed is procps's TIME_ELAPSED: seconds since the process started.
+// elapsed is procps's TIME_ELAPSED: seconds since the process started,
+// computed as procps does (the uptime truncated to whole ticks first) so
+// that %CPU rounds alike.
 func (c *psCtx) elapsed(p *psProc) float64 {
-	return max(c.uptime-float64(p.start)/psHertz, 0)
+	bootTics := uint64(c.uptime * psHertz)
+	if bootTics <= p.start {
+		return 0
+	}
+	return float64(bootTics-p.start) / psHertz
 }
 
 func prEtime(c *psCtx, p *psProc, _ int) string {
@@ -734,7 +758,14 @@ func prPmem(c *psCtx, p *psProc, _ int) string {
 
 func prVsz(_ *psCtx, p *psProc, _ int) string { return strconv.FormatUint(p.vmSizeKB, 10) }
 
-func prNice(_ *psCtx, p *psProc, _ int) string { return strconv.Itoa(p.nice) }
+// prNice is the nice value, or "-" for a process outside the normal and
+// batch scheduling classes, whose nice value means nothing.
+func prNice(_ *psCtx, p *psProc, _ int) string {
+	if p.policy != 0 && p.policy != 3 && p.policy != -1 {
+		return "-"
+	}
+	return strconv.Itoa(p.nice)
+}
 
 func (c *psCtx) started(p *psProc) time.Time {
 	return c.boot.Add(time.Duration(p.start/psHertz) * time.Second)
@@ -883,8 +914,8 @@ func psRead(dir string) (*psProc, error) {
 	if b, err := os.ReadFile("/proc/" + dir + "/status"); err == nil {
 		parsePsStatus(p, string(b))
 	}
-	if b, err := os.ReadFile("/proc/" + dir + "/cmdline"); err == nil && len(b) > 0 {
-		p.argv = strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	if b, err := os.ReadFile("/proc/" + dir + "/cmdline"); err == nil {
+		p.cmdline = psCmdline(b)
 	}
 	return p, nil
 }
@@ -917,6 +948,9 @@ func parsePsStat(s string) (*psProc, error) {
 		ppid: int(num(1)), pgid: int(num(2)), sid: int(num(3)), tty: int(num(4)), tpgid: int(num(5)),
 		utime: unum(11), stime: unum(12), nice: int(num(16)), nlwp: int(num(17)), start: unum(19),
 		vmSizeKB: unum(20) / 1024, vmRSSKB: unum(21) * 4,
+	}
+	if len(f) > 38 {
+		p.policy = int(num(38))
 	}
 	return p, nil
 }

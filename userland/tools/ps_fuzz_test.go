@@ -28,7 +28,7 @@ func FuzzPs(f *testing.F) {
 			return
 		}
 		parsePsStatus(p, status)
-		p.argv = strings.Split(status, "\n")
+		p.cmdline = psCmdline([]byte(status))
 		c := &psCtx{uptime: 12.5, memTotalKB: 1 << 20, users: map[uint32]string{1000: "user", 0: "a-very-long-user-name"}}
 		w := bufio.NewWriter(io.Discard)
 		for _, cols := range []int{1, 80, psOutbufSize} {
