@@ -58,7 +58,7 @@ type psProc struct {
 	euid                             uint32
 	utime, stime                     uint64
 	nice, nlwp                       int
-	policy                           int // scheduling policy: 0 normal, 3 batch, others real-time or idle
+	policy                           int    // scheduling policy: 0 normal, 3 batch, others real-time or idle
 	start                            uint64 // ticks after boot
 	vmSizeKB, vmRSSKB, vmLckKB       uint64
 }
