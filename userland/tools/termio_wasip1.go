@@ -61,3 +61,27 @@ func termSetSize(fd, rows, cols int) error {
 	binary.LittleEndian.PutUint16(b[2:], uint16(cols))
 	return errnoErr(hostTTYSetSize(uint32(fd), unsafe.Pointer(&b[0])))
 }
+
+// marshal lays t out as struct termios for get_attr and set_attr.
+func (t *termios) marshal() []byte {
+	b := make([]byte, termiosSize)
+	binary.LittleEndian.PutUint32(b[0:], t.Iflag)
+	binary.LittleEndian.PutUint32(b[4:], t.Oflag)
+	binary.LittleEndian.PutUint32(b[8:], t.Cflag)
+	binary.LittleEndian.PutUint32(b[12:], t.Lflag)
+	b[16] = t.Line
+	copy(b[17:], t.Cc[:])
+	return b
+}
+
+// unmarshalTermios reads a struct termios written by get_attr.
+func unmarshalTermios(b []byte) termios {
+	var t termios
+	t.Iflag = binary.LittleEndian.Uint32(b[0:])
+	t.Oflag = binary.LittleEndian.Uint32(b[4:])
+	t.Cflag = binary.LittleEndian.Uint32(b[8:])
+	t.Lflag = binary.LittleEndian.Uint32(b[12:])
+	t.Line = b[16]
+	copy(t.Cc[:], b[17:termiosSize])
+	return t
+}
