@@ -841,3 +841,55 @@ func TestPTYTerminalAttr(t *testing.T) {
 		t.Errorf("echo was on while -echo, or the flushed line echoed: %q", s)
 	}
 }
+
+// TestProcShowsTerminalAndMemory checks what ps reads from /proc: a
+// process on /dev/pts/N has tty_nr 136:N and its foreground group as
+// tpgid, one without a terminal 0 and -1, and the memory its runtime
+// reported is its size and resident set.
+func TestProcShowsTerminalAndMemory(t *testing.T) {
+	progs := ptyPrograms()
+	stat := func(ctx context.Context, p *kernel.Process) []string {
+		fd, err := p.Open(ctx, kernel.AtFDCWD, "/proc/self/stat", vfs.O_RDONLY, 0)
+		if err != nil {
+			return nil
+		}
+		defer func() { _ = p.Close(fd) }()
+		buf := make([]byte, 1024)
+		n, _ := p.Read(ctx, fd, buf)
+		s := string(buf[:n])
+		return strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	}
+	progs["statself"] = func(ctx context.Context, p *kernel.Process) int {
+		p.ReportMemory(3 << 20)
+		f := stat(ctx, p)
+		if len(f) < 22 {
+			return 1
+		}
+		// Fields 7, 8, 23 and 24 of proc(5), counted after "pid (comm)".
+		write(ctx, p, 1, fmt.Sprintf("tty=%s tpgid=%s pgid=%d vsize=%s rss=%s\n", f[4], f[5], p.PGID(), f[20], f[21]))
+		return 0
+	}
+	k := newKernel(t, kernel.Limits{}, progs)
+	ctx := context.Background()
+	if err := k.VFS().Mkdir(ctx, vfs.Root, "/proc", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.VFS().Mount(ctx, vfs.Root, "/proc", k.ProcFS(64<<20), vfs.MountOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tm, p := openTerm(t, k, "statself")
+	hostWait(t, p)
+	want := fmt.Sprintf("tty=%d tpgid=%d pgid=%d vsize=%d rss=768", 136<<8|tm.pty.Index(), p.PID(), p.PID(), 3<<20)
+	tm.waitFor(want)
+
+	out, w := capture(t, k)
+	q, err := k.SpawnHost(ctx, kernel.SpawnOptions{Argv: []string{"statself"}, Env: []string{"PATH=/bin"}, Files: []vfs.File{nil, w, w}})
+	w.DecRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostWait(t, q)
+	if got, want := out.String(), fmt.Sprintf("tty=0 tpgid=-1 pgid=%d vsize=%d rss=768\n", q.PGID(), 3<<20); got != want {
+		t.Errorf("without a terminal: %q, want %q", got, want)
+	}
+}
