@@ -110,8 +110,8 @@ func fromTerminfo(ti *terminfo.Terminfo) *termEntry {
 }
 
 // stripPadding removes the delays ("$<5>", "$<2*/>") from a capability's
-// value, as tputs does when the line needs no padding (a pseudo-terminal
-// or a pipe: ncurses pads only below the entry's padding baud rate). It
+// value, as tput's putp does (ncurses's screen interface without a
+// screen pads nothing, whatever the line's speed). It
 // scans as ncurses's tputs does, quirks included: "$<" not followed by a
 // digit or '.', or with no '>' after it, is kept; otherwise the digits,
 // one '.', '*' and '/' are read and the next byte (normally the '>') is
@@ -151,3 +151,64 @@ func stripPadding(s string) string {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// padded is ncurses's tputs through its plain (not screen) interface, as
+// clear and tput's init and reset use it: every delay becomes as many
+// pad characters as the line sends in that time at baud bits per second
+// (9 bits a character); none when the output is no terminal (baud 0) or
+// the entry has npc. affcnt multiplies the delays marked '*'.
+func padded(s string, e *termEntry, baud, affcnt int) string {
+	const maxPadding = 1 << 20
+	if !strings.Contains(s, "$<") {
+		return s
+	}
+	var pc byte
+	if p, ok := e.strs["pad"]; ok && p != "" {
+		pc = p[0]
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '$' || i+1 >= len(s) || s[i+1] != '<' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i + 2
+		if j >= len(s) || !(isDigit(s[j]) || s[j] == '.') || !strings.Contains(s[j:], ">") {
+			b.WriteString("$<")
+			i = j
+			continue
+		}
+		number := 0
+		for j < len(s) && isDigit(s[j]) {
+			number = min(number*10+int(s[j]-'0'), 1<<20)
+			j++
+		}
+		number *= 10
+		if j < len(s) && s[j] == '.' {
+			j++
+			if j < len(s) && isDigit(s[j]) {
+				number += int(s[j] - '0')
+				j++
+			}
+			for j < len(s) && isDigit(s[j]) {
+				j++
+			}
+		}
+		for j < len(s) && (s[j] == '*' || s[j] == '/') {
+			if s[j] == '*' {
+				number = min(number*affcnt, 1<<24)
+			}
+			j++
+		}
+		if number > 0 && !e.bools["npc"] {
+			n := (number / 10) * baud / 9000
+			// Real delays are milliseconds (a few hundred bytes at
+			// 38400 baud); a hostile entry's stop at maxPadding in all.
+			n = min(max(n, 0), maxPadding-b.Len())
+			b.WriteString(strings.Repeat(string(pc), max(n, 0)))
+		}
+		i = j + 1
+	}
+	return b.String()
+}

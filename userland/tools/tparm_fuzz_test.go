@@ -28,5 +28,9 @@ func FuzzTparm(f *testing.F) {
 		if p := stripPadding(out); len(p) > len(out) {
 			t.Fatalf("stripPadding grew %q", out)
 		}
+		e := &termEntry{strs: map[string]string{"pad": str}, bools: map[string]bool{}}
+		if p := padded(out, e, 4000000, a); len(p) > len(out)+1<<20 {
+			t.Fatalf("padded(%q) wrote %d bytes", out, len(p))
+		}
 	})
 }

@@ -23,7 +23,7 @@ var tputCases = []string{
 	"tput -x clear", "tput", "tput -z", "tput -T", "tput cup 0x10 010", "tput setaf -1", "tput ht", "tput sc rc",
 	"tput sgr 0 1 0 1 0 1 0 0 0", "tput sgr 1 1 1 1 1 1 1 1 1", "tput rep 65 3", "tput ech 5", "tput cuf 3",
 	"tput Ss 2", "tput Cs red", "tput setaf 255", "tput setab 9", "tput initc 1 500 0 1000",
-	"clear", "clear -x", "clear extra", "clear -z", "tput -V", "clear -V",
+	"clear", "clear -x", "clear extra", "clear -z", "tput -V", "clear -V", "tput init", "tput reset", "tput -S init",
 }
 
 // tputOtherTerms exercise the terminals of the host's terminfo that the

@@ -4,8 +4,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/secexec/secexec/internal/vmhost"
+	"github.com/secexec/secexec/internal/vmtest"
 )
 
 // TestTputVM runs tput and clear in a VM, which has no terminfo files
@@ -35,4 +39,34 @@ func TestTputVM(t *testing.T) {
 	files := fixture{"ti/r/rxvt-unicode": string(entry)}
 	cases = append(cases, diffCase{files: files, script: "export TERMINFO=$PWD/ti; tput -T rxvt-unicode setaf 3; tput -T rxvt-unicode longname; tput -T rxvt-unicode colors; TERM=rxvt-unicode clear", stderr: true})
 	runCasesWith(t, []string{"tput", "clear"}, cases)
+}
+
+// TestTputVMTerminal runs tput on a VM pseudo-terminal and, through
+// script(1), on a host one: init and reset (which need a terminal), the
+// screen size tput reads from the terminal, and clear, for each
+// built-in terminal; the two terminals' bytes must be identical.
+func TestTputVMTerminal(t *testing.T) {
+	script := "stty " + linuxPTYMode + " rows 30 cols 100"
+	for _, term := range builtinNames {
+		// tput writes into a file: while it sends init strings it turns
+		// output processing off, which a concurrent od would race with.
+		script += "; for c in init reset; do tput -T " + term + " $c > /tmp/o; echo \" =$?\"; od -An -c /tmp/o; stty -g; done" +
+			"; stty -echo intr undef; tput -T " + term + " reset; echo; stty -g; stty sane" +
+			"; tput -T " + term + " cols lines; TERM=" + term + " tput cols lines; TERM=" + term + " clear | od -An -c"
+	}
+	h := vmtest.NewHost(t, vmhost.Config{})
+	env := []string{"LC_ALL=C.UTF-8", "COLUMNS=", "LINES="}
+	got, code := ptyRunRaw(t, h, script, 24, 80, env...)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, got)
+	}
+	cmd := exec.Command("script", "-qec", "sh -c '"+strings.ReplaceAll(script, "'", `'\''`)+"'", "/dev/null")
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, env...)
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("host script(1): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("the terminals differ%s", firstDiff(got, string(want)))
+	}
 }
