@@ -264,6 +264,10 @@ type sttyState struct {
 	// needSet records a setting that changes the mode (not rows, cols,
 	// size or speed display): the mode is then written back.
 	needSet bool
+	// fd is the terminal: standard input, or the -F device opened.
+	fd int
+	// device is its name for messages, quoted as quotef does.
+	device string
 }
 
 // quote is gnulib's quote() in the locale: curly quotes in UTF-8.
@@ -284,12 +288,18 @@ func sttyUTF8() bool {
 	return false
 }
 
-// deviceName is quotef(device_name): quoted as the shell would, since it
-// holds a space.
-const sttyDevice = "'standard input'"
+// sttyQuotef is gnulib's quotef: the name as a shell would need it,
+// single-quoted when it holds anything but the characters a shell word
+// may hold bare ("'standard input'", "/dev/pts/0").
+func sttyQuotef(name string) string {
+	if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.+-:,%@=^") == "" {
+		return name
+	}
+	return "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
+}
 
 func runStty(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	st := &sttyState{out: &bytes.Buffer{}, tcsa: 1}
+	st := &sttyState{out: &bytes.Buffer{}, tcsa: 1, device: sttyQuotef("standard input")}
 	code := st.run(args[1:])
 	stdout.Write(st.out.Bytes())
 	return code.report(stderr)
@@ -331,24 +341,60 @@ func errnoText(err error) string {
 			return "Interrupted system call"
 		case syscall.EIO:
 			return "Input/output error"
+		case syscall.ENOENT:
+			return "No such file or directory"
+		case syscall.EACCES:
+			return "Permission denied"
+		case syscall.ENXIO:
+			return "No such device or address"
+		case syscall.EISDIR:
+			return "Is a directory"
 		}
 	}
 	return err.Error()
 }
 
-func sttyDie(err error) sttyResult {
-	return sttyResult{&sttyExit{msg: sttyDevice + ": " + errnoText(err)}}
+func (st *sttyState) die(err error) sttyResult {
+	return sttyResult{&sttyExit{msg: st.device + ": " + errnoText(err)}}
 }
 
 func (st *sttyState) run(args []string) sttyResult {
 	verbose, recoverable := false, false
 	var settings []string
-	for _, a := range args {
+	file, haveFile := "", false
+	setFile := func(name string) error {
+		if haveFile {
+			return &sttyExit{msg: "only one device may be specified"}
+		}
+		file, haveFile = name, true
+		return nil
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		switch {
 		case a == "--all":
 			verbose = true
 		case a == "--save":
 			recoverable = true
+		case strings.HasPrefix(a, "--file="):
+			if err := setFile(a[len("--file="):]); err != nil {
+				return sttyResult{err}
+			}
+		case a == "--file" || a == "-F":
+			if i+1 >= len(args) {
+				// getopt's complaint is silenced: the word is then
+				// taken for a setting, and an invalid one.
+				settings = append(settings, a)
+				continue
+			}
+			i++
+			if err := setFile(args[i]); err != nil {
+				return sttyResult{err}
+			}
+		case strings.HasPrefix(a, "-F"):
+			if err := setFile(a[2:]); err != nil {
+				return sttyResult{err}
+			}
 		case len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "ag") == "":
 			for _, c := range a[1:] {
 				if c == 'a' {
@@ -379,9 +425,20 @@ func (st *sttyState) run(args []string) sttyResult {
 			return sttyResult{err}
 		}
 	}
-	mode, err := termGetAttr(0)
+	if haveFile {
+		// GNU stty reopens stdin on the device; using the descriptor
+		// the open gives is the same to the terminal.
+		st.device = sttyQuotef(file)
+		f, err := os.Open(file)
+		if err != nil {
+			return st.die(err)
+		}
+		defer f.Close()
+		st.fd = int(f.Fd())
+	}
+	mode, err := termGetAttr(st.fd)
 	if err != nil {
-		return sttyDie(err)
+		return st.die(err)
 	}
 	if verbose || recoverable || noargs {
 		st.maxCol = sttyScreenColumns()
@@ -403,15 +460,15 @@ func (st *sttyState) run(args []string) sttyResult {
 		return sttyResult{err}
 	}
 	if st.needSet {
-		if err := termSetAttr(0, st.tcsa, mode); err != nil {
-			return sttyDie(err)
+		if err := termSetAttr(st.fd, st.tcsa, mode); err != nil {
+			return st.die(err)
 		}
-		got, err := termGetAttr(0)
+		got, err := termGetAttr(st.fd)
 		if err != nil {
-			return sttyDie(err)
+			return st.die(err)
 		}
 		if got != mode {
-			return sttyResult{&sttyExit{msg: sttyDevice + ": unable to perform all requested operations"}}
+			return sttyResult{&sttyExit{msg: st.device + ": unable to perform all requested operations"}}
 		}
 	}
 	return sttyResult{}
@@ -490,13 +547,13 @@ func sttyBaudValue(code uint32) uint64 {
 }
 
 func (st *sttyState) displayWindowSize(fancy bool) error {
-	rows, cols, err := termSize(0)
+	rows, cols, err := termSize(st.fd)
 	if err != nil {
 		if !errors.Is(err, syscall.EINVAL) {
-			return &sttyExit{msg: sttyDevice + ": " + errnoText(err)}
+			return &sttyExit{msg: st.device + ": " + errnoText(err)}
 		}
 		if !fancy {
-			return &sttyExit{msg: sttyDevice + ": no size information for this device"}
+			return &sttyExit{msg: st.device + ": no size information for this device"}
 		}
 		return nil
 	}
@@ -758,7 +815,7 @@ func (st *sttyState) apply(check bool, settings []string, m *termios) error {
 			if err != nil {
 				return err
 			}
-			if err := sttySetWindowSize(arg == "rows", int(n)); err != nil {
+			if err := st.setWindowSize(arg == "rows", int(n)); err != nil {
 				return err
 			}
 		case "size":
@@ -1025,12 +1082,12 @@ func sttySane(m *termios) {
 	}
 }
 
-// sttySetWindowSize changes rows or columns of stdin's terminal.
-func sttySetWindowSize(isRows bool, n int) error {
-	rows, cols, err := termSize(0)
+// setWindowSize changes the terminal's rows or columns.
+func (st *sttyState) setWindowSize(isRows bool, n int) error {
+	rows, cols, err := termSize(st.fd)
 	if err != nil {
 		if !errors.Is(err, syscall.EINVAL) {
-			return &sttyExit{msg: sttyDevice + ": " + errnoText(err)}
+			return &sttyExit{msg: st.device + ": " + errnoText(err)}
 		}
 		rows, cols = 0, 0
 	}
@@ -1041,8 +1098,8 @@ func sttySetWindowSize(isRows bool, n int) error {
 	}
 	// struct winsize holds unsigned shorts: larger values wrap, as the
 	// ioctl's would.
-	if err := termSetSize(0, int(uint16(rows)), int(uint16(cols))); err != nil {
-		return &sttyExit{msg: sttyDevice + ": " + errnoText(err)}
+	if err := termSetSize(st.fd, int(uint16(rows)), int(uint16(cols))); err != nil {
+		return &sttyExit{msg: st.device + ": " + errnoText(err)}
 	}
 	return nil
 }

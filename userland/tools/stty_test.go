@@ -17,6 +17,8 @@ var sttyOffTerminal = []string{
 	"stty intr", "stty --all", "stty --save", "stty -drain", "stty min 300", "stty -ixoff -",
 	"stty 500:5:bf:8a3b:3:1c:7f:15:4:0:1:0:11:13:1a:0:12:f:17:16:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0", "stty cols 0x10 rows 010", "stty ispeed",
 	"stty -sane", "stty line 1", "stty 9600 -cbreak speed",
+	"stty -F /dev/null", "stty -F /nonexistent -a", "stty -F", "stty -F /dev/null -F /dev/null", "stty --file=/dev/null -g",
+	"stty -F/dev/null size", "stty --file /dev/null raw", "stty -F /tmp",
 }
 
 // TestSttyHost compares this stty, in-process (no terminal), with the

@@ -26,6 +26,7 @@ const linuxPTYMode = "500:5:bf:8a3b:3:1c:7f:15:4:0:1:0:11:13:1a:0:12:f:17:16:0:0
 var sttyScript = strings.Join([]string{
 	"stty " + linuxPTYMode + " rows 24 cols 80",
 	"stty -a", "stty", "stty -g", "stty size", "stty speed",
+	"stty -F /dev/tty size", "stty --file=/dev/tty cols 81 < /dev/null", "stty size", "stty -F /dev/tty -g </dev/null", "stty cols 80",
 	"s=$(stty -g)",
 	"stty raw", "stty", "stty -raw", "stty", "stty sane", "stty",
 	"stty -echo", "stty", "stty echo -icanon", "stty", "stty icanon",
