@@ -19,7 +19,6 @@ import (
 // that did not move cannot have looked different to this ps).
 func TestPsHost(t *testing.T) {
 	t.Setenv("COLUMNS", "")
-	t.Setenv("TZ", "UTC")
 	for _, line := range []string{
 		"ps", "ps -e", "ps -A", "ps -f", "ps -ef", "ps aux", "ps -e --no-headers", "ps ax", "ps -e u",
 		"ps -p 1,2,3", "ps -p 1 -p 4", "ps -q 2,3", "ps x", "ps u", "ps -p 2 ax", "ps -fp 2", "ps --pid 2",
@@ -32,7 +31,7 @@ func TestPsHost(t *testing.T) {
 	}
 	for _, line := range []string{"ps -o foo", "ps -p abc", "ps -p", "ps --bogus", "ps -o pid,,comm", "ps -o ,", "ps -o pid:0",
 		"ps -p 999999", "ps -q"} {
-		wout, werr, wcode := hostRun(t, []string{"PATH=/usr/bin:/bin", "TZ=UTC"}, "", line)
+		wout, werr, wcode := hostRun(t, psHostEnv(), "", line)
 		var out, errb bytes.Buffer
 		code := dispatch(strings.Fields(line), strings.NewReader(""), &out, &errb)
 		if out.String() != wout || errb.String() != werr || code != wcode {
@@ -43,7 +42,7 @@ func TestPsHost(t *testing.T) {
 
 func checkPs(t *testing.T, line string) {
 	t.Helper()
-	env := []string{"PATH=/usr/bin:/bin", "TZ=UTC"}
+	env := psHostEnv()
 	idle1 := psIdleSnapshot()
 	before, werr, wcode := hostRun(t, env, "", line)
 	var out, errb bytes.Buffer
@@ -78,6 +77,17 @@ func checkPs(t *testing.T, line string) {
 	if compared == 0 {
 		t.Errorf("%s: no line to compare (the host ps printed %q)", line, before)
 	}
+}
+
+// psHostEnv is the host ps's environment: a UTF-8 locale, as this ps
+// assumes, and this process's time zone (Go fixes time.Local once, from
+// $TZ or /etc/localtime, so the host ps must see the same).
+func psHostEnv() []string {
+	env := []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"}
+	if tz, ok := os.LookupEnv("TZ"); ok {
+		env = append(env, "TZ="+tz)
+	}
+	return env
 }
 
 // psIdleSnapshot records, for each process of the host that is not on a
