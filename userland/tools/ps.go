@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,7 +56,7 @@ type psProc struct {
 	state                            byte
 	comm                             string
 	cmdline                          string // as procps reads it: separators and newlines as spaces
-	euid                             uint32
+	euid, ruid                       uint32
 	utime, stime                     uint64
 	nice, nlwp                       int
 	policy                           int    // scheduling policy: 0 normal, 3 batch, others real-time or idle
@@ -159,9 +160,11 @@ type psOptions struct {
 	bsd        bool // a BSD option was given: BSD's default selection
 	fullF      bool // -f
 	bsdU       bool // u
-	pids       []int
-	formats    []string // -o lists
-	noHeaders  bool
+	// lists are the selection lists (-p, -C, -u, ...): a process on any
+	// of them is listed.
+	lists     []psList
+	formats   []string // -o lists
+	noHeaders bool
 }
 
 func psError(stderr io.Writer, msg string) int {
@@ -233,26 +236,31 @@ func parsePsArgs(args []string) (psOptions, string) {
 			switch name {
 			case "no-headers", "no-heading", "noheader", "noheaders", "no-header":
 				o.noHeaders = true
-			case "pid", "format":
+			case "format":
 				if !hasVal {
 					v, ok := next("")
 					if !ok {
-						if name == "pid" {
-							return o, "list of process IDs must follow --pid"
-						}
 						return o, "format specification must follow --format"
 					}
 					val = v
 				}
-				if name == "pid" {
-					pids, ok := psPidList(val)
+				o.formats = append(o.formats, val)
+			case "pid", "ppid", "sid", "user", "User":
+				kind := map[string]psListKind{"pid": selPID, "ppid": selPPID, "sid": selSID, "user": selEUID, "User": selRUID}[name]
+				if !hasVal {
+					v, ok := next("")
 					if !ok {
-						return o, "process ID list syntax error"
+						return o, map[string]string{"pid": "list of process IDs must follow --pid",
+							"ppid": "list of process IDs must follow --ppid", "sid": "list of session IDs must follow --sid",
+							"user": "list of users must follow --user", "User": "list of real users must follow --User"}[name]
 					}
-					o.pids = append(o.pids, pids...)
-				} else {
-					o.formats = append(o.formats, val)
+					val = v
 				}
+				l, err := psParseList(kind, val)
+				if err != "" {
+					return o, err
+				}
+				o.lists = append(o.lists, l)
 			default:
 				return o, "unknown gnu long option"
 			}
@@ -264,20 +272,20 @@ func parsePsArgs(args []string) (psOptions, string) {
 					o.all = true
 				case 'f':
 					o.fullF = true
-				case 'p', 'q':
+				case 'p', 'q', 'C', 's', 'u', 'U':
 					// -q is procps's quick -p: the same selection here.
 					v, ok := next(a[j+1:])
-					if !ok && a[j] == 'q' {
-						return o, "List of process IDs must follow -q."
-					}
 					if !ok {
-						return o, "list of process IDs must follow -p"
+						return o, map[byte]string{'p': "list of process IDs must follow -p", 'q': "List of process IDs must follow -q.",
+							'C': "list of command names must follow -C", 's': "list of session IDs must follow -s",
+							'u': "list of users must follow -u", 'U': "list of real users must follow -U"}[a[j]]
 					}
-					pids, ok := psPidList(v)
-					if !ok {
-						return o, "process ID list syntax error"
+					kind := map[byte]psListKind{'p': selPID, 'q': selPID, 'C': selComm, 's': selSID, 'u': selEUID, 'U': selRUID}[a[j]]
+					l, err := psParseList(kind, v)
+					if err != "" {
+						return o, err
 					}
-					o.pids = append(o.pids, pids...)
+					o.lists = append(o.lists, l)
 					break flags
 				case 'o':
 					v, ok := next(a[j+1:])
@@ -315,20 +323,114 @@ func parsePsArgs(args []string) (psOptions, string) {
 	return o, ""
 }
 
-// psPidList parses a list of process IDs separated by commas or spaces.
-func psPidList(s string) ([]int, bool) {
-	var out []int
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 {
-			return nil, false
+// psListKind is what a selection list matches.
+type psListKind int
+
+const (
+	selPID psListKind = iota
+	selPPID
+	selSID
+	selEUID
+	selRUID
+	selComm
+)
+
+// psList is one selection list.
+type psList struct {
+	kind  psListKind
+	nums  []int64
+	names []string
+}
+
+// psParseList is procps's parse_list: items separated by commas, spaces
+// or tabs, no empty ones; process and session IDs are C numbers from 1 up,
+// users a number or a name from /etc/passwd, commands any text.
+func psParseList(kind psListKind, arg string) (psList, string) {
+	l := psList{kind: kind}
+	need := true
+	for i := 0; i < len(arg); i++ {
+		switch arg[i] {
+		case ' ', ',', '\t':
+			if need {
+				return l, "improper list"
+			}
+			need = true
+		default:
+			need = false
 		}
-		out = append(out, n)
 	}
-	if len(out) == 0 {
-		return nil, false
+	if need {
+		return l, "improper list"
 	}
-	return out, true
+	for _, item := range strings.FieldsFunc(arg, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+		switch kind {
+		case selComm:
+			l.names = append(l.names, item)
+		case selEUID, selRUID:
+			n, err := strconv.ParseUint(item, 0, 64)
+			if err != nil {
+				uid, ok := psUserID(item)
+				if !ok {
+					return l, "user name does not exist"
+				}
+				n = uint64(uid)
+			}
+			if n > 0xfffffffe {
+				return l, "user ID out of range"
+			}
+			l.nums = append(l.nums, int64(n))
+		default:
+			n, err := strconv.ParseUint(item, 0, 64)
+			if err != nil {
+				var ne *strconv.NumError
+				if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
+					return l, "process ID list syntax error"
+				}
+				return l, "process ID out of range"
+			}
+			if n < 1 || n > 0x7fffffff {
+				return l, "process ID out of range"
+			}
+			l.nums = append(l.nums, int64(n))
+		}
+	}
+	return l, ""
+}
+
+// psUserID looks a login name up in /etc/passwd.
+func psUserID(name string) (uint32, bool) {
+	for id, n := range psUsers() {
+		if n == name {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// matches reports whether p is on the list; a command name matches as
+// procps compares them (the first 15 bytes when the name was cut there).
+func (l psList) matches(p *psProc) bool {
+	var v int64
+	switch l.kind {
+	case selComm:
+		for _, n := range l.names {
+			if len(p.comm) == 15 && len(n) >= 15 && p.comm == n[:15] || p.comm == n {
+				return true
+			}
+		}
+		return false
+	case selPID:
+		v = int64(p.pid)
+	case selPPID:
+		v = int64(p.ppid)
+	case selSID:
+		v = int64(p.sid)
+	case selEUID:
+		v = int64(p.euid)
+	case selRUID:
+		v = int64(p.ruid)
+	}
+	return slices.Contains(l.nums, v)
 }
 
 // psBuildFormat picks the columns: -o lists, else -f's, u's or the
@@ -796,18 +898,21 @@ func prLstart(c *psCtx, p *psProc, _ int) string {
 	return c.started(p).Local().Format("Mon Jan _2 15:04:05 2006")
 }
 
-// psWanted is procps's selection: -e or BSD ax take every process; -p
-// lists; otherwise the processes of our effective user on our terminal
-// (with BSD options: a, any user's with a terminal; x, ours with or
-// without one).
+// psWanted is procps's selection: -e or BSD ax take every process; a
+// process on any selection list (-p, -C, -u, ...) is taken; without lists
+// (or with BSD a or x), the processes of our effective user on our
+// terminal (with BSD options: a, any user's with a terminal; x, ours with
+// or without one).
 func psWanted(o psOptions, p, self *psProc) bool {
 	if o.all {
 		return true
 	}
-	if len(o.pids) > 0 && slices.Contains(o.pids, p.pid) {
-		return true
+	for _, l := range o.lists {
+		if l.matches(p) {
+			return true
+		}
 	}
-	if len(o.pids) > 0 && !o.bsdA && !o.bsdX {
+	if len(o.lists) > 0 && !o.bsdA && !o.bsdX {
 		return false
 	}
 	ours := p.euid == self.euid
@@ -974,6 +1079,9 @@ func parsePsStatus(p *psProc, s string) {
 		switch key {
 		case "Uid":
 			if len(f) >= 2 {
+				if n, err := strconv.ParseUint(f[0], 10, 32); err == nil {
+					p.ruid = uint32(n)
+				}
 				if n, err := strconv.ParseUint(f[1], 10, 32); err == nil {
 					p.euid = uint32(n)
 				}

@@ -25,12 +25,15 @@ func TestPsHost(t *testing.T) {
 		"ps -e -o pid,ppid,user,comm,args,cmd,stat,tty,time,etime,rss,vsz,%cpu,%mem",
 		"ps -e -o args,pid", "ps -e -o pid,comm,user,stat,tty", "ps -e -o pid=,comm=", "ps -e -o pid=,comm", "ps -e -o pid=PROCESS -o comm=",
 		"ps -e -o pid:10,comm:4", "ps -e -o pid,tpgid,sid,pgid,ni,nlwp,c,stime,start_time,bsdtime,etimes,times,uid,euid,s,state",
-		"ps -e -o cmd -o pid", "ps -e -opid,stat,tname,tt,ucmd,ucomm,command,pcpu,pmem,vsize,rssize,rsz,euser,uname",
+		"ps -e -o cmd -o pid", "ps -C kthreadd,ksoftirqd/0 -o pid,comm", "ps -u root -o pid,comm", "ps -U 0 -o pid,user",
+		"ps --ppid 2 -o pid,ppid,comm", "ps --user=root --no-headers -o pid", "ps -p 1 -C kthreadd", "ps -C pool_workqueue_release",
+		"ps x -p 2", "ps -s 1 -o pid,sid", "ps -e -opid,stat,tname,tt,ucmd,ucomm,command,pcpu,pmem,vsize,rssize,rsz,euser,uname",
 	} {
 		checkPs(t, line)
 	}
 	for _, line := range []string{"ps -o foo", "ps -p abc", "ps -p", "ps --bogus", "ps -o pid,,comm", "ps -o ,", "ps -o pid:0",
-		"ps -p 999999", "ps -q"} {
+		"ps -p 999999", "ps -q", "ps -C", "ps -u nosuchuser", "ps -p 0", "ps -p 1,,2", "ps -p ,1", "ps --ppid", "ps -u 4294967295",
+		"ps -p 99999999999", "ps -U", "ps --sid x", "ps -p 0x10000000000"} {
 		wout, werr, wcode := hostRun(t, psHostEnv(), "", line)
 		var out, errb bytes.Buffer
 		code := dispatch(strings.Fields(line), strings.NewReader(""), &out, &errb)
