@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,5 +149,22 @@ func TestPsVMTerminal(t *testing.T) {
 	}
 	if !strings.Contains(out, "  PID TTY          TIME CMD\n") || !strings.Contains(out, "pts/0    00:00:00 ps\n") {
 		t.Errorf("default ps on the terminal:\n%s", out)
+	}
+}
+
+// TestPsVMSelect checks the selection lists on the VM's process table:
+// the shell's children by --ppid, a command by -C, the user by -u.
+func TestPsVMSelect(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	r := vmtest.Run(t, h, "", nil, "sh", "-c", "sleep 30 & echo $$; ps --ppid $$ -o args=; echo @@; ps -C sleep -o comm=; echo @@; ps -u user -o user= | sort -u; ps -u root -o comm=")
+	sh, rest, _ := strings.Cut(r.Stdout, "\n")
+	children, rest, _ := strings.Cut(rest, "@@\n")
+	lines := strings.Split(strings.TrimSuffix(children, "\n"), "\n")
+	slices.Sort(lines)
+	if want := []string{"ps --ppid " + sh + " -o args=", "sleep 30"}; !slices.Equal(lines, want) || r.Exit.Code != 0 {
+		t.Errorf("ps --ppid: %q (exit %d, %q), want %q", lines, r.Exit.Code, r.Stderr, want)
+	}
+	if want := "sleep\n@@\nuser\ninit\n"; rest != want {
+		t.Errorf("ps -C, -u: %q, want %q", rest, want)
 	}
 }
