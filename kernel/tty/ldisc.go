@@ -39,6 +39,7 @@ const (
 	ECHONL  = 0o100    // echo NL even without ECHO
 	NOFLSH  = 0o200    // do not flush input on a signal character
 	ECHOCTL = 0o1000   // echo control characters as ^X
+	ECHOKE  = 0o4000   // with ECHOK and ECHOE, KILL erases the line on the screen
 	IEXTEN  = 0o100000 // extended input processing (WERASE)
 )
 
@@ -83,7 +84,7 @@ func DefaultTermios() Termios {
 		Iflag: ICRNL,
 		Oflag: OPOST | ONLCR,
 		Cflag: B38400 | CS8 | CREAD,
-		Lflag: ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | IEXTEN,
+		Lflag: ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN,
 	}
 	// Linux's INIT_C_CC; the line discipline uses intr, quit, erase,
 	// kill, eof, susp and werase, the rest are there for stty to show.
@@ -332,7 +333,10 @@ func (l *LineDiscipline) canonical(c byte) {
 	case c == cc[VKILL] && c != 0:
 		n := utf8.RuneCount(l.edit)
 		l.edit = l.edit[:0]
-		if lf&ECHOK != 0 && lf&ECHOE != 0 {
+		// As Linux's n_tty: the line is rubbed out only with ECHOK,
+		// ECHOKE and ECHOE; otherwise KILL is echoed, then a newline
+		// with ECHOK.
+		if lf&ECHOK != 0 && lf&ECHOKE != 0 && lf&ECHOE != 0 {
 			l.rubout(n)
 		} else {
 			l.echoChar(c)
