@@ -75,10 +75,11 @@ type Termios struct {
 	Cc                         [NCCS]byte
 }
 
-// DefaultTermios is the mode of a fresh terminal, what `stty sane` sets:
+// DefaultTermios is the mode of a fresh terminal, a Linux pty's:
 // canonical input with echo and signals, CR mapped to NL on input and NL
 // to CR-NL on output, and the usual control characters (^C, ^\, DEL,
-// ^U, ^D, ^Z, ^W).
+// ^U, ^D, ^Z, ^W). It lacks Linux's IXON: the line discipline has no
+// output flow control, so it does not claim any.
 func DefaultTermios() Termios {
 	t := Termios{
 		Iflag: ICRNL,
