@@ -34,7 +34,7 @@ type compiled struct {
 	compileT    time.Duration
 	compileSeen atomic.Bool
 	// shell marks the agentOS shell (brush), the one module that imports
-	// host_tty; see shellArgv.
+	// host_tty's line-editor calls (read, set_raw_mode); see shellArgv.
 	shell bool
 	// reactor marks a module that exports _initialize and secexec_main
 	// instead of _start: secexec's Go userland, whose instances the
@@ -153,7 +153,9 @@ func (c *moduleCache) compile(key fingerprint, load func() ([]byte, error)) (*co
 		return ent, true, err
 	}
 	for _, f := range cm.ImportedFunctions() {
-		if mod, _, _ := f.Import(); mod == "host_tty" {
+		// secexec's own stty and tput import host_tty's attribute and
+		// size calls; only brush's line editor imports these two.
+		if mod, name, _ := f.Import(); mod == "host_tty" && (name == "read" || name == "set_raw_mode") {
 			ent.shell = true
 		}
 	}
