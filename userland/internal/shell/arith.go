@@ -601,7 +601,13 @@ func (s *Shell) substArithParts(parts []syntax.WordPart) ([]syntax.WordPart, boo
 			if err := s.checkUnsetElement(p); err != nil {
 				return nil, false, err
 			}
-			if v := s.assocView(p); v != nil {
+			op, err := s.paramOp(p)
+			if err != nil {
+				return nil, false, err
+			}
+			if op != nil {
+				np = op
+			} else if v := s.assocView(p); v != nil {
 				np = v
 			} else if p.Param != nil && p.Param.Value == "LINENO" {
 				// expand answers $LINENO from the word's own position,

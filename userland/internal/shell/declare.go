@@ -330,6 +330,12 @@ func (s *Shell) declareLine(n string, v expand.Variable) string {
 	if v.Exported {
 		flags += "x"
 	}
+	switch s.caseAttr[n] {
+	case 'l':
+		flags += "l"
+	case 'u':
+		flags += "u"
+	}
 	if flags == "" {
 		flags = "-"
 	}

@@ -356,6 +356,9 @@ func nextIndex(v expand.Variable) int {
 
 // quoteValue quotes s the way declare -p and set print values.
 func quoteValue(s string) string {
+	if ansiCShouldQuote(s) {
+		return ansiCQuote(s)
+	}
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, c := range s {
