@@ -553,29 +553,30 @@ func (s *Shell) eval(args []string) int {
 	return s.lastStatus
 }
 
-// evalString parses and runs src in the current shell.
+// evalString parses and runs src in the current shell: the lines before
+// a syntax error run, then the error gives status 2.
 func (s *Shell) evalString(src, what string) {
-	f, err := Parse(strings.NewReader(src), s.Name)
-	if err != nil {
-		line := s.line
-		s.lineBase = line - 1
-		s.inEval = what == "eval"
-		s.syntaxError(err)
-		s.inEval = false
-		s.lineBase = 0
-		s.lastStatus = 2
-		if what == "trap" {
-			return
-		}
-		return
-	}
+	p := parseBash(src)
 	base, oldSrc := s.lineBase, s.src
-	s.lineBase = s.line - 1
-	s.src = src
-	if len(f.Stmts) == 0 {
+	evalBase := s.line - 1
+	if c := s.curCmd; what == "eval" && c != nil && c.End().Line() > c.Pos().Line() {
+		// bash numbers the lines of the string from the last line of
+		// a multi-line eval command.
+		evalBase += c.End().Line() - c.Pos().Line()
+	}
+	s.lineBase = evalBase
+	s.src = p.src
+	if len(p.stmts) == 0 {
 		s.lastStatus = 0
 	}
-	s.stmts(f.Stmts)
+	s.stmts(p.stmts)
+	if p.err != nil && !s.stopped() {
+		s.lineBase = evalBase
+		s.inEval = what == "eval"
+		s.reportSyntax(p.err)
+		s.inEval = false
+		s.lastStatus = 2
+	}
 	s.lineBase, s.src = base, oldSrc
 }
 
@@ -623,25 +624,22 @@ func (s *Shell) sourceB(args []string) int {
 		}
 		return 1
 	}
-	f, err := Parse(strings.NewReader(string(b)), file)
-	if err != nil {
-		oldName := s.Name
-		s.Name = file
-		s.syntaxError(err)
-		s.Name = oldName
-		return 2
-	}
+	p := parseBash(string(b))
 	oldFrame := s.frame
 	if len(args) > 2 {
 		s.frame = &frame{arg0: oldFrame.arg0, params: args[2:]}
 	}
 	oldName, oldBase, oldLine, oldSrc := s.Name, s.lineBase, s.line, s.src
-	s.Name, s.lineBase, s.src = file, 0, string(b)
+	s.Name, s.lineBase, s.src = file, 0, p.src
 	s.sourceDepth++
 	fdepth := len(s.funcStack)
 	s.bashSource = append(s.bashSource, file)
 	s.lastStatus = 0
-	s.stmts(f.Stmts)
+	s.stmts(p.stmts)
+	if p.err != nil && !s.stopped() {
+		s.reportSyntax(p.err)
+		s.lastStatus = 2
+	}
 	s.bashSource = s.bashSource[:len(s.bashSource)-1]
 	s.sourceDepth--
 	s.Name, s.lineBase, s.line, s.src = oldName, oldBase, oldLine, oldSrc

@@ -17,9 +17,15 @@ import (
 // the @Q @E @A @a @K @k @U @u @L transformations (its @Q quotes
 // differently, @A and @a miss attributes it does not know of, and it
 // applies them to an array joined), ${x/pat/rep} (no /# and /% anchors,
-// no & for the match, no quote removal inside double quotes).
+// no & for the match, no quote removal inside double quotes), and the
+// deferred expansions parse.go leaves for ${x~} and bad substitutions.
 // The shell computes the values and hands expand a temporary variable
 // holding them, so that quoting, splitting and joining stay expand's.
+
+// badSubst is bash's "bad substitution" expansion error.
+type badSubst struct{ text string }
+
+func (e *badSubst) Error() string { return e.text + ": bad substitution" }
 
 func litWord(s string) *syntax.Word {
 	return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}}
@@ -29,6 +35,9 @@ func litWord(s string) *syntax.Word {
 func (s *Shell) paramOp(p *syntax.ParamExp) (syntax.WordPart, error) {
 	if p.Param == nil {
 		return nil, nil
+	}
+	if kind, text, ok := deferredText(p.Param.Value); ok {
+		return s.deferredExp(kind, text)
 	}
 	if p.Excl || p.Length || p.Names != 0 || p.Slice != nil || p.NestedParam != nil {
 		return nil, nil
@@ -584,4 +593,95 @@ func substitute(v string, rx *regexp.Regexp, anchor byte, all bool, segs []replS
 	}
 	b.WriteString(v[min(pos, len(v)):])
 	return b.String()
+}
+
+// deferredExp evaluates an expansion parse.go deferred.
+func (s *Shell) deferredExp(kind, text string) (syntax.WordPart, error) {
+	if kind == deferredArith {
+		return s.deferredArith(text)
+	}
+	// ${name~pat} and ${name~~pat} toggle case; anything else mvdan
+	// refused is a bad substitution to bash as well.
+	body := strings.TrimSuffix(strings.TrimPrefix(text, "${"), "}")
+	k := strings.IndexByte(body, '~')
+	if k <= 0 {
+		return nil, &badSubst{text}
+	}
+	target, op := body[:k], body[k+1:]
+	all := strings.HasPrefix(op, "~")
+	if all {
+		op = op[1:]
+	}
+	f, err := newParser().Parse(strings.NewReader("${"+target+"}"), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, &badSubst{text}
+	}
+	ce, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) != 1 || len(ce.Args[0].Parts) != 1 {
+		return nil, &badSubst{text}
+	}
+	pe, ok := ce.Args[0].Parts[0].(*syntax.ParamExp)
+	if !ok || pe.Excl || pe.Length || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil {
+		return nil, &badSubst{text}
+	}
+	vals, list, star, _, err := s.paramValues(pe)
+	if err != nil {
+		return nil, err
+	}
+	var rx *regexp.Regexp
+	if op != "" {
+		w, err := newParser().Document(strings.NewReader(op))
+		if err != nil {
+			return nil, &badSubst{text}
+		}
+		pat, err := expand.Pattern(s.ecfg(), w)
+		if err != nil {
+			return nil, err
+		}
+		expr, err := pattern.Regexp(pat, pattern.EntireString)
+		if err == nil {
+			rx, _ = regexp.Compile(expr)
+		}
+	}
+	for i, v := range vals {
+		rs := []rune(v)
+		for j, r := range rs {
+			if j > 0 && !all {
+				break
+			}
+			if rx != nil && !rx.MatchString(string(r)) {
+				continue
+			}
+			switch {
+			case unicode.IsUpper(r):
+				rs[j] = unicode.ToLower(r)
+			case unicode.IsLower(r):
+				rs[j] = unicode.ToUpper(r)
+			}
+		}
+		vals[i] = string(rs)
+	}
+	return s.tempParam(vals, list, star), nil
+}
+
+// deferredArith is an arithmetic expansion mvdan's parser refused: bash
+// parses $((...)) only when it runs it, after expanding its text.
+func (s *Shell) deferredArith(text string) (syntax.WordPart, error) {
+	body := strings.TrimSuffix(strings.TrimPrefix(text, "$(("), "))")
+	w, err := newParser().Document(strings.NewReader(body))
+	if err != nil {
+		return nil, &arithError{expr: strings.TrimSpace(body), msg: "syntax error: invalid arithmetic operator", token: strings.TrimSpace(body)}
+	}
+	expr, err := s.literalNoDrop(w)
+	if err != nil {
+		return nil, err
+	}
+	if e := bashArithSyntax(expr); e != nil {
+		return nil, e
+	}
+	v, err := s.arithString(expr)
+	if err != nil {
+		return nil, err
+	}
+	return &syntax.SglQuoted{Value: strconv.Itoa(v)}, nil
 }

@@ -256,27 +256,19 @@ func (s *Shell) random() int { return s.rnd.IntN(32768) }
 // Status is the shell's exit status after Run.
 func (s *Shell) Status() int { return s.exitCode }
 
-// Parse parses a whole script in bash syntax.
-func Parse(src io.Reader, name string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(src, name)
-}
-
 // RunSource parses and runs src as the script, then runs the EXIT trap,
-// and returns the exit status. Parse errors print bash's message and give
-// status 2.
+// and returns the exit status. As bash reads a script a line at a time,
+// the lines before a syntax error run; the error then prints bash's
+// message and ends the script with status 2.
 func (s *Shell) RunSource(src string) int {
-	f, err := Parse(strings.NewReader(src), s.Name)
-	if err != nil {
-		// bash runs what precedes the error; mvdan's parser gives no
-		// partial tree, so report first.
-		s.syntaxError(err)
-		s.exitCode = 2
-		s.runExitTrap()
-		return s.exitCode
-	}
-	s.src = src
-	s.topLevel(f.Stmts)
-	if !s.exiting {
+	p := parseBash(src)
+	s.src = p.src
+	s.topLevel(p.stmts)
+	switch {
+	case p.err != nil && !s.exiting:
+		s.reportSyntax(p.err)
+		s.exit(2)
+	case !s.exiting:
 		s.exitCode = s.lastStatus
 	}
 	s.runExitTrap()
@@ -336,30 +328,6 @@ func (s *Shell) ownsTraps() bool { return true }
 func (s *Shell) errf(format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
 	fmt.Fprintf(s.stderr(), "%s: line %d: %s\n", s.Name, s.line, msg)
-}
-
-// syntaxError prints a parse error the way bash words it.
-func (s *Shell) syntaxError(err error) {
-	var pe syntax.ParseError
-	line := s.line
-	msg := err.Error()
-	if e, ok := err.(syntax.ParseError); ok {
-		pe = e
-		line = pe.Pos.Line() + s.lineBase
-		msg = pe.Text
-	}
-	where := s.Name
-	if s.CommandMode && s.sourceDepth == 0 && !s.inEval {
-		where += ": -c"
-	}
-	if s.inEval {
-		where += ": eval"
-	}
-	if strings.Contains(msg, "reached EOF") || strings.Contains(msg, "must be followed by") {
-		fmt.Fprintf(s.stderr(), "%s: line %d: syntax error: unexpected end of file\n", where, line)
-		return
-	}
-	fmt.Fprintf(s.stderr(), "%s: line %d: syntax error: %s\n", where, line, msg)
 }
 
 func (s *Shell) stderr() io.Writer { return s.fds.writer(2) }
