@@ -125,8 +125,16 @@ func (s *Shell) stmtNoBg(st *syntax.Stmt) {
 	}
 	// exec with only redirections makes them permanent.
 	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 0 && len(ce.Args) == 1 && ce.Args[0].Lit() == "exec" {
-		if _, ok := s.redirects(st.Redirs); ok {
+		if sv, ok := s.redirects(st.Redirs); ok {
 			s.lastStatus = 0
+			// Nothing is restored: drop what the redirections
+			// replaced, or a pipe they replaced stays open (a reader
+			// of exec > >(tee log) would never see its end).
+			for _, x := range sv {
+				if x.o != nil {
+					x.o.decRef()
+				}
+			}
 		}
 		return
 	}
@@ -802,6 +810,9 @@ func (s *Shell) procSubst(ps *syntax.ProcSubst) (string, error) {
 	sub.job = j
 	done := s.goSub(sub, func(sub *Shell) { sub.stmts(ps.Stmts) })
 	go func() { j.finish(<-done) }()
+	// $! is the substitution's process, as in bash (exec > >(tee log);
+	// pid=$!; ...; wait $pid).
+	s.lastBg = sub.bashpid
 	return "/dev/fd/" + strconv.Itoa(n), nil
 }
 
