@@ -42,6 +42,11 @@ func (s *Shell) paramOp(p *syntax.ParamExp) (syntax.WordPart, error) {
 	if p.Excl || p.Length || p.Names != 0 || p.Slice != nil || p.NestedParam != nil {
 		return nil, nil
 	}
+	if p.Index != nil && p.Exp == nil && p.Repl == nil {
+		if bad := s.badSubscript(p); bad {
+			return s.tempParam(nil, false, false), nil
+		}
+	}
 	switch {
 	case p.Repl != nil:
 		return s.replaceOp(p)
@@ -684,4 +689,43 @@ func (s *Shell) deferredArith(text string) (syntax.WordPart, error) {
 		return nil, err
 	}
 	return &syntax.SglQuoted{Value: strconv.Itoa(v)}, nil
+}
+
+// plainIndex reports a subscript that evaluating twice changes nothing:
+// a number or a name, maybe negated.
+func plainIndex(x syntax.ArithmExpr) bool {
+	if u, ok := x.(*syntax.UnaryArithm); ok && (u.Op == syntax.Minus || u.Op == syntax.Plus) && !u.Post {
+		x = u.X
+	}
+	w, ok := x.(*syntax.Word)
+	if !ok || len(w.Parts) != 1 {
+		return false
+	}
+	if pe, ok := w.Parts[0].(*syntax.ParamExp); ok {
+		return pe.Param != nil && pe.Index == nil && pe.Exp == nil && pe.Repl == nil && pe.Slice == nil && !pe.Excl && !pe.Length
+	}
+	l := w.Lit()
+	return l != "" && (validName(l) || strings.Trim(l, "0123456789") == "")
+}
+
+// badSubscript reports ${a[i]} with i negative beyond the array's start:
+// bash prints "a: bad array subscript" and expands it to nothing, and the
+// command runs (mvdan.cc/sh/expand fails the command instead).
+func (s *Shell) badSubscript(p *syntax.ParamExp) bool {
+	v := s.env.Get(p.Param.Value)
+	if v.Kind != expand.Indexed {
+		return false
+	}
+	if w, ok := p.Index.(*syntax.Word); ok && (w.Lit() == "@" || w.Lit() == "*") {
+		return false
+	}
+	if !plainIndex(p.Index) {
+		return false
+	}
+	i, err := s.arith(p.Index)
+	if err != nil || i >= 0 || i+nextIndex(v) >= 0 {
+		return false
+	}
+	s.errf("%s: bad array subscript", p.Param.Value)
+	return true
 }
