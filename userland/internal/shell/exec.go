@@ -625,6 +625,9 @@ func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
 	}
 	var out []string
 	for _, w := range words {
+		if !s.opts.posix {
+			w = s.tildeAfterAssign(w)
+		}
 		w, _, err := s.substArithWord(w)
 		if err != nil {
 			return nil, err
@@ -845,4 +848,81 @@ func errText(err error) string {
 		err = pe.Err
 	}
 	return sysText(err)
+}
+
+// tildeAfterAssign expands the tildes of a word that reads like an
+// assignment (name=~/p, name=~/a:~/b) where it is an argument: bash does
+// outside POSIX mode (echo --prefix=~/x stays as it is: not a name).
+func (s *Shell) tildeAfterAssign(w *syntax.Word) *syntax.Word {
+	if w == nil || len(w.Parts) == 0 {
+		return w
+	}
+	lit, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return w
+	}
+	v := lit.Value
+	eq := strings.IndexByte(v, '=')
+	if eq <= 0 || !strings.Contains(v[eq:], "~") {
+		return w
+	}
+	name := v[:eq]
+	if k := strings.IndexByte(name, '['); k > 0 && strings.HasSuffix(name, "]") {
+		name = name[:k]
+	}
+	if !validName(name) {
+		return w
+	}
+	var parts []syntax.WordPart
+	rest := v[eq+1:]
+	done := v[:eq+1]
+	changed := false
+	for {
+		// rest starts a segment: after = or after a :.
+		if strings.HasPrefix(rest, "~") {
+			end := strings.IndexAny(rest, "/:")
+			if end < 0 {
+				end = len(rest)
+			}
+			if end == len(rest) && len(w.Parts) > 1 {
+				// The prefix runs on into a quoted or expanded part:
+				// not a plain tilde-prefix.
+				end = -1
+			}
+			if end >= 0 {
+				if dir, ok := s.tildePrefix(rest[1:end]); ok {
+					parts = append(parts, &syntax.Lit{Value: done}, &syntax.SglQuoted{Value: dir})
+					done, rest, changed = "", rest[end:], true
+				}
+			}
+		}
+		k := strings.IndexByte(rest, ':')
+		if k < 0 {
+			break
+		}
+		done += rest[:k+1]
+		rest = rest[k+1:]
+	}
+	if !changed {
+		return w
+	}
+	parts = append(parts, &syntax.Lit{Value: done + rest})
+	return &syntax.Word{Parts: append(parts, w.Parts[1:]...)}
+}
+
+// tildePrefix is what ~user stands for: the user's home for "", $PWD for +,
+// $OLDPWD for -; other users are not known in the sandbox.
+func (s *Shell) tildePrefix(user string) (string, bool) {
+	var v expand.Variable
+	switch user {
+	case "":
+		v = s.env.Get("HOME")
+	case "+":
+		v = s.env.Get("PWD")
+	case "-":
+		v = s.env.Get("OLDPWD")
+	default:
+		return "", false
+	}
+	return v.String(), v.IsSet()
 }
