@@ -382,7 +382,13 @@ func (s *Shell) external(args []string) {
 		}
 		defer j.dropKid(pid)
 	}
-	s.lastStatus = s.waitPID(pid).Status()
+	st := s.waitPID(pid)
+	s.lastStatus = st.Status()
+	if st.Signal == 15 && !s.quietSignals {
+		// bash words SIGTERM alone, without the line, pid and command
+		// it gives other signals.
+		fmt.Fprintln(s.stderr(), "Terminated")
+	}
 }
 
 func (s *Shell) spawnError(args []string, err error) {

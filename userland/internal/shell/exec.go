@@ -499,6 +499,8 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 	subs := make([]*Shell, n)
 	for i := range subs {
 		subs[i] = s.subshell()
+		// bash reports a signal only for a pipeline's last command.
+		subs[i].quietSignals = i < n-1
 	}
 	for i := 0; i < n-1; i++ {
 		r, w, err := s.sh.sys.Pipe()
@@ -555,6 +557,7 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 // background runs st as an asynchronous job.
 func (s *Shell) background(st *syntax.Stmt) {
 	sub := s.subshell()
+	sub.quietSignals = true
 	// An asynchronous command's stdin is /dev/null when job control is off.
 	if o, err := s.sh.sys.Open(os.DevNull, os.O_RDONLY, 0); err == nil {
 		if _, redirected := firstStdinRedirect(st); !redirected {
@@ -768,6 +771,7 @@ func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
 		}
 	}
 	sub := s.subshell()
+	sub.quietSignals = true
 	if !s.opts.posix && !s.shopt["inherit_errexit"] {
 		sub.opts.errexit = false
 	}
@@ -794,6 +798,7 @@ func (s *Shell) procSubst(ps *syntax.ProcSubst) (string, error) {
 		return "", err
 	}
 	sub := s.subshell()
+	sub.quietSignals = true
 	var keep *ofile
 	if ps.Op == syntax.CmdIn {
 		sub.fds.set(1, w)

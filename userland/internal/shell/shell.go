@@ -109,6 +109,10 @@ type Shell struct {
 	substStatus *int            // status of the last $(...) of the current command
 	procSubsts  []int           // descriptors of live process substitutions
 	intAttr     map[string]bool // declare -i
+	// quietSignals: a program killed by SIGTERM here is not reported
+	// ("Terminated"): bash reports it for foreground commands only, not
+	// in command substitutions, background jobs or early pipeline stages.
+	quietSignals bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
