@@ -462,6 +462,7 @@ func (s *Shell) unset(args []string) int {
 	for _, name := range args {
 		if funcs && !vars {
 			delete(s.funcs, name)
+			delete(s.exportFuncs, name)
 			continue
 		}
 		base, idx, hasIdx := strings.Cut(name, "[")

@@ -104,6 +104,27 @@ func (s *Shell) declareWords(name, base string, words []declWord) int {
 		}
 		targets = append(targets, w)
 	}
+	if on['f'] && (name == "export" || on['x'] || off['x']) && len(targets) > 0 {
+		// export -f name, declare -fx name: children get the function.
+		status := 0
+		for _, t := range targets {
+			n := t.text
+			if t.assign != nil && t.assign.Name != nil {
+				n = t.assign.Name.Value
+			}
+			if s.funcs[n] == nil {
+				s.berr(name, "%s: not a function", n)
+				status = 1
+				continue
+			}
+			if off['x'] || on['n'] {
+				delete(s.exportFuncs, n)
+			} else {
+				s.exportFuncs[n] = true
+			}
+		}
+		return status
+	}
 	if on['f'] || on['F'] {
 		status := 0
 		if len(targets) == 0 {

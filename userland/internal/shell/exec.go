@@ -428,6 +428,7 @@ func (s *Shell) subshell() *Shell {
 	c.intAttr = maps.Clone(s.intAttr)
 	c.funcSrc = maps.Clone(s.funcSrc)
 	c.caseAttr = maps.Clone(s.caseAttr)
+	c.exportFuncs = maps.Clone(s.exportFuncs)
 	c.procSubsts = nil
 	c.traps = map[string]string{}
 	for k, v := range s.traps {

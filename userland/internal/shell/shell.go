@@ -113,6 +113,10 @@ type Shell struct {
 	// ("Terminated"): bash reports it for foreground commands only, not
 	// in command substitutions, background jobs or early pipeline stages.
 	quietSignals bool
+	// exportFuncs are the functions export -f marks: children get them
+	// in their environment as BASH_FUNC_name%%=() {...}, as bash passes
+	// them.
+	exportFuncs map[string]bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -123,24 +127,29 @@ type Shell struct {
 // programs through sys.
 func New(name string, sys System, environ []string, dir string) *Shell {
 	s := &Shell{
-		Name:     name,
-		sh:       &shared{sys: sys, fakePID: 1 << 22},
-		funcs:    map[string]*syntax.Stmt{},
-		aliases:  map[string]string{},
-		shopt:    map[string]bool{},
-		dir:      dir,
-		traps:    map[string]string{},
-		frame:    &frame{arg0: name},
-		readonly: map[string]bool{},
-		intAttr:  map[string]bool{},
-		funcSrc:  map[string]string{},
-		caseAttr: map[string]byte{},
-		umask:    0o022,
-		rnd:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Name:        name,
+		sh:          &shared{sys: sys, fakePID: 1 << 22},
+		funcs:       map[string]*syntax.Stmt{},
+		aliases:     map[string]string{},
+		shopt:       map[string]bool{},
+		dir:         dir,
+		traps:       map[string]string{},
+		frame:       &frame{arg0: name},
+		readonly:    map[string]bool{},
+		intAttr:     map[string]bool{},
+		funcSrc:     map[string]string{},
+		caseAttr:    map[string]byte{},
+		exportFuncs: map[string]bool{},
+		umask:       0o022,
+		rnd:         rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 	}
 	s.env = &env{sh: s, top: newScope(nil)}
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
+		if name, isFunc := strings.CutPrefix(k, "BASH_FUNC_"); isFunc && strings.HasSuffix(name, "%%") {
+			s.importFunc(strings.TrimSuffix(name, "%%"), v)
+			continue
+		}
 		if !ok || !validName(k) {
 			continue
 		}
@@ -346,3 +355,33 @@ func sortStrings(l []string) {
 
 // Stdio wires the process's standard streams as fds 0-2.
 func (s *Shell) Stdio(in, out, errw *os.File) { s.fds.setStd(in, out, errw) }
+
+// importFunc defines a function a parent shell exported (export -f):
+// bash passes it as BASH_FUNC_name%%=() { body }.
+func (s *Shell) importFunc(name, def string) {
+	if !validName(name) && !strings.ContainsAny(name, "-.:") || !strings.HasPrefix(def, "() ") {
+		return
+	}
+	p := parseBash(name + " " + def)
+	if p.err != nil || len(p.stmts) != 1 {
+		return
+	}
+	fd, ok := p.stmts[0].Cmd.(*syntax.FuncDecl)
+	if !ok || fd.Name.Value != name {
+		return
+	}
+	s.funcs[name] = fd.Body
+	s.funcSrc[name] = p.src
+	s.exportFuncs[name] = true
+}
+
+// funcEnv is an exported function as the environment carries it.
+func (s *Shell) funcEnv(name string) (string, bool) {
+	body := s.funcs[name]
+	if body == nil {
+		return "", false
+	}
+	var b strings.Builder
+	_ = syntax.NewPrinter(syntax.Indent(4)).Print(&b, body)
+	return "BASH_FUNC_" + name + "%%=() " + strings.TrimRight(b.String(), "\n"), true
+}

@@ -244,6 +244,11 @@ func (e *env) environ() []string {
 		}
 		return true
 	})
+	for name := range e.sh.exportFuncs {
+		if kv, ok := e.sh.funcEnv(name); ok {
+			out = append(out, kv)
+		}
+	}
 	slices.Sort(out)
 	return out
 }
