@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -636,10 +637,20 @@ func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		failGlob := s.shopt["failglob"] && cfg.ReadDir2 != nil && hasGlob(w)
+		if failGlob {
+			cfg.NullGlob = true
+		}
 		f, err := expand.Fields(cfg, w)
+		cfg.NullGlob = s.shopt["nullglob"]
 		s.dropAssocViews()
 		if err != nil {
 			return nil, err
+		}
+		if failGlob && len(f) == 0 {
+			// shopt -s failglob: a pattern that matches nothing fails
+			// the command.
+			return nil, &noMatch{printNode(w)}
 		}
 		out = append(out, f...)
 	}
@@ -693,6 +704,16 @@ func (s *Shell) expandError(err error) {
 		s.lastStatus = 1
 		// An arithmetic error in an expansion abandons the command
 		// (see topLevel).
+		if !s.inTrap {
+			s.aborting = true
+		}
+		return
+	}
+	var nm *noMatch
+	if errors.As(err, &nm) {
+		// As an arithmetic error: the rest of the line is abandoned.
+		s.errf("%s", nm)
+		s.lastStatus = 1
 		if !s.inTrap {
 			s.aborting = true
 		}
@@ -931,4 +952,20 @@ func (s *Shell) tildePrefix(user string) (string, bool) {
 		return "", false
 	}
 	return v.String(), v.IsSet()
+}
+
+// noMatch is failglob's error.
+type noMatch struct{ pattern string }
+
+func (e *noMatch) Error() string { return "no match: " + e.pattern }
+
+// hasGlob reports whether w has an unquoted pattern character.
+func hasGlob(w *syntax.Word) bool {
+	var lits strings.Builder
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			lits.WriteString(l.Value)
+		}
+	}
+	return pattern.HasMeta(lits.String(), 0)
 }
