@@ -37,6 +37,7 @@ func init() {
 		"disown": (*Shell).disown, "caller": (*Shell).caller,
 		"pushd": (*Shell).pushd, "popd": (*Shell).popd, "dirs": (*Shell).dirs,
 		"fg": (*Shell).noJobControl, "bg": (*Shell).noJobControl,
+		"enable": (*Shell).enable, "help": (*Shell).help,
 	}
 }
 

@@ -321,7 +321,7 @@ func (s *Shell) run(args []string, tmpVars []string) {
 		s.callFunc(name, body, args[1:])
 		return
 	}
-	if b := builtins[name]; b != nil {
+	if b := builtins[name]; b != nil && !s.disabled[name] {
 		s.lastStatus = b(s, args)
 		return
 	}

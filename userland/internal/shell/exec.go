@@ -430,6 +430,7 @@ func (s *Shell) subshell() *Shell {
 	c.funcSrc = maps.Clone(s.funcSrc)
 	c.caseAttr = maps.Clone(s.caseAttr)
 	c.exportFuncs = maps.Clone(s.exportFuncs)
+	c.disabled = maps.Clone(s.disabled)
 	c.procSubsts = nil
 	c.traps = map[string]string{}
 	for k, v := range s.traps {

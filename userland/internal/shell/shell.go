@@ -117,6 +117,7 @@ type Shell struct {
 	// in their environment as BASH_FUNC_name%%=() {...}, as bash passes
 	// them.
 	exportFuncs map[string]bool
+	disabled    map[string]bool // builtins enable -n turned off
 
 	ctx    context.Context
 	cancel context.CancelFunc
