@@ -223,8 +223,7 @@ func (s *Shell) cmd(c syntax.Command) {
 		el := time.Since(start)
 		fmt.Fprintf(s.stderr(), "\nreal\t%s\nuser\t0m0.000s\nsys\t0m0.000s\n", fmtDuration(el))
 	case *syntax.CoprocClause:
-		s.errf("coproc: not supported")
-		s.lastStatus = 2
+		s.coproc(c)
 	default:
 		s.errf("unsupported command %T", c)
 		s.lastStatus = 2
