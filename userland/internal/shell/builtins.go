@@ -571,7 +571,7 @@ func (s *Shell) evalString(src, what string) {
 	if len(p.stmts) == 0 {
 		s.lastStatus = 0
 	}
-	s.stmts(p.stmts)
+	s.runParsed(p, s.stmts)
 	if p.err != nil && !s.stopped() {
 		s.lineBase = evalBase
 		s.inEval = what == "eval"
@@ -637,7 +637,7 @@ func (s *Shell) sourceB(args []string) int {
 	fdepth := len(s.funcStack)
 	s.bashSource = append(s.bashSource, file)
 	s.lastStatus = 0
-	s.stmts(p.stmts)
+	s.runParsed(p, s.stmts)
 	if p.err != nil && !s.stopped() {
 		s.reportSyntax(p.err)
 		s.lastStatus = 2

@@ -50,6 +50,12 @@ type parsed struct {
 	// src is the text the positions refer to (after rewrites).
 	src string
 	err *syntaxErr
+	// hdoc is the warning for a here-document the text ends inside of:
+	// bash ends it there, warns, and runs it.
+	hdoc *syntaxErr
+	// appended is how much text closing that here-document added at the
+	// end of src.
+	appended int
 }
 
 // syntaxErr is a syntax error as bash reports it.
@@ -59,6 +65,10 @@ type syntaxErr struct {
 	// text, if set, is the line bash quotes after the message.
 	text    string
 	hasText bool
+	// hdocAt and hdocDelim make it the warning about a here-document
+	// that starts on line hdocAt and that the text ends inside of.
+	hdocAt    uint
+	hdocDelim string
 }
 
 func newParser() *syntax.Parser { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }
@@ -67,14 +77,29 @@ func newParser() *syntax.Parser { return syntax.NewParser(syntax.Variant(syntax.
 func parseBash(src string) parsed {
 	orig := src
 	var err error
+	var hdoc *syntaxErr
+	appended := 0
 	for i := 0; ; i++ {
 		var f *syntax.File
 		f, err = newParser().Parse(strings.NewReader(src), "")
 		if err == nil {
-			return parsed{stmts: f.Stmts, src: src}
+			return parsed{stmts: f.Stmts, src: src, hdoc: hdoc, appended: appended}
 		}
 		if i == maxRewrites {
 			break
+		}
+		if off, text, _ := errPos(err); hdoc == nil && strings.HasPrefix(text, "unclosed here-document `") {
+			// The text ends inside a here-document: bash takes the
+			// end of the text as its end, with a warning.
+			delim := strings.TrimSuffix(strings.TrimPrefix(text, "unclosed here-document `"), "`")
+			add := delim + "\n"
+			if !strings.HasSuffix(src, "\n") {
+				add = "\n" + add
+			}
+			hdoc = &syntaxErr{line: eofLine(orig) - 1, hdocAt: lineAt(src, off), hdocDelim: delim}
+			src += add
+			appended = len(add)
+			continue
 		}
 		n, ok := rewrite(src, err)
 		if !ok || n == src || len(n) > 4*len(orig)+1024 {
@@ -85,7 +110,7 @@ func parseBash(src string) parsed {
 		src = n
 	}
 	stmts, start := goodPrefix(src)
-	return parsed{stmts: stmts, src: src, err: describe(orig, src, start, err)}
+	return parsed{stmts: stmts, src: src, err: describe(orig, src, start, err), hdoc: hdoc, appended: appended}
 }
 
 // errPos returns a parse error's offset and text.
@@ -213,11 +238,11 @@ func describe(orig, src string, start int, err error) *syntaxErr {
 		if u := sc.open; u != nil {
 			line := lineAt(src, u.off)
 			if u.atEOF {
-				line = eofLine(src)
+				line = eofLine(orig)
 			}
 			return &syntaxErr{line: line, msg: "unexpected EOF while looking for matching `" + u.kind + "'"}
 		}
-		return &syntaxErr{line: eofLine(src), msg: "syntax error: unexpected end of file"}
+		return &syntaxErr{line: eofLine(orig), msg: "syntax error: unexpected end of file"}
 	}
 	sc := &scanner{src: src}
 	sc.tokens(start, -1)
@@ -227,7 +252,7 @@ func describe(orig, src string, start int, err error) *syntaxErr {
 		// end looking for its match.
 		line := lineAt(src, u.off)
 		if u.atEOF {
-			line = eofLine(src)
+			line = eofLine(orig)
 		}
 		return &syntaxErr{line: line, msg: "unexpected EOF while looking for matching `" + u.kind + "'"}
 	}
@@ -247,7 +272,7 @@ func describe(orig, src string, start int, err error) *syntaxErr {
 		sc := &scanner{src: src}
 		toks := sc.tokens(off, 1)
 		if len(toks) == 0 {
-			return &syntaxErr{line: eofLine(src), msg: "syntax error: unexpected end of file"}
+			return &syntaxErr{line: eofLine(orig), msg: "syntax error: unexpected end of file"}
 		}
 		tok = toks[0]
 	}
@@ -492,6 +517,26 @@ func quoteWord(src string, off int) (string, bool) {
 	return "", false
 }
 
+// runParsed runs what p holds with run, bash's warning about a
+// here-document the text ended inside of coming before the statement it
+// is in, and the syntax error (if any) after the statements before it.
+func (s *Shell) runParsed(p parsed, run func([]*syntax.Stmt)) {
+	stmts := p.stmts
+	if p.hdoc != nil && p.err == nil && len(stmts) > 0 {
+		run(stmts[:len(stmts)-1])
+		if s.stopped() {
+			return
+		}
+		s.reportSyntax(p.hdoc)
+		run(stmts[len(stmts)-1:])
+		return
+	}
+	run(stmts)
+	if p.hdoc != nil && !s.stopped() {
+		s.reportSyntax(p.hdoc)
+	}
+}
+
 // reportSyntax prints a syntax error as bash does.
 func (s *Shell) reportSyntax(e *syntaxErr) {
 	where := s.Name
@@ -502,7 +547,11 @@ func (s *Shell) reportSyntax(e *syntaxErr) {
 		where += ": eval"
 	}
 	line := e.line + s.lineBase
-	fmt.Fprintf(s.stderr(), "%s: line %d: %s\n", where, line, e.msg)
+	msg := e.msg
+	if e.hdocDelim != "" {
+		msg = fmt.Sprintf("warning: here-document at line %d delimited by end-of-file (wanted `%s')", e.hdocAt+s.lineBase, e.hdocDelim)
+	}
+	fmt.Fprintf(s.stderr(), "%s: line %d: %s\n", where, line, msg)
 	if e.hasText {
 		fmt.Fprintf(s.stderr(), "%s: line %d: `%s'\n", where, line, e.text)
 	}

@@ -21,6 +21,8 @@ func FuzzParseBash(f *testing.F) {
 		"echo \"$(echo\n\n",
 		"(( 1 + \n",
 		"$\"$\"$\"$\"${",
+		"cat <<EOF\nabc\n  EOF\necho after\n",
+		"x=$(cat <<EOF\nabc\n)\n",
 	} {
 		f.Add(s)
 	}
@@ -29,13 +31,13 @@ func FuzzParseBash(f *testing.F) {
 			return
 		}
 		p := parseBash(src)
-		if strings.Count(p.src, "\n") != strings.Count(src, "\n") {
+		if p.appended > len(p.src) || strings.Count(p.src[:len(p.src)-p.appended], "\n") != strings.Count(src, "\n") {
 			t.Fatalf("rewrites moved lines: %q became %q", src, p.src)
 		}
 		if p.err == nil {
 			return
 		}
-		if p.err.line < 1 || p.err.line > eofLine(p.src) {
+		if p.err.line < 1 || p.err.line > eofLine(src) {
 			t.Fatalf("error line %d outside the text %q", p.err.line, src)
 		}
 		for _, st := range p.stmts {

@@ -277,7 +277,7 @@ func (s *Shell) Status() int { return s.exitCode }
 func (s *Shell) RunSource(src string) int {
 	p := parseBash(src)
 	s.src = p.src
-	s.topLevel(p.stmts)
+	s.runParsed(p, s.topLevel)
 	switch {
 	case p.err != nil && !s.exiting:
 		s.reportSyntax(p.err)
