@@ -38,6 +38,11 @@ func (s *Shell) call(ce *syntax.CallExpr) {
 		s.expandError(err)
 		return
 	}
+	s.callArgs(ce, args)
+}
+
+// callArgs runs a simple command whose words expanded to args.
+func (s *Shell) callArgs(ce *syntax.CallExpr, args []string) {
 	if len(args) == 0 {
 		// Everything expanded to nothing: only the assignments count.
 		for _, a := range ce.Assigns {
@@ -57,7 +62,6 @@ func (s *Shell) call(ce *syntax.CallExpr) {
 		s.traceAssigns(ce.Assigns)
 		s.trace(args)
 	}
-	defer func() { s.lastArg = args[len(args)-1] }()
 	defer func() { s.lastArg = args[len(args)-1] }()
 	if len(ce.Assigns) == 0 {
 		s.run(args, nil)

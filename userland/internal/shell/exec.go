@@ -139,6 +139,37 @@ func (s *Shell) stmtNoBg(st *syntax.Stmt) {
 		}
 		return
 	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 0 && len(ce.Assigns) > 0 {
+		// Assignments alone: expanded and made before the redirections,
+		// which then only open (or fail).
+		s.call(ce)
+		status := s.lastStatus
+		restore, ok := s.redirects(st.Redirs)
+		s.fds.restore(restore)
+		if ok {
+			s.lastStatus = status
+		}
+		return
+	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
+		// bash expands a simple command's words before it performs its
+		// redirections: echo "$(cmd)" 2>/dev/null shows cmd's errors,
+		// and an expansion error reaches the shell's stderr.
+		s.substStatus = nil
+		from := len(s.procSubsts)
+		defer s.closeProcSubsts(from)
+		args, err := s.fields(ce.Args...)
+		if err != nil {
+			s.expandError(err)
+			return
+		}
+		restore, ok := s.redirects(st.Redirs)
+		if ok {
+			s.callArgs(ce, args)
+		}
+		s.fds.restore(restore)
+		return
+	}
 	restore, ok := s.redirects(st.Redirs)
 	if ok {
 		s.cmd(st.Cmd)
