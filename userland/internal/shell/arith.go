@@ -496,7 +496,7 @@ func (s *Shell) assocView(p *syntax.ParamExp) *syntax.ParamExp {
 	if v.Kind != expand.Associative {
 		return nil
 	}
-	keys := assocOrder(v.Map)
+	keys := s.assocOrder(p.Param.Value, v.Map)
 	vals := make([]string, len(keys))
 	for i, k := range keys {
 		vals[i] = v.Map[k]

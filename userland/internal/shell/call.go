@@ -132,6 +132,7 @@ func (s *Shell) assign(a *syntax.Assign, local bool) error {
 	set := func(v expand.Variable) error {
 		if local {
 			v.Exported = true
+			s.noteAssocKeys(name, s.env.top.vars[name], v)
 			s.env.top.vars[name] = v
 			return nil
 		}
@@ -272,8 +273,10 @@ func (s *Shell) assignArray(name string, a *syntax.Assign, cur expand.Variable, 
 				return err
 			}
 			m[k] = v
+			s.pendingKeys = append(s.pendingKeys, k)
 		}
 		cur.Map, cur.Set = m, true
+		defer func() { s.pendingKeys = s.pendingKeys[:0] }()
 		return set(cur)
 	}
 	v := expand.Variable{Kind: expand.Indexed, Set: true, Exported: cur.Exported}

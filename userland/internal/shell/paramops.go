@@ -39,6 +39,14 @@ func (s *Shell) paramOp(p *syntax.ParamExp) (syntax.WordPart, error) {
 	if kind, text, ok := deferredText(p.Param.Value); ok {
 		return s.deferredExp(kind, text)
 	}
+	if p.Excl && p.Names == 0 && p.Exp == nil && p.Repl == nil && p.Slice == nil {
+		// ${!m[@]} of an associative array: its keys in bash's order.
+		if w, ok := p.Index.(*syntax.Word); ok && (w.Lit() == "@" || w.Lit() == "*") {
+			if n, v := s.resolveName(p.Param.Value); v.Kind == expand.Associative {
+				return s.tempParam(s.assocOrder(n, v.Map), true, w.Lit() == "*"), nil
+			}
+		}
+	}
 	if p.Excl || p.Length || p.Names != 0 || p.Slice != nil || p.NestedParam != nil {
 		return nil, nil
 	}
@@ -244,11 +252,10 @@ func (s *Shell) transformOp(p *syntax.ParamExp, op string) (syntax.WordPart, err
 				pairs = append(pairs, strconv.Itoa(idx), x)
 			}
 		case expand.Associative:
-			for _, k := range assocOrder(v.Map) {
+			for _, k := range s.assocOrder(n, v.Map) {
 				pairs = append(pairs, k, v.Map[k])
 			}
 		}
-		_ = n
 		if op == "k" {
 			return s.tempParam(pairs, true, star), nil
 		}

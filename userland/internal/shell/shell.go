@@ -46,6 +46,11 @@ type shared struct {
 	mu      sync.Mutex
 	jobs    []*job
 	fakePID int
+	// assocSeq orders associative array keys as bash's hash table
+	// lists them: by bucket, the most recently inserted first within
+	// one. It numbers each name\x00key insertion.
+	assocSeq map[string]uint64
+	seqN     uint64
 }
 
 // Shell is one shell execution environment. Subshells are copies that run
@@ -109,6 +114,9 @@ type Shell struct {
 	substStatus *int            // status of the last $(...) of the current command
 	procSubsts  []int           // descriptors of live process substitutions
 	intAttr     map[string]bool // declare -i
+	// pendingKeys are the keys of an array literal being assigned, in
+	// the order they are written (they are inserted in that order).
+	pendingKeys []string
 	// quietSignals: a program killed by SIGTERM here is not reported
 	// ("Terminated"): bash reports it for foreground commands only, not
 	// in command substitutions, background jobs or early pipeline stages.

@@ -205,6 +205,7 @@ func (e *env) Set(name string, vr expand.Variable) error {
 		m["0"] = vr.Str
 		vr.Kind, vr.Map, vr.Str = expand.Associative, m, ""
 	}
+	e.sh.noteAssocKeys(name, old, vr)
 	sc.vars[name] = vr
 	return nil
 }
