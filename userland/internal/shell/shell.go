@@ -170,6 +170,14 @@ func New(name string, sys System, environ []string, dir string) *Shell {
 	if s.env.str("IFS") == "" && !s.env.Get("IFS").IsSet() {
 		s.env.top.vars["IFS"] = str(" \t\n")
 	}
+	// The version scripts test ([[ ${BASH_VERSINFO[0]} -ge 4 ]]): the
+	// bash 5.2 this shell follows.
+	s.env.top.vars["BASH_VERSION"] = str("5.2.15(1)-release")
+	s.env.top.vars["BASH_VERSINFO"] = expand.Variable{Set: true, ReadOnly: true, Kind: expand.Indexed,
+		List: []string{"5", "2", "15", "1", "release", "wasm32-secexec-wasi"}}
+	if !s.env.Get("OSTYPE").IsSet() {
+		s.env.top.vars["OSTYPE"] = str("linux-gnu")
+	}
 	if dir != "" {
 		_ = s.env.Set("PWD", expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: dir})
 	}
