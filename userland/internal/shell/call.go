@@ -118,7 +118,7 @@ func (s *Shell) assignError(err error) {
 		if !s.inTrap {
 			// bash abandons the command it was running (a function
 			// call included), as for an expansion error.
-			s.aborting = true
+			s.abandon()
 		}
 		return
 	}
@@ -511,4 +511,14 @@ func traceQuote(a string) string {
 		return a
 	}
 	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// abandon gives up the rest of the input line after an error bash treats
+// as fatal to it (a readonly assignment, failglob, a bad subscript under
+// set -e); with set -e the shell exits, whatever list the command is in.
+func (s *Shell) abandon() {
+	s.aborting = true
+	if s.opts.errexit && !s.exiting {
+		s.exit(1)
+	}
 }

@@ -71,7 +71,7 @@ func (s *Shell) stmt(st *syntax.Stmt) {
 		}
 		return
 	}
-	if s.lastStatus != 0 && s.noErrExit == 0 && !s.exiting && !s.returning && countsForErrexit(st.Cmd) {
+	if s.lastStatus != 0 && s.noErrExit == 0 && !s.exiting && !s.returning && !s.arithAbort && countsForErrexit(st.Cmd) {
 		s.failed()
 	}
 }
@@ -734,9 +734,11 @@ func (s *Shell) expandError(err error) {
 		s.errf("%s", ae)
 		s.lastStatus = 1
 		// An arithmetic error in an expansion abandons the command
-		// (see topLevel).
+		// (see topLevel), and bash 5.2 applies neither errexit nor the
+		// ERR trap to it.
 		if !s.inTrap {
 			s.aborting = true
+			s.arithAbort = true
 		}
 		return
 	}
@@ -746,7 +748,7 @@ func (s *Shell) expandError(err error) {
 		s.errf("%s", nm)
 		s.lastStatus = 1
 		if !s.inTrap {
-			s.aborting = true
+			s.abandon()
 		}
 		return
 	}

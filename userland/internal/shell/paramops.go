@@ -52,6 +52,13 @@ func (s *Shell) paramOp(p *syntax.ParamExp) (syntax.WordPart, error) {
 	}
 	if p.Index != nil && p.Exp == nil && p.Repl == nil {
 		if bad := s.badSubscript(p); bad {
+			if s.opts.errexit {
+				// Under set -e bash fails the command instead, and
+				// exits.
+				s.lastStatus = 1
+				s.abandon()
+				return nil, &exitStatusError{status: 1}
+			}
 			return s.tempParam(nil, false, false), nil
 		}
 	}

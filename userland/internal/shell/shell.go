@@ -100,6 +100,7 @@ type Shell struct {
 	src         string            // the source text being run (for arithmetic errors)
 	funcSrc     map[string]string // each function's defining source
 	aborting    bool              // an expansion error unwinds to the top level
+	arithAbort  bool              // ... an arithmetic one, which errexit ignores
 	inEval      bool              // parsing an eval string (diagnostics say "eval")
 	assocTmp    int
 	assocTemps  []string
@@ -321,7 +322,7 @@ func (s *Shell) topLevel(list []*syntax.Stmt) {
 		skipLine = 0
 		s.stmt(st)
 		if s.aborting {
-			s.aborting = false
+			s.aborting, s.arithAbort = false, false
 			s.breakN, s.contN, s.returning = 0, 0, false
 			if s.CommandMode {
 				s.exit(1)
