@@ -803,11 +803,41 @@ func (s *Shell) times(args []string) int {
 	return 0
 }
 
+// caller prints where the current function (or the one N frames up)
+// was called from: "LINE FILE", or with N "LINE FUNCTION FILE".
 func (s *Shell) caller(args []string) int {
-	if len(s.funcStack) == 0 {
+	n, withFunc := 0, false
+	if len(args) > 1 {
+		v, err := strconv.Atoi(args[1])
+		if err != nil || v < 0 {
+			s.berr("caller", "%s: invalid number", args[1])
+			return 2
+		}
+		n, withFunc = v, true
+	}
+	depth := len(s.callLines)
+	if depth == 0 && !withFunc && len(s.bashSource) > 0 {
+		// A script's top level: bash 5.2 answers with its own frame.
+		s.out(1, "0 NULL\n")
+		return 0
+	}
+	if n >= depth {
 		return 1
 	}
-	s.out(1, fmt.Sprintf("%d main\n", s.line))
+	line := s.callLines[depth-1-n]
+	fn := "main"
+	if k := len(s.funcStack) - 2 - n; k >= 0 {
+		fn = s.funcStack[k]
+	}
+	file := s.frame.arg0
+	if len(s.bashSource) > 0 {
+		file = s.bashSource[len(s.bashSource)-1]
+	}
+	if withFunc {
+		s.out(1, fmt.Sprintf("%d %s %s\n", line, fn, file))
+	} else {
+		s.out(1, fmt.Sprintf("%d %s\n", line, file))
+	}
 	return 0
 }
 

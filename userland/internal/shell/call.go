@@ -345,6 +345,7 @@ func (s *Shell) callFunc(name string, body *syntax.Stmt, params []string) {
 	oldFrame := s.frame
 	s.frame = &frame{arg0: oldFrame.arg0, params: params}
 	s.funcStack = append(s.funcStack, name)
+	s.callLines = append(s.callLines, s.line)
 	oldTop := s.env.top
 	s.env.top = newScope(oldTop)
 	line, src := s.line, s.src
@@ -356,6 +357,7 @@ func (s *Shell) callFunc(name string, body *syntax.Stmt, params []string) {
 	}
 	s.env.top = oldTop
 	s.funcStack = s.funcStack[:len(s.funcStack)-1]
+	s.callLines = s.callLines[:len(s.callLines)-1]
 	s.frame = oldFrame
 	s.line = line
 	if s.returning {

@@ -462,6 +462,11 @@ func (s *Shell) subshell() *Shell {
 	c.exportFuncs = maps.Clone(s.exportFuncs)
 	c.disabled = maps.Clone(s.disabled)
 	c.procSubsts = nil
+	c.ownTraps = false
+	c.parentTraps = s.parentTraps
+	if !s.isSubshell || s.ownTraps {
+		c.parentTraps = maps.Clone(s.traps)
+	}
 	c.traps = map[string]string{}
 	for k, v := range s.traps {
 		if v == "" { // ignored signals stay ignored
@@ -471,6 +476,7 @@ func (s *Shell) subshell() *Shell {
 	c.fds = s.fds.clone()
 	c.frame = &frame{arg0: s.frame.arg0, params: slices.Clone(s.frame.params)}
 	c.funcStack = slices.Clone(s.funcStack)
+	c.callLines = slices.Clone(s.callLines)
 	c.isSubshell = true
 	c.subshellLevel++
 	c.bashpid = s.sh.newPID()

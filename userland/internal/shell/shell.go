@@ -78,6 +78,7 @@ type Shell struct {
 	bashpid       int
 	lastBg        int
 	funcStack     []string
+	callLines     []uint // the line each function in funcStack was called from
 	pipeStatus    []int
 	line          uint
 	lineBase      uint // added to parse positions (source, eval)
@@ -126,6 +127,10 @@ type Shell struct {
 	// in their environment as BASH_FUNC_name%%=() {...}, as bash passes
 	// them.
 	exportFuncs map[string]bool
+	// parentTraps are the traps a subshell lists until it sets its own
+	// (ownTraps).
+	parentTraps map[string]string
+	ownTraps    bool
 	disabled    map[string]bool // builtins enable -n turned off
 
 	ctx    context.Context

@@ -109,6 +109,15 @@ func (e *env) special(name string) (expand.Variable, bool) {
 		slices.Reverse(l)
 		l = append(l, "main")
 		return expand.Variable{Set: true, Kind: expand.Indexed, List: l}, true
+	case "BASH_LINENO":
+		// The line each function on the stack was called from, the
+		// innermost first, then 0 for the script.
+		l := make([]string, 0, len(sh.callLines)+1)
+		for i := len(sh.callLines) - 1; i >= 0; i-- {
+			l = append(l, strconv.Itoa(int(sh.callLines[i])))
+		}
+		l = append(l, "0")
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: l}, true
 	case "PIPESTATUS":
 		l := make([]string, len(sh.pipeStatus))
 		for i, s := range sh.pipeStatus {
