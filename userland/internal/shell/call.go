@@ -481,19 +481,46 @@ func (s *Shell) trace(args []string) {
 
 func (s *Shell) traceAssigns(as []*syntax.Assign) {
 	for _, a := range as {
-		if a.Array != nil || a.Value == nil {
+		op := "="
+		if a.Append {
+			op = "+="
+		}
+		if a.Array != nil {
+			// An array literal shows as written.
+			s.traceRaw(a.Name.Value + op + s.srcText(a.Array))
+			continue
+		}
+		if a.Value == nil {
 			continue
 		}
 		v, err := s.literal(a.Value)
 		if err != nil {
 			continue
 		}
-		op := "="
-		if a.Append {
-			op = "+="
+		name := a.Name.Value
+		if a.Index != nil {
+			name += "[" + s.srcText(a.Index) + "]"
 		}
-		s.trace([]string{a.Name.Value + op + v})
+		s.traceRaw(name + op + traceQuote(v))
 	}
+}
+
+// traceRaw prints an xtrace line as it is (PS4 first).
+func (s *Shell) traceRaw(text string) {
+	ps4 := s.env.str("PS4")
+	if !s.env.Get("PS4").IsSet() {
+		ps4 = "+ "
+	}
+	fmt.Fprint(s.stderr(), strings.Repeat(ps4[:min(1, len(ps4))], s.subshellLevel)+ps4+text+"\n")
+}
+
+// srcText is a node's text as written, when the source is known.
+func (s *Shell) srcText(n syntax.Node) string {
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if s.src != "" && start >= 0 && start <= end && end <= len(s.src) {
+		return strings.TrimSpace(s.src[start:end])
+	}
+	return printNode(n)
 }
 
 // traceQuote quotes a word as bash's xtrace does: single quotes when it

@@ -220,6 +220,9 @@ func (s *Shell) cmd(c syntax.Command) {
 		s.funcSrc[c.Name.Value] = s.src
 		s.lastStatus = 0
 	case *syntax.ArithmCmd:
+		if s.opts.xtrace {
+			s.traceRaw("((  " + s.srcText(c.X) + "  ))")
+		}
 		n, err := s.arith(c.X)
 		if err != nil {
 			s.exprError(err)
@@ -359,7 +362,19 @@ func (s *Shell) forClause(c *syntax.ForClause) {
 		} else {
 			items = slices.Clone(s.frame.params)
 		}
+		header := ""
+		if s.opts.xtrace {
+			// bash traces the loop's header as written, each round.
+			ws := make([]string, len(l.Items))
+			for i, w := range l.Items {
+				ws[i] = printNode(w)
+			}
+			header = "for " + l.Name.Value + " in " + strings.Join(ws, " ")
+		}
 		for _, it := range items {
+			if header != "" {
+				s.traceRaw(header)
+			}
 			if err := s.env.setStr(l.Name.Value, it); err != nil {
 				s.errf("%v", err)
 				s.lastStatus = 1
@@ -408,6 +423,9 @@ func (s *Shell) forClause(c *syntax.ForClause) {
 }
 
 func (s *Shell) caseClause(c *syntax.CaseClause) {
+	if s.opts.xtrace {
+		s.traceRaw("case " + printNode(c.Word) + " in")
+	}
 	word, err := s.literal(c.Word)
 	if err != nil {
 		s.expandError(err)

@@ -79,6 +79,7 @@ type Shell struct {
 	lastBg        int
 	funcStack     []string
 	callLines     []uint // the line each function in funcStack was called from
+	testNeg       string // "! " prefixes while tracing a negated [[ ]] test
 	pipeStatus    []int
 	line          uint
 	lineBase      uint // added to parse positions (source, eval)
