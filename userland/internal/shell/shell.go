@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -51,6 +52,8 @@ type shared struct {
 	// one. It numbers each name\x00key insertion.
 	assocSeq map[string]uint64
 	seqN     uint64
+	// secondsBase is when $SECONDS was 0.
+	secondsBase time.Time
 }
 
 // Shell is one shell execution environment. Subshells are copies that run
@@ -144,7 +147,7 @@ type Shell struct {
 func New(name string, sys System, environ []string, dir string) *Shell {
 	s := &Shell{
 		Name:        name,
-		sh:          &shared{sys: sys, fakePID: 1 << 22},
+		sh:          &shared{sys: sys, fakePID: 1 << 22, secondsBase: time.Now()},
 		funcs:       map[string]*syntax.Stmt{},
 		aliases:     map[string]string{},
 		shopt:       map[string]bool{},

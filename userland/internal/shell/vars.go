@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -99,6 +100,11 @@ func (e *env) special(name string) (expand.Variable, bool) {
 		return str(sh.frame.arg0), true
 	case "LINENO", linenoVar:
 		return str(strconv.Itoa(int(sh.line))), true
+	case "SECONDS":
+		sh.sh.mu.Lock()
+		start := sh.sh.secondsBase
+		sh.sh.mu.Unlock()
+		return str(strconv.Itoa(int(time.Since(start) / time.Second))), true
 	case "RANDOM":
 		return str(strconv.Itoa(sh.random())), true
 	case "FUNCNAME":
@@ -176,6 +182,14 @@ func (e errReadonly) Error() string { return string(e) + ": readonly variable" }
 // Set assigns or unsets a variable in the scope that holds it (or the
 // global scope), keeping attributes unless the caller changes them.
 func (e *env) Set(name string, vr expand.Variable) error {
+	if name == "SECONDS" && vr.Kind == expand.String {
+		// SECONDS=n counts on from n.
+		n, _ := strconv.Atoi(strings.TrimSpace(vr.Str))
+		e.sh.sh.mu.Lock()
+		e.sh.sh.secondsBase = time.Now().Add(-time.Duration(n) * time.Second)
+		e.sh.sh.mu.Unlock()
+		return nil
+	}
 	old, sc := e.lookup(name)
 	if old.Kind == expand.NameRef && vr.Kind != expand.NameRef && old.Str != "" {
 		return e.Set(old.Str, vr)
