@@ -62,6 +62,12 @@ func (s *Shell) paramOp(p *syntax.ParamExp) (syntax.WordPart, error) {
 			return s.tempParam(nil, false, false), nil
 		}
 	}
+	if p.Exp != nil && isListParam(p) {
+		switch p.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+			return s.listDefault(p)
+		}
+	}
 	switch {
 	case p.Repl != nil:
 		return s.replaceOp(p)
@@ -137,7 +143,9 @@ func (s *Shell) tempParam(vals []string, list, star bool) *syntax.ParamExp {
 	name := "__secexec_assoc_" + strconv.Itoa(s.assocTmp)
 	pe := &syntax.ParamExp{Param: &syntax.Lit{Value: name}}
 	if list {
-		s.env.global().vars[name] = expand.Variable{Set: true, Kind: expand.Indexed, List: vals}
+		// A non-nil list: expand takes a nil one for an unset variable,
+		// which "${t[@]}" turns into one empty field.
+		s.env.global().vars[name] = expand.Variable{Set: true, Kind: expand.Indexed, List: append([]string{}, vals...)}
 		idx := "@"
 		if star {
 			idx = "*"
@@ -742,4 +750,49 @@ func (s *Shell) badSubscript(p *syntax.ParamExp) bool {
 	}
 	s.errf("%s: bad array subscript", p.Param.Value)
 	return true
+}
+
+// isListParam reports ${a[@]}, ${a[*]}, $@ and $* forms.
+func isListParam(p *syntax.ParamExp) bool {
+	if p.Param.Value == "@" || p.Param.Value == "*" {
+		return true
+	}
+	w, ok := p.Index.(*syntax.Word)
+	return ok && (w.Lit() == "@" || w.Lit() == "*")
+}
+
+// listDefault is ${a[@]-w}, ${a[@]:-w}, ${a[@]+w} and ${a[@]:+w}: an
+// array with no elements is unset to them, one whose only element is
+// empty is null (mvdan.cc/sh/expand counts a declared empty array as set
+// and loses a quoted default).
+func (s *Shell) listDefault(p *syntax.ParamExp) (syntax.WordPart, error) {
+	vals, list, star, _, err := s.paramValues(p)
+	if err != nil {
+		return nil, err
+	}
+	unset := len(vals) == 0
+	null := unset || len(vals) == 1 && vals[0] == ""
+	var useWord bool
+	switch p.Exp.Op {
+	case syntax.DefaultUnset:
+		useWord = unset
+	case syntax.DefaultUnsetOrNull:
+		useWord = null
+	case syntax.AlternateUnset:
+		useWord = !unset
+	case syntax.AlternateUnsetOrNull:
+		useWord = !null
+	}
+	if useWord {
+		w, err := s.literalNoDrop(p.Exp.Word)
+		if err != nil {
+			return nil, err
+		}
+		return s.tempParam([]string{w}, false, false), nil
+	}
+	if p.Exp.Op == syntax.AlternateUnset || p.Exp.Op == syntax.AlternateUnsetOrNull {
+		// Nothing, as "$@" with no parameters: no field even quoted.
+		return s.tempParam(nil, list, star), nil
+	}
+	return s.tempParam(vals, list, star), nil
 }
