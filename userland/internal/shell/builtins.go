@@ -878,6 +878,9 @@ func (s *Shell) describe(n string) (kind, text string) {
 		return "keyword", n + " is a shell keyword"
 	}
 	if body := s.funcs[n]; body != nil {
+		if text, ok := bashFuncText(n, body, s.funcSrc[n]); ok {
+			return "function", n + " is a function\n" + text
+		}
 		var b strings.Builder
 		_ = syntax.NewPrinter(syntax.Indent(4)).Print(&b, &syntax.FuncDecl{Name: &syntax.Lit{Value: n}, Body: body, Parens: true})
 		return "function", n + " is a function\n" + strings.TrimRight(b.String(), "\n")
