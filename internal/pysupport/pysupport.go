@@ -30,6 +30,10 @@ var (
 	sqliteShell []byte
 	//go:embed sqlite3extra.py
 	sqliteExtra []byte
+	//go:embed socket.py
+	socketShim []byte
+	//go:embed _secexec_socket.py
+	socketImpl []byte
 )
 
 // DevicePath is the spawn device's guest path (see spawn.go).
@@ -41,7 +45,9 @@ func Files() map[string][]byte {
 		path.Join(software.PythonSupportDir, "sitecustomize.py"): siteCustomize,
 		path.Join(software.PythonSupportDir, "subprocess.py"):    subprocessShim,
 		SqliteProgram: sqliteShell,
-		path.Join(software.PythonSupportDir, "sqlite3extra.py"): sqliteExtra,
+		path.Join(software.PythonSupportDir, "sqlite3extra.py"):    sqliteExtra,
+		path.Join(software.PythonSupportDir, "socket.py"):          socketShim,
+		path.Join(software.PythonSupportDir, "_secexec_socket.py"): socketImpl,
 	}
 }
 
@@ -62,6 +68,10 @@ func Commands() map[string][]byte {
 }
 
 // Layer returns a read-only filesystem (to be used as a lower layer of
-// VMs' roots) holding the support files, the commands and the spawn
-// device.
-func Layer() vfs.FileSystem { return newLayer(Files(), Commands(), DevicePath) }
+// VMs' roots) holding the support files, the commands and the devices.
+func Layer() vfs.FileSystem {
+	return newLayer(Files(), Commands(), map[string]device{
+		DevicePath:    {DeviceNumber, func() vfs.Handle { return &spawnHandle{} }},
+		NetDevicePath: {NetDeviceNumber, func() vfs.Handle { return &netHandle{} }},
+	})
+}

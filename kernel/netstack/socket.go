@@ -1127,3 +1127,38 @@ func (s *Socket) Buffered() int {
 	}
 	return s.ep.rx.Pipe().Len()
 }
+
+// NewSocketPair creates two connected, unnamed stream sockets, as
+// socketpair(2). Only AFUnix stream pairs exist (Linux has no internet
+// pairs either: EOPNOTSUPP); no policy applies, since nothing is named or
+// reached. Errors: EOPNOTSUPP, EPROTONOSUPPORT, ENFILE.
+func (st *Stack) NewSocketPair(family Family, typ Type, proto int, nonblock bool) (*Socket, *Socket, error) {
+	switch {
+	case family == AFInet || family == AFInet6:
+		return nil, nil, errno.EOPNOTSUPP
+	case family != AFUnix:
+		return nil, nil, errno.EAFNOSUPPORT
+	case typ != SockStream || proto != 0:
+		return nil, nil, errno.EPROTONOSUPPORT
+	}
+	if err := st.reserveSocket(); err != nil {
+		return nil, nil, err
+	}
+	if err := st.reserveSocket(); err != nil {
+		st.sockets.Add(-1)
+		return nil, nil, err
+	}
+	ea, eb := st.newPair()
+	a, b := st.newSocket(family, typ, proto), st.newSocket(family, typ, proto)
+	for _, x := range []struct {
+		s  *Socket
+		ep *endpoint
+	}{{a, ea}, {b, eb}} {
+		x.s.state, x.s.ep = stConnected, x.ep
+		x.s.local, x.s.peer = Addr{Family: AFUnix}, Addr{Family: AFUnix}
+		if nonblock {
+			x.s.flags.Store(uint32(vfs.O_RDWR | vfs.O_NONBLOCK))
+		}
+	}
+	return a, b, nil
+}

@@ -1,0 +1,369 @@
+package pysupport
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"net/netip"
+	"strings"
+	"sync"
+
+	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/netstack"
+	"github.com/secexec/secexec/kernel/vfs"
+)
+
+// The net device gives CPython sockets on the kernel's network. CPython
+// for WASI has a _socket module, but WASI preview 1 can neither create,
+// bind nor connect a socket, so the support layer replaces it with a
+// pure-Python one (_secexec_socket.py) whose sockets are kernel sockets
+// in the process's descriptor table: reads, polls (select, selectors) and
+// close go through WASI as for any descriptor, and everything WASI lacks
+// (socket, bind, connect, accept, names, options, sendto/recvfrom,
+// getaddrinfo) is one request to this device.
+//
+// A guest opens the device read-write and then, as often as it likes,
+// writes one request and reads its response. Every operation is the
+// calling process's own kernel.Process socket call on its own
+// descriptors, so the VM's net policy, its limits (sockets, buffers,
+// descriptors) and loopback routing are exactly those of node and WASM
+// guests: the device adds no power, it only decodes.
+//
+// Request (little-endian): op u8, fd i32, a i64, b i64, c i64, addr
+// length u16, the address text (netstack.ParseAddr's form: "1.2.3.4:80",
+// "[::1]:80", "name:80", "unix:/path", "unix-abstract:HEX"; for opResolve
+// the host name), then the payload (the data of opSendTo).
+//
+// Response: errno u16 (Linux numbering, 0 for success), r1 i64, r2 i64,
+// text length u16, payload length u32, the text (an address, or the errno's name on failure,
+// since CPython on WASI numbers errnos differently), then the payload (the
+// data of opRecvFrom, the addresses of opResolve, the host name).
+
+// NetDevicePath is the net device's guest path.
+const NetDevicePath = "/opt/secexec/net"
+
+// NetDeviceNumber is the net device's Rdev.
+const NetDeviceNumber = DeviceNumber | 1
+
+// Operations of the net device.
+const (
+	opSocket      = 1  // a=family b=type c=proto (flags in b: SOCK_NONBLOCK) → r1=fd
+	opSocketpair  = 2  // a=family b=type c=proto → r1, r2
+	opBind        = 3  // fd addr
+	opListen      = 4  // fd a=backlog
+	opAccept      = 5  // fd a=nonblock → r1=fd, text=peer
+	opConnect     = 6  // fd addr
+	opShutdown    = 7  // fd a=how
+	opGetsockname = 8  // fd → text
+	opGetpeername = 9  // fd → text
+	opSetsockopt  = 10 // fd a=level b=name c=value
+	opGetsockopt  = 11 // fd a=level b=name → r1 (SO_ERROR: text=errno name)
+	opSendTo      = 12 // fd a=flags addr (optional) payload → r1=sent
+	opRecvFrom    = 13 // fd a=flags b=size → r1=received, text=from, payload
+	opResolve     = 14 // addr=host → payload: addresses, one per line
+	opHostname    = 15 // → payload
+	opSetBlocking = 16 // fd a=1 blocking, 0 non-blocking
+	opClose       = 17 // fd (sockets only)
+)
+
+// Bounds of the net device's messages.
+const (
+	// netHeader is the fixed part of a request.
+	netHeader = 1 + 4 + 8*3 + 2
+	// maxAddrText bounds a request's address (the longest the text form
+	// can spell is under 250 bytes).
+	maxAddrText = 1024
+	// MaxNetRequest bounds a request: a header, an address and one
+	// datagram's worth of data (a stream send sends at most that much per
+	// request; the guest loops).
+	MaxNetRequest = netHeader + maxAddrText + netstack.MaxDatagram
+	// netRespHeader is the fixed part of a response.
+	netRespHeader = 2 + 8 + 8 + 2 + 4
+	// maxRecv bounds the data one opRecvFrom returns.
+	maxRecv = netstack.MaxDatagram
+)
+
+// netRequest is a decoded request.
+type netRequest struct {
+	op      uint8
+	fd      int
+	a, b, c int64
+	addr    string
+	data    []byte
+}
+
+// parseNetRequest decodes a request: EINVAL for a malformed one, E2BIG
+// beyond the bounds. It checks the form only; the kernel checks the rest.
+func parseNetRequest(msg []byte) (netRequest, error) {
+	var r netRequest
+	if len(msg) > MaxNetRequest {
+		return r, errno.E2BIG
+	}
+	if len(msg) < netHeader {
+		return r, errno.EINVAL
+	}
+	r.op = msg[0]
+	r.fd = int(int32(binary.LittleEndian.Uint32(msg[1:])))
+	r.a = int64(binary.LittleEndian.Uint64(msg[5:]))
+	r.b = int64(binary.LittleEndian.Uint64(msg[13:]))
+	r.c = int64(binary.LittleEndian.Uint64(msg[21:]))
+	n := int(binary.LittleEndian.Uint16(msg[29:]))
+	rest := msg[netHeader:]
+	if n > maxAddrText || n > len(rest) {
+		return r, errno.EINVAL
+	}
+	r.addr, r.data = string(rest[:n]), rest[n:]
+	if strings.IndexByte(r.addr, 0) >= 0 {
+		return r, errno.EINVAL
+	}
+	if r.op < opSocket || r.op > opClose {
+		return r, errno.EINVAL
+	}
+	if len(r.data) > 0 && r.op != opSendTo {
+		return r, errno.EINVAL
+	}
+	return r, nil
+}
+
+// netResponse is what a request produced.
+type netResponse struct {
+	err    error
+	r1, r2 int64
+	text   string
+	data   []byte
+}
+
+func (r netResponse) encode() []byte {
+	text := r.text
+	var code uint16
+	if r.err != nil {
+		e := errno.Of(r.err)
+		if e == 0 {
+			e = errno.EIO
+		}
+		code, text = uint16(e), e.Name()
+	}
+	out := make([]byte, netRespHeader, netRespHeader+len(text)+len(r.data))
+	binary.LittleEndian.PutUint16(out, code)
+	binary.LittleEndian.PutUint64(out[2:], uint64(r.r1))
+	binary.LittleEndian.PutUint64(out[10:], uint64(r.r2))
+	binary.LittleEndian.PutUint16(out[18:], uint16(len(text)))
+	binary.LittleEndian.PutUint32(out[20:], uint32(len(r.data)))
+	out = append(out, text...)
+	return append(out, r.data...)
+}
+
+// netHandle is one open of the net device: requests are collected until
+// the next read, which runs them and serves the response.
+type netHandle struct {
+	mu   sync.Mutex
+	req  bytes.Buffer
+	resp []byte
+	off  int
+}
+
+// Stream marks the device as non-seekable.
+func (h *netHandle) Stream() bool { return true }
+
+func (h *netHandle) WriteAt(_ context.Context, p []byte, _ int64) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.off < len(h.resp) {
+		// A response not yet read in full: a new request would lose it.
+		return 0, errno.EBUSY
+	}
+	if h.req.Len()+len(p) > MaxNetRequest {
+		h.req.Reset()
+		return 0, errno.E2BIG
+	}
+	h.req.Write(p)
+	return len(p), nil
+}
+
+func (h *netHandle) Append(ctx context.Context, p []byte) (int, int64, error) {
+	n, err := h.WriteAt(ctx, p, 0)
+	return n, 0, err
+}
+
+// ReadAt runs the pending request, if any, and returns its response (in
+// as many reads as the guest's buffer needs). A read with neither request
+// nor response pending returns end of file.
+func (h *netHandle) ReadAt(ctx context.Context, p []byte, _ int64) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.off >= len(h.resp) && h.req.Len() > 0 {
+		proc, ok := kernel.ProcessFromContext(ctx)
+		if !ok {
+			return 0, errno.EPERM
+		}
+		req, err := parseNetRequest(h.req.Bytes())
+		h.req.Reset()
+		if err != nil {
+			return 0, err
+		}
+		h.resp, h.off = doNet(ctx, proc, req).encode(), 0
+	}
+	n := copy(p, h.resp[h.off:])
+	h.off += n
+	if h.off >= len(h.resp) {
+		h.resp, h.off = nil, 0
+	}
+	return n, nil
+}
+
+func (h *netHandle) Sync(context.Context) error { return nil }
+func (h *netHandle) Close() error               { return nil }
+
+// Socket type flags, as Linux numbers them.
+const (
+	sockNonblock = 0o4000
+	sockCloexec  = 0o2000000
+)
+
+// doNet runs one request as proc.
+func doNet(ctx context.Context, p *kernel.Process, r netRequest) netResponse {
+	switch r.op {
+	case opSocket, opSocketpair:
+		if r.a < 0 || r.a > 64 || r.c < 0 || r.c > 255 || r.b&^(0xF|sockNonblock|sockCloexec) != 0 {
+			return netResponse{err: errno.EINVAL}
+		}
+		var fl vfs.OpenFlags
+		if r.b&sockNonblock != 0 {
+			fl |= vfs.O_NONBLOCK
+		}
+		if r.b&sockCloexec != 0 {
+			fl |= vfs.O_CLOEXEC
+		}
+		fam, typ := netstack.Family(r.a), netstack.Type(r.b&0xF)
+		if r.op == opSocket {
+			fd, err := p.Socket(fam, typ, int(r.c), fl)
+			return netResponse{err: err, r1: int64(fd)}
+		}
+		a, b, err := p.Socketpair(fam, typ, int(r.c), fl)
+		return netResponse{err: err, r1: int64(a), r2: int64(b)}
+	case opBind, opConnect:
+		a, err := netstack.ParseAddr(r.addr)
+		if err != nil {
+			return netResponse{err: errno.EINVAL}
+		}
+		if r.op == opBind {
+			if a.Name != "" {
+				return netResponse{err: errno.EINVAL}
+			}
+			return netResponse{err: p.Bind(ctx, r.fd, a)}
+		}
+		return netResponse{err: p.Connect(ctx, r.fd, a)}
+	case opListen:
+		return netResponse{err: p.Listen(r.fd, int(min(max(r.a, 0), 1<<16)))}
+	case opAccept:
+		var fl vfs.OpenFlags
+		if r.a != 0 {
+			fl |= vfs.O_NONBLOCK
+		}
+		fd, peer, err := p.Accept(ctx, r.fd, fl)
+		if err != nil {
+			return netResponse{err: err}
+		}
+		return netResponse{r1: int64(fd), text: peer.String()}
+	case opShutdown:
+		if r.a < netstack.ShutRD || r.a > netstack.ShutRDWR {
+			return netResponse{err: errno.EINVAL}
+		}
+		return netResponse{err: p.Shutdown(r.fd, int(r.a))}
+	case opGetsockname:
+		a, err := p.Getsockname(r.fd)
+		return netResponse{err: err, text: a.String()}
+	case opGetpeername:
+		a, err := p.Getpeername(r.fd)
+		if err != nil {
+			return netResponse{err: err}
+		}
+		return netResponse{text: a.String()}
+	case opSetsockopt:
+		if r.a < 0 || r.a > 1<<16 || r.b < 0 || r.b > 1<<16 {
+			return netResponse{err: errno.ENOPROTOOPT}
+		}
+		return netResponse{err: p.Setsockopt(r.fd, int(r.a), int(r.b), r.c)}
+	case opGetsockopt:
+		if r.a < 0 || r.a > 1<<16 || r.b < 0 || r.b > 1<<16 {
+			return netResponse{err: errno.ENOPROTOOPT}
+		}
+		v, err := p.Getsockopt(r.fd, int(r.a), int(r.b))
+		resp := netResponse{err: err, r1: v}
+		if err == nil && r.a == netstack.SolSocket && r.b == netstack.SoError && v != 0 {
+			resp.text = errno.Errno(v).Name()
+		}
+		return resp
+	case opSendTo:
+		var to *netstack.Addr
+		if r.addr != "" {
+			a, err := netstack.ParseAddr(r.addr)
+			if err != nil {
+				return netResponse{err: errno.EINVAL}
+			}
+			to = &a
+		}
+		// MSG_NOSIGNAL always: CPython ignores SIGPIPE and reports EPIPE
+		// as BrokenPipeError, which a guest without signal handlers could
+		// not otherwise get.
+		fl := netstack.MsgFlags(r.a)&(netstack.MsgDontWait) | netstack.MsgNoSignal
+		n, err := p.SendTo(ctx, r.fd, r.data, fl, to)
+		if err != nil && n == 0 {
+			return netResponse{err: err}
+		}
+		return netResponse{r1: int64(n)}
+	case opRecvFrom:
+		if r.b < 0 {
+			return netResponse{err: errno.EINVAL}
+		}
+		fl := netstack.MsgFlags(r.a) & (netstack.MsgPeek | netstack.MsgDontWait | netstack.MsgWaitAll | netstack.MsgTrunc)
+		buf := make([]byte, min(r.b, maxRecv))
+		n, from, err := p.RecvFrom(ctx, r.fd, buf, fl)
+		if err != nil && n == 0 {
+			return netResponse{err: err}
+		}
+		resp := netResponse{r1: int64(n), data: buf[:min(n, len(buf))]}
+		if from.Family != 0 && (from.IP.IsValid() || from.Family == netstack.AFUnix) {
+			resp.text = from.String()
+		}
+		return resp
+	case opResolve:
+		addrs, err := p.Resolve(ctx, r.addr)
+		if err != nil {
+			if errors.Is(err, netstack.ErrNoSuchHost) {
+				return netResponse{err: errno.ENOENT}
+			}
+			return netResponse{err: err}
+		}
+		var out []byte
+		for _, a := range addrs {
+			out = netip.Addr.AppendTo(a, out)
+			out = append(out, '\n')
+		}
+		return netResponse{data: out}
+	case opClose:
+		if !p.IsSocket(r.fd) {
+			return netResponse{err: errno.ENOTSOCK}
+		}
+		return netResponse{err: p.Close(r.fd)}
+	case opHostname:
+		return netResponse{data: []byte(p.Kernel().Hostname())}
+	case opSetBlocking:
+		fl, err := p.GetFlags(r.fd)
+		if err != nil {
+			return netResponse{err: err}
+		}
+		if !p.IsSocket(r.fd) {
+			return netResponse{err: errno.ENOTSOCK}
+		}
+		if r.a != 0 {
+			fl &^= vfs.O_NONBLOCK
+		} else {
+			fl |= vfs.O_NONBLOCK
+		}
+		return netResponse{err: p.SetFlags(r.fd, fl)}
+	}
+	return netResponse{err: errno.EINVAL}
+}
