@@ -148,20 +148,76 @@ def setdefaulttimeout(value):
 
 # Addresses: Python's tuples to and from the device's text form.
 
+def _pton4(s):
+    parts = s.split(".") if isinstance(s, str) else ()
+    if len(parts) != 4:
+        return None
+    out = bytearray()
+    for p in parts:
+        if not (p.isdigit() and p.isascii()) or len(p) > 3 or (len(p) > 1 and p[0] == "0") or int(p) > 255:
+            return None
+        out.append(int(p))
+    return bytes(out)
+
+
+def _pton6(s):
+    # The build's C inet_pton has IPv6 turned off, so parse here.
+    if not isinstance(s, str) or not s or len(s) > 45:
+        return None
+    tail = b""
+    if "." in s:
+        head, _, v4 = s.rpartition(":")
+        tail = _pton4(v4)
+        if tail is None:
+            return None
+        s = head + ":0:0"
+    if s.count("::") > 1:
+        return None
+    if "::" in s:
+        left, right = s.split("::")
+        left = left.split(":") if left else []
+        right = right.split(":") if right else []
+        if len(left) + len(right) > 7:
+            return None
+        groups = left + ["0"] * (8 - len(left) - len(right)) + right
+    else:
+        groups = s.split(":")
+        if len(groups) != 8:
+            return None
+    out = bytearray()
+    for g in groups:
+        if not 1 <= len(g) <= 4 or any(c not in "0123456789abcdefABCDEF" for c in g):
+            return None
+        out += int(g, 16).to_bytes(2, "big")
+    if tail:
+        out[12:] = tail
+    return bytes(out)
+
+
+def _ntop6(b):
+    if b[:12] == b"\0" * 10 + b"\xff\xff":
+        return "::ffff:%d.%d.%d.%d" % tuple(b[12:])
+    groups = [int.from_bytes(b[i:i + 2], "big") for i in range(0, 16, 2)]
+    best, start = (0, 0), None
+    for i, g in enumerate(groups + [1]):
+        if g == 0 and start is None:
+            start = i
+        elif g != 0 and start is not None:
+            if i - start > best[1] - best[0]:
+                best = (start, i)
+            start = None
+    text = ["%x" % g for g in groups]
+    if best[1] - best[0] >= 2:
+        return ":".join(text[:best[0]]) + "::" + ":".join(text[best[1]:])
+    return ":".join(text)
+
+
 def _is_ipv4(s):
-    try:
-        _wasi.inet_pton(_wasi.AF_INET, s)
-        return True
-    except (OSError, ValueError):
-        return False
+    return _pton4(s) is not None
 
 
 def _is_ipv6(s):
-    try:
-        _wasi.inet_pton(_wasi.AF_INET6, s)
-        return True
-    except (OSError, ValueError):
-        return False
+    return _pton6(s) is not None
 
 
 def _host_text(host):
@@ -531,6 +587,7 @@ _SERVICES = {"echo": 7, "discard": 9, "daytime": 13, "ftp-data": 20, "ftp": 21, 
              "snmp": 161, "ldap": 389, "https": 443, "submissions": 465, "syslog": 514,
              "submission": 587, "ldaps": 636, "imaps": 993, "pop3s": 995, "mysql": 3306,
              "postgresql": 5432, "http-alt": 8080}
+_UDP_SERVICES = {"echo", "discard", "daytime", "time", "domain", "sunrpc", "ntp", "snmp", "syslog"}
 _PROTOCOLS = {"ip": 0, "icmp": 1, "tcp": 6, "udp": 17, "ipv6": 41, "raw": 255}
 
 
@@ -586,6 +643,7 @@ _KINDS = ((SOCK_STREAM, IPPROTO_TCP), (SOCK_DGRAM, IPPROTO_UDP), (SOCK_RAW, 0))
 def getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):
     if host is not None:
         host = _host_text(host)
+    named = 0
     if isinstance(port, (bytes, bytearray)):
         port = bytes(port).decode("ascii")
     if port is None:
@@ -596,6 +654,8 @@ def getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):
         elif flags & AI_NUMERICSERV or port not in _SERVICES:
             raise gaierror(EAI_SERVICE, "Servname not supported for ai_socktype")
         else:
+            # /etc/services lists most for tcp only, a few for tcp and udp.
+            named = -1 if port in _UDP_SERVICES else SOCK_STREAM
             port = _SERVICES[port]
     elif not isinstance(port, int):
         raise OSError("Int or String expected")
@@ -616,7 +676,8 @@ def getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):
             continue
         sa = (a, port) if fam == AF_INET else (a, port, 0, 0)
         for kind, kproto in _KINDS:
-            if (type and kind != type) or (proto and kproto and proto != kproto):
+            if (type and kind != type) or (proto and kproto and proto != kproto) or (named > 0 and kind != named) or \
+                    (named < 0 and kind == SOCK_RAW):
                 continue
             out.append((fam, kind, proto or kproto, "", sa))
     if not out:
@@ -701,17 +762,25 @@ def inet_ntoa(b):
     return "%d.%d.%d.%d" % tuple(b)
 
 
-def _wasi_family(af):
-    if af == AF_INET:
-        return _wasi.AF_INET
-    if af == AF_INET6:
-        return _wasi.AF_INET6
-    raise OSError(_errno.EAFNOSUPPORT, _os.strerror(_errno.EAFNOSUPPORT))
-
-
 def inet_pton(af, s):
-    return _wasi.inet_pton(_wasi_family(af), s)
+    if af not in (AF_INET, AF_INET6):
+        raise OSError(_errno.EAFNOSUPPORT, _os.strerror(_errno.EAFNOSUPPORT))
+    if not isinstance(s, str):
+        raise TypeError("inet_pton() argument 2 must be str, not %s" % type(s).__name__)
+    b = _pton4(s) if af == AF_INET else _pton6(s)
+    if b is None:
+        raise OSError("illegal IP address string passed to inet_pton")
+    return b
 
 
 def inet_ntop(af, b):
-    return _wasi.inet_ntop(_wasi_family(af), b)
+    b = bytes(b)
+    if af == AF_INET:
+        if len(b) != 4:
+            raise ValueError("invalid length of packed IP address string")
+        return "%d.%d.%d.%d" % tuple(b)
+    if af == AF_INET6:
+        if len(b) != 16:
+            raise ValueError("invalid length of packed IP address string")
+        return _ntop6(b)
+    raise ValueError("unknown address family %d" % af)
