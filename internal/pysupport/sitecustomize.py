@@ -74,7 +74,49 @@ def _secexec_system(command):
     return subprocess._secexec_system(command)
 
 
+class _SecexecAsyncioFinder:
+    """Patches asyncio's event loop as it is imported: name lookups run
+    in a thread pool there, and CPython for WASI has no threads, so the
+    loop resolves names itself (socket.getaddrinfo, which asks the
+    kernel; the loop waits for the answer)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "asyncio.base_events":
+            return None
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _SecexecPatchingLoader(spec.loader)
+        return spec
+
+
+class _SecexecPatchingLoader:
+    def __init__(self, loader):
+        self._loader = loader
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        import socket
+
+        async def getaddrinfo(self, host, port, *, family=0, type=0, proto=0, flags=0):
+            return socket.getaddrinfo(host, port, family, type, proto, flags)
+
+        async def getnameinfo(self, sockaddr, flags=0):
+            return socket.getnameinfo(sockaddr, flags)
+
+        module.BaseEventLoop.getaddrinfo = getaddrinfo
+        module.BaseEventLoop.getnameinfo = getnameinfo
+
+
 _secexec_start()
+sys.meta_path.insert(0, _SecexecAsyncioFinder())
 # os.system runs through the subprocess shim (imported on first use).
 os.system = _secexec_system
 _secexec_relative_script()

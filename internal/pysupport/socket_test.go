@@ -147,8 +147,8 @@ async def handle(reader, writer):
         await writer.drain()
     writer.close()
     await writer.wait_closed()
-async def client(port, n):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+async def client(port, n, host="127.0.0.1"):
+    reader, writer = await asyncio.open_connection(host, port)
     out = []
     for i in range(3):
         writer.write(b"client %d line %d\n" % (n, i))
@@ -164,6 +164,7 @@ async def main():
     port = server.sockets[0].getsockname()[1]
     for r in await asyncio.gather(*(client(port, n) for n in range(3))):
         print(r)
+    print(await client(port, 3, "localhost"))  # resolved without threads
     try:
         await asyncio.wait_for(asyncio.open_connection("127.0.0.1", 1), 5)
     except OSError as e:
@@ -307,6 +308,15 @@ func TestSocketDeviceIsBounded(t *testing.T) {
 	got := run(t, h, "", "python3", "-c", "import socket\ntry:\n    socket.socket()\nexcept OSError as e:\n    print(type(e).__name__)\n")
 	if got.stdout != "PermissionError\n" {
 		t.Fatalf("device denied: code %d stdout %q stderr %s", got.exit.Code, got.stdout, got.stderr)
+	}
+
+	// Sockets reach Python through /proc/self/fd (see _secexec_socket.py),
+	// a magic link that the fs rules on /proc do not close, as on Linux.
+	pol = policy.AllowAll().DenyFS([]policy.FSOp{policy.FSRead, policy.FSWrite}, "/proc/**")
+	h = newHost(t, vmhost.Config{Policy: pol})
+	got = run(t, h, "", "python3", "-c", "import socket\na, b = socket.socketpair()\na.send(b'x')\nprint(b.recv(1))\n")
+	if got.stdout != "b'x'\n" {
+		t.Fatalf("/proc denied: code %d stdout %q stderr %s", got.exit.Code, got.stdout, got.stderr)
 	}
 
 	// The VM's socket limit: socket() fails with ENFILE past it.
