@@ -50,7 +50,13 @@ INADDR_ANY, INADDR_LOOPBACK, INADDR_BROADCAST, INADDR_NONE = 0, 0x7F000001, 0xFF
 _DEVICE = "/opt/secexec/net"
 (_OP_SOCKET, _OP_SOCKETPAIR, _OP_BIND, _OP_LISTEN, _OP_ACCEPT, _OP_CONNECT, _OP_SHUTDOWN,
  _OP_GETSOCKNAME, _OP_GETPEERNAME, _OP_SETSOCKOPT, _OP_GETSOCKOPT, _OP_SENDTO, _OP_RECVFROM,
- _OP_RESOLVE, _OP_HOSTNAME, _OP_SETBLOCKING, _OP_CLOSE) = range(1, 18)
+ _OP_RESOLVE, _OP_HOSTNAME, _OP_SETBLOCKING, _OP_CLOSE, _OP_STARTTLS) = range(1, 19)
+_TLS_FAILED = 0xFFFF
+
+
+class _TLSFailure(Exception):
+    """A failed TLS handshake: args[0] is the kernel's report (ssl.py
+    turns it into ssl's errors)."""
 _REQ = _struct.Struct("<BiqqqH")
 _RESP = _struct.Struct("<HqqHI")
 _MAX_SEND = 65507  # one request carries at most one datagram's worth
@@ -86,6 +92,9 @@ def _call(op, fd=-1, a=0, b=0, c=0, addr=b"", data=b""):
             raise OSError(_errno.EIO, "secexec: short response from the net device")
         resp += more
     text = resp[_RESP.size:_RESP.size + tlen].decode("utf-8", "surrogateescape")
+    if code == _TLS_FAILED:
+        import json
+        raise _TLSFailure(json.loads(resp[_RESP.size + tlen:need]))
     if code:
         raise _oserror(text)
     return r1, r2, text, resp[_RESP.size + tlen:need]

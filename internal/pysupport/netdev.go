@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"net/netip"
 	"strings"
@@ -36,7 +37,8 @@ import (
 // "[::1]:80", "name:80", "unix:/path", "unix-abstract:HEX"; for opResolve
 // the host name), then the payload (the data of opSendTo).
 //
-// Response: errno u16 (Linux numbering, 0 for success), r1 i64, r2 i64,
+// Response: errno u16 (Linux numbering, 0 for success, tlsFailed for a
+// failed TLS handshake), r1 i64, r2 i64,
 // text length u16, payload length u32, the text (an address, or the errno's name on failure,
 // since CPython on WASI numbers errnos differently), then the payload (the
 // data of opRecvFrom, the addresses of opResolve, the host name).
@@ -66,6 +68,13 @@ const (
 	opHostname    = 15 // → payload
 	opSetBlocking = 16 // fd a=1 blocking, 0 non-blocking
 	opClose       = 17 // fd (sockets only)
+	opStartTLS    = 18 // fd a=tlsFlags addr=server name payload=tlsRequest → r1=authorized, payload=tlsResponse
+)
+
+// Flags of opStartTLS.
+const (
+	tlsServer   = 1 // this side is the server
+	tlsInsecure = 2 // complete the handshake even if the peer does not verify (CERT_NONE)
 )
 
 // Bounds of the net device's messages.
@@ -75,10 +84,11 @@ const (
 	// maxAddrText bounds a request's address (the longest the text form
 	// can spell is under 250 bytes).
 	maxAddrText = 1024
-	// MaxNetRequest bounds a request: a header, an address and one
-	// datagram's worth of data (a stream send sends at most that much per
-	// request; the guest loops).
-	MaxNetRequest = netHeader + maxAddrText + netstack.MaxDatagram
+	// MaxNetRequest bounds a request: a header, an address and the
+	// certificates and key of a TLS handshake (the kernel takes at most
+	// 1 MiB of them). A send carries at most one datagram's worth of data
+	// (a stream send sends that much per request; the guest loops).
+	MaxNetRequest = netHeader + maxAddrText + 1<<20 + 4096
 	// netRespHeader is the fixed part of a response.
 	netRespHeader = 2 + 8 + 8 + 2 + 4
 	// maxRecv bounds the data one opRecvFrom returns.
@@ -118,14 +128,18 @@ func parseNetRequest(msg []byte) (netRequest, error) {
 	if strings.IndexByte(r.addr, 0) >= 0 {
 		return r, errno.EINVAL
 	}
-	if r.op < opSocket || r.op > opClose {
+	if r.op < opSocket || r.op > opStartTLS {
 		return r, errno.EINVAL
 	}
-	if len(r.data) > 0 && r.op != opSendTo {
+	if len(r.data) > 0 && r.op != opSendTo && r.op != opStartTLS || r.op == opSendTo && len(r.data) > netstack.MaxDatagram {
 		return r, errno.EINVAL
 	}
 	return r, nil
 }
+
+// tlsFailed is the response code of a failed TLS handshake (errno
+// numbers stay far below it).
+const tlsFailed = 0xFFFF
 
 // netResponse is what a request produced.
 type netResponse struct {
@@ -138,6 +152,13 @@ type netResponse struct {
 func (r netResponse) encode() []byte {
 	text := r.text
 	var code uint16
+	var te *kernel.TLSError
+	if errors.As(r.err, &te) {
+		// A failed handshake: the guest raises ssl's errors from node's
+		// code for the failure, carried as the payload.
+		b, _ := json.Marshal(tlsFailure{Code: te.Code, Message: te.Error()})
+		code, text, r.err, r.data = tlsFailed, "", nil, b
+	}
 	if r.err != nil {
 		e := errno.Of(r.err)
 		if e == 0 {
@@ -348,6 +369,8 @@ func doNet(ctx context.Context, p *kernel.Process, r netRequest) netResponse {
 			return netResponse{err: errno.ENOTSOCK}
 		}
 		return netResponse{err: p.Close(r.fd)}
+	case opStartTLS:
+		return startTLS(ctx, p, r)
 	case opHostname:
 		return netResponse{data: []byte(p.Kernel().Hostname())}
 	case opSetBlocking:

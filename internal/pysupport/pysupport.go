@@ -34,6 +34,8 @@ var (
 	socketShim []byte
 	//go:embed _secexec_socket.py
 	socketImpl []byte
+	//go:embed ssl.py
+	sslShim []byte
 )
 
 // DevicePath is the spawn device's guest path (see spawn.go).
@@ -48,6 +50,7 @@ func Files() map[string][]byte {
 		path.Join(software.PythonSupportDir, "sqlite3extra.py"):    sqliteExtra,
 		path.Join(software.PythonSupportDir, "socket.py"):          socketShim,
 		path.Join(software.PythonSupportDir, "_secexec_socket.py"): socketImpl,
+		path.Join(software.PythonSupportDir, "ssl.py"):             sslShim,
 	}
 }
 

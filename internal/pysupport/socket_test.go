@@ -2,11 +2,15 @@ package pysupport_test
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -387,5 +391,60 @@ print(attempt(REQ.pack(3, -1, 0, 0, 0, 3) + b"zzz"))
 	want := "eof\nEINVAL\nEINVAL\nEINVAL\nENOTSOCK\nENOTSOCK\nEINVAL\nEAFNOSUPPORT\nE2BIG\nEBADF\nEINVAL\n"
 	if got.stdout != want {
 		t.Fatalf("hostile requests: code %d\nstdout %q\nwant   %q\nstderr %s", got.exit.Code, got.stdout, want, got.stderr)
+	}
+}
+
+// tlsProgram speaks https to the server the test runs on the host's
+// loopback (argv[1]) trusting the CA in argv[2]: the kernel runs TLS, the
+// guest sees ssl's API and errors.
+const tlsProgram = `import sys, ssl, socket, urllib.request, urllib.error, urllib.parse
+url, cafile = sys.argv[1], sys.argv[2]
+ctx = ssl.create_default_context(cafile=cafile)
+with urllib.request.urlopen(url + "/hello", context=ctx) as r:
+    print(r.status, r.read())
+u = urllib.parse.urlsplit(url)
+with socket.create_connection((u.hostname, u.port)) as raw:
+    with ctx.wrap_socket(raw, server_hostname=u.hostname) as s:
+        cert = s.getpeercert()
+        print(s.version(), s.selected_alpn_protocol(), sorted(cert), cert["subject"], cert["issuer"])
+        print(cert.get("subjectAltName"), cert["notBefore"], cert["notAfter"], cert["serialNumber"], len(s.getpeercert(True)))
+        s.sendall(b"GET /hello HTTP/1.0\r\nHost: x\r\n\r\n")
+        print(s.recv(12))
+try:
+    urllib.request.urlopen(url + "/hello")  # the host's trust store: the test's CA is not in it
+except urllib.error.URLError as e:
+    print(type(e.reason).__name__, e.reason.verify_code, e.reason.verify_message)
+try:
+    ctx.wrap_socket(socket.create_connection((u.hostname, u.port)), server_hostname="wrong.example")
+except ssl.SSLCertVerificationError as e:
+    print(type(e).__name__, e.verify_code, e.verify_message)
+with urllib.request.urlopen(url + "/hello", context=ssl._create_unverified_context()) as r:
+    print("unverified", r.status, r.read())
+`
+
+func TestSocketTLSMatchesHost(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello over tls %s", r.Proto)
+	}))
+	// The handshakes the program fails on purpose are not the server's
+	// news.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "https://"))
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), ca, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t, vmhost.Config{Policy: policy.AllowAll().AllowNet("127.0.0.1:" + port)})
+	if err := h.WriteFile(context.Background(), vm.Workspace+"/ca.pem", ca, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, wantErr, wantCode := hostPython(t, dir, "", "-c", tlsProgram, srv.URL, "ca.pem")
+	got := run(t, h, "", "python3", "-c", tlsProgram, srv.URL, "ca.pem")
+	if got.stdout != want || got.stderr != wantErr || got.exit.Code != wantCode {
+		t.Fatalf("VM python3: code %d\nstdout:\n%s\nstderr:\n%s\nhost python3: code %d\nstdout:\n%s\nstderr:\n%s",
+			got.exit.Code, got.stdout, got.stderr, wantCode, want, wantErr)
 	}
 }
