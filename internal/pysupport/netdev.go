@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
@@ -183,6 +184,30 @@ type netHandle struct {
 	req  bytes.Buffer
 	resp []byte
 	off  int
+	held int64 // bytes of req and resp counted in pendingBytes
+}
+
+// MaxPendingBytes bounds the request and response bytes that all open
+// net devices of the engine process hold between a guest's write and
+// its read: one request may be 1 MiB (TLS material), and a guest can
+// open many handles (up to its descriptor limits), so without a shared
+// bound a VM could make the host hold its fd limit times 1 MiB. Past it a
+// write fails with ENOBUFS.
+const MaxPendingBytes = 64 << 20
+
+var pendingBytes atomic.Int64
+
+// hold counts n more bytes held by h (n < 0 releases), failing with
+// ENOBUFS past MaxPendingBytes. h.mu is held.
+func (h *netHandle) hold(n int64) error {
+	if n > 0 && pendingBytes.Add(n) > MaxPendingBytes {
+		pendingBytes.Add(-n)
+		return errno.ENOBUFS
+	} else if n <= 0 {
+		pendingBytes.Add(n)
+	}
+	h.held += n
+	return nil
 }
 
 // Stream marks the device as non-seekable.
@@ -196,8 +221,12 @@ func (h *netHandle) WriteAt(_ context.Context, p []byte, _ int64) (int, error) {
 		return 0, errno.EBUSY
 	}
 	if h.req.Len()+len(p) > MaxNetRequest {
-		h.req.Reset()
+		_ = h.hold(-int64(h.req.Len()))
+		h.req = bytes.Buffer{}
 		return 0, errno.E2BIG
+	}
+	if err := h.hold(int64(len(p))); err != nil {
+		return 0, err
 	}
 	h.req.Write(p)
 	return len(p), nil
@@ -220,22 +249,39 @@ func (h *netHandle) ReadAt(ctx context.Context, p []byte, _ int64) (int, error) 
 			return 0, errno.EPERM
 		}
 		req, err := parseNetRequest(h.req.Bytes())
-		h.req.Reset()
+		if err == nil {
+			// The response is held until read. It is counted but never
+			// refused: the request has run. (Responses are bounded: one
+			// receive, or a handshake's certificates.)
+			h.resp, h.off = doNet(ctx, proc, req).encode(), 0
+			pendingBytes.Add(int64(len(h.resp)))
+			h.held += int64(len(h.resp))
+		}
+		_ = h.hold(-int64(h.req.Len()))
+		h.req = bytes.Buffer{}
 		if err != nil {
 			return 0, err
 		}
-		h.resp, h.off = doNet(ctx, proc, req).encode(), 0
 	}
 	n := copy(p, h.resp[h.off:])
 	h.off += n
 	if h.off >= len(h.resp) {
+		_ = h.hold(-int64(len(h.resp)))
 		h.resp, h.off = nil, 0
 	}
 	return n, nil
 }
 
 func (h *netHandle) Sync(context.Context) error { return nil }
-func (h *netHandle) Close() error               { return nil }
+
+// Close releases what the handle still holds.
+func (h *netHandle) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_ = h.hold(-h.held)
+	h.req, h.resp = bytes.Buffer{}, nil
+	return nil
+}
 
 // Socket type flags, as Linux numbers them.
 const (
