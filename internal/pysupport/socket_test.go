@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/secexec/secexec/internal/testcert"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
@@ -471,5 +472,46 @@ func TestSocketTLSMatchesHost(t *testing.T) {
 	if got.stdout != want || got.stderr != wantErr || got.exit.Code != wantCode {
 		t.Fatalf("VM python3: code %d\nstdout:\n%s\nstderr:\n%s\nhost python3: code %d\nstdout:\n%s\nstderr:\n%s",
 			got.exit.Code, got.stdout, got.stderr, wantCode, want, wantErr)
+	}
+}
+
+// A TLS server in the VM (ssl on the server side: the kernel's
+// handshake with the guest's certificate), reached by curl and by a
+// python client that verifies it.
+func TestSocketTLSServerInVM(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t, vmhost.Config{})
+	cert, key := testcert.New(t, false)
+	for name, b := range map[string][]byte{"cert.pem": cert, "key.pem": key, "server.py": []byte(`import http.server, ssl
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = ("tls %s %s\n" % (self.path, self.request.version())).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+srv = http.server.HTTPServer(("127.0.0.1", 8443), Handler)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain("cert.pem", "key.pem")
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+open("/tmp/ready", "w").close()
+for _ in range(2):
+    srv.handle_request()
+srv.server_close()
+`)} {
+		if err := h.WriteFile(ctx, vm.Workspace+"/"+name, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := run(t, h, "", "sh", "-c", `python3 server.py & while [ ! -e /tmp/ready ]; do sleep 0.05; done
+curl -sk https://127.0.0.1:8443/from-curl
+python3 -c "import ssl, urllib.request; print(urllib.request.urlopen('https://localhost:8443/from-python', context=ssl.create_default_context(cafile='cert.pem')).read())"
+wait $!
+echo "server exit $?"`)
+	want := "tls /from-curl TLSv1.3\nb'tls /from-python TLSv1.3\\n'\nserver exit 0\n"
+	if got.exit.Code != 0 || got.stdout != want {
+		t.Fatalf("code %d\nstdout %q\nwant   %q\nstderr %s", got.exit.Code, got.stdout, want, got.stderr)
 	}
 }
