@@ -265,10 +265,13 @@ def _addr_text(family, address, resolve):
         host = "0.0.0.0" if family == AF_INET else "::"
     elif host == "<broadcast>":
         host = "255.255.255.255"
-    if _is_ipv4(host):
-        return "%s:%d" % (host, port)
-    if _is_ipv6(host):
-        return "[%s]:%d" % (host, port)
+    if _is_ipv4(host) or _is_ipv6(host):
+        text = ("%s:%d" if ":" not in host else "[%s]:%d") % (host, port)
+        name = None if resolve else _via.get(host)
+        # An address getaddrinfo found for a name is connected to under
+        # that name's rules (the kernel checks that the name resolves
+        # to it), as when the kernel resolves the name itself.
+        return "%s|%s" % (name, text) if name else text
     if resolve:
         for res in getaddrinfo(host, port, family):
             return _addr_text(family, res[4], False)
@@ -629,6 +632,10 @@ def sethostname(name):
     raise OSError(_errno.EPERM, _os.strerror(_errno.EPERM))
 
 
+# The names getaddrinfo resolved, by address (bounded: it is a hint).
+_via = {}
+
+
 def _resolve(host):
     """The addresses of host (the kernel's resolver, under the VM's dns
     rules), as gaierror on failure."""
@@ -643,7 +650,14 @@ def _resolve(host):
         if e.errno in (_errno.EAGAIN, _errno.ETIMEDOUT):
             raise gaierror(EAI_AGAIN, "Temporary failure in name resolution") from None
         raise gaierror(EAI_NONAME, "Name or service not known") from None
-    return data.decode("ascii").split()
+    addrs = data.decode("ascii").split()
+    low = host.lower().rstrip(".")
+    if low != "localhost" and not low.endswith(".localhost"):  # the VM's own loopback
+        if len(_via) > 4096:
+            _via.clear()
+        for a in addrs:
+            _via[a] = host
+    return addrs
 
 
 _KINDS = ((SOCK_STREAM, IPPROTO_TCP), (SOCK_DGRAM, IPPROTO_UDP), (SOCK_RAW, 0))

@@ -35,8 +35,9 @@ import (
 //
 // Request (little-endian): op u8, fd i32, a i64, b i64, c i64, addr
 // length u16, the address text (netstack.ParseAddr's form: "1.2.3.4:80",
-// "[::1]:80", "name:80", "unix:/path", "unix-abstract:HEX"; for opResolve
-// the host name), then the payload (the data of opSendTo).
+// "[::1]:80", "name:80", "unix:/path", "unix-abstract:HEX", or
+// "name|1.2.3.4:80" for an address resolved from a name: parseAddr; for
+// opResolve the host name), then the payload (the data of opSendTo).
 //
 // Response: errno u16 (Linux numbering, 0 for success, tlsFailed for a
 // failed TLS handshake), r1 i64, r2 i64,
@@ -141,6 +142,27 @@ func parseNetRequest(msg []byte) (netRequest, error) {
 // tlsFailed is the response code of a failed TLS handshake (errno
 // numbers stay far below it).
 const tlsFailed = 0xFFFF
+
+// parseAddr parses a request's address: netstack.ParseAddr's text, or
+// "NAME|ADDRESS" for an address the guest got by resolving NAME (Python
+// resolves before it connects, as CPython does): the kernel connects to
+// that address under the name's rules if the name still resolves to it
+// (see netstack.Addr).
+func parseAddr(s string) (netstack.Addr, error) {
+	name, rest, pinned := strings.Cut(s, "|")
+	if !pinned {
+		return netstack.ParseAddr(s)
+	}
+	a, err := netstack.ParseAddr(rest)
+	if err != nil {
+		return a, err
+	}
+	if name == "" || a.Name != "" || a.Family == netstack.AFUnix {
+		return netstack.Addr{}, errno.EINVAL
+	}
+	a.Name = name
+	return a, nil
+}
 
 // netResponse is what a request produced.
 type netResponse struct {
@@ -311,7 +333,7 @@ func doNet(ctx context.Context, p *kernel.Process, r netRequest) netResponse {
 		a, b, err := p.Socketpair(fam, typ, int(r.c), fl)
 		return netResponse{err: err, r1: int64(a), r2: int64(b)}
 	case opBind, opConnect:
-		a, err := netstack.ParseAddr(r.addr)
+		a, err := parseAddr(r.addr)
 		if err != nil {
 			return netResponse{err: errno.EINVAL}
 		}
@@ -366,7 +388,7 @@ func doNet(ctx context.Context, p *kernel.Process, r netRequest) netResponse {
 	case opSendTo:
 		var to *netstack.Addr
 		if r.addr != "" {
-			a, err := netstack.ParseAddr(r.addr)
+			a, err := parseAddr(r.addr)
 			if err != nil {
 				return netResponse{err: errno.EINVAL}
 			}

@@ -77,3 +77,19 @@ func FuzzParseNetRequest(f *testing.F) {
 		}
 	})
 }
+
+// An address resolved from a name travels as "name|address".
+func TestParseAddrPinned(t *testing.T) {
+	a, err := parseAddr("example.com|93.184.216.34:443")
+	if err != nil || a.Name != "example.com" || a.IP.String() != "93.184.216.34:443" {
+		t.Fatalf("%+v, %v", a, err)
+	}
+	if a, err := parseAddr("[::1]:80"); err != nil || a.Name != "" || a.IP.Port() != 80 {
+		t.Fatalf("plain: %+v, %v", a, err)
+	}
+	for _, bad := range []string{"|1.2.3.4:80", "a|unix:/x", "a|b.example:80", "a|1.2.3.4", "a|"} {
+		if _, err := parseAddr(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
