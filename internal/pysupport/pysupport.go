@@ -8,7 +8,8 @@
 // adds the VM's site directories for pure-Python packages
 // (/usr/lib/python3/dist-packages and the user's site-packages), and runs
 // a script named by a relative path, which CPython would otherwise look
-// for under "/". subprocess.py shadows the standard module and runs
+// for under "/", and patches asyncio and socketserver where they need
+// threads, which CPython for WASI lacks. subprocess.py shadows the standard module and runs
 // commands through the spawn device at DevicePath (spawn.go), since
 // CPython on WASI cannot fork or exec. socket.py, _secexec_socket.py and
 // ssl.py give it sockets and TLS on the kernel's network through the net

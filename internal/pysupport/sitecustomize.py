@@ -74,26 +74,57 @@ def _secexec_system(command):
     return subprocess._secexec_system(command)
 
 
-class _SecexecAsyncioFinder:
-    """Patches asyncio's event loop as it is imported: name lookups run
-    in a thread pool there, and CPython for WASI has no threads, so the
-    loop resolves names itself (socket.getaddrinfo, which asks the
-    kernel; the loop waits for the answer)."""
+def _secexec_patch_asyncio(module):
+    # The event loop resolves names in a thread pool, and CPython for WASI
+    # has no threads: resolve in the loop instead (socket.getaddrinfo asks
+    # the kernel; the loop waits for the answer).
+    import socket
+
+    async def getaddrinfo(self, host, port, *, family=0, type=0, proto=0, flags=0):
+        return socket.getaddrinfo(host, port, family, type, proto, flags)
+
+    async def getnameinfo(self, sockaddr, flags=0):
+        return socket.getnameinfo(sockaddr, flags)
+
+    module.BaseEventLoop.getaddrinfo = getaddrinfo
+    module.BaseEventLoop.getnameinfo = getnameinfo
+
+
+def _secexec_patch_socketserver(module):
+    # ThreadingMixIn (ThreadingHTTPServer, python -m http.server) starts a
+    # thread per request, which CPython for WASI cannot: serve each
+    # request in turn instead.
+    def process_request(self, request, client_address):
+        self.process_request_thread(request, client_address)
+
+    module.ThreadingMixIn.process_request = process_request
+
+
+_secexec_patches = {
+    "asyncio.base_events": _secexec_patch_asyncio,
+    "socketserver": _secexec_patch_socketserver,
+}
+
+
+class _SecexecPatchFinder:
+    """Patches a few standard modules as they are imported, where they
+    rely on threads (see the patch functions)."""
 
     def find_spec(self, name, path=None, target=None):
-        if name != "asyncio.base_events":
+        patch = _secexec_patches.get(name)
+        if patch is None:
             return None
         import importlib.machinery
 
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is not None and spec.loader is not None:
-            spec.loader = _SecexecPatchingLoader(spec.loader)
+            spec.loader = _SecexecPatchingLoader(spec.loader, patch)
         return spec
 
 
 class _SecexecPatchingLoader:
-    def __init__(self, loader):
-        self._loader = loader
+    def __init__(self, loader, patch):
+        self._loader, self._patch = loader, patch
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
@@ -103,20 +134,11 @@ class _SecexecPatchingLoader:
 
     def exec_module(self, module):
         self._loader.exec_module(module)
-        import socket
-
-        async def getaddrinfo(self, host, port, *, family=0, type=0, proto=0, flags=0):
-            return socket.getaddrinfo(host, port, family, type, proto, flags)
-
-        async def getnameinfo(self, sockaddr, flags=0):
-            return socket.getnameinfo(sockaddr, flags)
-
-        module.BaseEventLoop.getaddrinfo = getaddrinfo
-        module.BaseEventLoop.getnameinfo = getnameinfo
+        self._patch(module)
 
 
 _secexec_start()
-sys.meta_path.insert(0, _SecexecAsyncioFinder())
+sys.meta_path.insert(0, _SecexecPatchFinder())
 # os.system runs through the subprocess shim (imported on first use).
 os.system = _secexec_system
 _secexec_relative_script()

@@ -262,7 +262,8 @@ except OSError as e:
 	}
 }
 
-// http.server in the VM, reached by curl in the same VM.
+// http.server in the VM, reached by curl in the same VM: a server of the
+// program's own and python -m http.server.
 func TestSocketHTTPServerInVM(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t, vmhost.Config{})
@@ -297,8 +298,14 @@ curl -s http://127.0.0.1:8000/a/b
 curl -s -d 'dlrow olleh' http://localhost:8000/post -w ' %{http_code}\n'
 curl -s -i http://127.0.0.1:8000/x | head -1
 wait $!
-echo "server exit $?"`)
-	want := "hello /a/b from python\nhello world 201\nHTTP/1.0 200 OK\r\nserver exit 0\n"
+echo "server exit $?"
+# python -m http.server: a ThreadingHTTPServer, served without threads.
+echo "static file" > /tmp/f.txt
+python3 -m http.server 8001 --bind 127.0.0.1 --directory /tmp >/dev/null 2>&1 & pid=$!
+i=0; until curl -s http://127.0.0.1:8001/f.txt; do i=$((i+1)); [ $i -lt 400 ] || break; sleep 0.05; done
+curl -s -o /dev/null -w '%{http_code}\n' http://127.0.0.1:8001/missing
+kill $pid`)
+	want := "hello /a/b from python\nhello world 201\nHTTP/1.0 200 OK\r\nserver exit 0\nstatic file\n404\n"
 	if got.exit.Code != 0 || got.stdout != want {
 		t.Fatalf("code %d\nstdout %q\nwant   %q\nstderr %s", got.exit.Code, got.stdout, want, got.stderr)
 	}
