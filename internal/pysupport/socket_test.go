@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/secexec/secexec/internal/testcert"
 	"github.com/secexec/secexec/internal/vm"
@@ -520,5 +521,27 @@ echo "server exit $?"`)
 	want := "tls /from-curl TLSv1.3\nb'tls /from-python TLSv1.3\\n'\nserver exit 0\n"
 	if got.exit.Code != 0 || got.stdout != want {
 		t.Fatalf("code %d\nstdout %q\nwant   %q\nstderr %s", got.exit.Code, got.stdout, want, got.stderr)
+	}
+}
+
+// A python blocked in a socket call (in the device: accept, UDP
+// recvfrom; in a plain read: recv) ends at the call's deadline like any
+// guest.
+func TestSocketBlockedGuestEndsAtDeadline(t *testing.T) {
+	h := newHost(t, vmhost.Config{})
+	for _, prog := range []string{
+		"import socket\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\nprint('blocked', flush=True)\ns.accept()\n",
+		"import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.bind(('127.0.0.1', 0))\nprint('blocked', flush=True)\ns.recvfrom(10)\n",
+		"import socket\na, b = socket.socketpair()\nprint('blocked', flush=True)\na.recv(10)\n",
+	} {
+		var out, errb strings.Builder
+		ex, err := h.Run(context.Background(), vmhost.RunSpec{Argv: []string{"python3", "-c", prog},
+			Stdout: &out, Stderr: &errb, Timeout: 3 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Code != 124 || ex.Outcome != vmhost.TimedOut || out.String() != "blocked\n" {
+			t.Fatalf("%q: exit %+v stdout %q stderr %q", prog, ex, out.String(), errb.String())
+		}
 	}
 }
