@@ -21,10 +21,15 @@ import (
 // for WASI has a _socket module, but WASI preview 1 can neither create,
 // bind nor connect a socket, so the support layer replaces it with a
 // pure-Python one (_secexec_socket.py) whose sockets are kernel sockets
-// in the process's descriptor table: reads, polls (select, selectors) and
-// close go through WASI as for any descriptor, and everything WASI lacks
-// (socket, bind, connect, accept, names, options, sendto/recvfrom,
-// getaddrinfo) is one request to this device.
+// in the process's descriptor table. The device installs a socket there;
+// Python opens it again through /proc/self/fd/N (CPython's wasi-vfs layer
+// numbers descriptors itself and knows only those it opened), and reads,
+// polls (select, selectors), non-blocking mode and close of that
+// descriptor are WASI calls as for any file. Everything WASI lacks
+// (socket, socketpair, bind, listen, accept, connect, shutdown, names,
+// options, send, recvfrom, getaddrinfo, TLS, closing the kernel's
+// descriptor) is one request to this device, naming the kernel's
+// descriptor.
 //
 // A guest opens the device read-write and then, as often as it likes,
 // writes one request and reads its response. Every operation is the
