@@ -636,11 +636,32 @@ def sethostname(name):
 _via = {}
 
 
+def _hosts():
+    """The VM's /etc/hosts as (address, names) pairs: the guest's own
+    file, read as glibc reads it before asking DNS (the kernel's resolver
+    never reads the host's)."""
+    out = []
+    try:
+        with open("/etc/hosts", "rb") as f:
+            data = f.read(1 << 20)
+    except OSError:
+        return out
+    for line in data.decode("utf-8", "replace").splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) >= 2 and (_is_ipv4(fields[0]) or _is_ipv6(fields[0])):
+            out.append((fields[0], fields[1:]))
+    return out
+
+
 def _resolve(host):
-    """The addresses of host (the kernel's resolver, under the VM's dns
-    rules), as gaierror on failure."""
+    """The addresses of host: /etc/hosts, then the kernel's resolver
+    (under the VM's dns rules), as gaierror on failure."""
     if _is_ipv4(host) or _is_ipv6(host):
         return [host]
+    low = host.lower().rstrip(".")
+    listed = [a for a, names in _hosts() if low in (n.lower() for n in names)]
+    if listed:
+        return listed
     try:
         data = _call(_OP_RESOLVE, addr=host)[3]
     except OSError as e:
@@ -731,9 +752,12 @@ def _is_loopback(a):
 
 def gethostbyaddr(ip):
     ip = _host_text(ip)
-    addrs = _resolve(ip)
-    if _is_loopback(addrs[0]):
-        return "localhost", [], [addrs[0]]
+    addr = _resolve(ip)[0]
+    for a, names in _hosts():
+        if a == addr:
+            return names[0], names[1:], [addr]
+    if _is_loopback(addr):
+        return "localhost", [], [addr]
     raise herror(1, "Unknown host")
 
 
@@ -743,10 +767,12 @@ def getnameinfo(sockaddr, flags):
     host, port = _host_text(sockaddr[0]), sockaddr[1]
     if not (_is_ipv4(host) or _is_ipv6(host)):
         raise gaierror(EAI_NONAME, "Name or service not known")
-    if not flags & NI_NUMERICHOST and _is_loopback(host):
-        host = "localhost"
-    elif flags & NI_NAMEREQD:
-        raise gaierror(EAI_NONAME, "Name or service not known")
+    if not flags & NI_NUMERICHOST:
+        try:
+            host = gethostbyaddr(host)[0]
+        except OSError:
+            if flags & NI_NAMEREQD:
+                raise gaierror(EAI_NONAME, "Name or service not known") from None
     serv = str(port)
     if not flags & NI_NUMERICSERV:
         try:

@@ -545,3 +545,36 @@ func TestSocketBlockedGuestEndsAtDeadline(t *testing.T) {
 		}
 	}
 }
+
+// Names from the VM's own /etc/hosts resolve without DNS, as glibc reads
+// the file first: the VM's hostname (so http.server's getfqdn asks no
+// resolver) and names the guest adds.
+func TestSocketNamesFromEtcHosts(t *testing.T) {
+	pol := policy.AllowAll()
+	pol.Net = append(pol.Net, policy.NetRule{Effect: policy.Deny, Ops: []policy.NetOp{policy.NetDNS}, Hosts: []string{"*"}})
+	h := newHost(t, vmhost.Config{Policy: pol})
+	ctx := context.Background()
+	hosts, err := h.ReadFile(ctx, "/etc/hosts", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WriteFile(ctx, "/etc/hosts", append(hosts, "127.0.0.5 myservice my.alias\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := run(t, h, "", "python3", "-c", `
+import socket
+print(socket.gethostname(), socket.getfqdn(), socket.gethostbyname(socket.gethostname()))
+print(socket.gethostbyaddr("127.0.0.5"), socket.getnameinfo(("127.0.0.1", 443), 0))
+srv = socket.create_server(("127.0.0.5", 0))
+c = socket.create_connection(("my.alias", srv.getsockname()[1]))
+print(c.getpeername()[0], srv.accept()[1][0])
+try:
+    socket.gethostbyname("elsewhere.example")
+except socket.gaierror as e:
+    print(type(e).__name__, e.errno == socket.EAI_FAIL)
+`)
+	want := "secexec secexec 127.0.1.1\n('myservice', ['my.alias'], ['127.0.0.5']) ('localhost', 'https')\n127.0.0.5 127.0.0.1\ngaierror True\n"
+	if got.exit.Code != 0 || got.stdout != want {
+		t.Fatalf("code %d\nstdout %q\nwant   %q\nstderr %s", got.exit.Code, got.stdout, want, got.stderr)
+	}
+}
