@@ -50,7 +50,7 @@ INADDR_ANY, INADDR_LOOPBACK, INADDR_BROADCAST, INADDR_NONE = 0, 0x7F000001, 0xFF
 _DEVICE = "/opt/secexec/net"
 (_OP_SOCKET, _OP_SOCKETPAIR, _OP_BIND, _OP_LISTEN, _OP_ACCEPT, _OP_CONNECT, _OP_SHUTDOWN,
  _OP_GETSOCKNAME, _OP_GETPEERNAME, _OP_SETSOCKOPT, _OP_GETSOCKOPT, _OP_SENDTO, _OP_RECVFROM,
- _OP_RESOLVE, _OP_HOSTNAME, _OP_SETBLOCKING, _OP_CLOSE, _OP_STARTTLS) = range(1, 19)
+ _OP_RESOLVE, _OP_HOSTNAME, _OP_SETBLOCKING, _OP_CLOSE, _OP_STARTTLS, _OP_DUP) = range(1, 20)
 _TLS_FAILED = 0xFFFF
 
 
@@ -584,7 +584,10 @@ def socketpair(family=AF_UNIX, type=SOCK_STREAM, proto=0):
 
 
 def dup(fd):
-    raise OSError(_errno.ENOTSUP, "secexec: descriptors cannot be duplicated under WASI")
+    kfd = _kfds.get(fd, -1)
+    if kfd < 0:
+        raise OSError(_errno.ENOTSOCK, _os.strerror(_errno.ENOTSOCK))
+    return _adopt(_call(_OP_DUP, kfd)[0])
 
 
 def close(fd):

@@ -27,8 +27,8 @@ import (
 // polls (select, selectors), non-blocking mode and close of that
 // descriptor are WASI calls as for any file. Everything WASI lacks
 // (socket, socketpair, bind, listen, accept, connect, shutdown, names,
-// options, send, recvfrom, getaddrinfo, TLS, closing the kernel's
-// descriptor) is one request to this device, naming the kernel's
+// options, send, recvfrom, getaddrinfo, TLS, duplicating and closing the
+// kernel's descriptor) is one request to this device, naming the kernel's
 // descriptor.
 //
 // A guest opens the device read-write and then, as often as it likes,
@@ -76,6 +76,7 @@ const (
 	opSetBlocking = 16 // fd a=1 blocking, 0 non-blocking
 	opClose       = 17 // fd (sockets only)
 	opStartTLS    = 18 // fd a=tlsFlags addr=server name payload=tlsRequest → r1=authorized, payload=tlsResponse
+	opDup         = 19 // fd (sockets only) → r1=new fd
 )
 
 // Flags of opStartTLS.
@@ -135,7 +136,7 @@ func parseNetRequest(msg []byte) (netRequest, error) {
 	if strings.IndexByte(r.addr, 0) >= 0 {
 		return r, errno.EINVAL
 	}
-	if r.op < opSocket || r.op > opStartTLS {
+	if r.op < opSocket || r.op > opDup {
 		return r, errno.EINVAL
 	}
 	if len(r.data) > 0 && r.op != opSendTo && r.op != opStartTLS || r.op == opSendTo && len(r.data) > netstack.MaxDatagram {
@@ -437,9 +438,13 @@ func doNet(ctx context.Context, p *kernel.Process, r netRequest) netResponse {
 			out = append(out, '\n')
 		}
 		return netResponse{data: out}
-	case opClose:
+	case opClose, opDup:
 		if !p.IsSocket(r.fd) {
 			return netResponse{err: errno.ENOTSOCK}
+		}
+		if r.op == opDup {
+			fd, err := p.Dup(r.fd, 0, false)
+			return netResponse{err: err, r1: int64(fd)}
 		}
 		return netResponse{err: p.Close(r.fd)}
 	case opStartTLS:

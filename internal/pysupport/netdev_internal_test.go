@@ -59,6 +59,7 @@ func FuzzParseNetRequest(f *testing.F) {
 	f.Add(netMsg(opSendTo, 5, 0, 0, 0, "127.0.0.1:9", []byte("datagram")))
 	f.Add(netMsg(opResolve, -1, 0, 0, 0, "localhost", nil))
 	f.Add([]byte{opClose})
+	f.Add(netMsg(opDup, 4, 0, 0, 0, "", nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := parseNetRequest(b)
 		if err != nil {
@@ -67,7 +68,7 @@ func FuzzParseNetRequest(f *testing.F) {
 			}
 			return
 		}
-		if r.op < opSocket || r.op > opClose || len(r.addr) > maxAddrText || strings.IndexByte(r.addr, 0) >= 0 ||
+		if r.op < opSocket || r.op > opDup || len(r.addr) > maxAddrText || strings.IndexByte(r.addr, 0) >= 0 ||
 			len(b) > MaxNetRequest || (len(r.data) > 0 && r.op != opSendTo) {
 			t.Fatalf("accepted an invalid request: %+v", r)
 		}

@@ -75,7 +75,12 @@ print(select.select([a, b], [a], [], 0)[0:2] == ([], [a]))
 b.send(b"ping")
 r, w, _ = select.select([a, b], [], [], 1)
 print(r == [a], a.recv(4, socket.MSG_PEEK), a.recv(4))
-a.close(); b.close()
+d = socket.fromfd(b.fileno(), socket.AF_UNIX, socket.SOCK_STREAM)
+b.close()
+a.setblocking(True)
+a.send(b"to the duplicate")
+print(d.recv(100), d.dup().getblocking())
+a.close(); d.close()
 # A refused connection.
 dead = socket.socket(); dead.bind(("127.0.0.1", 0)); dport = dead.getsockname()[1]; dead.close()
 try:
