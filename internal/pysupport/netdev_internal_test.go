@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/netstack"
 )
 
 // netMsg builds a request as the Python side does.
@@ -59,6 +60,7 @@ func FuzzParseNetRequest(f *testing.F) {
 	f.Add(netMsg(opSendTo, 5, 0, 0, 0, "127.0.0.1:9", []byte("datagram")))
 	f.Add(netMsg(opResolve, -1, 0, 0, 0, "localhost", nil))
 	f.Add([]byte{opClose})
+	f.Add(netMsg(opStartTLS, 5, tlsInsecure, 0, 0, "example.com", []byte(`{"ca":[],"alpn":["http/1.1"]}`)))
 	f.Add(netMsg(opDup, 4, 0, 0, 0, "", nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := parseNetRequest(b)
@@ -69,8 +71,16 @@ func FuzzParseNetRequest(f *testing.F) {
 			return
 		}
 		if r.op < opSocket || r.op > opDup || len(r.addr) > maxAddrText || strings.IndexByte(r.addr, 0) >= 0 ||
-			len(b) > MaxNetRequest || (len(r.data) > 0 && r.op != opSendTo) {
+			len(b) > MaxNetRequest || (len(r.data) > 0 && r.op != opSendTo && r.op != opStartTLS) ||
+			(r.op == opSendTo && len(r.data) > netstack.MaxDatagram) {
 			t.Fatalf("accepted an invalid request: %+v", r)
+		}
+		if r.op == opStartTLS {
+			if req, err := parseTLSRequest(r.data, r.a); err != nil && !errors.Is(err, errno.EINVAL) {
+				t.Fatalf("TLS request: %v", err)
+			} else if err == nil && (len(req.CA) > maxTLSList || len(req.ALPN) > maxTLSList) {
+				t.Fatalf("accepted TLS request %+v", req)
+			}
 		}
 		// A response always encodes, whatever it carries.
 		if out := (netResponse{err: errno.Errno(r.c & 0xff), text: r.addr, data: r.data}).encode(); len(out) < netRespHeader {

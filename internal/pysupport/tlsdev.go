@@ -1,6 +1,7 @@
 package pysupport
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -58,17 +59,28 @@ type tlsFailure struct {
 // Bounds of a TLS request's lists.
 const maxTLSList = 64
 
-func startTLS(ctx context.Context, p *kernel.Process, r netRequest) netResponse {
+// parseTLSRequest decodes opStartTLS's payload and checks its flags:
+// EINVAL for anything but one JSON object of the known fields within the
+// bounds.
+func parseTLSRequest(data []byte, flags int64) (tlsRequest, error) {
 	var req tlsRequest
-	if len(r.data) > 0 {
-		dec := json.NewDecoder(strings.NewReader(string(r.data)))
+	if len(data) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&req); err != nil || dec.More() {
-			return netResponse{err: errno.EINVAL}
+			return req, errno.EINVAL
 		}
 	}
-	if len(req.CA) > maxTLSList || len(req.ALPN) > maxTLSList || r.a&^(tlsServer|tlsInsecure) != 0 {
-		return netResponse{err: errno.EINVAL}
+	if len(req.CA) > maxTLSList || len(req.ALPN) > maxTLSList || flags&^(tlsServer|tlsInsecure) != 0 {
+		return req, errno.EINVAL
+	}
+	return req, nil
+}
+
+func startTLS(ctx context.Context, p *kernel.Process, r netRequest) netResponse {
+	req, err := parseTLSRequest(r.data, r.a)
+	if err != nil {
+		return netResponse{err: err}
 	}
 	opts := kernel.TLSOptions{
 		Server:     r.a&tlsServer != 0,
