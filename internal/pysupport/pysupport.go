@@ -9,9 +9,9 @@
 // (/usr/lib/python3/dist-packages and the user's site-packages), and runs
 // a script named by a relative path, which CPython would otherwise look
 // for under "/", and patches asyncio and socketserver where they need
-// threads, which CPython for WASI lacks. subprocess.py shadows the standard module and runs
-// commands through the spawn device at DevicePath (spawn.go), since
-// CPython on WASI cannot fork or exec. socket.py, _secexec_socket.py and
+// threads, which CPython for WASI lacks. subprocess.py shadows the
+// standard module and runs commands through the spawn device at
+// DevicePath (spawn.go), since CPython on WASI cannot fork or exec. socket.py, _secexec_socket.py and
 // ssl.py give it sockets and TLS on the kernel's network through the net
 // device at NetDevicePath (netdev.go, tlsdev.go), since WASI preview 1
 // cannot create sockets and the build has no _ssl.
