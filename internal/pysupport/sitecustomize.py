@@ -100,8 +100,27 @@ def _secexec_patch_socketserver(module):
     module.ThreadingMixIn.process_request = process_request
 
 
+def _secexec_patch_selector_events(module):
+    # asyncio's TLS runs OpenSSL over memory BIOs, which this CPython
+    # lacks (no _ssl); secexec's ssl module has the kernel run TLS on the
+    # socket instead. So a TLS transport is a plain socket transport over
+    # a socket whose handshake the kernel did (one call, during which the
+    # loop waits).
+    def _make_ssl_transport(self, rawsock, protocol, sslcontext, waiter=None, *, server_side=False,
+                            server_hostname=None, extra=None, server=None, **_timeouts):
+        sslsock = sslcontext.wrap_socket(rawsock, server_side=server_side,
+                                         server_hostname=server_hostname or None)
+        extra = dict(extra or {})
+        extra.update(sslcontext=sslcontext, ssl_object=sslsock, peercert=sslsock.getpeercert(),
+                     cipher=sslsock.cipher(), compression=None)
+        return self._make_socket_transport(sslsock, protocol, waiter, extra=extra, server=server)
+
+    module.BaseSelectorEventLoop._make_ssl_transport = _make_ssl_transport
+
+
 _secexec_patches = {
     "asyncio.base_events": _secexec_patch_asyncio,
+    "asyncio.selector_events": _secexec_patch_selector_events,
     "socketserver": _secexec_patch_socketserver,
 }
 

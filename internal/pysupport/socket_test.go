@@ -459,6 +459,15 @@ except ssl.SSLCertVerificationError as e:
     print(type(e).__name__, e.verify_code, e.verify_message)
 with urllib.request.urlopen(url + "/hello", context=ssl._create_unverified_context()) as r:
     print("unverified", r.status, r.read())
+import asyncio
+async def fetch():
+    reader, writer = await asyncio.open_connection(u.hostname, u.port, ssl=ctx)
+    writer.write(b"GET /async HTTP/1.0\r\nHost: x\r\n\r\n")
+    body = await reader.read()
+    print("asyncio", body.split(b"\r\n")[0], body.split(b"\r\n\r\n")[1], sorted(writer.get_extra_info("peercert")))
+    writer.close()
+    await writer.wait_closed()
+asyncio.run(fetch())
 `
 
 func TestSocketTLSMatchesHost(t *testing.T) {
@@ -513,6 +522,22 @@ open("/tmp/ready", "w").close()
 for _ in range(2):
     srv.handle_request()
 srv.server_close()
+`), "aserver.py": []byte(`import asyncio, ssl
+async def main():
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain("cert.pem", "key.pem")
+    done = asyncio.Event()
+    async def handle(reader, writer):
+        line = await reader.readline()
+        writer.write(b"HTTP/1.0 200 OK\r\n\r\nasyncio tls " + line.split()[1] + b"\n")
+        await writer.drain()
+        writer.close()
+        done.set()
+    server = await asyncio.start_server(handle, "127.0.0.1", 8444, ssl=ctx)
+    open("/tmp/aready", "w").close()
+    await done.wait()
+    server.close()
+asyncio.run(main())
 `)} {
 		if err := h.WriteFile(ctx, vm.Workspace+"/"+name, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -522,8 +547,12 @@ srv.server_close()
 curl -sk https://127.0.0.1:8443/from-curl
 python3 -c "import ssl, urllib.request; print(urllib.request.urlopen('https://localhost:8443/from-python', context=ssl.create_default_context(cafile='cert.pem')).read())"
 wait $!
-echo "server exit $?"`)
-	want := "tls /from-curl TLSv1.3\nb'tls /from-python TLSv1.3\\n'\nserver exit 0\n"
+echo "server exit $?"
+python3 aserver.py & while [ ! -e /tmp/aready ]; do sleep 0.05; done
+curl -sk https://127.0.0.1:8444/from-curl
+wait $!
+echo "asyncio server exit $?"`)
+	want := "tls /from-curl TLSv1.3\nb'tls /from-python TLSv1.3\\n'\nserver exit 0\nasyncio tls /from-curl\nasyncio server exit 0\n"
 	if got.exit.Code != 0 || got.stdout != want {
 		t.Fatalf("code %d\nstdout %q\nwant   %q\nstderr %s", got.exit.Code, got.stdout, want, got.stderr)
 	}

@@ -6,9 +6,10 @@
 # the context, and the socket carries plaintext afterwards. What works:
 # SSLContext (client and server), create_default_context, wrap_socket,
 # SSLSocket (getpeercert, version, cipher, selected_alpn_protocol), and so
-# https in http.client and urllib.request. What does not: SSLObject and
-# MemoryBIO (asyncio's TLS, which is built on them), renegotiation,
-# unwrap, session reuse, client certificates checked by the guest.
+# https in http.client and urllib.request (and asyncio's TLS, which
+# sitecustomize.py routes through wrap_socket). What does not: SSLObject
+# and MemoryBIO, renegotiation, unwrap, session reuse, client
+# certificates checked by the guest.
 import base64 as _base64
 import enum as _enum
 import json as _json
