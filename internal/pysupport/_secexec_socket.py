@@ -310,10 +310,12 @@ class socket:
         else:
             fd = fileno.fileno() if hasattr(fileno, "fileno") else fileno
             if not isinstance(fd, int):
-                raise TypeError("'%s' object cannot be interpreted as an integer" % type(fd).__name__)
+                # (type is the parameter here.)
+                raise TypeError("'%s' object cannot be interpreted as an integer" % fd.__class__.__name__)
             if fd < 0:
                 raise ValueError("negative file descriptor")
             if fd not in _kfds:
+                _os.fstat(fd)  # EBADF for a descriptor that is not open
                 raise OSError(_errno.ENOTSOCK, _os.strerror(_errno.ENOTSOCK))
             kfd = _kfds[fd]
             if family == -1:

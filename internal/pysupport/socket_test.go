@@ -81,6 +81,14 @@ a.setblocking(True)
 a.send(b"to the duplicate")
 print(d.recv(100), d.dup().getblocking())
 a.close(); d.close()
+try:
+    socket.socket(fileno=12345)
+except OSError as e:
+    print(type(e).__name__, e.errno == errno.EBADF)
+try:
+    socket.socket(fileno="x")
+except TypeError as e:
+    print(type(e).__name__, e)
 # A refused connection.
 dead = socket.socket(); dead.bind(("127.0.0.1", 0)); dport = dead.getsockname()[1]; dead.close()
 try:
