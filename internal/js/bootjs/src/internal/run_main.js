@@ -92,6 +92,9 @@ function runMain(info) {
     case 'file':
       Module.runMain(info.file);
       break;
+    case 'test':
+      require('./test_cli.js').main(process.argv.slice(1));
+      break;
   }
 }
 

@@ -1,0 +1,672 @@
+'use strict';
+// node:test, written for secexec from Node 22's documented behaviour and
+// its observable output (see docs/RATIONALE.md for why it is not the npm
+// package "test"). A test tree runs in the guest; its results become
+// report events (test:start, test:pass, test:fail, test:plan,
+// test:diagnostic) in the order Node reports them, and a reporter
+// (internal/test_report.js) turns them into TAP, spec, dot or JUnit.
+//
+// Node tracks which test a call belongs to through async hooks; this
+// runtime has none, so the test whose function is running synchronously
+// (a describe body, the start of a test function) is the parent of tests
+// created without a context, and t.test() names its parent explicitly.
+const { process } = require('./process.js');
+const report = require('./internal/test_report.js');
+
+const kCancelled = 'test did not finish before its parent and was cancelled';
+const kPending = 'Promise resolution is still pending but the event loop has already resolved';
+
+function testFailure(cause, failureType) {
+  return { cause, failureType };
+}
+
+// options as node --test / node:test read them from execArgv.
+function cliOptions() {
+  const o = { only: false, namePatterns: [], skipPatterns: [], timeout: Infinity, reporters: [], destinations: [], isChild: false };
+  const argv = process.execArgv || [];
+  for (let i = 0; i < argv.length; i++) {
+    let a = argv[i];
+    let v;
+    const eq = a.indexOf('=');
+    if (a.startsWith('--') && eq > 0) { v = a.slice(eq + 1); a = a.slice(0, eq); }
+    const val = () => (v !== undefined ? v : argv[++i]);
+    switch (a) {
+      case '--test-only': o.only = true; break;
+      case '--test-name-pattern': o.namePatterns.push(toRegExp(val())); break;
+      case '--test-skip-pattern': o.skipPatterns.push(toRegExp(val())); break;
+      case '--test-timeout': o.timeout = Number(val()); break;
+      case '--test-reporter': o.reporters.push(val()); break;
+      case '--test-reporter-destination': o.destinations.push(val()); break;
+      default: break;
+    }
+  }
+  o.isChild = process.env.NODE_TEST_CONTEXT === 'child-v8';
+  return o;
+}
+
+// toRegExp reads a pattern as Node does: /re/flags or a plain source.
+function toRegExp(s) {
+  const m = /^\/(.*)\/([a-z]*)$/s.exec(s);
+  return m ? new RegExp(m[1], m[2]) : new RegExp(s);
+}
+
+// callSite finds the guest's frame that called into node:test: the first
+// frame outside the runtime's own code.
+function callSite() {
+  const e = {};
+  const prev = Error.stackTraceLimit;
+  Error.stackTraceLimit = 30;
+  Error.captureStackTrace(e, callSite);
+  Error.stackTraceLimit = prev;
+  const lines = String(e.stack).split('\n').slice(1);
+  for (const l of lines) {
+    const m = /(?:\(|at )((?:file:\/\/)?\/[^()]*?):(\d+):(\d+)\)?\s*$/.exec(l);
+    if (m) {
+      let file = m[1];
+      if (file.startsWith('file://')) file = decodeURIComponent(file.slice(7));
+      return { file, line: Number(m[2]), column: Number(m[3]) };
+    }
+  }
+  return undefined;
+}
+
+let nextId = 0;
+let current = null; // the test whose function runs synchronously now
+
+class Test {
+  constructor(parent, name, options, fn, kind) {
+    this.id = ++nextId;
+    this.parent = parent;
+    this.kind = kind; // 'root' | 'test' | 'suite'
+    this.name = name;
+    this.fn = fn;
+    this.nesting = parent ? parent.nesting + 1 : -1;
+    this.subtests = [];
+    this.hooks = { before: [], after: [], beforeEach: [], afterEach: [] };
+    this.diagnostics = [];
+    this.error = null;
+    this.finished = false;
+    this.started = false;
+    this.cancelled = false;
+    this.skip = options.skip === undefined || options.skip === false ? false : options.skip;
+    this.todo = options.todo === undefined || options.todo === false ? false : options.todo;
+    this.only = !!options.only;
+    this.timeout = options.timeout === undefined ? (parent ? parent.timeout : Infinity) : options.timeout;
+    const conc = options.concurrency;
+    this.concurrency = conc === true ? Infinity : (typeof conc === 'number' ? conc : 1);
+    this.planned = options.plan === undefined ? null : options.plan;
+    this.assertions = 0;
+    this.loc = options.loc;
+    this.filtered = false;
+    this.controller = new AbortController();
+    this.duration = 0;
+    this.runOnlyFlag = false;
+    this.done = null;
+    this.reportEvents = null;
+    if (parent && parent.kind !== 'root' && parent.skip && !this.skip) this.skip = true;
+  }
+
+  get fullName() {
+    const names = [];
+    for (let t = this; t && t.kind !== 'root'; t = t.parent) names.unshift(t.name);
+    return names.join(' > ');
+  }
+
+  fail(err) {
+    if (this.error === null) this.error = err;
+  }
+
+  // run runs the test (or suite) and everything under it; it resolves
+  // when the test has finished and its report is ready.
+  run() {
+    if (this.done === null) this.done = this.runInner();
+    return this.done;
+  }
+
+  async runHooks(which, ctx, list) {
+    for (const h of list) {
+      await callWithTimeout(h.fn, ctx, h.timeout, this);
+    }
+  }
+
+  // ancestorHooks lists the beforeEach (outermost first) or afterEach
+  // (innermost first) hooks that apply to this test.
+  ancestorHooks(which) {
+    const out = [];
+    for (let t = this.parent; t; t = t.parent) {
+      if (which === 'beforeEach') out.unshift(...t.hooks.beforeEach);
+      else out.push(...t.hooks.afterEach);
+    }
+    return out;
+  }
+
+  async runInner() {
+    this.started = true;
+    const start = performance.now();
+    const ctx = this.kind === 'suite' ? new SuiteContext(this) : new TestContext(this);
+    try {
+      if (this.skip) return;
+      if (this.kind === 'suite') {
+        await this.buildDone;
+        if (this.error === null) {
+          try {
+            await this.runHooks('before', ctx, this.hooks.before);
+          } catch (e) {
+            this.fail(testFailure(e, 'hookFailed'));
+          }
+        }
+        if (this.error === null) await this.runSubtests();
+        try {
+          await this.runHooks('after', ctx, this.hooks.after);
+        } catch (e) {
+          this.fail(testFailure(e, 'hookFailed'));
+        }
+        return;
+      }
+      try {
+        await this.runHooks('beforeEach', ctx, this.ancestorHooks('beforeEach'));
+      } catch (e) {
+        this.fail(testFailure(e, 'hookFailed'));
+      }
+      if (this.error === null && this.fn) {
+        try {
+          await callWithTimeout(this.fn, ctx, this.timeout, this, true);
+        } catch (e) {
+          this.fail(e && e.failureType ? e : testFailure(e, 'testCodeFailure'));
+        }
+      }
+      // Subtests still running when the test function ends are cancelled;
+      // a few microtask turns let synchronous ones that were started but
+      // not awaited end first, as they do in Node.
+      for (let i = 0; i < 20 && this.subtests.some((s) => !s.finished && !s.filtered); i++) await null;
+      for (const s of this.subtests) if (!s.finished) s.cancel();
+      try {
+        await this.runHooks('after', ctx, this.hooks.after);
+      } catch (e) {
+        this.fail(testFailure(e, 'hookFailed'));
+      }
+      try {
+        await this.runHooks('afterEach', ctx, this.ancestorHooks('afterEach'));
+      } catch (e) {
+        this.fail(testFailure(e, 'hookFailed'));
+      }
+      if (this.error === null && this.planned !== null && this.planned !== this.assertions) {
+        this.fail(testFailure(new TestFailure(`plan expected ${this.planned} assertions but received ${this.assertions}`), 'testCodeFailure'));
+      }
+    } finally {
+      this.duration = performance.now() - start;
+      this.finish();
+    }
+  }
+
+  async runSubtests() {
+    const todo = this.subtests.filter((s) => !s.filtered);
+    if (this.concurrency === 1) {
+      for (const s of todo) await s.run();
+      return;
+    }
+    let i = 0;
+    const lanes = [];
+    const lane = async () => { while (i < todo.length) await todo[i++].run(); };
+    for (let n = 0; n < Math.min(this.concurrency, todo.length); n++) lanes.push(lane());
+    await Promise.all(lanes);
+  }
+
+  cancel(err) {
+    if (this.finished) return;
+    this.cancelled = true;
+    this.fail(testFailure(new TestFailure(err || kCancelled), 'cancelledByParent'));
+    for (const s of this.subtests) s.cancel();
+    this.finish();
+  }
+
+  finish() {
+    if (this.finished) return;
+    this.finished = true;
+    this.controller.abort();
+    if (this.mockTracker) this.mockTracker.reset();
+    for (const s of this.subtests) if (!s.finished) s.cancel();
+    if (this.error === null) {
+      const failed = this.subtests.filter((s) => !s.filtered && s.isFailure()).length;
+      if (failed > 0) this.error = testFailure(new TestFailure(`${failed} subtest${failed === 1 ? '' : 's'} failed`), 'subtestsFailed');
+    }
+    if (this.error !== null && !this.todo && this.kind !== 'root') process.exitCode = 1;
+    if (this.parent) this.parent.childFinished(this);
+  }
+
+  isFailure() { return this.error !== null && !this.todo; }
+
+  childFinished() {
+    if (this.kind === 'root') rootFlush(this);
+  }
+
+  // events lists this test's report: its start, its subtests' reports,
+  // its plan, its result and its diagnostics.
+  events() {
+    const out = [];
+    const base = { name: this.name, nesting: this.nesting, file: this.loc && this.loc.file, line: this.loc && this.loc.line, column: this.loc && this.loc.column };
+    out.push({ type: 'test:start', data: { ...base } });
+    const subs = this.subtests.filter((s) => !s.filtered);
+    let n = 0;
+    for (const s of subs) {
+      s.testNumber = ++n;
+      out.push(...s.events());
+    }
+    if (subs.length > 0) out.push({ type: 'test:plan', data: { nesting: this.nesting + 1, count: subs.length } });
+    const details = { duration_ms: this.duration };
+    if (this.kind === 'suite') details.type = 'suite';
+    if (this.error !== null) details.error = this.error;
+    const data = { ...base, testNumber: this.testNumber, details };
+    if (this.skip !== false) data.skip = this.skip;
+    if (this.todo !== false) data.todo = this.todo;
+    out.push({ type: this.error !== null ? 'test:fail' : 'test:pass', data });
+    for (const d of this.diagnostics) out.push({ type: 'test:diagnostic', data: { nesting: this.nesting, message: d } });
+    return out;
+  }
+
+  createSubtest(kind, name, options, fn) {
+    if (typeof name === 'function') { fn = name; options = {}; name = fn.name || '<anonymous>'; }
+    else if (typeof name === 'object' && name !== null) { fn = options; options = name; name = (fn && fn.name) || '<anonymous>'; }
+    else if (typeof options === 'function') { fn = options; options = {}; }
+    if (options === undefined || options === null) options = {};
+    if (name === undefined || name === null) name = (fn && fn.name) || '<anonymous>';
+    name = String(name);
+    if (fn === undefined && !options.todo) options = { ...options, todo: options.todo, skip: options.skip };
+    const t = new Test(this, name, { ...options, loc: options.loc || callSite() }, fn, kind);
+    if (fn === undefined && kind !== 'suite' && t.skip === false && t.todo === false) t.fn = () => {};
+    this.subtests.push(t);
+    applyFilters(t);
+    if (kind === 'suite') {
+      const ctx = new SuiteContext(t);
+      const prev = current;
+      current = t;
+      try {
+        const r = fn ? fn.call(ctx, ctx) : undefined;
+        t.buildDone = r && typeof r.then === 'function' ? Promise.resolve(r).catch((e) => t.fail(testFailure(e, 'testCodeFailure'))) : undefined;
+      } catch (e) {
+        t.fail(testFailure(e, 'testCodeFailure'));
+      } finally {
+        current = prev;
+      }
+      if (t.error === null) applySuiteFilter(t);
+    }
+    return t;
+  }
+}
+
+class TestFailure extends Error {
+  constructor(msg) {
+    super(msg);
+    this.code = 'ERR_TEST_FAILURE';
+    Object.defineProperty(this, 'secexecTestFailure', { value: true });
+  }
+}
+Object.defineProperty(TestFailure.prototype, 'name', { value: 'Error', configurable: true, writable: true });
+
+// applyFilters hides tests that --test-name-pattern, --test-skip-pattern
+// or --test-only leave out.
+function applyFilters(t) {
+  const o = options();
+  const p = t.parent;
+  if (p && p.filtered) { t.filtered = true; return; }
+  if (t.kind !== 'suite') {
+    const full = t.fullName.split(' > ').join(' ');
+    if (o.namePatterns.length > 0 && !ancestorMatched(t) && !o.namePatterns.some((re) => re.test(t.name) || re.test(full))) t.filtered = true;
+    if (o.skipPatterns.length > 0 && o.skipPatterns.some((re) => re.test(t.name) || re.test(full))) t.filtered = true;
+  }
+  if (o.only && !t.only && p && (p.kind === 'root' || p.runOnlyFlag || p.subtests.some((s) => s.only)) && !ancestorOnly(t)) {
+    if (t.kind === 'suite') t.onlyPending = true;
+    else { t.skip = "'only' option not set"; }
+  }
+}
+
+function ancestorMatched(t) {
+  const o = options();
+  for (let a = t.parent; a && a.kind !== 'root'; a = a.parent) {
+    if (a.kind === 'suite') continue;
+    if (!a.filtered && o.namePatterns.some((re) => re.test(a.name))) return true;
+  }
+  return false;
+}
+
+function ancestorOnly(t) {
+  for (let a = t.parent; a && a.kind !== 'root'; a = a.parent) {
+    if (a.only && !a.subtests.some((s) => s.only)) return true;
+  }
+  return false;
+}
+
+// A suite is reported only if something in it is left to run.
+function applySuiteFilter(t) {
+  const o = options();
+  if (o.namePatterns.length > 0 || o.skipPatterns.length > 0) {
+    const anyRun = t.subtests.some((s) => !s.filtered);
+    if (!anyRun) t.filtered = true;
+  }
+  if (t.onlyPending) {
+    const anyOnly = t.subtests.some((s) => s.only || (s.kind === 'suite' && !s.onlyPending && !s.skip));
+    if (!anyOnly) t.skip = "'only' option not set";
+  }
+}
+
+// callWithTimeout calls a test or hook function with its context: a
+// promise it returns or the done callback (for functions that take one
+// more argument than the context) ends it.
+function callWithTimeout(fn, ctx, timeout, test, isTest) {
+  return new Promise((resolve, reject) => {
+    let timer = null;
+    const settle = (f, v) => { if (timer !== null) clearTimeout(timer); f(v); };
+    if (timeout !== Infinity && timeout !== undefined && Number.isFinite(timeout)) {
+      timer = setTimeout(() => {
+        reject(testFailure(new TestFailure(`test timed out after ${timeout}ms`), 'testTimeoutFailure'));
+      }, timeout);
+    }
+    const prev = current;
+    current = test;
+    let r;
+    try {
+      if (fn.length >= 2 || (!isTest && fn.length >= 2)) {
+        let called = false;
+        const done = (err) => {
+          if (called) return;
+          called = true;
+          if (err) settle(reject, err); else settle(resolve);
+        };
+        r = fn.call(ctx, ctx, done);
+        if (r && typeof r.then === 'function') {
+          settle(reject, testFailure(new TestFailure('passed a callback but also returned a Promise'), 'callbackAndPromisePresent'));
+        }
+        return;
+      }
+      r = fn.call(ctx, ctx);
+    } catch (e) {
+      settle(reject, e);
+      return;
+    } finally {
+      current = prev;
+    }
+    if (r && typeof r.then === 'function') {
+      Promise.resolve(r).then(() => settle(resolve), (e) => settle(reject, e));
+    } else {
+      settle(resolve);
+    }
+  });
+}
+
+const assertMethods = ['deepEqual', 'deepStrictEqual', 'doesNotMatch', 'doesNotReject', 'doesNotThrow', 'equal', 'fail', 'ifError', 'match', 'notDeepEqual', 'notDeepStrictEqual', 'notEqual', 'notStrictEqual', 'ok', 'rejects', 'strictEqual', 'throws'];
+
+class TestContext {
+  #test;
+  #assert;
+  constructor(test) { this.#test = test; }
+  get name() { return this.#test.name; }
+  get fullName() { return this.#test.fullName; }
+  get signal() { return this.#test.controller.signal; }
+  get filePath() { return this.#test.loc && this.#test.loc.file; }
+  get assert() {
+    if (this.#assert) return this.#assert;
+    const assert = require('assert/');
+    const test = this.#test;
+    const a = {};
+    for (const m of assertMethods) {
+      a[m] = (...args) => { test.assertions++; return assert[m](...args); };
+    }
+    this.#assert = a;
+    return a;
+  }
+  get mock() {
+    const t = this.#test;
+    if (!t.mockTracker) t.mockTracker = new (require('./internal/test_mock.js').MockTracker)();
+    return t.mockTracker;
+  }
+  diagnostic(message) { this.#test.diagnostics.push(String(message)); }
+  plan(count) {
+    if (typeof count !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', 'The "count" argument must be of type number.');
+    this.#test.planned = count;
+  }
+  runOnly(v) { this.#test.runOnlyFlag = !!v; }
+  skip(message) { this.#test.skip = message === undefined ? true : String(message); }
+  todo(message) { this.#test.todo = message === undefined ? true : String(message); }
+  before(fn, opts) { addHook(this.#test, 'before', fn, opts); }
+  after(fn, opts) { addHook(this.#test, 'after', fn, opts); }
+  beforeEach(fn, opts) { addHook(this.#test, 'beforeEach', fn, opts); }
+  afterEach(fn, opts) { addHook(this.#test, 'afterEach', fn, opts); }
+  test(name, options, fn) {
+    const parent = this.#test;
+    parent.assertions++;
+    const t = parent.createSubtest('test', name, options, fn);
+    if (t.filtered) return Promise.resolve();
+    if (parent.finished) {
+      t.cancel();
+      return Promise.resolve();
+    }
+    t.awaited = true;
+    return startWhenFree(parent, t).then(() => undefined);
+  }
+  waitFor(condition, opts = {}) {
+    const interval = opts.interval === undefined ? 50 : opts.interval;
+    const timeout = opts.timeout === undefined ? 1000 : opts.timeout;
+    const start = Date.now();
+    return new Promise((resolve, reject) => {
+      const attempt = async () => {
+        try { resolve(await condition()); } catch (e) {
+          if (Date.now() - start >= timeout) reject(e); else setTimeout(attempt, interval);
+        }
+      };
+      attempt();
+    });
+  }
+}
+
+// Subtests of one test run up to its concurrency at once (1: in order).
+function startWhenFree(parent, t) {
+  if (parent.concurrency === Infinity) return t.run();
+  const prev = parent.lastSubtestDone || Promise.resolve();
+  const p = prev.then(() => (parent.finished ? undefined : t.run()));
+  parent.lastSubtestDone = p.catch(() => {});
+  return p;
+}
+
+class SuiteContext {
+  #test;
+  constructor(test) { this.#test = test; }
+  get name() { return this.#test.name; }
+  get fullName() { return this.#test.fullName; }
+  get signal() { return this.#test.controller.signal; }
+  get filePath() { return this.#test.loc && this.#test.loc.file; }
+}
+
+function typeError(code, msg) {
+  const e = new TypeError(msg);
+  e.code = code;
+  return e;
+}
+
+function addHook(test, which, fn, opts = {}) {
+  if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', `The "fn" argument must be of type function.${fn === undefined ? ' Received undefined' : ''}`);
+  test.hooks[which].push({ fn, timeout: opts && opts.timeout !== undefined ? opts.timeout : Infinity });
+}
+
+// ---- the root of a file's tests ----
+
+let rootTest = null;
+let cachedOptions = null;
+function options() { return cachedOptions || (cachedOptions = cliOptions()); }
+
+function getRoot() {
+  if (rootTest) return rootTest;
+  const r = new Test(null, '<root>', {}, undefined, 'root');
+  rootTest = r;
+  r.queue = [];
+  r.reported = 0;
+  r.startTime = performance.now();
+  r.reporter = report.create(options());
+  r.rootDiagnostics = [];
+  r.numbered = 0;
+  r.chain = Promise.resolve();
+  r.counts = { tests: 0, suites: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+  process.on('uncaughtException', (err) => onAsyncError(err, 'uncaughtException'));
+  process.on('unhandledRejection', (err) => onAsyncError(err, 'unhandledRejection'));
+  process.on('beforeExit', () => { rootEnd(r); });
+  return r;
+}
+
+// onAsyncError fails the test that is running when an error escapes it.
+function onAsyncError(err, type) {
+  const r = rootTest;
+  let t = null;
+  const walk = (n) => { for (const s of n.subtests) if (s.started && !s.finished) { t = s; walk(s); } };
+  walk(r);
+  if (t === null) {
+    // Node reports an error after the tests have ended as a diagnostic.
+    const last = lastFinished(r);
+    if (last) {
+      r.rootDiagnostics.push(`Error: Test "${last.name}" at ${locText(last)} generated asynchronous activity after the test ended. This activity created the error "${err}" and would have caused the test to fail, but instead triggered an ${type} event.`);
+      process.exitCode = 1;
+      rootFlush(r);
+      return;
+    }
+    throw err;
+  }
+  t.fail(testFailure(err, type));
+  if (t.settleAsyncError) t.settleAsyncError();
+}
+
+function lastFinished(r) {
+  let last = null;
+  const walk = (n) => { for (const s of n.subtests) { if (s.finished) last = s; walk(s); } };
+  walk(r);
+  return last;
+}
+
+function locText(t) {
+  if (!t.loc) return 'unknown';
+  const rel = t.loc.file.startsWith(process.cwd() + '/') ? t.loc.file.slice(process.cwd().length + 1) : t.loc.file;
+  return `${rel}:${t.loc.line}:${t.loc.column}`;
+}
+
+// rootFlush hands the finished top-level tests, in order, to the reporter.
+function rootFlush(r) {
+  while (r.reported < r.subtests.length) {
+    const t = r.subtests[r.reported];
+    if (t.filtered) { r.reported++; continue; }
+    if (!t.finished) break;
+    r.reported++;
+    t.testNumber = ++r.numbered;
+    const evs = t.events();
+    for (const e of evs) {
+      count(r.counts, e);
+      r.reporter.event(e);
+    }
+  }
+  for (const d of r.rootDiagnostics.splice(0)) r.reporter.event({ type: 'test:diagnostic', data: { nesting: 0, message: d } });
+}
+
+function count(c, e) {
+  if (e.type !== 'test:pass' && e.type !== 'test:fail') return;
+  const d = e.data;
+  if (d.details.type === 'suite') { c.suites++; return; }
+  c.tests++;
+  if (d.skip !== undefined) c.skipped++;
+  else if (d.todo !== undefined) c.todo++;
+  else if (e.type === 'test:pass') c.pass++;
+  else if (d.details.error && d.details.error.failureType === 'cancelledByParent') c.cancelled++;
+  else c.fail++;
+}
+
+let ended = false;
+async function rootEnd(r) {
+  if (ended) return;
+  ended = true;
+  try {
+    await r.runHooks('after', new TestContext(r), r.hooks.after);
+  } catch (e) {
+    r.rootDiagnostics.push(String(e && e.message));
+  }
+  for (const t of r.subtests) if (!t.finished && !t.filtered) t.cancel(kPending);
+  rootFlush(r);
+  const visible = r.subtests.filter((s) => !s.filtered).length;
+  r.reporter.event({ type: 'test:plan', data: { nesting: 0, count: visible } });
+  const c = r.counts;
+  const dur = performance.now() - r.startTime;
+  for (const [k, v] of [['tests', c.tests], ['suites', c.suites], ['pass', c.pass], ['fail', c.fail], ['cancelled', c.cancelled], ['skipped', c.skipped], ['todo', c.todo], ['duration_ms', dur]]) {
+    r.reporter.event({ type: 'test:diagnostic', data: { nesting: 0, message: `${k} ${v}`, summary: true } });
+  }
+  r.reporter.event({ type: 'test:summary', data: { counts: c, duration_ms: dur } });
+  r.reporter.end();
+  if (c.fail > 0 || c.cancelled > 0) process.exitCode = 1;
+}
+
+// Top-level tests run one after another, each starting once the
+// previous one has ended (Node's root runs its subtests in order).
+function startTopLevel(r, t) {
+  if (t.filtered) return Promise.resolve();
+  if (r.beforeDone === undefined) {
+    r.beforeDone = r.chain.then(() => r.runHooks('before', new TestContext(r), r.hooks.before)).catch((e) => { r.rootDiagnostics.push(String(e)); });
+    r.chain = r.beforeDone;
+  }
+  const p = r.chain.then(() => t.run());
+  r.chain = p.catch(() => {});
+  return p;
+}
+
+function parentForNew() {
+  return current && !current.finished ? current : getRoot();
+}
+
+function makeTestFn(kind) {
+  const fn = (name, options, f) => {
+    const parent = parentForNew();
+    const r = getRoot();
+    if (!r.rootDiagnostics) r.rootDiagnostics = [];
+    const t = parent.createSubtest(kind, name, options, f);
+    if (parent === r) return startTopLevel(r, t).then(() => undefined);
+    if (parent.kind === 'test') {
+      t.awaited = true;
+      return startWhenFree(parent, t).then(() => undefined);
+    }
+    return undefined;
+  };
+  fn.skip = (name, options, f) => fn(...withOption(name, options, f, 'skip'));
+  fn.todo = (name, options, f) => fn(...withOption(name, options, f, 'todo'));
+  fn.only = (name, options, f) => fn(...withOption(name, options, f, 'only'));
+  return fn;
+}
+
+function withOption(name, options, f, key) {
+  if (typeof name === 'function') return [{ [key]: true }, name];
+  if (typeof name === 'object' && name !== null) return [{ ...name, [key]: true }, options];
+  if (typeof options === 'function') return [name, { [key]: true }, options];
+  return [name, { ...(options || {}), [key]: true }, f];
+}
+
+function hookFn(which) {
+  return (fn, opts) => {
+    const parent = parentForNew();
+    const r = getRoot();
+    if (!r.rootDiagnostics) r.rootDiagnostics = [];
+    addHook(parent, which, fn, opts);
+  };
+}
+
+const test = makeTestFn('test');
+const suite = makeTestFn('suite');
+const it = makeTestFn('test');
+test.test = test;
+test.it = it;
+test.describe = suite;
+test.suite = suite;
+test.before = hookFn('before');
+test.after = hookFn('after');
+test.beforeEach = hookFn('beforeEach');
+test.afterEach = hookFn('afterEach');
+test.run = (...a) => require('./internal/test_cli.js').run(...a);
+let mockTracker;
+Object.defineProperty(test, 'mock', {
+  enumerable: true,
+  configurable: true,
+  get() { return mockTracker || (mockTracker = new (require('./internal/test_mock.js').MockTracker)()); },
+});
+test.snapshot = { setDefaultSnapshotSerializers() {}, setResolveSnapshotPath() {} };
+
+module.exports = test;
