@@ -14,6 +14,7 @@ const { process } = require('./process.js');
 const report = require('./internal/test_report.js');
 
 const kCancelled = 'test did not finish before its parent and was cancelled';
+const kOnlyWarning = "'only' and 'runOnly' require the --test-only command-line option.";
 const kPending = 'Promise resolution is still pending but the event loop has already resolved';
 
 function testFailure(cause, failureType) {
@@ -289,7 +290,10 @@ class Test {
         current = prev;
       }
       if (t.error === null) applySuiteFilter(t);
+      // A skipped suite reports none of its tests.
+      if (t.skip) t.subtests = [];
     }
+    if (t.only && !cliOpts().only) t.diagnostics.push(kOnlyWarning);
     return t;
   }
 }
@@ -306,7 +310,7 @@ Object.defineProperty(TestFailure.prototype, 'name', { value: 'Error', configura
 // applyFilters hides tests that --test-name-pattern, --test-skip-pattern
 // or --test-only leave out.
 function applyFilters(t) {
-  const o = options();
+  const o = cliOpts();
   const p = t.parent;
   if (p && p.filtered) { t.filtered = true; return; }
   if (t.kind !== 'suite') {
@@ -314,14 +318,14 @@ function applyFilters(t) {
     if (o.namePatterns.length > 0 && !ancestorMatched(t) && !o.namePatterns.some((re) => re.test(t.name) || re.test(full))) t.filtered = true;
     if (o.skipPatterns.length > 0 && o.skipPatterns.some((re) => re.test(t.name) || re.test(full))) t.filtered = true;
   }
-  if (o.only && !t.only && p && (p.kind === 'root' || p.runOnlyFlag || p.subtests.some((s) => s.only)) && !ancestorOnly(t)) {
+  if (o.only && !t.only && p && (p.runOnlyFlag || ((p.kind === 'root' || p.subtests.some((s) => s.only)) && !ancestorOnly(t)))) {
     if (t.kind === 'suite') t.onlyPending = true;
     else { t.skip = "'only' option not set"; }
   }
 }
 
 function ancestorMatched(t) {
-  const o = options();
+  const o = cliOpts();
   for (let a = t.parent; a && a.kind !== 'root'; a = a.parent) {
     if (a.kind === 'suite') continue;
     if (!a.filtered && o.namePatterns.some((re) => re.test(a.name))) return true;
@@ -338,7 +342,7 @@ function ancestorOnly(t) {
 
 // A suite is reported only if something in it is left to run.
 function applySuiteFilter(t) {
-  const o = options();
+  const o = cliOpts();
   if (o.namePatterns.length > 0 || o.skipPatterns.length > 0) {
     const anyRun = t.subtests.some((s) => !s.filtered);
     if (!anyRun) t.filtered = true;
@@ -424,7 +428,10 @@ class TestContext {
     if (typeof count !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', 'The "count" argument must be of type number.');
     this.#test.planned = count;
   }
-  runOnly(v) { this.#test.runOnlyFlag = !!v; }
+  runOnly(v) {
+    this.#test.runOnlyFlag = !!v;
+    if (v && !cliOpts().only) this.#test.diagnostics.push(kOnlyWarning);
+  }
   skip(message) { this.#test.skip = message === undefined ? true : String(message); }
   todo(message) { this.#test.todo = message === undefined ? true : String(message); }
   before(fn, opts) { addHook(this.#test, 'before', fn, opts); }
@@ -491,7 +498,7 @@ function addHook(test, which, fn, opts = {}) {
 
 let rootTest = null;
 let cachedOptions = null;
-function options() { return cachedOptions || (cachedOptions = cliOptions()); }
+function cliOpts() { return cachedOptions || (cachedOptions = cliOptions()); }
 
 function getRoot() {
   if (rootTest) return rootTest;
@@ -500,7 +507,7 @@ function getRoot() {
   r.queue = [];
   r.reported = 0;
   r.startTime = performance.now();
-  r.reporter = report.create(options());
+  r.reporter = report.create(cliOpts());
   r.rootDiagnostics = [];
   r.numbered = 0;
   r.chain = Promise.resolve();
@@ -570,7 +577,7 @@ function count(c, e) {
   if (d.skip !== undefined) c.skipped++;
   else if (d.todo !== undefined) c.todo++;
   else if (e.type === 'test:pass') c.pass++;
-  else if (d.details.error && d.details.error.failureType === 'cancelledByParent') c.cancelled++;
+  else if (d.details.error && (d.details.error.failureType === 'cancelledByParent' || d.details.error.failureType === 'testTimeoutFailure')) c.cancelled++;
   else c.fail++;
 }
 

@@ -183,7 +183,7 @@ function count(c, e) {
   if (d.skip !== undefined) c.skipped++;
   else if (d.todo !== undefined) c.todo++;
   else if (e.type === 'test:pass') c.pass++;
-  else if (d.details.error && d.details.error.failureType === 'cancelledByParent') c.cancelled++;
+  else if (d.details.error && (d.details.error.failureType === 'cancelledByParent' || d.details.error.failureType === 'testTimeoutFailure')) c.cancelled++;
   else c.fail++;
 }
 

@@ -1,0 +1,189 @@
+package js
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The node:test cases: each is a directory under testdata/nodetest with
+// the files of a project and an "args" file holding node's arguments.
+// They run under the host's node and in a VM, and stdout and the exit
+// status must match once what legitimately differs is normalised: the
+// durations, and the frames of stacks (the runtime's own frames are not
+// Node's).
+
+var (
+	durationRe = regexp.MustCompile(`duration_ms[: ]+[0-9.e+-]+|\([0-9.e+-]+ms\)`)
+)
+
+// normaliseTestOutput replaces durations with a placeholder and drops the
+// frame lines of stack blocks, keeping the "stack: |-" line itself.
+func normaliseTestOutput(s, dir string) string {
+	s = strings.ReplaceAll(s, dir, "/workspace")
+	s = durationRe.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, "(") {
+			return "(*ms)"
+		}
+		return "duration_ms *"
+	})
+	var out []string
+	stackIndent := -1
+	for _, line := range strings.Split(s, "\n") {
+		ind := len(line) - len(strings.TrimLeft(line, " "))
+		if stackIndent >= 0 {
+			if ind > stackIndent && strings.TrimSpace(line) != "" {
+				continue
+			}
+			stackIndent = -1
+		}
+		// spec prints stacks as util.inspect does: drop their frames.
+		if strings.HasPrefix(strings.TrimSpace(line), "at ") {
+			continue
+		}
+		if strings.HasSuffix(line, "stack: |-") {
+			stackIndent = ind
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// firstDiff shows where two outputs part, line by line.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y || i >= len(al) || i >= len(bl) {
+			return fmt.Sprintf("line %d:\n< %q\n> %q", i+1, x, y)
+		}
+	}
+	return "(same stdout)"
+}
+
+func copyCase(t *testing.T, v *testVM, src, hostDir string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if rel == "." || rel == "args" {
+			return nil
+		}
+		if info.IsDir() {
+			mkdir(t, v, "/workspace/"+rel)
+			return os.MkdirAll(filepath.Join(hostDir, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		v.writeFile("/workspace/"+rel, string(b))
+		return os.WriteFile(filepath.Join(hostDir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runHostNode(t *testing.T, node, dir string, args []string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(node, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + filepath.Dir(node), "TMPDIR=" + dir, "HOME=" + dir}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	code := 0
+	if err := cmd.Run(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	return out.String(), code
+}
+
+// TestNodeTestDifferential runs each case of testdata/nodetest under the
+// host's node and in a VM and compares stdout (TAP or spec) and the exit
+// status.
+func TestNodeTestDifferential(t *testing.T) {
+	hostNode, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("the differential test needs node on the host")
+	}
+	cases, err := os.ReadDir("testdata/nodetest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cases {
+		if c.IsDir() {
+			names = append(names, c.Name())
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		t.Fatal("no cases")
+	}
+	e := engine(t)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			src := filepath.Join("testdata/nodetest", name)
+			argsB, err := os.ReadFile(filepath.Join(src, "args"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := strings.Fields(string(argsB))
+			hostDir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := newVM(t, e)
+			copyCase(t, v, src, hostDir)
+			hostOut, hostCode := runHostNode(t, hostNode, hostDir, args)
+			r := v.run("", append([]string{"node"}, args...)...)
+			got := normaliseTestOutput(r.stdout, "/workspace")
+			want := normaliseTestOutput(hostOut, hostDir)
+			if r.code != hostCode || got != want {
+				t.Errorf("exit %d vs host %d\n--- first differing lines (secexec / host)\n%s\n--- secexec stdout\n%s\n--- host stdout\n%s\n--- secexec stderr\n%s",
+					r.code, hostCode, firstDiff(got, want), got, want, trunc(r.stderr))
+			}
+		})
+	}
+}
+
+// TestNodeTestSchemeOnly checks that node:test is the builtin and a bare
+// 'test' is a package from node_modules (or not found), as in Node.
+func TestNodeTestSchemeOnly(t *testing.T) {
+	v := newVM(t, nil)
+	r := v.node(`
+const t = require('node:test');
+console.log(typeof t, typeof t.describe, typeof t.mock.fn, t === require('node:test').test);
+try { require('test'); console.log('bare resolved'); } catch (e) { console.log(e.code); }
+console.log(require('module').isBuiltin('test'), require('module').isBuiltin('node:test'), require('module').builtinModules.includes('test'));
+`)
+	if r.code != 0 || r.stdout != "function function function true\nMODULE_NOT_FOUND\nfalse true false\n" {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	mkdir(t, v, "/workspace/node_modules")
+	mkdir(t, v, "/workspace/node_modules/test")
+	v.writeFile("/workspace/node_modules/test/index.js", "module.exports = 'the npm package';\n")
+	r = v.node(`console.log(require('test'), typeof require('node:test'))`)
+	if r.code != 0 || r.stdout != "the npm package function\n" {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
