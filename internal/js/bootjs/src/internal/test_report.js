@@ -169,12 +169,11 @@ function spec(color) {
         return `${d.message}\n`;
       case 'test:summary': {
         if (failures.length === 0) return '';
-        out = `\n${paint(31, `${sym.fail}failing tests:`)}\n\n`;
-        for (const f of failures) {
+        const entries = failures.map((f) => {
           const loc = f.d.file ? `test at ${relative(f.d.file)}:${f.d.line}:${f.d.column}\n` : '';
-          out += `${loc}${paint(31, sym.fail)}${f.d.name}${f.dur}${f.dir}\n${fmtError(f.d.details.error.cause, '  ')}\n\n`;
-        }
-        return out;
+          return `${loc}${paint(31, sym.fail)}${f.d.name}${f.dur}${f.dir}\n${fmtError(f.d.details.error.cause, '  ')}\n`;
+        });
+        return `\n${paint(31, `${sym.fail}failing tests:`)}\n\n${entries.join('\n')}`;
       }
       default:
         return '';
