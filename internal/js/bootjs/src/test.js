@@ -214,7 +214,7 @@ class Test {
   }
 
   cancel(err) {
-    if (this.finished) return;
+    if (this.finished || this.filtered) return;
     this.cancelled = true;
     this.fail(testFailure(new TestFailure(err || kCancelled), 'cancelledByParent'));
     for (const s of this.subtests) s.cancel();
@@ -581,15 +581,20 @@ function count(c, e) {
   else c.fail++;
 }
 
+function runRootAfter(r) {
+  if (r.afterDone === undefined) {
+    r.afterDone = r.runHooks('after', new TestContext(r), r.hooks.after).catch((e) => {
+      r.rootDiagnostics.push(String(e && e.message));
+    });
+  }
+  return r.afterDone;
+}
+
 let ended = false;
 async function rootEnd(r) {
   if (ended) return;
   ended = true;
-  try {
-    await r.runHooks('after', new TestContext(r), r.hooks.after);
-  } catch (e) {
-    r.rootDiagnostics.push(String(e && e.message));
-  }
+  await runRootAfter(r);
   for (const t of r.subtests) if (!t.finished && !t.filtered) t.cancel(kPending);
   rootFlush(r);
   const visible = r.subtests.filter((s) => !s.filtered).length;
@@ -612,7 +617,12 @@ function startTopLevel(r, t) {
     r.beforeDone = r.chain.then(() => r.runHooks('before', new TestContext(r), r.hooks.before)).catch((e) => { r.rootDiagnostics.push(String(e)); });
     r.chain = r.beforeDone;
   }
-  const p = r.chain.then(() => t.run());
+  const p = r.chain.then(() => t.run()).then(() => {
+    // The root's after hooks run once its last test has ended, before
+    // that test is reported (the reporter lags a macrotask).
+    if (r.subtests.every((s) => s.finished || s.filtered)) return runRootAfter(r);
+    return undefined;
+  });
   r.chain = p.catch(() => {});
   return p;
 }

@@ -201,7 +201,7 @@ function dot(color) {
     if (e.type === 'test:summary') {
       out = '\n';
       if (failed.length > 0) {
-        out += `${color ? '\x1b[31m' : ''}Failed tests:${color ? '\x1b[39m' : ''}\n\n`;
+        out += `\n${color ? '\x1b[31m' : ''}Failed tests:${color ? '\x1b[39m' : ''}\n\n`;
         for (const f of failed) out += `${color ? '\x1b[31m' : ''}\u2716 ${f.name} (${f.details.duration_ms}ms)${color ? '\x1b[39m' : ''}\n${fmtError(f.details.error.cause, '  ')}\n`;
       }
       return out;
