@@ -2,6 +2,7 @@ package js
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/tty"
+	"github.com/secexec/secexec/kernel/vfs"
 )
 
 // The node:test cases: each is a directory under testdata/nodetest with
@@ -232,5 +238,65 @@ console.log(require('module').isBuiltin('test'), require('module').isBuiltin('no
 	r = v.node(`console.log(require('test'), typeof require('node:test'))`)
 	if r.code != 0 || r.stdout != "the npm package function\n" {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestNodeTestSpecOnTerminal checks that node:test reports with the spec
+// reporter, in colour, when stdout is a terminal: the bytes Node 22.12
+// printed for the same file on a PTY (durations normalised).
+func TestNodeTestSpecOnTerminal(t *testing.T) {
+	v := newVM(t, nil)
+	v.writeFile("/workspace/tty.js", `const { describe, it, test } = require('node:test');
+describe('S', () => { it('a', () => {}); it.todo('t'); });
+test('diag', (t) => { t.diagnostic('hi'); });
+test('skipped', { skip: true }, () => {});
+`)
+	k := v.vm.Kernel
+	m, s, _, err := k.NewPTY(tty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := k.SpawnHost(context.Background(), kernel.SpawnOptions{
+		Argv: []string{"node", "tty.js"}, Env: []string{"PATH=/usr/bin:/bin", "HOME=/home/user"}, Cwd: "/workspace",
+		Files: []vfs.File{s, s, s}, Setsid: true, Terminal: s,
+	})
+	s.DecRef()
+	if err != nil {
+		m.DecRef()
+		t.Fatal(err)
+	}
+	var screen bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := m.Read(context.Background(), buf)
+			screen.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	st, err := p.HostWait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.DecRef() // ends the reader once the output is drained
+	<-done
+	got := regexp.MustCompile(`[0-9.]+ms\)|duration_ms [0-9.]+`).ReplaceAllString(screen.String(), "N")
+	want := "▶ S\r\n" +
+		"  \x1b[32m✔ a \x1b[90m(N\x1b[39m\x1b[39m\r\n" +
+		"  \x1b[32m✔ t \x1b[90m(N\x1b[39m # TODO\x1b[39m\r\n" +
+		"\x1b[32m✔ S \x1b[90m(N\x1b[39m\x1b[39m\r\n" +
+		"\x1b[32m✔ diag \x1b[90m(N\x1b[39m\x1b[39m\r\n" +
+		"\x1b[34mℹ hi\x1b[39m\r\n" +
+		"\x1b[90m﹣ skipped \x1b[90m(N\x1b[39m # SKIP\x1b[39m\r\n" +
+		"\x1b[34mℹ tests 4\x1b[39m\r\n\x1b[34mℹ suites 1\x1b[39m\r\n\x1b[34mℹ pass 2\x1b[39m\r\n\x1b[34mℹ fail 0\x1b[39m\r\n" +
+		"\x1b[34mℹ cancelled 0\x1b[39m\r\n\x1b[34mℹ skipped 1\x1b[39m\r\n\x1b[34mℹ todo 1\x1b[39m\r\n\x1b[34mℹ N\x1b[39m\r\n"
+	if st.ShellCode() != 0 || got != want {
+		t.Fatalf("exit %d\n got %q\nwant %q", st.ShellCode(), got, want)
 	}
 }

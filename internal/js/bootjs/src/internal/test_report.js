@@ -149,13 +149,13 @@ function spec(color) {
       case 'test:fail': {
         open.pop();
         const cancelled = d.details.error && d.details.error.failureType === 'cancelledByParent';
-        const dur = cancelled ? '' : ` (${d.details.duration_ms}ms)`;
         const dir = d.skip !== undefined ? ` # ${typeof d.skip === 'string' ? d.skip : 'SKIP'}` : (d.todo !== undefined ? ` # ${typeof d.todo === 'string' ? d.todo : 'TODO'}` : '');
+        // Node colours the whole line, the duration in grey inside it.
+        let code;
         let mark;
-        if (d.skip !== undefined) mark = paint(90, sym.skip);
-        else if (e.type === 'test:pass') mark = paint(32, sym.pass);
-        else mark = paint(31, sym.fail);
-        out += `${ind}${mark}${d.name}${dur}${dir}\n`;
+        if (d.skip !== undefined) { code = 90; mark = sym.skip; } else if (e.type === 'test:pass') { code = 32; mark = sym.pass; } else { code = 31; mark = sym.fail; }
+        const dur = cancelled ? '' : ` ${paint(90, `(${d.details.duration_ms}ms)`)}`;
+        out += `${ind}${paint(code, `${mark}${d.name}${dur}${dir}`)}\n`;
         if (e.type === 'test:fail' && d.details.error && d.details.error.failureType !== 'subtestsFailed') {
           out += `${fmtError(d.details.error.cause, `${ind}  `)}\n\n`;
           failures.push({ d, dir, dur });
@@ -171,7 +171,7 @@ function spec(color) {
         if (failures.length === 0) return '';
         const entries = failures.map((f) => {
           const loc = f.d.file ? `test at ${relative(f.d.file)}:${f.d.line}:${f.d.column}\n` : '';
-          return `${loc}${paint(31, sym.fail)}${f.d.name}${f.dur}${f.dir}\n${fmtError(f.d.details.error.cause, '  ')}\n`;
+          return `${loc}${paint(31, `${sym.fail}${f.d.name}${f.dur}${f.dir}`)}\n${fmtError(f.d.details.error.cause, '  ')}\n`;
         });
         return `\n${paint(31, `${sym.fail}failing tests:`)}\n\n${entries.join('\n')}`;
       }
