@@ -71,8 +71,23 @@ function callSite() {
   return undefined;
 }
 
+// calledFromPromiseJob tells whether the guest code calling node:test
+// runs as a promise job (the continuation of an await), not under the
+// module loader or a timer: its frame is then the last of the stack.
+function calledFromPromiseJob() {
+  const e = {};
+  const prev = Error.stackTraceLimit;
+  Error.stackTraceLimit = 50;
+  Error.captureStackTrace(e, calledFromPromiseJob);
+  Error.stackTraceLimit = prev;
+  const lines = String(e.stack).split('\n').slice(1).filter((l) => !/^\s+at async /.test(l));
+  const i = lines.findIndex((l) => /(?:\(|at )(?:file:\/\/)?\/[^()]*:\d+:\d+\)?\s*$/.test(l));
+  return i >= 0 && i === lines.length - 1;
+}
+
 let nextId = 0;
 let current = null; // the test whose function runs synchronously now
+const building = []; // suites whose async describe body is pending
 
 class Test {
   constructor(parent, name, options, fn, kind) {
@@ -104,6 +119,9 @@ class Test {
     this.runOnlyFlag = false;
     this.done = null;
     this.reportEvents = null;
+    this.waiting = [];
+    this.running = 0;
+    this.resolveDone = null;
     if (parent && parent.kind !== 'root' && parent.skip && !this.skip) this.skip = true;
   }
 
@@ -164,10 +182,14 @@ class Test {
         }
         return;
       }
-      try {
-        await this.runHooks('beforeEach', ctx, this.ancestorHooks('beforeEach'));
-      } catch (e) {
-        this.fail(testFailure(e, 'hookFailed'));
+      // Without hooks the test function starts synchronously.
+      const beforeEach = this.ancestorHooks('beforeEach');
+      if (beforeEach.length > 0) {
+        try {
+          await this.runHooks('beforeEach', ctx, beforeEach);
+        } catch (e) {
+          this.fail(testFailure(e, 'hookFailed'));
+        }
       }
       if (this.error === null && this.fn) {
         try {
@@ -177,8 +199,9 @@ class Test {
         }
       }
       // Subtests still running when the test function ends are cancelled;
-      // a few microtask turns let synchronous ones that were started but
-      // not awaited end first, as they do in Node.
+      // those that never started at once, and after a few microtask turns
+      // (in which synchronous ones end, as they do in Node) the rest.
+      for (const s of this.waiting.splice(0)) s.cancel();
       for (let i = 0; i < 20 && this.subtests.some((s) => !s.finished && !s.filtered); i++) await null;
       for (const s of this.subtests) if (!s.finished) s.cancel();
       try {
@@ -225,6 +248,7 @@ class Test {
     if (this.finished) return;
     this.finished = true;
     this.controller.abort();
+    if (this.resolveDone) this.resolveDone();
     if (this.mockTracker) this.mockTracker.reset();
     for (const s of this.subtests) if (!s.finished) s.cancel();
     if (this.error === null) {
@@ -283,7 +307,14 @@ class Test {
       current = t;
       try {
         const r = fn ? fn.call(ctx, ctx) : undefined;
-        t.buildDone = r && typeof r.then === 'function' ? Promise.resolve(r).catch((e) => t.fail(testFailure(e, 'testCodeFailure'))) : undefined;
+        if (r && typeof r.then === 'function') {
+          // Tests created while an async describe body is pending belong
+          // to it (Node knows through async context).
+          building.push(t);
+          t.buildDone = Promise.resolve(r).catch((e) => t.fail(testFailure(e, 'testCodeFailure'))).finally(() => {
+            building.splice(building.indexOf(t), 1);
+          });
+        }
       } catch (e) {
         t.fail(testFailure(e, 'testCodeFailure'));
       } finally {
@@ -466,12 +497,28 @@ class TestContext {
 }
 
 // Subtests of one test run up to its concurrency at once (1: in order).
+// One that can start starts at once, inside the call that created it,
+// as in Node; the others wait their turn, and are cancelled if the
+// parent ends first.
 function startWhenFree(parent, t) {
-  if (parent.concurrency === Infinity) return t.run();
-  const prev = parent.lastSubtestDone || Promise.resolve();
-  const p = prev.then(() => (parent.finished ? undefined : t.run()));
-  parent.lastSubtestDone = p.catch(() => {});
-  return p;
+  return new Promise((resolve) => {
+    t.resolveDone = resolve;
+    parent.waiting.push(t);
+    pump(parent);
+  });
+}
+
+function pump(parent) {
+  while (parent.running < parent.concurrency && parent.waiting.length > 0) {
+    const t = parent.waiting.shift();
+    if (t.finished) { t.resolveDone(); continue; }
+    parent.running++;
+    t.run().then(() => {
+      parent.running--;
+      t.resolveDone();
+      pump(parent);
+    });
+  }
 }
 
 class SuiteContext {
@@ -628,7 +675,9 @@ function startTopLevel(r, t) {
 }
 
 function parentForNew() {
-  return current && !current.finished ? current : getRoot();
+  if (current && !current.finished) return current;
+  if (building.length > 0 && calledFromPromiseJob()) return building[building.length - 1];
+  return getRoot();
 }
 
 function makeTestFn(kind) {

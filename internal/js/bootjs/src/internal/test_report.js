@@ -58,7 +58,12 @@ function errorFields(indent, data) {
     out.push(`${indent}signal: ${err.signal === null || err.signal === undefined ? '~' : `'${err.signal}'`}`);
   }
   const c = err.cause;
-  if (isErrorLike(c)) {
+  // Anything with a string message shows as an error: its message, its
+  // code and, for errors, the rest.
+  if (c !== null && typeof c === 'object' && typeof c.message === 'string' && !isErrorLike(c)) {
+    yamlValue(out, indent, 'error', c.message);
+    out.push(`${indent}code: ${inspect(c.code === undefined ? 'ERR_TEST_FAILURE' : c.code)}`);
+  } else if (isErrorLike(c)) {
     yamlValue(out, indent, 'error', String(c.message));
     out.push(`${indent}code: '${c.code === undefined ? 'ERR_TEST_FAILURE' : c.code}'`);
     if (c.name !== undefined && c.name !== 'Error') yamlValue(out, indent, 'name', String(c.name));
@@ -344,7 +349,9 @@ function serialise(e) {
   const err = d.error;
   const c = err.cause;
   let cause;
-  if (isErrorLike(c)) {
+  if (c !== null && typeof c === 'object' && typeof c.message === 'string' && !isErrorLike(c)) {
+    cause = { object: true, message: c.message, code: c.code };
+  } else if (isErrorLike(c)) {
     cause = { message: String(c.message), stack: String(c.stack), isError: true, inspected: inspect(c) };
     for (const k of ['code', 'name', 'secexecTestFailure']) if (c[k] !== undefined) cause[k] = c[k];
     if (c.name === 'AssertionError' || Object.prototype.hasOwnProperty.call(c, 'operator')) {
@@ -366,6 +373,7 @@ function revive(e) {
   if (!d || !d.error) return e;
   const c = d.error.cause;
   if (c.plain !== undefined) { d.error.cause = c.plain; return e; }
+  if (c.object) { d.error.cause = { message: c.message, code: c.code }; return e; }
   const err = Object.create(Error.prototype);
   for (const k of ['message', 'stack', 'code', 'secexecTestFailure']) if (c[k] !== undefined) Object.defineProperty(err, k, { value: c[k], enumerable: false, writable: true, configurable: true });
   if (c.name !== undefined) Object.defineProperty(err, 'name', { value: c.name, enumerable: false, writable: true, configurable: true });
