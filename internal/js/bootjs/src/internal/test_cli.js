@@ -126,6 +126,7 @@ function runFile(file, cwd, argv, emit, next, extraEnv) {
         try { e = report.revive(JSON.parse(l.slice(report.kMarker.length))); } catch { return; }
         if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0) {
           topLevel++;
+          next.count++;
           e.data.testNumber = ++next.number;
         }
         emit(e);
@@ -140,13 +141,20 @@ function runFile(file, cwd, argv, emit, next, extraEnv) {
       let i;
       while ((i = buf.indexOf('\n')) >= 0) { line(buf.slice(0, i)); buf = buf.slice(i + 1); }
     });
-    child.stderr.on('data', (s) => { errBuf += s; });
+    child.stderr.on('data', (s) => {
+      errBuf += s;
+      let i;
+      while ((i = errBuf.indexOf('\n')) >= 0) {
+        emit({ type: 'test:stderr', data: { nesting: 0, file, message: errBuf.slice(0, i) } });
+        errBuf = errBuf.slice(i + 1);
+      }
+    });
     let settled = false;
     const done = (code, signal) => {
       if (settled) return;
       settled = true;
       if (buf !== '') line(buf);
-      for (const l of errBuf.split('\n')) if (l !== '') emit({ type: 'test:stderr', data: { nesting: 0, file, message: l } });
+      if (errBuf !== '') emit({ type: 'test:stderr', data: { nesting: 0, file, message: errBuf } });
       if (topLevel === 0 || (code !== 0 && code !== null && !next.failedIn.has(file))) {
         const name = path.relative(cwd, file) || file;
         const base = { name, nesting: 0, file, line: 1, column: 1 };
@@ -159,7 +167,11 @@ function runFile(file, cwd, argv, emit, next, extraEnv) {
           Object.defineProperty(cause, 'secexecTestFailure', { value: true });
           details.error = { failureType: 'testCodeFailure', exitCode: code, signal, cause };
         }
-        emit({ type: ok ? 'test:pass' : 'test:fail', data: { ...base, testNumber: ++next.number, details } });
+        // Node numbers the entry of a file whose tests were reported with
+        // its last test's number, and counts it in the plan all the same.
+        const n = topLevel === 0 ? ++next.number : next.number;
+        next.count++;
+        emit({ type: ok ? 'test:pass' : 'test:fail', data: { ...base, testNumber: n, details } });
       }
       resolve();
     };
@@ -193,7 +205,7 @@ function count(c, e) {
 async function runAll(files, cwd, o, emit) {
   const start = performance.now();
   const c = counter();
-  const next = { number: 0, failedIn: new Set() };
+  const next = { number: 0, count: 0, failedIn: new Set() };
   const argv = o.argv;
   const conc = Math.max(1, o.concurrency || 1);
   const out = (e) => {
@@ -210,8 +222,14 @@ async function runAll(files, cwd, o, emit) {
     let reported = 0;
     const drain = () => {
       while (reported < files.length && finished[reported]) {
+        let lastLocal = 0;
         for (const e of buffers[reported]) {
-          if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0) e.data.testNumber = ++next.number;
+          if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0) {
+            next.count++;
+            const local = e.data.testNumber;
+            e.data.testNumber = local === lastLocal ? next.number : ++next.number;
+            lastLocal = local;
+          }
           out(e);
         }
         reported++;
@@ -221,7 +239,7 @@ async function runAll(files, cwd, o, emit) {
     const lane = async () => {
       while (i < files.length) {
         const k = i++;
-        const local = { number: 0, failedIn: new Set() };
+        const local = { number: 0, count: 0, failedIn: new Set() };
         await runFile(files[k], cwd, argv, (e) => buffers[k].push(e), local, o.env);
         finished[k] = true;
         drain();
@@ -231,7 +249,7 @@ async function runAll(files, cwd, o, emit) {
     for (let n = 0; n < Math.min(conc, files.length); n++) lanes.push(lane());
     await Promise.all(lanes);
   }
-  emit({ type: 'test:plan', data: { nesting: 0, count: next.number } });
+  emit({ type: 'test:plan', data: { nesting: 0, count: next.count } });
   const dur = performance.now() - start;
   for (const [k, v] of [['tests', c.tests], ['suites', c.suites], ['pass', c.pass], ['fail', c.fail], ['cancelled', c.cancelled], ['skipped', c.skipped], ['todo', c.todo], ['duration_ms', dur]]) {
     emit({ type: 'test:diagnostic', data: { nesting: 0, message: `${k} ${v}`, summary: true } });

@@ -1,0 +1,1 @@
+process.stderr.write('to stderr\n'); require('node:test')('x', () => {});
