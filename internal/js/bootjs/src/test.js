@@ -204,13 +204,15 @@ class Test {
       for (const s of this.waiting.splice(0)) s.cancel();
       for (let i = 0; i < 20 && this.subtests.some((s) => !s.finished && !s.filtered); i++) await null;
       for (const s of this.subtests) if (!s.finished) s.cancel();
+      // The afterEach hooks of the ancestors, then the test's own after.
       try {
-        await this.runHooks('after', ctx, this.hooks.after);
+        await this.runHooks('afterEach', ctx, this.ancestorHooks('afterEach'));
       } catch (e) {
         this.fail(testFailure(e, 'hookFailed'));
       }
+      if (this.beforeRunning) await this.beforeRunning;
       try {
-        await this.runHooks('afterEach', ctx, this.ancestorHooks('afterEach'));
+        await this.runHooks('after', ctx, this.hooks.after);
       } catch (e) {
         this.fail(testFailure(e, 'hookFailed'));
       }
@@ -465,7 +467,16 @@ class TestContext {
   }
   skip(message) { this.#test.skip = message === undefined ? true : String(message); }
   todo(message) { this.#test.todo = message === undefined ? true : String(message); }
-  before(fn, opts) { addHook(this.#test, 'before', fn, opts); }
+  before(fn, opts) {
+    const t = this.#test;
+    addHook(t, 'before', fn, opts);
+    // A before hook added while its test runs runs at once.
+    if (t.started && !t.finished) {
+      const h = t.hooks.before[t.hooks.before.length - 1];
+      const p = callWithTimeout(h.fn, this, h.timeout, t).catch((e) => t.fail(testFailure(e, 'hookFailed')));
+      t.beforeRunning = t.beforeRunning ? Promise.all([t.beforeRunning, p]) : p;
+    }
+  }
   after(fn, opts) { addHook(this.#test, 'after', fn, opts); }
   beforeEach(fn, opts) { addHook(this.#test, 'beforeEach', fn, opts); }
   afterEach(fn, opts) { addHook(this.#test, 'afterEach', fn, opts); }
