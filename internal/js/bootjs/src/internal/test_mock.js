@@ -1,4 +1,5 @@
 'use strict';
+const { process } = require('../process.js');
 // node:test's mock: function, method, getter and setter mocks with call
 // records, and mock.timers (a fake clock for the timer functions and
 // Date), as Node 22 documents them.
@@ -130,7 +131,11 @@ class MockTracker {
   }
 
   get timers() {
-    return this.#timers || (this.#timers = new MockTimers());
+    if (!this.#timers) {
+      process.emitWarning('The MockTimers API is an experimental feature and might change at any time', 'ExperimentalWarning');
+      this.#timers = new MockTimers();
+    }
+    return this.#timers;
   }
 }
 
@@ -156,8 +161,8 @@ class MockTimers {
     this.#apis = apis;
     const g = globalThis;
     this.#saved = { setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, setInterval: g.setInterval, clearInterval: g.clearInterval, setImmediate: g.setImmediate, clearImmediate: g.clearImmediate, Date: g.Date };
-    const add = (fn, delay, args, repeat) => {
-      const t = { id: ++this.#seq, fn, args, at: this.#now + Math.max(1, delay | 0), interval: repeat ? Math.max(1, delay | 0) : 0 };
+    const add = (fn, delay, args, repeat, immediate) => {
+      const t = { id: ++this.#seq, fn, args, at: this.#now + (immediate ? 0 : Math.max(1, delay | 0)), interval: repeat ? Math.max(1, delay | 0) : 0 };
       this.#timers.push(t);
       const handle = { id: t.id, ref() { return handle; }, unref() { return handle; }, hasRef() { return true; }, refresh() { t.at = this.#now + t.interval; return handle; }, [Symbol.toPrimitive]() { return t.id; } };
       return handle;
@@ -168,7 +173,7 @@ class MockTimers {
     };
     if (apis.includes('setTimeout')) { g.setTimeout = (fn, d, ...a) => add(fn, d, a, false); g.clearTimeout = clear; }
     if (apis.includes('setInterval')) { g.setInterval = (fn, d, ...a) => add(fn, d, a, true); g.clearInterval = clear; }
-    if (apis.includes('setImmediate')) { g.setImmediate = (fn, ...a) => { const h = add(fn, 0, a, false); return h; }; g.clearImmediate = clear; }
+    if (apis.includes('setImmediate')) { g.setImmediate = (fn, ...a) => add(fn, 0, a, false, true); g.clearImmediate = clear; }
     if (apis.includes('Date')) {
       const RealDate = this.#saved.Date;
       const self = this;

@@ -1,1 +1,0 @@
-process.stderr.write('to stderr\n'); require('node:test')('x', () => {});
