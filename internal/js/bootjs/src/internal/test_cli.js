@@ -81,7 +81,13 @@ function findFiles(args, cwd) {
     }
     const abs = path.resolve(cwd, a);
     let st;
-    try { st = fs.statSync(abs); } catch { out.add(abs); continue; }
+    try {
+      st = fs.statSync(abs);
+    } catch {
+      const e = new Error(`Could not find '${a}'`);
+      e.notFound = true;
+      throw e;
+    }
     if (st.isDirectory()) {
       const found = [];
       walk(fs, abs, '', found, budget);
@@ -259,7 +265,8 @@ async function runAll(files, cwd, o, emit) {
 }
 
 function parseOptions(execArgv) {
-  const o = { reporters: [], destinations: [], concurrency: 1 };
+  // Node's default: one file per core but one.
+  const o = { reporters: [], destinations: [], concurrency: Math.max(1, require('../os.js').availableParallelism() - 1) };
   for (let i = 0; i < execArgv.length; i++) {
     let a = execArgv[i];
     let v;
@@ -277,7 +284,15 @@ function parseOptions(execArgv) {
 function main(args) {
   const cwd = process.cwd();
   const o = parseOptions(process.execArgv);
-  const files = findFiles(args, cwd);
+  let files;
+  try {
+    files = findFiles(args, cwd);
+  } catch (e) {
+    if (!e.notFound) throw e;
+    process.stderr.write(`${e.message}\n`);
+    process.exitCode = 1;
+    return;
+  }
   o.argv = childArgv(process.execArgv);
   let rep;
   try {
