@@ -297,9 +297,61 @@ function create(o) {
     const dest = o.destinations[i] !== undefined ? o.destinations[i] : (names.length === 1 ? 'stdout' : undefined);
     const write = destination(dest);
     const isTTY = (dest === 'stdout' && process.stdout.isTTY) || (dest === 'stderr' && process.stderr.isTTY);
+    if (!builtin.has(n)) return custom(n, write);
     return { fn: make(n, !!isTTY && !process.env.NO_COLOR && process.env.FORCE_COLOR !== '0'), write };
   });
   return sink(outs);
+}
+
+const builtin = new Set(['tap', 'spec', 'dot', 'junit']);
+
+// custom loads a reporter module (a path or a package, from the working
+// directory): an async generator function over the events, or a
+// Transform stream in object mode, as Node accepts.
+function custom(name, write) {
+  const Module = require('../module.js');
+  const req = Module.createRequire(`${process.cwd()}/[reporter]`);
+  let mod = req(name.startsWith('file://') ? decodeURIComponent(name.slice(7)) : name);
+  if (mod && typeof mod === 'object' && mod.default !== undefined) mod = mod.default;
+  const queue = [];
+  let wake = null;
+  let closed = false;
+  const source = {
+    [Symbol.asyncIterator]() {
+      return {
+        next() {
+          if (queue.length > 0) return Promise.resolve({ value: queue.shift(), done: false });
+          if (closed) return Promise.resolve({ value: undefined, done: true });
+          return new Promise((resolve) => { wake = resolve; });
+        },
+        return() { closed = true; return Promise.resolve({ value: undefined, done: true }); },
+      };
+    },
+  };
+  const toText = (chunk) => (typeof chunk === 'string' || chunk instanceof Uint8Array ? chunk : String(chunk));
+  let push;
+  let close;
+  if (typeof mod === 'function') {
+    push = (e) => {
+      if (wake) { const w = wake; wake = null; w({ value: e, done: false }); } else queue.push(e);
+    };
+    close = () => {
+      closed = true;
+      if (wake) { const w = wake; wake = null; w({ value: undefined, done: true }); }
+    };
+    (async () => {
+      for await (const chunk of mod(source)) write(toText(chunk));
+    })().catch((err) => { process.nextTick(() => { throw err; }); });
+  } else if (mod && typeof mod.write === 'function') {
+    mod.on('data', (chunk) => write(toText(chunk)));
+    push = (e) => mod.write(e);
+    close = () => mod.end();
+  } else {
+    const e = new TypeError(`Reporter ${name} is not a function or a stream`);
+    e.code = 'ERR_INVALID_ARG_TYPE';
+    throw e;
+  }
+  return { push, close };
 }
 
 // sink queues events and renders them a macrotask later, the lag of
@@ -311,6 +363,7 @@ function sink(outs) {
     scheduled = false;
     const evs = queue.splice(0);
     for (const o of outs) {
+      if (o.push) { for (const e of evs) o.push(e); continue; }
       let s = '';
       for (const e of evs) s += o.fn(e);
       if (s !== '') o.write(s);
@@ -321,7 +374,10 @@ function sink(outs) {
       queue.push(e);
       if (!scheduled) { scheduled = true; setImmediate(flush); }
     },
-    end() { flush(); },
+    end() {
+      flush();
+      for (const o of outs) if (o.close) o.close();
+    },
   };
 }
 
