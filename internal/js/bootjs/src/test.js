@@ -579,22 +579,46 @@ function getRoot() {
 // onAsyncError fails the test that is running when an error escapes it.
 function onAsyncError(err, type) {
   const r = rootTest;
-  let t = null;
-  const walk = (n) => { for (const s of n.subtests) if (s.started && !s.finished) { t = s; walk(s); } };
-  walk(r);
-  if (t === null) {
-    // Node reports an error after the tests have ended as a diagnostic.
-    const last = lastFinished(r);
-    if (last) {
-      r.rootDiagnostics.push(`Error: Test "${last.name}" at ${locText(last)} generated asynchronous activity after the test ended. This activity created the error "${err}" and would have caused the test to fail, but instead triggered an ${type} event.`);
-      process.exitCode = 1;
-      rootFlush(r);
-      return;
-    }
-    throw err;
+  const t = ownerOf(r, err);
+  if (t === null) throw err;
+  if (t.finished) {
+    // Node reports an error from a test that has ended as a diagnostic.
+    r.rootDiagnostics.push(`Error: Test "${t.name}" at ${locText(t)} generated asynchronous activity after the test ended. This activity created the error "${err}" and would have caused the test to fail, but instead triggered an ${type} event.`);
+    process.exitCode = 1;
+    return;
   }
   t.fail(testFailure(err, type));
-  if (t.settleAsyncError) t.settleAsyncError();
+}
+
+// ownerOf guesses the test an asynchronous error comes from. Node knows
+// through async context; here the error's first frame in a test file
+// points at the test whose call comes last before it in that file (the
+// function that threw is written inside that test), else the test
+// running now, else the last one that ended.
+function ownerOf(r, err) {
+  const all = [];
+  const walk = (n) => { for (const s of n.subtests) { all.push(s); walk(s); } };
+  walk(r);
+  const stack = err && typeof err.stack === 'string' ? err.stack : '';
+  for (const line of stack.split('\n')) {
+    const m = /(?:\(|at )(?:file:\/\/)?(\/[^()]*?):(\d+):(\d+)\)?\s*$/.exec(line);
+    if (!m) continue;
+    const inFile = all.filter((s) => s.loc && s.loc.file === m[1] && s.started);
+    if (inFile.length === 0) continue;
+    const ln = Number(m[2]);
+    const col = Number(m[3]);
+    let best = null;
+    for (const s of inFile) {
+      const before = s.loc.line < ln || (s.loc.line === ln && s.loc.column <= col);
+      if (before && (best === null || s.loc.line > best.loc.line || (s.loc.line === best.loc.line && s.loc.column > best.loc.column))) best = s;
+    }
+    if (best !== null) return best;
+    break;
+  }
+  let running = null;
+  const walkRunning = (n) => { for (const s of n.subtests) if (s.started && !s.finished) { running = s; walkRunning(s); } };
+  walkRunning(r);
+  return running || lastFinished(r);
 }
 
 function lastFinished(r) {
@@ -624,7 +648,6 @@ function rootFlush(r) {
       r.reporter.event(e);
     }
   }
-  for (const d of r.rootDiagnostics.splice(0)) r.reporter.event({ type: 'test:diagnostic', data: { nesting: 0, message: d } });
 }
 
 function count(c, e) {
@@ -657,6 +680,7 @@ async function rootEnd(r) {
   rootFlush(r);
   const visible = r.subtests.filter((s) => !s.filtered).length;
   r.reporter.event({ type: 'test:plan', data: { nesting: 0, count: visible } });
+  for (const d of r.rootDiagnostics.splice(0)) r.reporter.event({ type: 'test:diagnostic', data: { nesting: 0, message: d } });
   const c = r.counts;
   const dur = performance.now() - r.startTime;
   for (const [k, v] of [['tests', c.tests], ['suites', c.suites], ['pass', c.pass], ['fail', c.fail], ['cancelled', c.cancelled], ['skipped', c.skipped], ['todo', c.todo], ['duration_ms', dur]]) {
