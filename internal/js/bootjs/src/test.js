@@ -33,6 +33,7 @@ function cliOptions() {
     const val = () => (v !== undefined ? v : argv[++i]);
     switch (a) {
       case '--test-only': o.only = true; break;
+      case '--test-force-exit': o.forceExit = true; break;
       case '--test-name-pattern': o.namePatterns.push(toRegExp(val())); break;
       case '--test-skip-pattern': o.skipPatterns.push(toRegExp(val())); break;
       case '--test-timeout': o.timeout = Number(val()); break;
@@ -689,6 +690,8 @@ async function rootEnd(r) {
   r.reporter.event({ type: 'test:summary', data: { counts: c, duration_ms: dur } });
   r.reporter.end();
   if (c.fail > 0 || c.cancelled > 0) process.exitCode = 1;
+  // --test-force-exit: end even if timers or handles are still open.
+  if (cliOpts().forceExit) process.exit();
 }
 
 // Top-level tests run one after another, each starting once the
@@ -702,8 +705,10 @@ function startTopLevel(r, t) {
   const p = r.chain.then(() => t.run()).then(() => {
     // The root's after hooks run once its last test has ended, before
     // that test is reported (the reporter lags a macrotask).
-    if (r.subtests.every((s) => s.finished || s.filtered)) return runRootAfter(r);
-    return undefined;
+    if (!r.subtests.every((s) => s.finished || s.filtered)) return undefined;
+    const after = runRootAfter(r);
+    // --test-force-exit does not wait for the loop to run dry.
+    return cliOpts().forceExit ? after.then(() => rootEnd(r)) : after;
   });
   r.chain = p.catch(() => {});
   return p;

@@ -100,7 +100,7 @@ function findFiles(args, cwd) {
 // childArgv keeps the options that filter or time tests, which the
 // children apply.
 function childArgv(execArgv) {
-  const keep = ['--test-name-pattern', '--test-skip-pattern', '--test-only', '--test-timeout'];
+  const keep = ['--test-name-pattern', '--test-skip-pattern', '--test-only', '--test-timeout', '--test-force-exit'];
   const out = [];
   for (let i = 0; i < execArgv.length; i++) {
     const a = execArgv[i];
@@ -110,7 +110,7 @@ function childArgv(execArgv) {
       continue;
     }
     out.push(a);
-    if (!a.includes('=') && name !== '--test-only' && i + 1 < execArgv.length) out.push(execArgv[++i]);
+    if (!a.includes('=') && name !== '--test-only' && name !== '--test-force-exit' && i + 1 < execArgv.length) out.push(execArgv[++i]);
   }
   return out;
 }
@@ -306,6 +306,7 @@ function main(args) {
   runAll(files, cwd, o, emit).then((c) => {
     rep.end();
     if (c.fail > 0 || c.cancelled > 0) process.exitCode = 1;
+    if (process.execArgv.includes('--test-force-exit')) process.exit();
   });
 }
 
