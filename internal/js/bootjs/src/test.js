@@ -12,6 +12,8 @@
 // created without a context, and t.test() names its parent explicitly.
 const { process } = require('./process.js');
 const report = require('./internal/test_report.js');
+// The runner's own timers are the real ones even while a test mocks them.
+const timers = require('./timers.js');
 
 const kCancelled = 'test did not finish before its parent and was cancelled';
 const kOnlyWarning = "'only' and 'runOnly' require the --test-only command-line option.";
@@ -119,7 +121,6 @@ class Test {
     this.duration = 0;
     this.runOnlyFlag = false;
     this.done = null;
-    this.reportEvents = null;
     this.waiting = [];
     this.running = 0;
     this.resolveDone = null;
@@ -194,7 +195,7 @@ class Test {
       }
       if (this.error === null && this.fn) {
         try {
-          await callWithTimeout(this.fn, ctx, this.timeout, this, true);
+          await callWithTimeout(this.fn, ctx, this.timeout, this);
         } catch (e) {
           this.fail(e && e.failureType ? e : testFailure(e, 'testCodeFailure'));
         }
@@ -299,7 +300,6 @@ class Test {
     if (options === undefined || options === null) options = {};
     if (name === undefined || name === null) name = (fn && fn.name) || '<anonymous>';
     name = String(name);
-    if (fn === undefined && !options.todo) options = { ...options, todo: options.todo, skip: options.skip };
     const t = new Test(this, name, { ...options, loc: options.loc || callSite() }, fn, kind);
     if (fn === undefined && kind !== 'suite' && t.skip === false && t.todo === false) t.fn = () => {};
     this.subtests.push(t);
@@ -390,12 +390,12 @@ function applySuiteFilter(t) {
 // callWithTimeout calls a test or hook function with its context: a
 // promise it returns or the done callback (for functions that take one
 // more argument than the context) ends it.
-function callWithTimeout(fn, ctx, timeout, test, isTest) {
+function callWithTimeout(fn, ctx, timeout, test) {
   return new Promise((resolve, reject) => {
     let timer = null;
-    const settle = (f, v) => { if (timer !== null) clearTimeout(timer); f(v); };
+    const settle = (f, v) => { if (timer !== null) timers.clearTimeout(timer); f(v); };
     if (timeout !== Infinity && timeout !== undefined && Number.isFinite(timeout)) {
-      timer = setTimeout(() => {
+      timer = timers.setTimeout(() => {
         reject(testFailure(new TestFailure(`test timed out after ${timeout}ms`), 'testTimeoutFailure'));
       }, timeout);
     }
@@ -403,7 +403,7 @@ function callWithTimeout(fn, ctx, timeout, test, isTest) {
     current = test;
     let r;
     try {
-      if (fn.length >= 2 || (!isTest && fn.length >= 2)) {
+      if (fn.length >= 2) {
         let called = false;
         const done = (err) => {
           if (called) return;
@@ -490,17 +490,16 @@ class TestContext {
       t.cancel();
       return Promise.resolve();
     }
-    t.awaited = true;
     return startWhenFree(parent, t).then(() => undefined);
   }
   waitFor(condition, opts = {}) {
     const interval = opts.interval === undefined ? 50 : opts.interval;
     const timeout = opts.timeout === undefined ? 1000 : opts.timeout;
-    const start = Date.now();
+    const start = performance.now();
     return new Promise((resolve, reject) => {
       const attempt = async () => {
         try { resolve(await condition()); } catch (e) {
-          if (Date.now() - start >= timeout) reject(e); else setTimeout(attempt, interval);
+          if (performance.now() - start >= timeout) reject(e); else timers.setTimeout(attempt, interval);
         }
       };
       attempt();
@@ -561,7 +560,7 @@ function cliOpts() { return cachedOptions || (cachedOptions = cliOptions()); }
 
 function getRoot() {
   if (rootTest) return rootTest;
-  const r = new Test(null, '<root>', {}, undefined, 'root');
+  const r = new Test(null, '<root>', { timeout: cliOpts().timeout }, undefined, 'root');
   rootTest = r;
   r.queue = [];
   r.reported = 0;
@@ -728,8 +727,7 @@ function makeTestFn(kind) {
     const t = parent.createSubtest(kind, name, options, f);
     if (parent === r) return startTopLevel(r, t).then(() => undefined);
     if (parent.kind === 'test') {
-      t.awaited = true;
-      return startWhenFree(parent, t).then(() => undefined);
+        return startWhenFree(parent, t).then(() => undefined);
     }
     return undefined;
   };

@@ -372,7 +372,7 @@ function sink(outs) {
   return {
     event(e) {
       queue.push(e);
-      if (!scheduled) { scheduled = true; setImmediate(flush); }
+      if (!scheduled) { scheduled = true; require('../timers.js').setImmediate(flush); }
     },
     end() {
       flush();

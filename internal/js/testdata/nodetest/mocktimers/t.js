@@ -44,3 +44,7 @@ test('mock.fn times and implementation', () => {
   const a = new ctor(3);
   assert.strictEqual(a.x, 3);
 });
+test('global mock left enabled', () => {
+  mock.timers.enable({ apis: ['setImmediate', 'setTimeout', 'setInterval'] });
+});
+test('runs after', async () => {});
