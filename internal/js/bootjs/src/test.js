@@ -721,15 +721,15 @@ function parentForNew() {
 
 function makeTestFn(kind) {
   const fn = (name, options, f) => {
-    const parent = parentForNew();
     const r = getRoot();
-    if (!r.rootDiagnostics) r.rootDiagnostics = [];
+    const parent = parentForNew();
     const t = parent.createSubtest(kind, name, options, f);
-    if (parent === r) return startTopLevel(r, t).then(() => undefined);
-    if (parent.kind === 'test') {
-        return startWhenFree(parent, t).then(() => undefined);
-    }
-    return undefined;
+    let done;
+    if (parent === r) done = startTopLevel(r, t);
+    else if (parent.kind === 'test') done = startWhenFree(parent, t);
+    else done = Promise.resolve();
+    // test() settles when the test has ended, suite() at once (Node 22).
+    return kind === 'suite' ? Promise.resolve() : done.then(() => undefined);
   };
   fn.skip = (name, options, f) => fn(...withOption(name, options, f, 'skip'));
   fn.todo = (name, options, f) => fn(...withOption(name, options, f, 'todo'));
@@ -746,10 +746,8 @@ function withOption(name, options, f, key) {
 
 function hookFn(which) {
   return (fn, opts) => {
-    const parent = parentForNew();
-    const r = getRoot();
-    if (!r.rootDiagnostics) r.rootDiagnostics = [];
-    addHook(parent, which, fn, opts);
+    getRoot();
+    addHook(parentForNew(), which, fn, opts);
   };
 }
 
