@@ -266,31 +266,12 @@ class Test {
   isFailure() { return this.error !== null && !this.todo; }
 
   childFinished() {
-    if (this.kind === 'root') rootFlush(this);
+    drain(rootTest);
   }
 
-  // events lists this test's report: its start, its subtests' reports,
-  // its plan, its result and its diagnostics.
-  events() {
-    const out = [];
-    const base = { name: this.name, nesting: this.nesting, file: this.loc && this.loc.file, line: this.loc && this.loc.line, column: this.loc && this.loc.column };
-    out.push({ type: 'test:start', data: { ...base } });
-    const subs = this.subtests.filter((s) => !s.filtered);
-    let n = 0;
-    for (const s of subs) {
-      s.testNumber = ++n;
-      out.push(...s.events());
-    }
-    if (subs.length > 0) out.push({ type: 'test:plan', data: { nesting: this.nesting + 1, count: subs.length } });
-    const details = { duration_ms: this.duration };
-    if (this.kind === 'suite') details.type = 'suite';
-    if (this.error !== null) details.error = this.error;
-    const data = { ...base, testNumber: this.testNumber, details };
-    if (this.skip !== false) data.skip = this.skip;
-    if (this.todo !== false) data.todo = this.todo;
-    out.push({ type: this.error !== null ? 'test:fail' : 'test:pass', data });
-    for (const d of this.diagnostics) out.push({ type: 'test:diagnostic', data: { nesting: this.nesting, message: d } });
-    return out;
+  // base is what every report event of this test carries.
+  base() {
+    return { name: this.name, nesting: this.nesting, file: this.loc && this.loc.file, line: this.loc && this.loc.line, column: this.loc && this.loc.column };
   }
 
   createSubtest(kind, name, options, fn) {
@@ -304,6 +285,8 @@ class Test {
     if (fn === undefined && kind !== 'suite' && t.skip === false && t.todo === false) t.fn = () => {};
     this.subtests.push(t);
     applyFilters(t);
+    // Node's reporters start (TAP prints its header) on the first event.
+    if (!t.filtered && rootTest) rootTest.reporter.event({ type: 'test:enqueue', data: t.base() });
     if (kind === 'suite') {
       const ctx = new SuiteContext(t);
       const prev = current;
@@ -562,12 +545,9 @@ function getRoot() {
   if (rootTest) return rootTest;
   const r = new Test(null, '<root>', { timeout: cliOpts().timeout }, undefined, 'root');
   rootTest = r;
-  r.queue = [];
-  r.reported = 0;
   r.startTime = performance.now();
   r.reporter = report.create(cliOpts());
   r.rootDiagnostics = [];
-  r.numbered = 0;
   r.chain = Promise.resolve();
   r.counts = { tests: 0, suites: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
   process.on('uncaughtException', (err) => onAsyncError(err, 'uncaughtException'));
@@ -634,20 +614,59 @@ function locText(t) {
   return `${rel}:${t.loc.line}:${t.loc.column}`;
 }
 
-// rootFlush hands the finished top-level tests, in order, to the reporter.
-function rootFlush(r) {
-  while (r.reported < r.subtests.length) {
-    const t = r.subtests[r.reported];
-    if (t.filtered) { r.reported++; continue; }
-    if (!t.finished) break;
-    r.reported++;
-    t.testNumber = ++r.numbered;
-    const evs = t.events();
-    for (const e of evs) {
-      count(r.counts, e);
-      r.reporter.event(e);
+// Reporting follows Node's order: a test's report (its start, its
+// subtests, its plan, its result, its diagnostics) comes after the
+// reports of the siblings before it; a running test is opened (its start
+// reported) once its first subtest can be, and its subtests are then
+// reported as they end.
+function emit(r, e) {
+  count(r.counts, e);
+  r.reporter.event(e);
+}
+
+function canOpen(t) {
+  const first = t.subtests.find((s) => !s.filtered);
+  return first !== undefined && (first.finished || canOpen(first));
+}
+
+function openTest(r, t) {
+  if (t.startEmitted) return;
+  t.startEmitted = true;
+  emit(r, { type: 'test:start', data: t.base() });
+}
+
+function drain(node) {
+  const r = rootTest;
+  if (node.nextChild === undefined) { node.nextChild = 0; node.numbered = 0; }
+  while (node.nextChild < node.subtests.length) {
+    const c = node.subtests[node.nextChild];
+    if (c.filtered) { node.nextChild++; continue; }
+    if (c.finished) {
+      node.nextChild++;
+      c.testNumber = ++node.numbered;
+      reportAll(r, c);
+      continue;
     }
+    if (!c.startEmitted && !canOpen(c)) return;
+    openTest(r, c);
+    drain(c);
+    return;
   }
+}
+
+function reportAll(r, t) {
+  openTest(r, t);
+  drain(t);
+  const shown = t.subtests.filter((s) => !s.filtered).length;
+  if (shown > 0) emit(r, { type: 'test:plan', data: { nesting: t.nesting + 1, count: shown } });
+  const details = { duration_ms: t.duration };
+  if (t.kind === 'suite') details.type = 'suite';
+  if (t.error !== null) details.error = t.error;
+  const data = { ...t.base(), testNumber: t.testNumber, details };
+  if (t.skip !== false) data.skip = t.skip;
+  if (t.todo !== false) data.todo = t.todo;
+  emit(r, { type: t.error !== null ? 'test:fail' : 'test:pass', data });
+  for (const d of t.diagnostics) emit(r, { type: 'test:diagnostic', data: { nesting: t.nesting, message: d } });
 }
 
 function count(c, e) {
@@ -677,7 +696,7 @@ async function rootEnd(r) {
   ended = true;
   await runRootAfter(r);
   for (const t of r.subtests) if (!t.finished && !t.filtered) t.cancel(kPending);
-  rootFlush(r);
+  drain(r);
   const visible = r.subtests.filter((s) => !s.filtered).length;
   r.reporter.event({ type: 'test:plan', data: { nesting: 0, count: visible } });
   for (const d of r.rootDiagnostics.splice(0)) r.reporter.event({ type: 'test:diagnostic', data: { nesting: 0, message: d } });

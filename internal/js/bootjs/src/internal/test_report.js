@@ -118,7 +118,7 @@ function tap() {
       case 'test:stderr':
         return `${s}${ind}# ${d.message}\n`;
       default:
-        return started ? '' : s;
+        return s;
     }
   };
 }
@@ -388,7 +388,7 @@ const kMarker = '\u0000secexec:test:';
 function childChannel() {
   return {
     event(e) {
-      if (e.type === 'test:summary') return;
+      if (e.type === 'test:summary' || e.type === 'test:enqueue') return;
       if (e.type === 'test:diagnostic' && e.data.summary) return;
       if (e.type === 'test:plan' && e.data.nesting === 0) return;
       process.stdout.write(`${kMarker}${JSON.stringify(serialise(e), (k, v) => (typeof v === "bigint" ? `${v}n` : v))}\n`);
