@@ -661,6 +661,7 @@ function reportAll(r, t) {
   if (shown > 0) emit(r, { type: 'test:plan', data: { nesting: t.nesting + 1, count: shown } });
   const details = { duration_ms: t.duration };
   if (t.kind === 'suite') details.type = 'suite';
+  if (!t.started) details.neverStarted = true;
   if (t.error !== null) details.error = t.error;
   const data = { ...t.base(), testNumber: t.testNumber, details };
   if (t.skip !== false) data.skip = t.skip;

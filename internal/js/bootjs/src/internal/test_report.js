@@ -152,8 +152,10 @@ function spec(color) {
         return out;
       case 'test:pass':
       case 'test:fail': {
-        open.pop();
-        const cancelled = d.details.error && d.details.error.failureType === 'cancelledByParent';
+        const mine = open.pop();
+        const hadSubtests = mine !== undefined && mine.announced;
+        // A test that never started shows no duration.
+        const cancelled = d.details.neverStarted === true;
         const dir = d.skip !== undefined ? ` # ${typeof d.skip === 'string' ? d.skip : 'SKIP'}` : (d.todo !== undefined ? ` # ${typeof d.todo === 'string' ? d.todo : 'TODO'}` : '');
         // Node colours the whole line, the duration in grey inside it.
         let code;
@@ -162,7 +164,7 @@ function spec(color) {
         const dur = cancelled ? '' : ` ${paint(90, `(${d.details.duration_ms}ms)`)}`;
         out += `${ind}${paint(code, `${mark}${d.name}${dur}${dir}`)}\n`;
         if (e.type === 'test:fail' && d.details.error && d.details.error.failureType !== 'subtestsFailed') {
-          out += `${fmtError(d.details.error.cause, `${ind}  `)}\n\n`;
+          out += `${hadSubtests ? '\n' : ''}${fmtError(d.details.error.cause, `${ind}  `)}\n\n`;
           failures.push({ d, dir, dur });
         }
         return out;
