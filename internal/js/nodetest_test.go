@@ -27,12 +27,15 @@ import (
 
 var (
 	durationRe = regexp.MustCompile(`duration_ms[: ]+[0-9.e+-]+|\([0-9.e+-]+ms\)`)
+	// JUnit's times (seconds) and the machine's name.
+	junitRe = regexp.MustCompile(`time="[0-9.e+-]+"|hostname="[^"]*"`)
 )
 
 // normaliseTestOutput replaces durations with a placeholder and drops the
 // frame lines of stack blocks, keeping the "stack: |-" line itself.
 func normaliseTestOutput(s, dir string) string {
 	s = strings.ReplaceAll(s, dir, "/workspace")
+	s = junitRe.ReplaceAllStringFunc(s, func(m string) string { return m[:strings.Index(m, "=")] + `="*"` })
 	s = durationRe.ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(m, "(") {
 			return "(*ms)"

@@ -19,8 +19,8 @@ const kCancelled = 'test did not finish before its parent and was cancelled';
 const kOnlyWarning = "'only' and 'runOnly' require the --test-only command-line option.";
 const kPending = 'Promise resolution is still pending but the event loop has already resolved';
 
-function testFailure(cause, failureType) {
-  return { cause, failureType };
+function testFailure(cause, failureType, hook) {
+  return hook === undefined ? { cause, failureType } : { cause, failureType, hook };
 }
 
 // options as node --test / node:test read them from execArgv.
@@ -173,14 +173,14 @@ class Test {
           try {
             await this.runHooks('before', ctx, this.hooks.before);
           } catch (e) {
-            this.fail(testFailure(e, 'hookFailed'));
+            this.fail(testFailure(e, 'hookFailed', 'before'));
           }
         }
         if (this.error === null) await this.runSubtests();
         try {
           await this.runHooks('after', ctx, this.hooks.after);
         } catch (e) {
-          this.fail(testFailure(e, 'hookFailed'));
+          this.fail(testFailure(e, 'hookFailed', 'after'));
         }
         return;
       }
@@ -190,7 +190,7 @@ class Test {
         try {
           await this.runHooks('beforeEach', ctx, beforeEach);
         } catch (e) {
-          this.fail(testFailure(e, 'hookFailed'));
+          this.fail(testFailure(e, 'hookFailed', 'beforeEach'));
         }
       }
       if (this.error === null && this.fn) {
@@ -210,13 +210,13 @@ class Test {
       try {
         await this.runHooks('afterEach', ctx, this.ancestorHooks('afterEach'));
       } catch (e) {
-        this.fail(testFailure(e, 'hookFailed'));
+        this.fail(testFailure(e, 'hookFailed', 'afterEach'));
       }
       if (this.beforeRunning) await this.beforeRunning;
       try {
         await this.runHooks('after', ctx, this.hooks.after);
       } catch (e) {
-        this.fail(testFailure(e, 'hookFailed'));
+        this.fail(testFailure(e, 'hookFailed', 'after'));
       }
       if (this.error === null && this.planned !== null && this.planned !== this.assertions) {
         this.fail(testFailure(new TestFailure(`plan expected ${this.planned} assertions but received ${this.assertions}`), 'testCodeFailure'));
@@ -457,7 +457,7 @@ class TestContext {
     // A before hook added while its test runs runs at once.
     if (t.started && !t.finished) {
       const h = t.hooks.before[t.hooks.before.length - 1];
-      const p = callWithTimeout(h.fn, this, h.timeout, t).catch((e) => t.fail(testFailure(e, 'hookFailed')));
+      const p = callWithTimeout(h.fn, this, h.timeout, t).catch((e) => t.fail(testFailure(e, 'hookFailed', 'before')));
       t.beforeRunning = t.beforeRunning ? Promise.all([t.beforeRunning, p]) : p;
     }
   }

@@ -217,53 +217,75 @@ function dot(color) {
   };
 }
 
+// xmlEscape escapes as Node's JUnit reporter does, quotes first (so a
+// quote comes out as &amp;quot;) and '>' left alone.
 function xmlEscape(s) {
-  return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return String(s).replace(/"/g, '&quot;').replace(/&/g, '&amp;').replace(/</g, '&lt;');
 }
 
+// junit writes Node's JUnit XML: the document opens with the first
+// event, each top-level test is written when it is reported, and the
+// summary closes it as comments.
 function junit() {
+  let opened = false;
   const stack = [{ children: [] }];
-  const diags = [];
+  const host = require('../os.js').hostname();
+  const render = (n, ind, lines) => {
+    const d = n.d;
+    const secs = String(d.details.duration_ms / 1000);
+    const err = d.details.error;
+    if (n.children.length > 0 || d.details.type === 'suite') {
+      // tests counts the children, failures and skipped every test below.
+      const below = [];
+      const walk = (x) => { for (const c of x.children) { below.push(c); walk(c); } };
+      walk(n);
+      const failures = below.filter((c) => c.failed).length;
+      const skipped = below.filter((c) => c.d.skip !== undefined || c.d.todo !== undefined).length;
+      lines.push(`${ind}<testsuite name="${xmlEscape(d.name)}" time="${secs}" disabled="0" errors="0" tests="${n.children.length}" failures="${failures}" skipped="${skipped}" hostname="${xmlEscape(host)}">`);
+      for (const c of n.children) render(c, `${ind}\t`, lines);
+      lines.push(`${ind}</testsuite>`);
+      return;
+    }
+    const msg = err ? failureMessage(err) : '';
+    const head = `${ind}<testcase name="${xmlEscape(d.name)}" time="${secs}" classname="test"${err ? ` failure="${xmlEscape(msg)}"` : ''}`;
+    const inner = [];
+    if (d.skip !== undefined) inner.push(`${ind}\t<skipped type="skipped" message="${xmlEscape(d.skip === true ? 'true' : d.skip)}"/>`);
+    if (d.todo !== undefined) inner.push(`${ind}\t<skipped type="todo" message="${xmlEscape(d.todo === true ? 'true' : d.todo)}"/>`);
+    if (err) {
+      inner.push(`${ind}\t<failure type="${err.failureType}" message="${xmlEscape(msg)}">`);
+      inner.push(xmlEscape(inspect(err.cause)));
+      inner.push(`${ind}\t</failure>`);
+    }
+    if (inner.length === 0) lines.push(`${head}/>`);
+    else lines.push(`${head}>`, ...inner, `${ind}</testcase>`);
+  };
   return (e) => {
     const d = e.data || {};
-    if (e.type === 'test:start') { stack.push({ d, children: [] }); return ''; }
+    let out = '';
+    if (!opened) { opened = true; out += '<?xml version="1.0" encoding="utf-8"?>\n<testsuites>\n'; }
+    if (e.type === 'test:start') { stack.push({ d, children: [] }); return out; }
     if (e.type === 'test:pass' || e.type === 'test:fail') {
-      const node = stack.pop();
+      const node = stack.pop() || { children: [] };
       node.d = d;
       node.failed = e.type === 'test:fail';
-      stack[stack.length - 1].children.push(node);
-      return '';
+      if (stack.length > 1) { stack[stack.length - 1].children.push(node); return out; }
+      const lines = [];
+      render(node, '\t', lines);
+      return `${out}${lines.join('\n')}\n`;
     }
-    if (e.type === 'test:diagnostic' && d.summary) { diags.push(d.message); return ''; }
-    if (e.type !== 'test:summary') return '';
-    const lines = ['<?xml version="1.0" encoding="utf-8"?>', '<testsuites>'];
-    const host = 'localhost';
-    const walk = (n, ind) => {
-      const isSuite = n.d.details.type === 'suite' || n.children.length > 0;
-      const secs = (n.d.details.duration_ms / 1000).toString();
-      if (isSuite) {
-        lines.push(`${ind}<testsuite name="${xmlEscape(n.d.name)}" time="${secs}" disabled="0" errors="0" tests="${n.children.length}" failures="${n.children.filter((c) => c.failed).length}" skipped="${n.children.filter((c) => c.d.skip !== undefined).length}" hostname="${host}">`);
-        for (const c of n.children) walk(c, `${ind}\t`);
-        lines.push(`${ind}</testsuite>`);
-        return;
-      }
-      const head = `${ind}<testcase name="${xmlEscape(n.d.name)}" time="${secs}" classname="test"`;
-      if (n.failed) {
-        const err = n.d.details.error;
-        const c = err.cause;
-        const msg = isErrorLike(c) ? c.message : String(c);
-        lines.push(`${head}>`, `${ind}\t<failure type="${err.failureType}" message="${xmlEscape(msg)}">`, xmlEscape(isErrorLike(c) ? inspect(c) : msg), `${ind}\t</failure>`, `${ind}</testcase>`);
-      } else if (n.d.skip !== undefined || n.d.todo !== undefined) {
-        lines.push(`${head}>`, `${ind}\t<skipped type="${n.d.skip !== undefined ? 'skipped' : 'todo'}" message="${xmlEscape(n.d.skip !== undefined ? n.d.skip : n.d.todo)}"/>`, `${ind}</testcase>`);
-      } else {
-        lines.push(`${head}/>`);
-      }
-    };
-    for (const c of stack[0].children) walk(c, '\t');
-    for (const m of diags) lines.push(`\t<!-- ${xmlEscape(m)} -->`);
-    lines.push('</testsuites>');
-    return `${lines.join('\n')}\n`;
+    if (e.type === 'test:diagnostic' && d.nesting === 0) return `${out}\t<!-- ${xmlEscape(d.message)} -->\n`;
+    if (e.type === 'test:summary') return `${out}</testsuites>\n`;
+    return out;
   };
+}
+
+// failureMessage is the message JUnit shows for a failure: the error's,
+// or for a hook Node's own words.
+function failureMessage(err) {
+  if (err.failureType === 'hookFailed' && err.hook) return `failed running ${err.hook} hook`;
+  const c = err.cause;
+  if (c !== null && typeof c === 'object' && typeof c.message === 'string') return c.message;
+  return typeof c === 'string' ? c : String(c);
 }
 
 // destination opens where a reporter writes: stdout, stderr or a file.
@@ -421,7 +443,7 @@ function serialise(e) {
   } else {
     cause = { plain: typeof c === 'string' ? c : (c === null || typeof c !== 'object' ? String(c) : inspect(c)) };
   }
-  return { type: e.type, data: { ...e.data, details: { ...d, error: { failureType: err.failureType, cause } } } };
+  return { type: e.type, data: { ...e.data, details: { ...d, error: { failureType: err.failureType, hook: err.hook, exitCode: err.exitCode, signal: err.signal, cause } } } };
 }
 
 // revive turns a serialised error back into something the reporters
