@@ -73,8 +73,8 @@ const factories = {
 // package in node_modules, as in Node.
 const schemeOnly = new Set(['test', 'test/reporters', 'sqlite', 'sea']);
 const schemeFactories = {
-  test: () => require('../test.js'),
-  'test/reporters': () => require('./test_report.js').reporters(),
+  test: () => require('./lazy.js').lazy('test_runner').test,
+  'test/reporters': () => require('./lazy.js').lazy('test_runner').reporters(),
 };
 
 const cache = new Map();

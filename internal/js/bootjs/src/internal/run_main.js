@@ -93,7 +93,7 @@ function runMain(info) {
       Module.runMain(info.file);
       break;
     case 'test':
-      require('./test_cli.js').main(process.argv.slice(1));
+      require('./lazy.js').lazy('test_runner').main(process.argv.slice(1));
       break;
   }
 }

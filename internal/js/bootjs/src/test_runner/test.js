@@ -10,10 +10,10 @@
 // runtime has none, so the test whose function is running synchronously
 // (a describe body, the start of a test function) is the parent of tests
 // created without a context, and t.test() names its parent explicitly.
-const { process } = require('./process.js');
-const report = require('./internal/test_report.js');
+const process = require('node:process');
+const report = require('./report.js');
 // The runner's own timers are the real ones even while a test mocks them.
-const timers = require('./timers.js');
+const timers = require('node:timers');
 
 const kCancelled = 'test did not finish before its parent and was cancelled';
 const kOnlyWarning = "'only' and 'runOnly' require the --test-only command-line option.";
@@ -426,7 +426,7 @@ class TestContext {
   get filePath() { return this.#test.loc && this.#test.loc.file; }
   get assert() {
     if (this.#assert) return this.#assert;
-    const assert = require('assert/');
+    const assert = require('node:assert');
     const test = this.#test;
     const a = {};
     for (const m of assertMethods) {
@@ -437,7 +437,7 @@ class TestContext {
   }
   get mock() {
     const t = this.#test;
-    if (!t.mockTracker) t.mockTracker = new (require('./internal/test_mock.js').MockTracker)();
+    if (!t.mockTracker) t.mockTracker = new (require('./mock.js').MockTracker)();
     return t.mockTracker;
   }
   diagnostic(message) { this.#test.diagnostics.push(String(message)); }
@@ -782,12 +782,12 @@ test.before = hookFn('before');
 test.after = hookFn('after');
 test.beforeEach = hookFn('beforeEach');
 test.afterEach = hookFn('afterEach');
-test.run = (...a) => require('./internal/test_cli.js').run(...a);
+test.run = (...a) => require('./cli.js').run(...a);
 let mockTracker;
 Object.defineProperty(test, 'mock', {
   enumerable: true,
   configurable: true,
-  get() { return mockTracker || (mockTracker = new (require('./internal/test_mock.js').MockTracker)()); },
+  get() { return mockTracker || (mockTracker = new (require('./mock.js').MockTracker)()); },
 });
 test.snapshot = { setDefaultSnapshotSerializers() {}, setResolveSnapshotPath() {} };
 

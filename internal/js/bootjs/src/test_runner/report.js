@@ -3,9 +3,9 @@
 // 22's built-in reporter of the same name prints it. Output is written
 // from a later macrotask, as Node's reporters write through a stream,
 // so a test's console output lands before the report of that test.
-const { process } = require('../process.js');
+const process = require('node:process');
 
-function inspect(v) { return require('../util.js').inspect(v); }
+function inspect(v) { return require('node:util').inspect(v); }
 
 function tapEscape(s) {
   return String(s).replace(/\\/g, '\\\\').replace(/#/g, '\\#').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t').replace(/\f/g, '\\f').replace(/\v/g, '\\v').replace(/\x08/g, '\\b');
@@ -229,7 +229,7 @@ function xmlEscape(s) {
 function junit() {
   let opened = false;
   const stack = [{ children: [] }];
-  const host = require('../os.js').hostname();
+  const host = require('node:os').hostname();
   const render = (n, ind, lines) => {
     const d = n.d;
     const secs = String(d.details.duration_ms / 1000);
@@ -292,7 +292,7 @@ function failureMessage(err) {
 function destination(name) {
   if (name === undefined || name === 'stdout') return (s) => process.stdout.write(s);
   if (name === 'stderr') return (s) => process.stderr.write(s);
-  const fs = require('../fs.js');
+  const fs = require('node:fs');
   const fd = fs.openSync(name, 'w');
   return (s) => fs.writeSync(fd, s);
 }
@@ -333,7 +333,7 @@ const builtin = new Set(['tap', 'spec', 'dot', 'junit']);
 // directory): an async generator function over the events, or a
 // Transform stream in object mode, as Node accepts.
 function custom(name, write) {
-  const Module = require('../module.js');
+  const Module = require('node:module');
   const req = Module.createRequire(`${process.cwd()}/[reporter]`);
   let mod = req(name.startsWith('file://') ? decodeURIComponent(name.slice(7)) : name);
   if (mod && typeof mod === 'object' && mod.default !== undefined) mod = mod.default;
@@ -396,7 +396,7 @@ function sink(outs) {
   return {
     event(e) {
       queue.push(e);
-      if (!scheduled) { scheduled = true; require('../timers.js').setImmediate(flush); }
+      if (!scheduled) { scheduled = true; require('node:timers').setImmediate(flush); }
     },
     end() {
       flush();
@@ -462,7 +462,7 @@ function revive(e) {
     err.actual = c.actual;
     err.operator = c.operator;
   }
-  err[require('../util.js').inspect.custom] = () => c.inspected;
+  err[require('node:util').inspect.custom] = () => c.inspected;
   d.error.cause = err;
   return e;
 }

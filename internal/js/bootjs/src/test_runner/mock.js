@@ -1,5 +1,5 @@
 'use strict';
-const { process } = require('../process.js');
+const process = require('node:process');
 // node:test's mock: function, method, getter and setter mocks with call
 // records, and mock.timers (a fake clock for the timer functions and
 // Date), as Node 22 documents them.

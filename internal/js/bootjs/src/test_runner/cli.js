@@ -3,9 +3,9 @@
 // child process (through child_process, so through the kernel), read the
 // report events each child sends (test_report.js's child channel) and
 // report them all as one run, as Node 22 does.
-const { process } = require('../process.js');
-const report = require('./test_report.js');
-const path = require('../path.js');
+const process = require('node:process');
+const report = require('./report.js');
+const path = require('node:path');
 
 const exts = ['js', 'cjs', 'mjs'];
 
@@ -62,7 +62,7 @@ function globToRegExp(g) {
 
 // findFiles lists the files to run, absolute and sorted as Node lists them.
 function findFiles(args, cwd) {
-  const fs = require('../fs.js');
+  const fs = require('node:fs');
   const budget = { n: 100000 };
   const out = new Set();
   if (args.length === 0) {
@@ -118,7 +118,7 @@ function childArgv(execArgv) {
 // runFile runs one test file in a child and passes its events to emit,
 // numbering its top-level tests from next.number.
 function runFile(file, cwd, argv, emit, next, extraEnv) {
-  const cp = require('../child_process.js');
+  const cp = require('node:child_process');
   return new Promise((resolve) => {
     const start = performance.now();
     const env = { ...process.env, ...extraEnv, NODE_TEST_CONTEXT: 'child-v8' };
@@ -266,7 +266,7 @@ async function runAll(files, cwd, o, emit) {
 
 function parseOptions(execArgv) {
   // Node's default: one file per core but one.
-  const o = { reporters: [], destinations: [], concurrency: Math.max(1, require('../os.js').availableParallelism() - 1) };
+  const o = { reporters: [], destinations: [], concurrency: Math.max(1, require('node:os').availableParallelism() - 1) };
   for (let i = 0; i < execArgv.length; i++) {
     let a = execArgv[i];
     let v;
@@ -312,7 +312,7 @@ function main(args) {
 
 // run is node:test's run(): a stream of the events of the files' tests.
 function run(options = {}) {
-  const { Readable } = require('../stream.js');
+  const { Readable } = require('node:stream');
   const stream = new Readable({ objectMode: true, read() {} });
   const cwd = options.cwd || process.cwd();
   const argv = [];
