@@ -335,10 +335,17 @@ function applyFilters(t) {
     if (o.namePatterns.length > 0 && !ancestorMatched(t) && !o.namePatterns.some((re) => re.test(t.name) || re.test(full))) t.filtered = true;
     if (o.skipPatterns.length > 0 && o.skipPatterns.some((re) => re.test(t.name) || re.test(full))) t.filtered = true;
   }
-  if (o.only && !t.only && p && (p.runOnlyFlag || ((p.kind === 'root' || p.subtests.some((s) => s.only)) && !ancestorOnly(t)))) {
-    if (t.kind === 'suite') t.onlyPending = true;
-    else { t.skip = "'only' option not set"; }
+  // --test-only (Node 22) leaves out what is not marked only: a test
+  // runs if it or an ancestor is, or if its parent is a running test
+  // (not a suite, not the root) that did not ask for runOnly.
+  if (o.only && p && t.kind !== 'suite' && !t.only) {
+    if (p.runOnlyFlag || (!inOnlyScope(t) && (p.kind === 'root' || p.kind === 'suite'))) t.filtered = true;
   }
+}
+
+function inOnlyScope(t) {
+  for (let a = t; a && a.kind !== 'root'; a = a.parent) if (a.only) return true;
+  return false;
 }
 
 function ancestorMatched(t) {
@@ -350,13 +357,6 @@ function ancestorMatched(t) {
   return false;
 }
 
-function ancestorOnly(t) {
-  for (let a = t.parent; a && a.kind !== 'root'; a = a.parent) {
-    if (a.only && !a.subtests.some((s) => s.only)) return true;
-  }
-  return false;
-}
-
 // A suite is reported only if something in it is left to run.
 function applySuiteFilter(t) {
   const o = cliOpts();
@@ -364,10 +364,9 @@ function applySuiteFilter(t) {
     const anyRun = t.subtests.some((s) => !s.filtered);
     if (!anyRun) t.filtered = true;
   }
-  if (t.onlyPending) {
-    const anyOnly = t.subtests.some((s) => s.only || (s.kind === 'suite' && !s.onlyPending && !s.skip));
-    if (!anyOnly) t.skip = "'only' option not set";
-  }
+  // Under --test-only a suite outside every only stays if something in
+  // it does.
+  if (o.only && !inOnlyScope(t) && !t.subtests.some((s) => !s.filtered)) t.filtered = true;
 }
 
 // callWithTimeout calls a test or hook function with its context: a
