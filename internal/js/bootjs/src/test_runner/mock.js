@@ -10,6 +10,22 @@ function typeError(code, msg) {
   return e;
 }
 
+function rangeError(msg) {
+  const e = new RangeError(msg);
+  e.code = 'ERR_OUT_OF_RANGE';
+  return e;
+}
+
+function show(v) {
+  return typeof v === 'string' ? `'${v}'` : require('node:util').inspect(v);
+}
+
+function validateTimes(times) {
+  if (times === undefined) return;
+  if (typeof times !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "options.times" property must be of type number. Received ${show(times)}`);
+  if (!Number.isInteger(times) || times < 1) throw rangeError(`The value of "options.times" is out of range. It must be >= 1 && <= 9007199254740991. Received ${show(times)}`);
+}
+
 class MockFunctionContext {
   #calls = [];
   #impl;
@@ -32,10 +48,17 @@ class MockFunctionContext {
   }
   mockImplementationOnce(fn, onCall) {
     if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', 'The "implementation" argument must be of type function.');
-    this.#onces.set(onCall === undefined ? this.#count : onCall, fn);
+    const n = onCall === undefined ? this.#count : onCall;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < this.#count) throw rangeError(`The value of "onCall" is out of range. It must be >= ${this.#count}. Received ${show(n)}`);
+    this.#onces.set(n, fn);
   }
   resetCalls() { this.#calls = []; }
-  restore() { if (this.#restore) this.#restore(); }
+  // restore brings back the original implementation (and, for a
+  // method, the original property); calls are still recorded.
+  restore() {
+    this.#impl = this.#original;
+    if (this.#restore) this.#restore();
+  }
   // nextImpl picks the implementation of the next call.
   nextImpl() {
     const n = this.#count++;
@@ -57,6 +80,7 @@ class MockTracker {
   fn(original = function() {}, implementation = original, options = {}) {
     if (original !== null && typeof original === 'object') { options = original; original = function() {}; implementation = original; }
     else if (implementation !== null && typeof implementation === 'object') { options = implementation; implementation = original; }
+    validateTimes(options.times);
     const ctx = new MockFunctionContext(implementation, original, undefined, options.times);
     return this.#wrap(ctx, original);
   }
@@ -64,10 +88,14 @@ class MockTracker {
   #wrap(ctx, original) {
     const mock = function(...args) {
       const impl = ctx.nextImpl();
-      const call = { arguments: args, error: undefined, result: undefined, stack: new Error(), target: new.target, this: this };
+      // new on the mock constructs the implementation itself, so the
+      // instance is of its class (Node records that class as target).
+      const target = new.target === mock ? impl : new.target;
+      const call = { arguments: args, error: undefined, result: undefined, stack: new Error(), target, this: new.target ? undefined : this };
       try {
-        const result = new.target ? Reflect.construct(impl, args, new.target) : Reflect.apply(impl, this, args);
+        const result = new.target ? Reflect.construct(impl, args, target) : Reflect.apply(impl, this, args);
         call.result = result;
+        if (new.target) call.this = result;
         ctx.record(call);
         return result;
       } catch (e) {
@@ -86,8 +114,11 @@ class MockTracker {
   method(object, methodName, implementation, options = {}) {
     if (object === null || (typeof object !== 'object' && typeof object !== 'function')) throw typeError('ERR_INVALID_ARG_TYPE', 'The "object" argument must be of type object.');
     if (implementation !== null && typeof implementation === 'object') { options = implementation; implementation = undefined; }
+    if (typeof methodName !== 'string' && typeof methodName !== 'symbol') throw typeError('ERR_INVALID_ARG_TYPE', `The "methodName" argument must be one of type string or symbol. Received ${show(methodName)}`);
     const getter = !!options.getter;
     const setter = !!options.setter;
+    if (getter && setter) throw typeError('ERR_INVALID_ARG_VALUE', "The property 'options.setter' cannot be used with 'options.getter'. Received true");
+    validateTimes(options.times);
     let desc;
     for (let o = object; o; o = Object.getPrototypeOf(o)) {
       desc = Object.getOwnPropertyDescriptor(o, methodName);
@@ -95,11 +126,9 @@ class MockTracker {
     }
     const original = getter ? desc && desc.get : (setter ? desc && desc.set : desc && desc.value);
     if (typeof original !== 'function') throw typeError('ERR_INVALID_ARG_VALUE', `The argument 'methodName' must be a method. Received ${typeof original === 'undefined' ? 'undefined' : String(original)}`);
-    const own = Object.getOwnPropertyDescriptor(object, methodName);
-    const restore = () => {
-      if (own) Object.defineProperty(object, methodName, own);
-      else delete object[methodName];
-    };
+    // Restoring puts the original property on the object itself, also
+    // when it was inherited (as Node does).
+    const restore = () => { Object.defineProperty(object, methodName, desc); };
     const ctx = new MockFunctionContext(implementation === undefined ? original : implementation, original, restore, options.times);
     const mock = this.#wrap(ctx, original);
     const nd = { configurable: desc.configurable, enumerable: desc.enumerable };
@@ -112,11 +141,13 @@ class MockTracker {
 
   getter(object, methodName, implementation, options = {}) {
     if (implementation !== null && typeof implementation === 'object') { options = implementation; implementation = undefined; }
+    if (options.getter === false) throw typeError('ERR_INVALID_ARG_VALUE', "The property 'options.getter' cannot be false. Received false");
     return this.method(object, methodName, implementation, { ...options, getter: true });
   }
 
   setter(object, methodName, implementation, options = {}) {
     if (implementation !== null && typeof implementation === 'object') { options = implementation; implementation = undefined; }
+    if (options.setter === false) throw typeError('ERR_INVALID_ARG_VALUE', "The property 'options.setter' cannot be false. Received false");
     return this.method(object, methodName, implementation, { ...options, setter: true });
   }
 

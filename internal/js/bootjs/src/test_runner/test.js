@@ -292,7 +292,8 @@ class Test {
       const prev = current;
       current = t;
       try {
-        const r = fn ? fn.call(ctx, ctx) : undefined;
+        // A skipped suite's body never runs.
+        const r = fn && !t.skip ? fn.call(ctx, ctx) : undefined;
         if (r && typeof r.then === 'function') {
           // Tests created while an async describe body is pending belong
           // to it (Node knows through async context).
@@ -413,7 +414,17 @@ function callWithTimeout(fn, ctx, timeout, test) {
   });
 }
 
-const assertMethods = ['deepEqual', 'deepStrictEqual', 'doesNotMatch', 'doesNotReject', 'doesNotThrow', 'equal', 'fail', 'ifError', 'match', 'notDeepEqual', 'notDeepStrictEqual', 'notEqual', 'notStrictEqual', 'ok', 'rejects', 'strictEqual', 'throws'];
+// t.assert has assert's functions (not its classes nor strict), each
+// counting towards t.plan, the snapshot ones, and those registered with
+// test.assert.register.
+const notCopied = new Set(['AssertionError', 'CallTracker', 'strict']);
+const customAssertions = new Map();
+
+function snapshotUnsupported() {
+  const e = new Error('snapshot testing is not supported in this sandbox');
+  e.code = 'ERR_ACCESS_DENIED';
+  throw e;
+}
 
 class TestContext {
   #test;
@@ -428,8 +439,15 @@ class TestContext {
     const assert = require('node:assert');
     const test = this.#test;
     const a = {};
-    for (const m of assertMethods) {
-      a[m] = (...args) => { test.assertions++; return assert[m](...args); };
+    const ctx = this;
+    for (const m of Object.keys(assert)) {
+      if (notCopied.has(m) || typeof assert[m] !== 'function') continue;
+      a[m] = function(...args) { test.assertions++; return Reflect.apply(assert[m], this, args); };
+    }
+    a.snapshot = snapshotUnsupported;
+    a.fileSnapshot = snapshotUnsupported;
+    for (const [name, fn] of customAssertions) {
+      a[name] = function(...args) { test.assertions++; return Reflect.apply(fn, ctx, args); };
     }
     this.#assert = a;
     return a;
@@ -475,6 +493,11 @@ class TestContext {
     return startWhenFree(parent, t).then(() => undefined);
   }
   waitFor(condition, opts = {}) {
+    if (typeof condition !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', 'The "condition" argument must be of type function.');
+    if (opts === null || typeof opts !== 'object') throw typeError('ERR_INVALID_ARG_TYPE', 'The "options" argument must be of type object.');
+    for (const k of ['interval', 'timeout']) {
+      if (opts[k] !== undefined && typeof opts[k] !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "options.${k}" property must be of type number.`);
+    }
     const interval = opts.interval === undefined ? 50 : opts.interval;
     const timeout = opts.timeout === undefined ? 1000 : opts.timeout;
     const start = performance.now();
@@ -664,7 +687,7 @@ function reportAll(r, t) {
   if (t.error !== null) details.error = t.error;
   const data = { ...t.base(), testNumber: t.testNumber, details };
   if (t.skip !== false) data.skip = t.skip;
-  if (t.todo !== false) data.todo = t.todo;
+  else if (t.todo !== false) data.todo = t.todo;
   emit(r, { type: t.error !== null ? 'test:fail' : 'test:pass', data });
   for (const d of t.diagnostics) emit(r, { type: 'test:diagnostic', data: { nesting: t.nesting, message: d } });
 }
@@ -772,7 +795,7 @@ function hookFn(which) {
 
 const test = makeTestFn('test');
 const suite = makeTestFn('suite');
-const it = makeTestFn('test');
+const it = test;
 test.test = test;
 test.it = it;
 test.describe = suite;
@@ -788,6 +811,13 @@ Object.defineProperty(test, 'mock', {
   configurable: true,
   get() { return mockTracker || (mockTracker = new (require('./mock.js').MockTracker)()); },
 });
+test.assert = {
+  register(name, fn) {
+    if (typeof name !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `The "name" argument must be of type string. Received ${typeof name === 'number' ? `type number (${name})` : typeof name}`);
+    if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', 'The "fn" argument must be of type function.');
+    customAssertions.set(name, fn);
+  },
+};
 test.snapshot = { setDefaultSnapshotSerializers() {}, setResolveSnapshotPath() {} };
 
 module.exports = test;
