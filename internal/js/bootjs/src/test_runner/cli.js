@@ -122,14 +122,19 @@ function runFile(file, cwd, argv, emit, next, extraEnv) {
   return new Promise((resolve) => {
     const start = performance.now();
     const env = { ...process.env, ...extraEnv, NODE_TEST_CONTEXT: 'child-v8' };
+    if (next.interrupted) { resolve(); return; }
     const child = cp.spawn(process.execPath, [...argv, file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    next.children.add(child);
+    child.on('exit', () => next.children.delete(child));
     let buf = '';
     let errBuf = '';
     let topLevel = 0;
+    let failedHere = false;
     const line = (l) => {
       if (l.startsWith(report.kMarker)) {
         let e;
         try { e = report.revive(JSON.parse(l.slice(report.kMarker.length))); } catch { return; }
+        if (e.type === 'test:fail') failedHere = true;
         if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0) {
           topLevel++;
           next.count++;
@@ -161,7 +166,7 @@ function runFile(file, cwd, argv, emit, next, extraEnv) {
       settled = true;
       if (buf !== '') line(buf);
       if (errBuf !== '') emit({ type: 'test:stderr', data: { nesting: 0, file, message: errBuf } });
-      if (topLevel === 0 || (code !== 0 && code !== null && !next.failedIn.has(file))) {
+      if (topLevel === 0 || (code !== 0 && code !== null && !failedHere)) {
         const name = path.relative(cwd, file) || file;
         const base = { name, nesting: 0, file, line: 1, column: 1 };
         emit({ type: 'test:start', data: base });
@@ -211,12 +216,24 @@ function count(c, e) {
 async function runAll(files, cwd, o, emit) {
   const start = performance.now();
   const c = counter();
-  const next = { number: 0, count: 0, failedIn: new Set() };
+  const next = { number: 0, count: 0, children: new Set(), interrupted: false };
+  // Interrupted (SIGINT, SIGTERM), the run stops its children, starts no
+  // more files and reports what it has, ending with status 1 (Node 22).
+  const interrupt = () => {
+    next.interrupted = true;
+    process.exitCode = 1;
+    for (const ch of next.children) ch.kill('SIGTERM');
+  };
+  if (o.handleSignals) {
+    process.on('SIGINT', interrupt);
+    process.on('SIGTERM', interrupt);
+  }
+  // The reporters start at once (TAP's header), before any file reports.
+  for (const f of files) emit({ type: 'test:enqueue', data: { nesting: 0, name: f, file: f } });
   const argv = o.argv;
   const conc = Math.max(1, o.concurrency || 1);
   const out = (e) => {
     count(c, e);
-    if (e.type === 'test:fail' && e.data.file) next.failedIn.add(e.data.file);
     emit(e);
   };
   if (conc === 1) {
@@ -245,7 +262,7 @@ async function runAll(files, cwd, o, emit) {
     const lane = async () => {
       while (i < files.length) {
         const k = i++;
-        const local = { number: 0, count: 0, failedIn: new Set() };
+        const local = { number: 0, count: 0, children: next.children, get interrupted() { return next.interrupted; } };
         await runFile(files[k], cwd, argv, (e) => buffers[k].push(e), local, o.env);
         finished[k] = true;
         drain();
@@ -261,6 +278,11 @@ async function runAll(files, cwd, o, emit) {
     emit({ type: 'test:diagnostic', data: { nesting: 0, message: `${k} ${v}`, summary: true } });
   }
   emit({ type: 'test:summary', data: { counts: c, duration_ms: dur, success: c.fail === 0 && c.cancelled === 0 } });
+  if (o.handleSignals) {
+    process.removeListener('SIGINT', interrupt);
+    process.removeListener('SIGTERM', interrupt);
+  }
+  if (next.interrupted) c.interrupted = true;
   return c;
 }
 
@@ -294,6 +316,7 @@ function main(args) {
     return;
   }
   o.argv = childArgv(process.execArgv);
+  o.handleSignals = true;
   let rep;
   try {
     rep = report.create({ reporters: o.reporters, destinations: o.destinations, isChild: false });
@@ -305,7 +328,7 @@ function main(args) {
   const emit = (e) => rep.event(e);
   runAll(files, cwd, o, emit).then((c) => {
     rep.end();
-    if (c.fail > 0 || c.cancelled > 0) process.exitCode = 1;
+    if (c.fail > 0 || c.cancelled > 0 || c.interrupted) process.exitCode = 1;
     if (process.execArgv.includes('--test-force-exit')) process.exit();
   });
 }
