@@ -88,9 +88,10 @@ class MockTracker {
   #wrap(ctx, original) {
     const mock = function(...args) {
       const impl = ctx.nextImpl();
-      // new on the mock constructs the implementation itself, so the
-      // instance is of its class (Node records that class as target).
-      const target = new.target === mock ? impl : new.target;
+      // new on the mock constructs the implementation with the original
+      // as new.target, so the instance is of the original class (Node
+      // records that class as target).
+      const target = new.target === mock ? original : new.target;
       const call = { arguments: args, error: undefined, result: undefined, stack: new Error(), target, this: new.target ? undefined : this };
       try {
         const result = new.target ? Reflect.construct(impl, args, target) : Reflect.apply(impl, this, args);
