@@ -500,11 +500,27 @@ class TestContext {
     }
     const interval = opts.interval === undefined ? 50 : opts.interval;
     const timeout = opts.timeout === undefined ? 1000 : opts.timeout;
-    const start = performance.now();
+    // The condition is polled every interval until it fulfils; the
+    // timeout ends the wait even while an attempt is pending.
     return new Promise((resolve, reject) => {
+      let done = false;
+      let lastError;
+      let poll = null;
+      const timer = timers.setTimeout(() => {
+        done = true;
+        if (poll !== null) timers.clearTimeout(poll);
+        const e = new Error('waitFor() timed out');
+        if (lastError !== undefined) e.cause = lastError;
+        reject(e);
+      }, timeout);
       const attempt = async () => {
-        try { resolve(await condition()); } catch (e) {
-          if (performance.now() - start >= timeout) reject(e); else timers.setTimeout(attempt, interval);
+        poll = null;
+        try {
+          const v = await condition();
+          if (!done) { done = true; timers.clearTimeout(timer); resolve(v); }
+        } catch (e) {
+          lastError = e;
+          if (!done) poll = timers.setTimeout(attempt, interval);
         }
       };
       attempt();
@@ -544,6 +560,16 @@ class SuiteContext {
   get fullName() { return this.#test.fullName; }
   get signal() { return this.#test.controller.signal; }
   get filePath() { return this.#test.loc && this.#test.loc.file; }
+}
+
+// received describes a wrong argument as Node's messages do.
+function received(v) {
+  if (v === null || v === undefined) return String(v);
+  if (typeof v === 'function') return `function ${v.name}`;
+  if (typeof v === 'object') return v.constructor && v.constructor.name ? `an instance of ${v.constructor.name}` : require('node:util').inspect(v, { depth: -1 });
+  let shown = require('node:util').inspect(v);
+  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
+  return `type ${typeof v} (${shown})`;
 }
 
 function typeError(code, msg) {
@@ -813,8 +839,8 @@ Object.defineProperty(test, 'mock', {
 });
 test.assert = {
   register(name, fn) {
-    if (typeof name !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `The "name" argument must be of type string. Received ${typeof name === 'number' ? `type number (${name})` : typeof name}`);
-    if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', 'The "fn" argument must be of type function.');
+    if (typeof name !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `The "name" argument must be of type string. Received ${received(name)}`);
+    if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', `The "fn" argument must be of type function. Received ${received(fn)}`);
     customAssertions.set(name, fn);
   },
 };
