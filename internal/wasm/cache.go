@@ -34,7 +34,9 @@ type compiled struct {
 	compileT    time.Duration
 	compileSeen atomic.Bool
 	// shell marks the agentOS shell (brush), the one module that imports
-	// host_tty; see shellArgv.
+	// host_tty.read (secexec's own less and vi import only
+	// host_tty.set_raw_mode, and their "-c" is no shell script); see
+	// shellArgv.
 	shell bool
 	// reactor marks a module that exports _initialize and secexec_main
 	// instead of _start: secexec's Go userland, whose instances the
@@ -153,7 +155,7 @@ func (c *moduleCache) compile(key fingerprint, load func() ([]byte, error)) (*co
 		return ent, true, err
 	}
 	for _, f := range cm.ImportedFunctions() {
-		if mod, _, _ := f.Import(); mod == "host_tty" {
+		if mod, name, _ := f.Import(); mod == "host_tty" && name == "read" {
 			ent.shell = true
 		}
 	}

@@ -1,7 +1,7 @@
 // Command tools is one WASI module for many small everyday commands: xxd,
 // hexdump, file, tree, zip, unzip, bzip2 (bunzip2, bzcat), xz (unxz,
-// xzcat) and patch. Like busybox it picks the tool from the base name of
-// argv[0] ("xxd" or "/bin/xxd"); "tools NAME ARGS..." runs NAME too. Each
+// xzcat), patch, and the pagers less and more. Like busybox it picks the
+// tool from the base name of argv[0] ("xxd" or "/bin/xxd"); "tools NAME ARGS..." runs NAME too. Each
 // tool follows the output, messages and exit statuses of the Debian
 // program of the same name for the options it supports.
 package main
@@ -35,6 +35,8 @@ var tools = map[string]tool{
 	"unxz":    runXz,
 	"xzcat":   runXz,
 	"patch":   runPatch,
+	"less":    runLess,
+	"more":    runMore,
 }
 
 // message is an error worded (and capitalised) as the imitated program

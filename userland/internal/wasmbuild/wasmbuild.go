@@ -26,7 +26,7 @@ var Commands = []string{"bash", "curl", "git", "grep", "jq", "tools"}
 var Aliases = map[string][]string{
 	"bash": {"sh"},
 	"curl": {"wget"},
-	"tools": {"bunzip2", "bzcat", "bzip2", "file", "hexdump", "patch", "tree",
+	"tools": {"bunzip2", "bzcat", "bzip2", "file", "hexdump", "less", "more", "patch", "tree",
 		"unxz", "unzip", "xxd", "xz", "xzcat", "zip"},
 }
 
