@@ -278,9 +278,13 @@ type doc struct {
 	name string
 	r    *bufio.Reader
 	c    io.Closer
-	// lines hold the text without the newline.
+	// lines hold the text without the newline; ends[i] is the byte
+	// offset just after line i.
 	lines []string
+	ends  []int64
 	eof   bool
+	// size is a regular file's size (more's percentage), else 0.
+	size int64
 }
 
 // ensure reads until line n exists or the input ends; it reports whether
@@ -290,6 +294,11 @@ func (d *doc) ensure(n int) bool {
 		s, err := d.r.ReadString('\n')
 		if len(s) > 0 {
 			d.lines = append(d.lines, strings.TrimSuffix(s, "\n"))
+			var end int64
+			if len(d.ends) > 0 {
+				end = d.ends[len(d.ends)-1]
+			}
+			d.ends = append(d.ends, end+int64(len(s)))
 		}
 		if err != nil {
 			d.eof = true
@@ -357,6 +366,9 @@ func (p *pager) open(i int) bool {
 			return false
 		}
 		d = &doc{name: name, r: bufio.NewReaderSize(f, 64<<10), c: f}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			d.size = fi.Size()
+		}
 	}
 	p.cur, p.d, p.top, p.shift, p.fresh = i, d, 0, 0, true
 	return true
@@ -503,7 +515,10 @@ func (p *pager) draw() {
 			p.out.WriteString("~")
 		}
 	}
-	fmt.Fprintf(p.out, "\x1b[%d;1H\x1b[2K\x1b[7m%s\x1b[m", p.rows, p.prompt())
+	// The prompt stays within the row: a terminal would wrap and scroll.
+	prompt := []rune(p.prompt())
+	prompt = prompt[:min(len(prompt), p.cols-1)]
+	fmt.Fprintf(p.out, "\x1b[%d;1H\x1b[2K\x1b[7m%s\x1b[m", p.rows, string(prompt))
 	_ = p.out.Flush()
 }
 
@@ -514,33 +529,44 @@ func (p *pager) prompt() string {
 		p.msg = ""
 		return m
 	}
-	end := p.atEnd() && p.d.eof
 	if p.more {
-		if p.d.eof && len(p.d.lines) > 0 {
-			last := p.top
-			for h := 0; last < len(p.d.lines); last++ {
-				h += p.height(last)
-				if h > p.textRows() {
-					break
-				}
-			}
-			return fmt.Sprintf("--More--(%d%%)", last*100/len(p.d.lines))
+		last := p.lastShown()
+		if p.d.size > 0 && last > 0 {
+			return fmt.Sprintf("--More--(%d%%)", min(100, p.d.ends[last-1]*100/p.d.size))
 		}
 		return "--More--"
 	}
-	if end {
-		if p.cur+1 < len(p.names) {
-			return "(END) - Next: " + p.names[p.cur+1]
-		}
-		return "(END)"
-	}
+	var parts []string
 	if p.fresh && p.d.name != "" {
 		if len(p.names) > 1 {
-			return fmt.Sprintf("%s (file %d of %d)", p.d.name, p.cur+1, len(p.names))
+			parts = append(parts, fmt.Sprintf("%s (file %d of %d)", p.d.name, p.cur+1, len(p.names)))
+		} else {
+			parts = append(parts, p.d.name)
 		}
-		return p.d.name
 	}
-	return ":"
+	if p.atEnd() && p.d.eof {
+		if p.cur+1 < len(p.names) {
+			parts = append(parts, "(END) - Next: "+p.names[p.cur+1])
+		} else {
+			parts = append(parts, "(END)")
+		}
+	}
+	if len(parts) == 0 {
+		return ":"
+	}
+	return strings.Join(parts, " ")
+}
+
+// lastShown is the number of the line after the last one on the screen.
+func (p *pager) lastShown() int {
+	last := p.top
+	for h := 0; p.d.ensure(last); last++ {
+		h += p.height(last)
+		if h > p.textRows() {
+			break
+		}
+	}
+	return last
 }
 
 // readLine reads a line of input on the prompt row after prefix; ok is
@@ -760,13 +786,7 @@ func (p *pager) run() int {
 		case 'N':
 			p.search(true, n)
 		case '=', term.Ctrl('g'):
-			last := p.top
-			for h := 0; p.d.ensure(last); last++ {
-				h += p.height(last)
-				if h > p.textRows() {
-					break
-				}
-			}
+			last := p.lastShown()
 			name := p.d.name
 			if name == "" {
 				name = "Standard input"

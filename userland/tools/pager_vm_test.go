@@ -53,3 +53,88 @@ func TestPagerNotATerminal(t *testing.T) {
 	}
 	runDiff(t, cases)
 }
+
+// less on a VM terminal: paging, line numbers, search, several files,
+// a pipe as input (keys then come from /dev/tty), and q.
+func TestLessOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	makeFixture(t, dir, fixture{"big": numbered(100), "small": "one\ntwo\n", "wide": strings.Repeat("x", 30) + "END\n"})
+	h := termHost(t, dir)
+
+	s := startTerm(t, h, "/mnt/host", "less -N big; echo less-rc=$?", 10, 40)
+	sc := s.waitLast("big")
+	if !strings.HasPrefix(sc, "      1 line 1\n") || !strings.Contains(sc, "      9 line 9\nbig") {
+		t.Fatalf("first screen:\n%s", sc)
+	}
+	s.keys(" ")
+	s.waitText("     18 line 18\n:")
+	s.keys("b")
+	s.waitText("      1 line 1\n")
+	s.keys("3j")
+	s.waitScreen("line 4 at the top", func(sc string) bool { return strings.HasPrefix(sc, "      4 line 4\n") })
+	s.keys("/line 5\r")
+	s.waitScreen("line 50 at the top", func(sc string) bool { return strings.HasPrefix(sc, "      5 line 5\n") })
+	s.keys("n")
+	s.waitScreen("line 50 at the top", func(sc string) bool { return strings.HasPrefix(sc, "     50 line 50\n") })
+	s.keys("G")
+	sc = s.waitLast("(END)")
+	if !strings.Contains(sc, "    100 line 100\n(END)") {
+		t.Fatalf("end screen:\n%s", sc)
+	}
+	s.keys("g")
+	s.waitScreen("the top", func(sc string) bool { return strings.HasPrefix(sc, "      1 line 1\n") })
+	s.keys("/nomatch\r")
+	s.waitLast("Pattern not found")
+	s.keys("q")
+	s.waitText("less-rc=0")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+
+	s = startTerm(t, h, "/mnt/host", "cat big | less +20; echo less-rc=$?", 6, 40)
+	s.waitScreen("line 20 at the top", func(sc string) bool { return strings.HasPrefix(sc, "line 20\n") })
+	s.keys("k")
+	s.waitScreen("line 19 at the top", func(sc string) bool { return strings.HasPrefix(sc, "line 19\n") })
+	s.keys("q")
+	s.waitText("less-rc=0")
+
+	s = startTerm(t, h, "/mnt/host", "less small wide; echo less-rc=$?", 6, 20)
+	s.waitLast("small (file 1 of 2)")
+	s.keys(":n")
+	sc = s.waitText("END")
+	if !strings.HasPrefix(sc, strings.Repeat("x", 20)+"\n"+strings.Repeat("x", 10)+"END\n") {
+		t.Fatalf("wrapped line:\n%s", sc)
+	}
+	s.keys("-S")
+	s.waitScreen("the line cut", func(sc string) bool { return strings.HasPrefix(sc, strings.Repeat("x", 20)+"\n~") })
+	s.keys(":p")
+	s.waitScreen("the first file again", func(sc string) bool { return strings.HasPrefix(sc, "one\ntwo\n") })
+	s.keys("q")
+	s.waitText("less-rc=0")
+}
+
+// more on a VM terminal: a prompt with the percentage, space to page,
+// (of the bytes shown, as util-linux counts), and the end of the last
+// file ends it; a short file is just printed.
+func TestMoreOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	makeFixture(t, dir, fixture{"big": numbered(12), "small": "one\ntwo\n"})
+	h := termHost(t, dir)
+	s := startTerm(t, h, "/mnt/host", "more big; echo more-rc=$?", 6, 40)
+	sc := s.waitLast("--More--(40%)")
+	if !strings.HasPrefix(sc, "line 1\n") {
+		t.Fatalf("first screen:\n%s", sc)
+	}
+	s.keys(" ")
+	s.waitLast("--More--(81%)")
+	s.keys(" ")
+	s.waitLast("--More--(100%)")
+	s.keys(" ")
+	s.waitText("more-rc=0")
+
+	s = startTerm(t, h, "/mnt/host", "more small; echo more-rc=$?", 6, 40)
+	sc = s.waitText("more-rc=0")
+	if !strings.HasPrefix(sc, "one\ntwo\nmore-rc=0") {
+		t.Fatalf("short file:\n%s", sc)
+	}
+}

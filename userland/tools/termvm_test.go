@@ -23,6 +23,8 @@ type vt struct {
 	main, alt  [][]rune
 	alternate  bool
 	r, c       int
+	// saved is the cursor that switching to the alternate screen saves.
+	saved [2]int
 }
 
 func newVT(rows, cols int) *vt {
@@ -148,7 +150,10 @@ func (v *vt) csi(params string, final rune) {
 		if priv && arg(0, 0) == 1049 {
 			v.alternate = final == 'h'
 			if v.alternate {
+				v.saved = [2]int{v.r, v.c}
 				v.alt = v.blank()
+			} else {
+				v.r, v.c = v.saved[0], v.saved[1]
 			}
 		}
 	}

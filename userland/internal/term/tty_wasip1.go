@@ -58,14 +58,10 @@ func Open() (t *TTY, data *os.File, err error) {
 // TTY is the terminal in raw mode.
 type TTY struct{}
 
-// Read reads keys from the terminal.
-func (t *TTY) Read(p []byte) (int, error) {
-	n, err := syscall.Read(0, p)
-	if n < 0 {
-		n = 0
-	}
-	return n, err
-}
+// Read reads keys from the terminal. It goes through os.Stdin, not
+// syscall.Read: Go's wasip1 port makes standard input non-blocking and
+// waits for it with poll_oneoff.
+func (t *TTY) Read(p []byte) (int, error) { return os.Stdin.Read(p) }
 
 // Restore leaves raw mode.
 func (t *TTY) Restore() { hostSetRawMode(0) }
