@@ -37,6 +37,10 @@ var tools = map[string]tool{
 	"patch":   runPatch,
 	"less":    runLess,
 	"more":    runMore,
+	"vi":      runVi,
+	"vim":     runVi,
+	"view":    runVi,
+	"ex":      runVi,
 }
 
 // message is an error worded (and capitalised) as the imitated program

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Key is one key press: a character (its rune, control characters
@@ -134,25 +135,9 @@ func finalKey(c byte) Key {
 // decodeRune decodes a UTF-8 sequence; an invalid byte is a key of its own
 // (its value as a rune in 0x80..0xff).
 func decodeRune(b []byte) (Key, int) {
-	r, n := rune(0), 0
-	switch c := b[0]; {
-	case c&0xe0 == 0xc0:
-		r, n = rune(c&0x1f), 2
-	case c&0xf0 == 0xe0:
-		r, n = rune(c&0x0f), 3
-	case c&0xf8 == 0xf0:
-		r, n = rune(c&0x07), 4
-	default:
-		return Key(c), 1
-	}
-	if len(b) < n {
+	r, n := utf8.DecodeRune(b)
+	if r == utf8.RuneError && n <= 1 {
 		return Key(b[0]), 1
-	}
-	for _, c := range b[1:n] {
-		if c&0xc0 != 0x80 {
-			return Key(b[0]), 1
-		}
-		r = r<<6 | rune(c&0x3f)
 	}
 	return Key(r), n
 }
