@@ -312,14 +312,22 @@ func (e *editor) motion(k term.Key, count int, hasCount bool, forOp term.Key) (m
 			}
 			return motionResult{to: pos{y, max(0, x)}, inclusive: true}, nil
 		case 'e', 'E':
+			// ge: back to the end of the previous word.
+			big := k2 == 'E'
 			p := cur
 			for i := 0; i < n; i++ {
+				c, startY := e.clsAt(p, big), p.y
 				q, ok := e.prev(p)
+				for ok && q.y == startY && c > 0 && e.clsAt(q, big) == c {
+					p = q
+					q, ok = e.prev(p)
+				}
 				if !ok {
+					p = pos{0, 0}
 					break
 				}
 				p = q
-				for e.clsAt(p, k2 == 'E') <= 0 {
+				for e.clsAt(p, big) == 0 {
 					q, ok := e.prev(p)
 					if !ok {
 						break
@@ -672,10 +680,10 @@ func (e *editor) normalCommand() error {
 	}
 	if err != nil {
 		if _, ok := err.(viError); ok {
+			// An empty message is a beep (a motion that cannot move), which
+			// vim does not count as an error.
 			if err.Error() != "" {
 				e.fail(err)
-			} else {
-				e.errors = true
 			}
 			return nil
 		}
@@ -991,6 +999,28 @@ func (e *editor) operator(op, m term.Key, count int, hasCount bool) error {
 				return e.applyOp(op, pos{e.cy, e.cx}, p, false, true)
 			}
 		}
+		if m == 'i' || m == 'a' {
+			obj, err := e.key()
+			if err != nil {
+				return err
+			}
+			from, to, lines, ok := e.textObject(m == 'a', obj)
+			if !ok {
+				return viError("")
+			}
+			if lines {
+				return e.applyOp(op, from, to, true, false)
+			}
+			if to.before(from) {
+				// An empty inside (i( on "()"): change inserts there.
+				if op == 'c' {
+					e.cy, e.cx = from.y, from.x
+					return e.insert(1, 'i')
+				}
+				return nil
+			}
+			return e.applyOp(op, from, to, false, true)
+		}
 		res, err := e.motion(m, count, hasCount, op)
 		if err != nil {
 			return err
@@ -1012,6 +1042,129 @@ func (e *editor) operator(op, m term.Key, count int, hasCount bool) error {
 	return e.applyOp(op, from, to, linewise, inclusive)
 }
 
+// textObject finds the text object iw, aw, iW, aW, i( a( ib i{ iB i[
+// i< i" i' i` (and their a forms) around the cursor, inclusive.
+func (e *editor) textObject(around bool, obj term.Key) (from, to pos, linewise, ok bool) {
+	l := e.lines[e.cy]
+	switch obj {
+	case 'w', 'W':
+		if len(l) == 0 {
+			return pos{}, pos{}, false, false
+		}
+		big := obj == 'W'
+		x := min(e.cx, len(l)-1)
+		c := class(l[x], big)
+		s, t := x, x
+		for s > 0 && class(l[s-1], big) == c {
+			s--
+		}
+		for t+1 < len(l) && class(l[t+1], big) == c {
+			t++
+		}
+		if around && c != 0 {
+			if t+1 < len(l) && isBlank(l[t+1]) {
+				for t+1 < len(l) && isBlank(l[t+1]) {
+					t++
+				}
+			} else {
+				for s > 0 && isBlank(l[s-1]) {
+					s--
+				}
+			}
+		} else if around {
+			for t+1 < len(l) && class(l[t+1], big) == class(l[min(t+1, len(l)-1)], big) && !isBlank(l[t+1]) {
+				t++
+			}
+		}
+		return pos{e.cy, s}, pos{e.cy, t}, false, true
+	case '"', '\'', '`':
+		var qs []int
+		for i, r := range l {
+			if r == rune(obj) && (i == 0 || l[i-1] != '\\') {
+				qs = append(qs, i)
+			}
+		}
+		for k := 0; k+1 < len(qs); k += 2 {
+			if e.cx <= qs[k+1] {
+				a, b := qs[k], qs[k+1]
+				if around {
+					for b+1 < len(l) && isBlank(l[b+1]) {
+						b++
+					}
+					return pos{e.cy, a}, pos{e.cy, b}, false, true
+				}
+				return pos{e.cy, a + 1}, pos{e.cy, b - 1}, false, true
+			}
+		}
+		return pos{}, pos{}, false, false
+	}
+	open, close := rune(0), rune(0)
+	switch obj {
+	case '(', ')', 'b':
+		open, close = '(', ')'
+	case '{', '}', 'B':
+		open, close = '{', '}'
+	case '[', ']':
+		open, close = '[', ']'
+	case '<', '>':
+		open, close = '<', '>'
+	default:
+		return pos{}, pos{}, false, false
+	}
+	// Back to the unmatched opening bracket, then on to its match.
+	p, depth := pos{e.cy, e.cx}, 0
+	if r, ok := e.charAt(p); ok && r == close {
+		depth = 1
+	}
+	for {
+		r, ok := e.charAt(p)
+		if ok && r == close && (p != pos{e.cy, e.cx}) {
+			depth++
+		} else if ok && r == open {
+			if depth == 0 {
+				break
+			}
+			depth--
+		}
+		q, more := e.prev(p)
+		if !more || q == p {
+			return pos{}, pos{}, false, false
+		}
+		p = q
+	}
+	start, q := p, p
+	depth = 0
+	for {
+		r, ok := e.charAt(q)
+		if ok && r == open {
+			depth++
+		} else if ok && r == close {
+			depth--
+			if depth == 0 {
+				break
+			}
+		}
+		n, more := e.next(q)
+		if !more {
+			return pos{}, pos{}, false, false
+		}
+		q = n
+	}
+	if around {
+		return start, q, false, true
+	}
+	if start.x == len(e.lines[start.y])-1 && q.y > start.y+1 && q.x <= e.firstNonBlank(q.y) {
+		// The brackets stand at a line's end and start: the lines between.
+		return pos{start.y + 1, 0}, pos{q.y - 1, 0}, true, true
+	}
+	from, _ = e.next(start)
+	to, _ = e.prev(q)
+	if !from.before(q) {
+		return from, pos{from.y, from.x - 1}, false, true
+	}
+	return from, to, false, true
+}
+
 // applyOp runs operator op on the text from..to.
 func (e *editor) applyOp(op term.Key, from, to pos, linewise, inclusive bool) error {
 	if linewise {
@@ -1031,7 +1184,8 @@ func (e *editor) applyOp(op term.Key, from, to pos, linewise, inclusive bool) er
 				e.msgf("%d fewer lines", n)
 			}
 			if e.noLines {
-				e.msgf("--No lines in buffer--")
+				// vim reports it as an error (ex -s exits 1).
+				e.fail(errNoLines)
 			}
 		case 'c':
 			indent := e.indentOf(from.y)
@@ -1436,6 +1590,10 @@ func (e *editor) visual(k term.Key) (bool, error) {
 			linewise := lines || strings.ContainsRune("DXYCSR", rune(c))
 			if linewise && e.noLines && op == 'd' {
 				return false, nil
+			}
+			if !linewise && to.x >= len(e.lines[to.y]) && to.y+1 < len(e.lines) {
+				// The selection ends on a line break: it goes too.
+				return op != 'y', e.applyOp(op, from, pos{to.y + 1, 0}, false, false)
 			}
 			return op != 'y', e.applyOp(op, from, to, linewise, true)
 		case 'J':

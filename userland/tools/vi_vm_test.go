@@ -66,6 +66,52 @@ var exScripts = []string{
 	`e! e.txt\n2d\nx`,
 	`q!`,
 	`2\n.,$s/\\v(\\w)/X/\nwq`,
+	// Normal-mode commands through :normal (ESC is \033). vim runs ex -s
+	// 'compatible', where a count past the last line fails ("5dd" on
+	// three lines), unlike vim's (and this vi's) default: such cases are
+	// in the unit tests instead.
+	`1\nnorm dw\nwq`,
+	`1\nnorm 2x\nwq`,
+	`1\nnorm xp\nwq`,
+	`1\nnorm yyP\nwq`,
+	`1\nnorm 2yyGp\nwq`,
+	`1\nnorm ddGp\nwq`,
+	`1\nnorm 2dd\nwq`,
+	`1\nnorm J\nwq`,
+	`1\nnorm 3J\nwq`,
+	`1\nnorm rX\nwq`,
+	`1\nnorm ~~\nwq`,
+	`1\nnorm cwONE\033\nwq`,
+	`1\nnorm ccnew\033\nwq`,
+	`2\nnorm Cend\033\nwq`,
+	`2\nnorm D\nwq`,
+	`2\nnorm de\nwq`,
+	`3\nnorm $db\nwq`,
+	`1\nnorm dG\nwq`,
+	`3\nnorm dgg\nwq`,
+	`1\nnorm Aend\033\nwq`,
+	`1\nnorm Ibeg\033\nwq`,
+	`1\nnorm oafter\033\nwq`,
+	`1\nnorm Obefore\033\nwq`,
+	`1\nnorm 3ia\033\nwq`,
+	`1\nnorm ix\033j.j.\nwq`,
+	`1\nnorm x..\nwq`,
+	`1\nnorm dd.\nwq`,
+	`3\nnorm fed;\nwq`,
+	`3\nnorm dte\nwq`,
+	`3\nnorm $dFh\nwq`,
+	`1\nnorm >>\nwq`,
+	`1\nnorm 2>>\nwq`,
+	`1\nnorm yw$p\nwq`,
+	`1\nnorm ylvp\nwq`,
+	`1\nnorm Vjd\nwq`,
+	`1\nnorm vey$p\nwq`,
+	`1\nnorm 999999999x\nwq`,
+	`1\nnorm 999999999J\nwq`,
+	`1\nnorm wD\nwq`,
+	`1\nnorm ddu\nwq`,
+	`1\nnorm ix\033u\nwq`,
+	`1\nnorm Rab\033\nwq`,
 }
 
 func TestExScriptsLikeVim(t *testing.T) {
@@ -81,6 +127,101 @@ func TestExScriptsLikeVim(t *testing.T) {
 			script := "printf '%b\\n' '" + s + "' > cmds; ex -s " + f + " < cmds; echo rc=$?; cat " + f + "; rm cmds"
 			cases = append(cases, diffCase{files: files, script: script, tree: true})
 		}
+	}
+	runDiff(t, cases)
+}
+
+// viScripts run as "vi -N -u NONE -i NONE -es": vim's own defaults
+// ('nocompatible'), which interactive vi follows.
+var viScripts = []string{
+	`1\nnorm 5dd\nwq`,
+	`2\nnorm 999999999dd\nwq`,
+	`1\nnorm 999999999x\nwq`,
+	`1\nnorm 999999999J\nwq`,
+	`1\nnorm 3dd\nwq`,
+	`1\nnorm dG\nwq`,
+	`1\nnorm mxjjd'x\nwq`,
+	`1\nnorm jmajd'a\nwq`,
+	`1\nnorm cw\033\nwq`,
+	`1\nnorm 2cwX\033\nwq`,
+	`4\nnorm cwY\033\nwq`,
+	`4\nnorm wcwY\033\nwq`,
+	`4\nnorm dw\nwq`,
+	`4\nnorm 3dw\nwq`,
+	`4\nnorm dW\nwq`,
+	`4\nnorm 2e\nnorm D\nwq`,
+	`4\nnorm $bD\nwq`,
+	`4\nnorm wwD\nwq`,
+	`4\nnorm 2WD\nwq`,
+	`4\nnorm f(d%\nwq`,
+	`4\nnorm ci\033\nwq`,
+	`1\nnorm yyjpkdd\nwq`,
+	`1\nnorm dwjP\nwq`,
+	`1\nnorm 3ix\033\nwq`,
+	`1\nnorm 2ox\033\nwq`,
+	`1\nnorm xxuu\nwq`,
+	`1\nnorm A!\033j.j.\nwq`,
+	`1\nnorm 2x.\nwq`,
+	`1\nnorm 2x3.\nwq`,
+	`1\nnorm dd2.\nwq`,
+	`1\nnorm cwX\033jb.\nwq`,
+	`4\nnorm 0d$\nwq`,
+	`4\nnorm $d0\nwq`,
+	`4\nnorm ^d^\nwq`,
+	`4\nnorm 3|D\nwq`,
+	`4\nnorm tbD\nwq`,
+	`4\nnorm 2f D\nwq`,
+	`1\nnorm }dd\nwq`,
+	`1\nnorm d}\nwq`,
+	`1\nnorm Jx\nwq`,
+	`4\nnorm ~~~\nwq`,
+	`4\nnorm 5~\nwq`,
+	`4\nnorm 3rx\nwq`,
+	`4\nnorm 99rx\nwq`,
+	`1\nnorm yyp\nnorm 3p\nwq`,
+	`4\nnorm ywP\nwq`,
+	`4\nnorm v3ld\nwq`,
+	`4\nnorm vjd\nwq`,
+	`1\nnorm Vjy\nnorm Gp\nwq`,
+	`4\nnorm wvU\nwq`,
+	`1\nnorm Vj>\nwq`,
+	`1\nnorm >>j<<\nwq`,
+	`4\nnorm sX\033\nwq`,
+	`4\nnorm 3sX\033\nwq`,
+	`4\nnorm SX\033\nwq`,
+	`4\nnorm XX\nwq`,
+	`4\nnorm $XX\nwq`,
+	`4\nnorm ea!\033\nwq`,
+	`4\nnorm 2Ea!\033\nwq`,
+	`4\nnorm $gea!\033\nwq`,
+	`4\nnorm e2bi!\033\nwq`,
+	`1\nnorm Gdk\nwq`,
+	`1\nnorm dj\nwq`,
+	`1\nnorm yjGp\nwq`,
+	`1\nnorm Ypk\nwq`,
+	`1\nnorm 2Yp\nwq`,
+	`4\nnorm wciwX\033\nwq`,
+	`4\nnorm wdaw\nwq`,
+	`4\nnorm 5ldi(\nwq`,
+	`4\nnorm 5lda(\nwq`,
+	`4\nnorm 5lci(X\033\nwq`,
+	`7\nnorm 3lci"X\033\nwq`,
+	`7\nnorm da"\nwq`,
+	`7\nnorm di'\nwq`,
+	`8\nnorm jdi{\nwq`,
+	`8\nnorm jda{\nwq`,
+	`4\nnorm wyiwP\nwq`,
+	`4\nnorm $ged^\nwq`,
+	`4\nnorm $2gex\nwq`,
+}
+
+func TestViNormalLikeVim(t *testing.T) {
+	needHost(t, "vi")
+	files := fixture{"e.txt": "one\ntwo\nthree\nfoo(bar, baz) qux.quux  end\n\nlast line\nsay \"hi there\" and 'x y' ok\nf() {\n\tbody;\n}\n"}
+	var cases []diffCase
+	for _, s := range viScripts {
+		script := "printf '%b\\n' '" + strings.ReplaceAll(s, "'", `'\''`) + "' > cmds; vi -N -u NONE -i NONE -es e.txt < cmds; echo rc=$?; cat e.txt; rm cmds"
+		cases = append(cases, diffCase{files: files, script: script, tree: true})
 	}
 	runDiff(t, cases)
 }
