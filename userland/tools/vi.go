@@ -1370,8 +1370,8 @@ func (e *editor) put(before bool, n int) error {
 // insert runs insert mode until Escape; the text typed is inserted n
 // times in all (3ihi<Esc> gives "hihihi").
 func (e *editor) insert(n int, how term.Key) error {
-	e.mode = "-- INSERT --"
-	defer func() { e.mode = "" }()
+	e.mode, e.inserting = "-- INSERT --", true
+	defer func() { e.mode, e.inserting = "", false }()
 	var typed []term.Key
 	for {
 		k, err := e.key()
@@ -1422,6 +1422,7 @@ func (e *editor) insert(n int, how term.Key) error {
 }
 
 func (e *editor) exitInsert() {
+	e.inserting = false
 	if e.cx > 0 {
 		e.cx--
 	}
@@ -1512,8 +1513,8 @@ func (e *editor) insertKey(k term.Key) {
 
 // replaceMode is R: typed characters replace those under the cursor.
 func (e *editor) replaceMode(n int) error {
-	e.mode = "-- REPLACE --"
-	defer func() { e.mode = "" }()
+	e.mode, e.inserting = "-- REPLACE --", true
+	defer func() { e.mode, e.inserting = "", false }()
 	_ = n
 	for {
 		k, err := e.key()

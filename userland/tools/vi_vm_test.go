@@ -3,8 +3,13 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/secexec/secexec/internal/vmtest"
 )
 
 // exScripts are ex -s scripts and what they start from; each runs with
@@ -224,4 +229,103 @@ func TestViNormalLikeVim(t *testing.T) {
 		cases = append(cases, diffCase{files: files, script: script, tree: true})
 	}
 	runDiff(t, cases)
+}
+
+// readHostFile returns a file's content, failing the test if it cannot.
+func readHostFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// vi on a VM terminal, typed at as a person would: a new file written
+// with :wq, editing with counts, undo, ".", search and :s, :set nu on
+// the screen, :q refused on a changed buffer, ZZ.
+func TestViOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	makeFixture(t, dir, fixture{"edit.txt": numbered(40), "tab.txt": "\tx\n"})
+	h := termHost(t, dir)
+
+	s := startTerm(t, h, "/mnt/host", "vi new.txt; echo vi-rc=$?", 10, 40)
+	s.waitLast(`"new.txt" [New]`)
+	s.keys("ihello world\rsecond line\x1b")
+	s.waitText("second line")
+	s.keys("ggwdwAthere\x1b")
+	s.waitText("hello there\n")
+	s.keys(":wq\r")
+	s.waitText("vi-rc=0")
+	if got := readHostFile(t, filepath.Join(dir, "new.txt")); got != "hello there\nsecond line\n" {
+		t.Fatalf("new.txt = %q", got)
+	}
+
+	s = startTerm(t, h, "/mnt/host", "vi edit.txt; echo vi-rc=$?", 10, 40)
+	sc := s.waitLast(`"edit.txt" 40L, 311B`)
+	if !strings.HasPrefix(sc, "line 1\nline 2\n") {
+		t.Fatalf("first screen:\n%s", sc)
+	}
+	s.keys("3dd")
+	s.waitScreen("line 4 at the top", func(sc string) bool { return strings.HasPrefix(sc, "line 4\nline 5\n") })
+	s.keys("u")
+	s.waitScreen("line 1 back", func(sc string) bool { return strings.HasPrefix(sc, "line 1\nline 2\n") })
+	s.keys("\x12")
+	s.waitScreen("line 4 at the top again", func(sc string) bool { return strings.HasPrefix(sc, "line 4\nline 5\n") })
+	s.keys("x.")
+	s.waitScreen("two characters gone", func(sc string) bool { return strings.HasPrefix(sc, "ne 4\n") })
+	s.keys("/line 30\r")
+	s.waitText("line 30")
+	s.keys("D")
+	s.keys(":%s/line \\(2\\d\\)/L\\1/g\r")
+	s.waitLast("10 substitutions on 10 lines")
+	s.keys(":set nu\r")
+	s.waitText(" 26 L29\n")
+	s.keys("gg")
+	s.waitText("  1 ne 4\n")
+	s.keys("G")
+	s.waitText(" 37 line 40\n")
+	s.keys(":q\r")
+	s.waitText("E37: No write since last change")
+	s.keys("ZZ")
+	s.waitText("vi-rc=0")
+	want := "ne 4\n"
+	for i := 5; i <= 40; i++ {
+		switch {
+		case i == 30:
+			want += "\n"
+		case i >= 20 && i <= 29:
+			want += fmt.Sprintf("L%d\n", i)
+		default:
+			want += fmt.Sprintf("line %d\n", i)
+		}
+	}
+	if got := readHostFile(t, filepath.Join(dir, "edit.txt")); got != want {
+		t.Fatalf("edit.txt = %q, want %q", got, want)
+	}
+
+	// :q! leaves the file alone; a tab shows as spaces with the cursor at
+	// its end.
+	s = startTerm(t, h, "/mnt/host", "vi tab.txt; echo vi-rc=$?", 6, 30)
+	s.waitText("        x")
+	s.keys("ddix\x1b:q!\r")
+	s.waitText("vi-rc=0")
+	if got := readHostFile(t, filepath.Join(dir, "tab.txt")); got != "\tx\n" {
+		t.Fatalf("tab.txt = %q", got)
+	}
+}
+
+// vi reads keys from standard input when it is not a terminal, as vim
+// does, so a script can drive it.
+func TestViKeysFromPipe(t *testing.T) {
+	dir := t.TempDir()
+	makeFixture(t, dir, fixture{"f": "alpha\nbeta\n"})
+	h := termHost(t, dir)
+	r := vmtest.Run(t, h, "", nil, "sh", "-c", `cd /mnt/host && printf 'jcwgamma\033:wq\n' | vi f > /dev/null; echo rc=$?`)
+	if r.Stdout != "rc=0\n" {
+		t.Fatalf("stdout %q stderr %q", r.Stdout, r.Stderr)
+	}
+	if got := readHostFile(t, filepath.Join(dir, "f")); got != "alpha\ngamma\n" {
+		t.Fatalf("f = %q", got)
+	}
 }

@@ -162,6 +162,8 @@ type editor struct {
 	gmarks  []bool
 	deleted int
 	mode    string // "-- INSERT --" and the like, for the status row
+	// inserting is set in insert and replace mode.
+	inserting bool
 }
 
 func newEditor() *editor {
@@ -361,9 +363,15 @@ func (e *editor) deleteLines(first, last int) {
 	e.lines = nl
 }
 
+// clampCursor keeps the cursor on a character (after the last one in
+// insert and replace mode).
 func (e *editor) clampCursor() {
 	e.cy = max(0, min(e.cy, len(e.lines)-1))
-	e.cx = max(0, min(e.cx, len(e.lines[e.cy])-1))
+	end := len(e.lines[e.cy]) - 1
+	if e.inserting {
+		end++
+	}
+	e.cx = max(0, min(e.cx, end))
 }
 
 // firstNonBlank is the column of line y's first non-blank character.
