@@ -21,6 +21,10 @@ import (
 // by the buffer (lines, columns) or by maxText.
 const maxCount = 999999999
 
+// maxKeyRepeat bounds the keys a count replays in insert mode when they
+// are not plain text (arrows, backspace), which cost more each.
+const maxKeyRepeat = 1 << 16
+
 // key returns the next key: a pending one (a "." replay or :normal)
 // first, else one from the input. With keysOnly set, running out of
 // pending keys ends the command (errInterrupted).
@@ -259,19 +263,30 @@ func (e *editor) motion(k term.Key, count int, hasCount bool, forOp term.Key) (m
 					q = pos{p.y, len(e.lines[p.y])}
 				}
 			}
+			if q == p {
+				break // the end of the buffer: a huge count stops here
+			}
 			p = q
 		}
 		return motionResult{to: p}, nil
 	case 'e', 'E':
 		p := cur
 		for i := 0; i < n; i++ {
-			p = e.wordEnd(p, k == 'E')
+			q := e.wordEnd(p, k == 'E')
+			if q == p {
+				break
+			}
+			p = q
 		}
 		return motionResult{to: p, inclusive: true}, nil
 	case 'b', 'B':
 		p := cur
 		for i := 0; i < n; i++ {
-			p = e.wordBack(p, k == 'B')
+			q := e.wordBack(p, k == 'B')
+			if q == p {
+				break
+			}
+			p = q
 		}
 		return motionResult{to: p}, nil
 	case 'G':
@@ -315,7 +330,7 @@ func (e *editor) motion(k term.Key, count int, hasCount bool, forOp term.Key) (m
 			// ge: back to the end of the previous word.
 			big := k2 == 'E'
 			p := cur
-			for i := 0; i < n; i++ {
+			for i := 0; i < n && p != (pos{0, 0}); i++ {
 				c, startY := e.clsAt(p, big), p.y
 				q, ok := e.prev(p)
 				for ok && q.y == startY && c > 0 && e.clsAt(q, big) == c {
@@ -370,6 +385,7 @@ func (e *editor) motion(k term.Key, count int, hasCount bool, forOp term.Key) (m
 	case '{', '}':
 		y := e.cy
 		for i := 0; i < n; i++ {
+			before := y
 			if k == '}' {
 				for y < last && len(e.lines[y]) == 0 {
 					y++
@@ -384,6 +400,9 @@ func (e *editor) motion(k term.Key, count int, hasCount bool, forOp term.Key) (m
 				for y > 0 && len(e.lines[y]) > 0 {
 					y--
 				}
+			}
+			if y == before {
+				break
 			}
 		}
 		x := 0
@@ -581,13 +600,33 @@ func (e *editor) searchMotion(k term.Key, n int) (motionResult, error) {
 		return motionResult{}, err
 	}
 	p := pos{e.cy, e.cx}
-	wrapped := false
-	for i := 0; i < n; i++ {
-		q, w, ok := e.searchFrom(re, p, back)
-		if !ok {
-			return motionResult{}, viError("E486: Pattern not found: " + e.lastSearch)
+	q, wrapped, ok := e.searchFrom(re, p, back)
+	if !ok {
+		return motionResult{}, viError("E486: Pattern not found: " + e.lastSearch)
+	}
+	p = q
+	if n > 1 {
+		// A count steps through the list of all matches (cycling past
+		// the end), one scan of the buffer however big the count.
+		var all []pos
+		for y, l := range e.lines {
+			for _, m := range re.FindAllStringIndex(string(l), -1) {
+				all = append(all, pos{y, byteToRune(l, m[0])})
+			}
 		}
-		p, wrapped = q, wrapped || w
+		k := 0
+		for k < len(all) && all[k] != p {
+			k++
+		}
+		if k < len(all) {
+			step := (n - 1) % len(all)
+			if back {
+				step = -step
+			}
+			next := ((k+step)%len(all) + len(all)) % len(all)
+			wrapped = wrapped || (back && next > k) || (!back && next < k)
+			p = all[next]
+		}
 	}
 	if wrapped {
 		if back {
@@ -669,6 +708,12 @@ func (e *editor) normalCommand() error {
 		}
 	}
 	changed, err := e.command(k, count, hasCount)
+	if e.overLimit() {
+		if !e.keysOnly {
+			e.revertIfTooBig()
+		}
+		return errTooLong
+	}
 	if changed && err != errInterrupted {
 		// Remember the change without its count, for ".".
 		keys := append([]term.Key(nil), e.rec...)
@@ -712,6 +757,9 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 			e.fail(err)
 		}
 		e.clampCursor()
+		if e.overLimit() {
+			return false, errTooLong
+		}
 		return false, nil
 	case 'i', 'a', 'I', 'A', 'o', 'O', term.KeyInsert:
 		switch k {
@@ -740,9 +788,9 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 					at = 0
 				}
 				if at == 0 {
-					e.lines = [][]rune{indent, {}}
+					e.setLines([][]rune{indent, {}})
 				} else {
-					e.lines = [][]rune{{}, indent}
+					e.setLines([][]rune{{}, indent})
 				}
 			} else {
 				e.insertLines(at, [][]rune{indent})
@@ -974,15 +1022,7 @@ func (e *editor) operator(op, m term.Key, count int, hasCount bool) error {
 	var from, to pos
 	linewise, inclusive := false, false
 	if m == op || (op == 'c' && m == 'c') {
-		last := e.cy + n - 1
-		if last >= len(e.lines) {
-			if n > 1 && e.cy < len(e.lines)-1 {
-				last = len(e.lines) - 1
-			} else if n > 1 {
-				return viError("")
-			}
-			last = min(last, len(e.lines)-1)
-		}
+		last := min(e.cy+n-1, len(e.lines)-1)
 		from, to, linewise = pos{e.cy, 0}, pos{last, 0}, true
 	} else {
 		if op == 'c' && (m == 'w' || m == 'W') {
@@ -1191,7 +1231,8 @@ func (e *editor) applyOp(op term.Key, from, to pos, linewise, inclusive bool) er
 			indent := e.indentOf(from.y)
 			e.deleteLines(from.y, to.y)
 			if e.noLines {
-				e.lines, e.noLines = [][]rune{indent}, false
+				e.setLines([][]rune{indent})
+				e.noLines = false
 			} else {
 				e.insertLines(from.y, [][]rune{indent})
 			}
@@ -1309,7 +1350,7 @@ func (e *editor) put(before bool, n int) error {
 	}
 	size := 0
 	for _, l := range r.text {
-		size += len(l) + 1
+		size += len(l) + lineCost
 	}
 	if size*n > maxText {
 		return errTooLong
@@ -1397,7 +1438,28 @@ func (e *editor) insert(n int, how term.Key) error {
 		e.insertKey(k)
 	}
 	if n > 1 && len(typed) > 0 {
-		if len(typed)*(n-1) > maxText {
+		if text, ok := e.plainText(typed); ok {
+			// Plain text repeats as one insertion, not key by key.
+			cost := len(text) + lineCost*strings.Count(string(text), "\n")
+			if how == 'o' || how == 'O' {
+				cost += lineCost
+			}
+			if cost*(n-1) > maxText {
+				e.exitInsert()
+				return errTooLong
+			}
+			var rep []rune
+			for i := 1; i < n; i++ {
+				if how == 'o' || how == 'O' {
+					rep = append(rep, '\n')
+				}
+				rep = append(rep, text...)
+			}
+			e.insertText(rep)
+			e.exitInsert()
+			return nil
+		}
+		if len(typed)*(n-1) > maxKeyRepeat {
 			e.exitInsert()
 			return errTooLong
 		}
@@ -1419,6 +1481,47 @@ func (e *editor) insert(n int, how term.Key) error {
 	}
 	e.exitInsert()
 	return nil
+}
+
+// plainText is typed keys as the text they insert, when they are only
+// characters, tabs and line breaks (without autoindent).
+func (e *editor) plainText(typed []term.Key) ([]rune, bool) {
+	out := make([]rune, 0, len(typed))
+	for _, k := range typed {
+		switch {
+		case k == '\r' || k == '\n':
+			if e.autoindent {
+				return nil, false
+			}
+			out = append(out, '\n')
+		case k == '\t' && !e.expandtab:
+			out = append(out, '\t')
+		case k >= 0x20 && k != 0x7f:
+			out = append(out, rune(k))
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// insertText inserts text (with line breaks) at the cursor, which ends
+// after it.
+func (e *editor) insertText(text []rune) {
+	l := e.lines[e.cy]
+	x := min(e.cx, len(l))
+	parts := splitRunes(text, '\n')
+	if len(parts) == 1 {
+		e.setLine(e.cy, cat(l[:x], parts[0], l[x:]))
+		e.cx = x + len(parts[0])
+		return
+	}
+	last := parts[len(parts)-1]
+	e.setLine(e.cy, cat(l[:x], parts[0]))
+	rest := append(cloneLines(parts[1:len(parts)-1]), cat(last, l[x:]))
+	e.insertLines(e.cy+1, rest)
+	e.cy += len(parts) - 1
+	e.cx = len(last)
 }
 
 func (e *editor) exitInsert() {
@@ -1794,6 +1897,10 @@ func (e *editor) render() {
 	if e.cy < e.top {
 		e.top = e.cy
 	}
+	if e.cy-e.top >= rows {
+		// Every line takes a row at least: no need to look further up.
+		e.top = e.cy - rows + 1
+	}
 	for {
 		h := 0
 		for y := e.top; y <= e.cy; y++ {
@@ -1953,6 +2060,7 @@ func (e *editor) runExMode(silent bool, cmds []string, in io.Reader, out io.Writ
 		if err := e.exLine(line); err != nil {
 			e.fail(err)
 		}
+		e.revertIfTooBig()
 		if !silent && e.msg != "" {
 			fmt.Fprintln(w, e.msg)
 		}
@@ -2020,7 +2128,9 @@ func (e *editor) runVisual(cmds []string, stdin io.Reader, stdout, stderr io.Wri
 		e.clampCursor()
 	}
 	for !e.quit {
-		if err := e.normalCommand(); err != nil {
+		if err := e.normalCommand(); err == errTooLong {
+			continue
+		} else if err != nil {
 			if err == errInterrupted || err == io.EOF {
 				// The input ended: like vim, leave without saving.
 				break

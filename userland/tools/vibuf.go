@@ -23,8 +23,13 @@ import (
 const rawBase = 0x10FF00
 
 // maxText bounds what one command may add to the buffer (a count times
-// a text): "999999999p" is refused instead of exhausting memory.
-const maxText = 64 << 20
+// a text, in characters, a line costing lineCost): "999999999p" is
+// refused instead of exhausting memory or time.
+const maxText = 4 << 20
+
+// lineCost is what a line counts for against maxText: its slice header
+// and allocation cost more than a character.
+const lineCost = 32
 
 // maxUndoLines bounds the line references all undo steps hold together.
 const maxUndoLines = 4 << 20
@@ -164,19 +169,61 @@ type editor struct {
 	mode    string // "-- INSERT --" and the like, for the status row
 	// inserting is set in insert and replace mode.
 	inserting bool
+	// writeFile, when set, replaces writing files (the fuzz tests must
+	// not write where an input names).
+	writeFile func(name, text string, add bool) error
+	// size is the buffer's size as maxText counts it (characters, and
+	// lineCost a line); limit bounds it (maxBuffer unless a test sets
+	// less).
+	size, limit int
 }
 
 func newEditor() *editor {
-	return &editor{lines: [][]rune{{}}, noLines: true, marks: map[rune]pos{}, tabstop: 8, shiftwidth: 8, rows: 24, cols: 80}
+	return &editor{lines: [][]rune{{}}, noLines: true, marks: map[rune]pos{}, tabstop: 8, shiftwidth: 8, rows: 24, cols: 80, size: lineCost, limit: maxBuffer}
+}
+
+// maxBuffer bounds the buffer (in maxText's units): edits that would
+// grow it past this are undone with errTooLong, so that repeated
+// doubling (":%s/$/\r/g" again and again) ends in a message.
+const maxBuffer = 64 << 20
+
+// setLines replaces all the lines and recounts the size.
+func (e *editor) setLines(ls [][]rune) {
+	e.lines = ls
+	e.size = 0
+	for _, l := range ls {
+		e.size += len(l) + lineCost
+	}
+}
+
+// overLimit reports whether the buffer grew past its limit.
+func (e *editor) overLimit() bool { return e.size > e.limit }
+
+// revertIfTooBig undoes the current command's change when it made the
+// buffer too big; it reports whether it did.
+func (e *editor) revertIfTooBig() bool {
+	if !e.overLimit() || len(e.undo) == 0 || !e.snapped {
+		return false
+	}
+	s := e.undo[len(e.undo)-1]
+	e.undo = e.undo[:len(e.undo)-1]
+	e.restore(s)
+	e.fail(errTooLong)
+	return true
 }
 
 // load reads name into the buffer; a missing file is a new, empty one.
 func (e *editor) load(name string) error {
 	e.file = name
-	e.lines, e.noLines, e.cy, e.cx, e.top, e.modified = [][]rune{{}}, true, 0, 0, 0, false
+	e.setLines([][]rune{{}})
+	e.noLines, e.cy, e.cx, e.top, e.modified = true, 0, 0, 0, false
 	e.undo, e.redo = nil, nil
 	e.marks = map[rune]pos{}
-	b, err := os.ReadFile(name)
+	b, err := readRegular(name)
+	if errors.Is(err, errNotRegular) {
+		e.msgf("%q is not a file", name)
+		return nil
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		e.msgf("%q [New]", name)
 		return nil
@@ -195,18 +242,36 @@ func (e *editor) load(name string) error {
 	return nil
 }
 
+// errNotRegular refuses to read a device or a directory as text: a
+// read of /dev/zero would never end.
+var errNotRegular = errors.New("not a regular file")
+
+// readRegular reads a regular file.
+func readRegular(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	return os.ReadFile(name)
+}
+
 // setText replaces the buffer with text.
 func (e *editor) setText(s string) {
 	if s == "" {
-		e.lines, e.noLines = [][]rune{{}}, true
+		e.setLines([][]rune{{}})
+		e.noLines = true
 		return
 	}
 	s = strings.TrimSuffix(s, "\n")
 	parts := strings.Split(s, "\n")
-	e.lines = make([][]rune, len(parts))
+	ls := make([][]rune, len(parts))
 	for i, p := range parts {
-		e.lines[i] = toRunes(p)
+		ls[i] = toRunes(p)
 	}
+	e.setLines(ls)
 	e.noLines = false
 }
 
@@ -268,7 +333,8 @@ func (e *editor) change() {
 
 func (e *editor) restore(s undoStep) undoStep {
 	cur := undoStep{lines: e.lines, noLines: e.noLines, cy: e.cy, cx: e.cx, modified: e.modified}
-	e.lines, e.noLines, e.cy, e.cx, e.modified = s.lines, s.noLines, s.cy, s.cx, s.modified
+	e.setLines(s.lines)
+	e.noLines, e.cy, e.cx, e.modified = s.noLines, s.cy, s.cx, s.modified
 	e.clampCursor()
 	return cur
 }
@@ -302,6 +368,7 @@ func (e *editor) doRedo(n int) {
 // setLine replaces line y.
 func (e *editor) setLine(y int, l []rune) {
 	e.change()
+	e.size += len(l) - len(e.lines[y])
 	e.lines[y] = l
 	e.noLines = false
 }
@@ -314,7 +381,8 @@ func (e *editor) insertLines(at int, ls [][]rune) {
 	e.change()
 	if e.noLines {
 		// The one empty line of an empty buffer is not a line.
-		e.lines, e.noLines = append([][]rune(nil), ls...), false
+		e.setLines(append([][]rune(nil), ls...))
+		e.noLines = false
 		if e.gmarks != nil {
 			e.gmarks = make([]bool, len(e.lines))
 		}
@@ -323,6 +391,9 @@ func (e *editor) insertLines(at int, ls [][]rune) {
 	nl := make([][]rune, 0, len(e.lines)+len(ls))
 	nl = append(append(append(nl, e.lines[:at]...), ls...), e.lines[at:]...)
 	e.lines = nl
+	for _, l := range ls {
+		e.size += len(l) + lineCost
+	}
 	if e.gmarks != nil {
 		gm := make([]bool, 0, len(nl))
 		gm = append(append(append(gm, e.gmarks[:at]...), make([]bool, len(ls))...), e.gmarks[at:]...)
@@ -341,6 +412,9 @@ func (e *editor) deleteLines(first, last int) {
 	e.change()
 	n := last - first + 1
 	e.deleted += n
+	for _, l := range e.lines[first : last+1] {
+		e.size -= len(l) + lineCost
+	}
 	nl := make([][]rune, 0, len(e.lines)-n)
 	nl = append(append(nl, e.lines[:first]...), e.lines[last+1:]...)
 	if e.gmarks != nil {
@@ -356,6 +430,7 @@ func (e *editor) deleteLines(first, last int) {
 	}
 	if len(nl) == 0 {
 		nl, e.noLines = [][]rune{{}}, true
+		e.size = lineCost
 		if e.gmarks != nil {
 			e.gmarks = []bool{false}
 		}
@@ -394,17 +469,23 @@ func (e *editor) write(name string, first, last int, add bool) (string, error) {
 	if add {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
-	f, err := os.OpenFile(name, flags, 0o644)
-	if err != nil {
-		return "", viError("E212: Can't open file for writing")
-	}
 	text := e.text(first, last)
-	if _, err := io.WriteString(f, text); err != nil {
-		f.Close()
-		return "", viError(fmt.Sprintf("E514: Write error (file system full?): %v", err))
-	}
-	if err := f.Close(); err != nil {
-		return "", viError(fmt.Sprintf("E514: Write error (file system full?): %v", err))
+	if e.writeFile != nil {
+		if err := e.writeFile(name, text, add); err != nil {
+			return "", err
+		}
+	} else {
+		f, err := os.OpenFile(name, flags, 0o644)
+		if err != nil {
+			return "", viError("E212: Can't open file for writing")
+		}
+		if _, err := io.WriteString(f, text); err != nil {
+			f.Close()
+			return "", viError(fmt.Sprintf("E514: Write error (file system full?): %v", err))
+		}
+		if err := f.Close(); err != nil {
+			return "", viError(fmt.Sprintf("E514: Write error (file system full?): %v", err))
+		}
 	}
 	n := last - first + 1
 	if e.noLines {

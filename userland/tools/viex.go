@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -216,6 +215,9 @@ func (e *editor) exLine(line string) error {
 		rest, err := e.exCommand(line)
 		if err != nil {
 			return err
+		}
+		if e.overLimit() {
+			return errTooLong
 		}
 		if rest == nil || e.quit {
 			return nil
@@ -583,7 +585,7 @@ func (e *editor) runEx(name string, r exRange, bang bool, arg string) error {
 		if arg == "" {
 			arg = e.file
 		}
-		b, err := os.ReadFile(arg)
+		b, err := readRegular(arg)
 		if err != nil {
 			return viError("E484: Can't open file " + arg)
 		}
@@ -986,9 +988,12 @@ func (e *editor) global(r exRange, arg string, invert bool) error {
 			if firstErr == nil {
 				firstErr = err
 			}
-			if err == errInterrupted {
+			if err == errInterrupted || err == errTooLong {
 				return err
 			}
+		}
+		if e.overLimit() {
+			return errTooLong
 		}
 		// Lines before y may be gone: look again from where y went.
 		y = max(-1, y-e.deleted-1)
@@ -1024,6 +1029,9 @@ func (e *editor) runKeys(keys string) error {
 	for len(e.pending) > 0 && !e.quit {
 		if err := e.normalCommand(); err != nil && err != errInterrupted {
 			return err
+		}
+		if e.overLimit() {
+			return errTooLong
 		}
 	}
 	return nil
