@@ -127,6 +127,10 @@ func TestExScriptsLikeVim(t *testing.T) {
 		script := "printf '%b\\n' '" + strings.ReplaceAll(s, "'", `'\''`) + "' > cmds; ex -s e.txt < cmds; echo rc=$?; cat e.txt; cat new.txt 2>/dev/null; rm cmds"
 		cases = append(cases, diffCase{files: files, script: script, tree: true})
 	}
+	// "-c" right after the command name: the engine must not take this
+	// module for the shell and rewrite its "-c" argument (see
+	// internal/wasm's shellArgv).
+	cases = append(cases, diffCase{files: files, script: "vi -c '%s/o/0/g' -c wq -es e.txt < /dev/null; echo rc=$?; cat e.txt", tree: true})
 	for _, s := range []string{`wq`, `$a\nx\n.\nwq`, `%p\nq`} {
 		for _, f := range []string{"nonl.txt", "empty", "tabs.txt", "missing"} {
 			script := "printf '%b\\n' '" + s + "' > cmds; ex -s " + f + " < cmds; echo rc=$?; cat " + f + "; rm cmds"
