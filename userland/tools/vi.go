@@ -21,6 +21,29 @@ import (
 // by the buffer (lines, columns) or by maxText.
 const maxCount = 999999999
 
+// maxMacroRuns bounds the @ replays one typed command starts (a macro
+// that calls itself).
+const maxMacroRuns = 1000
+
+// keysToRunes turns recorded keys back into the text of a register
+// (special keys as the sequences a terminal sends).
+func keysToRunes(keys []term.Key) []rune {
+	var out []rune
+	for _, k := range keys {
+		switch k {
+		case term.KeyUp, term.KeyDown, term.KeyRight, term.KeyLeft:
+			out = append(out, 0x1b, '[', rune("ABCD"[term.KeyUp-k]))
+		case term.KeyHome, term.KeyEnd:
+			out = append(out, 0x1b, '[', rune("HF"[term.KeyHome-k]))
+		default:
+			if k >= 0 {
+				out = append(out, rune(k))
+			}
+		}
+	}
+	return out
+}
+
 // maxKeyRepeat bounds the keys a count replays in insert mode when they
 // are not plain text (arrows, backspace), which cost more each.
 const maxKeyRepeat = 1 << 16
@@ -33,6 +56,13 @@ func (e *editor) key() (term.Key, error) {
 		k := e.pending[0]
 		e.pending = e.pending[1:]
 		e.rec = append(e.rec, k)
+		if e.replayLeft > 0 {
+			// A "." or @ replay: q records the command, not its keys.
+			e.replayLeft--
+		} else if e.recording != 0 && !e.keysOnly && len(e.macro) < maxKeyRepeat {
+			// Keys of :normal are not typed: vim does not record them.
+			e.macro = append(e.macro, k)
+		}
 		return k, nil
 	}
 	if e.keysOnly || e.in == nil {
@@ -44,6 +74,9 @@ func (e *editor) key() (term.Key, error) {
 		return 0, err
 	}
 	e.rec = append(e.rec, k)
+	if e.recording != 0 && len(e.macro) < maxKeyRepeat {
+		e.macro = append(e.macro, k)
+	}
 	return k, nil
 }
 
@@ -699,13 +732,33 @@ func (e *editor) normalCommand() error {
 	if err != nil {
 		return err
 	}
+	if len(e.pending) == 0 {
+		e.macroRuns = 0
+	}
+	e.regName = 0
 	count, hasCount := 0, false
-	for (k >= '1' && k <= '9') || (k == '0' && hasCount) {
-		count = min(count*10+int(k-'0'), maxCount)
-		hasCount = true
-		if k, err = e.key(); err != nil {
-			return err
+	for {
+		if k == '"' {
+			// "x: the register for the next command.
+			r, err := e.key()
+			if err != nil {
+				return err
+			}
+			e.regName = rune(r)
+			if k, err = e.key(); err != nil {
+				return err
+			}
+			continue
 		}
+		if (k >= '1' && k <= '9') || (k == '0' && hasCount) {
+			count = min(count*10+int(k-'0'), maxCount)
+			hasCount = true
+			if k, err = e.key(); err != nil {
+				return err
+			}
+			continue
+		}
+		break
 	}
 	changed, err := e.command(k, count, hasCount)
 	if e.overLimit() {
@@ -752,6 +805,7 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 		if hasCount {
 			line = fmt.Sprintf(".,.+%d", count-1) + line
 		}
+		e.lastEx = line
 		e.snapped = false
 		if err := e.exLine(line); err != nil {
 			e.fail(err)
@@ -913,6 +967,7 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 		}
 		saved := e.lastChange
 		e.pending = append(append([]term.Key(nil), keys...), e.pending...)
+		e.replayLeft += len(keys)
 		pendingBefore := len(e.pending) - len(keys)
 		for len(e.pending) > pendingBefore && !e.quit {
 			before := len(e.pending)
@@ -941,6 +996,61 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 			return false, e.exLine("q!")
 		}
 		return false, viError("")
+	case 'q':
+		if e.recording != 0 {
+			// The q that stops the recording is not part of it.
+			keys := e.macro[:max(0, len(e.macro)-1)]
+			e.regName = e.recording
+			e.recording = 0
+			e.store(false, register{text: [][]rune{keysToRunes(keys)}})
+			e.msg = ""
+			return false, nil
+		}
+		c, err := e.key()
+		if err != nil {
+			return false, err
+		}
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false, viError("")
+		}
+		e.recording, e.macro = rune(c), nil
+		e.msgf("recording @%c", c)
+		return false, nil
+	case '@':
+		c, err := e.key()
+		if err != nil {
+			return false, err
+		}
+		if c == '@' {
+			c = term.Key(e.lastMacro)
+		}
+		if c == ':' {
+			return false, e.exLine(e.lastEx)
+		}
+		e.lastMacro = rune(c)
+		e.regName = rune(c)
+		r := e.load0()
+		var keys []term.Key
+		for i, l := range r.text {
+			if i > 0 || r.linewise {
+				keys = append(keys, '\r')
+			}
+			keys = append(keys, term.Parse([]byte(fromRunes(l)))...)
+		}
+		if r.linewise {
+			keys = append(keys[1:], '\r')
+		}
+		if e.macroRuns++; e.macroRuns > maxMacroRuns || len(keys)*n > maxKeyRepeat*16 {
+			e.pending, e.replayLeft = nil, 0
+			return false, viError("E169: Command too recursive")
+		}
+		var all []term.Key
+		for i := 0; i < n; i++ {
+			all = append(all, keys...)
+		}
+		e.pending = append(all, e.pending...)
+		e.replayLeft += len(all)
+		return false, nil
 	case 'm':
 		c, err := e.key()
 		if err != nil {
@@ -1208,7 +1318,7 @@ func (e *editor) textObject(around bool, obj term.Key) (from, to pos, linewise, 
 // applyOp runs operator op on the text from..to.
 func (e *editor) applyOp(op term.Key, from, to pos, linewise, inclusive bool) error {
 	if linewise {
-		e.reg = register{text: cloneLines(e.lines[from.y : to.y+1]), linewise: true}
+		e.store(op == 'y', register{text: cloneLines(e.lines[from.y : to.y+1]), linewise: true})
 		switch op {
 		case 'y':
 			if to.y-from.y+1 > 2 {
@@ -1263,7 +1373,7 @@ func (e *editor) applyOp(op term.Key, from, to pos, linewise, inclusive bool) er
 		text = append(text, cloneLines(e.lines[from.y+1:to.y])...)
 		text = append(text, cat(e.lines[to.y][:end]))
 	}
-	e.reg = register{text: text}
+	e.store(op == 'y', register{text: text})
 	if op == 'y' {
 		e.cy, e.cx = from.y, from.x
 		e.clampCursor()
@@ -1344,7 +1454,7 @@ func (e *editor) join(first, last int, spaces bool) {
 
 // put is p and P.
 func (e *editor) put(before bool, n int) error {
-	r := e.reg
+	r := e.load0()
 	if len(r.text) == 0 {
 		return viError("E353: Nothing in register \"")
 	}
@@ -1996,7 +2106,9 @@ func runVi(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case a == "-s" || a == "-es" || a == "-se":
 			silent = true
 			exMode = exMode || a != "-s"
-		case a == "-R" || a == "-n" || a == "-N" || a == "-X" || a == "-u" || a == "-i" || a == "--noplugin" || a == "-Z" || a == "-E" || a == "--clean" || a == "-V":
+		case a == "-R":
+			e.readonly = true
+		case a == "-n" || a == "-N" || a == "-X" || a == "-u" || a == "-i" || a == "--noplugin" || a == "-Z" || a == "-E" || a == "--clean" || a == "-V":
 			if (a == "-u" || a == "-i") && i+1 < len(args) {
 				i++
 			}
@@ -2015,6 +2127,9 @@ func runVi(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		default:
 			files = append(files, a)
 		}
+	}
+	if name == "view" {
+		e.readonly = true
 	}
 	if len(files) > 0 {
 		if err := e.load(files[0]); err != nil {

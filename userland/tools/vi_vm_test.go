@@ -222,6 +222,17 @@ var viScripts = []string{
 	`4\nnorm wyiwP\nwq`,
 	`4\nnorm $ged^\nwq`,
 	`4\nnorm $2gex\nwq`,
+	// Registers and macros (vim's q records typed keys only, not
+	// those of :normal: TestViOnTerminal types a recording).
+	`1\nnorm "ayyj"byy"ap"bp\nwq`,
+	`1\nnorm "add"bdd"ap\nwq`,
+	`1\nnorm "Ayy"AyyG"ap\nwq`,
+	`1\nnorm yyj"_dd""p\nwq`,
+	`1\nnorm qaA!\033jq2@a\nwq`,
+	`1\nnorm qqxjq@q@@\nwq`,
+	`1\nnorm qwA.\033q:2,3norm @w\r\nwq`,
+	`1\nnorm qex.jq@e\nwq`,
+	`1\nnorm yyjdd"0p\nwq`,
 }
 
 func TestViNormalLikeVim(t *testing.T) {
@@ -291,10 +302,16 @@ func TestViOnTerminal(t *testing.T) {
 	s.waitText(" 37 line 40\n")
 	s.keys(":q\r")
 	s.waitText("E37: No write since last change")
+	// A macro recorded with q and replayed with a count, and "." inside
+	// a recording replayed once per @.
+	s.keys("ggqaA!\x1bjq3@a")
+	s.waitText("line 7!\n")
+	s.keys("qb0x.jq@b")
+	s.waitText("  6 ne 9\n")
 	s.keys("ZZ")
 	s.waitText("vi-rc=0")
-	want := "ne 4\n"
-	for i := 5; i <= 40; i++ {
+	want := "ne 4!\nline 5!\nline 6!\nline 7!\nne 8\nne 9\n"
+	for i := 10; i <= 40; i++ {
 		switch {
 		case i == 30:
 			want += "\n"

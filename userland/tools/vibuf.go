@@ -89,6 +89,52 @@ var (
 	errInterrupted = errors.New("interrupted")
 )
 
+// store saves yanked (yank) or deleted text in the unnamed register and
+// the register the command names: "_ keeps nothing, an upper-case name
+// appends, a yank also goes to "0.
+func (e *editor) store(yank bool, r register) {
+	name := e.regName
+	e.regName = 0
+	if name == '_' {
+		return
+	}
+	if e.regs == nil {
+		e.regs = map[rune]register{}
+	}
+	if name >= 'A' && name <= 'Z' {
+		lower := name - 'A' + 'a'
+		old := e.regs[lower]
+		if old.linewise || r.linewise || len(old.text) == 0 {
+			r = register{text: append(cloneLines(old.text), r.text...), linewise: old.linewise || r.linewise}
+		} else {
+			joined := cloneLines(old.text)
+			joined[len(joined)-1] = cat(joined[len(joined)-1], r.text[0])
+			r = register{text: append(joined, r.text[1:]...)}
+		}
+		name = lower
+	}
+	e.reg = r
+	if yank {
+		e.regs['0'] = r
+	}
+	if name >= 'a' && name <= 'z' || name >= '0' && name <= '9' {
+		e.regs[name] = r
+	}
+}
+
+// load0 returns the register the command names, else the unnamed one.
+func (e *editor) load0() register {
+	name := e.regName
+	e.regName = 0
+	switch {
+	case name == 0 || name == '"' || name == '+' || name == '*':
+		return e.reg
+	case name >= 'A' && name <= 'Z':
+		name = name - 'A' + 'a'
+	}
+	return e.regs[name]
+}
+
 // undoStep is one undo step.
 type undoStep struct {
 	lines    [][]rune
@@ -127,6 +173,19 @@ type editor struct {
 	snapped    bool
 	reg        register
 	marks      map[rune]pos
+	// regs are the named registers ("a to "z, "0 the last yank); regName
+	// is the one the current command names ("x prefix), 0 for none.
+	regs    map[rune]register
+	regName rune
+	// recording is the register q is recording into (0: none), macro
+	// the keys so far; macroRuns counts @ replays within one typed
+	// command, so "@a" inside register a ends.
+	recording rune
+	macro     []term.Key
+	macroRuns int
+	// replayLeft is how many of the pending keys (at their front) a "."
+	// or @ replay put there.
+	replayLeft int
 
 	lastSearch     string
 	lastSearchBack bool
@@ -134,8 +193,10 @@ type editor struct {
 	lastSubRep     string
 	lastSubFlags   string
 	lastFind       [2]rune // command (f F t T) and character
+	lastMacro      rune    // the register @@ replays
+	lastEx         string  // the command line @: repeats
 
-	number, ignoreCase, autoindent, expandtab, list bool
+	number, ignoreCase, autoindent, expandtab, list, readonly bool
 	tabstop, shiftwidth                             int
 
 	msg      string

@@ -415,10 +415,13 @@ func (e *editor) runEx(name string, r exRange, bang bool, arg string) error {
 		if err != nil {
 			return err
 		}
-		if rest != "" && !(len(rest) == 1 && unicode.IsLetter(rune(rest[0]))) {
+		if rest != "" && !(len(rest) == 1 && (unicode.IsLetter(rune(rest[0])) || rest[0] == '_')) {
 			return errTrailing
 		}
-		e.reg = register{text: cloneLines(e.lines[r.first : r.last+1]), linewise: true}
+		if rest != "" {
+			e.regName = rune(rest[0])
+		}
+		e.store(name == "yank", register{text: cloneLines(e.lines[r.first : r.last+1]), linewise: true})
 		if name == "delete" {
 			if e.noLines {
 				return errNoLines
@@ -438,7 +441,10 @@ func (e *editor) runEx(name string, r exRange, bang bool, arg string) error {
 		if e.noLines {
 			at = 0
 		}
-		text := e.reg.text
+		if a := strings.TrimSpace(arg); len(a) == 1 {
+			e.regName = rune(a[0])
+		}
+		text := e.load0().text
 		if len(text) == 0 {
 			return viError("E353: Nothing in register \"")
 		}
@@ -627,6 +633,9 @@ func (e *editor) runEx(name string, r exRange, bang bool, arg string) error {
 		if e.file == "" {
 			e.file = target
 		}
+		if e.readonly && !bang && target == e.file {
+			return viError("E45: 'readonly' option is set (add ! to override)")
+		}
 		msg, err := e.write(target, r.first, r.last, add)
 		if err != nil {
 			return err
@@ -750,6 +759,8 @@ func (e *editor) set(arg string) error {
 			flag = &e.expandtab
 		case "list":
 			flag = &e.list
+		case "readonly", "ro":
+			flag = &e.readonly
 		case "tabstop", "ts":
 			num = &e.tabstop
 		case "shiftwidth", "sw":
@@ -1022,10 +1033,9 @@ func (e *editor) normalEx(r exRange, keys string) error {
 // runKeys runs keys as normal-mode commands until they are used up; an
 // unfinished insert ends as if by Escape.
 func (e *editor) runKeys(keys string) error {
-	saved, savedOnly := e.pending, e.keysOnly
-	e.pending = term.Parse([]byte(keys))
-	e.keysOnly = true
-	defer func() { e.pending, e.keysOnly = saved, savedOnly }()
+	saved, savedOnly, savedReplay := e.pending, e.keysOnly, e.replayLeft
+	e.pending, e.keysOnly, e.replayLeft = term.Parse([]byte(keys)), true, 0
+	defer func() { e.pending, e.keysOnly, e.replayLeft = saved, savedOnly, savedReplay }()
 	for len(e.pending) > 0 && !e.quit {
 		if err := e.normalCommand(); err != nil && err != errInterrupted {
 			return err
