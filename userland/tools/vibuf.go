@@ -197,7 +197,7 @@ type editor struct {
 	lastEx         string  // the command line @: repeats
 
 	number, ignoreCase, autoindent, expandtab, list, readonly bool
-	tabstop, shiftwidth                             int
+	tabstop, shiftwidth                                       int
 
 	msg      string
 	exMode   bool // ex (-e): commands from the input, line by line
