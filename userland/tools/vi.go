@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -643,8 +644,8 @@ func (e *editor) searchMotion(k term.Key, n int) (motionResult, error) {
 		// the end), one scan of the buffer however big the count.
 		var all []pos
 		for y, l := range e.lines {
-			for _, m := range re.FindAllStringIndex(string(l), -1) {
-				all = append(all, pos{y, byteToRune(l, m[0])})
+			for _, m := range submatchRunes(re, l, -1) {
+				all = append(all, pos{y, m[0]})
 			}
 		}
 		k := 0
@@ -679,10 +680,7 @@ func (e *editor) searchMotion(k term.Key, n int) (motionResult, error) {
 
 // searchFrom finds the next match after p (before p when back),
 // wrapping around the end of the buffer.
-func (e *editor) searchFrom(re interface {
-	FindAllStringSubmatchIndex(string, int) [][]int
-	FindStringSubmatchIndex(string) []int
-}, p pos, back bool) (pos, bool, bool) {
+func (e *editor) searchFrom(re *regexp.Regexp, p pos, back bool) (pos, bool, bool) {
 	n := len(e.lines)
 	for k := 0; k <= n; k++ {
 		var y int
@@ -692,11 +690,9 @@ func (e *editor) searchFrom(re interface {
 			y = (p.y + k) % n
 		}
 		wrapped := back && p.y-k < 0 || !back && p.y+k >= n
-		line := e.lines[y]
-		s := string(line)
 		var starts []int
-		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
-			starts = append(starts, byteToRune(line, m[0]))
+		for _, m := range submatchRunes(re, e.lines[y], -1) {
+			starts = append(starts, m[0])
 		}
 		if back {
 			for i := len(starts) - 1; i >= 0; i-- {
@@ -854,7 +850,7 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 		}
 		return true, e.insert(n, k)
 	case 'R':
-		return true, e.replaceMode(n)
+		return true, e.replaceMode()
 	case 'x', term.KeyDelete, 'X', 'D', 'C', 's', 'S', 'Y':
 		op, motionKey := term.Key('d'), term.Key('l')
 		switch k {
@@ -979,9 +975,10 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 				break
 			}
 		}
-		e.lastChange, e.lastCount = saved, count
-		if !hasCount {
-			e.lastCount = e.lastCountOr(count)
+		// "." keeps repeating with the count it was last given.
+		e.lastChange = saved
+		if hasCount {
+			e.lastCount = count
 		}
 		return false, nil
 	case 'Z':
@@ -1088,8 +1085,6 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 	e.clampCursor()
 	return false, nil
 }
-
-func (e *editor) lastCountOr(n int) int { return n }
 
 // commandFromPending runs one command from the pending keys (a "."
 // replay), keeping the record of the change being replayed intact.
@@ -1725,10 +1720,9 @@ func (e *editor) insertKey(k term.Key) {
 }
 
 // replaceMode is R: typed characters replace those under the cursor.
-func (e *editor) replaceMode(n int) error {
+func (e *editor) replaceMode() error {
 	e.mode, e.inserting = "-- REPLACE --", true
 	defer func() { e.mode, e.inserting = "", false }()
-	_ = n
 	for {
 		k, err := e.key()
 		if err == errInterrupted {

@@ -58,6 +58,7 @@ func FuzzViKeys(f *testing.F) {
 		":%norm Ax\r", ":normal :normal x\r\r", "3ihi\x1bj.", "R xyz\x1b", "\x1b[A\x1b[B\x1bOC", "gg=G",
 		"999999999\x06", "999999999\x02", "999999999\x04", "999999999\x15", "999999999G", "999999999|",
 		"mxjd'x", "`x", "f(;,t)", "*#", "999999999:d\r", "ZZ", ":q!\r", ":e! other\r", "ddddddddddu",
+		"qaxq999999999@a", "qa@aq@a", "\"ayy\"Ap\"_dd\"0P", "qqq@q", "@:", "999999999@@", "2x..",
 	} {
 		f.Add(s)
 	}

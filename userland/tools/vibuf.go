@@ -826,59 +826,58 @@ func expandReplacement(rep string, line []rune, m []int, lastRep string) []rune 
 	return out
 }
 
-// matchIndex finds re in line from rune offset from; it returns rune
-// offsets of the match and its groups, or nil.
-func matchIndex(re *regexp.Regexp, line []rune, from int, notBOL bool) []int {
-	s := fromRunesExact(line)
-	byteOff := runeToByte(line, from)
-	if byteOff > len(s) {
+// matchIndex finds re in line; it returns rune offsets of the match and
+// its groups, or nil.
+func matchIndex(re *regexp.Regexp, line []rune) []int {
+	ms := submatchRunes(re, line, 1)
+	if len(ms) == 0 {
 		return nil
 	}
-	var loc []int
-	if from == 0 {
-		loc = re.FindStringSubmatchIndex(s)
-	} else {
-		// Match in the whole line so ^ and \b see the context, then skip
-		// matches that start too early.
-		for _, l := range re.FindAllStringSubmatchIndex(s, -1) {
-			if l[0] >= byteOff {
-				loc = l
-				break
+	return ms[0]
+}
+
+// submatchRunes finds up to n matches of re in line (all for n < 0), as
+// rune offsets of each match and its groups (-1 for a group that did not
+// take part).
+func submatchRunes(re *regexp.Regexp, line []rune, n int) [][]int {
+	// Raw bytes are runes of their own (rawBase+b), so string(line) is
+	// valid UTF-8 whose offsets convert to rune offsets exactly.
+	s := string(line)
+	locs := re.FindAllStringSubmatchIndex(s, n)
+	if len(locs) == 0 {
+		return nil
+	}
+	// One pass converts every byte offset (they come in order per group
+	// only, so a map from byte to rune offset serves them all).
+	toRune := make(map[int]int, 2*len(locs))
+	for _, loc := range locs {
+		for _, b := range loc {
+			if b >= 0 {
+				toRune[b] = 0
 			}
 		}
 	}
-	_ = notBOL
-	if loc == nil {
-		return nil
-	}
-	out := make([]int, len(loc))
-	for i, b := range loc {
-		if b < 0 {
-			out[i] = -1
-		} else {
-			out[i] = byteToRune(line, b)
+	ri := 0
+	for bi := range s {
+		if _, ok := toRune[bi]; ok {
+			toRune[bi] = ri
 		}
+		ri++
+	}
+	if _, ok := toRune[len(s)]; ok {
+		toRune[len(s)] = ri
+	}
+	out := make([][]int, len(locs))
+	for i, loc := range locs {
+		m := make([]int, len(loc))
+		for j, b := range loc {
+			if b < 0 {
+				m[j] = -1
+			} else {
+				m[j] = toRune[b]
+			}
+		}
+		out[i] = m
 	}
 	return out
-}
-
-// fromRunesExact encodes runes as UTF-8 one to one (raw bytes as their
-// private runes), so byte and rune offsets convert exactly.
-func fromRunesExact(rs []rune) string { return string(rs) }
-
-func runeToByte(rs []rune, n int) int {
-	b := 0
-	for _, r := range rs[:min(n, len(rs))] {
-		b += utf8.RuneLen(max(r, 0))
-	}
-	return b
-}
-
-func byteToRune(rs []rune, b int) int {
-	n, off := 0, 0
-	for off < b && n < len(rs) {
-		off += utf8.RuneLen(max(rs[n], 0))
-		n++
-	}
-	return n
 }

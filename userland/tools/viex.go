@@ -143,7 +143,7 @@ func (e *editor) searchLine(pat string, from int, back bool) (int, error) {
 		if back {
 			y = ((from-k)%n + n) % n
 		}
-		if matchIndex(re, e.lines[y], 0, false) != nil {
+		if matchIndex(re, e.lines[y]) != nil {
 			return y, nil
 		}
 	}
@@ -858,24 +858,19 @@ func (e *editor) substitute(r exRange, arg string) error {
 	for y := r.first; y <= r.last+added && y < len(e.lines); y++ {
 		line := e.lines[y]
 		var out []rune
-		from, changed, lastEnd := 0, false, -1
-		for from <= len(line) {
-			m := matchIndex(re, line, from, false)
-			if m == nil {
+		from, changed := 0, false
+		// One scan of the line finds every match (Go, like vim, drops an
+		// empty match right after a match), so a long line costs linear
+		// time however many matches it has.
+		limit := 1
+		if global {
+			limit = -1
+		}
+		for _, m := range submatchRunes(re, line, limit) {
+			if m[0] == m[1] && changed && m[0] >= len(line) {
+				// As vim: no empty match at the end of a line that had one.
 				break
 			}
-			if m[0] == m[1] && (m[0] == lastEnd || changed && m[0] >= len(line)) {
-				// As vim: no empty match right after a match, nor at the
-				// end of a line that already had one.
-				if m[0] >= len(line) {
-					break
-				}
-				out = append(out, line[from:m[0]+1]...)
-				from = m[0] + 1
-				lastEnd = -1
-				continue
-			}
-			lastEnd = m[1]
 			out = append(out, line[from:m[0]]...)
 			out = append(out, expandReplacement(rep, line, m, e.lastSubRep)...)
 			if len(out) > maxText {
@@ -883,17 +878,7 @@ func (e *editor) substitute(r exRange, arg string) error {
 			}
 			subs++
 			changed = true
-			if m[1] == m[0] {
-				if m[1] < len(line) {
-					out = append(out, line[m[1]])
-				}
-				from = m[1] + 1
-			} else {
-				from = m[1]
-			}
-			if !global {
-				break
-			}
+			from = m[1]
 		}
 		if !changed {
 			continue
@@ -974,7 +959,7 @@ func (e *editor) global(r exRange, arg string, invert bool) error {
 	e.gmarks = make([]bool, len(e.lines))
 	found := false
 	for y := r.first; y <= r.last; y++ {
-		if (matchIndex(re, e.lines[y], 0, false) != nil) != invert {
+		if (matchIndex(re, e.lines[y]) != nil) != invert {
 			e.gmarks[y] = true
 			found = true
 		}
