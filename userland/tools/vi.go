@@ -1037,6 +1037,9 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 		if r.linewise {
 			keys = append(keys[1:], '\r')
 		}
+		if len(keys) == 0 {
+			return false, viError("")
+		}
 		if e.macroRuns++; e.macroRuns > maxMacroRuns || len(keys)*n > maxKeyRepeat*16 {
 			e.pending, e.replayLeft = nil, 0
 			return false, viError("E169: Command too recursive")
@@ -1416,6 +1419,7 @@ func (e *editor) shiftLine(y, dir int) {
 // join joins lines first..last into one; with spaces, as J does (one
 // space between, leading blanks of the joined lines removed).
 func (e *editor) join(first, last int, spaces bool) {
+	last = min(last, len(e.lines)-1)
 	if last <= first {
 		return
 	}

@@ -186,6 +186,8 @@ type editor struct {
 	// replayLeft is how many of the pending keys (at their front) a "."
 	// or @ replay put there.
 	replayLeft int
+	// depth is how deep :normal commands nest.
+	depth int
 
 	lastSearch     string
 	lastSearchBack bool

@@ -669,6 +669,9 @@ func (e *editor) runEx(name string, r exRange, bang bool, arg string) error {
 	return nil
 }
 
+// maxDepth bounds nested :normal commands.
+const maxDepth = 100
+
 // readExLine reads the next line of ex input (for :append and friends).
 func (e *editor) readExLine() (string, bool) {
 	if e.exInput == nil {
@@ -1018,6 +1021,13 @@ func (e *editor) normalEx(r exRange, keys string) error {
 // runKeys runs keys as normal-mode commands until they are used up; an
 // unfinished insert ends as if by Escape.
 func (e *editor) runKeys(keys string) error {
+	// :normal can run :normal (directly or from a register): bound the
+	// nesting as vim does ('maxmapdepth').
+	if e.depth >= maxDepth {
+		return viError("E169: Command too recursive")
+	}
+	e.depth++
+	defer func() { e.depth-- }()
 	saved, savedOnly, savedReplay := e.pending, e.keysOnly, e.replayLeft
 	e.pending, e.keysOnly, e.replayLeft = term.Parse([]byte(keys)), true, 0
 	defer func() { e.pending, e.keysOnly, e.replayLeft = saved, savedOnly, savedReplay }()
