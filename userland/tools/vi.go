@@ -2075,6 +2075,33 @@ func (e *editor) render() {
 	}
 }
 
+// showPrinted draws the printed lines at the bottom of the screen, the
+// text scrolled up above them, as vim's "hit-enter" screen; it reports
+// whether it did (one line goes on the status row instead).
+func (e *editor) showPrinted() bool {
+	if len(e.shown) == 1 {
+		e.msg = e.shown[0]
+		e.shown = nil
+		return false
+	}
+	e.render()
+	lines := append(append([]string(nil), e.shown...), "Press ENTER or type command to continue")
+	if len(lines) > e.rows {
+		lines = lines[len(lines)-e.rows:]
+	}
+	var b strings.Builder
+	first := e.rows - len(lines)
+	for i, l := range lines {
+		r := []rune(l)
+		fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K%s", first+i+1, string(r[:min(len(r), e.cols-1)]))
+	}
+	_, _ = io.WriteString(e.screen, b.String())
+	if f, ok := e.screen.(*bufio.Writer); ok {
+		_ = f.Flush()
+	}
+	return true
+}
+
 // runVi is vi, vim, view and ex.
 func runVi(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name := "vi"
@@ -2241,6 +2268,18 @@ func (e *editor) runVisual(cmds []string, stdin io.Reader, stdout, stderr io.Wri
 		e.clampCursor()
 	}
 	for !e.quit {
+		if len(e.shown) > 0 && len(e.pending) == 0 && e.showPrinted() {
+			// Lines that :p printed stay until a key: Enter, space or
+			// Escape dismisses them, another key is also the next command.
+			k, err := e.in.ReadKey()
+			e.shown = nil
+			if err != nil {
+				break
+			}
+			if k != '\r' && k != ' ' && k != term.Esc {
+				e.pending = append(e.pending, k)
+			}
+		}
 		if err := e.normalCommand(); err == errTooLong {
 			continue
 		} else if err != nil {

@@ -311,6 +311,14 @@ func TestViOnTerminal(t *testing.T) {
 	s.waitText("line 7!\n")
 	s.keys("qb0x.jq@b")
 	s.waitText("  6 ne 9\n")
+	// Printed lines stay above a prompt until a key.
+	s.keys(":g/^ne/p\r")
+	sc = s.waitLast("Press ENTER or type command to continue")
+	if !strings.Contains(sc, "\n      1 ne 4!\n      5 ne 8\n      6 ne 9\nPress ENTER") {
+		t.Fatalf("printed lines:\n%s", sc)
+	}
+	s.keys("\r")
+	s.waitScreen("the text again", func(sc string) bool { return !strings.Contains(sc, "Press ENTER") })
 	s.keys("ZZ")
 	s.waitText("vi-rc=0")
 	want := "ne 4!\nline 5!\nline 6!\nline 7!\nne 8\nne 9\n"

@@ -188,6 +188,9 @@ type editor struct {
 	replayLeft int
 	// depth is how deep :normal commands nest.
 	depth int
+	// shown holds the lines :p and friends printed in vi, which the
+	// screen shows above a "Press ENTER" prompt.
+	shown []string
 
 	lastSearch     string
 	lastSearchBack bool

@@ -669,6 +669,10 @@ func (e *editor) runEx(name string, r exRange, bang bool, arg string) error {
 	return nil
 }
 
+// maxShown bounds the printed lines vi keeps for its "Press ENTER"
+// screen (the last rows are what a terminal would show anyway).
+const maxShown = 1000
+
 // maxDepth bounds nested :normal commands.
 const maxDepth = 100
 
@@ -714,8 +718,8 @@ func (e *editor) printLines(first, last int, number, list bool) {
 		}
 		if e.exMode {
 			fmt.Fprintln(e.out, s)
-		} else {
-			e.msg = s
+		} else if len(e.shown) < maxShown {
+			e.shown = append(e.shown, s)
 		}
 	}
 }
