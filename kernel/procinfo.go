@@ -76,6 +76,13 @@ func (v procView) Mounts() []procfs.MountInfo {
 	return out
 }
 
+// ptsDevice is /dev/pts/N's device number as Linux encodes it in
+// /proc/<pid>/stat's tty_nr (new_encode_dev): major 136, minor N.
+func ptsDevice(n int) int {
+	const major = 136
+	return n&0xff | major<<8 | (n&^0xff)<<12
+}
+
 // procEntry is a pointer wrapper, so procfs can compare entries.
 type procEntry struct{ p *Process }
 
@@ -92,7 +99,15 @@ func (e procEntry) Status() procfs.Status {
 	if p.parent != nil {
 		st.PPID = p.parent.pid
 	}
+	if t := p.ctty; t != nil {
+		st.TTY = ptsDevice(t.index)
+		st.TPGID = t.fgrp
+	}
 	k.mu.Unlock()
+	// The memory its runtime reported (a WebAssembly instance's linear
+	// memory, an isolate's heap) is both its size and what it holds.
+	mem := uint64(max(p.mem.Load(), 0))
+	st.VmSize, st.VmRSS = mem, mem
 	if st.State == byte(StateNew) {
 		st.State = 'R'
 	}

@@ -307,6 +307,76 @@ func (p *Process) TerminalSize(fd int) (tty.Winsize, error) {
 	return t.t.Winsize(), nil
 }
 
+// TerminalAttr returns the mode of the terminal fd (tcgetattr).
+func (p *Process) TerminalAttr(fd int) (tty.Termios, error) {
+	t, err := p.terminalFD(fd)
+	if err != nil {
+		return tty.Termios{}, err
+	}
+	return t.t.Termios(), nil
+}
+
+// SetTerminalAttr sets the mode of the terminal fd (tcsetattr), after
+// discarding its unread input when flush is set (TCSAFLUSH). As on Linux,
+// a background process changing its controlling terminal's mode gets
+// SIGTTOU unless it ignores or blocks it.
+func (p *Process) SetTerminalAttr(ctx context.Context, fd int, tm tty.Termios, flush bool) error {
+	t, err := p.terminalFD(fd)
+	if err != nil {
+		return err
+	}
+	if err := p.checkTerminalChange(ctx, t); err != nil {
+		return err
+	}
+	// A pseudo-terminal has no framing: Linux's pty_set_termios keeps
+	// its character size at 8 bits, without parity, receiver on.
+	tm.Cflag = tm.Cflag&^(tty.CSIZE|tty.PARENB) | tty.CS8 | tty.CREAD
+	t.t.SetTermiosFlush(tm, flush)
+	return nil
+}
+
+// SetTerminalSize sets the window size of the terminal fd (TIOCSWINSZ);
+// a change raises SIGWINCH in its foreground process group.
+func (p *Process) SetTerminalSize(fd int, ws tty.Winsize) error {
+	t, err := p.terminalFD(fd)
+	if err != nil {
+		return err
+	}
+	t.t.SetWinsize(ws)
+	return nil
+}
+
+// checkTerminalChange is Linux's tty_check_change: a process in a
+// background group of the session that t controls is stopped by SIGTTOU
+// before it may change t, unless it ignores or blocks SIGTTOU; an
+// orphaned group gets EIO instead, as it would never be continued.
+func (p *Process) checkTerminalChange(ctx context.Context, t *PTY) error {
+	k := p.k
+	for {
+		k.mu.Lock()
+		if p.ctty != t || t.fgrp == 0 || p.pgid == t.fgrp {
+			k.mu.Unlock()
+			return nil
+		}
+		orphaned := k.orphanedLocked(p.pgid, p.sid)
+		pgid := p.pgid
+		k.mu.Unlock()
+		if p.signalIgnoredOrBlocked(SIGTTOU) {
+			return nil
+		}
+		if orphaned {
+			return errno.EIO
+		}
+		_ = k.Init().Kill(-pgid, SIGTTOU)
+		if p.State() != StateStopped {
+			return errno.EINTR
+		}
+		if err := p.waitIfStopped(ctx); err != nil {
+			return err
+		}
+	}
+}
+
 // SetTerminalRaw switches the terminal fd to raw mode or back to the
 // default cooked mode.
 func (p *Process) SetTerminalRaw(fd int, on bool) error {

@@ -731,3 +731,165 @@ func TestPTYFromDevPtmx(t *testing.T) {
 		t.Errorf("output %q", got)
 	}
 }
+
+// TestPTYTerminalAttr covers tcgetattr/tcsetattr and the window size
+// calls (host_tty get_attr, set_attr, get_size, set_size): the mode set
+// is the mode read back, save that a pseudo-terminal stays 8-bit without
+// parity (as Linux's pty_set_termios keeps it); -echo silences echo;
+// TCSAFLUSH drops unread input; a new size raises SIGWINCH; descriptors
+// that are not terminals fail with ENOTTY; and a background process
+// changing the mode gets SIGTTOU.
+func TestPTYTerminalAttr(t *testing.T) {
+	progs := ptyPrograms()
+	progs["attr"] = func(ctx context.Context, p *kernel.Process) int {
+		tm, err := p.TerminalAttr(0)
+		if err != nil || tm != tty.DefaultTermios() {
+			return 1
+		}
+		tm.Lflag &^= tty.ECHO
+		tm.Cflag = tm.Cflag&^tty.CSIZE | tty.PARENB
+		tm.Cc[tty.VMIN] = 5
+		if err := p.SetTerminalAttr(ctx, 0, tm, false); err != nil {
+			return 2
+		}
+		got, _ := p.TerminalAttr(1)
+		want := tm
+		want.Cflag = want.Cflag&^tty.PARENB | tty.CS8
+		if got != want {
+			return 3
+		}
+		write(ctx, p, 1, "quiet\n")
+		buf := make([]byte, 64)
+		n, err := p.Read(ctx, 0, buf)
+		if err != nil || string(buf[:n]) != "hidden\n" {
+			return 4
+		}
+		write(ctx, p, 1, "flush\n")
+		// Wait for the typed line, then discard it with TCSAFLUSH.
+		fds := []kernel.PollFD{{FD: 0, Events: 0x01}}
+		if _, err := p.Poll(ctx, fds, -1); err != nil {
+			return 5
+		}
+		if err := p.SetTerminalAttr(ctx, 0, tty.DefaultTermios(), true); err != nil {
+			return 6
+		}
+		write(ctx, p, 1, "again\n")
+		if n, err = p.Read(ctx, 0, buf); err != nil || string(buf[:n]) != "kept\n" {
+			return 7
+		}
+		if _, err := p.SetDisposition(kernel.SIGWINCH, kernel.DispositionCatch); err != nil {
+			return 8
+		}
+		ch := p.CaughtSignals()
+		if err := p.SetTerminalSize(0, tty.Winsize{Rows: 7, Cols: 9}); err != nil {
+			return 9
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return 10
+		}
+		if ws, err := p.TerminalSize(2); err != nil || ws != (tty.Winsize{Rows: 7, Cols: 9}) {
+			return 11
+		}
+		r, w, err := p.Pipe(0)
+		if err != nil {
+			return 12
+		}
+		for _, fd := range []int{r, w} {
+			if _, err := p.TerminalAttr(fd); !errors.Is(err, errno.ENOTTY) {
+				return 13
+			}
+			if err := p.SetTerminalAttr(ctx, fd, tm, false); !errors.Is(err, errno.ENOTTY) {
+				return 14
+			}
+			if err := p.SetTerminalSize(fd, tty.Winsize{}); !errors.Is(err, errno.ENOTTY) {
+				return 15
+			}
+		}
+		if _, err := p.TerminalAttr(99); !errors.Is(err, errno.EBADF) {
+			return 16
+		}
+		c, err := p.Spawn(ctx, kernel.SpawnOptions{Argv: []string{"bgattr"}, NewGroup: true})
+		if err != nil {
+			return 17
+		}
+		if _, st, err := p.Wait(ctx, c.PID(), kernel.WUNTRACED); err != nil || !st.Stopped {
+			return 18
+		}
+		_ = p.Kill(c.PID(), kernel.SIGKILL)
+		_, _, _ = p.Wait(ctx, c.PID(), 0)
+		write(ctx, p, 1, "done\n")
+		return 0
+	}
+	progs["bgattr"] = func(ctx context.Context, p *kernel.Process) int {
+		_ = p.SetTerminalAttr(ctx, 0, tty.DefaultTermios(), false)
+		return 0
+	}
+	k := newKernel(t, kernel.Limits{}, progs)
+	tm, p := openTerm(t, k, "attr")
+	tm.waitFor("quiet")
+	tm.typ("hidden\n")
+	tm.waitFor("flush")
+	tm.typ("dropped\n")
+	tm.waitFor("again")
+	tm.typ("kept\n")
+	if st := hostWait(t, p); st.ShellCode() != 0 {
+		t.Fatalf("attr failed at step %d; the screen shows %q", st.ShellCode(), tm.text())
+	}
+	if s := tm.text(); strings.Contains(s, "hidden") || strings.Contains(s, "dropped\r\nkept") {
+		t.Errorf("echo was on while -echo, or the flushed line echoed: %q", s)
+	}
+}
+
+// TestProcShowsTerminalAndMemory checks what ps reads from /proc: a
+// process on /dev/pts/N has tty_nr 136:N and its foreground group as
+// tpgid, one without a terminal 0 and -1, and the memory its runtime
+// reported is its size and resident set.
+func TestProcShowsTerminalAndMemory(t *testing.T) {
+	progs := ptyPrograms()
+	stat := func(ctx context.Context, p *kernel.Process) []string {
+		fd, err := p.Open(ctx, kernel.AtFDCWD, "/proc/self/stat", vfs.O_RDONLY, 0)
+		if err != nil {
+			return nil
+		}
+		defer func() { _ = p.Close(fd) }()
+		buf := make([]byte, 1024)
+		n, _ := p.Read(ctx, fd, buf)
+		s := string(buf[:n])
+		return strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	}
+	progs["statself"] = func(ctx context.Context, p *kernel.Process) int {
+		p.ReportMemory(3 << 20)
+		f := stat(ctx, p)
+		if len(f) < 22 {
+			return 1
+		}
+		// Fields 7, 8, 23 and 24 of proc(5), counted after "pid (comm)".
+		write(ctx, p, 1, fmt.Sprintf("tty=%s tpgid=%s pgid=%d vsize=%s rss=%s\n", f[4], f[5], p.PGID(), f[20], f[21]))
+		return 0
+	}
+	k := newKernel(t, kernel.Limits{}, progs)
+	ctx := context.Background()
+	if err := k.VFS().Mkdir(ctx, vfs.Root, "/proc", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.VFS().Mount(ctx, vfs.Root, "/proc", k.ProcFS(64<<20), vfs.MountOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tm, p := openTerm(t, k, "statself")
+	hostWait(t, p)
+	want := fmt.Sprintf("tty=%d tpgid=%d pgid=%d vsize=%d rss=768", 136<<8|tm.pty.Index(), p.PID(), p.PID(), 3<<20)
+	tm.waitFor(want)
+
+	out, w := capture(t, k)
+	q, err := k.SpawnHost(ctx, kernel.SpawnOptions{Argv: []string{"statself"}, Env: []string{"PATH=/bin"}, Files: []vfs.File{nil, w, w}})
+	w.DecRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostWait(t, q)
+	if got, want := out.String(), fmt.Sprintf("tty=0 tpgid=-1 pgid=%d vsize=%d rss=768\n", q.PGID(), 3<<20); got != want {
+		t.Errorf("without a terminal: %q, want %q", got, want)
+	}
+}

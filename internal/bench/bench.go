@@ -117,7 +117,15 @@ var rowDefs = []rowDef{
 	{id: "date", label: "date", kind: kindExec, cmd: "date"},
 	{id: "ls", label: "ls (empty dir)", kind: kindExec, cmd: "ls " + emptyDir},
 	{id: "pipe", label: "echo hello | wc -c", kind: kindExec, cmd: "echo hello | wc -c"},
+	// The same pipeline under the published userland's shell (brush),
+	// which secexec's own sh replaced: the comparison the shell must not
+	// lose, measured in the same run.
+	{id: "pipe-brush", label: "brush -c 'echo hello | wc -c'", kind: kindExec, cmd: "brush -c 'echo hello | wc -c'"},
+	{id: "sh-c", label: "sh -c 'echo hello; pwd'", kind: kindExec, cmd: "sh -c 'echo hello; pwd'"},
+	{id: "sh-c-brush", label: "brush -c 'echo hello; pwd'", kind: kindExec, cmd: "brush -c 'echo hello; pwd'"},
 	{id: "python", label: "python3 -c pass", kind: kindExec, cmd: "python3 -c pass"},
+	{id: "jq", label: "jq -n 1", kind: kindExec, cmd: "jq -n 1"},
+	{id: "grep-pipe", label: "echo x | grep x", kind: kindExec, cmd: "echo x | grep x"},
 	{id: "git-status", label: "git status (small repo)", kind: kindExec, cmd: "git -C " + benchRepo + " status", setup: benchRepoSetup},
 	{id: "eval", label: "JS evaluate 1+1", kind: kindEval},
 	// Evaluate on a live persistent context: no process start at all.

@@ -16,6 +16,7 @@ import (
 	"github.com/secexec/secexec/internal/js"
 	"github.com/secexec/secexec/internal/pysupport"
 	"github.com/secexec/secexec/internal/setup"
+	"github.com/secexec/secexec/internal/tzdata"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/wasm"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -113,6 +114,15 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	py := pysupport.Layer()
 	r := &Runtime{store: store, wasm: eng, js: jsEng, log: log}
 	r.layers = []vfs.FileSystem{jsEng.Layer(), eng.SoftwareLayer(store), py}
+	switch tz, err := tzdata.Layer(ctx, dirs.Cache); {
+	case err == nil:
+		r.layers = append(r.layers, tz)
+	case errors.Is(err, tzdata.ErrNoData):
+		log.Debug("guest: no time zone database", "err", err)
+	default:
+		_ = r.Close(ctx)
+		return nil, fmt.Errorf("guest: %w", err)
+	}
 	if err := r.addTools(ctx, dirs); err != nil {
 		_ = r.Close(ctx)
 		return nil, err

@@ -1,6 +1,7 @@
 package js
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -116,5 +117,85 @@ func TestNodeMisc(t *testing.T) {
 	}
 	if r := v.run("", "node", "--bogus"); r.code != 9 || !strings.Contains(r.stderr, "bad option: --bogus") {
 		t.Errorf("bad option: %+v", r)
+	}
+}
+
+// util.getCallSites follows Node 22.14 (test/parallel/test-util-getcallsites.js,
+// whose first block test/common's mustNotCall runs in hundreds of Node's
+// tests): the frames and their positions are what Node 22.12 prints for the
+// same file, arguments are validated with Node's codes and messages, and
+// neither Error.stackTraceLimit nor Error.prepareStackTrace changes the
+// answer.
+func TestUtilGetCallSites(t *testing.T) {
+	v := newVM(t, nil)
+	v.writeFile("/workspace/cs.js", `const util = require('util');
+function inner() { return util.getCallSites(3); }
+function outer() { return inner(); }
+const s = outer();
+console.log(JSON.stringify(s.map(({functionName, scriptName, lineNumber, column}) => ({functionName, scriptName, lineNumber, column}))));
+for (const bad of [0, 201, 'x', 0.5, -1, [], NaN]) { try { util.getCallSites(bad); console.log('ok', bad) } catch (e) { console.log(e.code, e.message) } }
+for (const args of [[{}, {}], [10, 10], [{sourceMap: 1}], [1, {sourceMap: 1}]]) { try { util.getCallSites(...args); console.log('ok') } catch (e) { console.log(e.code, e.message) } }
+console.log(util.getCallSites(3.6).length, util.getCallSites({}).length > 1, util.getCallSites(1, {}).length);
+Error.stackTraceLimit = 0; console.log(util.getCallSites().length > 1); Error.stackTraceLimit = 10;
+Error.prepareStackTrace = () => 'x'; const [c] = util.getCallSites(1); console.log(typeof c.scriptId, c.lineNumber, c.columnNumber === c.column);
+`)
+	r := v.run("", "node", "/workspace/cs.js")
+	want := `[{"functionName":"inner","scriptName":"/workspace/cs.js","lineNumber":2,"column":32},{"functionName":"outer","scriptName":"/workspace/cs.js","lineNumber":3,"column":27},{"functionName":"","scriptName":"/workspace/cs.js","lineNumber":4,"column":11}]
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received 0
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received 201
+ERR_INVALID_ARG_TYPE The "frameCount" argument must be of type number. Received type string ('x')
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received 0.5
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received -1
+ERR_INVALID_ARG_TYPE The "options" argument must be of type object. Received an instance of Array
+ERR_OUT_OF_RANGE The value of "frameCount" is out of range. It must be >= 1 && <= 200. Received NaN
+ERR_INVALID_ARG_TYPE The "frameCount" argument must be of type number. Received an instance of Object
+ERR_INVALID_ARG_TYPE The "options" argument must be of type object. Received type number (10)
+ERR_INVALID_ARG_TYPE The "options.sourceMap" property must be of type boolean. Received type number (1)
+ERR_INVALID_ARG_TYPE The "options.sourceMap" property must be of type boolean. Received type number (1)
+3 true 1
+true
+string 10 true
+`
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("code %d stderr %q\nstdout:\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)
+	}
+	if r := v.node(`process.stdout.write(require('util').getCallSites()[0].scriptName)`); r.stdout != "[eval]" {
+		t.Errorf("node -e: scriptName %q, want [eval]", r.stdout)
+	}
+}
+
+// The deprecated timers.enroll/unenroll/active/_unrefActive and util.log
+// behave as in Node 22.12 (its output on this script, the log's time stamp
+// masked): validation, scheduling, the deprecation warnings once each.
+func TestDeprecatedTimersAndUtilLog(t *testing.T) {
+	v := newVM(t, nil)
+	v.writeFile("/workspace/t.js", `const timers = require('timers');
+const util = require('util');
+process.on('warning', (w) => console.log('warning', w.name, w.code, w.message));
+const item = { _onTimeout() { console.log('fired', this._idleTimeout) } };
+timers.enroll(item, 10); console.log(item._idleTimeout);
+timers.active(item);
+timers._unrefActive({ _idleTimeout: -1 });
+const it2 = { _onTimeout() { console.log('never') } }; timers.enroll(it2, 5); timers.active(it2); timers.unenroll(it2); console.log(it2._idleTimeout);
+for (const bad of ['x', -1, Infinity]) try { timers.enroll({}, bad) } catch (e) { console.log(e.code, e.message) }
+util.log('hello %d', 5);
+`)
+	r := v.run("", "node", "/workspace/t.js")
+	got := regexp.MustCompile(`(?m)^\d+ [A-Z][a-z]{2} \d\d:\d\d:\d\d - `).ReplaceAllString(r.stdout, "STAMP - ")
+	want := `10
+-1
+ERR_INVALID_ARG_TYPE The "msecs" argument must be of type number. Received type string ('x')
+ERR_OUT_OF_RANGE The value of "msecs" is out of range. It must be a non-negative finite number. Received -1
+ERR_OUT_OF_RANGE The value of "msecs" is out of range. It must be a non-negative finite number. Received Infinity
+STAMP - hello 5
+warning DeprecationWarning DEP0095 timers.enroll() is deprecated. Please use setTimeout instead.
+warning DeprecationWarning DEP0126 timers.active() is deprecated. Please use timeout.refresh() instead.
+warning DeprecationWarning DEP0127 timers._unrefActive() is deprecated. Please use timeout.refresh() instead.
+warning DeprecationWarning DEP0096 timers.unenroll() is deprecated. Please use clearTimeout instead.
+warning DeprecationWarning DEP0059 The ` + "`" + `util.log API is deprecated. Please use console.log() with a custom formatter or a third-party logger instead.
+fired 10
+`
+	if r.code != 0 || got != want {
+		t.Fatalf("code %d stderr %q\nstdout:\n%s\nwant:\n%s", r.code, r.stderr, got, want)
 	}
 }

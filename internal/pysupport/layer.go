@@ -31,8 +31,9 @@ type node struct {
 
 var epoch = time.Unix(0, 0).UTC()
 
-// newLayer builds the tree: each file at its path, and the device.
-func newLayer(files map[string][]byte, device string) *layerFS {
+// newLayer builds the tree: each file at its path, each command (an
+// executable file) at its path, and the device.
+func newLayer(files, commands map[string][]byte, device string) *layerFS {
 	var ino uint64
 	mk := func(mode uint32) *node {
 		ino++
@@ -62,6 +63,11 @@ func newLayer(files map[string][]byte, device string) *layerFS {
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		f := mk(vfs.S_IFREG | 0o644)
 		f.data = files[p]
+		add(p, f)
+	}
+	for _, p := range slices.Sorted(maps.Keys(commands)) {
+		f := mk(vfs.S_IFREG | 0o755)
+		f.data = commands[p]
 		add(p, f)
 	}
 	add(device, mk(vfs.S_IFCHR|0o666))

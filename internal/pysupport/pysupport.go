@@ -26,6 +26,10 @@ var (
 	siteCustomize []byte
 	//go:embed subprocess.py
 	subprocessShim []byte
+	//go:embed sqlite3shell.py
+	sqliteShell []byte
+	//go:embed sqlite3extra.py
+	sqliteExtra []byte
 )
 
 // DevicePath is the spawn device's guest path (see spawn.go).
@@ -36,9 +40,28 @@ func Files() map[string][]byte {
 	return map[string][]byte{
 		path.Join(software.PythonSupportDir, "sitecustomize.py"): siteCustomize,
 		path.Join(software.PythonSupportDir, "subprocess.py"):    subprocessShim,
+		SqliteProgram: sqliteShell,
+		path.Join(software.PythonSupportDir, "sqlite3extra.py"): sqliteExtra,
+	}
+}
+
+// SqlitePath is the guest path of the sqlite3 command, and SqliteProgram
+// the Python program it runs.
+const (
+	SqlitePath    = "/usr/bin/sqlite3"
+	SqliteProgram = software.PythonSupportDir + "/sqlite3shell.py"
+)
+
+// Commands returns the executable files of the layer by guest path: "#!"
+// launchers of programs in the support directory.
+func Commands() map[string][]byte {
+	return map[string][]byte{
+		SqlitePath: []byte("#!/usr/bin/python3 " + SqliteProgram + "\n" +
+			"# secexec's sqlite3: the program above, on the SQLite library of python3.\n"),
 	}
 }
 
 // Layer returns a read-only filesystem (to be used as a lower layer of
-// VMs' roots) holding the support files and the spawn device.
-func Layer() vfs.FileSystem { return newLayer(Files(), DevicePath) }
+// VMs' roots) holding the support files, the commands and the spawn
+// device.
+func Layer() vfs.FileSystem { return newLayer(Files(), Commands(), DevicePath) }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/secexec/secexec/internal/js/bootjs"
 	"github.com/secexec/secexec/internal/textfmt"
+	"github.com/secexec/secexec/internal/tzdata"
 	"github.com/secexec/secexec/internal/wasm"
 	"github.com/secexec/secexec/software"
 	userwasm "github.com/secexec/secexec/userland/wasm"
@@ -145,7 +146,17 @@ func Ensure(ctx context.Context, opts Options) error {
 	tools := make(chan error, 1)
 	go func() { tools <- ensureTools(ctx, opts, log) }()
 	own := make(chan error, 1)
-	go func() { own <- ensureOwnCommands(ctx, opts) }()
+	go func() {
+		err := ensureOwnCommands(ctx, opts)
+		if err == nil {
+			// The zones come with the toolchain the commands were built
+			// with; a toolchain without them leaves VMs without zones.
+			if terr := tzdata.Ensure(ctx, opts.Dirs.Cache); terr != nil && !errors.Is(terr, tzdata.ErrNoData) {
+				err = terr
+			}
+		}
+		own <- err
+	}()
 	_, err = bootjs.Build(ctx, bootjs.Options{CacheDir: opts.Dirs.JS(), NPM: opts.NPM,
 		Progress: opts.Progress, Logger: log})
 	cerr, terr, oerr := <-compiled, <-tools, <-own

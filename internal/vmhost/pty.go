@@ -66,8 +66,9 @@ func (h *Host) spawnPTY(ctx context.Context, spec SpawnSpec) (Process, error) {
 }
 
 // terminalEnv adds TERM, COLUMNS and LINES unless the caller set them:
-// programs without a window-size call (the WebAssembly userland has
-// none) read the size from there.
+// programs without a window-size call (the agentOS userland has none;
+// secexec's stty, tput and ps use host_tty.get_size) read the size from
+// there.
 func terminalEnv(env []string, size PTYSize) []string {
 	has := func(key string) bool {
 		for _, kv := range env {

@@ -34,9 +34,7 @@ type compiled struct {
 	compileT    time.Duration
 	compileSeen atomic.Bool
 	// shell marks the agentOS shell (brush), the one module that imports
-	// host_tty.read (secexec's own less and vi import only
-	// host_tty.set_raw_mode, and their "-c" is no shell script); see
-	// shellArgv.
+	// host_tty's line-editor calls (read, set_raw_mode); see shellArgv.
 	shell bool
 	// reactor marks a module that exports _initialize and secexec_main
 	// instead of _start: secexec's Go userland, whose instances the
@@ -155,7 +153,9 @@ func (c *moduleCache) compile(key fingerprint, load func() ([]byte, error)) (*co
 		return ent, true, err
 	}
 	for _, f := range cm.ImportedFunctions() {
-		if mod, name, _ := f.Import(); mod == "host_tty" && name == "read" {
+		// secexec's own stty and tput import host_tty's attribute and
+		// size calls; only brush's line editor imports these two.
+		if mod, name, _ := f.Import(); mod == "host_tty" && (name == "read" || name == "set_raw_mode") {
 			ent.shell = true
 		}
 	}
@@ -195,6 +195,9 @@ func (c *moduleCache) evictLocked() {
 		delete(c.byKey, ent.key)
 		ent.gone = true
 		c.evictions.Add(1)
+		if c.e.pool != nil {
+			c.e.pool.snaps.drop(ent)
+		}
 		c.e.log.Debug("wasm: compiled module evicted", "module", hex.EncodeToString(ent.key[:8]), "held", ent.refs)
 		if ent.refs == 0 && ent.cm != nil {
 			_ = ent.cm.Close(context.Background())

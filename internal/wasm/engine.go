@@ -79,6 +79,12 @@ type Config struct {
 	// Logger receives debug logs (cache evictions) and errors; nil
 	// discards them.
 	Logger *slog.Logger
+	// NoSnapshots initialises every instance of a reactor module with
+	// its _initialize instead of starting instances after the first from
+	// a snapshot (snapshot.go); also set by SECEXEC_WASM_SNAPSHOTS=0. For
+	// measuring what snapshots save, and as a way out should a module
+	// misbehave when restored.
+	NoSnapshots bool
 }
 
 // Engine is the WebAssembly runtime of a host process, shared by all VMs.
@@ -124,6 +130,11 @@ type Stats struct {
 	// initialised reactor instance (prestart.go); PrestartMisses those
 	// that initialised their own.
 	Prestarted, PrestartMisses uint64
+	// Restored counts reactor instances brought up from their module's
+	// snapshot instead of running _initialize (snapshot.go).
+	Restored uint64
+	// Parked is how many initialised instances wait for a process now.
+	Parked int
 }
 
 // NewEngine creates the runtime and defines the host modules.
@@ -172,6 +183,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	e.mods = newModuleCache(e, size)
 	e.hashes = newHashCache(256)
 	e.pool = newPrestartPool(e)
+	e.pool.snaps.off = cfg.NoSnapshots || os.Getenv("SECEXEC_WASM_SNAPSHOTS") == "0"
 	return e, nil
 }
 
@@ -262,6 +274,10 @@ func (e *Engine) Stats() Stats {
 	s := e.mods.stats()
 	s.HashHits, s.HashMisses = e.hashes.hits.Load(), e.hashes.misses.Load()
 	s.Prestarted, s.PrestartMisses = e.pool.claims.Load(), e.pool.misses.Load()
+	s.Restored = e.pool.snaps.restored.Load()
+	e.pool.mu.Lock()
+	s.Parked = len(e.pool.ready)
+	e.pool.mu.Unlock()
 	return s
 }
 

@@ -32,6 +32,10 @@ import (
 // claimed; at most one instance per reactor module is parked, and one
 // refill runs per claim, so the engine's uncharged work is bounded by the
 // guests' own rate of starting programs, which they pay for.
+//
+// Refills after the first start from a snapshot instead of running
+// _initialize again (snapshot.go): a few hundred microseconds instead of
+// milliseconds, which is what back-to-back `sh -c` execs wait for.
 
 // isReactor reports whether cm is a reactor of this convention.
 func isReactor(cm wazero.CompiledModule) bool {
@@ -47,8 +51,29 @@ func isReactor(cm wazero.CompiledModule) bool {
 
 // parked is an initialised instance waiting for a process.
 type parked struct {
-	mod api.Module
-	mem *ownedMemory
+	mod  api.Module
+	mem  *ownedMemory
+	idle *time.Timer // expires it (see parkedIdle)
+}
+
+// parkedIdle is how long an instance stays parked unclaimed. An engine
+// that ran each of secexec's Go commands once would otherwise hold an
+// initialised instance of each (several MiB apiece) for as long as it
+// lives; after a quiet spell the next process restores its own instance
+// from the snapshot instead (about a millisecond more).
+var parkedIdle = 30 * time.Second
+
+// expire discards pk if it is still ent's parked instance.
+func (pp *prestartPool) expire(ent *compiled, pk *parked) {
+	pp.mu.Lock()
+	if pp.ready[ent] != pk {
+		pp.mu.Unlock()
+		return
+	}
+	delete(pp.ready, ent)
+	pp.mu.Unlock()
+	pk.close()
+	pp.e.mods.release(ent)
 }
 
 // prestartPool holds parked instances by module.
@@ -59,12 +84,14 @@ type prestartPool struct {
 	filling map[*compiled]chan struct{} // closed when that fill ends
 	closed  bool
 	wg      sync.WaitGroup
+	snaps   snapshots
 
 	claims, misses atomic.Uint64
 }
 
 func newPrestartPool(e *Engine) *prestartPool {
-	return &prestartPool{e: e, ready: map[*compiled]*parked{}, filling: map[*compiled]chan struct{}{}}
+	return &prestartPool{e: e, ready: map[*compiled]*parked{}, filling: map[*compiled]chan struct{}{},
+		snaps: snapshots{byMod: map[*compiled]*snapshot{}, tried: map[*compiled]bool{}}}
 }
 
 // take returns the parked instance of ent and starts a refill. When an
@@ -80,6 +107,7 @@ func (pp *prestartPool) take(ctx context.Context, ent *compiled) *parked {
 	}
 	if pk := pp.ready[ent]; pk != nil {
 		delete(pp.ready, ent)
+		pk.claimed()
 		pp.fillLocked(ent)
 		pp.mu.Unlock()
 		return pk
@@ -103,6 +131,7 @@ func (pp *prestartPool) take(ctx context.Context, ent *compiled) *parked {
 	pk := pp.ready[ent]
 	if pk != nil {
 		delete(pp.ready, ent)
+		pk.claimed()
 		pp.fillLocked(ent)
 	}
 	return pk
@@ -122,12 +151,13 @@ func (pp *prestartPool) fillLocked(ent *compiled) {
 	pp.wg.Add(1)
 	go func() {
 		defer pp.wg.Done()
-		pk := pp.e.prestart(ent)
+		pk := pp.e.prestart(ent, &pp.snaps)
 		pp.mu.Lock()
 		delete(pp.filling, ent)
 		keep := pk != nil && !pp.closed && pp.ready[ent] == nil
 		if keep {
 			pp.ready[ent] = pk
+			pk.idle = time.AfterFunc(parkedIdle, func() { pp.expire(ent, pk) })
 		}
 		close(done)
 		pp.mu.Unlock()
@@ -151,6 +181,7 @@ func (pp *prestartPool) close() {
 	pp.mu.Unlock()
 	pp.wg.Wait()
 	for ent, pk := range ready {
+		pk.claimed()
 		pk.close()
 		pp.e.mods.release(ent)
 	}
@@ -158,22 +189,59 @@ func (pp *prestartPool) close() {
 
 func (pk *parked) close() { _ = pk.mod.Close(context.Background()) }
 
-// prestart instantiates ent and runs its _initialize outside any process.
-func (e *Engine) prestart(ent *compiled) *parked {
+// claimed stops pk's expiry: a process has it.
+func (pk *parked) claimed() {
+	if pk.idle != nil {
+		pk.idle.Stop()
+	}
+}
+
+// prestart instantiates ent and brings it to the state of an initialised
+// instance outside any process: from ent's snapshot when snaps has one,
+// else by running _initialize (and taking the snapshot, the first time).
+func (e *Engine) prestart(ent *compiled, snaps *snapshots) *parked {
 	t0 := time.Now()
-	defer func() { e.log.Debug("wasm: prestarted", "took", time.Since(t0)) }()
+	snap, take := snaps.get(ent)
+	defer func() {
+		e.log.Debug("wasm: prestarted", "took", time.Since(t0), "from_snapshot", snap != nil)
+	}()
 	var om *ownedMemory
 	alloc := ownedAllocator{inner: e.alloc, out: &om}
 	ctx := syscalls.WithPrestart(context.Background())
 	mod, err := e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, alloc), ent.cm, e.modCfg)
-	if err != nil {
+	if err != nil || om == nil {
 		e.log.Debug("wasm: prestart instantiate", "err", err)
+		if mod != nil {
+			_ = mod.Close(context.Background())
+		}
 		return nil
 	}
-	if _, err := mod.ExportedFunction("_initialize").Call(ctx); err != nil || om == nil {
+	if snap != nil {
+		if err := snaps.restore(snap, mod); err != nil {
+			e.log.Debug("wasm: prestart restore", "err", err)
+			_ = mod.Close(context.Background())
+			return nil
+		}
+		return &parked{mod: mod, mem: om}
+	}
+	var pre []byte
+	if take {
+		pre = preInit(mod)
+	}
+	if _, err := mod.ExportedFunction("_initialize").Call(ctx); err != nil {
 		e.log.Debug("wasm: prestart _initialize", "err", err)
 		_ = mod.Close(context.Background())
 		return nil
+	}
+	if pre != nil {
+		s, err := takeSnapshot(mod, pre)
+		if err != nil {
+			e.log.Debug("wasm: no snapshot", "err", err)
+		}
+		snaps.put(ent, s)
+		if s != nil {
+			e.log.Debug("wasm: snapshot taken", "memory", s.size, "pages", len(s.pages), "globals", len(s.globals))
+		}
 	}
 	return &parked{mod: mod, mem: om}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/internal/wasm"
+	"github.com/secexec/secexec/internal/wasmbin"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/vfs"
 )
@@ -104,5 +106,136 @@ func TestPrestartedReactorKilled(t *testing.T) {
 		if !r.timedOut || r.code == 0 {
 			t.Fatalf("sleep: exit %d timedOut %v", r.code, r.timedOut)
 		}
+	}
+}
+
+// snapshotReactor is the test reactor with its globals exported, as
+// secexec's build makes its own reactors: the engine may snapshot it.
+func snapshotReactor(t testing.TB) []byte {
+	t.Helper()
+	b, err := wasmbin.ExportGlobals(buildReactor(t, "./testdata/reactor"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Instances after the first start from the module's snapshot, and each
+// is in the state initialisation left: init's results are there, and
+// nothing of an earlier process's run is.
+func TestReactorFromSnapshot(t *testing.T) {
+	env := setup(t)
+	v := newVMWith(t, env.eng, env.layer, vm.Config{})
+	v.writeFile("/workspace/reactor.wasm", snapshotReactor(t), 0o755)
+	ctx := context.Background()
+	before := env.eng.Stats()
+	var first string
+	for i := range 5 {
+		r := v.exec(ctx, []string{"/workspace/reactor.wasm", "state"}, runOpts{})
+		if r.code != 0 || !strings.HasSuffix(string(r.stdout), " runs=1\n") {
+			t.Fatalf("run %d: exit %d stdout %q stderr %q", i, r.code, r.stdout, r.stderr)
+		}
+		if i == 0 {
+			first = string(r.stdout)
+		} else if string(r.stdout) != first {
+			t.Fatalf("run %d printed %q, the first %q", i, r.stdout, first)
+		}
+		// The arguments, environment and files are still the process's.
+		r = v.exec(ctx, []string{"/workspace/reactor.wasm", "show", "x"}, runOpts{env: append(append([]string(nil), defaultEnv...), "X=y")})
+		if want := `args=["show" "x"] X="y" wd=/workspace hello="" err=open hello.txt: No such file or directory` + "\n"; string(r.stdout) != want {
+			t.Fatalf("show: %q, want %q (stderr %q)", r.stdout, want, r.stderr)
+		}
+	}
+	if n := env.eng.Stats().Restored - before.Restored; n < 6 {
+		t.Fatalf("%d of 10 instances came from the snapshot, want most", n)
+	}
+}
+
+// Memory a process used is never seen by a later one started from the
+// snapshot: Go hands out fresh memory unzeroed, trusting the host's to be
+// zero, so a reused memory would leak the earlier process's secrets into
+// the next one's allocations.
+func TestSnapshotMemoryHoldsNothingOfEarlierProcesses(t *testing.T) {
+	env := setup(t)
+	v := newVMWith(t, env.eng, env.layer, vm.Config{})
+	v.writeFile("/workspace/reactor.wasm", snapshotReactor(t), 0o755)
+	ctx := context.Background()
+	for i := range 3 {
+		if r := v.exec(ctx, []string{"/workspace/reactor.wasm", "mark", "16"}, runOpts{}); string(r.stdout) != "marked 16\n" {
+			t.Fatalf("mark: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+		}
+		r := v.exec(ctx, []string{"/workspace/reactor.wasm", "scan", "16"}, runOpts{})
+		if string(r.stdout) != "nonzero=0 marker=false\n" {
+			t.Fatalf("round %d: a later process saw %q (stderr %q)", i, r.stdout, r.stderr)
+		}
+	}
+}
+
+// With snapshots off, every instance runs its own initialisation.
+func TestSnapshotsOff(t *testing.T) {
+	t.Setenv("SECEXEC_WASM_SNAPSHOTS", "0")
+	env := setup(t)
+	ctx := context.Background()
+	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: wasmDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close(ctx) })
+	v := newVMWith(t, eng, eng.SoftwareLayer(env.store), vm.Config{})
+	v.writeFile("/workspace/reactor.wasm", snapshotReactor(t), 0o755)
+	for range 3 {
+		if r := v.exec(ctx, []string{"/workspace/reactor.wasm", "state"}, runOpts{}); r.code != 0 {
+			t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+		}
+	}
+	if n := eng.Stats().Restored; n != 0 {
+		t.Fatalf("%d instances restored with snapshots off", n)
+	}
+}
+
+// An instance nobody claims is discarded after a while (an idle engine
+// does not hold one of every command it ever ran), and the next process
+// starts from the snapshot without it.
+func TestParkedInstanceExpires(t *testing.T) {
+	env := setup(t)
+	ctx := context.Background()
+	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: wasmDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close(ctx) })
+	v := newVMWith(t, eng, eng.SoftwareLayer(env.store), vm.Config{})
+	v.writeFile("/workspace/reactor.wasm", snapshotReactor(t), 0o755)
+	run := func() {
+		t.Helper()
+		if r := v.exec(ctx, []string{"/workspace/reactor.wasm", "state"}, runOpts{}); r.code != 0 || !strings.HasSuffix(string(r.stdout), "runs=1\n") {
+			t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+		}
+	}
+	run()
+	waitParked := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for eng.Stats().Parked != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("waiting for %d parked: %+v", n, eng.Stats())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// The refill after the first run parks an instance, which expires.
+	restore := wasm.SetParkedIdle(time.Hour)
+	run()
+	waitParked(1)
+	restore()
+	t.Cleanup(wasm.SetParkedIdle(50 * time.Millisecond))
+	run() // claims the parked one; its refill expires after 50 ms
+	waitParked(1)
+	waitParked(0)
+	before := eng.Stats()
+	run()
+	after := eng.Stats()
+	if after.Restored == before.Restored {
+		t.Fatalf("the run after the expiry: before %+v after %+v, want an instance restored from the snapshot", before, after)
 	}
 }

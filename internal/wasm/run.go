@@ -129,8 +129,18 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 		return 1, nil
 	}
 	if pr.mod.reactor {
-		// No parked instance: initialise this one in the process itself.
+		// No parked instance: initialise this one in the process itself,
+		// from the module's snapshot when there is one (its memory grows
+		// under the process's limits).
 		pr.e.pool.misses.Add(1)
+		if snap := pr.e.pool.snaps.lookup(pr.mod); snap != nil {
+			if err := pr.e.pool.snaps.restore(snap, mod); err != nil {
+				_ = mod.Close(context.Background())
+				diag(ctx, p, argv, "cannot instantiate module")
+				return 1, nil
+			}
+			return pr.call(cctx, p, argv, mod, "secexec_main", &ph)
+		}
 		if _, err := mod.ExportedFunction("_initialize").Call(cctx); err != nil {
 			defer mod.Close(context.Background())
 			return pr.exitOf(ctx, p, argv, err)

@@ -20,6 +20,13 @@ const (
 	ICRNL = 0o400 // map CR to NL on input
 	INLCR = 0o100 // map NL to CR on input
 	IGNCR = 0o200 // ignore CR on input
+	// Cflag: stored and reported, not acted on (a pseudo-terminal has no
+	// line speed or framing).
+	B38400 = 0o17  // the speed a pseudo-terminal reports
+	CSIZE  = 0o60  // the character size bits
+	CS8    = 0o60  // 8-bit characters
+	PARENB = 0o400 // parity
+	CREAD  = 0o200 // enable the receiver
 	// Oflag
 	OPOST = 0o1 // post-process output
 	ONLCR = 0o4 // map NL to CR-NL on output
@@ -32,45 +39,69 @@ const (
 	ECHONL  = 0o100    // echo NL even without ECHO
 	NOFLSH  = 0o200    // do not flush input on a signal character
 	ECHOCTL = 0o1000   // echo control characters as ^X
+	ECHOKE  = 0o4000   // with ECHOK and ECHOE, KILL erases the line on the screen
 	IEXTEN  = 0o100000 // extended input processing (WERASE)
 )
 
 // Indexes of the control characters in Termios.Cc, with Linux's values.
 const (
-	VINTR   = 0
-	VQUIT   = 1
-	VERASE  = 2
-	VKILL   = 3
-	VEOF    = 4
-	VSUSP   = 10
-	VWERASE = 14
-	NCCS    = 19
+	VINTR    = 0
+	VQUIT    = 1
+	VERASE   = 2
+	VKILL    = 3
+	VEOF     = 4
+	VTIME    = 5
+	VMIN     = 6
+	VSWTC    = 7
+	VSTART   = 8
+	VSTOP    = 9
+	VSUSP    = 10
+	VEOL     = 11
+	VREPRINT = 12
+	VDISCARD = 13
+	VWERASE  = 14
+	VLNEXT   = 15
+	VEOL2    = 16
+	NCCS     = 19
 )
 
-// Termios is the terminal's mode, the part of struct termios the line
-// discipline acts on.
+// Termios is the terminal's mode: Linux's struct termios (the flag
+// words, the line discipline number and the control characters). The
+// line discipline acts on the bits named above; the others are kept and
+// reported as they were set, as tcsetattr(3) callers expect.
 type Termios struct {
-	Iflag, Oflag, Lflag uint32
-	Cc                  [NCCS]byte
+	Iflag, Oflag, Cflag, Lflag uint32
+	Line                       byte
+	Cc                         [NCCS]byte
 }
 
-// DefaultTermios is the mode of a fresh terminal, what `stty sane` sets:
+// DefaultTermios is the mode of a fresh terminal, a Linux pty's:
 // canonical input with echo and signals, CR mapped to NL on input and NL
 // to CR-NL on output, and the usual control characters (^C, ^\, DEL,
-// ^U, ^D, ^Z, ^W).
+// ^U, ^D, ^Z, ^W). It lacks Linux's IXON: the line discipline has no
+// output flow control, so it does not claim any.
 func DefaultTermios() Termios {
 	t := Termios{
 		Iflag: ICRNL,
 		Oflag: OPOST | ONLCR,
-		Lflag: ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | IEXTEN,
+		Cflag: B38400 | CS8 | CREAD,
+		Lflag: ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN,
 	}
+	// Linux's INIT_C_CC; the line discipline uses intr, quit, erase,
+	// kill, eof, susp and werase, the rest are there for stty to show.
 	t.Cc[VINTR] = 0x03
 	t.Cc[VQUIT] = 0x1c
 	t.Cc[VERASE] = 0x7f
 	t.Cc[VKILL] = 0x15
 	t.Cc[VEOF] = 0x04
+	t.Cc[VMIN] = 1
+	t.Cc[VSTART] = 0x11
+	t.Cc[VSTOP] = 0x13
 	t.Cc[VSUSP] = 0x1a
+	t.Cc[VREPRINT] = 0x12
+	t.Cc[VDISCARD] = 0x0f
 	t.Cc[VWERASE] = 0x17
+	t.Cc[VLNEXT] = 0x16
 	return t
 }
 
@@ -153,6 +184,10 @@ func (l *LineDiscipline) SetTermios(t Termios) {
 	}
 	l.t = t
 }
+
+// FlushInput discards the input not yet read, edited and readable
+// (tcflush(TCIFLUSH), tcsetattr's TCSAFLUSH).
+func (l *LineDiscipline) FlushInput() { l.flushInput() }
 
 // Winsize returns the window size.
 func (l *LineDiscipline) Winsize() Winsize { return l.ws }
@@ -299,7 +334,10 @@ func (l *LineDiscipline) canonical(c byte) {
 	case c == cc[VKILL] && c != 0:
 		n := utf8.RuneCount(l.edit)
 		l.edit = l.edit[:0]
-		if lf&ECHOK != 0 && lf&ECHOE != 0 {
+		// As Linux's n_tty: the line is rubbed out only with ECHOK,
+		// ECHOKE and ECHOE; otherwise KILL is echoed, then a newline
+		// with ECHOK.
+		if lf&ECHOK != 0 && lf&ECHOKE != 0 && lf&ECHOE != 0 {
 			l.rubout(n)
 		} else {
 			l.echoChar(c)

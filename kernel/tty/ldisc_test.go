@@ -278,3 +278,27 @@ func BenchmarkOutputThroughput(b *testing.B) {
 		}
 	}
 }
+
+// TestKillEcho checks KILL's echo as Linux's n_tty gives it: the line
+// rubbed out with ECHOK, ECHOKE and ECHOE (the default, as after `stty
+// sane`); the KILL character and a newline with ECHOK alone (`stty
+// -echoke`); the character only without ECHOK.
+func TestKillEcho(t *testing.T) {
+	for _, c := range []struct {
+		clear uint32
+		want  string
+	}{
+		{0, "ab\b \b\b \b"},
+		{ECHOKE, "ab^U\r\n"},
+		{ECHOK, "ab^U"},
+	} {
+		l := NewLineDiscipline(0, 0)
+		tm := DefaultTermios()
+		tm.Lflag &^= c.clear
+		l.SetTermios(tm)
+		feed(t, l, "ab\x15")
+		if got := screen(l); got != c.want {
+			t.Errorf("without %#o: echo %q, want %q", c.clear, got, c.want)
+		}
+	}
+}

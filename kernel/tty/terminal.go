@@ -211,8 +211,16 @@ func (t *Terminal) Termios() Termios {
 }
 
 // SetTermios changes the mode.
-func (t *Terminal) SetTermios(tm Termios) {
+func (t *Terminal) SetTermios(tm Termios) { t.SetTermiosFlush(tm, false) }
+
+// SetTermiosFlush changes the mode, first discarding the unread input
+// when flush is set (tcsetattr with TCSAFLUSH). Output needs no drain:
+// the slave's writes are in the output queue already, in order.
+func (t *Terminal) SetTermiosFlush(tm Termios, flush bool) {
 	t.mu.Lock()
+	if flush {
+		t.ld.FlushInput()
+	}
 	t.ld.SetTermios(tm)
 	t.mu.Unlock()
 	t.notify()

@@ -74,3 +74,26 @@ func TestShellBounded(t *testing.T) {
 		t.Errorf("set -e after the limits: exit %+v stdout %q", r.Exit, r.Stdout)
 	}
 }
+
+// Shells after the first start from a snapshot of an initialised one
+// (internal/wasm): each still draws its own $RANDOM, from the host's
+// random_get, not from the Go runtime's generator that the snapshot
+// fixed.
+func TestShellRunsFromSnapshot(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	before := vmtest.Shared(t).Engine.Stats().Restored
+	r := vmtest.Run(t, h, "", nil, "sh", "-c", `for i in 1 2 3 4 5 6; do sh -c 'echo $RANDOM'; done`)
+	if r.Exit.Code != 0 {
+		t.Fatalf("exit %+v stderr %q", r.Exit, r.Stderr)
+	}
+	seen := map[string]bool{}
+	for _, v := range strings.Fields(r.Stdout) {
+		seen[v] = true
+	}
+	if len(seen) < 5 {
+		t.Errorf("six shells drew %q: $RANDOM repeats across shells", r.Stdout)
+	}
+	if n := vmtest.Shared(t).Engine.Stats().Restored - before; n < 4 {
+		t.Errorf("%d of 7 shells started from the snapshot", n)
+	}
+}

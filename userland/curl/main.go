@@ -5,13 +5,3 @@
 // through the agentOS host_net imports, under the VM's network policy,
 // and TLS is run and verified by the host.
 package main
-
-import (
-	"os"
-
-	"github.com/secexec/secexec/userland/internal/webget"
-)
-
-func main() {
-	os.Exit(webget.Main(os.Args, webget.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, "curl"))
-}

@@ -59,10 +59,6 @@ var commands = map[string]command{
 	"config":    cmdConfig,
 }
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
-}
-
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
 	// Global options before the command.

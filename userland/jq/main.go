@@ -2,9 +2,3 @@
 // exit statuses over the gojq engine, compiled to WASI (GOOS=wasip1) so it
 // runs inside the sandbox like every other guest program.
 package main
-
-import "os"
-
-func main() {
-	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
-}

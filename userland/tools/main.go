@@ -1,7 +1,8 @@
 // Command tools is one WASI module for many small everyday commands: xxd,
 // hexdump, file, tree, zip, unzip, bzip2 (bunzip2, bzcat), xz (unxz,
-// xzcat), patch, and the pagers less and more. Like busybox it picks the
-// tool from the base name of argv[0] ("xxd" or "/bin/xxd"); "tools NAME ARGS..." runs NAME too. Each
+// xzcat), patch, ps, tput, clear, stty, and the pagers less and more and
+// the editor vi (vim, view, ex). Like busybox it picks the tool from the
+// base name of argv[0] ("xxd" or "/bin/xxd"); "tools NAME ARGS..." runs NAME too. Each
 // tool follows the output, messages and exit statuses of the Debian
 // program of the same name for the options it supports.
 package main
@@ -9,7 +10,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -35,6 +35,10 @@ var tools = map[string]tool{
 	"unxz":    runXz,
 	"xzcat":   runXz,
 	"patch":   runPatch,
+	"tput":    runTput,
+	"clear":   runClear,
+	"ps":      runPs,
+	"stty":    runStty,
 	"less":    runLess,
 	"more":    runMore,
 	"vi":      runVi,
@@ -48,10 +52,6 @@ var tools = map[string]tool{
 type message string
 
 func (m message) Error() string { return string(m) }
-
-func main() {
-	os.Exit(dispatch(os.Args, os.Stdin, os.Stdout, os.Stderr))
-}
 
 // dispatch runs the tool named by args[0]'s base name, or by args[1] when
 // the module is run as "tools".

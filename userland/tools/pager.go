@@ -248,17 +248,17 @@ func openPaged(name string) (*os.File, error) {
 
 // page runs the interactive pager on the terminal.
 func page(more bool, o pagerOptions, stdin io.Reader, stdout, stderr io.Writer) int {
-	tty, data, err := term.Open()
+	tty, data, err := openTerminal(stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", pagerName(more), err)
 		return 1
 	}
-	defer tty.Restore()
+	defer tty.restore()
 	var in io.Reader = stdin
 	if data != nil {
 		in = data
 	}
-	rows, cols := term.Size()
+	rows, cols := windowSize()
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	p := newPager(more, o, in, term.NewReader(tty), out, rows, cols)
 	code := p.run()
@@ -474,6 +474,9 @@ func (p *pager) gotoLine(n int) {
 
 // draw paints the screen and the prompt.
 func (p *pager) draw() {
+	// No SIGWINCH handler in WASI: ask the terminal its size each time.
+	rows, cols := windowSize()
+	p.rows, p.cols = max(rows, 2), max(cols, 10)
 	w := p.width()
 	row := 0
 	for n := p.top; row < p.textRows() && p.d.ensure(n); n++ {

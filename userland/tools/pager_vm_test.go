@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -18,19 +17,9 @@ func numbered(n int) string {
 	return b.String()
 }
 
-func needHost(t *testing.T, progs ...string) {
-	t.Helper()
-	for _, p := range progs {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Fatalf("host %s (the reference; .ci/run installs it): %v", p, err)
-		}
-	}
-}
-
 // With standard output not a terminal, less and more copy their input
 // like Debian's: the same bytes, messages and statuses.
 func TestPagerNotATerminal(t *testing.T) {
-	needHost(t, "less", "more")
 	files := fixture{"a.txt": "hi\n", "b.txt": "B\n", "f5": "1\n2\n3\n4\n5", "dd/": "", "tab": "a\tb\x01c\n"}
 	var cases []diffCase
 	for _, args := range []string{
@@ -51,7 +40,7 @@ func TestPagerNotATerminal(t *testing.T) {
 			diffCase{files: files, script: "more " + args + " < a.txt; echo rc=$?", stderr: true},
 		)
 	}
-	runDiff(t, cases)
+	runCasesWith(t, []string{"less", "more"}, cases)
 }
 
 // less on a VM terminal: paging, line numbers, search, several files,

@@ -2000,6 +2000,12 @@ func (e *editor) render() {
 	if e.screen == nil || e.exMode {
 		return
 	}
+	if e.resize {
+		// No SIGWINCH handler in WASI: ask the terminal its size at
+		// every redraw instead.
+		e.rows, e.cols = windowSize()
+		e.rows, e.cols = max(e.rows, 2), max(e.cols, 10)
+	}
 	e.clampCursor()
 	rows := e.textRows()
 	if e.cy < e.top {
@@ -2241,15 +2247,16 @@ func (e *editor) runExMode(silent bool, cmds []string, in io.Reader, out io.Writ
 func (e *editor) runVisual(cmds []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var keys io.Reader = stdin
 	if isTerminalReader(stdin) {
-		tty, _, err := term.Open()
+		tty, err := makeRaw()
 		if err != nil {
 			fmt.Fprintf(stderr, "vi: %v\n", err)
 			return 1
 		}
-		defer tty.Restore()
+		defer tty.restore()
 		keys = tty
+		e.resize = true
 	}
-	e.rows, e.cols = term.Size()
+	e.rows, e.cols = windowSize()
 	e.rows, e.cols = max(e.rows, 2), max(e.cols, 10)
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	e.screen = w

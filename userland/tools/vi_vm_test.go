@@ -120,7 +120,6 @@ var exScripts = []string{
 }
 
 func TestExScriptsLikeVim(t *testing.T) {
-	needHost(t, "ex")
 	files := fixture{"e.txt": "one\ntwo\nthree\n", "nonl.txt": "a\nb", "empty": "", "tabs.txt": "\ta b\n\t\tc\n"}
 	var cases []diffCase
 	for _, s := range exScripts {
@@ -137,7 +136,7 @@ func TestExScriptsLikeVim(t *testing.T) {
 			cases = append(cases, diffCase{files: files, script: script, tree: true})
 		}
 	}
-	runDiff(t, cases)
+	runCasesWith(t, []string{"ex", "vi"}, cases)
 }
 
 // viScripts run as "vi -N -u NONE -i NONE -es": vim's own defaults
@@ -239,14 +238,13 @@ var viScripts = []string{
 }
 
 func TestViNormalLikeVim(t *testing.T) {
-	needHost(t, "vi")
 	files := fixture{"e.txt": "one\ntwo\nthree\nfoo(bar, baz) qux.quux  end\n\nlast line\nsay \"hi there\" and 'x y' ok\nf() {\n\tbody;\n}\n"}
 	var cases []diffCase
 	for _, s := range viScripts {
 		script := "printf '%b\\n' '" + strings.ReplaceAll(s, "'", `'\''`) + "' > cmds; vi -N -u NONE -i NONE -es e.txt < cmds; echo rc=$?; cat e.txt; rm cmds"
 		cases = append(cases, diffCase{files: files, script: script, tree: true})
 	}
-	runDiff(t, cases)
+	runCasesWith(t, []string{"vi"}, cases)
 }
 
 // readHostFile returns a file's content, failing the test if it cannot.

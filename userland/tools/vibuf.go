@@ -188,6 +188,8 @@ type editor struct {
 	replayLeft int
 	// depth is how deep :normal commands nest.
 	depth int
+	// resize re-reads the window size at every redraw (on a terminal).
+	resize bool
 	// shown holds the lines :p and friends printed in vi, which the
 	// screen shows above a "Press ENTER" prompt.
 	shown []string

@@ -45,6 +45,8 @@ type diffCase struct {
 	tree bool
 	// normalize, if set, rewrites both outputs before comparing.
 	normalize func(string) string
+	// name names the subtest; the script does when it is empty.
+	name string
 }
 
 // hostTools are the reference programs; .ci/run installs them.
@@ -171,9 +173,9 @@ func vmSh(t *testing.T, h *vmhost.Host, dir, script, stdin string) result {
 	return result{r.Stdout, r.Stderr, r.Exit.Code}
 }
 
-func checkHostTools(t *testing.T) {
+func checkHostTools(t *testing.T, tools []string) {
 	t.Helper()
-	for _, tool := range hostTools {
+	for _, tool := range tools {
 		if _, err := exec.LookPath(filepath.Join("/usr/bin", tool)); err != nil {
 			if _, err := exec.LookPath(filepath.Join("/bin", tool)); err != nil {
 				t.Fatalf("host %s (the reference; .ci/run installs it): %v", tool, err)
@@ -184,20 +186,26 @@ func checkHostTools(t *testing.T) {
 
 // runCases runs each case on the host and in the VM, each in a fresh
 // copy of its fixture, and compares.
-func runCases(t *testing.T, cases []diffCase) {
-	checkHostTools(t)
-	runDiff(t, cases)
-}
+func runCases(t *testing.T, cases []diffCase) { runCasesWith(t, hostTools, cases) }
 
-// runDiff is runCases without the check for the reference tools, for
-// tests that check their own.
-func runDiff(t *testing.T, cases []diffCase) {
+// runCasesWith is runCases with the host programs the cases need.
+func runCasesWith(t *testing.T, tools []string, cases []diffCase) {
+	checkHostTools(t, tools)
 	want, got := t.TempDir(), t.TempDir()
 	h := vmtest.NewHost(t, vmhost.Config{Mounts: []vm.Mount{{Path: "/mnt/host", HostDir: got}}})
 	for i, tc := range cases {
-		t.Run(tc.script, func(t *testing.T) {
+		title := tc.name
+		if title == "" {
+			title = tc.script
+		}
+		t.Run(title, func(t *testing.T) {
 			name := fmt.Sprintf("c%d", i)
 			wd, gd := filepath.Join(want, name), filepath.Join(got, name)
+			for _, d := range []string{wd, gd} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
 			makeFixture(t, wd, tc.files)
 			makeFixture(t, gd, tc.files)
 			w := hostSh(t, wd, tc.script, tc.stdin)
@@ -207,13 +215,13 @@ func runDiff(t *testing.T, cases []diffCase) {
 				w.stderr, g.stderr = tc.normalize(w.stderr), tc.normalize(g.stderr)
 			}
 			if g.stdout != w.stdout {
-				t.Errorf("stdout differs\n got: %q\nwant: %q", g.stdout, w.stdout)
+				t.Errorf("stdout differs%s", firstDiff(g.stdout, w.stdout))
 			}
 			if g.code != w.code {
 				t.Errorf("exit = %d, want %d (stderr %q, want %q)", g.code, w.code, g.stderr, w.stderr)
 			}
 			if tc.stderr && g.stderr != w.stderr {
-				t.Errorf("stderr differs\n got: %q\nwant: %q", g.stderr, w.stderr)
+				t.Errorf("stderr differs%s", firstDiff(g.stderr, w.stderr))
 			}
 			if tc.tree {
 				ws, gs := snapshot(t, wd), snapshot(t, gd)
@@ -232,6 +240,21 @@ func runDiff(t *testing.T, cases []diffCase) {
 			}
 		})
 	}
+}
+
+// firstDiff shows the whole outputs when they are short, else the first
+// line that differs, with its number.
+func firstDiff(got, want string) string {
+	if len(got)+len(want) < 2000 {
+		return fmt.Sprintf("\n got: %q\nwant: %q", got, want)
+	}
+	g, w := strings.SplitAfter(got, "\n"), strings.SplitAfter(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf(" at line %d\n got: %q\nwant: %q", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf(": %d lines, want %d", len(g), len(w))
 }
 
 // hostMade runs a host command in a scratch directory holding files and
@@ -470,7 +493,7 @@ func TestBzip2Xz(t *testing.T) {
 // TestCompressRoundTrip checks what this bzip2 and xz write with the
 // host's decompressors, and what this zip writes with Info-ZIP's unzip -t.
 func TestCompressRoundTrip(t *testing.T) {
-	checkHostTools(t)
+	checkHostTools(t, hostTools)
 	dir := t.TempDir()
 	h := vmtest.NewHost(t, vmhost.Config{Mounts: []vm.Mount{{Path: "/mnt/host", HostDir: dir}}})
 	big := strings.Repeat("some text that repeats\n", 20000) + "\x00\xff binary tail"
@@ -489,7 +512,7 @@ func TestCompressRoundTrip(t *testing.T) {
 }
 
 func TestPatch(t *testing.T) {
-	checkHostTools(t)
+	checkHostTools(t, hostTools)
 	lines := func(from, to int, edit map[int]string) string {
 		var b strings.Builder
 		for i := from; i <= to; i++ {

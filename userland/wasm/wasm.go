@@ -108,6 +108,7 @@ func Install(store Store, dir string) error {
 	if _, err := store.Alias("brush", "sh"); err != nil && !errors.Is(err, software.ErrNotFound) {
 		return fmt.Errorf("userland: brush: %w", err)
 	}
+	markUsed(dir)
 	modules := make(map[string][]byte, len(wasmbuild.Commands))
 	for _, name := range wasmbuild.Commands {
 		b, err := Module(dir, name)
@@ -152,6 +153,7 @@ func Ensure(ctx context.Context, cacheDir string, progress io.Writer) (string, e
 		return "", err
 	}
 	if complete(dir) {
+		markUsed(dir)
 		return dir, nil
 	}
 	if os.Getenv(EnvDir) != "" {
@@ -188,14 +190,26 @@ func Ensure(ctx context.Context, cacheDir string, progress io.Writer) (string, e
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", err
 	}
-	prune(root, dir, keepBuilds)
+	prune(root, dir, keepBuilds, time.Now().Add(-keepUsed))
 	return dir, nil
 }
 
-// keepBuilds is how many builds of different sources a cache keeps: a
-// developer switching branches rebuilds nothing recent, and the cache
-// does not grow with every edit.
-const keepBuilds = 3
+// A cache keeps the newest keepBuilds builds of different sources, and
+// any used in the last keepUsed: a developer switching branches rebuilds
+// nothing recent, several worktrees sharing a cache never remove each
+// other's builds while they are in use, and the cache does not grow with
+// every edit.
+const (
+	keepBuilds = 3
+	keepUsed   = 24 * time.Hour
+)
+
+// markUsed records that dir's build is in use (its modification time),
+// so that prune keeps it.
+func markUsed(dir string) {
+	now := time.Now()
+	_ = os.Chtimes(dir, now, now)
+}
 
 // Build compiles every module from the source tree rooted at moduleRoot
 // (the directory of secexec's go.mod) into outDir/NAME.wasm. It needs the
@@ -237,8 +251,9 @@ func complete(dir string) bool {
 	return true
 }
 
-// prune removes the builds in root other than keep beyond the newest n.
-func prune(root, keep string, n int) {
+// prune removes the builds in root other than keep beyond the newest n
+// that were last used before cutoff.
+func prune(root, keep string, n int, cutoff time.Time) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return
@@ -259,7 +274,7 @@ func prune(root, keep string, n int) {
 	}
 	sort.Slice(builds, func(i, j int) bool { return builds[i].mod.After(builds[j].mod) })
 	for i, b := range builds {
-		if i >= n-1 {
+		if i >= n-1 && b.mod.Before(cutoff) {
 			_ = os.RemoveAll(b.path)
 		}
 	}

@@ -184,13 +184,21 @@ func TestPruneKeepsTheNewestBuilds(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, ".build-x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	prune(root, dirs[5], 3) // the one in use is the oldest
-	var left []string
-	entries, _ := os.ReadDir(root)
-	for _, e := range entries {
-		left = append(left, e.Name())
+	list := func() []string {
+		var left []string
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			left = append(left, e.Name())
+		}
+		return left
 	}
-	if want := []string{".build-x", "b0", "b1", "b5"}; !slices.Equal(left, want) {
+	// Builds used in the last 2.5 hours stay, however many.
+	prune(root, dirs[5], 3, now.Add(-150*time.Minute))
+	if left, want := list(), []string{".build-x", "b0", "b1", "b2", "b5"}; !slices.Equal(left, want) {
+		t.Errorf("after prune: %v, want %v", left, want)
+	}
+	prune(root, dirs[5], 3, now) // the one in use is the oldest
+	if left, want := list(), []string{".build-x", "b0", "b1", "b5"}; !slices.Equal(left, want) {
 		t.Errorf("after prune: %v, want %v", left, want)
 	}
 }
@@ -218,8 +226,10 @@ func TestCommands(t *testing.T) {
 	}
 }
 
-// wasiRun runs an embedded command under wazero's own WASI with dir
-// mounted as "/" and the working directory "/".
+// wasiRun runs a command module (a reactor: _initialize, then
+// secexec_main, as secexec's engine does) under wazero's own WASI with dir
+// mounted as "/" and the working directory "/": the modules need no host
+// module of secexec's to run.
 func wasiRun(t *testing.T, r wazero.Runtime, mod wazero.CompiledModule, dir, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
@@ -230,18 +240,28 @@ func wasiRun(t *testing.T, r wazero.Runtime, mod wazero.CompiledModule, dir, std
 		WithStdin(strings.NewReader(stdin)).
 		WithStdout(&stdout).
 		WithStderr(&stderr).
-		WithFSConfig(wazero.NewFSConfig().WithDirMount(dir, "/"))
+		WithFSConfig(wazero.NewFSConfig().WithDirMount(dir, "/")).
+		WithStartFunctions("_initialize")
 	ctx := context.Background()
 	m, err := r.InstantiateModule(ctx, mod, cfg)
+	if err != nil {
+		t.Fatalf("%v: instantiate: %v", args, err)
+	}
+	defer m.Close(ctx)
+	main := m.ExportedFunction("secexec_main")
+	if main == nil {
+		t.Fatalf("%v: the module exports no secexec_main", args)
+	}
 	code := 0
 	var ee *sys.ExitError
+	res, err := main.Call(ctx)
 	switch {
 	case errors.As(err, &ee):
 		code = int(ee.ExitCode())
 	case err != nil:
 		t.Fatalf("%v: %v", args, err)
 	default:
-		m.Close(ctx)
+		code = int(res[0])
 	}
 	return stdout.String(), stderr.String(), code
 }

@@ -2,11 +2,13 @@ package syscalls
 
 import (
 	"context"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/tty"
 	"github.com/secexec/secexec/kernel/vfs"
 )
 
@@ -255,7 +257,98 @@ func ttyFuncs() []hostFunc {
 	return []hostFunc{
 		{"read", sig(3), errnoResult, valueFunc(0, ttyRead)},
 		{"set_raw_mode", sig(1), errnoResult, sysFunc(ttySetRawMode)},
+		// secexec's extensions: tcgetattr, tcsetattr and the window size
+		// ioctls, which a WASI module cannot reach otherwise
+		// (docs/architecture.md, "Terminals").
+		{"get_attr", sig(2), errnoResult, sysFunc(ttyGetAttr)},
+		{"set_attr", sig(3), errnoResult, sysFunc(ttySetAttr)},
+		{"get_size", sig(2), errnoResult, sysFunc(ttyGetSize)},
+		{"set_size", sig(2), errnoResult, sysFunc(ttySetSize)},
 	}
+}
+
+// termiosSize is the size of Linux's struct termios as TCGETS fills it:
+// c_iflag, c_oflag, c_cflag, c_lflag (u32 each), c_line, c_cc[19].
+const termiosSize = 36
+
+// winsizeSize is struct winsize: ws_row, ws_col, ws_xpixel, ws_ypixel
+// (u16 each).
+const winsizeSize = 8
+
+// tcsetattr's actions.
+const (
+	tcsaNow   = 0
+	tcsaDrain = 1
+	tcsaFlush = 2
+)
+
+// ttyGetAttr is tcgetattr(fd, buf): buf gets the terminal's termios.
+func ttyGetAttr(_ context.Context, s *State, m mem, st []uint64) Errno {
+	fd, ptr := int(int32(st[0])), uint32(st[1])
+	buf, ok := m.bytes(ptr, termiosSize)
+	if !ok {
+		return EFAULT
+	}
+	tm, err := s.P.TerminalAttr(fd)
+	if err != nil {
+		return ErrnoOf(err)
+	}
+	binary.LittleEndian.PutUint32(buf[0:], tm.Iflag)
+	binary.LittleEndian.PutUint32(buf[4:], tm.Oflag)
+	binary.LittleEndian.PutUint32(buf[8:], tm.Cflag)
+	binary.LittleEndian.PutUint32(buf[12:], tm.Lflag)
+	buf[16] = tm.Line
+	copy(buf[17:termiosSize], tm.Cc[:])
+	return ESUCCESS
+}
+
+// ttySetAttr is tcsetattr(fd, when, buf).
+func ttySetAttr(ctx context.Context, s *State, m mem, st []uint64) Errno {
+	fd, when, ptr := int(int32(st[0])), uint32(st[1]), uint32(st[2])
+	if when > tcsaFlush {
+		return EINVAL
+	}
+	buf, ok := m.bytes(ptr, termiosSize)
+	if !ok {
+		return EFAULT
+	}
+	tm := tty.Termios{
+		Iflag: binary.LittleEndian.Uint32(buf[0:]),
+		Oflag: binary.LittleEndian.Uint32(buf[4:]),
+		Cflag: binary.LittleEndian.Uint32(buf[8:]),
+		Lflag: binary.LittleEndian.Uint32(buf[12:]),
+		Line:  buf[16],
+	}
+	copy(tm.Cc[:], buf[17:termiosSize])
+	return ErrnoOf(s.P.SetTerminalAttr(ctx, fd, tm, when == tcsaFlush))
+}
+
+// ttyGetSize is ioctl(fd, TIOCGWINSZ, buf).
+func ttyGetSize(_ context.Context, s *State, m mem, st []uint64) Errno {
+	fd, ptr := int(int32(st[0])), uint32(st[1])
+	buf, ok := m.bytes(ptr, winsizeSize)
+	if !ok {
+		return EFAULT
+	}
+	ws, err := s.P.TerminalSize(fd)
+	if err != nil {
+		return ErrnoOf(err)
+	}
+	clear(buf)
+	binary.LittleEndian.PutUint16(buf[0:], ws.Rows)
+	binary.LittleEndian.PutUint16(buf[2:], ws.Cols)
+	return ESUCCESS
+}
+
+// ttySetSize is ioctl(fd, TIOCSWINSZ, buf); the pixel sizes are ignored.
+func ttySetSize(_ context.Context, s *State, m mem, st []uint64) Errno {
+	fd, ptr := int(int32(st[0])), uint32(st[1])
+	buf, ok := m.bytes(ptr, winsizeSize)
+	if !ok {
+		return EFAULT
+	}
+	ws := tty.Winsize{Rows: binary.LittleEndian.Uint16(buf[0:]), Cols: binary.LittleEndian.Uint16(buf[2:])}
+	return ErrnoOf(s.P.SetTerminalSize(fd, ws))
 }
 
 // ttyRead is a timed read of stdin: it returns the bytes read, 0 on time

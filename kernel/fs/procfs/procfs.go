@@ -96,6 +96,12 @@ type Status struct {
 	// VmSize and VmRSS are the virtual and resident memory, in bytes.
 	VmSize uint64
 	VmRSS  uint64
+	// TTY is the controlling terminal's device number in Linux's
+	// encoding (major<<8 | minor&0xff | (minor&^0xff)<<12), 0 for none.
+	TTY int
+	// TPGID is the foreground process group of the controlling
+	// terminal, 0 for none (stat shows -1, as Linux does).
+	TPGID int
 	// StartTime is when the process started, measured from the VM's boot.
 	StartTime time.Duration
 	// UserTime and SysTime are the CPU time consumed.

@@ -477,6 +477,24 @@ func TestStat(t *testing.T) {
 	}
 }
 
+// TestStatTerminal checks tty_nr and tpgid for a process with a
+// controlling terminal (/dev/pts/3, foreground group 42) and for one
+// whose terminal has a pts index above 255.
+func TestStatTerminal(t *testing.T) {
+	k := newFake()
+	fs := New(k)
+	k.add(&fakeProc{status: Status{PID: 7, PGID: 7, SID: 7, TTY: 136<<8 | 3, TPGID: 42}, fds: map[int]vfs.File{}})
+	k.add(&fakeProc{status: Status{PID: 8, TTY: 300&0xff | 136<<8 | (300&^0xff)<<12, TPGID: 8}, fds: map[int]vfs.File{}})
+	f := statFields(t, mustRead(t, as(7), fs, "7/stat"))
+	if f[6] != strconv.Itoa(0x8803) || f[7] != "42" {
+		t.Errorf("tty_nr, tpgid = %s, %s; want %d, 42", f[6], f[7], 0x8803)
+	}
+	f = statFields(t, mustRead(t, as(8), fs, "8/stat"))
+	if f[6] != "1083436" || f[7] != "8" {
+		t.Errorf("tty_nr, tpgid = %s, %s; want 1083436, 8", f[6], f[7])
+	}
+}
+
 func TestCommTruncated(t *testing.T) {
 	k := newFake()
 	fs := New(k)

@@ -190,9 +190,13 @@ func renderStatus(s Status, fds []int) []byte {
 // what Linux shows a reader that may not inspect the address space.
 func renderStat(s Status) []byte {
 	st, _ := state(s)
+	tpgid := s.TPGID
+	if tpgid <= 0 {
+		tpgid = -1
+	}
 	var b []byte
-	b = fmt.Appendf(b, "%d (%s) %c %d %d %d 0 -1 4194304 0 0 0 0 %d %d 0 0 20 0 %d 0 %d %d %d 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-		s.PID, comm(s), st, s.PPID, s.PGID, s.SID,
+	b = fmt.Appendf(b, "%d (%s) %c %d %d %d %d %d 4194304 0 0 0 0 %d %d 0 0 20 0 %d 0 %d %d %d 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		s.PID, comm(s), st, s.PPID, s.PGID, s.SID, s.TTY, tpgid,
 		ticks(s.UserTime), ticks(s.SysTime), threads(s), ticks(s.StartTime),
 		s.VmSize, s.VmRSS/pageSize)
 	return b

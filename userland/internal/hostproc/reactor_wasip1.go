@@ -5,6 +5,8 @@ package hostproc
 import (
 	"os"
 	"strings"
+	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -61,5 +63,53 @@ func Reactor() []string {
 	if pwd := os.Getenv("PWD"); pwd != "" {
 		_ = os.Chdir(pwd)
 	}
+	resetLocalTime()
 	return args
+}
+
+// Run is a reactor module's secexec_main: it makes the module the calling
+// process (Reactor), gives the standard descriptors back their blocking
+// mode (Go's start-up made them non-blocking, and the programs a command
+// starts share them), runs main with the arguments and exits with its
+// status.
+func Run(main func(args []string) int) int32 {
+	args := Reactor()
+	for fd := 0; fd <= 2; fd++ {
+		_ = syscall.SetNonblock(fd, false)
+	}
+	code := main(args)
+	os.Exit(code)
+	return int32(code)
+}
+
+// resetLocalTime makes time.Local the process's zone, as on Linux: TZ
+// (a zone name, ":name" or a file), else /etc/localtime, else UTC. Go's
+// wasip1 port leaves Local at UTC whatever TZ says (it expects the host
+// to manage zones), and fixes it the first time it is used, which an
+// initialisation before any process may already have done; VMs keep the
+// zone files at /usr/share/zoneinfo (internal/tzdata).
+func resetLocalTime() {
+	tz, ok := syscall.Getenv("TZ")
+	tz = strings.TrimPrefix(tz, ":")
+	var file string
+	switch {
+	case !ok:
+		file = "/etc/localtime"
+	case tz == "" || tz == "UTC":
+		time.Local = time.UTC
+		return
+	case strings.HasPrefix(tz, "/"):
+		file = tz
+	case !strings.Contains(tz, ".."):
+		file = "/usr/share/zoneinfo/" + tz
+	}
+	if file != "" {
+		if data, err := os.ReadFile(file); err == nil {
+			if loc, err := time.LoadLocationFromTZData("Local", data); err == nil {
+				time.Local = loc
+				return
+			}
+		}
+	}
+	time.Local = time.UTC
 }

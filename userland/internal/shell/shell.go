@@ -14,6 +14,8 @@ package shell
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -132,7 +134,7 @@ func New(name string, sys System, environ []string, dir string) *Shell {
 		funcSrc:  map[string]string{},
 		caseAttr: map[string]byte{},
 		umask:    0o022,
-		rnd:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		rnd:      rand.New(rand.NewPCG(freshSeed())),
 	}
 	s.env = &env{sh: s, top: newScope(nil)}
 	for _, kv := range environ {
@@ -374,3 +376,16 @@ func sortStrings(l []string) {
 
 // Stdio wires the process's standard streams as fds 0-2.
 func (s *Shell) Stdio(in, out, errw *os.File) { s.fds.setStd(in, out, errw) }
+
+// freshSeed seeds $RANDOM from the host's random_get when the shell
+// starts. The Go runtime's own generator (math/rand's top-level
+// functions) is seeded once, during the module's initialisation, and the
+// engine starts later instances of the shell from a snapshot of an
+// initialised one: every such shell would draw the same $RANDOM.
+func freshSeed() (uint64, uint64) {
+	var b [16]byte
+	if _, err := crand.Read(b[:]); err != nil {
+		return rand.Uint64(), rand.Uint64()
+	}
+	return binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+}

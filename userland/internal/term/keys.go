@@ -1,9 +1,10 @@
 // Package term is what secexec's full-screen userland programs (less,
-// more, vi) need of a terminal without ioctl: raw mode through the
-// agentOS host_tty.set_raw_mode call, the window size from LINES and
-// COLUMNS (the host sets them for a program it starts on a terminal, as
-// there is no window-size call), and keys decoded from the bytes a VT100
-// or xterm sends. Output is plain ANSI sequences written by the caller.
+// more, vi) need of a terminal besides its modes (userland/tools sets
+// those with host_tty's get_attr and set_attr): keys decoded from the
+// bytes a VT100 or xterm sends, the window size from LINES and COLUMNS
+// when the terminal does not say, and the controlling terminal as
+// standard input for a program reading a pipe. Output is plain ANSI
+// sequences written by the caller.
 package term
 
 import (
@@ -171,7 +172,7 @@ func (k *Reader) ReadKey() (Key, error) {
 	return key, nil
 }
 
-// Size returns the window size in rows and columns: LINES and COLUMNS
+// Size returns a window size in rows and columns from LINES and COLUMNS
 // when they hold positive numbers, else 24 by 80, a VT100's.
 func Size() (rows, cols int) {
 	rows, cols = 24, 80

@@ -3,31 +3,15 @@
 package term
 
 import (
-	"fmt"
+	"errors"
 	"os"
-
-	xterm "golang.org/x/term"
 )
 
-// IsTerminal reports whether fd is a terminal.
-func IsTerminal(fd int) bool { return xterm.IsTerminal(fd) }
+// Outside WASI (the host-side unit tests) no descriptor is a terminal,
+// as in userland/tools: the terminal code paths are tested in a VM.
 
-// Open puts standard input, which must be a terminal, in raw mode (the
-// host build is for trying the programs out; the VM runs the wasip1
-// build). data is always nil.
-func Open() (t *TTY, data *os.File, err error) {
-	st, err := xterm.MakeRaw(0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("raw mode: %w", err)
-	}
-	return &TTY{st: st}, nil, nil
-}
+// IsTerminal reports whether fd is a terminal: never here.
+func IsTerminal(int) bool { return false }
 
-// TTY is the terminal in raw mode.
-type TTY struct{ st *xterm.State }
-
-// Read reads keys from the terminal.
-func (t *TTY) Read(p []byte) (int, error) { return os.Stdin.Read(p) }
-
-// Restore leaves raw mode.
-func (t *TTY) Restore() { _ = xterm.Restore(0, t.st) }
+// MoveStdin fails: there is no controlling terminal to move.
+func MoveStdin() (*os.File, error) { return nil, errors.New("no terminal") }

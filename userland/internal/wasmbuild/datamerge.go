@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/secexec/secexec/internal/wasmbin"
 )
 
 // Go's linker writes a module's initial memory as one active data
@@ -38,7 +40,7 @@ func MergeDataSegments(module []byte, maxGap int) ([]byte, error) {
 	i := 8
 	for i < len(module) {
 		id := module[i]
-		size, n, err := readULEB(module[i+1:])
+		size, n, err := wasmbin.ReadULEB(module[i+1:])
 		if err != nil {
 			return nil, err
 		}
@@ -58,10 +60,10 @@ func MergeDataSegments(module []byte, maxGap int) ([]byte, error) {
 				return nil, err
 			}
 			merged = len(segs)
-			out = appendSection(out, 11, encodeData(segs))
+			out = wasmbin.AppendSection(out, 11, encodeData(segs))
 		case 12:
 			dataCountAt = len(out)
-			out = appendSection(out, 12, appendULEB(nil, 0)) // patched below
+			out = wasmbin.AppendSection(out, 12, wasmbin.AppendULEB(nil, 0)) // patched below
 		default:
 			out = append(out, module[i:end]...)
 		}
@@ -71,16 +73,16 @@ func MergeDataSegments(module []byte, maxGap int) ([]byte, error) {
 		// The data count section precedes the data section; rewrite it
 		// with the new count (its size may change, so rebuild).
 		head := slices.Clone(out[:dataCountAt])
-		_, n, _ := readULEB(out[dataCountAt+1:])
+		_, n, _ := wasmbin.ReadULEB(out[dataCountAt+1:])
 		oldLen := 1 + n + 1 // id, size, one-byte count 0
 		rest := out[dataCountAt+oldLen:]
-		out = append(appendSection(head, 12, appendULEB(nil, uint64(merged))), rest...)
+		out = append(wasmbin.AppendSection(head, 12, wasmbin.AppendULEB(nil, uint64(merged))), rest...)
 	}
 	return out, nil
 }
 
 func parseData(body []byte) ([]dataSegment, error) {
-	count, n, err := readULEB(body)
+	count, n, err := wasmbin.ReadULEB(body)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +97,7 @@ func parseData(body []byte) ([]dataSegment, error) {
 		if p >= len(body) {
 			return nil, fmt.Errorf("wasmbuild: data section truncated")
 		}
-		flag, n, err := readULEB(body[p:])
+		flag, n, err := wasmbin.ReadULEB(body[p:])
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +109,7 @@ func parseData(body []byte) ([]dataSegment, error) {
 		if p >= len(body) || body[p] != 0x41 {
 			return nil, ErrUnsupportedData
 		}
-		off, n, err := readSLEB32(body[p+1:])
+		off, n, err := wasmbin.ReadSLEB32(body[p+1:])
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +118,7 @@ func parseData(body []byte) ([]dataSegment, error) {
 			return nil, ErrUnsupportedData
 		}
 		p++
-		ln, n, err := readULEB(body[p:])
+		ln, n, err := wasmbin.ReadULEB(body[p:])
 		if err != nil {
 			return nil, err
 		}
@@ -185,69 +187,13 @@ func mergeSegments(segs []dataSegment, maxGap int) ([]dataSegment, error) {
 const maxImage = 256 << 20
 
 func encodeData(segs []dataSegment) []byte {
-	b := appendULEB(nil, uint64(len(segs)))
+	b := wasmbin.AppendULEB(nil, uint64(len(segs)))
 	for _, s := range segs {
 		b = append(b, 0, 0x41)
-		b = appendSLEB(b, int64(int32(s.offset)))
+		b = wasmbin.AppendSLEB(b, int64(int32(s.offset)))
 		b = append(b, 0x0b)
-		b = appendULEB(b, uint64(len(s.data)))
+		b = wasmbin.AppendULEB(b, uint64(len(s.data)))
 		b = append(b, s.data...)
 	}
 	return b
-}
-
-func appendSection(b []byte, id byte, body []byte) []byte {
-	b = append(b, id)
-	b = appendULEB(b, uint64(len(body)))
-	return append(b, body...)
-}
-
-func readULEB(b []byte) (uint64, int, error) {
-	var v uint64
-	for i := 0; i < len(b) && i < 10; i++ {
-		v |= uint64(b[i]&0x7f) << (7 * i)
-		if b[i] < 0x80 {
-			return v, i + 1, nil
-		}
-	}
-	return 0, 0, fmt.Errorf("wasmbuild: bad LEB128")
-}
-
-func readSLEB32(b []byte) (int64, int, error) {
-	var v int64
-	shift := 0
-	for i := 0; i < len(b) && i < 5; i++ {
-		v |= int64(b[i]&0x7f) << shift
-		shift += 7
-		if b[i] < 0x80 {
-			if shift < 64 && b[i]&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return int64(int32(v)), i + 1, nil
-		}
-	}
-	return 0, 0, fmt.Errorf("wasmbuild: bad signed LEB128")
-}
-
-func appendULEB(b []byte, v uint64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			b = append(b, c|0x80)
-			continue
-		}
-		return append(b, c)
-	}
-}
-
-func appendSLEB(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 && c&0x40 == 0 || v == -1 && c&0x40 != 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/secexec/secexec/internal/wasmbin"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
@@ -19,7 +20,7 @@ func image(t testing.TB, module []byte) ([]byte, int) {
 	i := 8
 	for i < len(module) {
 		id := module[i]
-		size, n, err := readULEB(module[i+1:])
+		size, n, err := wasmbin.ReadULEB(module[i+1:])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -136,8 +136,57 @@ function abortError(signal) {
   return err;
 }
 
+// The deprecated item timers (DEP0095, DEP0096, DEP0126, DEP0127): an
+// object with _onTimeout is scheduled after its _idleTimeout by a
+// Timeout of its own, as Node schedules it on its timer lists.
+const kItemTimer = Symbol('itemTimer');
+function warnOnce(code, msg) {
+  if (warnedItem[code]) return;
+  warnedItem[code] = true;
+  require('./process.js').process.emitWarning(msg, 'DeprecationWarning', code);
+}
+const warnedItem = { __proto__: null };
+function enroll(item, msecs) {
+  warnOnce('DEP0095', 'timers.enroll() is deprecated. Please use setTimeout instead.');
+  if (typeof msecs !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'msecs', 'of type number', msecs);
+  if (!(msecs >= 0 && msecs !== Infinity)) throw require('./internal/crypto_util.js').outOfRange('msecs', 'a non-negative finite number', msecs);
+  if (item[kItemTimer]) clear(item[kItemTimer]);
+  if (msecs > TIMEOUT_MAX) {
+    require('./process.js').process.emitWarning(`${msecs} does not fit into a 32-bit signed integer.` +
+      `\nTimer duration was truncated to ${TIMEOUT_MAX}.`, 'TimeoutOverflowWarning');
+    msecs = TIMEOUT_MAX;
+  }
+  item._idleTimeout = msecs;
+}
+function unenroll(item) {
+  warnOnce('DEP0096', 'timers.unenroll() is deprecated. Please use clearTimeout instead.');
+  if (item[kItemTimer]) clear(item[kItemTimer]);
+  item[kItemTimer] = undefined;
+  item._idleTimeout = -1;
+}
+function scheduleItem(item, ref) {
+  if (item[kItemTimer]) clear(item[kItemTimer]);
+  const ms = item._idleTimeout;
+  if (!(ms >= 0)) return;
+  const t = new Timeout(function onItemTimeout() {
+    item[kItemTimer] = undefined;
+    if (typeof item._onTimeout === 'function') item._onTimeout();
+  }, ms, [], false);
+  if (!ref) t.unref();
+  item[kItemTimer] = t;
+}
+function activeItem(item) {
+  warnOnce('DEP0126', 'timers.active() is deprecated. Please use timeout.refresh() instead.');
+  scheduleItem(item, true);
+}
+function unrefActive(item) {
+  warnOnce('DEP0127', 'timers._unrefActive() is deprecated. Please use timeout.refresh() instead.');
+  scheduleItem(item, false);
+}
+
 module.exports = {
   setTimeout, setInterval, setImmediate,
   clearTimeout: clear, clearInterval: clear, clearImmediate: clear,
   promises, Timeout, Immediate, abortError,
+  enroll, unenroll, active: activeItem, _unrefActive: unrefActive,
 };

@@ -185,11 +185,80 @@ function getSystemErrorMap() {
   return m;
 }
 
+// getCallSites is Node 22's: the caller's stack as plain objects, from
+// V8's structured stack trace. Neither a guest's Error.prepareStackTrace
+// nor its Error.stackTraceLimit may change the answer, so both are set
+// for the capture and put back.
+const kMaxCallSites = 200;
+
+// util.log (DEP0059, still there in Node 22): the message after a local
+// "day month hh:mm:ss" stamp.
+const kMonths = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+function pad2(n) { return n < 10 ? `0${n}` : `${n}`; }
+const log = deprecate(function log(...args) {
+  const d = new Date();
+  const time = `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+  console.log('%s - %s', `${d.getDate()} ${kMonths[d.getMonth()]} ${time}`, format(...args));
+}, 'The `util.log API is deprecated. Please use console.log() with a custom formatter or a third-party logger instead.', 'DEP0059');
+function getCallSites(frameCount = 10, options) {
+  const V = require('./internal/crypto_util.js');
+  if (options === undefined) {
+    if (typeof frameCount === 'object') {
+      options = frameCount;
+      frameCount = 10;
+      V.validateObject(options, 'options');
+    } else {
+      options = {};
+    }
+  } else {
+    V.validateObject(options, 'options');
+  }
+  if (options.sourceMap !== undefined && typeof options.sourceMap !== 'boolean') {
+    throw V.invalidType('options.sourceMap', 'of type boolean', options.sourceMap);
+  }
+  if (typeof frameCount !== 'number') throw V.invalidType('frameCount', 'of type number', frameCount);
+  if (!(frameCount >= 1 && frameCount <= kMaxCallSites)) throw V.outOfRange('frameCount', `>= 1 && <= ${kMaxCallSites}`, frameCount);
+  const limit = Error.stackTraceLimit;
+  const prepare = Error.prepareStackTrace;
+  const holder = {};
+  let sites;
+  try {
+    Error.stackTraceLimit = Math.trunc(frameCount);
+    Error.prepareStackTrace = (_, frames) => frames;
+    Error.captureStackTrace(holder, getCallSites);
+    sites = holder.stack;
+  } finally {
+    Error.stackTraceLimit = limit;
+    Error.prepareStackTrace = prepare;
+  }
+  const P = require('./internal/primordials.js');
+  if (!P.ArrayIsArray(sites)) return [];
+  const out = [];
+  for (let i = 0; i < sites.length; i++) {
+    const cs = sites[i];
+    let line = cs.getLineNumber() ?? 0;
+    let col = cs.getColumnNumber() ?? 0;
+    const scriptName = cs.getScriptNameOrSourceURL() || cs.getFileName() || '';
+    if (options.sourceMap === true) {
+      const m = require('./internal/module_sourcemap.js').mapLocation(scriptName, line, col);
+      if (m) {
+        const k = P.StringPrototypeIndexOf(m, ':');
+        line = Number(P.StringPrototypeSlice(m, 0, k));
+        col = Number(P.StringPrototypeSlice(m, k + 1));
+      }
+    }
+    const scriptId = typeof cs.getScriptId === 'function' ? String(cs.getScriptId()) : '0';
+    // Primordials: a guest's Array.prototype.push must not see the frames.
+    P.ArrayPrototypePush(out, { functionName: cs.getFunctionName() || '', scriptId, scriptName, lineNumber: line, columnNumber: col, column: col });
+  }
+  return out;
+}
+
 const util = {
   inspect, format, formatWithOptions, stripVTControlCharacters, promisify,
   callbackify, inherits, deprecate, types, isDeepStrictEqual,
   TextEncoder: enc.TextEncoder, TextDecoder: enc.TextDecoder, styleText, parseArgs,
-  getSystemErrorName, getSystemErrorMap,
+  getSystemErrorName, getSystemErrorMap, getCallSites, log,
   toUSVString: (s) => String(s).toWellFormed(),
   isArray: Array.isArray,
   isBoolean: (v) => typeof v === 'boolean', isNull: (v) => v === null, isNullOrUndefined: (v) => v == null,

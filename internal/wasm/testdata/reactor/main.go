@@ -7,6 +7,11 @@
 //	            first line of ./hello.txt
 //	grow N      allocate and touch N MiB, then print "grew"
 //	sleep       sleep until killed
+//	state       print what init computed and how often secexec_main ran
+//	            in this instance (always 1: an instance runs one process)
+//	mark N      fill N MiB with a marker pattern (a secret of this process)
+//	scan N      allocate N MiB and report whether any of it is not zero
+//	            or holds the marker (memory of an earlier process)
 package main
 
 import (
@@ -19,6 +24,22 @@ import (
 )
 
 func main() {}
+
+// initState is computed by the package's initialisation (_initialize):
+// an instance started from a snapshot must have it without running init.
+var initState = func() string {
+	h := uint32(2166136261)
+	for i := range 100000 {
+		h = (h ^ uint32(i)) * 16777619
+	}
+	return strconv.FormatUint(uint64(h), 16)
+}()
+
+// runs counts secexec_main calls in this instance.
+var runs int
+
+// marker is what "mark" writes and "scan" looks for.
+const marker = "SECRET-OF-AN-EARLIER-PROCESS-"
 
 //go:wasmimport wasi_snapshot_preview1 args_sizes_get
 func argsSizesGet(count, size unsafe.Pointer) uint32
@@ -58,10 +79,30 @@ func secexecMain() int32 {
 		os.Setenv(k, v)
 	}
 	_ = os.Chdir(os.Getenv("PWD"))
+	runs++
 	if len(args) < 2 {
 		return 2
 	}
 	switch args[1] {
+	case "state":
+		fmt.Printf("init=%s runs=%d\n", initState, runs)
+	case "mark":
+		n, _ := strconv.Atoi(args[2])
+		b := make([]byte, n<<20)
+		for i := 0; i+len(marker) <= len(b); i += len(marker) {
+			copy(b[i:], marker)
+		}
+		fmt.Println("marked", len(b)>>20)
+	case "scan":
+		n, _ := strconv.Atoi(args[2])
+		b := make([]byte, n<<20)
+		nonzero := 0
+		for _, c := range b {
+			if c != 0 {
+				nonzero++
+			}
+		}
+		fmt.Printf("nonzero=%d marker=%v\n", nonzero, strings.Contains(string(b), marker))
 	case "show":
 		wd, _ := os.Getwd()
 		b, err := os.ReadFile("hello.txt")

@@ -1,0 +1,9 @@
+//go:build !wasip1
+
+package main
+
+import (
+	"os"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) }
