@@ -822,6 +822,8 @@ func (p *pager) run() int {
 				p.finish()
 				return 0
 			}
+		case 'r', term.Ctrl('l'), term.Ctrl('r'):
+			// Every key redraws; these do only that.
 		case 'h', 'H':
 			p.msg = "Keys: SPACE/b page, j/k line, d/u half page, g/G ends, /? search, n/N again, :n/:p file, q quit"
 		}

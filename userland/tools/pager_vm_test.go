@@ -74,6 +74,10 @@ func TestLessOnTerminal(t *testing.T) {
 	s.waitScreen("the top", func(sc string) bool { return strings.HasPrefix(sc, "      1 line 1\n") })
 	s.keys("/nomatch\r")
 	s.waitLast("Pattern not found")
+	// A bigger window: the next redraw (any key; ^L) fills it.
+	s.resize(20, 40)
+	s.keys("\x0c")
+	s.waitText("     19 line 19\n:")
 	s.keys("q")
 	s.waitText("less-rc=0")
 	if code := s.wait(); code != 0 {

@@ -208,6 +208,18 @@ func startTerm(t *testing.T, h *vmhost.Host, dir, script string, rows, cols int)
 	return s
 }
 
+// resize changes the terminal's window size (the program learns it at
+// its next redraw).
+func (s *termSession) resize(rows, cols int) {
+	s.t.Helper()
+	if err := s.p.Resize(uint16(rows), uint16(cols)); err != nil {
+		s.t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.vt = newVT(rows, cols)
+	s.mu.Unlock()
+}
+
 // screen is what the terminal shows now.
 func (s *termSession) screen() string {
 	s.mu.Lock()
