@@ -69,7 +69,9 @@ func (e *editor) key() (term.Key, error) {
 	if e.keysOnly || e.in == nil {
 		return 0, errInterrupted
 	}
-	e.render()
+	if e.in.Buffered() == 0 {
+		e.render()
+	}
 	k, err := e.in.ReadKey()
 	if err != nil {
 		return 0, err
@@ -2008,12 +2010,22 @@ func (e *editor) render() {
 	}
 	e.clampCursor()
 	rows := e.textRows()
+	// As vim: a cursor that went off the screen by up to half of it
+	// scrolls the text that far; one that went further is centred.
 	if e.cy < e.top {
-		e.top = e.cy
+		if e.top-e.cy > rows/2 {
+			e.top = max(0, e.cy-rows/2)
+		} else {
+			e.top = e.cy
+		}
 	}
 	if e.cy-e.top >= rows {
 		// Every line takes a row at least: no need to look further up.
-		e.top = e.cy - rows + 1
+		if e.cy-e.top-rows+1 > rows/2 {
+			e.top = max(0, e.cy-rows/2)
+		} else {
+			e.top = e.cy - rows + 1
+		}
 	}
 	for {
 		h := 0

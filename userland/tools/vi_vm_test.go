@@ -305,7 +305,9 @@ func TestViOnTerminal(t *testing.T) {
 	s.waitText("E37: No write since last change")
 	// A macro recorded with q and replayed with a count, and "." inside
 	// a recording replayed once per @.
-	s.keys("ggqaA!\x1bjq3@a")
+	s.keys("gg")
+	s.waitScreen("the first line at the top", func(sc string) bool { return strings.HasPrefix(sc, "  1 ne 4\n") })
+	s.keys("qaA!\x1bjq3@a")
 	s.waitText("line 7!\n")
 	s.keys("qb0x.jq@b")
 	s.waitText("  6 ne 9\n")

@@ -153,6 +153,10 @@ type Reader struct {
 // NewReader returns a Reader of the keys in r.
 func NewReader(r io.Reader) *Reader { return &Reader{r: r} }
 
+// Buffered is the number of keys already read and decoded: a program
+// draws its screen only when none are left (a paste is one redraw).
+func (k *Reader) Buffered() int { return len(k.pending) }
+
 // ReadKey returns the next key; at the end of the input it returns
 // io.EOF.
 func (k *Reader) ReadKey() (Key, error) {
