@@ -32,6 +32,8 @@ const (
 // pagerOptions are what the command line asks of the pager.
 type pagerOptions struct {
 	number, chop, quitIfOneScreen, ignoreCase bool
+	// color (-R, -r) shows the input's colour sequences as colours.
+	color bool
 	// start is a command to run first: "+N" or "+/pattern" or "+G".
 	start string
 	files []string
@@ -56,7 +58,9 @@ func runLess(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				o.quitIfOneScreen = true
 			case "ignore-case", "IGNORE-CASE":
 				o.ignoreCase = true
-			case "no-init", "RAW-CONTROL-CHARS", "raw-control-chars", "quit-at-eof", "QUIT-AT-EOF", "squeeze-blank-lines", "silent", "quiet":
+			case "RAW-CONTROL-CHARS", "raw-control-chars":
+				o.color = true
+			case "no-init", "quit-at-eof", "QUIT-AT-EOF", "squeeze-blank-lines", "silent", "quiet":
 			default:
 				fmt.Fprintf(stderr, "There is no %s option (\"less --help\" for help)\n", name)
 			}
@@ -86,6 +90,8 @@ func runLess(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 						o.quitIfOneScreen = true
 					case 'i', 'I':
 						o.ignoreCase = true
+					case 'R', 'r':
+						o.color = true
 					}
 				default:
 					fmt.Fprintf(stderr, "There is no -%c option (\"less --help\" for help)\n", c)
@@ -388,29 +394,58 @@ func (p *pager) width() int {
 // expand turns a line into what the screen shows: tabs to spaces,
 // control characters as ^X, invalid bytes as <XX>.
 func expand(s string) []rune {
-	out := make([]rune, 0, len(s))
+	cells, _, _ := expandSGR(s, false)
+	return cells
+}
+
+// expandSGR is expand that, with color (less -R), keeps the SGR colour
+// sequences (ESC [ ... m) out of the cells: pre[i] holds those before
+// cell i and tail those after the last, so they take no room.
+func expandSGR(s string, color bool) (cells []rune, pre []string, tail string) {
+	cells = make([]rune, 0, len(s))
+	var pending strings.Builder
+	add := func(rs ...rune) {
+		for _, r := range rs {
+			if color {
+				pre = append(pre, pending.String())
+				pending.Reset()
+			}
+			cells = append(cells, r)
+		}
+	}
 	for i := 0; i < len(s); {
+		if color && s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
+				j++
+			}
+			if j < len(s) && s[j] == 'm' {
+				pending.WriteString(s[i : j+1])
+				i = j + 1
+				continue
+			}
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
-			out = append(out, []rune(fmt.Sprintf("<%02X>", s[i]))...)
+			add([]rune(fmt.Sprintf("<%02X>", s[i]))...)
 		case r == '\t':
 			for {
-				out = append(out, ' ')
-				if len(out)%8 == 0 {
+				add(' ')
+				if len(cells)%8 == 0 {
 					break
 				}
 			}
 		case r == '\r' && i+n == len(s):
 			// A CR-LF line end shows as a plain line end, as in less.
 		case r < 0x20 || r == 0x7f:
-			out = append(out, '^', r^0x40)
+			add('^', r^0x40)
 		default:
-			out = append(out, r)
+			add(r)
 		}
 		i += n
 	}
-	return out
+	return cells, pre, pending.String()
 }
 
 // height is how many rows line n takes.
@@ -419,7 +454,8 @@ func (p *pager) height(n int) int {
 		return 1
 	}
 	w := p.width()
-	return max(1, (len(expand(p.d.lines[n]))+w-1)/w)
+	cells, _, _ := expandSGR(p.d.lines[n], p.o.color)
+	return max(1, (len(cells)+w-1)/w)
 }
 
 // maxTop is the last useful top line: the one that puts the end of the
@@ -480,21 +516,19 @@ func (p *pager) draw() {
 	w := p.width()
 	row := 0
 	for n := p.top; row < p.textRows() && p.d.ensure(n); n++ {
-		text := expand(p.d.lines[n])
-		var segs [][]rune
+		text, pre, tail := expandSGR(p.d.lines[n], p.o.color)
+		// Each row is a range [a, b) of the line's cells.
+		var segs [][2]int
 		if p.o.chop {
-			if p.shift < len(text) {
-				text = text[p.shift:]
-			} else {
-				text = nil
-			}
-			segs = [][]rune{text[:min(len(text), w)]}
+			a := min(p.shift, len(text))
+			segs = [][2]int{{a, min(len(text), a+w)}}
 		} else {
-			for len(text) > w {
-				segs = append(segs, text[:w])
-				text = text[w:]
+			a := 0
+			for len(text)-a > w {
+				segs = append(segs, [2]int{a, a + w})
+				a += w
 			}
-			segs = append(segs, text)
+			segs = append(segs, [2]int{a, len(text)})
 		}
 		for i, seg := range segs {
 			if row >= p.textRows() {
@@ -508,7 +542,22 @@ func (p *pager) draw() {
 					p.out.WriteString("        ")
 				}
 			}
-			p.out.WriteString(string(seg))
+			if p.o.color {
+				// The colours set before the row's first cell carry over.
+				for _, sgr := range pre[:seg[0]] {
+					p.out.WriteString(sgr)
+				}
+				for k := seg[0]; k < seg[1]; k++ {
+					p.out.WriteString(pre[k])
+					p.out.WriteRune(text[k])
+				}
+				if seg[1] == len(text) {
+					p.out.WriteString(tail)
+				}
+				p.out.WriteString("\x1b[m")
+			} else {
+				p.out.WriteString(string(text[seg[0]:seg[1]]))
+			}
 			row++
 		}
 	}
@@ -837,7 +886,16 @@ func (p *pager) drawPlain() {
 		if p.o.number {
 			fmt.Fprintf(p.out, "%7d ", n+1)
 		}
-		p.out.WriteString(string(expand(p.d.lines[n])))
+		if p.o.color {
+			text, pre, tail := expandSGR(p.d.lines[n], true)
+			for k, r := range text {
+				p.out.WriteString(pre[k])
+				p.out.WriteRune(r)
+			}
+			p.out.WriteString(tail + "\x1b[m")
+		} else {
+			p.out.WriteString(string(expand(p.d.lines[n])))
+		}
 		p.out.WriteString("\r\n")
 	}
 	_ = p.out.Flush()

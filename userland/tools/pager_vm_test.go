@@ -47,7 +47,8 @@ func TestPagerNotATerminal(t *testing.T) {
 // a pipe as input (keys then come from /dev/tty), and q.
 func TestLessOnTerminal(t *testing.T) {
 	dir := t.TempDir()
-	makeFixture(t, dir, fixture{"big": numbered(100), "small": "one\ntwo\n", "wide": strings.Repeat("x", 30) + "END\n"})
+	makeFixture(t, dir, fixture{"big": numbered(100), "small": "one\ntwo\n", "wide": strings.Repeat("x", 30) + "END\n",
+		"col": "\x1b[31mred\x1b[m plain " + strings.Repeat("y", 20) + "\n"})
 	h := termHost(t, dir)
 
 	s := startTerm(t, h, "/mnt/host", "less -N big; echo less-rc=$?", 10, 40)
@@ -102,6 +103,15 @@ func TestLessOnTerminal(t *testing.T) {
 	s.waitScreen("the line cut", func(sc string) bool { return strings.HasPrefix(sc, strings.Repeat("x", 20)+"\n~") })
 	s.keys(":p")
 	s.waitScreen("the first file again", func(sc string) bool { return strings.HasPrefix(sc, "one\ntwo\n") })
+	s.keys("q")
+	s.waitText("less-rc=0")
+
+	// Colour sequences: shown as ^[ by default, as colours (taking no
+	// room when the line wraps) with -R.
+	s = startTerm(t, h, "/mnt/host", "less col; less -R col; echo less-rc=$?", 6, 20)
+	s.waitText("^[[31mred^[[m plain\n")
+	s.keys("q")
+	s.waitText("red plain yyyyyyyyyy\nyyyyyyyyyy\n")
 	s.keys("q")
 	s.waitText("less-rc=0")
 }

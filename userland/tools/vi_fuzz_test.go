@@ -117,3 +117,20 @@ func FuzzExLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPagerLine: less's rendering of any line (with -R's colour
+// sequences kept apart) never panics and gives every cell its prefix.
+func FuzzPagerLine(f *testing.F) {
+	for _, s := range []string{"\x1b[31mred\x1b[m", "a\tb\x01\xff", "\x1b[", "\x1b[1;2", "é\r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cells, pre, _ := expandSGR(s, true)
+		if len(pre) != len(cells) {
+			t.Fatalf("%d cells, %d prefixes", len(cells), len(pre))
+		}
+		if plain := expand(s); len(plain) < len(cells) {
+			t.Fatalf("colours took room: %d cells, %d plain", len(cells), len(plain))
+		}
+	})
+}
