@@ -2175,6 +2175,7 @@ func runVi(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		e.readonly = true
 	}
 	if len(files) > 0 {
+		e.args, e.hadLast = files, len(files) == 1
 		if err := e.load(files[0]); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1

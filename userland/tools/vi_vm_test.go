@@ -130,6 +130,11 @@ func TestExScriptsLikeVim(t *testing.T) {
 	// module for the shell and rewrite its "-c" argument (see
 	// internal/wasm's shellArgv).
 	cases = append(cases, diffCase{files: files, script: "vi -c '%s/o/0/g' -c wq -es e.txt < /dev/null; echo rc=$?; cat e.txt", tree: true})
+	// Several files: :n, :N, :args, :wn, and :q's warning.
+	for _, s := range []string{`%p\nn\n%p\nN\n%p\nq`, `1d\nn\nq`, `1d\nwn\n$d\nx`, `n\nn\nq`, `q\nq`, `la\n%p\nfir\n%p\nq`, `1d\nn!\n%p\nq`} {
+		script := "printf '%b\\n' '" + s + "' > cmds; ex -s e.txt nonl.txt < cmds; echo rc=$?; cat e.txt nonl.txt; rm cmds"
+		cases = append(cases, diffCase{files: files, script: script, tree: true})
+	}
 	for _, s := range []string{`wq`, `$a\nx\n.\nwq`, `%p\nq`} {
 		for _, f := range []string{"nonl.txt", "empty", "tabs.txt", "missing"} {
 			script := "printf '%b\\n' '" + s + "' > cmds; ex -s " + f + " < cmds; echo rc=$?; cat " + f + "; rm cmds"

@@ -188,6 +188,13 @@ type editor struct {
 	replayLeft int
 	// depth is how deep :normal commands nest.
 	depth int
+	// args are the files named on the command line, argi the one being
+	// edited (:n and :N move); warnedArgs is set once :q said that some
+	// were not edited.
+	args       []string
+	argi       int
+	warnedArgs bool
+	hadLast    bool
 	// resize re-reads the window size at every redraw (on a terminal).
 	resize bool
 	// shown holds the lines :p and friends printed in vi, which the

@@ -24,6 +24,8 @@ var exCommands = []struct{ name, abbrev string }{
 	{"substitute", "s"}, {"t", "t"}, {"undo", "u"}, {"update", "up"}, {"vglobal", "v"},
 	{"visual", "vi"}, {"write", "w"}, {"wq", "wq"}, {"wqall", "wqa"}, {"xit", "x"},
 	{"xall", "xa"}, {"exit", "exi"}, {"yank", "y"}, {"z", "z"},
+	{"next", "n"}, {"Next", "N"}, {"previous", "prev"}, {"args", "ar"}, {"wnext", "wn"},
+	{"rewind", "rew"}, {"first", "fir"}, {"last", "la"},
 }
 
 // lookupCommand returns the full name of an ex command as typed.
@@ -660,9 +662,54 @@ func (e *editor) runEx(name string, r exRange, bang bool, arg string) error {
 		if e.modified && !bang {
 			return errNoWrite
 		}
+		if left := len(e.args) - 1 - e.argi; left > 0 && !bang && !e.warnedArgs && !e.hadLast && name == "quit" {
+			// Once, as vim, while the last file was never edited.
+			e.warnedArgs = true
+			return viError(fmt.Sprintf("E173: %d more file%s to edit", left, map[bool]string{true: "s", false: ""}[left > 1]))
+		}
 		e.quit = true
 	case "cquit":
 		e.quit, e.exitCode = true, 1
+	case "next", "Next", "previous", "rewind", "first", "last", "wnext":
+		if name == "wnext" {
+			if err := e.runEx("write", exRange{0, len(e.lines) - 1, 2}, bang, ""); err != nil {
+				return err
+			}
+		}
+		to := e.argi + 1
+		switch name {
+		case "Next", "previous":
+			to = e.argi - 1
+		case "rewind", "first":
+			to = 0
+		case "last":
+			to = len(e.args) - 1
+		}
+		if to >= len(e.args) {
+			return viError("E165: Cannot go beyond last file")
+		}
+		if to < 0 {
+			return viError("E164: Cannot go before first file")
+		}
+		if e.modified && !bang {
+			return errNoWrite
+		}
+		e.argi = to
+		e.hadLast = e.hadLast || to == len(e.args)-1
+		return e.load(e.args[to])
+	case "args":
+		var b strings.Builder
+		for i, a := range e.args {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			if i == e.argi {
+				b.WriteString("[" + a + "]")
+			} else {
+				b.WriteString(a)
+			}
+		}
+		e.msgf("%s", b.String())
 	case "!":
 		return viError("E484: shell commands are not available")
 	}
