@@ -258,13 +258,12 @@ func (e *editor) motion(k term.Key, count int, hasCount bool, forOp term.Key) (m
 		if k == 'k' || k == term.KeyUp || k == term.Ctrl('p') {
 			d = -n
 		}
-		y := e.cy + d
-		if y < 0 || y > last {
-			if forOp == 0 || e.cy+d/max(1, abs(d)) < 0 || e.cy+d/max(1, abs(d)) > last {
-				return motionResult{}, fail
-			}
-			y = max(0, min(y, last))
+		// A count past the first or last line stops there (vim); only a
+		// cursor already on it cannot move.
+		if d > 0 && e.cy == last || d < 0 && e.cy == 0 {
+			return motionResult{}, fail
 		}
+		y := max(0, min(e.cy+d, last))
 		return motionResult{to: pos{y, e.colFor(y)}, linewise: true}, nil
 	case '+', '\r', term.Ctrl('m'), '-', '_':
 		y := e.cy + n
@@ -295,9 +294,6 @@ func (e *editor) motion(k term.Key, count int, hasCount bool, forOp term.Key) (m
 			// An operator's last word stops at the end of its line.
 			if forOp != 0 && i == n-1 && q.y > p.y {
 				q = pos{p.y, len(e.lines[p.y])}
-				if p.y < q.y || len(e.lines[p.y]) == 0 {
-					q = pos{p.y, len(e.lines[p.y])}
-				}
 			}
 			if q == p {
 				break // the end of the buffer: a huge count stops here
@@ -483,12 +479,18 @@ func (e *editor) mark(c rune) (pos, bool) {
 	return m, ok
 }
 
-// colFor is the column j and k land on in line y.
+// colFor is the character j and k land on in line y: the one at the
+// screen column they aim for, or the last before it.
 func (e *editor) colFor(y int) int {
 	if e.want < 0 {
 		return max(0, len(e.lines[y])-1)
 	}
-	return max(0, min(e.want, len(e.lines[y])-1))
+	_, starts := e.display(e.lines[y])
+	x := 0
+	for x+1 < len(e.lines[y]) && starts[x+1] <= e.want {
+		x++
+	}
+	return x
 }
 
 // find is f, F, t and T.
@@ -759,6 +761,10 @@ func (e *editor) normalCommand() error {
 		break
 	}
 	changed, err := e.command(k, count, hasCount)
+	if !keepsColumn(k) {
+		e.clampCursor()
+		e.want = e.vcol()
+	}
 	if e.overLimit() {
 		if !e.keysOnly {
 			e.revertIfTooBig()
@@ -1084,11 +1090,25 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 		e.marks['\''] = pos{e.cy, e.cx}
 	}
 	e.cy, e.cx = m.to.y, m.to.x
-	if !(k == 'j' || k == 'k' || k == term.KeyUp || k == term.KeyDown || k == term.Ctrl('n') || k == term.Ctrl('p') || k == '$' || k == term.KeyEnd) {
-		e.want = e.cx
-	}
 	e.clampCursor()
 	return false, nil
+}
+
+// keepsColumn reports whether command k moves up or down keeping the
+// column j and k aim for (or, for $, the end of the line).
+func keepsColumn(k term.Key) bool {
+	switch k {
+	case 'j', 'k', term.KeyUp, term.KeyDown, term.Ctrl('n'), term.Ctrl('p'), term.Ctrl('j'), '$', term.KeyEnd:
+		return true
+	}
+	return false
+}
+
+// vcol is the cursor's screen column in its line (where its character
+// starts: a tab counts its width), which j and k keep.
+func (e *editor) vcol() int {
+	_, starts := e.display(e.lines[e.cy])
+	return starts[min(e.cx, len(starts)-1)]
 }
 
 // commandFromPending runs one command from the pending keys (a "."
@@ -1641,7 +1661,6 @@ func (e *editor) exitInsert() {
 		e.cx--
 	}
 	e.clampCursor()
-	e.want = e.cx
 }
 
 func (e *editor) insertRune(r rune) {
@@ -2220,6 +2239,8 @@ func (e *editor) runExMode(silent bool, cmds []string, in io.Reader, out io.Writ
 			e.fail(err)
 		}
 		e.revertIfTooBig()
+		e.clampCursor()
+		e.want = e.vcol()
 		if !silent && e.msg != "" {
 			fmt.Fprintln(w, e.msg)
 		}
@@ -2286,6 +2307,7 @@ func (e *editor) runVisual(cmds []string, stdin io.Reader, stdout, stderr io.Wri
 			e.fail(err)
 		}
 		e.clampCursor()
+		e.want = e.vcol()
 	}
 	for !e.quit {
 		if len(e.shown) > 0 && len(e.pending) == 0 && e.showPrinted() {

@@ -1061,7 +1061,7 @@ func (e *editor) normalEx(r exRange, keys string) error {
 		return e.runKeys(keys)
 	}
 	for y := r.first; y <= r.last && y < len(e.lines); y++ {
-		e.cy, e.cx = y, 0
+		e.cy, e.cx, e.want = y, 0, 0
 		if err := e.runKeys(keys); err != nil {
 			return err
 		}
