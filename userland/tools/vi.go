@@ -1032,6 +1032,9 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 		if c == ':' {
 			return false, e.exLine(e.lastEx)
 		}
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '"') {
+			return false, viError("")
+		}
 		e.lastMacro = rune(c)
 		e.regName = rune(c)
 		r := e.load0()
@@ -1048,7 +1051,9 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 		if len(keys) == 0 {
 			return false, viError("")
 		}
-		if e.macroRuns++; e.macroRuns > maxMacroRuns || len(keys)*n > maxKeyRepeat*16 {
+		// Keys replayed cost a command each (and a command may cost a
+		// pass over the buffer): bound them, not just the text.
+		if e.macroRuns++; e.macroRuns > maxMacroRuns || len(keys)*n > maxKeyRepeat {
 			e.pending, e.replayLeft = nil, 0
 			return false, viError("E169: Command too recursive")
 		}
