@@ -9,3 +9,12 @@ func SetParkedIdle(d time.Duration) (restore func()) {
 	parkedIdle = d
 	return func() { parkedIdle = old }
 }
+
+// StopParking makes e's prestart pool park no more instances: every
+// later start of a reactor misses the pool (and restores from the
+// module's snapshot in the process, when it has one).
+func StopParking(e *Engine) {
+	e.pool.mu.Lock()
+	e.pool.closed = true
+	e.pool.mu.Unlock()
+}

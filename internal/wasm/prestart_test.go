@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -237,5 +238,56 @@ func TestParkedInstanceExpires(t *testing.T) {
 	after := eng.Stats()
 	if after.Restored == before.Restored {
 		t.Fatalf("the run after the expiry: before %+v after %+v, want an instance restored from the snapshot", before, after)
+	}
+}
+
+// A process that finds no parked instance starts from the snapshot in
+// itself: it must see its own files by relative path (the snapshot's Go
+// runtime knows "/" at the prestart descriptor only), also when several
+// start at once.
+func TestSnapshotRestoreInProcess(t *testing.T) {
+	env := setup(t)
+	ctx := context.Background()
+	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: wasmDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close(ctx) })
+	v := newVMWith(t, eng, eng.SoftwareLayer(env.store), vm.Config{})
+	v.writeFile("/workspace/reactor.wasm", snapshotReactor(t), 0o755)
+	if err := v.vm.VFS.Mkdir(ctx, vfs.Root, "/workspace/sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v.writeFile("/workspace/sub/hello.txt", []byte("hi from sub\n"), 0o644)
+	show := func(arg string) {
+		envv := append(append([]string(nil), defaultEnv...), "X=x"+arg, "PWD=/workspace/sub")
+		r := v.exec(ctx, []string{"/workspace/reactor.wasm", "show", arg}, runOpts{cwd: "/workspace/sub", env: envv})
+		want := `args=["show" "` + arg + `"] X="x` + arg + `" wd=/workspace/sub hello="hi from sub" err=<nil>` + "\n"
+		if r.code != 0 || string(r.stdout) != want {
+			t.Errorf("%s: exit %d stdout %q stderr %q, want %q", arg, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	show("first") // takes the snapshot (prestart)
+	for deadline := time.Now().Add(10 * time.Second); eng.Stats().Parked == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) { // the refill after the first run
+			t.Fatalf("no instance parked: %+v", eng.Stats())
+		}
+	}
+	wasm.StopParking(eng)
+	show("claims the parked one")
+	before := eng.Stats()
+	done := make(chan struct{})
+	for i := range 6 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			show(strconv.Itoa(i))
+		}()
+	}
+	for range 6 {
+		<-done
+	}
+	after := eng.Stats()
+	if after.PrestartMisses-before.PrestartMisses != 6 || after.Restored-before.Restored != 6 {
+		t.Fatalf("before %+v after %+v: want 6 misses restored from the snapshot in their processes", before, after)
 	}
 }

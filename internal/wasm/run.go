@@ -109,7 +109,23 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 			pk.close()
 		}
 	}
-	st := syscalls.NewState(ctx, p, argv, env)
+	// A reactor with a snapshot starts from it in the process itself. The
+	// snapshot's Go runtime saw "/" preopened at PrestartRootFD and
+	// nothing else, so the process must present that same table
+	// (NewPrestartedState), or be initialised from scratch.
+	var snap *snapshot
+	var st *syscalls.State
+	if pr.mod.reactor {
+		if snap = pr.e.pool.snaps.lookup(pr.mod); snap != nil {
+			var ok bool
+			if st, ok = syscalls.NewPrestartedState(ctx, p, argv, env); !ok {
+				st, snap = nil, nil
+			}
+		}
+	}
+	if st == nil {
+		st = syscalls.NewState(ctx, p, argv, env)
+	}
 	defer st.Close()
 	cctx := syscalls.WithState(ctx, st)
 	t0 := time.Now()
@@ -133,7 +149,7 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 		// from the module's snapshot when there is one (its memory grows
 		// under the process's limits).
 		pr.e.pool.misses.Add(1)
-		if snap := pr.e.pool.snaps.lookup(pr.mod); snap != nil {
+		if snap != nil {
 			if err := pr.e.pool.snaps.restore(snap, mod); err != nil {
 				_ = mod.Close(context.Background())
 				diag(ctx, p, argv, "cannot instantiate module")

@@ -114,20 +114,21 @@ func fsPathChown(ctx context.Context, s *State, m mem, st []uint64) Errno {
 
 // fsPathMode returns the full st_mode of a path, 0 on any error.
 //
-// A character device reached by a followed lookup (stat, not lstat) is
-// reported as a regular file. The agentOS guests' std derives
+// A character device or a pipe reached by a followed lookup (stat, not
+// lstat) is reported as a regular file. The agentOS guests' std derives
 // metadata().file_type() from this mode, and on WASI it has no
-// is_char_device(): uutils cat classifies its inputs with it and refuses
-// /dev/null as an "unknown filetype" (agentOS ABI §13.8), while reading a
-// device like a file is exactly what such tools need. lstat (ls -l,
-// stat), fstat (host_fs.fd_mode) and the WASI filestat type keep saying
-// "character device".
+// is_char_device() or is_fifo(): uutils cat classifies its inputs with it
+// and refuses /dev/null, or a process substitution's /dev/fd/63, as an
+// "unknown filetype" (agentOS ABI §13.8), while reading a device or a
+// pipe like a file is exactly what such tools need. lstat (ls -l, stat),
+// fstat (host_fs.fd_mode) and the WASI filestat type keep saying
+// "character device" or "fifo".
 func fsPathMode(ctx context.Context, s *State, m mem, st []uint64) uint64 {
 	fs, e := s.pathStat(ctx, m, st)
 	if e != ESUCCESS {
 		return 0
 	}
-	if uint32(st[3]) != 0 && fs.Type() == vfs.TypeCharDev {
+	if t := fs.Type(); uint32(st[3]) != 0 && (t == vfs.TypeCharDev || t == vfs.TypeFIFO) {
 		return uint64(vfs.S_IFREG | fs.Mode&vfs.ModePerm)
 	}
 	return uint64(fs.Mode)

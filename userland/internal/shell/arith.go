@@ -496,7 +496,7 @@ func (s *Shell) assocView(p *syntax.ParamExp) *syntax.ParamExp {
 	if v.Kind != expand.Associative {
 		return nil
 	}
-	keys := assocOrder(v.Map)
+	keys := s.assocOrder(p.Param.Value, v.Map)
 	vals := make([]string, len(keys))
 	for i, k := range keys {
 		vals[i] = v.Map[k]
@@ -601,7 +601,13 @@ func (s *Shell) substArithParts(parts []syntax.WordPart) ([]syntax.WordPart, boo
 			if err := s.checkUnsetElement(p); err != nil {
 				return nil, false, err
 			}
-			if v := s.assocView(p); v != nil {
+			op, err := s.paramOp(p)
+			if err != nil {
+				return nil, false, err
+			}
+			if op != nil {
+				np = op
+			} else if v := s.assocView(p); v != nil {
 				np = v
 			} else if p.Param != nil && p.Param.Value == "LINENO" {
 				// expand answers $LINENO from the word's own position,

@@ -37,6 +37,7 @@ func init() {
 		"disown": (*Shell).disown, "caller": (*Shell).caller,
 		"pushd": (*Shell).pushd, "popd": (*Shell).popd, "dirs": (*Shell).dirs,
 		"fg": (*Shell).noJobControl, "bg": (*Shell).noJobControl,
+		"enable": (*Shell).enable, "help": (*Shell).help,
 	}
 }
 
@@ -462,6 +463,7 @@ func (s *Shell) unset(args []string) int {
 	for _, name := range args {
 		if funcs && !vars {
 			delete(s.funcs, name)
+			delete(s.exportFuncs, name)
 			continue
 		}
 		base, idx, hasIdx := strings.Cut(name, "[")
@@ -553,29 +555,30 @@ func (s *Shell) eval(args []string) int {
 	return s.lastStatus
 }
 
-// evalString parses and runs src in the current shell.
+// evalString parses and runs src in the current shell: the lines before
+// a syntax error run, then the error gives status 2.
 func (s *Shell) evalString(src, what string) {
-	f, err := Parse(strings.NewReader(src), s.Name)
-	if err != nil {
-		line := s.line
-		s.lineBase = line - 1
-		s.inEval = what == "eval"
-		s.syntaxError(err)
-		s.inEval = false
-		s.lineBase = 0
-		s.lastStatus = 2
-		if what == "trap" {
-			return
-		}
-		return
-	}
+	p := parseBash(src)
 	base, oldSrc := s.lineBase, s.src
-	s.lineBase = s.line - 1
-	s.src = src
-	if len(f.Stmts) == 0 {
+	evalBase := s.line - 1
+	if c := s.curCmd; what == "eval" && c != nil && c.End().Line() > c.Pos().Line() {
+		// bash numbers the lines of the string from the last line of
+		// a multi-line eval command.
+		evalBase += c.End().Line() - c.Pos().Line()
+	}
+	s.lineBase = evalBase
+	s.src = p.src
+	if len(p.stmts) == 0 {
 		s.lastStatus = 0
 	}
-	s.stmts(f.Stmts)
+	s.runParsed(p, s.stmts)
+	if p.err != nil && !s.stopped() {
+		s.lineBase = evalBase
+		s.inEval = what == "eval"
+		s.reportSyntax(p.err)
+		s.inEval = false
+		s.lastStatus = 2
+	}
 	s.lineBase, s.src = base, oldSrc
 }
 
@@ -623,25 +626,22 @@ func (s *Shell) sourceB(args []string) int {
 		}
 		return 1
 	}
-	f, err := Parse(strings.NewReader(string(b)), file)
-	if err != nil {
-		oldName := s.Name
-		s.Name = file
-		s.syntaxError(err)
-		s.Name = oldName
-		return 2
-	}
+	p := parseBash(string(b))
 	oldFrame := s.frame
 	if len(args) > 2 {
 		s.frame = &frame{arg0: oldFrame.arg0, params: args[2:]}
 	}
 	oldName, oldBase, oldLine, oldSrc := s.Name, s.lineBase, s.line, s.src
-	s.Name, s.lineBase, s.src = file, 0, string(b)
+	s.Name, s.lineBase, s.src = file, 0, p.src
 	s.sourceDepth++
 	fdepth := len(s.funcStack)
 	s.bashSource = append(s.bashSource, file)
 	s.lastStatus = 0
-	s.stmts(f.Stmts)
+	s.runParsed(p, s.stmts)
+	if p.err != nil && !s.stopped() {
+		s.reportSyntax(p.err)
+		s.lastStatus = 2
+	}
 	s.bashSource = s.bashSource[:len(s.bashSource)-1]
 	s.sourceDepth--
 	s.Name, s.lineBase, s.line, s.src = oldName, oldBase, oldLine, oldSrc
@@ -803,11 +803,41 @@ func (s *Shell) times(args []string) int {
 	return 0
 }
 
+// caller prints where the current function (or the one N frames up)
+// was called from: "LINE FILE", or with N "LINE FUNCTION FILE".
 func (s *Shell) caller(args []string) int {
-	if len(s.funcStack) == 0 {
+	n, withFunc := 0, false
+	if len(args) > 1 {
+		v, err := strconv.Atoi(args[1])
+		if err != nil || v < 0 {
+			s.berr("caller", "%s: invalid number", args[1])
+			return 2
+		}
+		n, withFunc = v, true
+	}
+	depth := len(s.callLines)
+	if depth == 0 && !withFunc && len(s.bashSource) > 0 {
+		// A script's top level: bash 5.2 answers with its own frame.
+		s.out(1, "0 NULL\n")
+		return 0
+	}
+	if n >= depth {
 		return 1
 	}
-	s.out(1, fmt.Sprintf("%d main\n", s.line))
+	line := s.callLines[depth-1-n]
+	fn := "main"
+	if k := len(s.funcStack) - 2 - n; k >= 0 {
+		fn = s.funcStack[k]
+	}
+	file := s.frame.arg0
+	if len(s.bashSource) > 0 {
+		file = s.bashSource[len(s.bashSource)-1]
+	}
+	if withFunc {
+		s.out(1, fmt.Sprintf("%d %s %s\n", line, fn, file))
+	} else {
+		s.out(1, fmt.Sprintf("%d %s\n", line, file))
+	}
 	return 0
 }
 
@@ -848,6 +878,9 @@ func (s *Shell) describe(n string) (kind, text string) {
 		return "keyword", n + " is a shell keyword"
 	}
 	if body := s.funcs[n]; body != nil {
+		if text, ok := bashFuncText(n, body, s.funcSrc[n]); ok {
+			return "function", n + " is a function\n" + text
+		}
 		var b strings.Builder
 		_ = syntax.NewPrinter(syntax.Indent(4)).Print(&b, &syntax.FuncDecl{Name: &syntax.Lit{Value: n}, Body: body, Parens: true})
 		return "function", n + " is a function\n" + strings.TrimRight(b.String(), "\n")

@@ -422,18 +422,24 @@ func (s *Shell) trap(args []string) int {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
+	traps := s.traps
+	if s.isSubshell && !s.ownTraps && s.parentTraps != nil {
+		// A subshell that set no trap lists its parent's, as bash does
+		// (traps=$(trap -p), trap -p | ...).
+		traps = s.parentTraps
+	}
 	if len(args) == 0 || args[0] == "-p" {
-		keys := make([]string, 0, len(s.traps))
+		keys := make([]string, 0, len(traps))
 		if len(args) > 1 {
 			for _, a := range args[1:] {
 				if n, ok := sigName(a); ok {
-					if _, set := s.traps[n]; set {
+					if _, set := traps[n]; set {
 						keys = append(keys, n)
 					}
 				}
 			}
 		} else {
-			for k := range s.traps {
+			for k := range traps {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
@@ -443,17 +449,19 @@ func (s *Shell) trap(args []string) int {
 			if k != "EXIT" && k != "ERR" && k != "DEBUG" && k != "RETURN" {
 				name = "SIG" + k
 			}
-			s.out(1, "trap -- "+shellQuoteAlways(s.traps[k])+" "+name+"\n")
+			s.out(1, "trap -- "+shellQuoteAlways(traps[k])+" "+name+"\n")
 		}
 		return 0
 	}
 	if len(args) == 1 {
 		// trap SIG resets.
 		if n, ok := sigName(args[0]); ok {
+			s.ownTraps = true
 			delete(s.traps, n)
 			return 0
 		}
 	}
+	s.ownTraps = true
 	action := args[0]
 	status := 0
 	for _, sg := range args[1:] {

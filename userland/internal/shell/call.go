@@ -38,6 +38,11 @@ func (s *Shell) call(ce *syntax.CallExpr) {
 		s.expandError(err)
 		return
 	}
+	s.callArgs(ce, args)
+}
+
+// callArgs runs a simple command whose words expanded to args.
+func (s *Shell) callArgs(ce *syntax.CallExpr, args []string) {
 	if len(args) == 0 {
 		// Everything expanded to nothing: only the assignments count.
 		for _, a := range ce.Assigns {
@@ -57,7 +62,6 @@ func (s *Shell) call(ce *syntax.CallExpr) {
 		s.traceAssigns(ce.Assigns)
 		s.trace(args)
 	}
-	defer func() { s.lastArg = args[len(args)-1] }()
 	defer func() { s.lastArg = args[len(args)-1] }()
 	if len(ce.Assigns) == 0 {
 		s.run(args, nil)
@@ -114,7 +118,7 @@ func (s *Shell) assignError(err error) {
 		if !s.inTrap {
 			// bash abandons the command it was running (a function
 			// call included), as for an expansion error.
-			s.aborting = true
+			s.abandon()
 		}
 		return
 	}
@@ -128,6 +132,7 @@ func (s *Shell) assign(a *syntax.Assign, local bool) error {
 	set := func(v expand.Variable) error {
 		if local {
 			v.Exported = true
+			s.noteAssocKeys(name, s.env.top.vars[name], v)
 			s.env.top.vars[name] = v
 			return nil
 		}
@@ -268,8 +273,10 @@ func (s *Shell) assignArray(name string, a *syntax.Assign, cur expand.Variable, 
 				return err
 			}
 			m[k] = v
+			s.pendingKeys = append(s.pendingKeys, k)
 		}
 		cur.Map, cur.Set = m, true
+		defer func() { s.pendingKeys = s.pendingKeys[:0] }()
 		return set(cur)
 	}
 	v := expand.Variable{Kind: expand.Indexed, Set: true, Exported: cur.Exported}
@@ -321,7 +328,7 @@ func (s *Shell) run(args []string, tmpVars []string) {
 		s.callFunc(name, body, args[1:])
 		return
 	}
-	if b := builtins[name]; b != nil {
+	if b := builtins[name]; b != nil && !s.disabled[name] {
 		s.lastStatus = b(s, args)
 		return
 	}
@@ -338,6 +345,7 @@ func (s *Shell) callFunc(name string, body *syntax.Stmt, params []string) {
 	oldFrame := s.frame
 	s.frame = &frame{arg0: oldFrame.arg0, params: params}
 	s.funcStack = append(s.funcStack, name)
+	s.callLines = append(s.callLines, s.line)
 	oldTop := s.env.top
 	s.env.top = newScope(oldTop)
 	line, src := s.line, s.src
@@ -349,6 +357,7 @@ func (s *Shell) callFunc(name string, body *syntax.Stmt, params []string) {
 	}
 	s.env.top = oldTop
 	s.funcStack = s.funcStack[:len(s.funcStack)-1]
+	s.callLines = s.callLines[:len(s.callLines)-1]
 	s.frame = oldFrame
 	s.line = line
 	if s.returning {
@@ -382,7 +391,13 @@ func (s *Shell) external(args []string) {
 		}
 		defer j.dropKid(pid)
 	}
-	s.lastStatus = s.waitPID(pid).Status()
+	st := s.waitPID(pid)
+	s.lastStatus = st.Status()
+	if st.Signal == 15 && !s.quietSignals {
+		// bash words SIGTERM alone, without the line, pid and command
+		// it gives other signals.
+		fmt.Fprintln(s.stderr(), "Terminated")
+	}
 }
 
 func (s *Shell) spawnError(args []string, err error) {
@@ -466,19 +481,46 @@ func (s *Shell) trace(args []string) {
 
 func (s *Shell) traceAssigns(as []*syntax.Assign) {
 	for _, a := range as {
-		if a.Array != nil || a.Value == nil {
+		op := "="
+		if a.Append {
+			op = "+="
+		}
+		if a.Array != nil {
+			// An array literal shows as written.
+			s.traceRaw(a.Name.Value + op + s.srcText(a.Array))
+			continue
+		}
+		if a.Value == nil {
 			continue
 		}
 		v, err := s.literal(a.Value)
 		if err != nil {
 			continue
 		}
-		op := "="
-		if a.Append {
-			op = "+="
+		name := a.Name.Value
+		if a.Index != nil {
+			name += "[" + s.srcText(a.Index) + "]"
 		}
-		s.trace([]string{a.Name.Value + op + v})
+		s.traceRaw(name + op + traceQuote(v))
 	}
+}
+
+// traceRaw prints an xtrace line as it is (PS4 first).
+func (s *Shell) traceRaw(text string) {
+	ps4 := s.env.str("PS4")
+	if !s.env.Get("PS4").IsSet() {
+		ps4 = "+ "
+	}
+	fmt.Fprint(s.stderr(), strings.Repeat(ps4[:min(1, len(ps4))], s.subshellLevel)+ps4+text+"\n")
+}
+
+// srcText is a node's text as written, when the source is known.
+func (s *Shell) srcText(n syntax.Node) string {
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if s.src != "" && start >= 0 && start <= end && end <= len(s.src) {
+		return strings.TrimSpace(s.src[start:end])
+	}
+	return printNode(n)
 }
 
 // traceQuote quotes a word as bash's xtrace does: single quotes when it
@@ -498,4 +540,14 @@ func traceQuote(a string) string {
 		return a
 	}
 	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// abandon gives up the rest of the input line after an error bash treats
+// as fatal to it (a readonly assignment, failglob, a bad subscript under
+// set -e); with set -e the shell exits, whatever list the command is in.
+func (s *Shell) abandon() {
+	s.aborting = true
+	if s.opts.errexit && !s.exiting {
+		s.exit(1)
+	}
 }

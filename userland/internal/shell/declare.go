@@ -104,6 +104,27 @@ func (s *Shell) declareWords(name, base string, words []declWord) int {
 		}
 		targets = append(targets, w)
 	}
+	if on['f'] && (name == "export" || on['x'] || off['x']) && len(targets) > 0 {
+		// export -f name, declare -fx name: children get the function.
+		status := 0
+		for _, t := range targets {
+			n := t.text
+			if t.assign != nil && t.assign.Name != nil {
+				n = t.assign.Name.Value
+			}
+			if s.funcs[n] == nil {
+				s.berr(name, "%s: not a function", n)
+				status = 1
+				continue
+			}
+			if off['x'] || on['n'] {
+				delete(s.exportFuncs, n)
+			} else {
+				s.exportFuncs[n] = true
+			}
+		}
+		return status
+	}
 	if on['f'] || on['F'] {
 		status := 0
 		if len(targets) == 0 {
@@ -330,6 +351,12 @@ func (s *Shell) declareLine(n string, v expand.Variable) string {
 	if v.Exported {
 		flags += "x"
 	}
+	switch s.caseAttr[n] {
+	case 'l':
+		flags += "l"
+	case 'u':
+		flags += "u"
+	}
 	if flags == "" {
 		flags = "-"
 	}
@@ -356,7 +383,7 @@ func (s *Shell) declareLine(n string, v expand.Variable) string {
 	case expand.Associative:
 		var b strings.Builder
 		b.WriteString("=(")
-		for _, k := range assocOrder(v.Map) {
+		for _, k := range s.assocOrder(n, v.Map) {
 			fmt.Fprintf(&b, "[%s]=%s ", assocKeyQuote(k), quoteValue(v.Map[k]))
 		}
 		b.WriteString(")")
@@ -374,11 +401,93 @@ func assocKeyQuote(k string) string {
 	return k
 }
 
-// assocOrder is the order associative arrays list their keys. bash uses
-// its hash table's order, which scripts cannot rely on; sorted keys keep
-// the output stable.
-func assocOrder(m map[string]string) []string {
-	return slices.Sorted(maps.Keys(m))
+// assocBuckets is the size of bash 5.2's hash table for an associative
+// array (ASSOC_HASH_BUCKETS).
+const assocBuckets = 1024
+
+// assocHash is bash's hash_string, 32-bit FNV-1.
+func assocHash(k string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(k); i++ {
+		h *= 16777619
+		h ^= uint32(k[i])
+	}
+	return h
+}
+
+// noteAssocKeys numbers the keys nw (associative, for variable name) has
+// and old had not, in the order they were inserted: the literal's order
+// for an array literal being assigned, else sorted.
+func (s *Shell) noteAssocKeys(name string, old, nw expand.Variable) {
+	if nw.Kind != expand.Associative || len(nw.Map) == 0 {
+		return
+	}
+	var fresh []string
+	for k := range nw.Map {
+		if _, had := old.Map[k]; old.Kind != expand.Associative || !had {
+			fresh = append(fresh, k)
+		}
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	pos := map[string]int{}
+	for i, k := range s.pendingKeys {
+		if _, seen := pos[k]; !seen {
+			pos[k] = i
+		}
+	}
+	slices.SortFunc(fresh, func(a, b string) int {
+		pa, oka := pos[a]
+		pb, okb := pos[b]
+		switch {
+		case oka && okb:
+			return pa - pb
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	sh := s.sh
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.assocSeq == nil {
+		sh.assocSeq = map[string]uint64{}
+	}
+	for _, k := range fresh {
+		sh.seqN++
+		sh.assocSeq[name+"\x00"+k] = sh.seqN
+	}
+}
+
+// assocOrder is the order bash lists an associative array's keys in:
+// its hash table's, bucket by bucket, the latest inserted first within a
+// bucket.
+func (s *Shell) assocOrder(name string, m map[string]string) []string {
+	keys := slices.Sorted(maps.Keys(m))
+	sh := s.sh
+	sh.mu.Lock()
+	seq := make(map[string]uint64, len(keys))
+	for _, k := range keys {
+		seq[k] = sh.assocSeq[name+"\x00"+k]
+	}
+	sh.mu.Unlock()
+	slices.SortStableFunc(keys, func(a, b string) int {
+		ba, bb := assocHash(a)%assocBuckets, assocHash(b)%assocBuckets
+		switch {
+		case ba != bb:
+			return int(ba) - int(bb)
+		case seq[a] != seq[b]:
+			if seq[a] > seq[b] {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	return keys
 }
 
 var _ = strconv.Itoa

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -70,7 +71,7 @@ func (s *Shell) stmt(st *syntax.Stmt) {
 		}
 		return
 	}
-	if s.lastStatus != 0 && s.noErrExit == 0 && !s.exiting && !s.returning && countsForErrexit(st.Cmd) {
+	if s.lastStatus != 0 && s.noErrExit == 0 && !s.exiting && !s.returning && !s.arithAbort && countsForErrexit(st.Cmd) {
 		s.failed()
 	}
 }
@@ -125,9 +126,48 @@ func (s *Shell) stmtNoBg(st *syntax.Stmt) {
 	}
 	// exec with only redirections makes them permanent.
 	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 0 && len(ce.Args) == 1 && ce.Args[0].Lit() == "exec" {
-		if _, ok := s.redirects(st.Redirs); ok {
+		if sv, ok := s.redirects(st.Redirs); ok {
 			s.lastStatus = 0
+			// Nothing is restored: drop what the redirections
+			// replaced, or a pipe they replaced stays open (a reader
+			// of exec > >(tee log) would never see its end).
+			for _, x := range sv {
+				if x.o != nil {
+					x.o.decRef()
+				}
+			}
 		}
+		return
+	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 0 && len(ce.Assigns) > 0 {
+		// Assignments alone: expanded and made before the redirections,
+		// which then only open (or fail).
+		s.call(ce)
+		status := s.lastStatus
+		restore, ok := s.redirects(st.Redirs)
+		s.fds.restore(restore)
+		if ok {
+			s.lastStatus = status
+		}
+		return
+	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
+		// bash expands a simple command's words before it performs its
+		// redirections: echo "$(cmd)" 2>/dev/null shows cmd's errors,
+		// and an expansion error reaches the shell's stderr.
+		s.substStatus = nil
+		from := len(s.procSubsts)
+		defer s.closeProcSubsts(from)
+		args, err := s.fields(ce.Args...)
+		if err != nil {
+			s.expandError(err)
+			return
+		}
+		restore, ok := s.redirects(st.Redirs)
+		if ok {
+			s.callArgs(ce, args)
+		}
+		s.fds.restore(restore)
 		return
 	}
 	restore, ok := s.redirects(st.Redirs)
@@ -180,6 +220,9 @@ func (s *Shell) cmd(c syntax.Command) {
 		s.funcSrc[c.Name.Value] = s.src
 		s.lastStatus = 0
 	case *syntax.ArithmCmd:
+		if s.opts.xtrace {
+			s.traceRaw("((  " + s.srcText(c.X) + "  ))")
+		}
 		n, err := s.arith(c.X)
 		if err != nil {
 			s.exprError(err)
@@ -214,8 +257,7 @@ func (s *Shell) cmd(c syntax.Command) {
 		el := time.Since(start)
 		fmt.Fprintf(s.stderr(), "\nreal\t%s\nuser\t0m0.000s\nsys\t0m0.000s\n", fmtDuration(el))
 	case *syntax.CoprocClause:
-		s.errf("coproc: not supported")
-		s.lastStatus = 2
+		s.coproc(c)
 	default:
 		s.errf("unsupported command %T", c)
 		s.lastStatus = 2
@@ -320,7 +362,19 @@ func (s *Shell) forClause(c *syntax.ForClause) {
 		} else {
 			items = slices.Clone(s.frame.params)
 		}
+		header := ""
+		if s.opts.xtrace {
+			// bash traces the loop's header as written, each round.
+			ws := make([]string, len(l.Items))
+			for i, w := range l.Items {
+				ws[i] = printNode(w)
+			}
+			header = "for " + l.Name.Value + " in " + strings.Join(ws, " ")
+		}
 		for _, it := range items {
+			if header != "" {
+				s.traceRaw(header)
+			}
 			if err := s.env.setStr(l.Name.Value, it); err != nil {
 				s.errf("%v", err)
 				s.lastStatus = 1
@@ -369,6 +423,9 @@ func (s *Shell) forClause(c *syntax.ForClause) {
 }
 
 func (s *Shell) caseClause(c *syntax.CaseClause) {
+	if s.opts.xtrace {
+		s.traceRaw("case " + printNode(c.Word) + " in")
+	}
 	word, err := s.literal(c.Word)
 	if err != nil {
 		s.expandError(err)
@@ -420,7 +477,14 @@ func (s *Shell) subshell() *Shell {
 	c.intAttr = maps.Clone(s.intAttr)
 	c.funcSrc = maps.Clone(s.funcSrc)
 	c.caseAttr = maps.Clone(s.caseAttr)
+	c.exportFuncs = maps.Clone(s.exportFuncs)
+	c.disabled = maps.Clone(s.disabled)
 	c.procSubsts = nil
+	c.ownTraps = false
+	c.parentTraps = s.parentTraps
+	if !s.isSubshell || s.ownTraps {
+		c.parentTraps = maps.Clone(s.traps)
+	}
 	c.traps = map[string]string{}
 	for k, v := range s.traps {
 		if v == "" { // ignored signals stay ignored
@@ -430,6 +494,7 @@ func (s *Shell) subshell() *Shell {
 	c.fds = s.fds.clone()
 	c.frame = &frame{arg0: s.frame.arg0, params: slices.Clone(s.frame.params)}
 	c.funcStack = slices.Clone(s.funcStack)
+	c.callLines = slices.Clone(s.callLines)
 	c.isSubshell = true
 	c.subshellLevel++
 	c.bashpid = s.sh.newPID()
@@ -491,6 +556,8 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 	subs := make([]*Shell, n)
 	for i := range subs {
 		subs[i] = s.subshell()
+		// bash reports a signal only for a pipeline's last command.
+		subs[i].quietSignals = i < n-1
 	}
 	for i := 0; i < n-1; i++ {
 		r, w, err := s.sh.sys.Pipe()
@@ -547,6 +614,7 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 // background runs st as an asynchronous job.
 func (s *Shell) background(st *syntax.Stmt) {
 	sub := s.subshell()
+	sub.quietSignals = true
 	// An asynchronous command's stdin is /dev/null when job control is off.
 	if o, err := s.sh.sys.Open(os.DevNull, os.O_RDONLY, 0); err == nil {
 		if _, redirected := firstStdinRedirect(st); !redirected {
@@ -617,14 +685,27 @@ func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
 	}
 	var out []string
 	for _, w := range words {
+		if !s.opts.posix {
+			w = s.tildeAfterAssign(w)
+		}
 		w, _, err := s.substArithWord(w)
 		if err != nil {
 			return nil, err
 		}
+		failGlob := s.shopt["failglob"] && cfg.ReadDir2 != nil && hasGlob(w)
+		if failGlob {
+			cfg.NullGlob = true
+		}
 		f, err := expand.Fields(cfg, w)
+		cfg.NullGlob = s.shopt["nullglob"]
 		s.dropAssocViews()
 		if err != nil {
 			return nil, err
+		}
+		if failGlob && len(f) == 0 {
+			// shopt -s failglob: a pattern that matches nothing fails
+			// the command.
+			return nil, &noMatch{printNode(w)}
 		}
 		out = append(out, f...)
 	}
@@ -677,9 +758,21 @@ func (s *Shell) expandError(err error) {
 		s.errf("%s", ae)
 		s.lastStatus = 1
 		// An arithmetic error in an expansion abandons the command
-		// (see topLevel).
+		// (see topLevel), and bash 5.2 applies neither errexit nor the
+		// ERR trap to it.
 		if !s.inTrap {
 			s.aborting = true
+			s.arithAbort = true
+		}
+		return
+	}
+	var nm *noMatch
+	if errors.As(err, &nm) {
+		// As an arithmetic error: the rest of the line is abandoned.
+		s.errf("%s", nm)
+		s.lastStatus = 1
+		if !s.inTrap {
+			s.abandon()
 		}
 		return
 	}
@@ -757,6 +850,7 @@ func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
 		}
 	}
 	sub := s.subshell()
+	sub.quietSignals = true
 	if !s.opts.posix && !s.shopt["inherit_errexit"] {
 		sub.opts.errexit = false
 	}
@@ -783,6 +877,7 @@ func (s *Shell) procSubst(ps *syntax.ProcSubst) (string, error) {
 		return "", err
 	}
 	sub := s.subshell()
+	sub.quietSignals = true
 	var keep *ofile
 	if ps.Op == syntax.CmdIn {
 		sub.fds.set(1, w)
@@ -802,6 +897,9 @@ func (s *Shell) procSubst(ps *syntax.ProcSubst) (string, error) {
 	sub.job = j
 	done := s.goSub(sub, func(sub *Shell) { sub.stmts(ps.Stmts) })
 	go func() { j.finish(<-done) }()
+	// $! is the substitution's process, as in bash (exec > >(tee log);
+	// pid=$!; ...; wait $pid).
+	s.lastBg = sub.bashpid
 	return "/dev/fd/" + strconv.Itoa(n), nil
 }
 
@@ -834,4 +932,97 @@ func errText(err error) string {
 		err = pe.Err
 	}
 	return sysText(err)
+}
+
+// tildeAfterAssign expands the tildes of a word that reads like an
+// assignment (name=~/p, name=~/a:~/b) where it is an argument: bash does
+// outside POSIX mode (echo --prefix=~/x stays as it is: not a name).
+func (s *Shell) tildeAfterAssign(w *syntax.Word) *syntax.Word {
+	if w == nil || len(w.Parts) == 0 {
+		return w
+	}
+	lit, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return w
+	}
+	v := lit.Value
+	eq := strings.IndexByte(v, '=')
+	if eq <= 0 || !strings.Contains(v[eq:], "~") {
+		return w
+	}
+	name := v[:eq]
+	if k := strings.IndexByte(name, '['); k > 0 && strings.HasSuffix(name, "]") {
+		name = name[:k]
+	}
+	if !validName(name) {
+		return w
+	}
+	var parts []syntax.WordPart
+	rest := v[eq+1:]
+	done := v[:eq+1]
+	changed := false
+	for {
+		// rest starts a segment: after = or after a :.
+		if strings.HasPrefix(rest, "~") {
+			end := strings.IndexAny(rest, "/:")
+			if end < 0 {
+				end = len(rest)
+			}
+			if end == len(rest) && len(w.Parts) > 1 {
+				// The prefix runs on into a quoted or expanded part:
+				// not a plain tilde-prefix.
+				end = -1
+			}
+			if end >= 0 {
+				if dir, ok := s.tildePrefix(rest[1:end]); ok {
+					parts = append(parts, &syntax.Lit{Value: done}, &syntax.SglQuoted{Value: dir})
+					done, rest, changed = "", rest[end:], true
+				}
+			}
+		}
+		k := strings.IndexByte(rest, ':')
+		if k < 0 {
+			break
+		}
+		done += rest[:k+1]
+		rest = rest[k+1:]
+	}
+	if !changed {
+		return w
+	}
+	parts = append(parts, &syntax.Lit{Value: done + rest})
+	return &syntax.Word{Parts: append(parts, w.Parts[1:]...)}
+}
+
+// tildePrefix is what ~user stands for: the user's home for "", $PWD for +,
+// $OLDPWD for -; other users are not known in the sandbox.
+func (s *Shell) tildePrefix(user string) (string, bool) {
+	var v expand.Variable
+	switch user {
+	case "":
+		v = s.env.Get("HOME")
+	case "+":
+		v = s.env.Get("PWD")
+	case "-":
+		v = s.env.Get("OLDPWD")
+	default:
+		return "", false
+	}
+	return v.String(), v.IsSet()
+}
+
+// noMatch is failglob's error.
+type noMatch struct{ pattern string }
+
+func (e *noMatch) Error() string { return "no match: " + e.pattern }
+
+// hasGlob reports whether w has an unquoted pattern character.
+func hasGlob(w *syntax.Word) bool {
+	var lits strings.Builder
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			lits.WriteString(l.Value)
+		}
+	}
+	return pattern.HasMeta(lits.String(), 0)
 }

@@ -30,9 +30,8 @@ func (s *Shell) redirects(rs []*syntax.Redirect) ([]saved, bool) {
 func (s *Shell) redirect(rd *syntax.Redirect, sv *[]saved) bool {
 	n := -1
 	if rd.N != nil {
-		if strings.HasPrefix(rd.N.Value, "{") {
-			s.errf("%s: named file descriptors are not supported", rd.N.Value)
-			return false
+		if v := rd.N.Value; strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}") {
+			return s.varRedirect(rd, v[1:len(v)-1])
 		}
 		v, err := strconv.Atoi(rd.N.Value)
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -48,6 +49,13 @@ type shared struct {
 	mu      sync.Mutex
 	jobs    []*job
 	fakePID int
+	// assocSeq orders associative array keys as bash's hash table
+	// lists them: by bucket, the most recently inserted first within
+	// one. It numbers each name\x00key insertion.
+	assocSeq map[string]uint64
+	seqN     uint64
+	// secondsBase is when $SECONDS was 0.
+	secondsBase time.Time
 }
 
 // Shell is one shell execution environment. Subshells are copies that run
@@ -75,6 +83,8 @@ type Shell struct {
 	bashpid       int
 	lastBg        int
 	funcStack     []string
+	callLines     []uint // the line each function in funcStack was called from
+	testNeg       string // "! " prefixes while tracing a negated [[ ]] test
 	pipeStatus    []int
 	line          uint
 	lineBase      uint // added to parse positions (source, eval)
@@ -97,6 +107,7 @@ type Shell struct {
 	src         string            // the source text being run (for arithmetic errors)
 	funcSrc     map[string]string // each function's defining source
 	aborting    bool              // an expansion error unwinds to the top level
+	arithAbort  bool              // ... an arithmetic one, which errexit ignores
 	inEval      bool              // parsing an eval string (diagnostics say "eval")
 	assocTmp    int
 	assocTemps  []string
@@ -111,6 +122,22 @@ type Shell struct {
 	substStatus *int            // status of the last $(...) of the current command
 	procSubsts  []int           // descriptors of live process substitutions
 	intAttr     map[string]bool // declare -i
+	// pendingKeys are the keys of an array literal being assigned, in
+	// the order they are written (they are inserted in that order).
+	pendingKeys []string
+	// quietSignals: a program killed by SIGTERM here is not reported
+	// ("Terminated"): bash reports it for foreground commands only, not
+	// in command substitutions, background jobs or early pipeline stages.
+	quietSignals bool
+	// exportFuncs are the functions export -f marks: children get them
+	// in their environment as BASH_FUNC_name%%=() {...}, as bash passes
+	// them.
+	exportFuncs map[string]bool
+	// parentTraps are the traps a subshell lists until it sets its own
+	// (ownTraps).
+	parentTraps map[string]string
+	ownTraps    bool
+	disabled    map[string]bool // builtins enable -n turned off
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -121,24 +148,29 @@ type Shell struct {
 // programs through sys.
 func New(name string, sys System, environ []string, dir string) *Shell {
 	s := &Shell{
-		Name:     name,
-		sh:       &shared{sys: sys, fakePID: 1 << 22},
-		funcs:    map[string]*syntax.Stmt{},
-		aliases:  map[string]string{},
-		shopt:    map[string]bool{},
-		dir:      dir,
-		traps:    map[string]string{},
-		frame:    &frame{arg0: name},
-		readonly: map[string]bool{},
-		intAttr:  map[string]bool{},
-		funcSrc:  map[string]string{},
-		caseAttr: map[string]byte{},
-		umask:    0o022,
-		rnd:      rand.New(rand.NewPCG(freshSeed())),
+		Name:        name,
+		sh:          &shared{sys: sys, fakePID: 1 << 22, secondsBase: time.Now()},
+		funcs:       map[string]*syntax.Stmt{},
+		aliases:     map[string]string{},
+		shopt:       map[string]bool{},
+		dir:         dir,
+		traps:       map[string]string{},
+		frame:       &frame{arg0: name},
+		readonly:    map[string]bool{},
+		intAttr:     map[string]bool{},
+		funcSrc:     map[string]string{},
+		caseAttr:    map[string]byte{},
+		exportFuncs: map[string]bool{},
+		umask:       0o022,
+		rnd:         rand.New(rand.NewPCG(freshSeed())),
 	}
 	s.env = &env{sh: s, top: newScope(nil)}
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
+		if name, isFunc := strings.CutPrefix(k, "BASH_FUNC_"); isFunc && strings.HasSuffix(name, "%%") {
+			s.importFunc(strings.TrimSuffix(name, "%%"), v)
+			continue
+		}
 		if !ok || !validName(k) {
 			continue
 		}
@@ -149,6 +181,14 @@ func New(name string, sys System, environ []string, dir string) *Shell {
 	s.ppid = sys.Getppid()
 	if s.env.str("IFS") == "" && !s.env.Get("IFS").IsSet() {
 		s.env.top.vars["IFS"] = str(" \t\n")
+	}
+	// The version scripts test ([[ ${BASH_VERSINFO[0]} -ge 4 ]]): the
+	// bash 5.2 this shell follows.
+	s.env.top.vars["BASH_VERSION"] = str("5.2.15(1)-release")
+	s.env.top.vars["BASH_VERSINFO"] = expand.Variable{Set: true, ReadOnly: true, Kind: expand.Indexed,
+		List: []string{"5", "2", "15", "1", "release", "wasm32-secexec-wasi"}}
+	if !s.env.Get("OSTYPE").IsSet() {
+		s.env.top.vars["OSTYPE"] = str("linux-gnu")
 	}
 	if dir != "" {
 		_ = s.env.Set("PWD", expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: dir})
@@ -258,27 +298,19 @@ func (s *Shell) random() int { return s.rnd.IntN(32768) }
 // Status is the shell's exit status after Run.
 func (s *Shell) Status() int { return s.exitCode }
 
-// Parse parses a whole script in bash syntax.
-func Parse(src io.Reader, name string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(src, name)
-}
-
 // RunSource parses and runs src as the script, then runs the EXIT trap,
-// and returns the exit status. Parse errors print bash's message and give
-// status 2.
+// and returns the exit status. As bash reads a script a line at a time,
+// the lines before a syntax error run; the error then prints bash's
+// message and ends the script with status 2.
 func (s *Shell) RunSource(src string) int {
-	f, err := Parse(strings.NewReader(src), s.Name)
-	if err != nil {
-		// bash runs what precedes the error; mvdan's parser gives no
-		// partial tree, so report first.
-		s.syntaxError(err)
-		s.exitCode = 2
-		s.runExitTrap()
-		return s.exitCode
-	}
-	s.src = src
-	s.topLevel(f.Stmts)
-	if !s.exiting {
+	p := parseBash(src)
+	s.src = p.src
+	s.runParsed(p, s.topLevel)
+	switch {
+	case p.err != nil && !s.exiting:
+		s.reportSyntax(p.err)
+		s.exit(2)
+	case !s.exiting:
 		s.exitCode = s.lastStatus
 	}
 	s.runExitTrap()
@@ -301,7 +333,7 @@ func (s *Shell) topLevel(list []*syntax.Stmt) {
 		skipLine = 0
 		s.stmt(st)
 		if s.aborting {
-			s.aborting = false
+			s.aborting, s.arithAbort = false, false
 			s.breakN, s.contN, s.returning = 0, 0, false
 			if s.CommandMode {
 				s.exit(1)
@@ -340,30 +372,6 @@ func (s *Shell) errf(format string, a ...any) {
 	fmt.Fprintf(s.stderr(), "%s: line %d: %s\n", s.Name, s.line, msg)
 }
 
-// syntaxError prints a parse error the way bash words it.
-func (s *Shell) syntaxError(err error) {
-	var pe syntax.ParseError
-	line := s.line
-	msg := err.Error()
-	if e, ok := err.(syntax.ParseError); ok {
-		pe = e
-		line = pe.Pos.Line() + s.lineBase
-		msg = pe.Text
-	}
-	where := s.Name
-	if s.CommandMode && s.sourceDepth == 0 && !s.inEval {
-		where += ": -c"
-	}
-	if s.inEval {
-		where += ": eval"
-	}
-	if strings.Contains(msg, "reached EOF") || strings.Contains(msg, "must be followed by") {
-		fmt.Fprintf(s.stderr(), "%s: line %d: syntax error: unexpected end of file\n", where, line)
-		return
-	}
-	fmt.Fprintf(s.stderr(), "%s: line %d: syntax error: %s\n", where, line, msg)
-}
-
 func (s *Shell) stderr() io.Writer { return s.fds.writer(2) }
 
 func sortStrings(l []string) {
@@ -388,4 +396,34 @@ func freshSeed() (uint64, uint64) {
 		return rand.Uint64(), rand.Uint64()
 	}
 	return binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+}
+
+// importFunc defines a function a parent shell exported (export -f):
+// bash passes it as BASH_FUNC_name%%=() { body }.
+func (s *Shell) importFunc(name, def string) {
+	if !validName(name) && !strings.ContainsAny(name, "-.:") || !strings.HasPrefix(def, "() ") {
+		return
+	}
+	p := parseBash(name + " " + def)
+	if p.err != nil || len(p.stmts) != 1 {
+		return
+	}
+	fd, ok := p.stmts[0].Cmd.(*syntax.FuncDecl)
+	if !ok || fd.Name.Value != name {
+		return
+	}
+	s.funcs[name] = fd.Body
+	s.funcSrc[name] = p.src
+	s.exportFuncs[name] = true
+}
+
+// funcEnv is an exported function as the environment carries it.
+func (s *Shell) funcEnv(name string) (string, bool) {
+	body := s.funcs[name]
+	if body == nil {
+		return "", false
+	}
+	var b strings.Builder
+	_ = syntax.NewPrinter(syntax.Indent(4)).Print(&b, body)
+	return "BASH_FUNC_" + name + "%%=() " + strings.TrimRight(b.String(), "\n"), true
 }

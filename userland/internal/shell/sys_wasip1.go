@@ -3,8 +3,10 @@
 package shell
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -67,10 +69,25 @@ func (w *wasiSystem) Spawn(path string, argv, env []string, dir string, fds map[
 			conflict = true
 		}
 	}
+	// One order for both passes below: the second finds each source at
+	// the scratch number the first put it at (map order differs between
+	// two ranges, which sent sources to the wrong descriptors).
+	order := slices.Sorted(maps.Keys(fds))
 	var lent []*ofile
-	const scratch = 900
-	i := 0
+	// Scratch numbers sit above every number in play, and low: the
+	// kernel refuses descriptors beyond RLIMIT_NOFILE (256 by default),
+	// which a fixed 900 was, failing every spawn with a moved source
+	// (exec 4>&1; cmd < file).
+	scratch := 0
 	for n, o := range fds {
+		scratch = max(scratch, n+1)
+		if o != nil {
+			scratch = max(scratch, o.fd+1)
+		}
+	}
+	i := 0
+	for _, n := range order {
+		o := fds[n]
 		if o == nil {
 			acts = append(acts, hostproc.Action{Op: hostproc.Close, FD: n})
 			continue
@@ -93,8 +110,8 @@ func (w *wasiSystem) Spawn(path string, argv, env []string, dir string, fds map[
 	}
 	if conflict {
 		i = 0
-		for n, o := range fds {
-			if o == nil {
+		for _, n := range order {
+			if fds[n] == nil {
 				continue
 			}
 			acts = append(acts, hostproc.Action{Op: hostproc.Dup2, FD: n, Src: scratch + i},
@@ -103,7 +120,11 @@ func (w *wasiSystem) Spawn(path string, argv, env []string, dir string, fds map[
 		}
 	}
 	for _, n := range closed {
-		if _, ok := fds[n]; !ok {
+		// Only a descriptor the process has open can reach the child;
+		// closing one it has not fails the whole spawn with EBADF
+		// (exec 4>&1; exec 4>&-, and every later command failed).
+		var st syscall.Stat_t
+		if _, ok := fds[n]; !ok && syscall.Fstat(n, &st) == nil {
 			acts = append(acts, hostproc.Action{Op: hostproc.Close, FD: n})
 		}
 	}

@@ -26,12 +26,16 @@ func (s *Shell) test(x syntax.TestExpr) (bool, error) {
 	switch x := x.(type) {
 	case *syntax.Word:
 		v, err := s.literal(x)
+		s.traceTest(v)
 		return v != "", err
 	case *syntax.ParenTest:
 		return s.test(x.X)
 	case *syntax.UnaryTest:
 		if x.Op == syntax.TsNot {
+			neg := s.testNeg
+			s.testNeg += "! "
 			ok, err := s.test(x.X)
+			s.testNeg = neg
 			return !ok, err
 		}
 		w, ok := x.X.(*syntax.Word)
@@ -42,8 +46,16 @@ func (s *Shell) test(x syntax.TestExpr) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		s.traceTest(x.Op.String() + " " + v)
 		return s.unaryTest(x.Op.String(), v), nil
 	case *syntax.BinaryTest:
+		switch x.Op {
+		case syntax.AndTest, syntax.OrTest:
+			// A negation applies to the whole list, not each test.
+			neg := s.testNeg
+			s.testNeg = ""
+			defer func() { s.testNeg = neg }()
+		}
 		switch x.Op {
 		case syntax.AndTest:
 			ok, err := s.test(x.X)
@@ -63,6 +75,10 @@ func (s *Shell) test(x syntax.TestExpr) (bool, error) {
 		l, err := s.literal(lw)
 		if err != nil {
 			return false, err
+		}
+		if s.opts.xtrace {
+			r, _ := s.literal(rw)
+			s.traceTest(l + " " + x.Op.String() + " " + r)
 		}
 		switch x.Op {
 		case syntax.TsMatchShort, syntax.TsMatch, syntax.TsNoMatch:
@@ -450,3 +466,10 @@ func isBinaryOp(a string) bool {
 }
 
 var _ = time.Now
+
+// traceTest traces one test of [[ ]] as bash does, operands expanded.
+func (s *Shell) traceTest(text string) {
+	if s.opts.xtrace {
+		s.traceRaw("[[ " + s.testNeg + text + " ]]")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -99,6 +100,11 @@ func (e *env) special(name string) (expand.Variable, bool) {
 		return str(sh.frame.arg0), true
 	case "LINENO", linenoVar:
 		return str(strconv.Itoa(int(sh.line))), true
+	case "SECONDS":
+		sh.sh.mu.Lock()
+		start := sh.sh.secondsBase
+		sh.sh.mu.Unlock()
+		return str(strconv.Itoa(int(time.Since(start) / time.Second))), true
 	case "RANDOM":
 		return str(strconv.Itoa(sh.random())), true
 	case "FUNCNAME":
@@ -108,6 +114,15 @@ func (e *env) special(name string) (expand.Variable, bool) {
 		l := slices.Clone(sh.funcStack)
 		slices.Reverse(l)
 		l = append(l, "main")
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: l}, true
+	case "BASH_LINENO":
+		// The line each function on the stack was called from, the
+		// innermost first, then 0 for the script.
+		l := make([]string, 0, len(sh.callLines)+1)
+		for i := len(sh.callLines) - 1; i >= 0; i-- {
+			l = append(l, strconv.Itoa(int(sh.callLines[i])))
+		}
+		l = append(l, "0")
 		return expand.Variable{Set: true, Kind: expand.Indexed, List: l}, true
 	case "PIPESTATUS":
 		l := make([]string, len(sh.pipeStatus))
@@ -167,6 +182,14 @@ func (e errReadonly) Error() string { return string(e) + ": readonly variable" }
 // Set assigns or unsets a variable in the scope that holds it (or the
 // global scope), keeping attributes unless the caller changes them.
 func (e *env) Set(name string, vr expand.Variable) error {
+	if name == "SECONDS" && vr.Kind == expand.String {
+		// SECONDS=n counts on from n.
+		n, _ := strconv.Atoi(strings.TrimSpace(vr.Str))
+		e.sh.sh.mu.Lock()
+		e.sh.sh.secondsBase = time.Now().Add(-time.Duration(n) * time.Second)
+		e.sh.sh.mu.Unlock()
+		return nil
+	}
 	old, sc := e.lookup(name)
 	if old.Kind == expand.NameRef && vr.Kind != expand.NameRef && old.Str != "" {
 		return e.Set(old.Str, vr)
@@ -205,6 +228,7 @@ func (e *env) Set(name string, vr expand.Variable) error {
 		m["0"] = vr.Str
 		vr.Kind, vr.Map, vr.Str = expand.Associative, m, ""
 	}
+	e.sh.noteAssocKeys(name, old, vr)
 	sc.vars[name] = vr
 	return nil
 }
@@ -244,6 +268,11 @@ func (e *env) environ() []string {
 		}
 		return true
 	})
+	for name := range e.sh.exportFuncs {
+		if kv, ok := e.sh.funcEnv(name); ok {
+			out = append(out, kv)
+		}
+	}
 	slices.Sort(out)
 	return out
 }
@@ -356,6 +385,9 @@ func nextIndex(v expand.Variable) int {
 
 // quoteValue quotes s the way declare -p and set print values.
 func quoteValue(s string) string {
+	if ansiCShouldQuote(s) {
+		return ansiCQuote(s)
+	}
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, c := range s {

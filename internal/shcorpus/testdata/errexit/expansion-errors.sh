@@ -1,0 +1,7 @@
+( set -e; echo $((1/0)); echo "arith: line abandoned" ); echo "arith: continues, status $?"
+( set -e; f() { echo $((2/0)); echo in-f; }; f; echo "arith in function: continues" ); echo "status $?"
+( set -e; readonly R=1; R=2 || echo REACHED ); echo "readonly: exits, status $?"
+( set -e; a=(1 2); echo "${a[-5]}" || echo REACHED ); echo "bad subscript: exits, status $?"
+( a=(1 2); echo "[${a[-5]}]"; echo "bad subscript without -e: runs" ); echo "status $?"
+( set -e; shopt -s failglob; echo *.nomatch || echo REACHED ); echo "failglob: exits, status $?"
+( set -e; trap 'echo ERR-trap' ERR; x=$((3/0)); echo "after arith with ERR trap" ); echo "status $?"

@@ -1,0 +1,4 @@
+#!/bin/sh
+echo one
+if true; then
+  echo two

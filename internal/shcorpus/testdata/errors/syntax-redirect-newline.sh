@@ -1,0 +1,4 @@
+trap 'echo "exit trap, status $?"' EXIT
+echo one
+echo two >
+echo REACHED

@@ -1,0 +1,4 @@
+echo start
+for i in 1 2; do echo "$i"; done
+done
+echo REACHED

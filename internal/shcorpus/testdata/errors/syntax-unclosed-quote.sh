@@ -1,0 +1,3 @@
+echo before
+echo "oops
+echo REACHED

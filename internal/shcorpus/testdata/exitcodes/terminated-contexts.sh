@@ -1,0 +1,6 @@
+bash -c 'kill -TERM $$'; echo "s $?"
+x=$(bash -c 'kill -TERM $$'); echo "sub $?"
+bash -c 'kill -TERM $$' | cat; echo "pipe $?"
+bash -c 'kill -TERM $$' || echo "or $?"
+( bash -c 'kill -TERM $$' ); echo "paren $?"
+f() { bash -c 'kill -TERM $$'; }; f; echo "f $?"

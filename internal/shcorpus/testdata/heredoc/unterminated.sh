@@ -1,0 +1,5 @@
+echo start
+cat <<EOF
+body line
+  EOF
+echo "this is still the here-document"

@@ -1,0 +1,4 @@
+echo "$SECONDS"
+SECONDS=100
+echo "$SECONDS"
+(( SECONDS >= 100 )) && echo ok
