@@ -735,30 +735,9 @@ func (e *editor) normalCommand() error {
 	if len(e.pending) == 0 {
 		e.macroRuns = 0
 	}
-	e.regName = 0
-	count, hasCount := 0, false
-	for {
-		if k == '"' {
-			// "x: the register for the next command.
-			r, err := e.key()
-			if err != nil {
-				return err
-			}
-			e.regName = rune(r)
-			if k, err = e.key(); err != nil {
-				return err
-			}
-			continue
-		}
-		if (k >= '1' && k <= '9') || (k == '0' && hasCount) {
-			count = min(count*10+int(k-'0'), maxCount)
-			hasCount = true
-			if k, err = e.key(); err != nil {
-				return err
-			}
-			continue
-		}
-		break
+	k, count, hasCount, err := e.prefix(k)
+	if err != nil {
+		return err
 	}
 	changed, err := e.command(k, count, hasCount)
 	if !keepsColumn(k) {
@@ -782,6 +761,9 @@ func (e *editor) normalCommand() error {
 	}
 	if err != nil {
 		if _, ok := err.(viError); ok {
+			// A failing command ends the macro that ran it, as in vim.
+			e.pending = e.pending[min(e.replayLeft, len(e.pending)):]
+			e.replayLeft = 0
 			// An empty message is a beep (a motion that cannot move), which
 			// vim does not count as an error.
 			if err.Error() != "" {
@@ -976,6 +958,10 @@ func (e *editor) command(k term.Key, count int, hasCount bool) (changed bool, er
 		for len(e.pending) > pendingBefore && !e.quit {
 			before := len(e.pending)
 			if _, err := e.commandFromPending(); err != nil {
+				// What is left of a failed replay must not run as typed.
+				dropped := max(0, len(e.pending)-pendingBefore)
+				e.pending = e.pending[dropped:]
+				e.replayLeft = max(0, e.replayLeft-dropped)
 				e.lastChange = saved
 				return false, err
 			}
@@ -1126,15 +1112,37 @@ func (e *editor) commandFromPending() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	count, hasCount := 0, false
-	for (k >= '1' && k <= '9') || (k == '0' && hasCount) {
-		count = min(count*10+int(k-'0'), maxCount)
-		hasCount = true
-		if k, err = e.key(); err != nil {
-			return false, err
-		}
+	k, count, hasCount, err := e.prefix(k)
+	if err != nil {
+		return false, err
 	}
 	return e.command(k, count, hasCount)
+}
+
+// prefix reads what may come before a command's key k: a register ("x)
+// and a count, in either order; it returns the command's key.
+func (e *editor) prefix(k term.Key) (term.Key, int, bool, error) {
+	e.regName = 0
+	count, hasCount := 0, false
+	for {
+		var err error
+		switch {
+		case k == '"':
+			r, err := e.key()
+			if err != nil {
+				return 0, 0, false, err
+			}
+			e.regName = rune(r)
+		case k >= '1' && k <= '9' || k == '0' && hasCount:
+			count = min(count*10+int(k-'0'), maxCount)
+			hasCount = true
+		default:
+			return k, count, hasCount, nil
+		}
+		if k, err = e.key(); err != nil {
+			return 0, 0, false, err
+		}
+	}
 }
 
 // indentOf is the indent a new line gets after line y.
