@@ -328,16 +328,18 @@ func (e *editor) motion(k term.Key, count int, hasCount bool, forOp term.Key) (m
 		}
 		return motionResult{to: pos{y, e.firstNonBlank(y)}, linewise: true}, nil
 	case 'H', 'L', 'M':
-		rows := e.textRows()
-		bottom := min(e.top+rows-1, last)
-		y := e.top + n - 1
+		// The screen's top may be past the end after a deletion that was
+		// not drawn yet (keys that came together).
+		rows, top := e.textRows(), min(e.top, last)
+		bottom := min(top+rows-1, last)
+		y := top + n - 1
 		switch k {
 		case 'L':
 			y = bottom - n + 1
 		case 'M':
-			y = (e.top + bottom) / 2
+			y = (top + bottom) / 2
 		}
-		y = max(e.top, min(y, bottom))
+		y = max(top, min(y, bottom))
 		return motionResult{to: pos{y, e.firstNonBlank(y)}, linewise: true}, nil
 	case 'g':
 		k2, err := e.key()

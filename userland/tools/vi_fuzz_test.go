@@ -4,7 +4,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 )
 
 // fuzzEditor is an editor on a small buffer that draws to nowhere and
@@ -47,7 +46,8 @@ func checkEditor(t *testing.T, e *editor) {
 const fuzzText = "one two\n\tthree (four) \"five\"\n\nsix seven eight\nnine\n"
 
 // FuzzViKeys types arbitrary keys at vi: it must never panic, keep the
-// cursor in the buffer, and stay bounded on huge counts. Seeds live in
+// cursor in the buffer, and stay bounded on huge counts (the fuzzer
+// reports an input that hangs). Seeds live in
 // testdata/fuzz/FuzzViKeys.
 func FuzzViKeys(f *testing.F) {
 	for _, s := range []string{
@@ -64,7 +64,6 @@ func FuzzViKeys(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, keys string) {
 		e := fuzzEditor(fuzzText)
-		start := time.Now()
 		if err := e.runKeys(keys); err != nil && err != errInterrupted {
 			if _, ok := err.(viError); !ok {
 				t.Fatalf("%q: %v", keys, err)
@@ -74,9 +73,6 @@ func FuzzViKeys(f *testing.F) {
 		e.clampCursor()
 		checkEditor(t, e)
 		e.render()
-		if d := time.Since(start); d > 10*time.Second {
-			t.Fatalf("%q took %v", keys, d)
-		}
 	})
 }
 
