@@ -63,6 +63,30 @@ func (p *Process) Socket(domain netstack.Family, typ netstack.Type, proto int, f
 	return fd, nil
 }
 
+// Socketpair creates two connected sockets, as socketpair(2) (see
+// netstack.Stack.NewSocketPair), and installs them at the lowest free
+// descriptors. flags may hold O_NONBLOCK and O_CLOEXEC.
+func (p *Process) Socketpair(domain netstack.Family, typ netstack.Type, proto int, flags vfs.OpenFlags) (int, int, error) {
+	a, b, err := p.k.net.NewSocketPair(domain, typ, proto, flags&vfs.O_NONBLOCK != 0)
+	if err != nil {
+		return -1, -1, err
+	}
+	cloexec := flags&vfs.O_CLOEXEC != 0
+	fa, err := p.fds.Install(a, 0, cloexec)
+	if err != nil {
+		a.DecRef()
+		b.DecRef()
+		return -1, -1, err
+	}
+	fb, err := p.fds.Install(b, 0, cloexec)
+	if err != nil {
+		_ = p.fds.Close(fa)
+		b.DecRef()
+		return -1, -1, err
+	}
+	return fa, fb, nil
+}
+
 // unixPath makes a Unix socket path absolute against the working
 // directory and cleans it, so one socket has one name whatever relative
 // spelling reached it. (Symlinks are not followed: the namespace is keyed

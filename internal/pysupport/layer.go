@@ -18,12 +18,15 @@ type layerFS struct {
 	root *node
 }
 
-// node is a directory, a regular file or the spawn device of the layer.
+// node is a directory, a regular file or a device of the layer.
 type node struct {
 	vfs.Unsupported
 	ino  uint64
 	mode uint32
 	data []byte
+	// Devices: their number and what an open of them returns.
+	rdev uint64
+	open func() vfs.Handle
 	// Directories: children by name and their names in order.
 	children map[string]*node
 	names    []string
@@ -31,9 +34,15 @@ type node struct {
 
 var epoch = time.Unix(0, 0).UTC()
 
+// device is a character device of the layer.
+type device struct {
+	rdev uint64
+	open func() vfs.Handle
+}
+
 // newLayer builds the tree: each file at its path, each command (an
-// executable file) at its path, and the device.
-func newLayer(files, commands map[string][]byte, device string) *layerFS {
+// executable file) at its path, and each device.
+func newLayer(files, commands map[string][]byte, devices map[string]device) *layerFS {
 	var ino uint64
 	mk := func(mode uint32) *node {
 		ino++
@@ -70,7 +79,11 @@ func newLayer(files, commands map[string][]byte, device string) *layerFS {
 		f.data = commands[p]
 		add(p, f)
 	}
-	add(device, mk(vfs.S_IFCHR|0o666))
+	for _, p := range slices.Sorted(maps.Keys(devices)) {
+		d := mk(vfs.S_IFCHR | 0o666)
+		d.rdev, d.open = devices[p].rdev, devices[p].open
+		add(p, d)
+	}
 	return fs
 }
 
@@ -91,7 +104,7 @@ func (n *node) Stat(context.Context) (vfs.Stat, error) {
 		st.Nlink = 2
 	}
 	if n.FileType() == vfs.TypeCharDev {
-		st.Rdev = DeviceNumber
+		st.Rdev = n.rdev
 	}
 	return st, nil
 }
@@ -123,7 +136,7 @@ func (n *node) ReadDir(_ context.Context, cookie uint64, max int) ([]vfs.Dirent,
 func (n *node) Open(_ context.Context, flags vfs.OpenFlags) (vfs.Handle, error) {
 	switch n.FileType() {
 	case vfs.TypeCharDev:
-		return &spawnHandle{}, nil
+		return n.open(), nil
 	case vfs.TypeRegular:
 		if flags.Writable() || flags&vfs.O_TRUNC != 0 {
 			return nil, errno.EROFS

@@ -8,9 +8,13 @@
 // adds the VM's site directories for pure-Python packages
 // (/usr/lib/python3/dist-packages and the user's site-packages), and runs
 // a script named by a relative path, which CPython would otherwise look
-// for under "/". subprocess.py shadows the standard module and runs
-// commands through the spawn device at DevicePath (spawn.go), since
-// CPython on WASI cannot fork or exec.
+// for under "/", and patches asyncio and socketserver where they need
+// threads, which CPython for WASI lacks. subprocess.py shadows the
+// standard module and runs commands through the spawn device at
+// DevicePath (spawn.go), since CPython on WASI cannot fork or exec. socket.py, _secexec_socket.py and
+// ssl.py give it sockets and TLS on the kernel's network through the net
+// device at NetDevicePath (netdev.go, tlsdev.go), since WASI preview 1
+// cannot create sockets and the build has no _ssl.
 package pysupport
 
 import (
@@ -30,6 +34,12 @@ var (
 	sqliteShell []byte
 	//go:embed sqlite3extra.py
 	sqliteExtra []byte
+	//go:embed socket.py
+	socketShim []byte
+	//go:embed _secexec_socket.py
+	socketImpl []byte
+	//go:embed ssl.py
+	sslShim []byte
 )
 
 // DevicePath is the spawn device's guest path (see spawn.go).
@@ -41,7 +51,10 @@ func Files() map[string][]byte {
 		path.Join(software.PythonSupportDir, "sitecustomize.py"): siteCustomize,
 		path.Join(software.PythonSupportDir, "subprocess.py"):    subprocessShim,
 		SqliteProgram: sqliteShell,
-		path.Join(software.PythonSupportDir, "sqlite3extra.py"): sqliteExtra,
+		path.Join(software.PythonSupportDir, "sqlite3extra.py"):    sqliteExtra,
+		path.Join(software.PythonSupportDir, "socket.py"):          socketShim,
+		path.Join(software.PythonSupportDir, "_secexec_socket.py"): socketImpl,
+		path.Join(software.PythonSupportDir, "ssl.py"):             sslShim,
 	}
 }
 
@@ -62,6 +75,10 @@ func Commands() map[string][]byte {
 }
 
 // Layer returns a read-only filesystem (to be used as a lower layer of
-// VMs' roots) holding the support files, the commands and the spawn
-// device.
-func Layer() vfs.FileSystem { return newLayer(Files(), Commands(), DevicePath) }
+// VMs' roots) holding the support files, the commands and the devices.
+func Layer() vfs.FileSystem {
+	return newLayer(Files(), Commands(), map[string]device{
+		DevicePath:    {DeviceNumber, func() vfs.Handle { return &spawnHandle{} }},
+		NetDevicePath: {NetDeviceNumber, func() vfs.Handle { return &netHandle{} }},
+	})
+}

@@ -74,7 +74,90 @@ def _secexec_system(command):
     return subprocess._secexec_system(command)
 
 
+def _secexec_patch_asyncio(module):
+    # The event loop resolves names in a thread pool, and CPython for WASI
+    # has no threads: resolve in the loop instead (socket.getaddrinfo asks
+    # the kernel; the loop waits for the answer).
+    import socket
+
+    async def getaddrinfo(self, host, port, *, family=0, type=0, proto=0, flags=0):
+        return socket.getaddrinfo(host, port, family, type, proto, flags)
+
+    async def getnameinfo(self, sockaddr, flags=0):
+        return socket.getnameinfo(sockaddr, flags)
+
+    module.BaseEventLoop.getaddrinfo = getaddrinfo
+    module.BaseEventLoop.getnameinfo = getnameinfo
+
+
+def _secexec_patch_socketserver(module):
+    # ThreadingMixIn (ThreadingHTTPServer, python -m http.server) starts a
+    # thread per request, which CPython for WASI cannot: serve each
+    # request in turn instead.
+    def process_request(self, request, client_address):
+        self.process_request_thread(request, client_address)
+
+    module.ThreadingMixIn.process_request = process_request
+
+
+def _secexec_patch_selector_events(module):
+    # asyncio's TLS runs OpenSSL over memory BIOs, which this CPython
+    # lacks (no _ssl); secexec's ssl module has the kernel run TLS on the
+    # socket instead. So a TLS transport is a plain socket transport over
+    # a socket whose handshake the kernel did (one call, during which the
+    # loop waits).
+    def _make_ssl_transport(self, rawsock, protocol, sslcontext, waiter=None, *, server_side=False,
+                            server_hostname=None, extra=None, server=None, **_timeouts):
+        sslsock = sslcontext.wrap_socket(rawsock, server_side=server_side,
+                                         server_hostname=server_hostname or None)
+        extra = dict(extra or {})
+        extra.update(sslcontext=sslcontext, ssl_object=sslsock, peercert=sslsock.getpeercert(),
+                     cipher=sslsock.cipher(), compression=None)
+        return self._make_socket_transport(sslsock, protocol, waiter, extra=extra, server=server)
+
+    module.BaseSelectorEventLoop._make_ssl_transport = _make_ssl_transport
+
+
+_secexec_patches = {
+    "asyncio.base_events": _secexec_patch_asyncio,
+    "asyncio.selector_events": _secexec_patch_selector_events,
+    "socketserver": _secexec_patch_socketserver,
+}
+
+
+class _SecexecPatchFinder:
+    """Patches a few standard modules as they are imported, where they
+    rely on threads (see the patch functions)."""
+
+    def find_spec(self, name, path=None, target=None):
+        patch = _secexec_patches.get(name)
+        if patch is None:
+            return None
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _SecexecPatchingLoader(spec.loader, patch)
+        return spec
+
+
+class _SecexecPatchingLoader:
+    def __init__(self, loader, patch):
+        self._loader, self._patch = loader, patch
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        self._patch(module)
+
+
 _secexec_start()
+sys.meta_path.insert(0, _SecexecPatchFinder())
 # os.system runs through the subprocess shim (imported on first use).
 os.system = _secexec_system
 _secexec_relative_script()

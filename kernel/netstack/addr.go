@@ -43,7 +43,11 @@ const MaxUnixPath = 107
 //
 //   - an IP address and port (AFInet, AFInet6): IP;
 //   - a host name and port to resolve (Connect and SendTo only): Name and
-//     IP.Port() (IP's address is left invalid);
+//     IP.Port() (IP's address is left invalid); with IP's address set
+//     too, that one of the name's addresses (what a guest that resolved
+//     the name itself picked): the stack checks the name, resolves it
+//     again and treats the address as reached through the name only if
+//     the name still resolves to it, as a plain address otherwise;
 //   - a Unix socket (AFUnix): Path, an absolute guest path or, with
 //     Abstract, a name in the abstract namespace.
 type Addr struct {

@@ -624,10 +624,12 @@ func (s *Socket) connectUnix(ctx context.Context, a Addr, nonblock bool) (connec
 }
 
 // inetPlan is what an internet connect will try: addresses, or a name to
-// resolve (already checked), and the port.
+// resolve (already checked), and the port. pin, when valid, is the one
+// address of the name's to use.
 type inetPlan struct {
 	addrs   []netip.Addr
 	name    string
+	pin     netip.Addr
 	port    uint16
 	viaName bool
 }
@@ -682,7 +684,35 @@ func (s *Socket) planInet(a Addr) (inetPlan, error) {
 	if err := s.st.checkName(policy.NetConnect, a.Name, int(port)); err != nil {
 		return inetPlan{}, err
 	}
-	return inetPlan{name: a.Name, port: port, viaName: true}, nil
+	plan := inetPlan{name: a.Name, port: port, viaName: true}
+	if ip := a.IP.Addr(); ip.IsValid() {
+		if ip.Zone() != "" {
+			return inetPlan{}, errno.EINVAL
+		}
+		plan.pin = ip.Unmap()
+	}
+	return plan, nil
+}
+
+// resolvePlan returns the addresses a plan tries, resolving its name. A
+// pinned address is used alone: as reached through the name when the
+// name resolves to it now, else as a plain address (checked as one: a
+// guest cannot borrow a name's permission for an address of its choice).
+func (st *Stack) resolvePlan(ctx context.Context, plan *inetPlan) ([]netip.Addr, error) {
+	if !plan.viaName {
+		return plan.addrs, nil
+	}
+	addrs, err := st.lookup(ctx, plan.name)
+	if err != nil || !plan.pin.IsValid() {
+		return addrs, err
+	}
+	for _, a := range addrs {
+		if a == plan.pin {
+			return []netip.Addr{a}, nil
+		}
+	}
+	plan.viaName = false
+	return []netip.Addr{plan.pin}, nil
 }
 
 // dialInet tries the plan's addresses in order: VM listeners for local
@@ -690,12 +720,9 @@ func (s *Socket) planInet(a Addr) (inetPlan, error) {
 // rule names explicitly). It returns the first connection made, or the
 // last error.
 func (s *Socket) dialInet(ctx context.Context, plan inetPlan, nonblock bool) (connectResult, error) {
-	addrs := plan.addrs
-	if plan.viaName {
-		var err error
-		if addrs, err = s.st.lookup(ctx, plan.name); err != nil {
-			return connectResult{}, err
-		}
+	addrs, err := s.st.resolvePlan(ctx, &plan)
+	if err != nil {
+		return connectResult{}, err
 	}
 	var lastErr error = errno.ENETUNREACH
 	for _, ip := range addrs {
@@ -1126,4 +1153,39 @@ func (s *Socket) Buffered() int {
 		return 0
 	}
 	return s.ep.rx.Pipe().Len()
+}
+
+// NewSocketPair creates two connected, unnamed stream sockets, as
+// socketpair(2). Only AFUnix stream pairs exist (Linux has no internet
+// pairs either: EOPNOTSUPP); no policy applies, since nothing is named or
+// reached. Errors: EOPNOTSUPP, EPROTONOSUPPORT, ENFILE.
+func (st *Stack) NewSocketPair(family Family, typ Type, proto int, nonblock bool) (*Socket, *Socket, error) {
+	switch {
+	case family == AFInet || family == AFInet6:
+		return nil, nil, errno.EOPNOTSUPP
+	case family != AFUnix:
+		return nil, nil, errno.EAFNOSUPPORT
+	case typ != SockStream || proto != 0:
+		return nil, nil, errno.EPROTONOSUPPORT
+	}
+	if err := st.reserveSocket(); err != nil {
+		return nil, nil, err
+	}
+	if err := st.reserveSocket(); err != nil {
+		st.sockets.Add(-1)
+		return nil, nil, err
+	}
+	ea, eb := st.newPair()
+	a, b := st.newSocket(family, typ, proto), st.newSocket(family, typ, proto)
+	for _, x := range []struct {
+		s  *Socket
+		ep *endpoint
+	}{{a, ea}, {b, eb}} {
+		x.s.state, x.s.ep = stConnected, x.ep
+		x.s.local, x.s.peer = Addr{Family: AFUnix}, Addr{Family: AFUnix}
+		if nonblock {
+			x.s.flags.Store(uint32(vfs.O_RDWR | vfs.O_NONBLOCK))
+		}
+	}
+	return a, b, nil
 }

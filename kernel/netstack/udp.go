@@ -66,11 +66,9 @@ func (s *Socket) dgramTarget(ctx context.Context, a Addr) (netip.AddrPort, bool,
 	if err != nil {
 		return netip.AddrPort{}, false, err
 	}
-	addrs := plan.addrs
-	if plan.viaName {
-		if addrs, err = s.st.lookup(ctx, plan.name); err != nil {
-			return netip.AddrPort{}, false, err
-		}
+	addrs, err := s.st.resolvePlan(ctx, &plan)
+	if err != nil {
+		return netip.AddrPort{}, false, err
 	}
 	for _, ip := range addrs {
 		if s.family == AFInet && !ip.Is4() {

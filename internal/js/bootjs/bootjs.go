@@ -82,8 +82,15 @@ type Bundle struct {
 	Lazy map[string]string
 }
 
-// LazyPackages are the packages built as lazy chunks (Bundle.Lazy).
-var LazyPackages = []string{"undici", "web-streams-polyfill", "pako"}
+// LazyPackages are the packages built as lazy chunks (Bundle.Lazy): npm
+// packages, and the runtime's own sources named in ownLazy.
+var LazyPackages = []string{"undici", "web-streams-polyfill", "pako", "test_runner"}
+
+// ownLazy maps the lazy chunks built from src/ to their entry file: the
+// test runner (node:test, node --test) is large and used by few
+// processes. Such a chunk reaches the rest of the runtime only through
+// "node:" requires, which the chunk's require resolves to the builtins.
+var ownLazy = map[string]string{"test_runner": "test_runner/index.js"}
 
 // Errors of Build; test with errors.Is.
 var (
@@ -243,7 +250,7 @@ func writeBundle(path string, b *Bundle) error {
 
 // bundleFormat changes whenever the bundling options do, so that cached
 // bundles made with other options are not used.
-const bundleFormat = "esbuild-iife-ascii-minified-lazy-3"
+const bundleFormat = "esbuild-iife-ascii-minified-lazy-4"
 
 // lockDigest is the digest of the pinned package set.
 func lockDigest() (string, error) {
@@ -483,7 +490,12 @@ func bundle(nodeModules string) (*Bundle, error) {
 	}
 	b := &Bundle{Source: main, Lazy: make(map[string]string, len(LazyPackages))}
 	for _, pkg := range LazyPackages {
-		if b.Lazy[pkg], err = bundleLazy(stage, nodeModules, pkg); err != nil {
+		if entry, own := ownLazy[pkg]; own {
+			b.Lazy[pkg], err = bundleOwnLazy(stage, nodeModules, filepath.Join(srcDir, entry))
+		} else {
+			b.Lazy[pkg], err = bundleLazy(stage, nodeModules, pkg)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -499,6 +511,16 @@ func bundleLazy(stage, nodeModules, pkg string) (string, error) {
 		ResolveDir: stage, Sourcefile: "lazy/" + pkg + ".js", Loader: api.LoaderJS}
 	opts.Format, opts.Platform = api.FormatCommonJS, api.PlatformNeutral
 	opts.MainFields = []string{"main", "module"}
+	opts.External = []string{"node:*"}
+	return output(api.Build(opts))
+}
+
+// bundleOwnLazy builds a lazy chunk from the runtime's own sources, from
+// entry; its "node:" requires are left to the runtime's require.
+func bundleOwnLazy(stage, nodeModules, entry string) (string, error) {
+	opts := buildOptions(stage, nodeModules)
+	opts.EntryPoints = []string{entry}
+	opts.Format, opts.Platform = api.FormatCommonJS, api.PlatformNeutral
 	opts.External = []string{"node:*"}
 	return output(api.Build(opts))
 }

@@ -17,6 +17,7 @@ const (
 	ModeStdin   Mode = "stdin"   // no script: read it from stdin (or "-")
 	ModeVersion Mode = "version" // -v / --version
 	ModeHelp    Mode = "help"    // -h / --help
+	ModeTest    Mode = "test"    // --test [patterns]: Args are the patterns
 )
 
 // Invocation is a parsed node command line.
@@ -59,6 +60,8 @@ var valueOptions = map[string]bool{
 	"--stack-size": true, "--max-old-space-size": true, "--title": true, "--conditions": true, "-C": true,
 	"--unhandled-rejections": true, "--env-file": true, "--disable-warning": true, "--max-semi-space-size": true,
 	"--dns-result-order": true, "--stack-trace-limit": true,
+	"--test-name-pattern": true, "--test-skip-pattern": true, "--test-reporter": true,
+	"--test-reporter-destination": true, "--test-concurrency": true, "--test-timeout": true,
 }
 
 // flagOptions are accepted and have no effect in the sandbox.
@@ -74,6 +77,7 @@ var flagOptions = map[string]bool{
 	"--experimental-wasm-modules": true, "--experimental-json-modules": true, "--experimental-global-webcrypto": true,
 	"--experimental-websocket": true, "--no-experimental-websocket": true, "--experimental-sqlite": true,
 	"--experimental-print-required-tla": true, "--experimental-network-imports": true, "--test": false,
+	"--test-only": true, "--test-force-exit": true,
 }
 
 // Parse parses node's argv (argv[0] is the program name).
@@ -150,13 +154,19 @@ func Parse(argv []string) (*Invocation, error) {
 			continue
 		case name == "--no-warnings":
 			inv.NoWarnings = true
+		case name == "--experimental-test-coverage" || name == "--experimental-test-module-mocks" ||
+			name == "--experimental-test-snapshots" || name == "--experimental-test-isolation":
+			// Coverage needs V8's inspector, and the others Node's loader hooks.
+			return nil, &BadOptionError{fmt.Sprintf("%s: %s is not supported in this sandbox", argv0(argv), name)}
 		case flagOptions[a] || flagOptions[name] || strings.HasPrefix(name, "--max-old-space-size") ||
 			strings.HasPrefix(name, "--experimental-") || strings.HasPrefix(name, "--no-experimental-"):
 		case name == "-i" || name == "--interactive":
 			return nil, &BadOptionError{fmt.Sprintf("%s: the interactive REPL is not available in this sandbox", argv0(argv))}
 		case name == "--inspect" || strings.HasPrefix(name, "--inspect") || strings.HasPrefix(name, "--debug"):
 			return nil, &BadOptionError{fmt.Sprintf("%s: the inspector is not available in this sandbox", argv0(argv))}
-		case name == "-c" || name == "--check" || name == "--test" || name == "--watch":
+		case name == "--test":
+			inv.Mode, codeSet = ModeTest, true
+		case name == "-c" || name == "--check" || name == "--watch":
 			return nil, &BadOptionError{fmt.Sprintf("%s: %s is not supported in this sandbox", argv0(argv), name)}
 		default:
 			return nil, &BadOptionError{fmt.Sprintf("%s: bad option: %s", argv0(argv), a)}

@@ -20,6 +20,10 @@ func TestParse(t *testing.T) {
 		{[]string{"node", "-", "a"}, Invocation{Mode: ModeStdin, Args: []string{"a"}, Dash: true}},
 		{[]string{"node", "--", "-f.js", "z"}, Invocation{Mode: ModeFile, File: "-f.js", Args: []string{"z"}}},
 		{[]string{"node", "-v"}, Invocation{Mode: ModeVersion}},
+		{[]string{"node", "--test"}, Invocation{Mode: ModeTest, Args: []string{}, ExecArgv: []string{"--test"}}},
+		{[]string{"node", "--test", "--test-reporter=spec", "--test-name-pattern", "x", "a.js", "test/**/*.mjs"}, Invocation{Mode: ModeTest, Args: []string{"a.js", "test/**/*.mjs"},
+			ExecArgv: []string{"--test", "--test-reporter", "spec", "--test-name-pattern", "x"}}},
+		{[]string{"node", "--test-only", "f.js"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{}, ExecArgv: []string{"--test-only"}}},
 	}
 	for _, c := range cases {
 		got, err := Parse(c.argv)
@@ -40,7 +44,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("%q:\n got %+v\nwant %+v", c.argv, *got, c.want)
 		}
 	}
-	for _, bad := range [][]string{{"node", "--bogus"}, {"node", "-e"}, {"node", "--input-type=x", "-e", "1"}, {"node", "-i"}, {"node", "--inspect"}} {
+	for _, bad := range [][]string{{"node", "--bogus"}, {"node", "-e"}, {"node", "--input-type=x", "-e", "1"}, {"node", "-i"}, {"node", "--inspect"},
+		{"node", "--test", "--experimental-test-coverage"}, {"node", "--test-reporter"}} {
 		_, err := Parse(bad)
 		var be *BadOptionError
 		if !errors.As(err, &be) {

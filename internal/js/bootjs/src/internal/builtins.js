@@ -69,18 +69,32 @@ const factories = {
   'secexec:tools': () => require('../tools.js'),
 };
 
-// Modules that only exist with the node: prefix.
+// Modules that only exist with the node: prefix: a bare 'test' is a
+// package in node_modules, as in Node.
 const schemeOnly = new Set(['test', 'test/reporters', 'sqlite', 'sea']);
+const schemeFactories = {
+  test: () => require('./lazy.js').lazy('test_runner').test,
+  'test/reporters': () => require('./lazy.js').lazy('test_runner').reporters(),
+};
 
 const cache = new Map();
 
 function has(name) {
-  if (name.startsWith('node:')) name = name.slice(5);
+  if (name.startsWith('node:')) {
+    name = name.slice(5);
+    if (Object.prototype.hasOwnProperty.call(schemeFactories, name)) return true;
+  }
   return Object.prototype.hasOwnProperty.call(factories, name);
 }
 
 function load(name) {
   const bare = name.startsWith('node:') ? name.slice(5) : name;
+  if (name.startsWith('node:') && Object.prototype.hasOwnProperty.call(schemeFactories, bare)) {
+    if (cache.has(name)) return cache.get(name);
+    const m = schemeFactories[bare]();
+    cache.set(name, m);
+    return m;
+  }
   if (cache.has(bare)) return cache.get(bare);
   if (!Object.prototype.hasOwnProperty.call(factories, bare)) {
     if (name.startsWith('node:') && schemeOnly.has(bare)) throw accessDenied(`the 'node:${bare}' module is not available in this sandbox`);

@@ -92,6 +92,9 @@ function runMain(info) {
     case 'file':
       Module.runMain(info.file);
       break;
+    case 'test':
+      require('./lazy.js').lazy('test_runner').main(process.argv.slice(1));
+      break;
   }
 }
 

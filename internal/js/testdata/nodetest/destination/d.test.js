@@ -1,0 +1,3 @@
+const test = require('node:test');
+test('to a file', () => {});
+test('fails too', () => { throw new Error('x'); });

@@ -1,0 +1,3 @@
+const test = require('node:test');
+test('a passes', () => {});
+console.log('output of a');

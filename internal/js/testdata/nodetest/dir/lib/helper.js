@@ -1,0 +1,1 @@
+throw new Error('not a test file: never run');

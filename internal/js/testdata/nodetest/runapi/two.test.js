@@ -1,0 +1,3 @@
+const test = require('node:test');
+test('two fails', () => { throw new Error('two'); });
+test('two ok', () => {});

@@ -1,0 +1,12 @@
+const test = require('node:test');
+const { describe, it } = test;
+test('skip option', { skip: true }, () => { throw new Error('not run'); });
+test('skip message', { skip: 'not today # really' }, () => {});
+test.skip('test.skip');
+test('todo option', { todo: 'later' }, () => { throw new Error('todo fails'); });
+test.todo('test.todo without fn');
+test('t.skip', (t) => { t.skip('skipped inside'); });
+test('t.todo', (t) => { t.todo(); });
+describe.skip('skipped suite', () => { it('inside skipped', () => {}); });
+it.todo('it.todo', () => {});
+test('only without --test-only', { only: true }, () => {});
