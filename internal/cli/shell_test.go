@@ -122,9 +122,9 @@ func TestShellInTmux(t *testing.T) {
 	s.keys(".exit", "Enter")
 	s.waitFor("the bash prompt after the REPL", prompt)
 
-	// A full-screen program (the userland has no vi or less: its more is
-	// cat): node in raw mode on the alternate screen gets every key as
-	// typed, ^C included, and restores the screen when it quits.
+	// A full-screen program: node in raw mode on the alternate screen
+	// gets every key as typed, ^C included, and restores the screen when
+	// it quits.
 	s.keys(`node -e "process.stdin.setRawMode(true); process.stdout.write('\x1b[?1049hfull-screen ' + process.stdin.isRaw + '\r\n'); process.stdin.on('data', d => { if (d[0] === 113) { process.stdin.setRawMode(false); process.stdout.write('\x1b[?1049l'); process.exit(0) } process.stdout.write('key ' + d.toString('hex') + '\r\n') })"`, "Enter")
 	s.waitText("full-screen true", 1)
 	s.keys("Up")
@@ -215,4 +215,46 @@ func TestShellRestoresTerminalWhenEngineDies(t *testing.T) {
 	s.keys("Enter")
 	// cat (in cooked mode) got a whole line and wrote it back.
 	s.waitText("typed-after-the-crash", 2)
+}
+
+// vi and less in `secexec shell`, typed at in tmux: vi edits and writes
+// a file, less pages it with line numbers and quits back to the prompt.
+func TestEditorsInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed (.ci/run installs it):", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	cmd := "env " + cliProcessEnv + "=1 '" + self + "' shell; echo EXITED=$?; sleep 600"
+	s.tmux("new-session", "-d", "-x", "80", "-y", "24", cmd)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	prompt := func(sc string) bool {
+		lines := strings.Split(strings.TrimRight(sc, "\n "), "\n")
+		return strings.HasPrefix(lines[len(lines)-1], "bash-") && strings.HasSuffix(strings.TrimSpace(lines[len(lines)-1]), "$")
+	}
+	s.waitFor("the bash prompt", prompt)
+
+	s.keys("cd /tmp && printf 'alpha\\nbeta\\n' > t.txt && vi t.txt", "Enter")
+	s.waitText(`"t.txt" 2L, 11B`, 1)
+	s.keys("d", "d", "p", "A", "!", "Escape")
+	s.waitText("alpha!", 1)
+	s.keys(":wq", "Enter")
+	s.waitFor("the prompt after vi", prompt)
+	s.keys("cat -A t.txt", "Enter")
+	s.waitText("beta$\nalpha!$", 1)
+
+	s.keys("clear; seq 1 100 > n.txt && less -N n.txt", "Enter")
+	s.waitFor("less's first page", func(sc string) bool {
+		return strings.HasPrefix(sc, "      1 1\n") && strings.Contains(sc, "     23 23\nn.txt")
+	})
+	s.keys("G")
+	s.waitText("    100 100\n(END)", 1)
+	s.keys("q")
+	s.waitFor("the prompt after less", prompt)
+
+	s.keys("exit 0", "Enter")
+	s.waitText("EXITED=0", 1)
 }

@@ -1,7 +1,8 @@
 // Command tools is one WASI module for many small everyday commands: xxd,
 // hexdump, file, tree, zip, unzip, bzip2 (bunzip2, bzcat), xz (unxz,
-// xzcat), patch, ps, tput, clear and stty. Like busybox it picks the tool from the base name of
-// argv[0] ("xxd" or "/bin/xxd"); "tools NAME ARGS..." runs NAME too. Each
+// xzcat), patch, ps, tput, clear, stty, and the pagers less and more and
+// the editor vi (vim, view, ex). Like busybox it picks the tool from the
+// base name of argv[0] ("xxd" or "/bin/xxd"); "tools NAME ARGS..." runs NAME too. Each
 // tool follows the output, messages and exit statuses of the Debian
 // program of the same name for the options it supports.
 package main
@@ -38,6 +39,12 @@ var tools = map[string]tool{
 	"clear":   runClear,
 	"ps":      runPs,
 	"stty":    runStty,
+	"less":    runLess,
+	"more":    runMore,
+	"vi":      runVi,
+	"vim":     runVi,
+	"view":    runVi,
+	"ex":      runVi,
 }
 
 // message is an error worded (and capitalised) as the imitated program

@@ -3,8 +3,9 @@
 // module, see internal/wasm's prestart pool), grep (GNU grep 3.8
 // compatible), jq (jq 1.7 command line over gojq), git (go-git), curl
 // (also wget) and tools, one multi-call module for xxd, hexdump, file,
-// tree, zip, unzip, bzip2, xz and patch (and their bunzip2/bzcat/unxz/xzcat
-// forms) that picks the tool from argv[0]. Commands maps every command name
+// tree, zip, unzip, bzip2, xz, patch, less, more and vi (and their
+// bunzip2/bzcat/unxz/xzcat and vim/view/ex forms) that picks the tool from
+// argv[0]. Commands maps every command name
 // to its module.
 //
 // The modules are built from this module's Go source at set-up, never
