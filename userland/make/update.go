@@ -1,0 +1,396 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// status is how far a file's update got.
+type status int
+
+const (
+	stDone    status = iota // up to date or remade
+	stPending               // waiting for a running job
+	stFailed
+)
+
+// stat reads a file's modification time.
+func (m *Make) stat(f *File) {
+	f.statted = true
+	if f.Phony {
+		f.exists, f.mtime = false, 0
+		return
+	}
+	fi, err := os.Stat(f.Name)
+	if err != nil {
+		f.exists, f.mtime = false, 0
+		return
+	}
+	f.exists, f.mtime = true, fi.ModTime().UnixNano()
+}
+
+// hasRule reports whether the makefiles say how to make f.
+func (f *File) hasRule() bool {
+	return f.IsTarget || f.HasRecipe || len(f.Double) > 0
+}
+
+// scopeFor builds the variable scope f's recipe sees: its own
+// variables, then pattern-specific ones, then the scope of the target
+// that needed it.
+func (m *Make) scopeFor(f *File, parent *Scope) *Scope {
+	sc := parent
+	for i := 0; i < len(m.patternVars); i++ {
+		pv := m.patternVars[i]
+		if _, ok := matchPattern(pv.pattern, f.Name); ok {
+			s := newScope(sc)
+			for k, v := range pv.vars.vars {
+				s.vars[k] = v
+			}
+			sc = s
+		}
+	}
+	if f.Vars != nil {
+		s := newScope(sc)
+		for k, v := range f.Vars.vars {
+			s.vars[k] = v
+		}
+		sc = s
+	}
+	return sc
+}
+
+// update brings f up to date (or starts that) and reports its status.
+func (m *Make) update(f *File, parent *Scope, needer string) status {
+	switch {
+	case f.state == stateDone:
+		if f.failed {
+			return stFailed
+		}
+		return stDone
+	case f.state == stateRunning:
+		return stPending
+	}
+	if f.scope == nil {
+		f.scope = m.scopeFor(f, parent)
+		f.parentName = needer
+		m.stat(f)
+		if !f.HasRecipe && len(f.Double) == 0 && !f.Phony && !f.implicitOK {
+			f.implicitOK = true
+			m.implicit(f, 0)
+		}
+	}
+	f.onStack = true
+	defer func() { f.onStack = false }()
+
+	if len(f.Double) > 0 {
+		return m.updateDouble(f)
+	}
+
+	pending, failed := false, false
+	deps := append(append([]string(nil), f.Deps...), f.OrderOnly...)
+	for i := 0; i < len(deps); i++ {
+		d := m.file(deps[i])
+		if d.onStack {
+			m.circular(f, d)
+			continue
+		}
+		switch m.update(d, f.scope, f.Name) {
+		case stPending:
+			pending = true
+		case stFailed:
+			failed = true
+			if !m.opts.keepGoing {
+				return m.fail(f)
+			}
+		}
+		if m.stop {
+			return m.fail(f)
+		}
+	}
+	if pending {
+		return stPending
+	}
+	if failed {
+		return m.fail(f)
+	}
+	if !f.hasRule() && !f.exists && !f.HasRecipe {
+		if f.Phony {
+			f.state, f.changed = stateDone, true
+			return stDone
+		}
+		return m.noRule(f, needer)
+	}
+	if !m.mustMake(f) {
+		f.state = stateDone
+		return stDone
+	}
+	if !f.HasRecipe {
+		f.state = stateDone
+		f.changed = true
+		m.stat(f)
+		return stDone
+	}
+	return m.startRecipe(f, f.Recipe, f.Deps, f.OrderOnly)
+}
+
+// circular reports and drops a dependency on a target being updated.
+func (m *Make) circular(f, d *File) {
+	m.stderrf("%s: Circular %s <- %s dependency dropped.\n", m.prog, f.Name, d.Name)
+	f.Deps = removeWord(f.Deps, d.Name)
+	f.OrderOnly = removeWord(f.OrderOnly, d.Name)
+}
+
+func removeWord(ws []string, w string) []string {
+	out := ws[:0:0]
+	for _, x := range ws {
+		if x != w {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (m *Make) fail(f *File) status {
+	f.state, f.failed = stateDone, true
+	return stFailed
+}
+
+// noRule reports a file that does not exist and cannot be made.
+func (m *Make) noRule(f *File, needer string) status {
+	msg := "No rule to make target '" + f.Name + "'"
+	if needer != "" {
+		msg += ", needed by '" + needer + "'"
+	}
+	if m.opts.keepGoing {
+		m.errorf("%s.", msg)
+	} else {
+		m.errorf("%s.  Stop.", msg)
+		m.stop = true
+		m.stopMessage = true
+	}
+	m.anyFailed = true
+	return m.fail(f)
+}
+
+// newer reports whether dependency d counts as newer than f.
+func (m *Make) newer(d, f *File) bool {
+	if !d.statted {
+		m.stat(d)
+	}
+	if d.Phony || !d.exists {
+		return true
+	}
+	return !f.exists || d.mtime > f.mtime
+}
+
+// mustMake decides whether f's recipe has to run.
+func (m *Make) mustMake(f *File) bool {
+	if f.Phony || !f.exists {
+		return true
+	}
+	if m.opts.alwaysMake && f.HasRecipe {
+		return true
+	}
+	for _, d := range f.Deps {
+		if m.newer(m.file(d), f) {
+			return true
+		}
+	}
+	return false
+}
+
+// updateDouble updates a double-colon target: each rule on its own.
+func (m *Make) updateDouble(f *File) status {
+	for f.dcIdx < len(f.Double) {
+		r := f.Double[f.dcIdx]
+		pending, failed := false, false
+		for _, dn := range append(append([]string(nil), r.deps...), r.orderOnly...) {
+			d := m.file(dn)
+			if d.onStack {
+				m.circular(f, d)
+				continue
+			}
+			switch m.update(d, f.scope, f.Name) {
+			case stPending:
+				pending = true
+			case stFailed:
+				failed = true
+				if !m.opts.keepGoing {
+					return m.fail(f)
+				}
+			}
+			if m.stop {
+				return m.fail(f)
+			}
+		}
+		if pending {
+			return stPending
+		}
+		if failed {
+			return m.fail(f)
+		}
+		f.dcIdx++
+		must := !f.exists || len(r.deps) == 0 || m.opts.alwaysMake
+		for _, dn := range r.deps {
+			if m.newer(m.file(dn), f) {
+				must = true
+			}
+		}
+		if must && r.hasRecipe {
+			st := m.startRecipe(f, r.recipe, r.deps, r.orderOnly)
+			if st != stDone {
+				if st == stPending {
+					f.state = stateRunning
+				}
+				return st
+			}
+			f.state = stateNew
+		}
+	}
+	f.state = stateDone
+	return stDone
+}
+
+// implicit searches the pattern rules for one that makes f; depth
+// counts chained rules.
+func (m *Make) implicit(f *File, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	type cand struct {
+		r    *patternRule
+		stem string
+		dir  string
+		tpat string
+	}
+	var cands []cand
+	for _, r := range m.patterns {
+		if !r.hasRecipe {
+			continue
+		}
+		for _, t := range r.targets {
+			name, dir := f.Name, ""
+			if !strings.Contains(t, "/") {
+				if i := strings.LastIndexByte(name, '/'); i >= 0 {
+					dir, name = name[:i+1], name[i+1:]
+				}
+			}
+			if stem, ok := matchPattern(t, name); ok {
+				if t == "%" && depth > 0 && !r.terminal {
+					continue
+				}
+				cands = append(cands, cand{r, stem, dir, t})
+				break
+			}
+		}
+	}
+	// Shorter stems win; a pattern without a slash counts the
+	// directory it was matched in.
+	sort.SliceStable(cands, func(i, j int) bool {
+		return len(cands[i].dir)+len(cands[i].stem) < len(cands[j].dir)+len(cands[j].stem)
+	})
+	subst := func(c cand, ws []string) []string {
+		out := make([]string, 0, len(ws))
+		for _, w := range ws {
+			if p := findPercent(w); p >= 0 {
+				u := unescapePercent(w)
+				d := u[:p] + c.stem + u[p+1:]
+				if !strings.Contains(w, "/") {
+					d = c.dir + d
+				}
+				out = append(out, d)
+			} else {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	for pass := 0; pass < 2; pass++ {
+		for _, c := range cands {
+			deps := subst(c, c.r.deps)
+			ok := true
+			var chained []*File
+			for _, d := range deps {
+				if m.oughtToExist(d) {
+					continue
+				}
+				if pass == 0 || c.r.terminal {
+					ok = false
+					break
+				}
+				// A chain: d made by another pattern rule, as an
+				// intermediate file.
+				df := m.file(d)
+				if df.implicitOK || !m.implicit(df, depth+1) {
+					ok = false
+					break
+				}
+				df.implicitOK = true
+				chained = append(chained, df)
+			}
+			if !ok {
+				for _, df := range chained {
+					df.HasRecipe, df.Recipe = false, nil
+				}
+				continue
+			}
+			for _, df := range chained {
+				if !df.IsTarget && !df.Mentioned {
+					df.Intermediate = true
+				}
+			}
+			f.Deps = append(deps, f.Deps...)
+			f.OrderOnly = append(subst(c, c.r.orderOnly), f.OrderOnly...)
+			f.Recipe, f.HasRecipe, f.RecipeLoc = c.r.recipe, true, c.r.loc
+			f.Stem = c.dir + c.stem
+			f.fromImplicit = true
+			return true
+		}
+	}
+	return false
+}
+
+// oughtToExist is GNU's test for a prerequisite of a pattern rule:
+// the file exists, or the makefiles name it as a target or a
+// prerequisite.
+func (m *Make) oughtToExist(name string) bool {
+	if f := m.files[name]; f != nil && (f.IsTarget || f.Mentioned) {
+		return true
+	}
+	_, err := os.Stat(name)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+// deleteIntermediates removes the intermediate files this run made.
+func (m *Make) deleteIntermediates() {
+	var names []string
+	for _, n := range m.fileOrder {
+		f := m.files[n]
+		if f.Intermediate && f.madeIntermediate && !f.Precious && !f.Secondary && !m.allSecondary {
+			if _, err := os.Lstat(n); err == nil {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	if !m.opts.silent {
+		m.stdoutf("rm %s\n", strings.Join(names, " "))
+	}
+	if m.opts.dryRun {
+		return
+	}
+	for _, n := range names {
+		if err := os.Remove(n); err != nil {
+			m.stderrf("%s: unlink: %s: %s\n", m.prog, n, errText(err))
+		}
+	}
+}
+
+// relPath is used by messages that name files relative to the start.
+func relPath(p string) string { return filepath.Clean(p) }
