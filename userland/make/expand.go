@@ -9,6 +9,9 @@ import (
 	"strings"
 )
 
+// maxDepth bounds nested expansions.
+const maxDepth = 2000
+
 // isSpace is GNU make's word separator set (ISSPACE).
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
@@ -30,6 +33,13 @@ func trimSpace(s string) string {
 func (m *Make) expand(s string, sc *Scope) string {
 	if !strings.Contains(s, "$") {
 		return s
+	}
+	// GNU make recurses until its stack runs out; a bound turns a
+	// runaway $(call) or $(eval) into an error instead of a crash.
+	m.depth++
+	defer func() { m.depth-- }()
+	if m.depth > maxDepth {
+		m.fatalf("expansion nested too deeply (more than %d levels)", maxDepth)
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {

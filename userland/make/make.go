@@ -33,6 +33,7 @@ type Make struct {
 	curdir        string
 	env           []string
 	callDepthArgs int
+	depth         int
 
 	exportAll     bool
 	deleteOnError bool
