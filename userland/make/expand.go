@@ -187,7 +187,12 @@ func (m *Make) valueOf(v *Var, sc *Scope) string {
 // expandGuarded expands a recursive variable's value, clearing its
 // self-reference flag even when the expansion ends make.
 func (m *Make) expandGuarded(v *Var, sc *Scope) string {
-	defer func() { v.expanding = false }()
+	saved := m.loc
+	defer func() { v.expanding = false; m.loc = saved }()
+	if v.loc.File != "" {
+		// Messages from inside a variable name where it was defined.
+		m.loc = v.loc
+	}
 	return m.expand(v.Value, sc)
 }
 
@@ -559,7 +564,9 @@ func (m *Make) call(args []string, sc *Scope) string {
 	if !v.Recursive {
 		return v.Value
 	}
-	return m.valueOf(v, inner)
+	// A called variable may call itself (GNU lifts the self-reference
+	// check for $(call)); the depth bound stops a runaway.
+	return m.expand(v.Value, inner)
 }
 
 // textOrSide runs a built-in function on already-expanded arguments

@@ -264,7 +264,7 @@ func (m *Make) advance(j *job) bool {
 		if trimSpace(c.text) == "" {
 			continue
 		}
-		if !c.silent || (m.opts.dryRun && !c.recursive) {
+		if !c.silent || m.opts.dryRun {
 			m.stdoutf("%s\n", c.text)
 		}
 		m.commands++

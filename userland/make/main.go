@@ -357,7 +357,7 @@ func (m *Make) build() int {
 // failed under -k.
 func (m *Make) goalMessage(f *File, st status, changed bool) {
 	if st == stFailed {
-		if m.opts.keepGoing {
+		if m.opts.keepGoing && f.depFailed {
 			m.stderrf("%s: Target '%s' not remade because of errors.\n", m.prog, f.Name)
 		}
 		return

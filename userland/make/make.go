@@ -45,6 +45,9 @@ type Make struct {
 	oneShell      bool
 	posix         bool
 	allSecondary  bool
+	preciousPats  []string
+	// defaultRule is the recipe of .DEFAULT, for files no rule makes.
+	defaultRule *File
 
 	// Update state.
 	jobs        []*job

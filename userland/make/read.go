@@ -684,6 +684,16 @@ func condArgs(s string) (string, string, bool) {
 func (m *Make) include(rest string, mustExist bool) {
 	loc := m.loc
 	for _, f := range fields(m.expand(rest, m.global)) {
+		if !strings.HasPrefix(f, "/") {
+			if _, err := os.Stat(f); err != nil {
+				for _, d := range m.opts.includeDirs {
+					if _, err := os.Stat(d + "/" + f); err == nil {
+						f = d + "/" + f
+						break
+					}
+				}
+			}
+		}
 		err := m.readMakefile(f, !mustExist, loc)
 		m.loc = loc
 		if err == nil {

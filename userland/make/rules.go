@@ -52,6 +52,8 @@ type File struct {
 	group []string
 	// dcIdx is the next double-colon rule to consider.
 	dcIdx int
+	// depFailed is set when a prerequisite could not be made.
+	depFailed bool
 }
 
 type fileState int
@@ -282,8 +284,22 @@ func (m *Make) recordRule(pr *pendingRule) {
 	}
 	if pat > 0 {
 		if pat != len(pr.targets) {
+			// GNU 4.3 still accepts this, with a warning: each kind of
+			// target gets the rule.
 			m.loc = pr.loc
-			m.fatalf("mixed implicit and normal rules")
+			m.warnf("*** mixed implicit and normal rules: deprecated syntax")
+			var pats, plain []string
+			for _, t := range pr.targets {
+				if findPercent(t) >= 0 {
+					pats = append(pats, t)
+				} else {
+					plain = append(plain, t)
+				}
+			}
+			cp := *pr
+			cp.targets = plain
+			m.recordRule(&cp)
+			pr.targets = pats
 		}
 		m.patterns = append(m.patterns, &patternRule{targets: pr.targets, deps: pr.deps, orderOnly: pr.orderOnly,
 			recipe: pr.recipe, hasRecipe: pr.hasRecipe, terminal: pr.double, loc: pr.loc})
@@ -342,6 +358,10 @@ func (m *Make) special(name string, deps []string) bool {
 		}
 	case ".PRECIOUS":
 		for _, d := range deps {
+			if findPercent(d) >= 0 {
+				m.preciousPats = append(m.preciousPats, d)
+				continue
+			}
 			m.file(d).Precious = true
 		}
 	case ".INTERMEDIATE":

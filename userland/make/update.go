@@ -104,6 +104,7 @@ func (m *Make) update(f *File, parent *Scope, needer string) status {
 		case stFailed:
 			failed = true
 			if !m.opts.keepGoing {
+				f.depFailed = true
 				return m.fail(f)
 			}
 		}
@@ -115,12 +116,17 @@ func (m *Make) update(f *File, parent *Scope, needer string) status {
 		return stPending
 	}
 	if failed {
+		f.depFailed = true
 		return m.fail(f)
 	}
 	if !f.hasRule() && !f.exists && !f.HasRecipe {
 		if f.Phony {
 			f.state, f.changed = stateDone, true
 			return stDone
+		}
+		if d := m.files[".DEFAULT"]; d != nil && d.HasRecipe {
+			// .DEFAULT's recipe makes what nothing else can.
+			return m.startRecipe(f, d.Recipe, f.Deps, f.OrderOnly)
 		}
 		return m.noRule(f, needer)
 	}
@@ -370,7 +376,7 @@ func (m *Make) deleteIntermediates() {
 	var names []string
 	for _, n := range m.fileOrder {
 		f := m.files[n]
-		if f.Intermediate && f.madeIntermediate && !f.Precious && !f.Secondary && !m.allSecondary {
+		if f.Intermediate && f.madeIntermediate && !f.Precious && !f.Secondary && !m.allSecondary && !m.precious(n) {
 			if _, err := os.Lstat(n); err == nil {
 				names = append(names, n)
 			}
@@ -390,6 +396,16 @@ func (m *Make) deleteIntermediates() {
 			m.stderrf("%s: unlink: %s: %s\n", m.prog, n, errText(err))
 		}
 	}
+}
+
+// precious reports whether name matches a .PRECIOUS pattern.
+func (m *Make) precious(name string) bool {
+	for _, p := range m.preciousPats {
+		if _, ok := matchPattern(p, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // relPath is used by messages that name files relative to the start.
