@@ -110,6 +110,7 @@ var diffCases = []diffCase{
 	{name: "pattern-shortest-stem", files: map[string]string{"Makefile": "all: lib/a.x\n%.x:\n\t@echo generic $*\nlib/%.x:\n\t@echo specific $*\n"}, args: ""},
 	{name: "suffix-rule", files: map[string]string{"Makefile": ".SUFFIXES: .txt .up\n.txt.up:\n\ttr a-z A-Z < $< > $@\nall: f.up\n", "f.txt": "hello\n"}, args: "", post: "cat f.up"},
 	{name: "chained-intermediate", files: map[string]string{"Makefile": "all: a.z\n%.y: %.x\n\tcp $< $@\n%.z: %.y\n\tcp $< $@\n", "a.x": "x\n"}, args: "", post: "ls"},
+	{name: "intermediate-stays-deleted", files: map[string]string{"Makefile": "all: a.z\n%.y: %.x\n\tcp $< $@\n%.z: %.y\n\tcp $< $@\n", "a.x": "x\n"}, args: "", pre: old + "a.x", post: "make; touch -t 202101010000 a.z; touch -t 202201010000 a.x; make; ls"},
 	{name: "pattern-missing-source", files: mk("all: a.out\n%.out: %.in\n\tcp $< $@\n"), args: ""},
 
 	// Errors and exit statuses.
@@ -155,7 +156,7 @@ var diffCases = []diffCase{
 
 	// More directives, special targets and options.
 	{name: "grouped-targets", files: mk("all: x y\nx y &:\n\t@echo once for $@\n\ttouch x y\n"), args: "", post: "ls"},
-	{name: "file-function", files: mk("$(file >out.txt,first)\n$(file >>out.txt,second)\nX := $(file <out.txt)\nall:\n\t@echo [$(X)]\n"), args: "", post: "cat out.txt"},
+	{name: "file-function", files: mk("$(file >out.txt,first)\n$(file >>out.txt,second)\nX := $(file <out.txt)\nall:\n\t@echo $(words $(X)) $(lastword $(X))\n"), args: "", post: "cat out.txt"},
 	{name: "print-directory", files: mk("all:\n\t@echo hi\n"), args: "-w"},
 	{name: "directory-failure", files: map[string]string{"sub/Makefile": "all:\n\t@false\n"}, args: "-C sub"},
 	{name: "directory-missing", files: mk("all:\n"), args: "-C nonexist"},
@@ -211,6 +212,9 @@ var diffCases = []diffCase{
 	{name: "vars-in-rule-line", files: mk("T = one two\nD = dep\n$(T): $(D)\n\t@echo $@ needs $<\n$(D):\n\t@echo $@\n"), args: "two"},
 	{name: "colon-in-var-target", files: mk("R = x: y\n$(R)\n\t@echo $@ from $<\ny:\n\t@echo y\n"), args: "x"},
 	{name: "static-pattern-mismatch", files: mk("all: a.o b.x\na.o b.x: %.o: %.c\n\t@echo $@\n"), args: ""},
+	{name: "long-options", files: map[string]string{"sub/build.mk": "all:\n\t@echo long $(MAKEFLAGS)\n"}, args: "--directory=sub --file=build.mk --jobs=1 --silent --keep-going"},
+	{name: "eval-option", files: mk("all:\n\t@echo $(X)\n"), args: "--eval 'X = from-eval' -E '$(info evaluated)'"},
+	{name: "no-silent", files: mk("all:\n\techo loud\n"), args: "-s --no-silent"},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }

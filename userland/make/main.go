@@ -55,6 +55,11 @@ func run(args, env []string, stdin io.Reader, stdout, stderr io.Writer, rn runne
 	if err == nil {
 		err = parseArgs(args[1:], o)
 	}
+	var unsup *unsupportedError
+	if errors.As(err, &unsup) {
+		fmt.Fprintf(stderr, "%s: *** %s.  Stop.\n", name, err)
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", name, err)
 		fmt.Fprintf(stderr, "Usage: %s [options] [target] ...\n", prog)
@@ -194,6 +199,10 @@ var builtinVars = []string{
 // readAll reads the makefiles: -f ones, or the first of GNUmakefile,
 // makefile and Makefile.
 func (m *Make) readAll(stdin io.Reader) bool {
+	for _, e := range m.opts.evals {
+		m.eval("--eval", e, m.global)
+		m.loc = Loc{}
+	}
 	names := m.opts.makefiles
 	if len(names) == 0 {
 		for _, n := range []string{"GNUmakefile", "makefile", "Makefile"} {
@@ -287,6 +296,12 @@ func (m *Make) remakeMakefiles(mayRestart bool) (again, ok bool) {
 
 // build updates the goals and returns make's exit status.
 func (m *Make) build() int {
+	if v := m.global.lookup("VPATH"); v != nil && trimSpace(m.valueOf(v, m.global)) != "" {
+		// A search path changes which files targets are; refuse rather
+		// than build the wrong ones.
+		m.errorf("VPATH is not supported by this make.  Stop.")
+		return 2
+	}
 	goals := m.opts.goals
 	if len(goals) == 0 {
 		if g := m.defaultGoal(); g != "" {

@@ -16,6 +16,7 @@ type options struct {
 	ignoreErrors  bool
 	alwaysMake    bool
 	jobs          int // 0: unlimited
+	jobsSet       bool
 	question      bool
 	envOverrides  bool
 	printDir      bool
@@ -27,6 +28,19 @@ type options struct {
 	vars          []string
 	goals         []string
 	includeDirs   []string
+	evals         []string
+}
+
+// unsupported are the switches GNU make has and this make refuses,
+// rather than run with a different meaning: long name by letter.
+var unsupported = map[byte]string{'t': "touch", 'p': "print-data-base", 'o': "old-file", 'W': "what-if",
+	'O': "output-sync", 'd': "debug", 'L': "check-symlink-times"}
+
+// unsupportedError is a switch this make does not have.
+type unsupportedError struct{ opt string }
+
+func (e *unsupportedError) Error() string {
+	return fmt.Sprintf("option '%s' is not supported by this make", e.opt)
 }
 
 // usageError is a command-line error, reported as GNU make does.
@@ -98,7 +112,7 @@ func parseArgs(args []string, o *options) error {
 			case "help":
 				o.help = true
 			case "jobs":
-				o.jobs = 0
+				o.jobs, o.jobsSet = 0, true
 				if hasVal {
 					n, err := strconv.Atoi(val)
 					if err != nil || n < 1 {
@@ -113,6 +127,17 @@ func parseArgs(args []string, o *options) error {
 				}
 				o.includeDirs = append(o.includeDirs, v)
 			case "jobserver-auth", "jobserver-fds":
+			case "no-silent":
+				o.silent = false
+			case "eval":
+				v, err := need()
+				if err != nil {
+					return err
+				}
+				o.evals = append(o.evals, v)
+			case "touch", "print-data-base", "old-file", "assume-old", "what-if", "new-file", "assume-new",
+				"output-sync", "debug", "trace", "check-symlink-times", "warn-undefined-variables":
+				return &unsupportedError{"--" + name}
 			default:
 				return &usageError{fmt.Sprintf("unrecognized option '%s'", a)}
 			}
@@ -191,7 +216,7 @@ func parseArgs(args []string, o *options) error {
 					num = args[i]
 				}
 				k = len(a)
-				o.jobs = 0
+				o.jobs, o.jobsSet = 0, true
 				if num != "" {
 					n, err := strconv.Atoi(num)
 					if err != nil || n < 1 {
@@ -205,7 +230,15 @@ func parseArgs(args []string, o *options) error {
 				} else if i+1 < len(args) && isDigits(args[i+1]) {
 					i++
 				}
-			case 'd', 'm', 'b', 'L':
+			case 'E':
+				v, err := arg()
+				if err != nil {
+					return err
+				}
+				o.evals = append(o.evals, v)
+			case 'm', 'b':
+			case 't', 'p', 'o', 'W', 'O', 'd', 'L':
+				return &unsupportedError{fmt.Sprintf("-%c (--%s)", c, unsupported[c])}
 			default:
 				return &usageError{fmt.Sprintf("invalid option -- '%c'", c)}
 			}
@@ -261,7 +294,7 @@ func (o *options) makeflags(withVars bool) string {
 		}
 		s += w
 	}
-	if o.jobs != 1 {
+	if o.jobs != 1 || o.jobsSet {
 		if o.jobs == 0 {
 			add("-j")
 		} else {

@@ -54,6 +54,8 @@ type File struct {
 	dcIdx int
 	// depFailed is set when a prerequisite could not be made.
 	depFailed bool
+	// skipped marks a missing intermediate file left unmade.
+	skipped bool
 }
 
 type fileState int

@@ -98,6 +98,9 @@ func (m *Make) update(f *File, parent *Scope, needer string) status {
 			m.circular(f, d)
 			continue
 		}
+		if m.skipIntermediate(f, d) {
+			continue
+		}
 		switch m.update(d, f.scope, f.Name) {
 		case stPending:
 			pending = true
@@ -143,6 +146,38 @@ func (m *Make) update(f *File, parent *Scope, needer string) status {
 	return m.startRecipe(f, f.Recipe, f.Deps, f.OrderOnly)
 }
 
+// skipIntermediate decides that a missing intermediate file need not
+// be made again: what it would be made from is older than f (GNU keeps
+// a deleted intermediate deleted until its sources change).
+func (m *Make) skipIntermediate(f, d *File) bool {
+	if d.state != stateNew || !d.Intermediate || !d.HasRecipe || f.Phony || m.opts.alwaysMake {
+		return false
+	}
+	if !f.statted {
+		m.stat(f)
+	}
+	if !f.exists {
+		return false
+	}
+	if _, err := os.Lstat(d.Name); err == nil {
+		return false
+	}
+	for _, src := range d.Deps {
+		sf := m.file(src)
+		if sf.IsTarget || sf.Intermediate {
+			return false
+		}
+		if !sf.statted {
+			m.stat(sf)
+		}
+		if !sf.exists || sf.mtime > f.mtime {
+			return false
+		}
+	}
+	d.state, d.skipped = stateDone, true
+	return true
+}
+
 // circular reports and drops a dependency on a target being updated.
 func (m *Make) circular(f, d *File) {
 	m.stderrf("%s: Circular %s <- %s dependency dropped.\n", m.prog, f.Name, d.Name)
@@ -186,6 +221,9 @@ func (m *Make) noRule(f *File, needer string) status {
 func (m *Make) newer(d, f *File) bool {
 	if !d.statted {
 		m.stat(d)
+	}
+	if d.skipped {
+		return false
 	}
 	if d.Phony || !d.exists {
 		return true
