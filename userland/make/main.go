@@ -263,10 +263,8 @@ func (m *Make) remakeMakefiles(mayRestart bool) (again, ok bool) {
 		canMake := f.hasRule() || m.implicit(f, 0)
 		if canMake {
 			f.implicitOK = true
-			st := m.update(f, m.global, "")
-			m.waitAll()
-			if st == stPending {
-				st = m.update(f, m.global, "")
+			for m.update(f, m.global, "") == stPending {
+				m.reap()
 			}
 			if f.state == stateDone && !f.failed {
 				if _, err := os.Stat(mi.name); err == nil {

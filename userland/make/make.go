@@ -46,8 +46,6 @@ type Make struct {
 	posix         bool
 	allSecondary  bool
 	preciousPats  []string
-	// defaultRule is the recipe of .DEFAULT, for files no rule makes.
-	defaultRule *File
 
 	// Update state.
 	jobs        []*job

@@ -116,7 +116,7 @@ func parseArgs(args []string, o *options) error {
 				if hasVal {
 					n, err := strconv.Atoi(val)
 					if err != nil || n < 1 {
-						return &usageError{fmt.Sprintf("the '-j' option requires a positive integer argument")}
+						return &usageError{"the '-j' option requires a positive integer argument"}
 					}
 					o.jobs = n
 				}
@@ -323,9 +323,7 @@ func parseMakeflags(s string, o *options) error {
 	var args []string
 	for i, w := range words {
 		if w == "--" {
-			for _, v := range words[i+1:] {
-				o.vars = append(o.vars, v)
-			}
+			o.vars = append(o.vars, words[i+1:]...)
 			break
 		}
 		if i == 0 && !strings.HasPrefix(w, "-") {

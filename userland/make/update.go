@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -445,6 +444,3 @@ func (m *Make) precious(name string) bool {
 	}
 	return false
 }
-
-// relPath is used by messages that name files relative to the start.
-func relPath(p string) string { return filepath.Clean(p) }
