@@ -513,7 +513,7 @@ func textFunc(m *Make, name string, a []string) string {
 func (m *Make) numArg(s, which, fn string) int {
 	t := trimSpace(s)
 	n, err := strconv.Atoi(t)
-	if err != nil || t == "" || strings.HasPrefix(t, "+") {
+	if err != nil || t == "" || strings.HasPrefix(t, "+") || strings.HasPrefix(t, "-") {
 		m.fatalf("non-numeric %s argument to '%s' function: '%s'", which, fn, t)
 	}
 	if n < 0 {

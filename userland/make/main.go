@@ -73,6 +73,15 @@ func run(args, env []string, stdin io.Reader, stdout, stderr io.Writer, rn runne
 		fmt.Fprintf(stdout, "Usage: %s [options] [target] ...\n", prog)
 		return 0
 	}
+	if len(args) > 0 {
+		o.self = args[0]
+		if strings.Contains(o.self, "/") && !filepath.IsAbs(o.self) {
+			// $(MAKE) must still find this program after -C.
+			if wd, err := os.Getwd(); err == nil {
+				o.self = filepath.Join(wd, o.self)
+			}
+		}
+	}
 	for _, d := range o.dirs {
 		if err := os.Chdir(d); err != nil {
 			fmt.Fprintf(stderr, "%s: *** %s: %s.  Stop.\n", name, d, errText(err))
@@ -147,7 +156,10 @@ func newMake(o *options, prog, name string, level int, curdir string, env []stri
 		}
 		m.global.vars[k] = &Var{Name: k, Value: v, Recursive: true, Origin: envOrigin}
 	}
-	makeName := "make"
+	makeName := o.self
+	if makeName == "" {
+		makeName = "make"
+	}
 	m.setVar("MAKE", makeName, OriginDefault)
 	m.global.vars["MAKE"].Recursive = true
 	m.global.vars["MAKE"].Value = "$(MAKE_COMMAND)"
@@ -156,10 +168,10 @@ func newMake(o *options, prog, name string, level int, curdir string, env []stri
 	m.setVar("MAKE_HOST", "wasm32-unknown-wasi", OriginDefault)
 	m.setVar("MAKELEVEL", strconv.Itoa(level), OriginEnvironment)
 	m.setVar("CURDIR", curdir, OriginFile)
-	m.setVar("SHELL", "/bin/sh", OriginFile)
+	m.setVar("SHELL", "/bin/sh", OriginDefault)
 	m.setVar(".SHELLFLAGS", "-c", OriginDefault)
 	m.setVar("MAKEFILE_LIST", "", OriginFile)
-	m.setVar(".DEFAULT_GOAL", "", OriginDefault)
+	m.setVar(".DEFAULT_GOAL", "", OriginFile)
 	m.setVar(".RECIPEPREFIX", "", OriginDefault)
 	m.setVar(".FEATURES", "target-specific order-only second-expansion else-if shortest-stem undefine oneshell nocomment grouped-target extra-prereqs", OriginDefault)
 	m.setVar("MAKECMDGOALS", strings.Join(o.goals, " "), OriginDefault)

@@ -133,10 +133,10 @@ func (m *Make) setVar(name, value string, origin Origin) *Var {
 func (m *Make) appendVar(name, word string) {
 	v := m.global.vars[name]
 	if v == nil {
-		m.setVar(name, " "+word, OriginFile)
+		m.setVar(name, word, OriginFile)
 		return
 	}
-	v.Value = v.Value + " " + word
+	v.Value = joinNonEmpty(v.Value, word)
 }
 
 func (m *Make) defaultGoal() string {
@@ -147,7 +147,7 @@ func (m *Make) defaultGoal() string {
 	return trimSpace(m.valueOf(v, m.global))
 }
 
-func (m *Make) setDefaultGoal(t string) { m.setVar(".DEFAULT_GOAL", t, OriginDefault) }
+func (m *Make) setDefaultGoal(t string) { m.setVar(".DEFAULT_GOAL", t, OriginFile) }
 
 // assign performs a variable assignment in scope sc.
 func (m *Make) assign(a assignment, origin Origin, sc *Scope) {

@@ -29,6 +29,8 @@ type options struct {
 	goals         []string
 	includeDirs   []string
 	evals         []string
+	// self is how make was invoked (argv[0]), for $(MAKE).
+	self string
 }
 
 // unsupported are the switches GNU make has and this make refuses,

@@ -147,7 +147,7 @@ func (r *reader) ruleLine(line string) {
 		grouped = true
 		targetsText = targetsText[:len(targetsText)-1]
 	}
-	targets := fields(targetsText)
+	targets := unescapeColons(fields(targetsText))
 	if len(targets) == 0 {
 		r.noTargets = true
 		return
@@ -166,7 +166,7 @@ func (r *reader) ruleLine(line string) {
 	rest = m.expand(rest, m.global)
 	pr := &pendingRule{targets: targets, loc: loc, double: double, grouped: grouped}
 	// Static pattern rule: targets: target-pattern: prereq-patterns.
-	if c := strings.IndexByte(rest, ':'); c >= 0 {
+	if c := findUnquoted(rest, ":"); c >= 0 {
 		pats := fields(rest[:c])
 		if len(pats) != 1 {
 			if len(pats) == 0 {
@@ -180,7 +180,7 @@ func (r *reader) ruleLine(line string) {
 		pr.staticPat = pats[0]
 		rest = rest[c+1:]
 	}
-	words := fields(rest)
+	words := unescapeColons(fields(rest))
 	oo := false
 	for _, w := range words {
 		if w == "|" {
@@ -198,6 +198,16 @@ func (r *reader) ruleLine(line string) {
 		pr.hasRecipe = true
 	}
 	r.rule = pr
+}
+
+// unescapeColons turns the "\:" of file names into ':'.
+func unescapeColons(ws []string) []string {
+	for i, w := range ws {
+		if strings.Contains(w, "\\:") {
+			ws[i] = strings.ReplaceAll(w, "\\:", ":")
+		}
+	}
+	return ws
 }
 
 // findColon finds the colon of a rule line outside variable references.
