@@ -215,6 +215,11 @@ var diffCases = []diffCase{
 	{name: "long-options", files: map[string]string{"sub/build.mk": "all:\n\t@echo long $(MAKEFLAGS)\n"}, args: "--directory=sub --file=build.mk --jobs=1 --silent --keep-going"},
 	{name: "eval-option", files: mk("all:\n\t@echo $(X)\n"), args: "--eval 'X = from-eval' -E '$(info evaluated)'"},
 	{name: "no-silent", files: mk("all:\n\techo loud\n"), args: "-s --no-silent"},
+	{name: "include-stale-remade", files: map[string]string{"Makefile": "include gen.mk\nall:\n\t@echo [$(GEN)] $(MAKE_RESTARTS)\ngen.mk: src\n\techo 'GEN = v2' > $@\n", "gen.mk": "GEN = v1\n", "src": ""}, pre: old + "gen.mk", args: "", post: "make"},
+	{name: "include-remake-fails", files: mk("include gen.mk\nall:\n\t@echo [$(GEN)]\ngen.mk:\n\t@exit 1\n"), args: ""},
+	{name: "optional-include-remake-fails", files: mk("-include gen.mk\nall:\n\t@echo [$(GEN)]\ngen.mk:\n\t@exit 1\n"), args: ""},
+	{name: "include-remade-under-dry-run", files: mk("include gen.mk\nall:\n\t@echo [$(GEN)]\ngen.mk:\n\techo 'GEN = x' > $@\n"), args: "-n", post: "cat gen.mk"},
+	{name: "include-from-pattern", files: map[string]string{"Makefile": "-include conf.mk\nall:\n\t@echo [$(CONF)]\n%.mk: %.in\n\tsed 's/^/CONF = /' $< > $@\n", "conf.in": "configured\n"}, args: ""},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }

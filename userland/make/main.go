@@ -6,12 +6,14 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -264,44 +266,117 @@ func (m *Make) readAll(stdin io.Reader) bool {
 	return true
 }
 
-// remakeMakefiles makes the missing included makefiles that have rules.
-// It reports whether make must read everything again, and false when a
-// required makefile cannot be had.
+// remakeMakefiles brings the makefiles that were read, and the missing
+// included ones, up to date when the makefiles have rules for them, as
+// GNU make does before it looks at the goals. It reports whether one was
+// remade (make must read everything again), and false when a required
+// makefile cannot be had.
 func (m *Make) remakeMakefiles(mayRestart bool) (again, ok bool) {
 	m.loc = Loc{}
-	made := false
+	// Recipes that make makefiles run even under -n and -q.
+	dry, q := m.opts.dryRun, m.opts.question
+	m.opts.dryRun, m.opts.question = false, false
+	defer func() { m.opts.dryRun, m.opts.question = dry, q }()
+	missing := map[string]missingInclude{}
+	var names []string
+	for _, n := range m.makefiles {
+		if n != "-" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
 	for _, mi := range m.missing {
-		f := m.file(mi.name)
-		canMake := f.hasRule() || m.implicit(f, 0)
-		if canMake {
-			f.implicitOK = true
-			for m.update(f, m.global, "") == stPending {
-				m.reap()
-			}
-			if f.state == stateDone && !f.failed {
-				if _, err := os.Stat(mi.name); err == nil {
-					made = true
-					continue
-				}
-			}
-			if f.failed {
-				return false, false
-			}
+		missing[mi.name] = mi
+		if !slices.Contains(names, mi.name) {
+			names = append(names, mi.name)
 		}
-		if !mi.mustExist {
-			continue
+	}
+	made := false
+	for _, n := range names {
+		f := m.file(n)
+		mi, isMissing := missing[n]
+		canMake := f.hasRule() && (f.HasRecipe || len(f.Double) > 0 || len(f.Deps) > 0)
+		if !canMake && !f.hasRule() {
+			canMake = m.implicitForMakefile(f)
 		}
-		if mi.loc.File != "" {
-			m.stderrf("%s:%d: %s: %s\n", mi.loc.File, mi.loc.Line, mi.name, errText(mi.err))
-		} else {
-			m.stderrf("%s: %s: %s\n", m.prog, mi.name, errText(mi.err))
+		if len(f.Double) > 0 && len(f.Deps) == 0 && !isMissing {
+			// A double-colon rule without prerequisites would remake
+			// the makefile forever.
+			canMake = false
 		}
 		if !canMake {
-			m.errorf("No rule to make target '%s'.  Stop.", mi.name)
+			if isMissing && mi.mustExist {
+				m.missingMakefile(mi)
+				m.errorf("No rule to make target '%s'.  Stop.", mi.name)
+				return false, false
+			}
+			continue
+		}
+		// A failure is reported only for a makefile that must exist,
+		// after the missing-file line.
+		saved := m.stderr
+		var buf bytes.Buffer
+		m.stderr = &buf
+		before := m.commands
+		for m.update(f, m.global, "") == stPending {
+			m.reap()
+		}
+		m.waitAll()
+		m.stderr = saved
+		if f.failed {
+			if isMissing && !mi.mustExist {
+				m.stop, m.anyFailed = false, false
+				continue
+			}
+			if isMissing {
+				m.missingMakefile(mi)
+			}
+			_, _ = saved.Write(buf.Bytes())
 			return false, false
+		}
+		_, _ = saved.Write(buf.Bytes())
+		if _, err := os.Stat(n); err != nil {
+			if isMissing && mi.mustExist {
+				m.missingMakefile(mi)
+				return false, false
+			}
+			continue
+		}
+		if m.commands != before || isMissing {
+			made = true
 		}
 	}
 	return made && mayRestart, true
+}
+
+// missingMakefile prints GNU's line for a makefile that is not there.
+func (m *Make) missingMakefile(mi missingInclude) {
+	if mi.loc.File != "" {
+		m.stderrf("%s:%d: %s: %s\n", mi.loc.File, mi.loc.Line, mi.name, errText(mi.err))
+	} else {
+		m.stderrf("%s: %s: %s\n", m.prog, mi.name, errText(mi.err))
+	}
+}
+
+// implicitForMakefile looks for a pattern rule that makes a makefile;
+// GNU leaves match-anything rules out here.
+func (m *Make) implicitForMakefile(f *File) bool {
+	saved := m.patterns
+	var keep []*patternRule
+	for _, r := range m.patterns {
+		anything := false
+		for _, t := range r.targets {
+			if t == "%" {
+				anything = true
+			}
+		}
+		if !anything {
+			keep = append(keep, r)
+		}
+	}
+	m.patterns = keep
+	defer func() { m.patterns = saved }()
+	f.implicitOK = true
+	return m.implicit(f, 0)
 }
 
 // build updates the goals and returns make's exit status.
