@@ -220,6 +220,8 @@ var diffCases = []diffCase{
 	{name: "optional-include-remake-fails", files: mk("-include gen.mk\nall:\n\t@echo [$(GEN)]\ngen.mk:\n\t@exit 1\n"), args: ""},
 	{name: "include-remade-under-dry-run", files: mk("include gen.mk\nall:\n\t@echo [$(GEN)]\ngen.mk:\n\techo 'GEN = x' > $@\n"), args: "-n", post: "cat gen.mk"},
 	{name: "include-from-pattern", files: map[string]string{"Makefile": "-include conf.mk\nall:\n\t@echo [$(CONF)]\n%.mk: %.in\n\tsed 's/^/CONF = /' $< > $@\n", "conf.in": "configured\n"}, args: ""},
+	{name: "env-redefined-stays-exported", files: mk("FOO = file\nBAR += more\nundefine BAZ\nall:\n\t@echo \"[$$FOO] [$$BAR] [$$BAZ] [$$QUX]\"\n"), pre: "export FOO=env BAR=env BAZ=env QUX=q", args: ""},
+	{name: "shell-function-environment", files: mk("export E = e\nX := $(shell echo \"[$$E]\")\nall: a\n\t@echo $(X) $(shell echo \"[$$E] [$$MAKELEVEL]\")\na:\n\t@echo a\n"), args: ""},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }

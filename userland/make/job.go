@@ -227,8 +227,7 @@ func (m *Make) startRecipe(f *File, lines []recipeLine, deps, oo []string) statu
 	for m.slots() > 0 && len(m.jobs) >= m.slots() {
 		m.reap()
 	}
-	m.env2 = m.environ(sc)
-	j.env = m.env2
+	j.env = m.environ(sc)
 	if m.advance(j) {
 		m.finish(j)
 	} else {
@@ -400,10 +399,8 @@ func (m *Make) stderrf(format string, args ...any) { fmt.Fprintf(m.stderr, forma
 // shellFunc is $(shell CMD): its standard output with the final
 // newlines removed and the others turned into spaces.
 func (m *Make) shellFunc(cmd string) string {
-	env := m.env
-	if m.env2 != nil {
-		env = m.env2
-	}
+	// GNU make 4.3 gives $(shell) its own environment, not a recipe's.
+	env := m.procEnv
 	argv := m.shellArgv(cmd)
 	out, code, err := m.run.capture(argv, env, m.curdir)
 	if err != nil {

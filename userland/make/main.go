@@ -114,6 +114,7 @@ func run(args, env []string, stdin io.Reader, stdout, stderr io.Writer, rn runne
 	}()
 	for restarts := 0; ; restarts++ {
 		m = newMake(o, prog, name, level, curdir, cleanEnv, stdout, stderr, rn)
+		m.procEnv = env
 		m.setVar("MAKE_RESTARTS", "", OriginOverride)
 		if restarts > 0 {
 			m.setVar("MAKE_RESTARTS", strconv.Itoa(restarts), OriginOverride)
@@ -156,7 +157,7 @@ func newMake(o *options, prog, name string, level int, curdir string, env []stri
 		if k == "SHELL" || k == "" {
 			continue
 		}
-		m.global.vars[k] = &Var{Name: k, Value: v, Recursive: true, Origin: envOrigin}
+		m.global.vars[k] = &Var{Name: k, Value: v, Recursive: true, Origin: envOrigin, fromEnv: true}
 	}
 	makeName := o.self
 	if makeName == "" {

@@ -57,10 +57,9 @@ type Make struct {
 	// stopMessage is set when the error that stopped make was printed
 	// with its "Stop.".
 	stopMessage bool
-	// env2 is the environment of the recipe being started, which
-	// $(shell) in it sees too.
-	env2 []string
-	run  runner
+	// procEnv is make's own environment, which $(shell) gets.
+	procEnv []string
+	run     runner
 }
 
 // runner starts commands: host_process in the VM, os/exec natively.
@@ -169,8 +168,11 @@ func (m *Make) assign(a assignment, origin Origin, sc *Scope) {
 		return
 	}
 	v := &Var{Name: name, Origin: origin, Export: a.export, loc: m.loc}
-	if old != nil && a.export == 0 {
-		v.Export = old.Export
+	if old != nil {
+		v.fromEnv = old.fromEnv
+		if a.export == 0 {
+			v.Export = old.Export
+		}
 	}
 	switch a.op {
 	case "=":
@@ -224,7 +226,7 @@ func (m *Make) exported(v *Var) bool {
 		return true
 	case v.Export < 0:
 		return false
-	case v.Origin == OriginEnvironment || v.Origin == OriginEnvOverride || v.Origin == OriginCommandLine:
+	case v.Origin == OriginEnvironment || v.Origin == OriginEnvOverride || v.Origin == OriginCommandLine || v.fromEnv:
 		return true
 	case m.exportAll:
 		return validEnvName(v.Name) && v.Origin != OriginDefault && v.Origin != OriginAutomatic
@@ -247,32 +249,23 @@ func validEnvName(s string) bool {
 
 // environ is the environment of a recipe run in scope sc.
 func (m *Make) environ(sc *Scope) []string {
+	// The environment is made of the exported variables (every
+	// environment variable became one); SHELL keeps the value make was
+	// given, as GNU make does.
 	out := map[string]string{}
 	for _, kv := range m.env {
-		k, v, _ := strings.Cut(kv, "=")
-		out[k] = v
+		if k, v, _ := strings.Cut(kv, "="); k == "SHELL" {
+			out[k] = v
+		}
 	}
 	for _, name := range sc.names() {
 		v := sc.lookup(name)
-		if v.Origin == OriginAutomatic {
+		if v.Origin == OriginAutomatic || name == "MAKEFLAGS" || name == "MAKELEVEL" {
 			continue
 		}
-		if name == "MAKEFLAGS" || name == "MAKELEVEL" {
-			continue
+		if m.exported(v) {
+			out[name] = m.valueOf(v, sc)
 		}
-		if !m.exported(v) {
-			if v.Export < 0 || (v.Origin != OriginEnvironment && v.Origin != OriginEnvOverride) {
-				if v.Export < 0 {
-					delete(out, name)
-				}
-			}
-			continue
-		}
-		if v.Origin == OriginEnvironment && !v.Recursive {
-			out[name] = v.Value
-			continue
-		}
-		out[name] = m.valueOf(v, sc)
 	}
 	out["MAKEFLAGS"] = m.makeflagsForChild(sc)
 	out["MAKELEVEL"] = fmt.Sprint(m.level + 1)

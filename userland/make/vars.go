@@ -55,6 +55,9 @@ type Var struct {
 	appendTo bool
 	// loc is where it was defined, for the self-reference error.
 	loc Loc
+	// fromEnv marks a variable that came from the environment: it stays
+	// exported when a makefile assigns it.
+	fromEnv bool
 }
 
 // Scope is a set of variables with a parent: the global scope, or a
