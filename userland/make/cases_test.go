@@ -222,6 +222,11 @@ var diffCases = []diffCase{
 	{name: "include-from-pattern", files: map[string]string{"Makefile": "-include conf.mk\nall:\n\t@echo [$(CONF)]\n%.mk: %.in\n\tsed 's/^/CONF = /' $< > $@\n", "conf.in": "configured\n"}, args: ""},
 	{name: "env-redefined-stays-exported", files: mk("FOO = file\nBAR += more\nundefine BAZ\nall:\n\t@echo \"[$$FOO] [$$BAR] [$$BAZ] [$$QUX]\"\n"), pre: "export FOO=env BAR=env BAZ=env QUX=q", args: ""},
 	{name: "shell-function-environment", files: mk("export E = e\nX := $(shell echo \"[$$E]\")\nall: a\n\t@echo $(X) $(shell echo \"[$$E] [$$MAKELEVEL]\")\na:\n\t@echo a\n"), args: ""},
+	{name: "warn-undefined", files: mk("MAKEFLAGS += --warn-undefined-variables\nX := $(call NOPE) $(NOPE:a=b)\nall:\n\t@echo [$(NOPE)] $(Y) $@\nY = $(Z)\n"), args: ""},
+	{name: "message-locations", files: mk("X = $(warning in X)\nY = $(error in Y)\n\n$(X)\nall:\n\t@echo $(X)\n\t@echo $(Y)\n"), args: ""},
+	{name: "bash-shellflags", files: mk("SHELL := /bin/bash\n.SHELLFLAGS := -eu -o pipefail -c\nall:\n\t@[[ x == x ]] && echo bash | cat\n\t@false | true\n\t@echo not-here\n"), args: ""},
+	{name: "catch-all-goal", files: mk(".DEFAULT_GOAL := help\nhelp:\n\t@echo help\n%:\n\t@echo catch $@\n"), args: "foo bar"},
+	{name: "help-grep-idiom", files: mk("help: ## Show help\n\t@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## / -- /'\nbuild: ## Build it\n\t@:\n"), args: ""},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }

@@ -70,6 +70,9 @@ func (m *Make) expand(s string, sc *Scope) string {
 			beg := i + 1
 			end := strings.IndexByte(s[beg:], closep)
 			if end < 0 {
+				if m.varLoc.File != "" {
+					m.loc = m.varLoc
+				}
 				m.fatalf("unterminated variable reference")
 			}
 			end += beg
@@ -153,6 +156,9 @@ func (m *Make) reference(inner string, sc *Scope) string {
 func (m *Make) varValue(name string, sc *Scope) string {
 	v := sc.lookup(name)
 	if v == nil {
+		if m.opts.warnUndefined {
+			m.warnf("warning: undefined variable '%s'", name)
+		}
 		return ""
 	}
 	return m.valueOf(v, sc)
@@ -187,11 +193,13 @@ func (m *Make) valueOf(v *Var, sc *Scope) string {
 // expandGuarded expands a recursive variable's value, clearing its
 // self-reference flag even when the expansion ends make.
 func (m *Make) expandGuarded(v *Var, sc *Scope) string {
-	saved := m.loc
-	defer func() { v.expanding = false; m.loc = saved }()
+	saved := m.varLoc
+	defer func() { v.expanding = false; m.varLoc = saved }()
 	if v.loc.File != "" {
-		// Messages from inside a variable name where it was defined.
-		m.loc = v.loc
+		// Syntax errors inside a variable name where it was defined
+		// (GNU's expanding_var); $(warning) and $(error) name where
+		// make is reading or running.
+		m.varLoc = v.loc
 	}
 	return m.expand(v.Value, sc)
 }
@@ -543,6 +551,9 @@ func (m *Make) call(args []string, sc *Scope) string {
 	}
 	v := sc.lookup(name)
 	if v == nil {
+		if m.opts.warnUndefined {
+			m.warnf("warning: undefined variable '%s'", name)
+		}
 		return ""
 	}
 	inner := newScope(sc)

@@ -33,7 +33,9 @@ type Make struct {
 	curdir        string
 	env           []string
 	callDepthArgs int
-	depth         int
+	// varLoc is where the variable being expanded was defined.
+	varLoc Loc
+	depth  int
 
 	exportAll     bool
 	deleteOnError bool

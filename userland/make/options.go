@@ -30,7 +30,8 @@ type options struct {
 	includeDirs   []string
 	evals         []string
 	// self is how make was invoked (argv[0]), for $(MAKE).
-	self string
+	self          string
+	warnUndefined bool
 }
 
 // unsupported are the switches GNU make has and this make refuses,
@@ -129,6 +130,8 @@ func parseArgs(args []string, o *options) error {
 				}
 				o.includeDirs = append(o.includeDirs, v)
 			case "jobserver-auth", "jobserver-fds":
+			case "warn-undefined-variables":
+				o.warnUndefined = true
 			case "no-silent":
 				o.silent = false
 			case "eval":
@@ -138,7 +141,7 @@ func parseArgs(args []string, o *options) error {
 				}
 				o.evals = append(o.evals, v)
 			case "touch", "print-data-base", "old-file", "assume-old", "what-if", "new-file", "assume-new",
-				"output-sync", "debug", "trace", "check-symlink-times", "warn-undefined-variables":
+				"output-sync", "debug", "trace", "check-symlink-times":
 				return &unsupportedError{"--" + name}
 			default:
 				return &usageError{fmt.Sprintf("unrecognized option '%s'", a)}
@@ -305,6 +308,9 @@ func (o *options) makeflags(withVars bool) string {
 	}
 	if o.noPrintDir {
 		add("--no-print-directory")
+	}
+	if o.warnUndefined {
+		add("--warn-undefined-variables")
 	}
 	if withVars && len(o.vars) > 0 {
 		add("--")
