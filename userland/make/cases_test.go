@@ -227,6 +227,9 @@ var diffCases = []diffCase{
 	{name: "bash-shellflags", files: mk("SHELL := /bin/bash\n.SHELLFLAGS := -eu -o pipefail -c\nall:\n\t@[[ x == x ]] && echo bash | cat\n\t@false | true\n\t@echo not-here\n"), args: ""},
 	{name: "catch-all-goal", files: mk(".DEFAULT_GOAL := help\nhelp:\n\t@echo help\n%:\n\t@echo catch $@\n"), args: "foo bar"},
 	{name: "help-grep-idiom", files: mk("help: ## Show help\n\t@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## / -- /'\nbuild: ## Build it\n\t@:\n"), args: ""},
+	{name: "recipe-line-numbers", files: mk("all:\n\t@echo a \\\n\tb\n\n# c\n\t@echo $(warning w)\n\t@exit 1\n"), args: ""},
+	{name: "eval-line-numbers", files: mk("define R\n$(1):\n\t@echo $(1)\n\t@exit 2\nendef\n\n$(eval $$(warning in eval))\n$(eval $(call R,x))\n"), args: "x"},
+	{name: "byte-order-mark", files: mk("\xef\xbb\xbfall:\n\t@echo bom\n"), args: ""},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }

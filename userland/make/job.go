@@ -223,9 +223,14 @@ func (m *Make) startRecipe(f *File, lines []recipeLine, deps, oo []string) statu
 	if f.Intermediate {
 		f.madeIntermediate = true
 	}
-	// Wait for a free job slot.
+	// Wait for a free job slot; a failure meanwhile (without -k)
+	// means nothing new starts.
 	for m.slots() > 0 && len(m.jobs) >= m.slots() {
 		m.reap()
+	}
+	if m.stop && !m.opts.keepGoing {
+		f.state, f.failed = stateDone, true
+		return stFailed
 	}
 	j.env = m.environ(sc)
 	if m.advance(j) {

@@ -35,6 +35,8 @@ type reader struct {
 	// lines are read and thrown away.
 	noTargets bool
 	conds     []cond
+	// fixedLine, if set, is the line number of every line (eval).
+	fixedLine int
 }
 
 // pendingRule is a rule whose recipe is still being read.
@@ -49,6 +51,17 @@ type pendingRule struct {
 	// staticPat is the target pattern of a static pattern rule.
 	staticPat string
 	grouped   bool
+}
+
+// nextLoc is the place GNU make gives the next recipe line: the
+// recipe's first line plus the number of lines before it (blank lines,
+// comments and continuations are not counted).
+func (pr *pendingRule) nextLoc(here Loc) Loc {
+	if len(pr.recipe) == 0 {
+		return here
+	}
+	first := pr.recipe[0].loc
+	return Loc{first.File, first.Line + len(pr.recipe)}
 }
 
 // recipeLine is one line of a recipe as written.
@@ -73,6 +86,11 @@ func (r *reader) next() (string, int, bool) {
 		return "", 0, false
 	}
 	start := r.pos
+	if r.fixedLine > 0 {
+		// Text from $(eval) keeps the line of the eval (GNU counts no
+		// lines in a string buffer).
+		start = r.fixedLine - 1
+	}
 	line := r.lines[r.pos]
 	r.pos++
 	for endsInBackslash(line) && r.pos < len(r.lines) {
@@ -361,16 +379,20 @@ func (m *Make) readMakefile(name string, missingOK bool, from Loc) error {
 	}
 	m.makefiles = append(m.makefiles, name)
 	m.appendVar("MAKEFILE_LIST", name)
-	m.eval(name, string(data), m.global)
+	// A UTF-8 byte-order mark at the start is skipped, as GNU make does.
+	m.eval(name, strings.TrimPrefix(string(data), "\xef\xbb\xbf"), m.global)
 	return nil
 }
 
 // evalText is $(eval TEXT): the text read as makefile lines where the
 // eval stands.
 func (m *Make) evalText(text string, sc *Scope) {
-	file := m.loc.File
 	saved := m.loc
-	m.eval(file, text, m.global)
+	r := &reader{m: m, file: m.loc.File, lines: splitLines(text), fixedLine: m.loc.Line}
+	if r.fixedLine == 0 {
+		r.fixedLine = 1
+	}
+	r.run()
 	m.loc = saved
 }
 
@@ -406,7 +428,7 @@ func (r *reader) run() {
 				if r.ignoring() {
 					continue
 				}
-				r.rule.recipe = append(r.rule.recipe, recipeLine{text: recipeText(line[1:], prefix), loc: m.loc})
+				r.rule.recipe = append(r.rule.recipe, recipeLine{text: recipeText(line[1:], prefix), loc: r.rule.nextLoc(m.loc)})
 				r.rule.hasRecipe = true
 				continue
 			}
