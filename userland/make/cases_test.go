@@ -230,6 +230,8 @@ var diffCases = []diffCase{
 	{name: "recipe-line-numbers", files: mk("all:\n\t@echo a \\\n\tb\n\n# c\n\t@echo $(warning w)\n\t@exit 1\n"), args: ""},
 	{name: "eval-line-numbers", files: mk("define R\n$(1):\n\t@echo $(1)\n\t@exit 2\nendef\n\n$(eval $$(warning in eval))\n$(eval $(call R,x))\n"), args: "x"},
 	{name: "byte-order-mark", files: mk("\xef\xbb\xbfall:\n\t@echo bom\n"), args: ""},
+	{name: "private-target-var", files: mk("all: private X = p\nall: dep\n\t@echo all [$(X)]\ndep:\n\t@echo dep [$(X)]\n"), args: ""},
+	{name: "target-var-flavors", files: mk("X = g\n%.o: X += pat\na.o: X += tgt\nall: a.o b\na.o:\n\t@echo $(X)\nb: X := $(X) one\nb: Y ?= y\nb:\n\t@echo $(X) $(Y)\n"), args: ""},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }

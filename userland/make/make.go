@@ -262,7 +262,7 @@ func (m *Make) environ(sc *Scope) []string {
 	}
 	for _, name := range sc.names() {
 		v := sc.lookup(name)
-		if v.Origin == OriginAutomatic || name == "MAKEFLAGS" || name == "MAKELEVEL" {
+		if v == nil || v.Origin == OriginAutomatic || name == "MAKEFLAGS" || name == "MAKELEVEL" {
 			continue
 		}
 		if m.exported(v) {

@@ -255,6 +255,7 @@ type assignment struct {
 	override bool
 	define   bool
 	undefine bool
+	private  bool
 }
 
 // parseAssignment recognises a variable assignment, with its modifiers
@@ -272,6 +273,7 @@ func parseAssignment(line string) (assignment, bool) {
 		case "override":
 			a.override = true
 		case "private":
+			a.private = true
 		case "define":
 			a.define = true
 		case "undefine":

@@ -239,7 +239,7 @@ func (m *Make) targetVar(target string, a assignment) {
 	if cl := m.global.lookup(name); cl != nil && cl.Origin >= OriginCommandLine && !a.override && cl.Origin != OriginAutomatic {
 		return
 	}
-	v := &Var{Name: name, Origin: OriginFile, Export: a.export}
+	v := &Var{Name: name, Origin: OriginFile, Export: a.export, private: a.private}
 	if a.override {
 		v.Origin = OriginOverride
 	}

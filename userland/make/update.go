@@ -46,6 +46,7 @@ func (m *Make) scopeFor(f *File, parent *Scope) *Scope {
 		pv := m.patternVars[i]
 		if _, ok := matchPattern(pv.pattern, f.Name); ok {
 			s := newScope(sc)
+			s.owner = f
 			for k, v := range pv.vars.vars {
 				s.vars[k] = v
 			}
@@ -54,10 +55,16 @@ func (m *Make) scopeFor(f *File, parent *Scope) *Scope {
 	}
 	if f.Vars != nil {
 		s := newScope(sc)
+		s.owner = f
 		for k, v := range f.Vars.vars {
 			s.vars[k] = v
 		}
 		sc = s
+	}
+	if sc == nil || sc.owner != f {
+		// An empty scope of its own marks where f's context starts.
+		sc = newScope(sc)
+		sc.owner = f
 	}
 	return sc
 }

@@ -58,6 +58,9 @@ type Var struct {
 	// fromEnv marks a variable that came from the environment: it stays
 	// exported when a makefile assigns it.
 	fromEnv bool
+	// private marks a target-specific variable its prerequisites do
+	// not inherit.
+	private bool
 }
 
 // Scope is a set of variables with a parent: the global scope, or a
@@ -66,14 +69,26 @@ type Var struct {
 type Scope struct {
 	vars   map[string]*Var
 	parent *Scope
+	// owner is the target whose own (target- or pattern-specific)
+	// variables these are; nil for the global scope and helpers.
+	owner *File
 }
 
 func newScope(parent *Scope) *Scope { return &Scope{vars: map[string]*Var{}, parent: parent} }
 
-// lookup finds name in s or its parents.
+// lookup finds name in s or its parents. A private target-specific
+// variable is seen only by its own target, not by the prerequisites
+// that inherit the target's scope.
 func (s *Scope) lookup(name string) *Var {
+	var self *File
 	for c := s; c != nil; c = c.parent {
+		if c.owner != nil && self == nil {
+			self = c.owner
+		}
 		if v, ok := c.vars[name]; ok {
+			if v.private && c.owner != nil && c.owner != self {
+				continue
+			}
 			return v
 		}
 	}
