@@ -184,6 +184,7 @@ var diffCases = []diffCase{
 	{name: "target-export", files: mk("all: export TV = tv\nall:\n\t@echo \"[$$TV]\"\n"), args: ""},
 	{name: "unexport-all", files: mk("export A = a\nunexport\nall:\n\t@echo \"[$$A]\"\n"), args: ""},
 	{name: "define-recipe-prefixes", files: mk("define STEPS\n-@false\n@echo after-ignored\nendef\nall:\n\t$(STEPS)\n"), args: ""},
+	{name: "oneshell-echo", files: mk(".ONESHELL:\nall:\n\techo a\n\t@echo b\n\t  -echo c\n"), args: ""},
 	{name: "oneshell-failure", files: mk(".ONESHELL:\nall:\n\t@false\n\techo last\n"), args: ""},
 	{name: "oneshell-error", files: mk(".ONESHELL:\nall:\n\t@echo a\n\texit 4\n"), args: ""},
 	{name: "shellflags", files: mk(".SHELLFLAGS = -ec\nall:\n\t@false; echo not-reached\n"), args: ""},

@@ -188,12 +188,7 @@ func (m *Make) expandRecipe(f *File, lines []recipeLine, sc *Scope) []command {
 // stripOneShellPrefix removes the prefix characters of a .ONESHELL
 // recipe's later lines, as GNU make does for a POSIX shell.
 func stripOneShellPrefix(s string) string {
-	t := strings.TrimLeft(s, " \t")
-	lead := s[:len(s)-len(t)]
-	for len(t) > 0 && (t[0] == '@' || t[0] == '-' || t[0] == '+') {
-		t = t[1:]
-	}
-	return lead + t
+	return strings.TrimLeft(s, " \t@-+")
 }
 
 // startRecipe expands f's recipe and starts it. With one job slot it
