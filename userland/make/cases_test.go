@@ -233,6 +233,7 @@ var diffCases = []diffCase{
 	{name: "byte-order-mark", files: mk("\xef\xbb\xbfall:\n\t@echo bom\n"), args: ""},
 	{name: "private-target-var", files: mk("all: private X = p\nall: dep\n\t@echo all [$(X)]\ndep:\n\t@echo dep [$(X)]\n"), args: ""},
 	{name: "target-var-flavors", files: mk("X = g\n%.o: X += pat\na.o: X += tgt\nall: a.o b\na.o:\n\t@echo $(X)\nb: X := $(X) one\nb: Y ?= y\nb:\n\t@echo $(X) $(Y)\n"), args: ""},
+	{name: "large-output", files: mk("all:\n\t@cat big\n\t@cat big | wc -c\n"), pre: "yes 0123456789 | head -c 300000 > big", args: "| cksum"},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }
