@@ -148,6 +148,8 @@ var diffCases = []diffCase{
 	{name: "jobs-files", files: mk("all: a b c d\na b c d:\n\t@echo $@ > $@\n"), args: "-j3", post: "cat a b c d"},
 	{name: "jobs-failure", files: mk("all: a\n\t@echo never\na:\n\t@exit 2\n"), args: "-j2"},
 	{name: "recursive-make", files: map[string]string{"Makefile": "all:\n\t@$(MAKE) -C sub X=1\n", "sub/Makefile": "all:\n\t@echo sub $(X) $(MAKELEVEL)\n"}, args: ""},
+	{name: "recursive-print-directory", files: map[string]string{"Makefile": "all:\n\t@$(MAKE) -C sub\n\t@$(MAKE) -C sub -w\n\t$(MAKE) -C sub --no-print-directory\n", "sub/Makefile": "all:\n\t@echo sub $(MAKEFLAGS)\n"}, args: ""},
+	{name: "recursive-silent", files: map[string]string{"Makefile": "all:\n\t@$(MAKE) -C sub\n\t@$(MAKE) -C sub -w\n", "sub/Makefile": "all:\n\t@echo sub $(MAKEFLAGS)\n"}, args: "-s"},
 	{name: "recursive-make-silent", files: map[string]string{"Makefile": "all:\n\t$(MAKE) -s -C sub\n", "sub/Makefile": "all:\n\t@echo sub\n"}, args: "--no-print-directory"},
 	{name: "recursive-failure", files: map[string]string{"Makefile": "all:\n\t@$(MAKE) -C sub\n", "sub/Makefile": "all:\n\t@false\n"}, args: ""},
 	{name: "recursive-dry-run", files: map[string]string{"Makefile": "all:\n\t$(MAKE) -C sub\n", "sub/Makefile": "all:\n\ttouch made\n"}, args: "-n", post: "ls sub"},

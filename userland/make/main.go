@@ -95,6 +95,8 @@ func run(args, env []string, stdin io.Reader, stdout, stderr io.Writer, rn runne
 		curdir = "/"
 	}
 	printDir := !o.noPrintDir && (o.printDir || (!o.silent && (level > 0 || len(o.dirs) > 0)))
+	// Turned on implicitly, -w shows in MAKEFLAGS too.
+	o.printDir = printDir
 	if printDir {
 		fmt.Fprintf(stdout, "%s: Entering directory '%s'\n", name, curdir)
 		defer fmt.Fprintf(stdout, "%s: Leaving directory '%s'\n", name, curdir)
