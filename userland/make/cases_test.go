@@ -166,6 +166,7 @@ var diffCases = []diffCase{
 	{name: "ignore-special", files: mk(".IGNORE:\nall:\n\tfalse\n\t@echo after\n"), args: ""},
 	{name: "precious-intermediate", files: map[string]string{"Makefile": ".PRECIOUS: %.y\nall: a.z\n%.y: %.x\n\tcp $< $@\n%.z: %.y\n\tcp $< $@\n", "a.x": "x\n"}, args: "", post: "ls"},
 	{name: "secondary", files: map[string]string{"Makefile": ".SECONDARY:\nall: a.z\n%.y: %.x\n\t@cp $< $@\n%.z: %.y\n\t@cp $< $@\n", "a.x": "x\n"}, args: "", post: "ls"},
+	{name: "wildcards-in-rules", files: map[string]string{"Makefile": "include *.mk\nall: *.c nomatch*.x\n\t@echo $^ $(X)$(Y)\nnomatch*.x:\n\t@echo literal $@\n", "b.c": "", "a.c": "", "one.mk": "X = 1\n", "two.mk": "Y = 2\n"}, args: ""},
 	{name: "sinclude", files: mk("sinclude nope.mk\n-include nope2.mk\nall:\n\t@echo ok\n"), args: ""},
 	{name: "include-dir-option", files: map[string]string{"Makefile": "include inc.mk\nall:\n\t@echo $(V)\n", "d/inc.mk": "V = from-d\n"}, args: "-I d"},
 	{name: "override-define", files: mk("override define X\nfrom-file\nendef\nall:\n\t@echo $(X)\n"), args: "X=cmd"},

@@ -707,7 +707,7 @@ func condArgs(s string) (string, string, bool) {
 // include reads the makefiles named by the words of rest.
 func (m *Make) include(rest string, mustExist bool) {
 	loc := m.loc
-	for _, f := range fields(m.expand(rest, m.global)) {
+	for _, f := range m.globWords(fields(m.expand(rest, m.global))) {
 		if !strings.HasPrefix(f, "/") {
 			if _, err := os.Stat(f); err != nil {
 				for _, d := range m.opts.includeDirs {

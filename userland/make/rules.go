@@ -147,7 +147,7 @@ func (r *reader) ruleLine(line string) {
 		grouped = true
 		targetsText = targetsText[:len(targetsText)-1]
 	}
-	targets := unescapeColons(fields(targetsText))
+	targets := m.globWords(unescapeColons(fields(targetsText)))
 	if len(targets) == 0 {
 		r.noTargets = true
 		return
@@ -180,7 +180,7 @@ func (r *reader) ruleLine(line string) {
 		pr.staticPat = pats[0]
 		rest = rest[c+1:]
 	}
-	words := unescapeColons(fields(rest))
+	words := m.globWords(unescapeColons(fields(rest)))
 	oo := false
 	for _, w := range words {
 		if w == "|" {
@@ -198,6 +198,28 @@ func (r *reader) ruleLine(line string) {
 		pr.hasRecipe = true
 	}
 	r.rule = pr
+}
+
+// globWords expands the wildcards (and a leading ~) of file names in
+// rules and includes, as GNU make does; a pattern that matches nothing
+// stays as written.
+func (m *Make) globWords(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if w == "~" || strings.HasPrefix(w, "~/") {
+			if home := m.varValue("HOME", m.global); home != "" {
+				w = home + w[1:]
+			}
+		}
+		if findPercent(w) < 0 && strings.ContainsAny(w, "*?[") {
+			if g := glob(w); len(g) > 0 {
+				out = append(out, g...)
+				continue
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // unescapeColons turns the "\:" of file names into ':'.
