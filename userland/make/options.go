@@ -42,6 +42,7 @@ var unsupported = map[byte]string{'t': "touch", 'p': "print-data-base", 'o': "ol
 // unsupportedError is a switch this make does not have.
 type unsupportedError struct{ opt string }
 
+// Error is the message after "make: *** ".
 func (e *unsupportedError) Error() string {
 	return fmt.Sprintf("option '%s' is not supported by this make", e.opt)
 }
@@ -49,6 +50,7 @@ func (e *unsupportedError) Error() string {
 // usageError is a command-line error, reported as GNU make does.
 type usageError struct{ msg string }
 
+// Error is the message after "make: ".
 func (e *usageError) Error() string { return e.msg }
 
 // parseArgs parses make's arguments (after the program name).

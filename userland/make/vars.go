@@ -19,6 +19,7 @@ const (
 	OriginAutomatic
 )
 
+// String is the origin's name in $(origin)'s words.
 func (o Origin) String() string {
 	switch o {
 	case OriginDefault:
