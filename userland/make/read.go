@@ -627,19 +627,23 @@ func (r *reader) test(word, rest string) bool {
 		def := v != nil && v.Value != ""
 		return def == (word == "ifdef")
 	}
-	a, b, ok := condArgs(rest)
+	a, b, extra, ok := condArgs(rest)
 	if !ok {
 		m.fatalf("invalid syntax in conditional")
+	}
+	if extra {
+		m.warnf("extraneous text after '%s' directive", word)
 	}
 	eq := m.expand(a, m.global) == m.expand(b, m.global)
 	return eq == (word == "ifeq")
 }
 
-// condArgs splits the arguments of ifeq/ifneq: (a,b) or "a" "b" or 'a' 'b'.
-func condArgs(s string) (string, string, bool) {
+// condArgs splits the arguments of ifeq/ifneq: (a,b) or "a" "b" or
+// 'a' 'b'; extra reports text after them.
+func condArgs(s string) (a, b string, extra, ok bool) {
 	s = trimSpace(s)
 	if s == "" {
-		return "", "", false
+		return "", "", false, false
 	}
 	if s[0] == '(' {
 		body := s[1:]
@@ -661,9 +665,9 @@ func condArgs(s string) (string, string, bool) {
 			}
 		}
 		if comma < 0 {
-			return "", "", false
+			return "", "", false, false
 		}
-		a := strings.TrimRight(body[:comma], " \t")
+		a = strings.TrimRight(body[:comma], " \t")
 		rest := strings.TrimLeft(body[comma+1:], " \t")
 		count = 0
 		end := -1
@@ -678,30 +682,30 @@ func condArgs(s string) (string, string, bool) {
 				count--
 			}
 		}
-		if end < 0 || trimSpace(rest[end+1:]) != "" {
-			return "", "", false
+		if end < 0 {
+			return "", "", false, false
 		}
-		return a, rest[:end], true
+		return a, rest[:end], trimSpace(rest[end+1:]) != "", true
 	}
 	q := s[0]
 	if q != '"' && q != '\'' {
-		return "", "", false
+		return "", "", false, false
 	}
 	e := strings.IndexByte(s[1:], q)
 	if e < 0 {
-		return "", "", false
+		return "", "", false, false
 	}
-	a := s[1 : 1+e]
+	a = s[1 : 1+e]
 	s = strings.TrimLeft(s[e+2:], " \t")
 	if s == "" || (s[0] != '"' && s[0] != '\'') {
-		return "", "", false
+		return "", "", false, false
 	}
 	q = s[0]
 	e = strings.IndexByte(s[1:], q)
-	if e < 0 || trimSpace(s[e+2:]) != "" {
-		return "", "", false
+	if e < 0 {
+		return "", "", false, false
 	}
-	return a, s[1 : 1+e], true
+	return a, s[1 : 1+e], trimSpace(s[e+2:]) != "", true
 }
 
 // include reads the makefiles named by the words of rest.

@@ -85,13 +85,16 @@ func TestCondArgs(t *testing.T) {
 		{"( a,$(x,y))", " a", "$(x,y)"},
 		{`"a" 'b'`, "a", "b"},
 	} {
-		a, b, ok := condArgs(c.in)
+		a, b, _, ok := condArgs(c.in)
 		if !ok || a != c.a || b != c.b {
 			t.Errorf("condArgs(%q) = %q %q %v", c.in, a, b, ok)
 		}
 	}
-	for _, bad := range []string{"", "(a)", "(a,b) x", `"a"`, "a b"} {
-		if _, _, ok := condArgs(bad); ok {
+	if _, _, extra, ok := condArgs("(a,b) x"); !ok || !extra {
+		t.Errorf("condArgs with extra text: %v %v", extra, ok)
+	}
+	for _, bad := range []string{"", "(a)", `"a"`, "a b"} {
+		if _, _, _, ok := condArgs(bad); ok {
 			t.Errorf("condArgs(%q) accepted", bad)
 		}
 	}
