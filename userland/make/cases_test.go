@@ -141,6 +141,7 @@ var diffCases = []diffCase{
 	{name: "always-make", files: map[string]string{"Makefile": "out: in\n\t@echo rebuilding $@\n", "in": "", "out": ""}, pre: old + "in", args: "-B"},
 	{name: "question-up-to-date", files: map[string]string{"Makefile": "out: in\n\t@echo rebuilding\n", "in": "", "out": ""}, pre: old + "in", args: "-q"},
 	{name: "question-stale", files: map[string]string{"Makefile": "out: in\n\t@echo rebuilding\n", "in": ""}, args: "-q"},
+	{name: "touch", files: mk("all: a b\na:\n\techo a > a\nb: a\n\t@echo b\n.PHONY: p\np: a\n\techo p\n"), args: "-t", post: "ls; make -t; make -t p; make -ts all; rm a; make -tn; ls"},
 	{name: "file-option", files: map[string]string{"other.mk": "all:\n\t@echo from other $(MAKEFILE_LIST)\n"}, args: "-f other.mk"},
 	{name: "directory-option", files: map[string]string{"sub/Makefile": "all:\n\t@echo in sub $(notdir $(CURDIR))\n"}, args: "-C sub"},
 	{name: "directory-option-silent", files: map[string]string{"sub/Makefile": "all:\n\t@echo in sub\n"}, args: "-s -C sub"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // command is one shell command of a recipe, after expansion.
@@ -211,6 +212,9 @@ func (m *Make) startRecipe(f *File, lines []recipeLine, deps, oo []string) statu
 			return stDone
 		}
 	}
+	if m.opts.touch && !m.opts.question {
+		return m.touch(f)
+	}
 	sc := m.autoScope(f, deps, oo)
 	j := &job{f: f, cmds: m.expandRecipe(f, lines, sc)}
 	j.existed, j.mtime = f.exists, f.mtime
@@ -247,6 +251,39 @@ func (m *Make) startRecipe(f *File, lines []recipeLine, deps, oo []string) statu
 	return stDone
 }
 
+// touch is -t: mark f up to date by its time instead of its recipe.
+func (m *Make) touch(f *File) status {
+	f.state = stateDone
+	if f.Phony {
+		return stDone
+	}
+	if !m.opts.silent {
+		m.stdoutf("touch %s\n", f.Name)
+	}
+	m.commands++
+	f.changed = true
+	if m.opts.dryRun {
+		return stDone
+	}
+	fh, err := os.OpenFile(f.Name, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err == nil {
+		err = fh.Close()
+	}
+	if err == nil {
+		now := time.Now()
+		err = os.Chtimes(f.Name, now, now)
+	}
+	if err != nil {
+		m.stderrf("%s: *** touch: %s: %s\n", m.prog, f.Name, errText(err))
+		f.failed = true
+		m.anyFailed = true
+		return stFailed
+	}
+	m.stat(f)
+	return stDone
+}
+
+// slots is the number of jobs that may run at once (0: no limit).
 func (m *Make) slots() int {
 	if m.notParallel {
 		return 1

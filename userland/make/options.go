@@ -32,11 +32,12 @@ type options struct {
 	// self is how make was invoked (argv[0]), for $(MAKE).
 	self          string
 	warnUndefined bool
+	touch         bool
 }
 
 // unsupported are the switches GNU make has and this make refuses,
 // rather than run with a different meaning: long name by letter.
-var unsupported = map[byte]string{'t': "touch", 'p': "print-data-base", 'o': "old-file", 'W': "what-if",
+var unsupported = map[byte]string{'p': "print-data-base", 'o': "old-file", 'W': "what-if",
 	'O': "output-sync", 'd': "debug", 'L': "check-symlink-times"}
 
 // unsupportedError is a switch this make does not have.
@@ -142,7 +143,9 @@ func parseArgs(args []string, o *options) error {
 					return err
 				}
 				o.evals = append(o.evals, v)
-			case "touch", "print-data-base", "old-file", "assume-old", "what-if", "new-file", "assume-new",
+			case "touch":
+				o.touch = true
+			case "print-data-base", "old-file", "assume-old", "what-if", "new-file", "assume-new",
 				"output-sync", "debug", "trace", "check-symlink-times":
 				return &unsupportedError{"--" + name}
 			default:
@@ -244,7 +247,9 @@ func parseArgs(args []string, o *options) error {
 				}
 				o.evals = append(o.evals, v)
 			case 'm', 'b':
-			case 't', 'p', 'o', 'W', 'O', 'd', 'L':
+			case 't':
+				o.touch = true
+			case 'p', 'o', 'W', 'O', 'd', 'L':
 				return &unsupportedError{fmt.Sprintf("-%c (--%s)", c, unsupported[c])}
 			default:
 				return &usageError{fmt.Sprintf("invalid option -- '%c'", c)}
@@ -284,7 +289,7 @@ func (o *options) flagLetters() string {
 		c  byte
 		on bool
 	}{{'B', o.alwaysMake}, {'e', o.envOverrides}, {'i', o.ignoreErrors}, {'k', o.keepGoing},
-		{'n', o.dryRun}, {'q', o.question}, {'r', o.noBuiltin}, {'R', o.noBuiltinVars}, {'s', o.silent}, {'w', o.printDir}} {
+		{'n', o.dryRun}, {'q', o.question}, {'r', o.noBuiltin}, {'R', o.noBuiltinVars}, {'s', o.silent}, {'t', o.touch}, {'w', o.printDir}} {
 		if f.on {
 			b.WriteByte(f.c)
 		}
