@@ -238,6 +238,12 @@ var diffCases = []diffCase{
 	{name: "private-target-var", files: mk("all: private X = p\nall: dep\n\t@echo all [$(X)]\ndep:\n\t@echo dep [$(X)]\n"), args: ""},
 	{name: "target-var-flavors", files: mk("X = g\n%.o: X += pat\na.o: X += tgt\nall: a.o b\na.o:\n\t@echo $(X)\nb: X := $(X) one\nb: Y ?= y\nb:\n\t@echo $(X) $(Y)\n"), args: ""},
 	{name: "large-output", files: mk("all:\n\t@cat big\n\t@cat big | wc -c\n"), pre: "yes 0123456789 | head -c 300000 > big", args: "| cksum"},
+	{name: "second-expansion-dirs", files: mk(".SECONDEXPANSION:\nall: out/a.o out/b.o\nout/a.o out/b.o: | $$(@D)\n\t@echo $@ oo [$|]\nout:\n\tmkdir $@\n"), args: "", post: "ls"},
+	{name: "second-expansion-late-value", files: mk(".SECONDEXPANSION:\nX = early\nall: $$(X) $(X)\nX = late\nearly late:\n\t@echo $@\n"), args: ""},
+	{name: "second-expansion-earlier-prereqs", files: mk(".SECONDEXPANSION:\nall: a\na: p1\na: p2 $$^ $$+ $$<\n\t@echo $@: $^\np1 p2:\n\t@:\n"), args: ""},
+	{name: "second-expansion-static", files: map[string]string{"Makefile": ".SECONDEXPANSION:\nOBJS = x.o y.o\nall: $(OBJS) ;\n$(OBJS): %.o: $$*.c\n\t@echo $@ from $<\n", "x.c": "", "y.c": ""}, args: ""},
+	{name: "second-expansion-pattern", files: map[string]string{"Makefile": ".SECONDEXPANSION:\nall: d/x.o e.q\n%.o: $$(@D)/$$(*F).src $$*.inc\n\t@echo $@ from $^\n%.q: $$(addsuffix .src,%) | $$(@D)\n\t@echo $@ from $^ $|\n", "d/x.src": "", "d/x.inc": "", "e.src": ""}, args: ""},
+	{name: "second-expansion-dollars", files: mk(".SECONDEXPANSION:\nall: a\na: $$$$x\n\t@echo \"$^\"\n"), args: ""},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }

@@ -48,6 +48,7 @@ type Make struct {
 	posix         bool
 	allSecondary  bool
 	preciousPats  []string
+	secondExp     bool
 
 	// Update state.
 	jobs        []*job

@@ -51,6 +51,10 @@ type pendingRule struct {
 	// staticPat is the target pattern of a static pattern rule.
 	staticPat string
 	grouped   bool
+	// second is set for a rule read after .SECONDEXPANSION; secondText
+	// holds prerequisites to expand again when the target is updated.
+	second     bool
+	secondText string
 }
 
 // nextLoc is the place GNU make gives the next recipe line: the

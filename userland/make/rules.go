@@ -56,6 +56,8 @@ type File struct {
 	depFailed bool
 	// skipped marks a missing intermediate file left unmade.
 	skipped bool
+	// second holds prerequisites still to be expanded a second time.
+	second []secondDeps
 }
 
 type fileState int
@@ -75,6 +77,18 @@ type patternRule struct {
 	hasRecipe bool
 	terminal  bool
 	loc       Loc
+	// second: its prerequisites are expanded again after the stem is
+	// put in (.SECONDEXPANSION).
+	second bool
+}
+
+// secondDeps are prerequisites a target gets from a rule read after
+// .SECONDEXPANSION, expanded again before the target is updated.
+type secondDeps struct {
+	text   string
+	first  bool // from the rule with the recipe: they go first
+	static bool // a static pattern rule's, with stem
+	stem   string
 }
 
 func (m *Make) file(name string) *File {
@@ -180,7 +194,24 @@ func (r *reader) ruleLine(line string) {
 		pr.staticPat = pats[0]
 		rest = rest[c+1:]
 	}
-	words := m.globWords(unescapeColons(fields(rest)))
+	pr.second = m.secondExp
+	isPattern := false
+	for _, t := range targets {
+		if findPercent(t) >= 0 {
+			isPattern = true
+		}
+	}
+	var words []string
+	if pr.second && !isPattern && strings.Contains(rest, "$") {
+		// .SECONDEXPANSION: expanded again when the target is updated.
+		pr.secondText = rest
+	} else if pr.second && isPattern {
+		// Kept whole for the second expansion: a reference may hold
+		// blanks.
+		words = unescapeColons(fieldsRefs(rest))
+	} else {
+		words = m.globWords(unescapeColons(fields(rest)))
+	}
 	oo := false
 	for _, w := range words {
 		if w == "|" {
@@ -218,6 +249,34 @@ func (m *Make) globWords(ws []string) []string {
 			}
 		}
 		out = append(out, w)
+	}
+	return out
+}
+
+// fieldsRefs splits s into words at blanks outside variable references.
+func fieldsRefs(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '$':
+			if start < 0 {
+				start = i
+			}
+			i = skipRef(s, i) - 1
+		case isSpace(s[i]):
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
 	}
 	return out
 }
@@ -336,11 +395,15 @@ func (m *Make) recordRule(pr *pendingRule) {
 			pr.targets = pats
 		}
 		m.patterns = append(m.patterns, &patternRule{targets: pr.targets, deps: pr.deps, orderOnly: pr.orderOnly,
-			recipe: pr.recipe, hasRecipe: pr.hasRecipe, terminal: pr.double, loc: pr.loc})
+			recipe: pr.recipe, hasRecipe: pr.hasRecipe, terminal: pr.double, loc: pr.loc, second: pr.second})
 		return
 	}
 	for _, t := range pr.targets {
 		m.recordTarget(t, pr.deps, pr.orderOnly, pr)
+		if pr.secondText != "" {
+			f := m.file(t)
+			f.second = append(f.second, secondDeps{text: pr.secondText, first: pr.hasRecipe})
+		}
 	}
 	if pr.grouped && len(pr.targets) > 1 {
 		for _, t := range pr.targets {
@@ -358,6 +421,10 @@ func (m *Make) recordStatic(pr *pendingRule) {
 			m.loc = pr.loc
 			m.warnf("target '%s' doesn't match the target pattern", t)
 			m.recordTarget(t, nil, nil, pr)
+			if pr.secondText != "" {
+				f := m.file(t)
+				f.second = append(f.second, secondDeps{text: pr.secondText, first: pr.hasRecipe})
+			}
 			continue
 		}
 		subst := func(ws []string) []string {
@@ -374,6 +441,10 @@ func (m *Make) recordStatic(pr *pendingRule) {
 		}
 		m.recordTarget(t, subst(pr.deps), subst(pr.orderOnly), pr)
 		m.file(t).Stem = stem
+		if pr.secondText != "" {
+			f := m.file(t)
+			f.second = append(f.second, secondDeps{text: pr.secondText, first: pr.hasRecipe, stem: stem, static: true})
+		}
 	}
 }
 
@@ -434,7 +505,7 @@ func (m *Make) special(name string, deps []string) bool {
 	case ".POSIX":
 		m.posix = true
 	case ".SECONDEXPANSION":
-		m.fatalf(".SECONDEXPANSION is not supported by this make")
+		m.secondExp = true
 	case ".DEFAULT", ".LOW_RESOLUTION_TIME", ".NOTINTERMEDIATE":
 		return false
 	default:

@@ -84,6 +84,9 @@ func (m *Make) update(f *File, parent *Scope, needer string) status {
 		f.scope = m.scopeFor(f, parent)
 		f.parentName = needer
 		m.stat(f)
+		if len(f.second) > 0 {
+			m.secondExpand(f)
+		}
 		if !f.HasRecipe && len(f.Double) == 0 && !f.Phony && !f.implicitOK {
 			f.implicitOK = true
 			m.implicit(f, 0)
@@ -182,6 +185,45 @@ func (m *Make) skipIntermediate(f, d *File) bool {
 	}
 	d.state, d.skipped = stateDone, true
 	return true
+}
+
+// secondExpand adds the prerequisites of rules read after
+// .SECONDEXPANSION, expanded with $@, $* and the prerequisites of the
+// target's earlier rules in $<, $^, $+ and $|.
+func (m *Make) secondExpand(f *File) {
+	chunks := f.second
+	f.second = nil
+	for _, c := range chunks {
+		sc := m.autoScope(f, f.Deps, f.OrderOnly)
+		words := m.globWords(unescapeColons(fields(m.expand(c.text, sc))))
+		var deps, oo []string
+		order := false
+		for _, w := range words {
+			if w == "|" {
+				order = true
+				continue
+			}
+			if c.static {
+				if p := findPercent(w); p >= 0 {
+					u := unescapePercent(w)
+					w = u[:p] + c.stem + u[p+1:]
+				}
+			}
+			m.file(w).Mentioned = true
+			if order {
+				oo = append(oo, w)
+			} else {
+				deps = append(deps, w)
+			}
+		}
+		if c.first {
+			f.Deps = append(deps, f.Deps...)
+			f.OrderOnly = append(oo, f.OrderOnly...)
+		} else {
+			f.Deps = append(f.Deps, deps...)
+			f.OrderOnly = append(f.OrderOnly, oo...)
+		}
+	}
 }
 
 // circular reports and drops a dependency on a target being updated.
@@ -346,16 +388,21 @@ func (m *Make) implicit(f *File, depth int) bool {
 	subst := func(c cand, ws []string) []string {
 		out := make([]string, 0, len(ws))
 		for _, w := range ws {
+			d := w
 			if p := findPercent(w); p >= 0 {
 				u := unescapePercent(w)
-				d := u[:p] + c.stem + u[p+1:]
-				if !strings.Contains(w, "/") {
+				d = u[:p] + c.stem + u[p+1:]
+				if !strings.Contains(w, "/") && !(c.r.second && strings.Contains(w, "$")) {
 					d = c.dir + d
 				}
-				out = append(out, d)
-			} else {
-				out = append(out, w)
 			}
+			if c.r.second && strings.Contains(d, "$") {
+				// .SECONDEXPANSION: the stem is in, now expand with
+				// $@ and $* of this target.
+				out = append(out, fields(m.expand(d, m.stemScope(f, c.dir+c.stem)))...)
+				continue
+			}
+			out = append(out, d)
 		}
 		return out
 	}
@@ -402,6 +449,29 @@ func (m *Make) implicit(f *File, depth int) bool {
 		}
 	}
 	return false
+}
+
+// stemScope is the scope of a pattern rule's second expansion: $@ and
+// $* (with their D and F forms) of target f.
+func (m *Make) stemScope(f *File, stem string) *Scope {
+	parent := f.scope
+	if parent == nil {
+		parent = m.global
+	}
+	sc := newScope(parent)
+	for name, val := range map[string]string{"@": f.Name, "*": stem} {
+		d, file := ".", val
+		if i := strings.LastIndexByte(val, '/'); i >= 0 {
+			d, file = val[:i], val[i+1:]
+			if d == "" {
+				d = "/"
+			}
+		}
+		sc.vars[name] = &Var{Name: name, Value: val, Origin: OriginAutomatic}
+		sc.vars[name+"D"] = &Var{Name: name + "D", Value: d, Origin: OriginAutomatic}
+		sc.vars[name+"F"] = &Var{Name: name + "F", Value: file, Origin: OriginAutomatic}
+	}
+	return sc
 }
 
 // oughtToExist is GNU's test for a prerequisite of a pattern rule:
