@@ -484,10 +484,8 @@ func (r *reader) run() {
 			continue
 		case "vpath", "load":
 			m.fatalf("the '%s' directive is not supported by this make", word)
-		case "define":
+		case "define", "undefine":
 			m.fatalf("empty variable name")
-		case "endef":
-			m.fatalf("extraneous 'endef'")
 		case "override":
 			// "override" without an assignment (GNU treats it as a
 			// rule line); nothing here.
@@ -607,11 +605,11 @@ func (r *reader) conditional(word, rest string) bool {
 		c.active, c.taken = v, v
 		return true
 	case "endif":
-		if len(r.conds) == 0 {
-			m.fatalf("extraneous 'endif'")
-		}
 		if trimSpace(rest) != "" {
 			m.warnf("extraneous text after 'endif' directive")
+		}
+		if len(r.conds) == 0 {
+			m.fatalf("extraneous 'endif'")
 		}
 		r.conds = r.conds[:len(r.conds)-1]
 		return true
