@@ -244,6 +244,10 @@ var diffCases = []diffCase{
 	{name: "second-expansion-static", files: map[string]string{"Makefile": ".SECONDEXPANSION:\nOBJS = x.o y.o\nall: $(OBJS) ;\n$(OBJS): %.o: $$*.c\n\t@echo $@ from $<\n", "x.c": "", "y.c": ""}, args: ""},
 	{name: "second-expansion-pattern", files: map[string]string{"Makefile": ".SECONDEXPANSION:\nall: d/x.o e.q\n%.o: $$(@D)/$$(*F).src $$*.inc\n\t@echo $@ from $^\n%.q: $$(addsuffix .src,%) | $$(@D)\n\t@echo $@ from $^ $|\n", "d/x.src": "", "d/x.inc": "", "e.src": ""}, args: ""},
 	{name: "second-expansion-dollars", files: mk(".SECONDEXPANSION:\nall: a\na: $$$$x\n\t@echo \"$^\"\n"), args: ""},
+	{name: "vpath-pattern-rule", files: map[string]string{"Makefile": "VPATH = src:inc\nvpath %.h inc\nall: a.o b.o\n%.o: %.c a.h\n\t@echo $@ from $< all $^ new $?\n\t@touch $@\n", "src/a.c": "a", "src/b.c": "b", "inc/a.h": "h"}, args: "", post: "make; touch -t 202001010000 a.o; make -s all; ls"},
+	{name: "vpath-target-found", files: map[string]string{"Makefile": "VPATH = src out\nall: a.o lib.txt\n\t@echo all from $^\na.o: a.c\n\t@echo build $@ from $<\n", "src/a.c": "", "out/a.o": "", "src/lib.txt": ""}, pre: old + "src/a.c", args: "", post: "touch -t 202101010000 src/a.c; make"},
+	{name: "vpath-clearing", files: map[string]string{"Makefile": "vpath %.c src\nvpath %.c\nall: a.c\n\t@echo $^\n", "src/a.c": ""}, args: ""},
+	{name: "vpath-directive", files: map[string]string{"Makefile": "vpath %.c nowhere:src\nvpath %.h inc\nall: a.c b.h\n\t@echo $^\n", "src/a.c": "", "inc/b.h": ""}, args: ""},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }

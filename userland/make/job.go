@@ -43,19 +43,19 @@ func (m *Make) autoScope(f *File, deps, oo []string) *Scope {
 	}
 	first := ""
 	if len(deps) > 0 {
-		first = deps[0]
+		first = m.shown(deps[0])
 	}
-	var newer []string
+	var newer, uniq, all []string
 	seen := map[string]bool{}
-	var uniq []string
 	for _, d := range deps {
+		all = append(all, m.shown(d))
 		if seen[d] {
 			continue
 		}
 		seen[d] = true
-		uniq = append(uniq, d)
+		uniq = append(uniq, m.shown(d))
 		if m.newer(m.file(d), f) {
-			newer = append(newer, d)
+			newer = append(newer, m.shown(d))
 		}
 	}
 	var ouniq []string
@@ -63,7 +63,7 @@ func (m *Make) autoScope(f *File, deps, oo []string) *Scope {
 	for _, d := range oo {
 		if !oseen[d] && !seen[d] {
 			oseen[d] = true
-			ouniq = append(ouniq, d)
+			ouniq = append(ouniq, m.shown(d))
 		}
 	}
 	stem := f.Stem
@@ -76,7 +76,7 @@ func (m *Make) autoScope(f *File, deps, oo []string) *Scope {
 		}
 	}
 	vals := map[string]string{
-		"@": f.Name, "<": first, "^": strings.Join(uniq, " "), "+": strings.Join(deps, " "),
+		"@": m.shown(f.Name), "<": first, "^": strings.Join(uniq, " "), "+": strings.Join(all, " "),
 		"?": strings.Join(newer, " "), "*": stem, "|": strings.Join(ouniq, " "),
 	}
 	for k, v := range vals {
@@ -212,6 +212,8 @@ func (m *Make) startRecipe(f *File, lines []recipeLine, deps, oo []string) statu
 			return stDone
 		}
 	}
+	// A target found by the directory search is remade here.
+	f.vpath, f.noVpath = "", true
 	if m.opts.touch && !m.opts.question {
 		return m.touch(f)
 	}

@@ -384,12 +384,6 @@ func (m *Make) implicitForMakefile(f *File) bool {
 
 // build updates the goals and returns make's exit status.
 func (m *Make) build() int {
-	if v := m.global.lookup("VPATH"); v != nil && trimSpace(m.valueOf(v, m.global)) != "" {
-		// A search path changes which files targets are; refuse rather
-		// than build the wrong ones.
-		m.errorf("VPATH is not supported by this make.  Stop.")
-		return 2
-	}
 	goals := m.opts.goals
 	if len(goals) == 0 {
 		if g := m.defaultGoal(); g != "" {

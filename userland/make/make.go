@@ -49,6 +49,7 @@ type Make struct {
 	allSecondary  bool
 	preciousPats  []string
 	secondExp     bool
+	vpaths        []vpathEntry
 
 	// Update state.
 	jobs        []*job

@@ -482,7 +482,11 @@ func (r *reader) run() {
 			r.endRule()
 			m.include(rest, word == "include")
 			continue
-		case "vpath", "load":
+		case "vpath":
+			r.endRule()
+			m.vpathDirective(rest)
+			continue
+		case "load":
 			m.fatalf("the '%s' directive is not supported by this make", word)
 		case "define", "undefine":
 			m.fatalf("empty variable name")

@@ -58,6 +58,10 @@ type File struct {
 	skipped bool
 	// second holds prerequisites still to be expanded a second time.
 	second []secondDeps
+	// vpath is where the directory search found the file; noVpath is
+	// set once its recipe ran (it is remade here, not there).
+	vpath   string
+	noVpath bool
 }
 
 type fileState int

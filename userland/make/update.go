@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -25,11 +26,87 @@ func (m *Make) stat(f *File) {
 		return
 	}
 	fi, err := os.Stat(f.Name)
+	if err != nil && !f.noVpath && !filepath.IsAbs(f.Name) {
+		// Not here: the directory search path may have it.
+		if p := m.vpathSearch(f.Name); p != "" {
+			f.vpath = p
+			fi, err = os.Stat(p)
+		}
+	}
 	if err != nil {
 		f.exists, f.mtime = false, 0
 		return
 	}
 	f.exists, f.mtime = true, fi.ModTime().UnixNano()
+}
+
+// vpathEntry is one 'vpath PATTERN DIRECTORIES' directive.
+type vpathEntry struct {
+	pattern string
+	dirs    []string
+}
+
+// splitDirs splits a search path at colons and blanks.
+func splitDirs(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r < 128 && isSpace(byte(r)) })
+}
+
+// vpathDirective handles 'vpath', 'vpath PATTERN' and 'vpath PATTERN
+// DIRECTORIES'.
+func (m *Make) vpathDirective(rest string) {
+	words := fields(m.expand(rest, m.global))
+	switch len(words) {
+	case 0:
+		m.vpaths = nil
+	case 1:
+		kept := m.vpaths[:0]
+		for _, e := range m.vpaths {
+			if e.pattern != words[0] {
+				kept = append(kept, e)
+			}
+		}
+		m.vpaths = kept
+	default:
+		var dirs []string
+		for _, w := range words[1:] {
+			dirs = append(dirs, splitDirs(w)...)
+		}
+		m.vpaths = append(m.vpaths, vpathEntry{pattern: words[0], dirs: dirs})
+	}
+}
+
+// vpathSearch looks for name in the directories of the vpath
+// directives whose pattern matches it, then in VPATH's.
+func (m *Make) vpathSearch(name string) string {
+	try := func(dirs []string) string {
+		for _, d := range dirs {
+			p := strings.TrimSuffix(d, "/") + "/" + name
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+		return ""
+	}
+	for _, e := range m.vpaths {
+		if _, ok := matchPattern(e.pattern, name); ok {
+			if p := try(e.dirs); p != "" {
+				return p
+			}
+		}
+	}
+	if v := m.global.lookup("VPATH"); v != nil {
+		return try(splitDirs(m.valueOf(v, m.global)))
+	}
+	return ""
+}
+
+// shown is the name of a file in automatic variables: where the
+// directory search found it, if it did.
+func (m *Make) shown(name string) string {
+	if f := m.files[name]; f != nil && f.vpath != "" {
+		return f.vpath
+	}
+	return name
 }
 
 // hasRule reports whether the makefiles say how to make f.
@@ -482,7 +559,10 @@ func (m *Make) oughtToExist(name string) bool {
 		return true
 	}
 	_, err := os.Stat(name)
-	return err == nil || !errors.Is(err, fs.ErrNotExist)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	return !filepath.IsAbs(name) && m.vpathSearch(name) != ""
 }
 
 // deleteIntermediates removes the intermediate files this run made.
