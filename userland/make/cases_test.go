@@ -248,6 +248,8 @@ var diffCases = []diffCase{
 	{name: "vpath-target-found", files: map[string]string{"Makefile": "VPATH = src out\nall: a.o lib.txt\n\t@echo all from $^\na.o: a.c\n\t@echo build $@ from $<\n", "src/a.c": "", "out/a.o": "", "src/lib.txt": ""}, pre: old + "src/a.c", args: "", post: "touch -t 202101010000 src/a.c; make"},
 	{name: "vpath-clearing", files: map[string]string{"Makefile": "vpath %.c src\nvpath %.c\nall: a.c\n\t@echo $^\n", "src/a.c": ""}, args: ""},
 	{name: "vpath-directive", files: map[string]string{"Makefile": "vpath %.c nowhere:src\nvpath %.h inc\nall: a.c b.h\n\t@echo $^\n", "src/a.c": "", "inc/b.h": ""}, args: ""},
+	{name: "append-empty", files: mk("B =\nA ?= d/e.o ${B:.c=.o}\nA +=\nA ::= $(A) x\nS := a\nS += $(B)\nexport U\nU += $(B) f\nall:\n\t@echo '[$(A)] [$(S)] [$(U)]'\n"), args: ""},
+	{name: "conditions-keep-blanks", files: mk("S = $(subst x, ,x)\nC = x y  $(B)\nall:\n\t@echo '[$(if $(S),t,f)] [$(or $(S),z)] [$(and $(S),y)] [$(or  a  ,b)] [$(if  a , x , y )] [$(or $(C),z)]'\n"), args: ""},
 	// GNU's option list is not copied: only the first two lines count.
 	{name: "bad-option", files: mk("all:\n"), args: "--definitely-not", stderrLines: 2},
 }

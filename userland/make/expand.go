@@ -275,8 +275,11 @@ func (m *Make) callFunc(name, raw string, openp, closep byte, sc *Scope) string 
 	}
 	x := func(i int) string { return m.expand(args[i], sc) }
 	switch name {
+	// GNU strips the blanks around a condition before expanding it, and
+	// a condition is true when its expansion is not empty (blanks
+	// count); or and and give the expansion unstripped.
 	case "if":
-		if trimSpace(x(0)) != "" {
+		if m.expand(trimSpace(args[0]), sc) != "" {
 			return x(1)
 		}
 		if len(args) > 2 {
@@ -284,16 +287,16 @@ func (m *Make) callFunc(name, raw string, openp, closep byte, sc *Scope) string 
 		}
 		return ""
 	case "or":
-		for i := range args {
-			if v := trimSpace(x(i)); v != "" {
+		for _, a := range args {
+			if v := m.expand(trimSpace(a), sc); v != "" {
 				return v
 			}
 		}
 		return ""
 	case "and":
 		v := ""
-		for i := range args {
-			if v = trimSpace(x(i)); v == "" {
+		for _, a := range args {
+			if v = m.expand(trimSpace(a), sc); v == "" {
 				return ""
 			}
 		}

@@ -198,6 +198,13 @@ func (m *Make) assign(a assignment, origin Origin, sc *Scope) {
 			v.Recursive, v.Value = true, a.value
 			break
 		}
+		if a.value == "" {
+			// Nothing added: GNU leaves the variable as it was.
+			if a.export != 0 {
+				old.Export = a.export
+			}
+			return
+		}
 		v.Recursive = old.Recursive
 		if old.Recursive {
 			v.Value = joinNonEmpty(old.Value, a.value)

@@ -753,8 +753,9 @@ func (m *Make) exportDirective(export bool, rest string) {
 	for _, n := range names {
 		v := m.global.lookup(n)
 		if v == nil {
-			// GNU defines it, empty, so that the export mark has a home.
-			v = &Var{Name: n, Recursive: true, Origin: OriginFile}
+			// GNU defines it, empty and simple, so that the export mark
+			// has a home.
+			v = &Var{Name: n, Origin: OriginFile, loc: m.loc}
 			m.global.vars[n] = v
 		}
 		if export {

@@ -324,7 +324,7 @@ func (m *Make) targetVar(target string, a assignment) {
 	if cl := m.global.lookup(name); cl != nil && cl.Origin >= OriginCommandLine && !a.override && cl.Origin != OriginAutomatic {
 		return
 	}
-	v := &Var{Name: name, Origin: OriginFile, Export: a.export, private: a.private}
+	v := &Var{Name: name, Origin: OriginFile, Export: a.export, private: a.private, loc: m.loc}
 	if a.override {
 		v.Origin = OriginOverride
 	}
@@ -354,9 +354,14 @@ func (m *Make) targetVar(target string, a assignment) {
 	sc.vars[name] = v
 }
 
+// joinNonEmpty is what '+=' makes of an old and an added value: GNU
+// puts a blank between them only when both are non-empty.
 func joinNonEmpty(a, b string) string {
 	if a == "" {
 		return b
+	}
+	if b == "" {
+		return a
 	}
 	return a + " " + b
 }
