@@ -120,6 +120,7 @@ var diffCases = []diffCase{
 	{name: "no-makefile-target", files: map[string]string{"x": ""}, args: "foo"},
 	{name: "failing-command", files: mk("all:\n\t@echo before\n\t@exit 3\n\t@echo after\n"), args: ""},
 	{name: "ignored-error", files: mk("all:\n\t-@false\n\t@echo after\n"), args: ""},
+	{name: "ignored-error-silent", files: mk("all:\n\t-@false\n\t@echo after\n"), args: "-s"},
 	{name: "ignore-option", files: mk("all:\n\t@false\n\t@echo after\n"), args: "-i"},
 	{name: "keep-going", files: mk("all: a b\n\t@echo all\na:\n\t@false\nb:\n\t@echo b\n"), args: "-k"},
 	{name: "keep-going-no-rule", files: mk("all: x y\n\t@echo all\ny:\n\t@echo y\n"), args: "-k"},

@@ -165,35 +165,18 @@ func (m *Make) varValue(name string, sc *Scope) string {
 }
 
 func (m *Make) valueOf(v *Var, sc *Scope) string {
-	val := v.Value
-	if v.Recursive {
-		if v.expanding {
-			if v.loc.File != "" {
-				m.loc = v.loc
-			}
-			m.fatalf("Recursive variable '%s' references itself (eventually)", v.Name)
-		}
-		v.expanding = true
-		val = m.expandGuarded(v, sc)
-		v.expanding = false
+	if !v.Recursive && !v.appendTo {
+		return v.Value
 	}
-	if v.appendTo {
-		base := m.outerValue(v, sc)
-		if base == "" {
-			return val
+	if v.expanding {
+		if v.loc.File != "" {
+			m.loc = v.loc
 		}
-		if val == "" {
-			return base
-		}
-		return base + " " + val
+		m.fatalf("Recursive variable '%s' references itself (eventually)", v.Name)
 	}
-	return val
-}
-
-// expandGuarded expands a recursive variable's value, clearing its
-// self-reference flag even when the expansion ends make.
-func (m *Make) expandGuarded(v *Var, sc *Scope) string {
+	v.expanding = true
 	saved := m.varLoc
+	// The flag is cleared even when the expansion ends make.
 	defer func() { v.expanding = false; m.varLoc = saved }()
 	if v.loc.File != "" {
 		// Syntax errors inside a variable name where it was defined
@@ -201,19 +184,48 @@ func (m *Make) expandGuarded(v *Var, sc *Scope) string {
 		// make is reading or running.
 		m.varLoc = v.loc
 	}
-	return m.expand(v.Value, sc)
+	base := ""
+	if v.appendTo {
+		// GNU's variable_append: the outer value first (expanded here,
+		// with this variable still marked), a blank if that is not
+		// empty, then this part.
+		base = m.outerValue(v, sc)
+	}
+	val := v.Value
+	if v.Recursive {
+		val = m.expand(v.Value, sc)
+	}
+	if base != "" {
+		return base + " " + val
+	}
+	return val
 }
 
 // outerValue is the value of v's name in the scopes beyond the one that
-// holds v (for a target-specific '+=').
+// holds v (for a target-specific '+='), expanded in sc as GNU's
+// variable_append does: references in it see the target's variables.
 func (m *Make) outerValue(v *Var, sc *Scope) string {
 	for c := sc; c != nil; c = c.parent {
-		if c.vars[v.Name] == v {
-			if c.parent == nil {
-				return ""
-			}
-			return m.varValue(v.Name, c.parent)
+		if c.vars[v.Name] != v {
+			continue
 		}
+		if c.parent == nil {
+			return ""
+		}
+		ov := c.parent.lookup(v.Name)
+		if ov == nil {
+			return ""
+		}
+		val := ov.Value
+		if ov.Recursive {
+			val = m.expand(ov.Value, sc)
+		}
+		if ov.appendTo {
+			if base := m.outerValue(ov, sc); base != "" {
+				return base + " " + val
+			}
+		}
+		return val
 	}
 	return ""
 }

@@ -338,6 +338,10 @@ func (m *Make) commandFailed(j *job, c command, code, sig int) bool {
 		}
 	}
 	if c.ignore {
+		if m.opts.silent {
+			// GNU make's -s hides ignored errors too.
+			return false
+		}
 		m.stderrf("%s: [%s:%d: %s] %s (ignored)\n", m.prog, c.loc.File, c.loc.Line, j.f.Name, what)
 		return false
 	}

@@ -161,6 +161,15 @@ func (m *Make) assign(a assignment, origin Origin, sc *Scope) {
 	if a.override {
 		origin = OriginOverride
 	}
+	// An immediate value is computed even when the assignment then
+	// loses to a command-line or override value (GNU expands first).
+	var now string
+	switch a.op {
+	case ":=", "::=":
+		now = m.expand(a.value, sc)
+	case "!=":
+		now = m.shellFunc(m.expand(a.value, sc))
+	}
 	old := sc.vars[name]
 	if old != nil && old.Origin > origin && old.Origin != OriginAutomatic {
 		if a.export != 0 {
@@ -182,7 +191,7 @@ func (m *Make) assign(a assignment, origin Origin, sc *Scope) {
 	case "=":
 		v.Recursive, v.Value = true, a.value
 	case ":=", "::=":
-		v.Value = m.expand(a.value, sc)
+		v.Value = now
 	case "?=":
 		if old != nil {
 			if a.export != 0 {
@@ -192,7 +201,7 @@ func (m *Make) assign(a assignment, origin Origin, sc *Scope) {
 		}
 		v.Recursive, v.Value = true, a.value
 	case "!=":
-		v.Recursive, v.Value = true, m.shellFunc(m.expand(a.value, sc))
+		v.Recursive, v.Value = true, now
 	case "+=":
 		if old == nil {
 			v.Recursive, v.Value = true, a.value

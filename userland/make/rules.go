@@ -321,20 +321,25 @@ func (m *Make) targetVar(target string, a assignment) {
 		sc = f.Vars
 	}
 	name := trimSpace(m.expand(a.name, m.global))
-	if cl := m.global.lookup(name); cl != nil && cl.Origin >= OriginCommandLine && !a.override && cl.Origin != OriginAutomatic {
+	// A command-line (or -e environment) value beats a target-specific
+	// one unless that says override; a global override does not.
+	if cl := m.global.lookup(name); cl != nil && (cl.Origin == OriginCommandLine || cl.Origin == OriginEnvOverride) && !a.override {
 		return
 	}
 	v := &Var{Name: name, Origin: OriginFile, Export: a.export, private: a.private, loc: m.loc}
 	if a.override {
 		v.Origin = OriginOverride
 	}
+	// Immediate values are expanded with the target's variables so far
+	// in front of the global ones.
+	ctx := &Scope{vars: sc.vars, parent: m.global}
 	switch a.op {
 	case "=":
 		v.Recursive, v.Value = true, a.value
 	case ":=", "::=":
-		v.Value = m.expand(a.value, m.global)
+		v.Value = m.expand(a.value, ctx)
 	case "!=":
-		v.Recursive, v.Value = true, m.shellFunc(m.expand(a.value, m.global))
+		v.Recursive, v.Value = true, m.shellFunc(m.expand(a.value, ctx))
 	case "?=":
 		if sc.vars[name] != nil || m.global.lookup(name) != nil {
 			return
@@ -345,7 +350,7 @@ func (m *Make) targetVar(target string, a assignment) {
 			if old.Recursive {
 				old.Value = joinNonEmpty(old.Value, a.value)
 			} else {
-				old.Value = joinNonEmpty(old.Value, m.expand(a.value, m.global))
+				old.Value = joinNonEmpty(old.Value, m.expand(a.value, ctx))
 			}
 			return
 		}

@@ -399,10 +399,12 @@ func (m *Make) updateDouble(f *File) status {
 		if pending {
 			return stPending
 		}
-		if failed {
-			return m.fail(f)
-		}
 		f.dcIdx++
+		if failed {
+			// Under -k the other double-colon rules still run.
+			f.depFailed = true
+			continue
+		}
 		must := !f.exists || len(r.deps) == 0 || m.opts.alwaysMake
 		for _, dn := range r.deps {
 			if m.newer(m.file(dn), f) {
@@ -419,6 +421,9 @@ func (m *Make) updateDouble(f *File) status {
 			}
 			f.state = stateNew
 		}
+	}
+	if f.depFailed {
+		return m.fail(f)
 	}
 	f.state = stateDone
 	return stDone
