@@ -169,8 +169,14 @@ func (m *Make) valueOf(v *Var, sc *Scope) string {
 		return v.Value
 	}
 	if v.expanding {
-		if v.loc.File != "" {
+		// GNU names this variable's place, or for one without (a
+		// command-line variable) the innermost variable being expanded
+		// that has one (its expanding_var).
+		switch {
+		case v.loc.File != "":
 			m.loc = v.loc
+		case m.varLoc.File != "":
+			m.loc = m.varLoc
 		}
 		m.fatalf("Recursive variable '%s' references itself (eventually)", v.Name)
 	}

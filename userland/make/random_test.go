@@ -124,7 +124,7 @@ func TestRandomMakefiles(t *testing.T) {
 	hostBin, ourBin := binWith(t, hostMake), binWith(t, exe)
 	for seed := uint64(1); seed <= 240; seed++ {
 		text := genMakefile{rand.New(rand.NewPCG(seed, 0x6d616b65))}.makefile()
-		args := []string{"", "-k", "-n", "-s t2 all", "A=cmd 'X=c $$(B)' t1", "-i s1.z d1 all"}[seed%6]
+		args := []string{"", "-k", "-n", "-s t2 all", "A=cmd 'X=c $(B)' t1", "-i s1.z d1 all"}[seed%6]
 		wd, gd := t.TempDir(), t.TempDir()
 		for _, d := range []string{wd, gd} {
 			if err := os.WriteFile(filepath.Join(d, "Makefile"), []byte(text), 0o644); err != nil {

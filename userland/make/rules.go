@@ -58,6 +58,8 @@ type File struct {
 	skipped bool
 	// second holds prerequisites still to be expanded a second time.
 	second []secondDeps
+	// walk is every prerequisite in the order make visits them.
+	walk []string
 	// vpath is where the directory search found the file; noVpath is
 	// set once its recipe ran (it is remade here, not there).
 	vpath   string
@@ -352,6 +354,7 @@ func (m *Make) targetVar(target string, a assignment) {
 			} else {
 				old.Value = joinNonEmpty(old.Value, m.expand(a.value, ctx))
 			}
+			old.loc = m.loc
 			return
 		}
 		v.Recursive, v.Value, v.appendTo = true, a.value, true
@@ -565,12 +568,10 @@ func (m *Make) recordTarget(t string, deps, oo []string, pr *pendingRule) {
 		}
 		f.Recipe, f.HasRecipe, f.RecipeLoc = pr.recipe, true, recipeLoc(pr)
 		// The prerequisites of the rule with the recipe come first.
-		f.Deps = append(append([]string(nil), deps...), f.Deps...)
-		f.OrderOnly = append(append([]string(nil), oo...), f.OrderOnly...)
+		f.addDeps(deps, oo, true)
 		return
 	}
-	f.Deps = append(f.Deps, deps...)
-	f.OrderOnly = append(f.OrderOnly, oo...)
+	f.addDeps(deps, oo, false)
 }
 
 // recipeLoc is where a rule's recipe starts (GNU's place for it).
@@ -579,6 +580,22 @@ func recipeLoc(pr *pendingRule) Loc {
 		return pr.recipe[0].loc
 	}
 	return pr.loc
+}
+
+// addDeps adds prerequisites (normal and order-only) in front of or
+// after those f has. walk keeps GNU's single list, in which make visits
+// them: each rule's normal prerequisites, then its order-only ones.
+func (f *File) addDeps(deps, oo []string, front bool) {
+	seg := append(append([]string(nil), deps...), oo...)
+	if front {
+		f.Deps = append(append([]string(nil), deps...), f.Deps...)
+		f.OrderOnly = append(append([]string(nil), oo...), f.OrderOnly...)
+		f.walk = append(seg, f.walk...)
+		return
+	}
+	f.Deps = append(f.Deps, deps...)
+	f.OrderOnly = append(f.OrderOnly, oo...)
+	f.walk = append(f.walk, seg...)
 }
 
 // isGoalCandidate reports whether a target may be the default goal: not

@@ -177,7 +177,7 @@ func (m *Make) update(f *File, parent *Scope, needer string) status {
 	}
 
 	pending, failed := false, false
-	deps := append(append([]string(nil), f.Deps...), f.OrderOnly...)
+	deps := append([]string(nil), f.walk...)
 	for i := 0; i < len(deps); i++ {
 		d := m.file(deps[i])
 		if d.onStack {
@@ -293,13 +293,7 @@ func (m *Make) secondExpand(f *File) {
 				deps = append(deps, w)
 			}
 		}
-		if c.first {
-			f.Deps = append(deps, f.Deps...)
-			f.OrderOnly = append(oo, f.OrderOnly...)
-		} else {
-			f.Deps = append(f.Deps, deps...)
-			f.OrderOnly = append(f.OrderOnly, oo...)
-		}
+		f.addDeps(deps, oo, c.first)
 	}
 }
 
@@ -308,6 +302,7 @@ func (m *Make) circular(f, d *File) {
 	m.stderrf("%s: Circular %s <- %s dependency dropped.\n", m.prog, f.Name, d.Name)
 	f.Deps = removeWord(f.Deps, d.Name)
 	f.OrderOnly = removeWord(f.OrderOnly, d.Name)
+	f.walk = removeWord(f.walk, d.Name)
 }
 
 func removeWord(ws []string, w string) []string {
@@ -522,8 +517,7 @@ func (m *Make) implicit(f *File, depth int) bool {
 					df.Intermediate = true
 				}
 			}
-			f.Deps = append(deps, f.Deps...)
-			f.OrderOnly = append(subst(c, c.r.orderOnly), f.OrderOnly...)
+			f.addDeps(deps, subst(c, c.r.orderOnly), true)
 			f.Recipe, f.HasRecipe, f.RecipeLoc = c.r.recipe, true, c.r.loc
 			f.Stem = c.dir + c.stem
 			f.fromImplicit = true
