@@ -455,7 +455,13 @@ func (m *Make) build() int {
 func (m *Make) goalMessage(f *File, st status, changed bool) {
 	if st == stFailed {
 		if m.opts.keepGoing && f.depFailed {
-			m.stderrf("%s: Target '%s' not remade because of errors.\n", m.prog, f.Name)
+			n := 1
+			if len(f.Double) > 0 && f.dcFailed > 1 {
+				n = f.dcFailed
+			}
+			for ; n > 0; n-- {
+				m.stderrf("%s: Target '%s' not remade because of errors.\n", m.prog, f.Name)
+			}
 		}
 		return
 	}

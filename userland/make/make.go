@@ -207,19 +207,20 @@ func (m *Make) assign(a assignment, origin Origin, sc *Scope) {
 			v.Recursive, v.Value = true, a.value
 			break
 		}
-		if a.value == "" {
-			// Nothing added: GNU leaves the variable as it was.
+		added := a.value
+		if !old.Recursive {
+			added = m.expand(a.value, sc)
+		}
+		if added == "" {
+			// Nothing added: GNU leaves the variable as it was, origin
+			// included.
 			if a.export != 0 {
 				old.Export = a.export
 			}
 			return
 		}
 		v.Recursive = old.Recursive
-		if old.Recursive {
-			v.Value = joinNonEmpty(old.Value, a.value)
-		} else {
-			v.Value = joinNonEmpty(old.Value, m.expand(a.value, sc))
-		}
+		v.Value = joinNonEmpty(old.Value, added)
 		if origin < old.Origin {
 			v.Origin = old.Origin
 		}

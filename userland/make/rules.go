@@ -50,8 +50,10 @@ type File struct {
 	// group lists the targets of a grouped rule (&:), made by one run of
 	// its recipe.
 	group []string
-	// dcIdx is the next double-colon rule to consider.
-	dcIdx int
+	// dcIdx is the next double-colon rule to consider; dcFailed counts
+	// those whose prerequisites failed (GNU reports each).
+	dcIdx    int
+	dcFailed int
 	// depFailed is set when a prerequisite could not be made.
 	depFailed bool
 	// skipped marks a missing intermediate file left unmade.
@@ -324,8 +326,11 @@ func (m *Make) targetVar(target string, a assignment) {
 	}
 	name := trimSpace(m.expand(a.name, m.global))
 	// A command-line (or -e environment) value beats a target-specific
-	// one unless that says override; a global override does not.
+	// one unless that says override (a global override does not): the
+	// target gets a copy of it, as it is now (GNU's record_target_var).
 	if cl := m.global.lookup(name); cl != nil && (cl.Origin == OriginCommandLine || cl.Origin == OriginEnvOverride) && !a.override {
+		sc.vars[name] = &Var{Name: name, Value: cl.Value, Recursive: cl.Recursive, Origin: cl.Origin,
+			Export: cl.Export, private: a.private, loc: cl.loc}
 		return
 	}
 	v := &Var{Name: name, Origin: OriginFile, Export: a.export, private: a.private, loc: m.loc}

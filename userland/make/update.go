@@ -398,6 +398,7 @@ func (m *Make) updateDouble(f *File) status {
 		if failed {
 			// Under -k the other double-colon rules still run.
 			f.depFailed = true
+			f.dcFailed++
 			continue
 		}
 		must := !f.exists || len(r.deps) == 0 || m.opts.alwaysMake
