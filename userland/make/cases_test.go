@@ -148,6 +148,8 @@ var diffCases = []diffCase{
 	{name: "directory-option-silent", files: map[string]string{"sub/Makefile": "all:\n\t@echo in sub\n"}, args: "-s -C sub"},
 	{name: "jobs-chain", files: mk("all: c\n\t@echo all\nc: b\n\t@echo c\nb: a\n\t@echo b\na:\n\t@echo a\n"), args: "-j4"},
 	{name: "jobs-files", files: mk("all: a b c d\na b c d:\n\t@echo $@ > $@\n"), args: "-j3", post: "cat a b c d"},
+	{name: "jobs-many", files: mk("N := $(shell seq 1 30)\nall: $(addprefix f,$(N))\n\t@cat $^ | wc -l\nf%:\n\t@echo $* > $@\n"), args: "-j8", post: "ls | wc -l"},
+	{name: "jobs-unlimited-chain", files: mk("all: d\n\t@echo all\nd: c1 c2\n\t@cat c1 c2 > d\nc%: s%\n\t@cp $< $@\ns%:\n\t@echo $@ > $@\n"), args: "-j", post: "cat d"},
 	{name: "jobs-failure", files: mk("all: a\n\t@echo never\na:\n\t@exit 2\n"), args: "-j2"},
 	{name: "recursive-make", files: map[string]string{"Makefile": "all:\n\t@$(MAKE) -C sub X=1\n", "sub/Makefile": "all:\n\t@echo sub $(X) $(MAKELEVEL)\n"}, args: ""},
 	{name: "recursive-print-directory", files: map[string]string{"Makefile": "all:\n\t@$(MAKE) -C sub\n\t@$(MAKE) -C sub -w\n\t$(MAKE) -C sub --no-print-directory\n", "sub/Makefile": "all:\n\t@echo sub $(MAKEFLAGS)\n"}, args: ""},
