@@ -194,6 +194,7 @@ var diffCases = []diffCase{
 	{name: "oneshell-echo", files: mk(".ONESHELL:\nall:\n\techo a\n\t@echo b\n\t  -echo c\n"), args: ""},
 	{name: "oneshell-failure", files: mk(".ONESHELL:\nall:\n\t@false\n\techo last\n"), args: ""},
 	{name: "oneshell-error", files: mk(".ONESHELL:\nall:\n\t@echo a\n\texit 4\n"), args: ""},
+	{name: "posix-special", files: mk(".POSIX:\nX = a \\\n   b\nall:\n\t@echo '[$(X)] [$(.SHELLFLAGS)]'\n\t@false; echo not-reached\n"), args: ""},
 	{name: "shellflags", files: mk(".SHELLFLAGS = -ec\nall:\n\t@false; echo not-reached\n"), args: ""},
 	{name: "jobs-keep-going", files: mk("all: a b c\n\t@echo all\na:\n\t@exit 1\nb:\n\t@echo b > b.txt\nc:\n\t@echo c > c.txt\n"), args: "-k -j2", post: "cat b.txt c.txt"},
 	{name: "silent-with-error", files: mk("all:\n\techo visible? ; exit 5\n"), args: "-s"},

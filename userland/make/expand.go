@@ -365,7 +365,6 @@ func (m *Make) callFunc(name, raw string, openp, closep byte, sc *Scope) string 
 		m.warnf("%s", x(0))
 		return ""
 	case "info":
-		m.flushOut()
 		fmt.Fprintf(m.stdout, "%s\n", x(0))
 		return ""
 	case "file":

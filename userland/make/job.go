@@ -306,7 +306,6 @@ func (m *Make) advance(j *job) bool {
 			m.stdoutf("%s\n", c.text)
 		}
 		m.commands++
-		j.f.ranRecipe = true
 		if (m.opts.dryRun || m.opts.question) && !c.recursive {
 			continue
 		}
@@ -450,7 +449,6 @@ func (m *Make) shellFunc(cmd string) string {
 		m.stderrf("%s: %s: %s\n", m.prog, argv[0], errText(err))
 		code = 127
 	}
-	m.shellStatus = code
 	m.setVar(".SHELLSTATUS", fmt.Sprint(code), OriginOverride)
 	s := strings.TrimRight(string(out), "\n")
 	s = strings.ReplaceAll(s, "\r\n", " ")
@@ -471,7 +469,10 @@ func (m *Make) shellArgv(cmd string) []string {
 // commandArgv is how a recipe command runs: directly when the default
 // shell would only split it into words, as GNU make does.
 func (m *Make) commandArgv(cmd string) []string {
-	if sh := m.global.lookup("SHELL"); sh != nil && sh.Value == "/bin/sh" && m.varValue(".SHELLFLAGS", m.global) == "-c" && !m.oneShell {
+	if sh := m.global.lookup("SHELL"); sh != nil && sh.Value == "/bin/sh" && !m.oneShell {
+		if f := m.varValue(".SHELLFLAGS", m.global); f != "-c" && f != "-ec" {
+			return m.shellArgv(cmd)
+		}
 		if argv, ok := directArgv(cmd); ok {
 			return argv
 		}

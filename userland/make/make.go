@@ -45,8 +45,8 @@ type Make struct {
 	silentTargets map[string]bool
 	notParallel   bool
 	oneShell      bool
-	posix         bool
 	allSecondary  bool
+	posix         bool
 	preciousPats  []string
 	secondExp     bool
 	vpaths        []vpathEntry
@@ -57,10 +57,6 @@ type Make struct {
 	stop        bool
 	anyFailed   bool
 	questionOut bool
-	shellStatus int
-	// stopMessage is set when the error that stopped make was printed
-	// with its "Stop.".
-	stopMessage bool
 	// procEnv is make's own environment, which $(shell) gets.
 	procEnv []string
 	run     runner
@@ -120,8 +116,6 @@ func (m *Make) message(format string, args ...any) {
 }
 
 func errText(err error) string { return sysmsg.Text(err) }
-
-func (m *Make) flushOut() {}
 
 // setVar sets a simple variable in the global scope.
 func (m *Make) setVar(name, value string, origin Origin) *Var {

@@ -127,9 +127,11 @@ func splitLines(text string) []string {
 	return lines
 }
 
-// collapse joins continued lines outside recipes: a backslash-newline
-// and the whitespace around it become one space.
-func collapse(s string) string {
+// collapseMode joins continued lines outside recipes: a backslash-
+// newline and the whitespace around it become one space; under .POSIX
+// (posix set) the blanks before the backslash stay, as POSIX and GNU
+// make 4.3 there want.
+func collapseMode(s string, posix bool) string {
 	if !strings.Contains(s, "\\\n") {
 		return s
 	}
@@ -145,9 +147,11 @@ func collapse(s string) string {
 				b.WriteByte('\\')
 				continue
 			}
-			out := strings.TrimRight(b.String(), " \t")
-			b.Reset()
-			b.WriteString(out)
+			if !posix {
+				out := strings.TrimRight(b.String(), " \t")
+				b.Reset()
+				b.WriteString(out)
+			}
 			i += 2
 			for i < len(s) && (isBlank(s[i]) || s[i] == '\\' && i+1 < len(s) && s[i+1] == '\n') {
 				if s[i] == '\\' {
@@ -439,7 +443,7 @@ func (r *reader) run() {
 				continue
 			}
 		}
-		collapsed := stripComment(collapse(line))
+		collapsed := stripComment(collapseMode(line, m.posix))
 		if a, ok := parseAssignment(collapsed); ok {
 			if a.define {
 				body := r.defineBody()

@@ -43,10 +43,7 @@ type File struct {
 	// madeIntermediate is set for an intermediate file this run made,
 	// to be deleted at the end.
 	madeIntermediate bool
-	parentName       string
 	goal             bool
-	// ranRecipe is set when a command of its recipe started.
-	ranRecipe bool
 	// group lists the targets of a grouped rule (&:), made by one run of
 	// its recipe.
 	group []string
@@ -123,7 +120,7 @@ func (r *reader) ruleLine(line string) {
 		}
 		line = line[:i]
 	}
-	line = collapse(line)
+	line = collapseMode(line, m.posix)
 	// Find the rule's colon: in the written text when it is there,
 	// otherwise in the expansion.
 	colon := findColon(line)
@@ -525,7 +522,12 @@ func (m *Make) special(name string, deps []string) bool {
 	case ".ONESHELL":
 		m.oneShell = true
 	case ".POSIX":
+		// GNU 4.3: recipes run with sh -e, and continuation lines keep
+		// the blanks before the backslash.
 		m.posix = true
+		if v := m.global.lookup(".SHELLFLAGS"); v != nil && v.Origin == OriginDefault {
+			m.setVar(".SHELLFLAGS", "-ec", OriginDefault)
+		}
 	case ".SECONDEXPANSION":
 		m.secondExp = true
 	case ".DEFAULT", ".LOW_RESOLUTION_TIME", ".NOTINTERMEDIATE":

@@ -101,7 +101,7 @@ func TestCondArgs(t *testing.T) {
 }
 
 func TestCollapseAndComments(t *testing.T) {
-	if got := collapse("a   \\\n   b\\\n\\\nc"); got != "a b c" {
+	if got := collapseMode("a   \\\n   b\\\n\\\nc", false); got != "a b c" {
 		t.Errorf("collapse = %q", got)
 	}
 	if got := stripComment(`x $(a#b) \# y # z`); got != "x $(a#b) # y " {

@@ -159,7 +159,6 @@ func (m *Make) update(f *File, parent *Scope, needer string) status {
 	}
 	if f.scope == nil {
 		f.scope = m.scopeFor(f, parent)
-		f.parentName = needer
 		m.stat(f)
 		if len(f.second) > 0 {
 			m.secondExpand(f)
@@ -331,7 +330,6 @@ func (m *Make) noRule(f *File, needer string) status {
 	} else {
 		m.errorf("%s.  Stop.", msg)
 		m.stop = true
-		m.stopMessage = true
 	}
 	m.anyFailed = true
 	return m.fail(f)
