@@ -10,6 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/internal/vmhost"
+	"github.com/secexec/secexec/internal/vmtest"
 )
 
 // genMakefile writes a random makefile from the features both makes
@@ -112,6 +116,13 @@ func (g genMakefile) makefile() string {
 	return b.String()
 }
 
+// randomCase is the makefile and arguments of one seed.
+func randomCase(seed uint64) (string, string) {
+	text := genMakefile{rand.New(rand.NewPCG(seed, 0x6d616b65))}.makefile()
+	args := []string{"", "-k", "-n", "-s t2 all", "A=cmd 'X=c $(B)' t1", "-i s1.z d1 all"}[seed%6]
+	return text, args
+}
+
 // TestRandomMakefiles runs generated makefiles (fixed seeds) with GNU
 // make and with this make built for the host, with and without -k, and
 // compares what they print and how they end.
@@ -123,8 +134,7 @@ func TestRandomMakefiles(t *testing.T) {
 	}
 	hostBin, ourBin := binWith(t, hostMake), binWith(t, exe)
 	for seed := uint64(1); seed <= 240; seed++ {
-		text := genMakefile{rand.New(rand.NewPCG(seed, 0x6d616b65))}.makefile()
-		args := []string{"", "-k", "-n", "-s t2 all", "A=cmd 'X=c $(B)' t1", "-i s1.z d1 all"}[seed%6]
+		text, args := randomCase(seed)
 		wd, gd := t.TempDir(), t.TempDir()
 		for _, d := range []string{wd, gd} {
 			if err := os.WriteFile(filepath.Join(d, "Makefile"), []byte(text), 0o644); err != nil {
@@ -142,4 +152,36 @@ func TestRandomMakefiles(t *testing.T) {
 			t.Errorf("seed %d, make %s:\n%s\n got: %+v\nwant: %+v", seed, args, text, got, want)
 		}
 	}
+}
+
+// TestRandomMakefilesVM runs the generated makefiles with
+// make.wasm in a VM (recipes in the VM's shell) against GNU make. Seeds
+// whose recipes are shell syntax errors are left out: the two shells
+// word those differently, which is not make's business.
+func TestRandomMakefilesVM(t *testing.T) {
+	checkHostMake(t)
+	want, got := t.TempDir(), t.TempDir()
+	h := vmtest.NewHost(t, vmhost.Config{Mounts: []vm.Mount{{Path: "/mnt/host", HostDir: got}}})
+	hostBin := binWith(t, hostMake)
+	compared := 0
+	for seed := uint64(1); seed <= 240; seed++ {
+		text, args := randomCase(seed)
+		name := fmt.Sprintf("r%d", seed)
+		wd, gd := filepath.Join(want, name), filepath.Join(got, name)
+		writeFixture(t, wd, map[string]string{"Makefile": text})
+		writeFixture(t, gd, map[string]string{"Makefile": text})
+		w := shRun(t, wd, hostBin, "make "+args)
+		if w.code > 2 || strings.Contains(w.stderr, "/bin/sh:") {
+			continue
+		}
+		compared++
+		g := vmRun(t, h, "/mnt/host/"+name, "make "+args)
+		if g != w {
+			t.Errorf("seed %d, make %s:\n%s\n got: %+v\nwant: %+v", seed, args, text, g, w)
+		}
+	}
+	if compared < 180 {
+		t.Errorf("only %d of 240 seeds compared", compared)
+	}
+	t.Logf("%d seeds compared", compared)
 }
