@@ -373,10 +373,10 @@ func (m *Make) reap() {
 		if code != 0 || sig != 0 {
 			done = m.commandFailed(j, j.cur, code, sig)
 		}
-		if !done && !(m.stop && !j.failed) {
+		// A running recipe goes on to its end even after another one
+		// failed (GNU waits for it).
+		if !done {
 			done = m.advance(j)
-		} else {
-			done = true
 		}
 		if done {
 			m.jobs = append(m.jobs[:i], m.jobs[i+1:]...)
