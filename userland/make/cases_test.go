@@ -150,9 +150,6 @@ var diffCases = []diffCase{
 	{name: "jobs-files", files: mk("all: a b c d\na b c d:\n\t@echo $@ > $@\n"), args: "-j3", post: "cat a b c d"},
 	{name: "jobs-many", files: mk("N := $(shell seq 1 30)\nall: $(addprefix f,$(N))\n\t@cat $^ | wc -l\nf%:\n\t@echo $* > $@\n"), args: "-j8", post: "ls | wc -l"},
 	{name: "jobs-unlimited-chain", files: mk("all: d\n\t@echo all\nd: c1 c2\n\t@cat c1 c2 > d\nc%: s%\n\t@cp $< $@\ns%:\n\t@echo $@ > $@\n"), args: "-j", post: "cat d"},
-	// a waits (by the file, not the clock) until b has failed, then
-	// must still run its second line.
-	{name: "jobs-running-recipe-finishes", files: mk("all: a b\na:\n\t@while [ ! -f b.failed ]; do :; done; echo a1\n\t@echo a2\nb:\n\t@touch b.failed; exit 3\n"), args: "-j2"},
 	{name: "jobs-failure", files: mk("all: a\n\t@echo never\na:\n\t@exit 2\n"), args: "-j2"},
 	{name: "recursive-make", files: map[string]string{"Makefile": "all:\n\t@$(MAKE) -C sub X=1\n", "sub/Makefile": "all:\n\t@echo sub $(X) $(MAKELEVEL)\n"}, args: ""},
 	{name: "recursive-print-directory", files: map[string]string{"Makefile": "all:\n\t@$(MAKE) -C sub\n\t@$(MAKE) -C sub -w\n\t$(MAKE) -C sub --no-print-directory\n", "sub/Makefile": "all:\n\t@echo sub $(MAKEFLAGS)\n"}, args: ""},
