@@ -212,6 +212,7 @@ var diffCases = []diffCase{
 	{name: "call-nested", files: mk("rev = $(if $(1),$(call rev,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))\nall:\n\t@echo $(strip $(call rev,a b c d))\n"), args: ""},
 	{name: "eval-assign", files: mk("$(eval X := 1)\n$(foreach v,A B,$(eval $(v) = val-$(v)))\nall:\n\t@echo $(X) $(A) $(B)\n"), args: ""},
 	{name: "patsubst-escaped", files: mk("all:\n\t@echo '$(patsubst a\\%%,x%,a%b a%c d)' '$(filter \\%x,%x y)'\n"), args: ""},
+	{name: "wordlist-keeps-blanks", files: mk("X = a  b\t\tc   d\nall:\n\t@echo \"[$(wordlist 1,3,$(X))] [$(filter %,$(X))] [$(join $(X),$(X))] [$(X:a=b)]\"\n"), args: ""},
 	{name: "sort-dups", files: mk("all:\n\t@echo $(sort c b a b c aa)\n"), args: ""},
 	{name: "wordlist-errors", files: mk("all:\n\t@echo $(wordlist 0,2,a b)\n"), args: ""},
 	{name: "insufficient-args", files: mk("all:\n\t@echo $(word 1)\n"), args: ""},

@@ -440,14 +440,16 @@ func textFunc(m *Make, name string, a []string) string {
 		if s == 0 {
 			m.fatalf("invalid first argument to 'wordlist' function: '%d'", s)
 		}
-		w := fields(a[2])
-		if e > len(w) {
-			e = len(w)
+		// GNU gives the text from word s to word e as it is, blanks
+		// between them included.
+		spans := wordSpans(a[2])
+		if e > len(spans) {
+			e = len(spans)
 		}
 		if s > e {
 			return ""
 		}
-		return strings.Join(w[s-1:e], " ")
+		return a[2][spans[s-1][0]:spans[e-1][1]]
 	case "firstword":
 		if w := fields(a[0]); len(w) > 0 {
 			return w[0]
@@ -536,6 +538,26 @@ func textFunc(m *Make, name string, a []string) string {
 		return strings.Join(out, " ")
 	}
 	return ""
+}
+
+// wordSpans returns the start and end offsets of each word of s.
+func wordSpans(s string) [][2]int {
+	var out [][2]int
+	start := -1
+	for i := 0; i < len(s); i++ {
+		if isSpace(s[i]) {
+			if start >= 0 {
+				out = append(out, [2]int{start, i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, [2]int{start, len(s)})
+	}
+	return out
 }
 
 func (m *Make) numArg(s, which, fn string) int {
