@@ -99,6 +99,8 @@ var diffCases = []diffCase{
 	{name: "value-origin-flavor", files: mk("R = $(X)\nS := s\nall:\n\t@echo '$(value R)|$(origin R) $(origin S) $(origin NONE) $(origin CC) $(origin @)|$(flavor R) $(flavor S) $(flavor NONE)'\n"), args: ""},
 	{name: "eval", files: mk("define RULE\n$(1):\n\t@echo rule $(1)\nendef\n$(foreach t,x y,$(eval $(call RULE,$(t))))\nall: x y\n"), args: "all"},
 	{name: "shell-function", files: mk("X := $(shell printf 'a\\nb\\n\\n')\nall:\n\t@echo [$(X)] $(shell exit 3)$(.SHELLSTATUS)\n"), args: ""},
+	{name: "shell-function-lines", files: mk("define C\necho a\nnosuch1\necho b\nendef\ndefine D\necho 'x\ny' \"p\nq\" r\\\ns\nendef\nX != $(C)\nY := $(shell $(D)) [$(shell echo '  ')]\nZ := $(shell nosuch2 x)$(.SHELLSTATUS)\nall:\n\t@echo \"[$(X)] [$(Y)] [$(Z)]\"\n"), args: ""},
+	{name: "warning-in-exported-variable", files: mk("X = $(warning from X)\nexport X\nall:\n\t@echo a\n"), args: ""},
 	{name: "info-warning", files: mk("$(info parse info)\n$(warning parse warning)\nall:\n\t$(info recipe info)@echo done\n"), args: ""},
 	{name: "error", files: mk("all:\n\t@echo no\n$(error stopped here)\n"), args: ""},
 	{name: "word-bad-arg", files: mk("all:\n\t@echo $(word x,a b)\n"), args: ""},

@@ -181,9 +181,14 @@ func (m *Make) valueOf(v *Var, sc *Scope) string {
 		m.fatalf("Recursive variable '%s' references itself (eventually)", v.Name)
 	}
 	v.expanding = true
-	saved := m.varLoc
+	saved, savedLoc := m.varLoc, m.loc
 	// The flag is cleared even when the expansion ends make.
-	defer func() { v.expanding = false; m.varLoc = saved }()
+	defer func() { v.expanding = false; m.varLoc, m.loc = saved, savedLoc }()
+	if m.loc.File == "" {
+		// Outside any makefile line (a recipe's environment, say),
+		// messages name the variable's own place, as GNU's do.
+		m.loc = v.loc
+	}
 	if v.loc.File != "" {
 		// Syntax errors inside a variable name where it was defined
 		// (GNU's expanding_var); $(warning) and $(error) name where

@@ -443,7 +443,10 @@ func (m *Make) stderrf(format string, args ...any) { fmt.Fprintf(m.stderr, forma
 func (m *Make) shellFunc(cmd string) string {
 	// GNU make 4.3 gives $(shell) its own environment, not a recipe's.
 	env := m.procEnv
-	argv := m.shellArgv(cmd)
+	// Like a recipe line: run directly when the shell would only split
+	// words (so a missing program reads as GNU's "make: x: No such file
+	// or directory").
+	argv := m.commandArgv(shellLine(cmd))
 	out, code, err := m.run.capture(argv, env, m.curdir)
 	if err != nil {
 		m.stderrf("%s: %s: %s\n", m.prog, argv[0], errText(err))
@@ -453,6 +456,45 @@ func (m *Make) shellFunc(cmd string) string {
 	s := strings.TrimRight(string(out), "\n")
 	s = strings.ReplaceAll(s, "\r\n", " ")
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// shellLine is a $(shell) command as GNU make 4.3 hands it to the shell:
+// its newlines (and backslash-newlines) separate words outside quotes
+// and disappear inside them, as GNU's escaping and re-splitting of the
+// line leaves them.
+func shellLine(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote == 0 && c == '\\' && i+1 < len(s) && s[i+1] == '\n':
+			b.WriteByte(' ')
+			i++
+		case quote == 0 && c == '\\' && i+1 < len(s):
+			b.WriteByte(c)
+			b.WriteByte(s[i+1])
+			i++
+		case c == '\n':
+			if quote == 0 {
+				b.WriteByte(' ')
+			}
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+			b.WriteByte(c)
+		case c == quote:
+			quote = 0
+			b.WriteByte(c)
+		case quote == '"' && c == '\\' && i+1 < len(s) && s[i+1] == '\n':
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // shellArgv is the argv that runs cmd with $(SHELL) $(.SHELLFLAGS).

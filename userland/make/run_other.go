@@ -84,10 +84,16 @@ func (r *osRunner) capture(argv []string, env []string, dir string) ([]byte, int
 	cmd.Env, cmd.Dir = env, dir
 	var out bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, &out, os.Stderr
-	err := cmd.Run()
-	var ee *exec.Error
-	if errors.As(err, &ee) {
-		return nil, 127, ee.Err
+	if err := cmd.Start(); err != nil {
+		var ee *exec.Error
+		if errors.As(err, &ee) {
+			if errors.Is(ee.Err, exec.ErrNotFound) {
+				return nil, 127, syscall.ENOENT
+			}
+			return nil, 127, ee.Err
+		}
+		return nil, 127, err
 	}
-	return out.Bytes(), code(err), nil
+	status := code(cmd.Wait())
+	return out.Bytes(), status, nil
 }
