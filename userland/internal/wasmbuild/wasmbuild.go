@@ -19,7 +19,7 @@ import (
 
 // Commands are the userland programs, each a package main in a directory
 // of the same name under the userland directory.
-var Commands = []string{"bash", "curl", "git", "grep", "jq", "tools"}
+var Commands = []string{"bash", "curl", "git", "grep", "jq", "make", "tools"}
 
 // Aliases are the command names a module answers to besides its own.
 // One module for many small tools keeps the embedded size down: the Go
