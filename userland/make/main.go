@@ -18,10 +18,6 @@ import (
 	"strings"
 )
 
-func main() {
-	os.Exit(run(os.Args, os.Environ(), os.Stdin, os.Stdout, os.Stderr, newRunner()))
-}
-
 // maxRestarts bounds the re-reads after included makefiles were made.
 const maxRestarts = 10
 

@@ -39,7 +39,7 @@ var Aliases = map[string][]string{
 // snapshot of an initialised one. Their secexec_main is hostproc.Run.
 // Every Go command is one: the Go runtime's and packages' initialisation
 // was most of a short run (jq -n 1: ~6 ms of ~8).
-var reactors = map[string]bool{"bash": true, "curl": true, "git": true, "grep": true, "jq": true, "tools": true}
+var reactors = map[string]bool{"bash": true, "curl": true, "git": true, "grep": true, "jq": true, "make": true, "tools": true}
 
 // Build compiles every command in userlandDir into outDir/NAME.wasm with
 // GOOS=wasip1 GOARCH=wasm. Paths, VCS stamps and the build ID are left out
