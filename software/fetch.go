@@ -23,8 +23,30 @@ func (s *Store) npmPack(ctx context.Context, pin Pin, dir string) (string, error
 	return npmPack(ctx, s.npm, pin, dir)
 }
 
-// npmPack runs npmExe pack for pin in dir (see Store.npmPack).
+// npmPackTimeout bounds one npm pack: npm has been seen to stall on a
+// registry connection for many minutes. A stalled attempt is retried
+// once; a set-up never hangs on it.
+var npmPackTimeout = 4 * time.Minute
+
+// npmPack runs npmExe pack for pin in dir (see Store.npmPack), retrying
+// once an attempt that ran out of time.
 func npmPack(ctx context.Context, npmExe string, pin Pin, dir string) (string, error) {
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, npmPackTimeout)
+		name, err := npmPackOnce(actx, npmExe, pin, dir)
+		stalled := actx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if err == nil || !stalled || attempt == 2 {
+			if err != nil && stalled {
+				err = &FetchError{Spec: pin.Spec(), Err: fmt.Errorf("npm pack did not finish in %v, twice: %w", npmPackTimeout, context.DeadlineExceeded)}
+			}
+			return name, err
+		}
+	}
+}
+
+// npmPackOnce is one npm pack.
+func npmPackOnce(ctx context.Context, npmExe string, pin Pin, dir string) (string, error) {
 	fail := func(err error, stderr string) *FetchError {
 		return &FetchError{Spec: pin.Spec(), Err: err, Stderr: stderr}
 	}

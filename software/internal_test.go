@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/secexec/secexec/software/aospkg"
 	"github.com/secexec/secexec/software/internal/aospkgtest"
@@ -557,5 +558,28 @@ func TestErrorStrings(t *testing.T) {
 		if s := err.Error(); !strings.Contains(s, "@a/b@1") || !strings.HasPrefix(s, "software: ") {
 			t.Errorf("%T.Error() = %q", err, s)
 		}
+	}
+}
+
+// An npm that stalls (here: a program that never answers) is stopped at
+// the attempt's time limit and tried once more; the fetch then fails with
+// a FetchError that says so, instead of hanging the set-up.
+func TestNPMPackStallIsBounded(t *testing.T) {
+	old := npmPackTimeout
+	npmPackTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { npmPackTimeout = old })
+	dir := t.TempDir()
+	stall := filepath.Join(dir, "npm")
+	count := filepath.Join(dir, "count")
+	if err := os.WriteFile(stall, []byte("#!/bin/sh\necho x >> "+count+"\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := npmPack(context.Background(), stall, Pin{Package: "@agentos-software/sed", Version: "0.3.4"}, t.TempDir())
+	var fe *FetchError
+	if !errors.As(err, &fe) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrFetch) {
+		t.Fatalf("stalled npm: %v, want a FetchError for the deadline", err)
+	}
+	if b, _ := os.ReadFile(count); strings.Count(string(b), "x") != 2 {
+		t.Errorf("npm was started %d times, want 2 (one retry)", strings.Count(string(b), "x"))
 	}
 }
