@@ -22,19 +22,28 @@ func testCache(t *testing.T) (software, cache string) {
 	return filepath.Join(os.TempDir(), "secexec-test-software"), root
 }
 
-func TestShellNodeAndOwnCommands(t *testing.T) {
+// newHost is a VM on a runtime over the shared test caches (set up on
+// first use), both closed when the test ends.
+func newHost(t *testing.T) *vmhost.Host {
+	t.Helper()
 	ctx := context.Background()
 	sw, cache := testCache(t)
 	rt, err := guest.New(ctx, guest.Config{SoftwareDir: sw, CacheDir: cache})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rt.Close(ctx)
+	t.Cleanup(func() { _ = rt.Close(ctx) })
 	h, err := vmhost.New(ctx, vmhost.Config{Policy: policy.AllowAll(), Runtime: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Close(ctx)
+	t.Cleanup(func() { _ = h.Close(ctx) })
+	return h
+}
+
+func TestShellNodeAndOwnCommands(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
 	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/home/user"}
 	for _, tc := range []struct{ cmd, want string }{
 		{"echo hello | wc -c", "6\n"},
@@ -59,17 +68,7 @@ func TestShellNodeAndOwnCommands(t *testing.T) {
 // fall behind the userland.
 func TestUserlandDocListsEveryCommand(t *testing.T) {
 	ctx := context.Background()
-	sw, cache := testCache(t)
-	rt, err := guest.New(ctx, guest.Config{SoftwareDir: sw, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close(ctx)
-	h, err := vmhost.New(ctx, vmhost.Config{Policy: policy.AllowAll(), Runtime: rt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h := newHost(t)
 	var out, errb bytes.Buffer
 	exit, err := h.Run(ctx, vmhost.RunSpec{Argv: []string{"ls", "-1", "/usr/bin", "/bin", "/usr/local/bin"},
 		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, Stdout: &out, Stderr: &errb})
@@ -100,17 +99,7 @@ func TestUserlandDocListsEveryCommand(t *testing.T) {
 // compared with the host's python3 and its zoneinfo on the same input.
 func TestTimeZones(t *testing.T) {
 	ctx := context.Background()
-	sw, cache := testCache(t)
-	rt, err := guest.New(ctx, guest.Config{SoftwareDir: sw, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close(ctx)
-	h, err := vmhost.New(ctx, vmhost.Config{Policy: policy.AllowAll(), Runtime: rt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h := newHost(t)
 	py := `from zoneinfo import ZoneInfo; import datetime
 for z in ("America/New_York", "Europe/Paris", "Asia/Kolkata", "Australia/Lord_Howe"):
     for m in (1, 7):
