@@ -123,6 +123,10 @@ var rowDefs = []rowDef{
 	{id: "pipe-brush", label: "brush -c 'echo hello | wc -c'", kind: kindExec, cmd: "brush -c 'echo hello | wc -c'"},
 	{id: "sh-c", label: "sh -c 'echo hello; pwd'", kind: kindExec, cmd: "sh -c 'echo hello; pwd'"},
 	{id: "sh-c-brush", label: "brush -c 'echo hello; pwd'", kind: kindExec, cmd: "brush -c 'echo hello; pwd'"},
+	// The pipeline with the warm pools refilled between execs (not
+	// timed): the latency when execs are not back to back.
+	{id: "pipe-paced", label: "echo hello | wc -c (paced)", kind: kindExec, cmd: "echo hello | wc -c", pace: pacedGap},
+	{id: "pipe-brush-paced", label: "brush -c 'echo hello | wc -c' (paced)", kind: kindExec, cmd: "brush -c 'echo hello | wc -c'", pace: pacedGap},
 	{id: "python", label: "python3 -c pass", kind: kindExec, cmd: "python3 -c pass"},
 	{id: "jq", label: "jq -n 1", kind: kindExec, cmd: "jq -n 1"},
 	{id: "grep-pipe", label: "echo x | grep x", kind: kindExec, cmd: "echo x | grep x"},
