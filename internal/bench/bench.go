@@ -122,6 +122,10 @@ var rowDefs = []rowDef{
 	// lose, measured in the same run.
 	{id: "pipe-brush", label: "brush -c 'echo hello | wc -c'", kind: kindExec, cmd: "brush -c 'echo hello | wc -c'"},
 	{id: "sh-c", label: "sh -c 'echo hello; pwd'", kind: kindExec, cmd: "sh -c 'echo hello; pwd'"},
+	{id: "sh-true", label: "sh -c true", kind: kindExec, cmd: "sh -c true"},
+	{id: "brush-true", label: "brush -c true", kind: kindExec, cmd: "brush -c true"},
+	{id: "sh-wc", label: "sh -c 'wc -c /dev/null'", kind: kindExec, cmd: "sh -c 'wc -c /dev/null'"},
+	{id: "brush-wc", label: "brush -c 'wc -c /dev/null'", kind: kindExec, cmd: "brush -c 'wc -c /dev/null'"},
 	{id: "sh-c-brush", label: "brush -c 'echo hello; pwd'", kind: kindExec, cmd: "brush -c 'echo hello; pwd'"},
 	// The pipeline with the warm pools refilled between execs (not
 	// timed): the latency when execs are not back to back.
