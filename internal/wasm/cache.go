@@ -40,6 +40,10 @@ type compiled struct {
 	// instead of _start: secexec's Go userland, whose instances the
 	// prestart pool initialises ahead of need (prestart.go).
 	reactor bool
+	// trusted marks a module whose content is a software store command's
+	// (secexec's own build or a pinned package), whose instances may be
+	// recycled (recycle.go).
+	trusted atomic.Bool
 	elem    *list.Element
 }
 

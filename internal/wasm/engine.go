@@ -98,6 +98,8 @@ type Engine struct {
 	hashes *hashCache
 	alloc  experimental.MemoryAllocator
 	pool   *prestartPool
+	// trustAll recycles reactors that are not the store's (a test's).
+	trustAll bool
 
 	layersMu sync.RWMutex
 	layers   []*softfs.FS
@@ -133,6 +135,9 @@ type Stats struct {
 	// Restored counts reactor instances brought up from their module's
 	// snapshot instead of running _initialize (snapshot.go).
 	Restored uint64
+	// Recycled counts instances reset to their module's snapshot after a
+	// process and parked again (recycle.go).
+	Recycled uint64
 	// Parked is how many initialised instances wait for a process now.
 	Parked int
 }
@@ -275,6 +280,7 @@ func (e *Engine) Stats() Stats {
 	s.HashHits, s.HashMisses = e.hashes.hits.Load(), e.hashes.misses.Load()
 	s.Prestarted, s.PrestartMisses = e.pool.claims.Load(), e.pool.misses.Load()
 	s.Restored = e.pool.snaps.restored.Load()
+	s.Recycled = e.pool.recycled.Load()
 	e.pool.mu.Lock()
 	s.Parked = len(e.pool.ready)
 	e.pool.mu.Unlock()

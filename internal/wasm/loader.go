@@ -124,6 +124,9 @@ func (e *Engine) compiledFor(ctx context.Context, p *kernel.Process, exe kernel.
 	for _, fs := range layers {
 		if c, want, ok := fs.CommandAt(exe.Path); ok && softfs.SameFile(exe.Stat, want) {
 			cm, hit, err := e.mods.lookup(ctx, c.Fingerprint, c.Module)
+			if err == nil {
+				cm.trusted.Store(true)
+			}
 			return cm, hit, c.Env, err
 		}
 	}

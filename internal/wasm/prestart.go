@@ -22,8 +22,9 @@ import (
 // (the program, which reads its arguments and environment itself). The
 // prestart pool keeps one initialised instance of each such module
 // parked; a process that runs the program claims it, binds its memory to
-// the process's limits and runs only secexec_main. An instance is used
-// once and the pool refills in the background.
+// the process's limits and runs only secexec_main. The pool refills in
+// the background; an instance of a trusted module goes back to the pool
+// after its process, reset to the module's snapshot (recycle.go).
 //
 // The parked instance's initialisation saw no process (syscalls
 // WithPrestart): no arguments, no environment, no descriptors, and "/" as
@@ -54,6 +55,9 @@ type parked struct {
 	mod  api.Module
 	mem  *ownedMemory
 	idle *time.Timer // expires it (see parkedIdle)
+	// out is set while a process holds the instance and it is counted in
+	// prestartPool.out.
+	out bool
 }
 
 // parkedIdle is how long an instance stays parked unclaimed. An engine
@@ -82,15 +86,18 @@ type prestartPool struct {
 	mu      sync.Mutex
 	ready   map[*compiled]*parked
 	filling map[*compiled]chan struct{} // closed when that fill ends
-	closed  bool
-	wg      sync.WaitGroup
-	snaps   snapshots
+	// out counts instances of each recyclable module that processes
+	// hold (recycle.go).
+	out    map[*compiled]int
+	closed bool
+	wg     sync.WaitGroup
+	snaps  snapshots
 
-	claims, misses atomic.Uint64
+	claims, misses, recycled atomic.Uint64
 }
 
 func newPrestartPool(e *Engine) *prestartPool {
-	return &prestartPool{e: e, ready: map[*compiled]*parked{}, filling: map[*compiled]chan struct{}{},
+	return &prestartPool{e: e, ready: map[*compiled]*parked{}, filling: map[*compiled]chan struct{}{}, out: map[*compiled]int{},
 		snaps: snapshots{byMod: map[*compiled]*snapshot{}, tried: map[*compiled]bool{}}}
 }
 
@@ -106,9 +113,7 @@ func (pp *prestartPool) take(ctx context.Context, ent *compiled) *parked {
 		return nil
 	}
 	if pk := pp.ready[ent]; pk != nil {
-		delete(pp.ready, ent)
-		pk.claimed()
-		pp.fillLocked(ent)
+		pp.claimLocked(ent, pk)
 		pp.mu.Unlock()
 		return pk
 	}
@@ -130,11 +135,27 @@ func (pp *prestartPool) take(ctx context.Context, ent *compiled) *parked {
 	defer pp.mu.Unlock()
 	pk := pp.ready[ent]
 	if pk != nil {
-		delete(pp.ready, ent)
-		pk.claimed()
-		pp.fillLocked(ent)
+		pp.claimLocked(ent, pk)
 	}
 	return pk
+}
+
+// claimLocked hands ent's parked instance pk to a process and sees to
+// the next one: an instance that will be recycled when its process ends
+// (recycle.go) is the next one, unless another process already holds
+// one of ent's, which says processes of ent overlap (a pipeline, a
+// command running itself), and a fresh one is made for the next.
+func (pp *prestartPool) claimLocked(ent *compiled, pk *parked) {
+	delete(pp.ready, ent)
+	pk.claimed()
+	if pp.recyclableLocked(ent) {
+		pk.out = true
+		pp.out[ent]++
+		if pp.out[ent] == 1 {
+			return
+		}
+	}
+	pp.fillLocked(ent)
 }
 
 // fillLocked starts initialising an instance of ent unless one is parked
@@ -185,6 +206,7 @@ func (pp *prestartPool) close() {
 		pk.close()
 		pp.e.mods.release(ent)
 	}
+	pp.snaps.close()
 }
 
 func (pk *parked) close() { _ = pk.mod.Close(context.Background()) }

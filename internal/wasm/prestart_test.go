@@ -177,11 +177,7 @@ func TestSnapshotsOff(t *testing.T) {
 	t.Setenv("SECEXEC_WASM_SNAPSHOTS", "0")
 	env := setup(t)
 	ctx := context.Background()
-	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: wasmDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = eng.Close(ctx) })
+	eng := ownEngine(t)
 	v := newVMWith(t, eng, eng.SoftwareLayer(env.store), vm.Config{})
 	v.writeFile("/workspace/reactor.wasm", snapshotReactor(t), 0o755)
 	for range 3 {
@@ -200,11 +196,7 @@ func TestSnapshotsOff(t *testing.T) {
 func TestParkedInstanceExpires(t *testing.T) {
 	env := setup(t)
 	ctx := context.Background()
-	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: wasmDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = eng.Close(ctx) })
+	eng := ownEngine(t)
 	v := newVMWith(t, eng, eng.SoftwareLayer(env.store), vm.Config{})
 	v.writeFile("/workspace/reactor.wasm", snapshotReactor(t), 0o755)
 	run := func() {
@@ -248,11 +240,7 @@ func TestParkedInstanceExpires(t *testing.T) {
 func TestSnapshotRestoreInProcess(t *testing.T) {
 	env := setup(t)
 	ctx := context.Background()
-	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: wasmDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = eng.Close(ctx) })
+	eng := ownEngine(t)
 	v := newVMWith(t, eng, eng.SoftwareLayer(env.store), vm.Config{})
 	v.writeFile("/workspace/reactor.wasm", snapshotReactor(t), 0o755)
 	if err := v.vm.VFS.Mkdir(ctx, vfs.Root, "/workspace/sub", 0o755); err != nil {

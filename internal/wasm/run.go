@@ -96,17 +96,17 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 	if pr.mod.reactor {
 		if pk := pr.e.pool.take(ctx, pr.mod); pk != nil {
 			// The parked instance holds a reference on the module, which
-			// the claim now owns.
-			defer pr.e.mods.release(pr.mod)
+			// the claim now owns until it gives the instance back.
 			if st, ok := syscalls.NewPrestartedState(ctx, p, argv, env); ok {
 				defer st.Close()
 				if pk.mem.claim(p) {
 					ph.prestarted = true
 					pr.e.pool.claims.Add(1)
-					return pr.call(syscalls.WithState(ctx, st), p, argv, pk.mod, "secexec_main", &ph)
+					return pr.call(syscalls.WithState(ctx, st), p, argv, pk.mod, "secexec_main", &ph,
+						func() { pr.e.pool.giveBack(pr.mod, pk) })
 				}
 			}
-			pk.close()
+			pr.e.pool.discard(pr.mod, pk)
 		}
 	}
 	// A reactor with a snapshot starts from it in the process itself. The
@@ -155,20 +155,24 @@ func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []s
 				diag(ctx, p, argv, "cannot instantiate module")
 				return 1, nil
 			}
-			return pr.call(cctx, p, argv, mod, "secexec_main", &ph)
+			return pr.call(cctx, p, argv, mod, "secexec_main", &ph, nil)
 		}
 		if _, err := mod.ExportedFunction("_initialize").Call(cctx); err != nil {
 			defer mod.Close(context.Background())
 			return pr.exitOf(ctx, p, argv, err)
 		}
-		return pr.call(cctx, p, argv, mod, "secexec_main", &ph)
+		return pr.call(cctx, p, argv, mod, "secexec_main", &ph, nil)
 	}
-	return pr.call(cctx, p, argv, mod, "_start", &ph)
+	return pr.call(cctx, p, argv, mod, "_start", &ph, nil)
 }
 
-// call runs the instance's entry point in the process and closes it.
-func (pr *program) call(cctx context.Context, p *kernel.Process, argv []string, mod api.Module, entry string, ph *phases) (int, *syscalls.ExecRequest) {
-	defer mod.Close(context.Background())
+// call runs the instance's entry point in the process, then done (nil:
+// close the instance).
+func (pr *program) call(cctx context.Context, p *kernel.Process, argv []string, mod api.Module, entry string, ph *phases, done func()) (int, *syscalls.ExecRequest) {
+	if done == nil {
+		done = func() { _ = mod.Close(context.Background()) }
+	}
+	defer done()
 	t1 := time.Now()
 	res, err := mod.ExportedFunction(entry).Call(cctx)
 	ph.run = time.Since(t1)

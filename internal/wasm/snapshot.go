@@ -57,6 +57,10 @@ type snapshot struct {
 	names   []string // the exported mutable globals, in order
 	globals []uint64
 	bytes   int
+	// image is the whole memory as a copy-on-write image, for resetting
+	// instances of trusted modules after a process (recycle.go); nil
+	// where images cannot be made.
+	image *memImage
 }
 
 type snapPage struct {
@@ -125,6 +129,10 @@ func takeSnapshot(mod api.Module, pre []byte) (*snapshot, error) {
 		s.names = append(s.names, name)
 		s.globals = append(s.globals, g.Get())
 	}
+	if im, err := newMemImage(post); err == nil {
+		s.image = im
+		s.bytes += im.stored
+	}
 	return s, nil
 }
 
@@ -148,6 +156,12 @@ func (s *snapshot) restore(mod api.Module) error {
 			return errNoSnapshot
 		}
 	}
+	return s.restoreGlobals(mod)
+}
+
+// restoreGlobals sets the module's exported mutable globals to the
+// snapshot's values.
+func (s *snapshot) restoreGlobals(mod api.Module) error {
 	for i, name := range s.names {
 		g, ok := mod.ExportedGlobal(name).(api.MutableGlobal)
 		if !ok {
@@ -214,17 +228,39 @@ func (ss *snapshots) put(ent *compiled, s *snapshot) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if s == nil || s.bytes > snapshotBudget {
+		if s != nil {
+			s.release()
+		}
 		return
 	}
 	for len(ss.order) > 0 && (len(ss.order) >= maxSnapshots || ss.bytes+s.bytes > snapshotBudget) {
 		old := ss.order[0]
 		ss.order = ss.order[1:]
 		ss.bytes -= ss.byMod[old].bytes
+		ss.byMod[old].release()
 		delete(ss.byMod, old)
 	}
 	ss.byMod[ent] = s
 	ss.order = append(ss.order, ent)
 	ss.bytes += s.bytes
+}
+
+// close forgets every snapshot and releases their images.
+func (ss *snapshots) close() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for ent, s := range ss.byMod {
+		s.release()
+		delete(ss.byMod, ent)
+	}
+	ss.order, ss.bytes = nil, 0
+}
+
+// release lets go of what the snapshot holds outside the Go heap.
+func (s *snapshot) release() {
+	if s.image != nil {
+		s.image.close()
+	}
 }
 
 // drop forgets ent, which the module cache evicted: a snapshot (or the
@@ -235,6 +271,7 @@ func (ss *snapshots) drop(ent *compiled) {
 	delete(ss.tried, ent)
 	if s := ss.byMod[ent]; s != nil {
 		ss.bytes -= s.bytes
+		s.release()
 		delete(ss.byMod, ent)
 		ss.order = slices.DeleteFunc(ss.order, func(m *compiled) bool { return m == ent })
 	}

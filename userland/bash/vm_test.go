@@ -97,3 +97,27 @@ func TestShellRunsFromSnapshot(t *testing.T) {
 		t.Errorf("%d of 7 shells started from the snapshot", n)
 	}
 }
+
+// The shell's instances are recycled between processes (internal/wasm
+// recycle.go): back-to-back `sh -c` runs reuse a reset instance instead
+// of instantiating the module each time, and each run is still its own
+// process (its arguments, environment, exit status). A change that makes
+// every run grow the shell's memory past its snapshot would stop the
+// recycling silently; this catches it.
+func TestShellInstancesRecycled(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	eng := vmtest.Shared(t).Engine
+	vmtest.Run(t, h, "", nil, "sh", "-c", "true")
+	before := eng.Stats()
+	for i := range 20 {
+		want := strings.Repeat("x", i)
+		r := vmtest.Run(t, h, "", []string{"V=" + want}, "sh", "-c", `printf '%s\n' "$V"; exit $1`, "sh", "7")
+		if r.Stdout != want+"\n" || r.Exit.Code != 7 {
+			t.Fatalf("run %d: stdout %q stderr %q exit %+v", i, r.Stdout, r.Stderr, r.Exit)
+		}
+	}
+	after := eng.Stats()
+	if n := after.Recycled - before.Recycled; n < 10 {
+		t.Fatalf("%d of 20 shells ran on recycled instances: before %+v after %+v", n, before, after)
+	}
+}

@@ -4,6 +4,8 @@ package hostproc
 
 import (
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -73,6 +75,7 @@ func Reactor() []string {
 // starts share them), runs main with the arguments and exits with its
 // status.
 func Run(main func(args []string) int) int32 {
+	deferFirstGC()
 	args := Reactor()
 	for fd := 0; fd <= 2; fd++ {
 		_ = syscall.SetNonblock(fd, false)
@@ -80,6 +83,28 @@ func Run(main func(args []string) int) int32 {
 	code := main(args)
 	os.Exit(code)
 	return int32(code)
+}
+
+// startGCPercent is the collector's setting until its first cycle.
+const startGCPercent = 400
+
+// deferFirstGC keeps a short process from collecting garbage at all. A
+// command's initialisation leaves the heap near Go's first goal (4 MiB),
+// so even `sh -c true` used to start a collection — a mark of every
+// table the initialisation built, about a millisecond on one WebAssembly
+// thread, more than the rest of the run. Until its first cycle the
+// collector runs at GOGC=400 (a 16 MiB first goal), so a command that
+// allocates less never collects, and its memory, which ends with the
+// process, is never scanned; after that cycle it is back at Go's default
+// (GOGC=100 unless the process's GOGC says otherwise), so a long-running
+// program's heap stays within twice what it uses, as it would have.
+func deferFirstGC() {
+	normal := debug.SetGCPercent(startGCPercent)
+	if normal == startGCPercent {
+		return
+	}
+	sentinel := new([16]byte)
+	runtime.SetFinalizer(sentinel, func(*[16]byte) { debug.SetGCPercent(normal) })
 }
 
 // resetLocalTime makes time.Local the process's zone, as on Linux: TZ

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -632,6 +633,11 @@ func (s *Shell) background(st *syntax.Stmt) {
 	go func() {
 		j.finish(<-done)
 	}()
+	// bash forks: the job's program exists before the next command
+	// runs (`sleep 9 & ps` lists the sleep). The job's goroutine gets
+	// the one WebAssembly thread until it first blocks, which is after
+	// its first spawn.
+	runtime.Gosched()
 	s.lastBg = sub.bashpid
 	s.lastStatus = 0
 }

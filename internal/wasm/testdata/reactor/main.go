@@ -6,12 +6,15 @@
 //	show        print its arguments, $X, its working directory and the
 //	            first line of ./hello.txt
 //	grow N      allocate and touch N MiB, then print "grew"
-//	sleep       sleep until killed
+//	sleep       mark 16 KiB, then sleep until killed
 //	state       print what init computed and how often secexec_main ran
 //	            in this instance (always 1: an instance runs one process)
 //	mark N      fill N MiB with a marker pattern (a secret of this process)
 //	scan N      allocate N MiB and report whether any of it is not zero
 //	            or holds the marker (memory of an earlier process)
+//	            (N may end in "k": KiB, which fits in the memory the
+//	            initialisation left, so the memory does not grow)
+//	exit N      mark 16 KiB, then end through os.Exit(N) (proc_exit)
 package main
 
 import (
@@ -87,15 +90,20 @@ func secexecMain() int32 {
 	case "state":
 		fmt.Printf("init=%s runs=%d\n", initState, runs)
 	case "mark":
-		n, _ := strconv.Atoi(args[2])
-		b := make([]byte, n<<20)
+		b := make([]byte, size(args[2]))
 		for i := 0; i+len(marker) <= len(b); i += len(marker) {
 			copy(b[i:], marker)
 		}
-		fmt.Println("marked", len(b)>>20)
-	case "scan":
+		fmt.Println("marked", args[2])
+	case "exit":
+		b := make([]byte, 16<<10)
+		for i := 0; i+len(marker) <= len(b); i += len(marker) {
+			copy(b[i:], marker)
+		}
 		n, _ := strconv.Atoi(args[2])
-		b := make([]byte, n<<20)
+		os.Exit(n)
+	case "scan":
+		b := make([]byte, size(args[2]))
 		nonzero := 0
 		for _, c := range b {
 			if c != 0 {
@@ -116,9 +124,23 @@ func secexecMain() int32 {
 		}
 		fmt.Println("grew", len(b)>>20)
 	case "sleep":
+		b := make([]byte, 16<<10)
+		for i := 0; i+len(marker) <= len(b); i += len(marker) {
+			copy(b[i:], marker)
+		}
 		for {
 			time.Sleep(time.Hour)
 		}
 	}
 	return 0
+}
+
+// size is N MiB, or N KiB for "Nk".
+func size(arg string) int {
+	if k, ok := strings.CutSuffix(arg, "k"); ok {
+		n, _ := strconv.Atoi(k)
+		return n << 10
+	}
+	n, _ := strconv.Atoi(arg)
+	return n << 20
 }
