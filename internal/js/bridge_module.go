@@ -29,11 +29,14 @@ const maxPendingCaches = 512
 // ES module is a generator that yields between linking and evaluating its
 // body, or, with top-level await, an async function (see
 // modules.Transform); both are strict, and also receive the module's own
-// require and the function that evaluates its imports.
+// require and the function that evaluates its imports. An ES module has
+// no __filename or __dirname (Node: ReferenceError), and declaring its
+// own is the usual idiom (`const __dirname = path.dirname(
+// fileURLToPath(import.meta.url))`), so those parameters are renamed.
 const (
 	wrapperHead   = "(function (exports, require, module, __filename, __dirname, " + modules.ImportMetaName + ") { "
 	importHead    = "(function (exports, require, module, __filename, __dirname, " + modules.ImportMetaName + ", " + modules.ImportName + ") { "
-	esmParams     = "exports, require, module, __filename, __dirname, " + modules.ImportMetaName + ", " + modules.UserRequireName + ", " + modules.DepsName
+	esmParams     = "exports, require, module, __secexec_filename, __secexec_dirname, " + modules.ImportMetaName + ", " + modules.UserRequireName + ", " + modules.DepsName
 	esmSyncHead   = "(function* (" + esmParams + ") {\"use strict\"; "
 	esmAsyncHead  = "(async function (" + esmParams + ") {\"use strict\"; "
 	wrapperTail   = "\n})"

@@ -17,14 +17,14 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal("the differential test needs node on the host (it is also needed to install the polyfills)")
 	}
-	probes, err := filepath.Glob("testdata/diff/*.js")
+	probes, err := filepath.Glob("testdata/diff/*.*js")
 	if err != nil || len(probes) == 0 {
 		t.Fatalf("no probes: %v", err)
 	}
 	v := newVM(t, nil)
 	for _, probe := range probes {
 		name := filepath.Base(probe)
-		t.Run(strings.TrimSuffix(name, ".js"), func(t *testing.T) {
+		t.Run(strings.TrimSuffix(strings.TrimSuffix(name, ".js"), ".mjs"), func(t *testing.T) {
 			src, err := os.ReadFile(probe)
 			if err != nil {
 				t.Fatal(err)
