@@ -123,9 +123,9 @@ setTimeout(() => { for (let i = 0; i < 40000; i++) qs.push(Promise.reject(i)); P
 	}
 }
 
-// The shim declares the V8 API it calls instead of including V8's headers
-// (which live in the v8go module, out of reach of this package's cgo
-// flags). This test compiles the layouts it relies on against the real
+// The shims (rejections_shim.cc, dynimport_shim.cc) declare the V8 API
+// they call instead of including V8's headers (which live in the v8go
+// module, out of reach of this package's cgo flags). This test compiles the layouts it relies on against the real
 // headers of the pinned v8go, so an upgrade that changes them fails here
 // instead of corrupting memory.
 func TestRejectShimMatchesV8Headers(t *testing.T) {
@@ -165,6 +165,15 @@ static_assert(std::is_same<decltype(&v8::api_internal::DisposeGlobal), void (*)(
 static_assert(std::is_same<decltype(&v8::Isolate::TerminateExecution), void (v8::Isolate::*)()>::value, "TerminateExecution");
 using SetCb = void (v8::Isolate::*)(v8::PromiseRejectCallback);
 static_assert(std::is_same<decltype(static_cast<SetCb>(&v8::Isolate::SetPromiseRejectCallback)), SetCb>::value, "SetPromiseRejectCallback");
+// dynimport_shim.cc
+static_assert(sizeof(v8::MaybeLocal<v8::Promise>) == sizeof(void*), "MaybeLocal is one pointer");
+static_assert(std::is_trivially_copyable<v8::MaybeLocal<v8::Promise>>::value, "MaybeLocal returns in a register");
+using ImportCb = v8::MaybeLocal<v8::Promise> (*)(v8::Local<v8::Context>, v8::Local<v8::Data>, v8::Local<v8::Value>, v8::Local<v8::String>, v8::Local<v8::FixedArray>);
+static_assert(std::is_same<v8::HostImportModuleDynamicallyCallback, ImportCb>::value, "HostImportModuleDynamicallyCallback");
+using SetImport = void (v8::Isolate::*)(v8::HostImportModuleDynamicallyCallback);
+static_assert(std::is_same<decltype(static_cast<SetImport>(&v8::Isolate::SetHostImportModuleDynamicallyCallback)), SetImport>::value, "SetHostImportModuleDynamicallyCallback");
+using CallFn = v8::MaybeLocal<v8::Value> (v8::Function::*)(v8::Local<v8::Context>, v8::Local<v8::Value>, int, v8::Local<v8::Value>[]);
+static_assert(std::is_same<decltype(static_cast<CallFn>(&v8::Function::Call)), CallFn>::value, "Function::Call");
 int main() { return 0; }
 `
 	f := filepath.Join(t.TempDir(), "layout.cc")

@@ -317,6 +317,12 @@ func (r *rt) boot() error {
 		return err
 	}
 	r.rejectIso = armRejections(r.rejectRun.Value, e.maxRejections)
+	dyn, err := take("__secexec_dynamicImport")
+	if err != nil {
+		return err
+	}
+	armDynamicImport(dyn)
+	dyn.Release()
 	if r.scratch == nil {
 		return errors.New("bootstrap did not set the scratch buffer")
 	}
@@ -789,6 +795,7 @@ func (r *rt) dispose() {
 		r.ctxSettle.Release()
 		r.ctxSettle = nil
 	}
+	disarmDynamicImport(r.rejectIso)
 	disarmRejections(r.rejectIso)
 	r.rejectIso = nil
 	if r.v8c != nil {

@@ -241,4 +241,12 @@ P.ObjectDefineProperty(g, '__secexec_ctxSettle', { value: ctxSettle, configurabl
 const rejections = require('./internal/rejections.js');
 rejections.init(process, fatal);
 P.ObjectDefineProperty(g, '__secexec_rejections', { value: rejections.settle, configurable: true });
+// import() in eval, new Function and vm scripts (runtime.go arms V8's
+// callback with this function before any guest code runs).
+P.ObjectDefineProperty(g, '__secexec_dynamicImport', {
+  value: function dynamicImport(specifier, script) {
+    return require('./internal/module_esm.js').importFromScript(specifier, script);
+  },
+  configurable: true,
+});
 void builtins;

@@ -442,6 +442,27 @@ function dynamicImport(specifier, referrer) {
   return p;
 }
 
+// importFromScript is import() in code compiled at run time (eval, new
+// Function, vm scripts), as V8 hands it over (dynimport_shim.cc): script
+// is the name of the script whose code compiled it, a file path for
+// CommonJS, a file: URL for an ES module; code of a script with no file
+// resolves from the working directory, as Node's eval does. It always
+// returns a promise: V8 takes whatever it returns for one.
+function importFromScript(specifier, script) {
+  try {
+    let filename = null;
+    if (typeof script === 'string') {
+      if (P.StringPrototypeStartsWith(script, 'file://')) filename = require('../url.js').fileURLToPath(script);
+      else if (P.StringPrototypeStartsWith(script, '/')) filename = script;
+    }
+    let referrer = null;
+    if (filename !== null) referrer = host.Module._cache[filename] || { filename };
+    return dynamicImport(specifier, referrer);
+  } catch (e) {
+    return new PromiseCtor((_, reject) => reject(e));
+  }
+}
+
 // --- entry points from module.js ---
 
 function graphIsAsync(rec, seen) {
@@ -554,5 +575,5 @@ function warnUnsettled(rec, proc) {
 }
 
 module.exports = {
-  init, kRecord, loadRequired, requireCached, runMain, dynamicImport, isESM, attach,
+  init, kRecord, loadRequired, requireCached, runMain, dynamicImport, importFromScript, isESM, attach,
 };
