@@ -775,25 +775,105 @@ func (s *Shell) killJob(j *job, sig int) error {
 	return nil
 }
 
+// jobsB is bash's jobs: -l adds the PID, -p prints only PIDs, -r and -s
+// keep running and stopped jobs (none stop here), -n is every job (no
+// job here changes state unseen), jobspecs pick jobs, and -x runs a
+// command with each jobspec replaced by its PID.
 func (s *Shell) jobsB(args []string) int {
+	var long, pidsOnly, stoppedOnly bool
+	args = args[1:]
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+		a := args[0]
+		if a == "--" {
+			args = args[1:]
+			break
+		}
+		if a == "-x" {
+			return s.jobsExec(args[1:])
+		}
+		for _, c := range a[1:] {
+			switch c {
+			case 'l':
+				long = true
+			case 'p':
+				pidsOnly = true
+			case 's':
+				stoppedOnly = true
+			case 'r', 'n':
+			default:
+				s.berr("jobs", "-%c: invalid option", c)
+				s.out(2, "jobs: usage: jobs [-lnprs] [jobspec ...] or jobs -x command [args]\n")
+				return 2
+			}
+		}
+		args = args[1:]
+	}
+	var pick []*job
+	status := 0
+	for _, spec := range args {
+		j := s.sh.findJob(spec)
+		if j == nil {
+			s.berr("jobs", "%s: no such job", spec)
+			status = 1
+			continue
+		}
+		pick = append(pick, j)
+	}
+	if stoppedOnly {
+		return status
+	}
 	s.sh.mu.Lock()
 	defer s.sh.mu.Unlock()
-	for i, j := range s.sh.jobs {
-		if j.hidden {
+	var live []*job
+	for _, j := range s.sh.jobs {
+		if !j.hidden && !j.isDone() {
+			live = append(live, j)
+		}
+	}
+	for i, j := range live {
+		if len(args) > 0 && !slices.Contains(pick, j) {
 			continue
 		}
-		select {
-		case <-j.done:
+		if pidsOnly {
+			s.out(1, strconv.Itoa(j.pid)+"\n")
 			continue
-		default:
 		}
 		mark := " "
-		if i == len(s.sh.jobs)-1 {
+		switch i {
+		case len(live) - 1:
 			mark = "+"
+		case len(live) - 2:
+			mark = "-"
+		}
+		if long {
+			s.out(1, fmt.Sprintf("[%d]%s %5d Running                 %s &\n", j.id, mark, j.pid, j.text))
+			continue
 		}
 		s.out(1, fmt.Sprintf("[%d]%s  Running                 %s &\n", j.id, mark, j.text))
 	}
-	return 0
+	return status
+}
+
+// jobsExec is jobs -x: the command with each jobspec among its arguments
+// replaced by the job's PID.
+func (s *Shell) jobsExec(args []string) int {
+	if len(args) == 0 {
+		s.out(2, "jobs: usage: jobs [-lnprs] [jobspec ...] or jobs -x command [args]\n")
+		return 2
+	}
+	argv := slices.Clone(args)
+	for i, a := range argv {
+		if strings.HasPrefix(a, "%") {
+			j := s.sh.findJob(a)
+			if j == nil {
+				s.berr("jobs", "%s: no such job", a)
+				return 1
+			}
+			argv[i] = strconv.Itoa(j.pid)
+		}
+	}
+	s.run(argv, nil)
+	return s.lastStatus
 }
 
 func (s *Shell) getopts(args []string) int {

@@ -639,7 +639,40 @@ func (s *Shell) background(st *syntax.Stmt) {
 	// its first spawn.
 	runtime.Gosched()
 	s.lastBg = sub.bashpid
+	if s.runsOneProgram(&cp) {
+		// bash's child execs the program: $! is the program's PID, which
+		// ps, kill and wait know it by.
+		j.mu.Lock()
+		if len(j.kids) == 1 {
+			j.pid = j.kids[0]
+			s.lastBg = j.pid
+		}
+		j.mu.Unlock()
+	}
 	s.lastStatus = 0
+}
+
+// runsOneProgram reports whether st is a simple command that runs a
+// program: no function, builtin or keyword, no pipeline or list.
+func (s *Shell) runsOneProgram(st *syntax.Stmt) bool {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || st.Negated || st.Coprocess {
+		return false
+	}
+	name := call.Args[0].Lit()
+	if name == "" {
+		return false
+	}
+	if _, ok := s.funcs[name]; ok {
+		return false
+	}
+	if _, ok := s.aliases[name]; ok {
+		return false
+	}
+	if b := builtins[name]; b != nil && !s.disabled[name] {
+		return false
+	}
+	return true
 }
 
 func firstStdinRedirect(st *syntax.Stmt) (int, bool) {
