@@ -1,5 +1,6 @@
 'use strict';
-// v8: heap statistics of this isolate; serialization is JSON-based.
+// v8: heap statistics of this isolate; serialization in V8's wire format
+// (internal/v8_serdes.js).
 function getHeapStatistics() {
   const m = process.memoryUsage();
   return {
@@ -9,15 +10,20 @@ function getHeapStatistics() {
     total_global_handles_size: 0, used_global_handles_size: 0, external_memory: m.external,
   };
 }
+const serdes = () => require('./internal/v8_serdes.js');
+
 module.exports = {
   getHeapStatistics,
   getHeapSpaceStatistics: () => [],
   getHeapCodeStatistics: () => ({ code_and_metadata_size: 0, bytecode_and_metadata_size: 0, external_script_source_size: 0, cpu_profiler_metadata_size: 0 }),
   setFlagsFromString() { throw require('./internal/errors.js').accessDenied('v8.setFlagsFromString'); },
-  serialize: (v) => require('./buffer.js').Buffer.from(JSON.stringify(v)),
-  deserialize: (b) => JSON.parse(b.toString()),
+  serialize: (v) => serdes().serialize(v),
+  deserialize: (b) => serdes().deserialize(b),
   cachedDataVersionTag: () => 0,
   writeHeapSnapshot() { throw require('./internal/errors.js').accessDenied('v8.writeHeapSnapshot'); },
   getHeapSnapshot() { throw require('./internal/errors.js').accessDenied('v8.getHeapSnapshot'); },
   isStringOneByteRepresentation: (s) => !/[^\u0000-\u00ff]/.test(s),
 };
+for (const name of ['Serializer', 'Deserializer', 'DefaultSerializer', 'DefaultDeserializer']) {
+  Object.defineProperty(module.exports, name, { get: () => serdes()[name], enumerable: true, configurable: true });
+}
