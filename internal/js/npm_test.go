@@ -26,11 +26,19 @@ import (
 // cache once and returns the node_modules directory.
 func npmPackages(t *testing.T) string {
 	t.Helper()
-	lock, err := os.ReadFile("testdata/npm/package-lock.json")
+	return npmInstall(t, "testdata/npm", "npm-compat-")
+}
+
+// npmInstall installs the packages of dir (a package.json pinned by its
+// package-lock.json) into the cache once, under a name made of prefix and
+// the files' digest, and returns the node_modules directory.
+func npmInstall(t *testing.T, dir, prefix string) string {
+	t.Helper()
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	manifest, err := os.ReadFile("testdata/npm/package.json")
+	manifest, err := os.ReadFile(filepath.Join(dir, "package.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,14 +47,14 @@ func npmPackages(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	final := filepath.Join(cache, "npm-compat-"+hex.EncodeToString(sum[:12]))
+	final := filepath.Join(cache, prefix+hex.EncodeToString(sum[:12]))
 	if _, err := os.Stat(filepath.Join(final, ".complete")); err == nil {
 		return filepath.Join(final, "node_modules")
 	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tmp, err := os.MkdirTemp(cache, ".npm-compat-")
+	tmp, err := os.MkdirTemp(cache, "."+prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
