@@ -1063,10 +1063,18 @@ def cmd_install(options, args):
             if key in chosen or key in keep:
                 c = chosen.get(key)
                 have = c[0].version if c else parse_version(installed[key].version)
-                if have is not None and not all(s.contains(have) for s in specs[key]):
+                if have is None or all(s.contains(have) for s in specs[key]):
+                    continue
+                if c is not None and c[0].url is None:
                     raise PipError("ResolutionImpossible: %s %s is needed, but %s==%s was chosen" % (
                         req.name, ",".join(map(str, specs[key])), req.name, have))
-                continue
+                # A later requirement narrows an earlier choice: choose
+                # again with every specifier seen (no backtracking beyond
+                # this; the earlier choice's own requirements stay).
+                chosen.pop(key, None)
+                keep.discard(key)
+                if key in order:
+                    order.remove(key)
             dist = installed.get(key)
             explicit = req.parent is None
             if dist is not None and not options.force_reinstall and not (options.upgrade and explicit and not req.path):
