@@ -1272,7 +1272,8 @@ def cmd_show(options, args):
         if not first:
             print("---")
         first = False
-        reqs = sorted({r.name for r in base_requires(d)}, key=str.lower)
+        # As pip: one name per requirement line, duplicates kept.
+        reqs = sorted((r.name for r in base_requires(d)), key=str.lower)
         required_by = sorted(o.name for o in all_dists if any(r.key == d.key for r in base_requires(o)))
         print("Name: %s" % d.name)
         print("Version: %s" % d.version)
