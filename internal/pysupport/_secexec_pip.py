@@ -968,9 +968,11 @@ def remove_dist(dist, bases):
             except FileNotFoundError:
                 pass
         dirs.add(os.path.dirname(p))
-    # Remove directories left empty, deepest first, never a base.
+    # Remove directories left empty inside the site directory, deepest
+    # first (a scripts directory such as ~/.local/bin stays, as with pip).
+    site = os.path.normpath(bases[0])
     for d in sorted(dirs, key=len, reverse=True):
-        while d and not any(os.path.normpath(d) == os.path.normpath(b) for b in bases) and any(inside(d, b) for b in bases):
+        while d and os.path.normpath(d) != site and inside(d, site):
             try:
                 os.rmdir(d)
             except OSError:
