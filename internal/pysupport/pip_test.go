@@ -627,6 +627,10 @@ func TestPipRefusesHostileWheels(t *testing.T) {
 	data["sxdata-1.0.data/scripts/../../../../../../tmp/escaped-script"] = []byte("#!python\n")
 	zipWheel(t, dir, "sxdata-1.0-py3-none-any.whl", data, nil)
 	zipWheel(t, dir, "sxbomb-1.0-py3-none-any.whl", wheelMeta("sxbomb"), map[string]int64{"sxbomb/zeros.bin": 256 << 20})
+	// A name with only a source distribution: refused with a reason.
+	if err := os.WriteFile(filepath.Join(dir, "sxsrc-1.0.tar.gz"), []byte("not built here"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if fi, err := os.Stat(filepath.Join(dir, "sxbomb-1.0-py3-none-any.whl")); err != nil || fi.Size() > 2<<20 {
 		t.Fatalf("bomb: %v %v", fi, err)
 	}
@@ -645,6 +649,12 @@ func TestPipRefusesHostileWheels(t *testing.T) {
 			strings.Contains(r.stdout, "absolute") || !strings.HasSuffix(r.stdout, "\n0\n") {
 			t.Errorf("%s: stdout\n%s\nstderr\n%s", tc.name, r.stdout, r.stderr)
 		}
+	}
+	r := vmSh(t, h, "python3 -m pip install -i "+ix.url()+" sxsrc")
+	if r.exit.Code != 1 || r.stderr != "ERROR: Could not find a version that satisfies the requirement sxsrc (from versions: none)\n"+
+		"ERROR: sxsrc has only source distributions on the index (1.0): secexec's pip installs wheels only "+
+		"(building needs a compiler and subprocesses WASI lacks)\nERROR: No matching distribution found for sxsrc\n" {
+		t.Errorf("sdist: %d\n%s", r.exit.Code, r.stderr)
 	}
 	// The VM is fine afterwards.
 	if r := vmSh(t, h, "echo ok > /tmp/after && cat /tmp/after"); r.stdout != "ok\n" {
