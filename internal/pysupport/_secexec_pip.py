@@ -1054,6 +1054,7 @@ def cmd_install(options, args):
     specs = {}    # key -> all specifiers seen
     order = []
     keep = set()
+    extras_of = {}  # key -> the extras asked for
     tmpdir = tempfile.mkdtemp(prefix="pip-")
     try:
         while queue:
@@ -1062,10 +1063,22 @@ def cmd_install(options, args):
                 continue
             key = req.key
             specs.setdefault(key, []).extend(req.specs)
+            if key not in chosen and key not in keep:
+                extras_of.setdefault(key, set()).update(req.extras)
             if key in chosen or key in keep:
                 c = chosen.get(key)
                 have = c[0].version if c else parse_version(installed[key].version)
                 if have is None or all(s.contains(have) for s in specs[key]):
+                    # New extras of a chosen package add their requirements.
+                    new = req.extras - extras_of.get(key, set())
+                    if new and not options.no_deps:
+                        extras_of.setdefault(key, set()).update(new)
+                        requires = (c[2].get_all("Requires-Dist") or []) if c else installed[key].requires()
+                        for r in requires:
+                            sub = Requirement(r, parent=req.name)
+                            if sub.marker and "extra" in sub.marker:
+                                sub.parent_extras = sorted(new)
+                                queue.append(sub)
                     continue
                 if c is not None and c[0].url is None:
                     raise PipError("ResolutionImpossible: %s %s is needed, but %s==%s was chosen" % (
@@ -1431,8 +1444,7 @@ def main(argv=None):
         if not options.user and truthy(conf.get("user", "0")):
             options.user = True
         if options.user and options.target:
-            raise_exit = "ERROR: Can not combine '--user' and '--target'"
-            err(raise_exit)
+            err("ERROR: Can not combine '--user' and '--target'")
             return 1
     if options.require_virtualenv or truthy(conf.get("require-virtualenv", "0")):
         if not in_venv():

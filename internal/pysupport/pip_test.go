@@ -556,6 +556,11 @@ func TestPipVenv(t *testing.T) {
 	if got != want || strings.Contains(r.stderr, "not on PATH") {
 		t.Fatalf("venv pip:\n%s\nstderr:\n%s\nwant tail:\n%s", r.stdout, r.stderr, want)
 	}
+	// An extra asked for by a later requirement of the same run.
+	r = vmSh(t, h, "/tmp/ve/bin/pip install -i "+ix.url()+" sxtop 'sxtop[more]' && /tmp/ve/bin/python -c 'import sxextra; print(sxextra.VERSION)'")
+	if r.exit.Code != 0 || !strings.HasSuffix(r.stdout, "Installing collected packages: sxextra\nSuccessfully installed sxextra-1.0\n1.0\n") {
+		t.Fatalf("extra: %d\n%s\n%s", r.exit.Code, r.stdout, r.stderr)
+	}
 	// --user makes no sense in an environment, as pip says.
 	r = vmSh(t, h, "/tmp/ve/bin/pip install --user -i "+ix.url()+" sxleaf")
 	if r.exit.Code != 1 || r.stderr != "ERROR: Can not perform a '--user' install. User site-packages are not visible in this virtualenv.\n" {
