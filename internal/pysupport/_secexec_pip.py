@@ -801,6 +801,16 @@ def install_wheel(path, scheme, requested):
                            os.path.basename(path))
         installed = []  # paths, for RECORD and for undoing
         executables = []
+        created = []  # directories made, for undoing
+
+        def makedirs(d):
+            missing = []
+            while d and not os.path.isdir(d):
+                missing.append(d)
+                d = os.path.dirname(d)
+            for m in reversed(missing):
+                os.mkdir(m)
+                created.append(m)
 
         def dest_of(name):
             if name.startswith(data_dir + "/"):
@@ -828,7 +838,7 @@ def install_wheel(path, scheme, requested):
                 if not inside(dest, base if key != "headers" else scheme.headers):
                     raise PipError("The wheel %s has a file %r outside its directory: refusing to install it" % (
                         os.path.basename(path), name))
-                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                makedirs(os.path.dirname(dest))
                 installed.append(dest)
                 with zf.open(zi) as src, open(dest, "wb") as out:
                     if key == "scripts":
@@ -861,7 +871,7 @@ def install_wheel(path, scheme, requested):
                         if not m or "/" in sname or sname in ("", ".", ".."):
                             raise PipError("Invalid script entry point: %s = %s" % (sname, target))
                         dest = os.path.join(scheme.scripts, sname)
-                        os.makedirs(scheme.scripts, exist_ok=True)
+                        makedirs(scheme.scripts)
                         attr = m[2].split(".")[0]
                         with open(dest, "w") as f:
                             f.write(SCRIPT_TEMPLATE % (scheme.interpreter, m[1], attr, m[2]))
@@ -893,6 +903,11 @@ def install_wheel(path, scheme, requested):
             for p in installed:
                 try:
                     os.remove(p)
+                except OSError:
+                    pass
+            for d in reversed(created):
+                try:
+                    os.rmdir(d)
                 except OSError:
                     pass
             raise
@@ -956,8 +971,9 @@ def uninstall_paths(dist, bases):
     return sorted(out)
 
 
-def remove_dist(dist, bases):
-    paths = uninstall_paths(dist, bases)
+def remove_dist(dist, bases, paths=None):
+    if paths is None:
+        paths = uninstall_paths(dist, bases)
     dirs = set()
     for p in paths:
         if os.path.isdir(p) and not os.path.islink(p):
@@ -1214,7 +1230,7 @@ def cmd_uninstall(options, args):
             answer = sys.stdin.readline().strip().lower()
             if answer not in ("", "y", "yes"):
                 continue
-        remove_dist(dist, bases)
+        remove_dist(dist, bases, paths)
         print("  Successfully uninstalled %s-%s" % (dist.name, dist.version))
     return 0
 

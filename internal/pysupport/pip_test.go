@@ -649,7 +649,7 @@ func TestPipRefusesHostileWheels(t *testing.T) {
 		{"sxdata", "ERROR: The wheel sxdata-1.0-py3-none-any.whl has a file 'sxdata-1.0.data/scripts/../../../../../../tmp/escaped-script' outside its directory: refusing to install it"},
 		{"sxbomb", "ERROR: Could not install packages due to an OSError: [Errno 51] No space left on device"},
 	} {
-		r := vmSh(t, h, "python3 -m pip install -i "+ix.url()+" "+tc.name+"; echo status $?; ls /tmp; find ~/.local -type f 2>/dev/null | wc -l")
+		r := vmSh(t, h, "python3 -m pip install -i "+ix.url()+" "+tc.name+"; echo status $?; ls /tmp; find ~/.local 2>/dev/null | wc -l")
 		if lastLine(r.stderr) != tc.msg || !strings.Contains(r.stdout, "status 1\n") || strings.Contains(r.stdout, "escaped") ||
 			strings.Contains(r.stdout, "absolute") || !strings.HasSuffix(r.stdout, "\n0\n") {
 			t.Errorf("%s: stdout\n%s\nstderr\n%s", tc.name, r.stdout, r.stderr)
@@ -660,6 +660,30 @@ func TestPipRefusesHostileWheels(t *testing.T) {
 		"ERROR: sxsrc has only source distributions on the index (1.0): secexec's pip installs wheels only "+
 		"(building needs a compiler and subprocesses WASI lacks)\nERROR: No matching distribution found for sxsrc\n" {
 		t.Errorf("sdist: %d\n%s", r.exit.Code, r.stderr)
+	}
+	// An installed distribution whose RECORD names files outside its
+	// environment: uninstall removes its own files and leaves those.
+	site := "/home/user/.local/lib/python3.12/site-packages"
+	ctx := context.Background()
+	for p, body := range map[string]string{
+		site + "/sxrm.py":                     "x = 1\n",
+		site + "/sxrm-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: sxrm\nVersion: 1.0\n",
+		site + "/sxrm-1.0.dist-info/RECORD":   "sxrm.py,,\n../../../../.profile,,\n/workspace/keep.txt,,\nsxrm-1.0.dist-info/METADATA,,\nsxrm-1.0.dist-info/RECORD,,\n",
+		"/home/user/.profile":                 "# mine\n",
+		"/workspace/keep.txt":                 "mine\n",
+	} {
+		if err := h.MkdirAll(ctx, filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.WriteFile(ctx, p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = vmSh(t, h, "python3 -m pip uninstall -y sxrm; cat ~/.profile /workspace/keep.txt; ls "+site)
+	if r.exit.Code != 0 || r.stdout != "Found existing installation: sxrm 1.0\nUninstalling sxrm-1.0:\n  Successfully uninstalled sxrm-1.0\n# mine\nmine\n" ||
+		r.stderr != "WARNING: Not removing /home/user/.profile: it is outside the environment\n"+
+			"WARNING: Not removing /workspace/keep.txt: it is outside the environment\n" {
+		t.Errorf("uninstall outside: %d\n%s\n%s", r.exit.Code, r.stdout, r.stderr)
 	}
 	// The VM is fine afterwards.
 	if r := vmSh(t, h, "echo ok > /tmp/after && cat /tmp/after"); r.stdout != "ok\n" {
