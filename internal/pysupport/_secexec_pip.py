@@ -5,24 +5,39 @@
 # seconds to start); this one is small enough to start fast. It reads
 # PEP 503 "simple" indexes over the VM's sockets (socket.py, ssl.py), so
 # the VM's net rules apply to every request.
-import base64
-import configparser
 import csv
-import email.parser
-import hashlib
-import html.parser
 import io
 import json
 import os
-import platform
 import re
-import shutil
 import sys
-import tempfile
-import urllib.error
-import urllib.parse
-import urllib.request
-import zipfile
+import types
+
+
+class _Lazy:
+    """A module imported on first use: CPython for WASI compiles the
+    standard library's sources at every start (seconds for urllib's and
+    email's), so list, show and freeze do not pay for what only install
+    needs."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        import importlib
+
+        return getattr(importlib.import_module(self._name), attr)
+
+
+base64 = _Lazy("base64")
+configparser = _Lazy("configparser")
+hashlib = _Lazy("hashlib")
+platform = _Lazy("platform")
+shutil = _Lazy("shutil")
+tempfile = _Lazy("tempfile")
+zipfile = _Lazy("zipfile")
+urllib = types.SimpleNamespace(error=_Lazy("urllib.error"), parse=_Lazy("urllib.parse"),
+                               request=_Lazy("urllib.request"))
 
 VERSION = "1.0+secexec"
 PYPI = "https://pypi.org/simple"
@@ -41,6 +56,39 @@ def canonical(name):
 
 def err(msg):
     print(msg, file=sys.stderr)
+
+
+class Headers:
+    """The header fields of a METADATA, PKG-INFO or WHEEL file: what
+    email.parser gives (get, get_all), without importing email."""
+
+    def __init__(self, text):
+        self.fields = []
+        for line in text.splitlines():
+            if not line.strip():
+                break
+            if line[:1] in (" ", "\t") and self.fields:
+                k, v = self.fields[-1]
+                self.fields[-1] = (k, v + "\n" + line)
+            elif ":" in line:
+                k, v = line.split(":", 1)
+                self.fields.append((k.strip(), v.strip()))
+
+    def get(self, name, default=None):
+        for k, v in self.fields:
+            if k.lower() == name.lower():
+                return v
+        return default
+
+    def get_all(self, name):
+        out = [v for k, v in self.fields if k.lower() == name.lower()]
+        return out or None
+
+
+def parse_headers(data):
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "surrogateescape")
+    return Headers(data)
 
 
 # ---- PEP 440 versions and specifiers ----
@@ -430,18 +478,25 @@ def truthy(v):
 
 # ---- the index ----
 
-class LinkParser(html.parser.HTMLParser):
-    def __init__(self, url):
-        super().__init__()
-        self.base = url
-        self.links = []
+def link_parser(url):
+    """An HTML parser that gathers a page's links (html.parser imported
+    on first use)."""
+    import html.parser
 
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "base" and a.get("href"):
-            self.base = urllib.parse.urljoin(self.base, a["href"])
-        elif tag == "a" and a.get("href"):
-            self.links.append((urllib.parse.urljoin(self.base, a["href"]), a))
+    class LinkParser(html.parser.HTMLParser):
+        def __init__(self, url):
+            super().__init__()
+            self.base = url
+            self.links = []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "base" and a.get("href"):
+                self.base = urllib.parse.urljoin(self.base, a["href"])
+            elif tag == "a" and a.get("href"):
+                self.links.append((urllib.parse.urljoin(self.base, a["href"]), a))
+
+    return LinkParser(url)
 
 
 _WHEEL_RE = re.compile(r"^(?P<name>[^\s-]+?)-(?P<ver>[^\s-]+?)(?:-(?P<build>\d[^-]*))?"
@@ -584,7 +639,7 @@ class Finder:
                 err("WARNING: Could not fetch URL %s: connection error: %s - skipping" % (redact(url), reason))
                 self.unreachable[key] = True
                 continue
-            p = LinkParser(base)
+            p = link_parser(base)
             p.feed(page)
             for href, attrs in p.links:
                 filename = urllib.parse.unquote(urllib.parse.urlsplit(href).path.rsplit("/", 1)[-1])
@@ -642,7 +697,7 @@ class Dist:
         else:
             meta_path = os.path.join(self.info, "PKG-INFO" if self.egg else "METADATA")
         with open(meta_path, "rb") as f:
-            self.meta = email.parser.BytesParser().parse(f, headersonly=True)
+            self.meta = parse_headers(f.read(1 << 20))
         self.name = self.meta.get("Name") or info_dir.split("-")[0]
         self.version = self.meta.get("Version") or ""
         self.key = canonical(self.name)
@@ -788,7 +843,7 @@ def install_wheel(path, scheme, requested):
         data_dir = info_dir[:-len(".dist-info")] + ".data"
         try:
             record = zf.read(info_dir + "/RECORD").decode("utf-8")
-            wheel_meta = email.parser.Parser().parsestr(zf.read(info_dir + "/WHEEL").decode("utf-8"))
+            wheel_meta = parse_headers(zf.read(info_dir + "/WHEEL").decode("utf-8"))
         except (KeyError, UnicodeError) as e:
             raise PipError("%s is not a valid wheel file: %s" % (os.path.basename(path), e)) from e
         for row in csv.reader(io.StringIO(record)):
@@ -1143,7 +1198,10 @@ def cmd_install(options, args):
                 metas = [n for n in zf.namelist() if re.match(r"^[^/]+\.dist-info/METADATA$", n)]
                 if len(metas) != 1:
                     raise PipError("%s is not a valid wheel file: no single .dist-info/METADATA" % cand.filename)
-                meta = email.parser.BytesParser().parsebytes(zf.read(metas[0]), headersonly=True)
+                info = zf.getinfo(metas[0])
+                if info.file_size > 16 << 20:
+                    raise PipError("%s is not a valid wheel file: METADATA is %d bytes" % (cand.filename, info.file_size))
+                meta = parse_headers(zf.read(metas[0]))
             if canonical(meta.get("Name", "")) != key:
                 raise PipError("Requested %s, but the wheel %s is named %s" % (req.name, cand.filename, meta.get("Name")))
             if not python_ok(meta.get("Requires-Python")):
