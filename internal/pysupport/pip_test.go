@@ -722,3 +722,62 @@ threading.Thread(target=print).start()
 		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", r.exit.Code, r.stdout, r.stderr)
 	}
 }
+
+// pipOracleProgram compares secexec's pip's PEP 440 versions and
+// specifiers and PEP 508 markers with the packaging library vendored in
+// host pip, on the host's interpreter (argv[1] is the directory holding
+// _secexec_pip.py). Extras are compared in normalized form: pip 23.0's
+// packaging 21.3 predates PEP 685's normalization of extra names, which
+// secexec's pip applies (as newer pip does).
+const pipOracleProgram = `import sys
+sys.path.insert(0, sys.argv[1])
+import _secexec_pip as mine
+from pip._vendor.packaging.specifiers import SpecifierSet
+from pip._vendor.packaging.version import Version
+from pip._vendor.packaging.markers import Marker
+versions = ["0.9", "1.0.dev1", "1.0a1", "1.0b2", "1.0rc1", "1.0", "1.0.0", "1.0+local.1", "1.0.post1", "1.0.post1.dev2",
+            "1.1", "1.1.dev1", "1.2.0", "1.2.1", "1.2.5", "1.3", "2.0", "2.0b1", "1!0.5", "1.7", "1.7.post1", "1.7.1", "1.7+x"]
+specs = ["==1.0", "==1.0.0", "!=1.0", ">=1.0", "<=1.0", ">1.0", "<1.1", "~=1.2.0", "~=1.2", "==1.*", "!=1.*", "==1.0+local.1",
+         ">1.7", "<2.0", ">=1.0a1", "===1.0", "<1.0.post1", ">1.0.post1", "==1!0.5", "<=1.7", ">=1.7.post1", "~=1.0.dev1", "==1.0.*"]
+bad = 0
+for sp in specs:
+    op, val = mine._SPEC_RE.fullmatch(sp).groups()
+    for v in versions:
+        want = SpecifierSet(sp).contains(v, prereleases=True)
+        got = mine.Specifier(op, val).contains(mine.Version(v))
+        if want != got:
+            bad += 1
+            print("specifier", sp, v, "packaging", want, "mine", got)
+order = sorted(versions, key=Version)
+if sorted(versions, key=lambda v: mine.Version(v).key) != order:
+    bad += 1
+    print("order", sorted(versions, key=lambda v: mine.Version(v).key), order)
+markers = ["python_version >= '3'", "python_version < '3.8'", "sys_platform == 'win32'", "sys_platform != 'win32'",
+           "os_name == 'posix' and python_full_version >= '3.6.1'", "extra == 'more'", "extra == 'more-stuff'",
+           "(python_version > '2.7' or extra == 'x') and platform_system != 'Windows'", "'linux' in sys_platform",
+           "'win' not in sys_platform", "implementation_name == 'cpython'", "platform_python_implementation != 'PyPy'",
+           "python_version ~= '3.1'", "python_version != '2.7'"]
+for m in markers:
+    for extra in ("", "more", "more-stuff"):
+        want = Marker(m).evaluate({"extra": extra})
+        got = mine.evaluate_marker(m, extra)
+        if want != got:
+            bad += 1
+            print("marker", m, repr(extra), "packaging", want, "mine", got)
+print("mismatches", bad)
+`
+
+func TestPipVersionsAndMarkersMatchPackaging(t *testing.T) {
+	src, err := os.ReadFile("_secexec_pip.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "_secexec_pip.py"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := hostPythonArgs(t, hostPip, "-c", pipOracleProgram, dir)
+	if code != 0 || out != "mismatches 0\n" {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
