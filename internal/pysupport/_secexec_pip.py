@@ -1126,6 +1126,7 @@ def cmd_install(options, args):
     order = []
     keep = set()
     extras_of = {}  # key -> the extras asked for
+    deps_of = {}  # key -> the keys it requires
     tmpdir = tempfile.mkdtemp(prefix="pip-")
     try:
         while queue:
@@ -1213,14 +1214,27 @@ def cmd_install(options, args):
                 for r in meta.get_all("Requires-Dist") or []:
                     sub = Requirement(r, parent=meta.get("Name"))
                     sub.parent_extras = [""] + sorted(req.extras)
+                    deps_of.setdefault(key, []).append(sub.key)
                     queue.append(sub)
         if not chosen:
             return 0
-        # Dependencies first: reverse of discovery order.
-        names = [chosen[k][2].get("Name") for k in reversed(order)]
+        # Dependencies first (depth first, in the order they were found).
+        ordered, seen = [], set()
+
+        def visit(k):
+            if k in seen or k not in chosen:
+                return
+            seen.add(k)
+            for d in deps_of.get(k, ()):
+                visit(d)
+            ordered.append(k)
+
+        for k in order:
+            visit(k)
+        names = [chosen[k][2].get("Name") for k in ordered]
         print("Installing collected packages: " + ", ".join(names))
         done = []
-        for k in reversed(order):
+        for k in ordered:
             cand, req, meta = chosen[k]
             old = installed.get(k)
             if old is not None and (options.target is None or inside(old.location, scheme.site)):
@@ -1474,6 +1488,14 @@ secexec's pip installs pure-Python wheels from PEP 503 indexes
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    commands = ("install", "uninstall", "list", "freeze", "show")
+    words = [a for a in argv if not a.startswith("-")]
+    if words and words[0] == "help":
+        print(USAGE.strip("\n"))
+        return 0
+    if words and words[0] not in commands and argv.index(words[0]) == 0:
+        err('ERROR: unknown command "%s"' % words[0])
+        return 1
     parser = build_parser()
     try:
         options = parser.parse_args(argv)
@@ -1484,7 +1506,7 @@ def main(argv=None):
         return 0
     if options.command is None or options.help:
         print(USAGE.strip("\n"))
-        return 0 if options.help else 1
+        return 0
     conf = load_config(options.command, options.isolated)
 
     def setting(attr, key, default=None, multi=False):

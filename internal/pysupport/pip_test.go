@@ -561,6 +561,31 @@ func TestPipVenv(t *testing.T) {
 	if r.exit.Code != 0 || !strings.HasSuffix(r.stdout, "Installing collected packages: sxextra\nSuccessfully installed sxextra-1.0\n1.0\n") {
 		t.Fatalf("extra: %d\n%s\n%s", r.exit.Code, r.stdout, r.stderr)
 	}
+	// Wheel files named on the command line, dependency first whatever
+	// their order; uninstall asks first.
+	ctx := context.Background()
+	for _, f := range []string{"sxmid-2.1-py3-none-any.whl", "sxleaf-1.2-py3-none-any.whl"} {
+		b, err := os.ReadFile(filepath.Join(wheels, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.WriteFile(ctx, "/workspace/"+f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = vmSh(t, h, "python3 -m venv /tmp/v2 && /tmp/v2/bin/pip install --no-index ./sxmid-2.1-py3-none-any.whl sxleaf-1.2-py3-none-any.whl && "+
+		"echo n | /tmp/v2/bin/pip uninstall sxleaf && /tmp/v2/bin/pip freeze && echo y | /tmp/v2/bin/pip uninstall sxleaf && /tmp/v2/bin/pip freeze")
+	want = "Processing ./sxmid-2.1-py3-none-any.whl\nProcessing sxleaf-1.2-py3-none-any.whl\n" +
+		"Installing collected packages: sxleaf, sxmid\nSuccessfully installed sxleaf-1.2 sxmid-2.1\n" +
+		"Found existing installation: sxleaf 1.2\nUninstalling sxleaf-1.2:\n  Would remove:\n" +
+		"    /tmp/v2/lib/python3.12/site-packages/sxleaf-1.2.dist-info/*\n    /tmp/v2/lib/python3.12/site-packages/sxleaf/*\n" +
+		"Proceed (Y/n)? sxleaf==1.2\nsxmid==2.1\n" +
+		"Found existing installation: sxleaf 1.2\nUninstalling sxleaf-1.2:\n  Would remove:\n" +
+		"    /tmp/v2/lib/python3.12/site-packages/sxleaf-1.2.dist-info/*\n    /tmp/v2/lib/python3.12/site-packages/sxleaf/*\n" +
+		"Proceed (Y/n)?   Successfully uninstalled sxleaf-1.2\nsxmid==2.1\n"
+	if r.exit.Code != 0 || r.stdout != want {
+		t.Fatalf("wheel files: %d\n%s\n%s", r.exit.Code, r.stdout, r.stderr)
+	}
 	// --user makes no sense in an environment, as pip says.
 	r = vmSh(t, h, "/tmp/ve/bin/pip install --user -i "+ix.url()+" sxleaf")
 	if r.exit.Code != 1 || r.stderr != "ERROR: Can not perform a '--user' install. User site-packages are not visible in this virtualenv.\n" {
