@@ -643,6 +643,9 @@ class Finder:
             p.feed(page)
             for href, attrs in p.links:
                 filename = urllib.parse.unquote(urllib.parse.urlsplit(href).path.rsplit("/", 1)[-1])
+                # The name becomes a file name in the download directory.
+                if "/" in filename or "\0" in filename or filename.startswith("."):
+                    continue
                 if attrs.get("data-yanked") is not None:
                     continue
                 wn = parse_wheel_name(filename)
