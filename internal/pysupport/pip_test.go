@@ -471,7 +471,7 @@ func TestPipUserInstallConfigAndUninstall(t *testing.T) {
 
 	// list and freeze show the user's packages; pip uninstall removes
 	// every file (and the script).
-	r = mustRun("python3 -m pip freeze --user")
+	r = mustRun("pip3 freeze --user") // the command, as python3 -m pip
 	if r.stdout != "six==1.16.0\nsxbeta==2.0b1\nsxextra==1.0\nsxleaf==1.2\nsxmid==2.0\nsxonly==0.1\nsxtop==1.0\n" {
 		t.Fatalf("freeze:\n%s", r.stdout)
 	}
