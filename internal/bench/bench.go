@@ -132,6 +132,9 @@ var rowDefs = []rowDef{
 	{id: "pipe-paced", label: "echo hello | wc -c (paced)", kind: kindExec, cmd: "echo hello | wc -c", pace: pacedGap},
 	{id: "pipe-brush-paced", label: "brush -c 'echo hello | wc -c' (paced)", kind: kindExec, cmd: "brush -c 'echo hello | wc -c'", pace: pacedGap},
 	{id: "python", label: "python3 -c pass", kind: kindExec, cmd: "python3 -c pass"},
+	// The interpreter plus the support layer's socket and ssl modules,
+	// which urllib.request imports: what a script that fetches pays.
+	{id: "python-urllib", label: "python3 -c 'import urllib.request'", kind: kindExec, cmd: "python3 -c 'import urllib.request'"},
 	{id: "jq", label: "jq -n 1", kind: kindExec, cmd: "jq -n 1"},
 	{id: "grep-pipe", label: "echo x | grep x", kind: kindExec, cmd: "echo x | grep x"},
 	{id: "git-status", label: "git status (small repo)", kind: kindExec, cmd: "git -C " + benchRepo + " status", setup: benchRepoSetup},

@@ -40,7 +40,14 @@ var (
 	socketImpl []byte
 	//go:embed ssl.py
 	sslShim []byte
+	//go:embed _secexec_pip.py
+	pipImpl []byte
+	//go:embed _secexec_venv.py
+	venvImpl []byte
 )
+
+// pipMain runs secexec's pip: "python3 -m pip" and the pip commands.
+const pipMain = "import sys\nfrom _secexec_pip import main\nsys.exit(main())\n"
 
 // DevicePath is the spawn device's guest path (see spawn.go).
 const DevicePath = "/opt/secexec/spawn"
@@ -55,6 +62,12 @@ func Files() map[string][]byte {
 		path.Join(software.PythonSupportDir, "socket.py"):          socketShim,
 		path.Join(software.PythonSupportDir, "_secexec_socket.py"): socketImpl,
 		path.Join(software.PythonSupportDir, "ssl.py"):             sslShim,
+		path.Join(software.PythonSupportDir, "_secexec_pip.py"):    pipImpl,
+		path.Join(software.PythonSupportDir, "pip/__init__.py"):    []byte("# secexec's pip: the installer is _secexec_pip.\n"),
+		PipProgram: []byte(pipMain),
+		path.Join(software.PythonSupportDir, "_secexec_venv.py"): venvImpl,
+		path.Join(software.PythonSupportDir, "venv/__init__.py"): []byte("from _secexec_venv import create, main  # noqa: F401\n"),
+		path.Join(software.PythonSupportDir, "venv/__main__.py"): []byte("import sys\nfrom _secexec_venv import main\nsys.exit(main())\n"),
 	}
 }
 
@@ -65,10 +78,20 @@ const (
 	SqliteProgram = software.PythonSupportDir + "/sqlite3shell.py"
 )
 
+// PipProgram is the program of "python3 -m pip" and the pip commands
+// (PipPaths): secexec's installer of pure-Python wheels.
+const PipProgram = software.PythonSupportDir + "/pip/__main__.py"
+
+// PipPaths are the guest paths of the pip commands.
+var PipPaths = []string{"/usr/bin/pip", "/usr/bin/pip3"}
+
 // Commands returns the executable files of the layer by guest path: "#!"
 // launchers of programs in the support directory.
 func Commands() map[string][]byte {
+	pip := []byte("#!/usr/bin/python3 " + software.PythonSupportDir + "/_secexec_pip.py\n# secexec's pip: python3 -m pip.\n")
 	return map[string][]byte{
+		PipPaths[0]: pip,
+		PipPaths[1]: pip,
 		SqlitePath: []byte("#!/usr/bin/python3 " + SqliteProgram + "\n" +
 			"# secexec's sqlite3: the program above, on the SQLite library of python3.\n"),
 	}

@@ -20,8 +20,32 @@ def _secexec_start():
     # goes); the user's site directory works as usual.
     import site
 
-    for d in ("/lib/python3/dist-packages",
-              os.path.expanduser("~/.local/lib/python%d.%d/site-packages" % sys.version_info[:2])):
+    dirs = ["/lib/python3/dist-packages",
+            os.path.expanduser("~/.local/lib/python%d.%d/site-packages" % sys.version_info[:2])]
+    # A virtual environment (python3 -m venv): its bin/python launcher
+    # names it in SECEXEC_PYVENV, since CPython for WASI cannot find
+    # pyvenv.cfg beside its executable. Its site-packages replaces the
+    # others unless it includes the system's. The variable is dropped so
+    # that children run with a plain python3 are not in the environment
+    # (they are when run with sys.executable, the launcher).
+    venv = os.environ.pop("SECEXEC_PYVENV", "")
+    cfg = os.path.join(venv, "pyvenv.cfg")
+    if venv.startswith("/") and os.path.isfile(cfg):
+        include = False
+        try:
+            with open(cfg, encoding="utf-8") as f:
+                for line in f:
+                    k, _, v = line.partition("=")
+                    if k.strip() == "include-system-site-packages":
+                        include = v.strip().lower() == "true"
+        except OSError:
+            pass
+        sys.prefix = sys.exec_prefix = venv
+        sys.executable = os.path.join(venv, "bin", "python")
+        site.ENABLE_USER_SITE = False
+        own = os.path.join(venv, "lib", "python%d.%d" % sys.version_info[:2], "site-packages")
+        dirs = [own] + (dirs[:1] if include else [])
+    for d in dirs:
         if os.path.isdir(d):
             site.addsitedir(d)
 
@@ -118,7 +142,26 @@ def _secexec_patch_selector_events(module):
     module.BaseSelectorEventLoop._make_ssl_transport = _make_ssl_transport
 
 
+def _secexec_patch_threading(module):
+    # CPython for WASI has no threads: _thread.start_new_thread always
+    # fails, and CPython's message ("can't start new thread") reads like
+    # a resource limit. Same exception type, a message that says why.
+    start = module.Thread.start
+
+    def start_thread(self):
+        try:
+            start(self)
+        except RuntimeError as e:
+            if str(e) != "can't start new thread":
+                raise
+            raise RuntimeError("can't start new thread: python3 in secexec (CPython for WASI) has no threads; "
+                               "run the work in the main thread, or in another process with subprocess") from None
+
+    module.Thread.start = start_thread
+
+
 _secexec_patches = {
+    "threading": _secexec_patch_threading,
     "asyncio.base_events": _secexec_patch_asyncio,
     "asyncio.selector_events": _secexec_patch_selector_events,
     "socketserver": _secexec_patch_socketserver,
@@ -158,6 +201,8 @@ class _SecexecPatchingLoader:
 
 _secexec_start()
 sys.meta_path.insert(0, _SecexecPatchFinder())
+if "threading" in sys.modules:
+    _secexec_patch_threading(sys.modules["threading"])
 # os.system runs through the subprocess shim (imported on first use).
 os.system = _secexec_system
 _secexec_relative_script()
