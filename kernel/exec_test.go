@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/secexec/secexec/kernel"
@@ -99,5 +100,36 @@ func TestSpawnCreds(t *testing.T) {
 	st, _ := p.HostWait(context.Background())
 	if !errors.Is(childErr, errno.EPERM) || st.Code != 0 {
 		t.Errorf("escalation: %v, status %+v", childErr, st)
+	}
+}
+
+// A native executable (an npm package's prebuilt binary) is not an
+// ENOEXEC the caller turns into a misleading error: it "runs", says in
+// one line on stderr that native executables cannot run here, and exits
+// 126 as a shell does for a command it cannot execute.
+func TestNativeExecutableSaysSo(t *testing.T) {
+	k := newKernel(t, kernel.Limits{}, goLoader{})
+	for name, hdr := range map[string]string{
+		"elf":   "\x7fELF\x02\x01\x01\x00",
+		"macho": "\xcf\xfa\xed\xfe\x07\x00\x00\x01",
+		"pe":    "MZ\x90\x00" + strings.Repeat("\x00", 0x38) + "\x80\x00\x00\x00" + strings.Repeat("\x00", 0x40) + "PE\x00\x00",
+	} {
+		writeFile(t, k.VFS(), "/bin/"+name, hdr+strings.Repeat("\x00", 64), 0o755)
+		st, out := run(t, k, name)
+		if !st.Exited || st.Code != 126 {
+			t.Fatalf("%s: status %+v, want exit 126", name, st)
+		}
+		if strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "/bin/"+name+": cannot execute: a native ") ||
+			!strings.Contains(out, "cannot run in the sandbox") {
+			t.Fatalf("%s: stderr %q, want one line saying native executables cannot run", name, out)
+		}
+	}
+	// Anything else still fails to load with ENOEXEC (a shell then runs
+	// it as a script), also a text that happens to start with "MZ".
+	for name, data := range map[string]string{"text": "plain text\n", "mz": "MZ is not a PE file" + strings.Repeat(" ", 80) + "\n"} {
+		writeFile(t, k.VFS(), "/bin/"+name, data, 0o755)
+		if _, err := k.SpawnHost(context.Background(), kernel.SpawnOptions{Argv: []string{name}, Env: []string{"PATH=/bin"}}); !errors.Is(err, errno.ENOEXEC) {
+			t.Fatalf("%s: %v, want ENOEXEC", name, err)
+		}
 	}
 }

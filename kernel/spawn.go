@@ -407,5 +407,8 @@ func (k *Kernel) load(ctx context.Context, c *Process, exe Executable) (Program,
 		}
 		return prog, nil
 	}
+	if f := nativeFormat(exe.Header); f != "" {
+		return nativeProgram{path: exe.Path, format: f}, nil
+	}
 	return nil, errno.Path("exec", exe.Path, errno.ENOEXEC)
 }
