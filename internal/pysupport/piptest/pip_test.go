@@ -1,4 +1,4 @@
-package pysupport_test
+package piptest_test
 
 import (
 	"archive/zip"
@@ -793,7 +793,7 @@ print("mismatches", bad)
 `
 
 func TestPipVersionsAndMarkersMatchPackaging(t *testing.T) {
-	src, err := os.ReadFile("_secexec_pip.py")
+	src, err := os.ReadFile("../_secexec_pip.py")
 	if err != nil {
 		t.Fatal(err)
 	}
