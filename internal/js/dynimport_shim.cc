@@ -10,79 +10,18 @@
 // returns. The function is the runtime's own, captured before any guest
 // code ran.
 //
-// As in rejections_shim.cc, the few V8 API entry points are declared
-// here, mirroring V8 13.6's headers; a drifting signature fails at link
-// time and the layouts are checked by TestRejectShimMatchesV8Headers.
-
-#include <stdint.h>
+// The V8 API it calls is declared in v8_mirror.h.
 
 #include <mutex>
 #include <unordered_map>
 
-namespace v8 {
-
-class Isolate;
-class Context;
-class Value;
-class Promise;
-class Data;
-class String;
-class FixedArray;
-
-namespace internal {
-class Isolate;
-typedef uintptr_t Address;
-}  // namespace internal
-
-namespace api_internal {
-internal::Address* GlobalizeReference(internal::Isolate* isolate,
-                                      internal::Address value);
-void DisposeGlobal(internal::Address* global_handle);
-}  // namespace api_internal
-
-template <class T>
-class Local {
- public:
-  T* slot_;
-};
-
-template <class T>
-class MaybeLocal {
- public:
-  Local<T> local_;
-};
-
-typedef MaybeLocal<Promise> (*HostImportModuleDynamicallyCallback)(
-    Local<Context> context, Local<Data> host_defined_options,
-    Local<Value> resource_name, Local<String> specifier,
-    Local<FixedArray> import_attributes);
-
-class Isolate {
- public:
-  static Isolate* GetCurrent();
-  void SetHostImportModuleDynamicallyCallback(
-      HostImportModuleDynamicallyCallback callback);
-};
-
-class Function {
- public:
-  MaybeLocal<Value> Call(Local<Context> context, Local<Value> recv, int argc,
-                         Local<Value> argv[]);
-};
-
-}  // namespace v8
+#include "v8_mirror.h"
 
 namespace {
 
 using v8::internal::Address;
 
-// v8go's m_value (see rejections_shim.cc).
-struct GoValue {
-  long id;
-  v8::Isolate* iso;
-  void* ctx;
-  Address* slot;
-};
+using secexec::GoValue;
 
 std::mutex importMu;
 std::unordered_map<v8::Isolate*, Address*>* importFns;

@@ -7,101 +7,19 @@
 // records into a JavaScript object from a bridge call, after the
 // macrotask's microtasks ran, and settles them there (rejections.js).
 //
-// The V8 headers live in the v8go module, which a cgo directive of this
-// package cannot name, so the few V8 API entry points used here are
-// declared below, mirroring V8 13.6's headers (the version the pinned
-// v8go links). The compiler mangles the names from these declarations, so
-// a signature that drifts fails at link time; the layouts (handle sizes,
-// PromiseRejectMessage, Maybe, v8go's m_value) are checked against the
-// real headers by TestRejectShimMatchesV8Headers. No V8 member function is
-// defined here: every symbol resolves to libv8's own definitions.
-
-#include <stdint.h>
+// The V8 API it calls is declared in v8_mirror.h.
 
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
-namespace v8 {
-
-class Isolate;
-class Context;
-class Value;
-class Promise;
-
-namespace internal {
-class Isolate;
-typedef uintptr_t Address;
-}  // namespace internal
-
-namespace api_internal {
-internal::Address* GlobalizeReference(internal::Isolate* isolate,
-                                      internal::Address value);
-void DisposeGlobal(internal::Address* global_handle);
-}  // namespace api_internal
-
-// Local is one slot pointer (V8 is built without
-// V8_ENABLE_DIRECT_HANDLE) and trivially copyable, so they pass and return
-// in a register, as these declarations do. A global handle is a slot
-// pointer too, which V8's API accepts wherever a Local is expected.
-template <class T>
-class Local {
- public:
-  T* slot_;
-};
-
-template <class T>
-class Maybe {
- public:
-  bool has_value_;
-  T value_;
-};
-
-enum PromiseRejectEvent {
-  kPromiseRejectWithNoHandler = 0,
-  kPromiseHandlerAddedAfterReject = 1,
-  kPromiseRejectAfterResolved = 2,
-  kPromiseResolveAfterResolved = 3,
-};
-
-class PromiseRejectMessage {
- public:
-  Local<Promise> promise_;
-  PromiseRejectEvent event_;
-  Local<Value> value_;
-};
-
-typedef void (*PromiseRejectCallback)(PromiseRejectMessage message);
-
-class Isolate {
- public:
-  static Isolate* GetCurrent();
-  Local<Context> GetCurrentContext();
-  void SetPromiseRejectCallback(PromiseRejectCallback callback);
-  void TerminateExecution();
-};
-
-class Object {
- public:
-  Maybe<bool> CreateDataProperty(Local<Context> context, uint32_t index,
-                                 Local<Value> value);
-  int GetIdentityHash();
-};
-
-}  // namespace v8
+#include "v8_mirror.h"
 
 namespace {
 
 using v8::internal::Address;
 
-// v8go's m_value: the handle of a value v8go gave to Go. Only the isolate
-// and the global slot are read; their offsets are checked by the test.
-struct GoValue {
-  long id;
-  v8::Isolate* iso;
-  void* ctx;
-  Address* slot;  // v8::Global<v8::Value>'s single slot pointer
-};
+using secexec::GoValue;
 
 // A record is a rejection with no handler (reason set) or a handler
 // attached later (reason null); a rejection whose handler came before the

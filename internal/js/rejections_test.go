@@ -123,9 +123,9 @@ setTimeout(() => { for (let i = 0; i < 40000; i++) qs.push(Promise.reject(i)); P
 	}
 }
 
-// The shims (rejections_shim.cc, dynimport_shim.cc) declare the V8 API
-// they call instead of including V8's headers (which live in the v8go
-// module, out of reach of this package's cgo flags). This test compiles the layouts it relies on against the real
+// The shims declare the V8 API they call in v8_mirror.h instead of
+// including V8's headers (which live in the v8go module, out of reach of
+// this package's cgo flags). This test compiles the layouts it relies on against the real
 // headers of the pinned v8go, so an upgrade that changes them fails here
 // instead of corrupting memory.
 func TestRejectShimMatchesV8Headers(t *testing.T) {

@@ -1,18 +1,9 @@
 // Isolate::CancelTerminateExecution, which tommie/v8go does not expose:
 // a persistent context whose evaluation was stopped at its deadline
 // clears the termination and goes on serving (see context.go), as Node's
-// vm module does after a timeout. As in rejections_shim.cc, the V8 entry
-// point is declared here and resolves to libv8's own definition; a
-// signature that drifts fails at link time.
+// vm module does after a timeout. The V8 API is declared in v8_mirror.h.
 
-namespace v8 {
-
-class Isolate {
- public:
-  void CancelTerminateExecution();
-};
-
-}  // namespace v8
+#include "v8_mirror.h"
 
 extern "C" {
 
