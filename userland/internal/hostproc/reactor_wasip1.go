@@ -86,18 +86,21 @@ func Run(main func(args []string) int) int32 {
 }
 
 // startGCPercent is the collector's setting until its first cycle.
-const startGCPercent = 400
+const startGCPercent = 200
 
 // deferFirstGC keeps a short process from collecting garbage at all. A
 // command's initialisation leaves the heap near Go's first goal (4 MiB),
 // so even `sh -c true` used to start a collection — a mark of every
 // table the initialisation built, about a millisecond on one WebAssembly
 // thread, more than the rest of the run. Until its first cycle the
-// collector runs at GOGC=400 (a 16 MiB first goal), so a command that
-// allocates less never collects, and its memory, which ends with the
-// process, is never scanned; after that cycle it is back at Go's default
-// (GOGC=100 unless the process's GOGC says otherwise), so a long-running
-// program's heap stays within twice what it uses, as it would have.
+// collector runs at GOGC=200 (an 8 MiB first goal: a run allocating less
+// never collects, and its memory, which ends with the process, is never
+// scanned); after that cycle it is back at Go's default (GOGC=100 unless
+// the process's GOGC says otherwise), so a long-running program's heap
+// stays within twice what it uses, as it would have. The first goal is
+// kept modest because a process under a small memory limit fails with
+// "out of memory" when memory.grow is refused, where an earlier
+// collection could have made room.
 func deferFirstGC() {
 	normal := debug.SetGCPercent(startGCPercent)
 	if normal == startGCPercent {
