@@ -255,7 +255,7 @@ async function generateKey(algorithm, extractable, keyUsages) {
     }
     if (usages.length === 0) throw dom('Usages cannot be empty when creating a key.', 'SyntaxError');
     const ko = K.makeSecret(nodeCrypto().randomBytes(Math.ceil(bits / 8)));
-    const a = name === 'HMAC' ? { name, length: bits, hash: { name: alg.hash.name } } : { name, length: bits };
+    const a = name === 'HMAC' ? { name, hash: { name: alg.hash.name }, length: bits } : { name, length: bits };
     return makeKey(ko, a, dedupe(usages), extractable);
   }
   let pair;
@@ -347,7 +347,7 @@ function importSecret(format, keyData, alg, extractable, usages) {
   } else if (name === 'HMAC') {
     if (bits === 0) throw dom('Zero-length key is not supported', 'DataError');
     if (alg.length !== undefined && alg.length !== bits) throw dom('Invalid key length', 'DataError');
-    a = { name, length: bits, hash: { name: alg.hash.name } };
+    a = { name, hash: { name: alg.hash.name }, length: bits };
   } else {
     a = { name };
   }
