@@ -151,7 +151,7 @@ class SubtleCrypto {
   get [Symbol.toStringTag]() { return 'SubtleCrypto'; }
 }
 for (const [m, n] of [['encrypt', 3], ['decrypt', 3], ['sign', 3], ['verify', 4], ['digest', 2], ['generateKey', 3],
-  ['deriveKey', 5], ['deriveBits', 3], ['importKey', 5], ['exportKey', 2], ['wrapKey', 4], ['unwrapKey', 7]]) {
+  ['deriveKey', 5], ['deriveBits', 2], ['importKey', 5], ['exportKey', 2], ['wrapKey', 4], ['unwrapKey', 7]]) {
   const f = { async [m](...args) { return wc()[m](...args); } }[m];
   Object.defineProperty(f, 'length', { value: n });
   Object.defineProperty(SubtleCrypto.prototype, m, { value: f, writable: true, enumerable: true, configurable: true });

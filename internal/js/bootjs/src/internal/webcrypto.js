@@ -255,7 +255,8 @@ async function generateKey(algorithm, extractable, keyUsages) {
     }
     if (usages.length === 0) throw dom('Usages cannot be empty when creating a key.', 'SyntaxError');
     const ko = K.makeSecret(nodeCrypto().randomBytes(Math.ceil(bits / 8)));
-    const a = name === 'HMAC' ? { name, hash: { name: alg.hash.name }, length: bits } : { name, length: bits };
+    // Node's order: length before hash here, after it on import.
+    const a = name === 'HMAC' ? { name, length: bits, hash: { name: alg.hash.name } } : { name, length: bits };
     return makeKey(ko, a, dedupe(usages), extractable);
   }
   let pair;
