@@ -130,10 +130,13 @@ function pbkdf2Sync(password, salt, iterations, keylen, digest) {
   const p = toBytes(password, 'utf8', 'password'), s = toBytes(salt, 'utf8', 'salt');
   if (!Number.isInteger(iterations) || iterations < 1 || iterations > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'iterations', '>= 1 && <= 2147483647', iterations);
   if (!Number.isInteger(keylen) || keylen < 0 || keylen > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'keylen', '>= 0 && <= 2147483647', keylen);
+  const digestName = normAlg(digest);
+  // Go's pbkdf2 refuses an empty key; Node gives an empty Buffer.
+  if (keylen === 0) return lazyBuffer().alloc(0);
   // Password, then salt: each crosses the bridge on its own.
   B.kdfInput(0, giveBytes(p));
   B.kdfInput(1, giveBytes(s));
-  return takeBytes(B.pbkdf2(iterations, keylen, normAlg(digest)), (k) => lazyBuffer().allocUnsafe(k));
+  return takeBytes(B.pbkdf2(iterations, keylen, digestName), (k) => lazyBuffer().allocUnsafe(k));
 }
 function pbkdf2(password, salt, iterations, keylen, digest, cb) {
   let r, e = null;

@@ -13,6 +13,8 @@ class DOMException extends Error {
     Object.defineProperty(this, 'code', { value: codes[name] || 0, configurable: true });
     if (typeof options === 'object' && options && 'cause' in options) this.cause = options.cause;
   }
+
+  get [Symbol.toStringTag]() { return 'DOMException'; }
 }
 
 class CustomEvent extends Event {

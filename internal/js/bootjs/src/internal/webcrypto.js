@@ -45,7 +45,8 @@ class CryptoKey {
   get type() { return s(this).keyObject.type; }
   get extractable() { return s(this).extractable; }
   get algorithm() { return s(this).algorithm; }
-  get usages() { return s(this).usages; }
+  // A fresh array each time, as in Node 22 (Node 20 gave the same one).
+  get usages() { return [...s(this).usages]; }
   get [Symbol.toStringTag]() { return 'CryptoKey'; }
   [Symbol.for('nodejs.util.inspect.custom')](depth, options, inspect) {
     if (depth < 0) return this;
@@ -259,22 +260,29 @@ async function generateKey(algorithm, extractable, keyUsages) {
     const a = name === 'HMAC' ? { name, length: bits, hash: { name: alg.hash.name } } : { name, length: bits };
     return makeKey(ko, a, dedupe(usages), extractable);
   }
-  let pair;
+  const [privAllowed, pubAllowed] = allowedUsages(name);
+  const privUsages = subset(usages, privAllowed), pubUsages = subset(usages, pubAllowed);
+  let gen;
   if (rsa.includes(name)) {
     let e = 0;
     for (const b of alg.publicExponent) e = e * 256 + b;
-    if (e !== 3 && e !== 65537) throw dom('The operation failed for an operation-specific reason', 'OperationError');
-    if (alg.modulusLength < 512 || alg.modulusLength > 16384 || alg.modulusLength % 8) throw dom('The operation failed for an operation-specific reason', 'OperationError');
-    pair = K.generateKeyPairSync('rsa', { modulusLength: alg.modulusLength, publicExponent: e });
+    gen = () => K.generateKeyPairSync('rsa', { modulusLength: alg.modulusLength, publicExponent: e });
   } else if (name === 'ECDSA' || name === 'ECDH') {
     if (!curves[alg.namedCurve]) throw dom('Unrecognized namedCurve', 'NotSupportedError');
-    pair = K.generateKeyPairSync('ec', { namedCurve: curves[alg.namedCurve] });
+    gen = () => K.generateKeyPairSync('ec', { namedCurve: curves[alg.namedCurve] });
   } else {
-    pair = K.generateKeyPairSync(name.toLowerCase());
+    gen = () => K.generateKeyPairSync(name.toLowerCase());
   }
-  const [privAllowed, pubAllowed] = allowedUsages(name);
-  const privUsages = subset(usages, privAllowed), pubUsages = subset(usages, pubAllowed);
   if (privUsages.length === 0) throw dom('Usages cannot be empty when creating a key.', 'SyntaxError');
+  let pair;
+  try {
+    pair = gen();
+  } catch (e) {
+    // What this sandbox cannot generate (RSA exponents other than 65537)
+    // says so; the rest is Node's OperationError.
+    if (e && e.code === 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM') throw new DOMException(e.message, { name: 'NotSupportedError', cause: e });
+    throw new DOMException('The operation failed for an operation-specific reason', { name: 'OperationError', cause: e });
+  }
   const a = algorithmOf(name, pair.privateKey, alg);
   return {
     publicKey: makeKey(pair.publicKey, a, pubUsages, true),
@@ -692,7 +700,9 @@ function derive(alg, d, length, usage) {
     const raw = K.secretBytes(ko);
     if (name === 'PBKDF2') {
       if (alg.iterations === 0) throw dom('iterations cannot be zero', 'OperationError');
-      return toAB(nodeCrypto().pbkdf2Sync(raw, alg.salt, alg.iterations, length / 8, nodeHash(alg.hash)));
+      try {
+        return toAB(nodeCrypto().pbkdf2Sync(raw, alg.salt, alg.iterations, length / 8, nodeHash(alg.hash)));
+      } catch (e) { throw new DOMException('The operation failed for an operation-specific reason', { name: 'OperationError', cause: U.convert(e) }); }
     }
     if (length === 0) return new P.ArrayBuffer(0);
     try {
