@@ -25,6 +25,10 @@ function copy(v, what) {
   return new P.Uint8Array(U.asU8(v));
 }
 function argData(v, op, nth) { return copy(v, `Failed to execute '${op}' on 'SubtleCrypto': ${nth} argument`); }
+// Typed-array methods as captured at start: the bytes here may be key
+// material, which a guest's patched prototype must never be handed.
+function set(dst, src, off = 0) { P.TypedArrayPrototypeSet(dst, src, off); }
+function sub(u8, a, b) { return P.TypedArrayPrototypeSubarray(u8, a, b); }
 function toAB(u8) {
   const ab = new P.ArrayBuffer(u8.length);
   P.TypedArrayPrototypeSet(new P.Uint8Array(ab), u8, 0);
@@ -169,9 +173,10 @@ function normalize(alg, op) {
         out[m] = new P.Uint8Array(v);
         break;
       case 'octet': case 'int': {
+        // WebIDL's unsigned integers: NaN and infinities are 0, the rest
+        // wraps modulo the type's range.
         const n = Number(v);
-        if (!Number.isFinite(n)) throw typeErr('ERR_INVALID_ARG_VALUE', `${where} is not a finite number.`);
-        const t = Math.trunc(n);
+        const t = Number.isFinite(n) ? Math.trunc(n) : 0;
         const max = kind === 'octet' ? 255 : 2 ** 32 - 1;
         out[m] = ((t % (max + 1)) + (max + 1)) % (max + 1);
         break;
@@ -266,6 +271,7 @@ async function generateKey(algorithm, extractable, keyUsages) {
   if (rsa.includes(name)) {
     let e = 0;
     for (const b of alg.publicExponent) e = e * 256 + b;
+    if (e > 0xffffffff) throw dom('The publicExponent must be equivalent to an unsigned 32-bit value', 'OperationError');
     gen = () => K.generateKeyPairSync('rsa', { modulusLength: alg.modulusLength, publicExponent: e });
   } else if (name === 'ECDSA' || name === 'ECDH') {
     if (!curves[alg.namedCurve]) throw dom('Unrecognized namedCurve', 'NotSupportedError');
@@ -395,7 +401,7 @@ function importAsym(format, keyData, alg, extractable, usages) {
         point = attempt(() => signMod().ECDH.convertKey(raw, curves[alg.namedCurve], undefined, undefined, 'uncompressed'));
       }
       if (point.length !== 2 * n + 1 || point[0] !== 4) throw dom('Invalid keyData', 'DataError');
-      jwk = { kty: 'EC', crv: alg.namedCurve, x: b64u(point.subarray(1, 1 + n)), y: b64u(point.subarray(1 + n)) };
+      jwk = { kty: 'EC', crv: alg.namedCurve, x: b64u(sub(point, 1, 1 + n)), y: b64u(sub(point, 1 + n)) };
     } else {
       if (raw.length !== 32) throw dom(`${name} raw keys must be exactly 32-bytes`, 'DataError');
       jwk = { kty: 'OKP', crv: name, x: b64u(raw) };
@@ -470,8 +476,8 @@ function exportNormalized(format, key) {
       const x = unb64u(jwk.x), y = unb64u(jwk.y);
       const p = new P.Uint8Array(1 + x.length + y.length);
       p[0] = 4;
-      p.set(x, 1);
-      p.set(y, 1 + x.length);
+      set(p, x, 1);
+      set(p, y, 1 + x.length);
       return toAB(p);
     }
     return toAB(unb64u(jwk.x));
@@ -547,8 +553,8 @@ function cipher(mode, bits, key, iv, dec, opts) {
 }
 function concat(a, b) {
   const o = new P.Uint8Array(a.length + b.length);
-  o.set(a, 0);
-  o.set(b, a.length);
+  set(o, a, 0);
+  set(o, b, a.length);
   return o;
 }
 
@@ -557,16 +563,17 @@ function aesGcm(dec, d, alg, data) {
   if (![32, 64, 96, 104, 112, 120, 128].includes(tagLength)) throw dom(`${tagLength} is not a valid AES-GCM tag length`, 'OperationError');
   const key = K.secretBytes(d.keyObject);
   const tl = tagLength / 8;
-  const c = cipher('gcm', key.length * 8, key, alg.iv, dec, { authTagLength: tl });
+  let c;
+  try { c = cipher('gcm', key.length * 8, key, alg.iv, dec, { authTagLength: tl }); } catch { throw failed(); }
   if (alg.additionalData) c.setAAD(alg.additionalData);
   if (!dec) {
     const body = concat(c.update(data), c.final());
     return toAB(concat(body, c.getAuthTag()));
   }
   if (data.length < tl) throw dom('The provided data is too small.', 'OperationError');
-  c.setAuthTag(data.subarray(data.length - tl));
+  c.setAuthTag(sub(data, data.length - tl));
   try {
-    return toAB(concat(c.update(data.subarray(0, data.length - tl)), c.final()));
+    return toAB(concat(c.update(sub(data, 0, data.length - tl)), c.final()));
   } catch { throw failed(); }
 }
 
@@ -661,25 +668,25 @@ function aesKw(unwrap, d, data) {
     const r = new P.Uint8Array(data);
     for (let j = 0; j <= 5; j++) {
       for (let i = 1; i <= n; i++) {
-        const b = ecb(concat(a, r.subarray((i - 1) * 8, i * 8)), false);
-        a.set(b.subarray(0, 8));
+        const b = ecb(concat(a, sub(r, (i - 1) * 8, i * 8)), false);
+        set(a, sub(b, 0, 8));
         let t = n * j + i;
         for (let x = 7; x >= 0 && t > 0; x--) { a[x] ^= t & 0xff; t = Math.floor(t / 256); }
-        r.set(b.subarray(8), (i - 1) * 8);
+        set(r, sub(b, 8), (i - 1) * 8);
       }
     }
     return toAB(concat(a, r));
   }
   const n = data.length / 8 - 1;
-  const a = new P.Uint8Array(data.subarray(0, 8));
-  const r = new P.Uint8Array(data.subarray(8));
+  const a = new P.Uint8Array(sub(data, 0, 8));
+  const r = new P.Uint8Array(sub(data, 8));
   for (let j = 5; j >= 0; j--) {
     for (let i = n; i >= 1; i--) {
       let t = n * j + i;
       for (let x = 7; x >= 0 && t > 0; x--) { a[x] ^= t & 0xff; t = Math.floor(t / 256); }
-      const b = ecb(concat(a, r.subarray((i - 1) * 8, i * 8)), true);
-      a.set(b.subarray(0, 8));
-      r.set(b.subarray(8), (i - 1) * 8);
+      const b = ecb(concat(a, sub(r, (i - 1) * 8, i * 8)), true);
+      set(a, sub(b, 0, 8));
+      set(r, sub(b, 8), (i - 1) * 8);
     }
   }
   let bad = 0;
@@ -722,7 +729,7 @@ function derive(alg, d, length, usage) {
   if (length === null || length === undefined) return toAB(bits);
   const n = Math.ceil(length / 8);
   if (bits.length < n) throw dom('derived bit length is too small', 'OperationError');
-  return toAB(bits.subarray(0, n));
+  return toAB(sub(bits, 0, n));
 }
 
 async function deriveBits(algorithm, baseKey, length) {
@@ -767,7 +774,7 @@ async function wrapKey(format, key, wrappingKey, wrapAlgorithm) {
     bytes = new P.Uint8Array(Buf().from(JSON.stringify(exported), 'utf8'));
     if (alg.name === 'AES-KW' && bytes.length % 8) {
       const padded = new P.Uint8Array(bytes.length + 8 - (bytes.length % 8)).fill(0x20);
-      padded.set(bytes, 0);
+      set(padded, bytes, 0);
       bytes = padded;
     }
   } else {
