@@ -66,7 +66,7 @@ const name = async (k, f) => {
 })();
 `)
 	want := `{"getterThrows":"Error","proxy":"ok","hugeExponent":"OperationError","hugeModulus":"OperationError",` +
-		`"hugeSpki":"DataError","garbageJwk":"DataError","jwkNotObject":"DataError","unwrapGarbage":"OperationError",` +
+		`"hugeSpki":"DataError","garbageJwk":"DataError","jwkNotObject":"TypeError","unwrapGarbage":"OperationError",` +
 		`"unwrapOdd":"OperationError","hkdfTooLong":"OperationError","lengthNaN":"ok","gcmNoIv":"OperationError",` +
 		`"ctrWraps":"OperationError","foreignThis":"TypeError","newCryptoKey":"TypeError","trapWorks":true,"leaked":false,"hiddenExport":"InvalidAccessException"}` + "\n"
 	if r.code != 0 || r.stdout != want {

@@ -79,4 +79,17 @@ await t('illegal', () => new CryptoKey());
 await t('keyfromwrong', () => require('crypto').KeyObject.from({}));
 await t('wrapnoext', () => s.wrapKey('raw', hk, ak, {name:'AES-GCM', iv:new Uint8Array(12)}));
 await t('kwlen', async () => s.wrapKey('raw', await s.importKey('raw', new Uint8Array(5), {name:'HMAC',hash:'SHA-256'}, true, ['sign']), await s.importKey('raw', k, 'AES-KW', true, ['wrapKey']), 'AES-KW'));
+for (const m of ['encrypt', 'decrypt', 'sign', 'verify', 'digest', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey']) {
+  await t('noargs ' + m, () => s[m]());
+}
+await t('jwk not object', () => s.importKey('jwk', 42, { name: 'HMAC', hash: 'SHA-256' }, true, ['sign']));
+await t('usages not sequence', () => s.importKey('raw', new Uint8Array(1), { name: 'HMAC', hash: 'SHA-256' }, true, 'sign'));
+await t('alg number', () => s.importKey('raw', new Uint8Array(1), 42, true, ['sign']));
+await t('alg no name', () => s.importKey('raw', new Uint8Array(1), {}, true, ['sign']));
+await t('key null', () => s.encrypt({ name: 'AES-GCM' }, null, new Uint8Array(1)));
+await t('gcm empty iv', () => s.encrypt({ name: 'AES-GCM', iv: new Uint8Array(0) }, ak, new Uint8Array(1)));
+await t('ctr wraps', () => s.encrypt({ name: 'AES-CTR', counter: new Uint8Array(16), length: 1 }, tk, new Uint8Array(33)));
+await t('hkdf NaN', () => s.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(4), info: new Uint8Array(0) }, hkk, NaN));
+await t('hkdf too long', () => s.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(4), info: new Uint8Array(0) }, hkk, 255 * 256 + 8));
+await t('exponent', () => s.generateKey({ name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array(9).fill(255), hash: 'SHA-256' }, false, ['decrypt']));
 })();

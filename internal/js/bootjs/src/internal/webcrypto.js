@@ -140,10 +140,8 @@ function dictFor(op, name) {
 }
 
 function normalize(alg, op) {
-  if (typeof alg === 'string') return normalize({ name: alg }, op);
-  if (alg === null || typeof alg !== 'object') {
-    throw typeErr('ERR_INVALID_ARG_TYPE', 'Failed to normalize algorithm: passed algorithm is not an object.');
-  }
+  // AlgorithmIdentifier is (object or DOMString): anything else is a string.
+  if (alg === null || (typeof alg !== 'object' && typeof alg !== 'function')) return normalize({ name: `${alg}` }, op);
   if (alg.name === undefined) {
     throw typeErr('ERR_MISSING_OPTION', "Failed to normalize algorithm: passed algorithm can not be converted to 'Algorithm' because 'name' is required in 'Algorithm'.");
   }
@@ -186,7 +184,6 @@ function normalize(alg, op) {
   return out;
 }
 
-const hashBits = { 'SHA-1': 160, 'SHA-256': 256, 'SHA-384': 384, 'SHA-512': 512 };
 const blockBits = { 'SHA-1': 512, 'SHA-256': 512, 'SHA-384': 1024, 'SHA-512': 1024 };
 const nodeHash = (h) => h.name.replace('-', '').toLowerCase();
 const curves = { 'P-256': 'prime256v1', 'P-384': 'secp384r1', 'P-521': 'secp521r1' };
@@ -248,7 +245,7 @@ async function generateKey(algorithm, extractable, keyUsages) {
   if (arguments.length < 3) throw missingArgs('generateKey', 3, arguments.length);
   const alg = normalize(algorithm, 'generateKey');
   const name = alg.name;
-  const usages = [...keyUsages];
+  const usages = usageList(keyUsages, 'generateKey', '3rd');
   checkUsages(name, usages);
   if (aes.includes(name) || name === 'HMAC') {
     let bits;
@@ -298,9 +295,14 @@ async function generateKey(algorithm, extractable, keyUsages) {
 function dedupe(list) { return list.filter((u, i) => list.indexOf(u) === i); }
 
 function missingArgs(op, n, got) {
-  void op; void got;
-  const list = ['algorithm', 'key', 'data', 'signature'].slice(0, n).map((x) => `"${x}"`);
-  return typeErr('ERR_MISSING_ARGS', `The ${list.join(', ')} arguments must be specified`);
+  return typeErr('ERR_MISSING_ARGS', `Failed to execute '${op}' on 'SubtleCrypto': ${n} arguments required, but only ${got} present.`);
+}
+// usageList reads keyUsages as WebIDL's sequence<KeyUsage>.
+function usageList(v, op, nth) {
+  if (v === null || typeof v !== 'object' || typeof v[Symbol.iterator] !== 'function') {
+    throw typeErr('ERR_INVALID_ARG_TYPE', `Failed to execute '${op}' on 'SubtleCrypto': ${nth} argument can not be converted to sequence.`);
+  }
+  return [...v];
 }
 
 // --- importKey
@@ -430,10 +432,13 @@ function importAsym(format, keyData, alg, extractable, usages) {
 }
 
 async function importKey(format, keyData, algorithm, extractable, keyUsages) {
-  if (arguments.length < 5) throw typeErr('ERR_MISSING_ARGS', 'The "format", "keyData", "algorithm", "extractable", and "keyUsages" arguments must be specified');
+  if (arguments.length < 4) throw missingArgs('importKey', 4, arguments.length);
   checkFormat(format, 'importKey');
+  if (format === 'jwk' && (keyData === null || typeof keyData !== 'object')) {
+    throw typeErr('ERR_INVALID_ARG_TYPE', "Failed to execute 'importKey' on 'SubtleCrypto': 2nd argument can not be converted to a dictionary");
+  }
   const alg = normalize(algorithm, 'importKey');
-  const usages = [...keyUsages];
+  const usages = usageList(keyUsages, 'importKey', '5th');
   return importNormalized(format, keyData, alg, !!extractable, usages);
 }
 function importNormalized(format, keyData, alg, extractable, usages) {
@@ -487,7 +492,7 @@ function exportNormalized(format, key) {
 }
 
 async function exportKey(format, key) {
-  if (arguments.length < 2) throw typeErr('ERR_MISSING_ARGS', 'The "format" and "key" arguments must be specified');
+  if (arguments.length < 2) throw missingArgs('exportKey', 2, arguments.length);
   checkFormat(format, 'exportKey');
   if (!isCryptoKey(key)) throw typeErr('ERR_INVALID_ARG_TYPE', "Failed to execute 'exportKey' on 'SubtleCrypto': 2nd argument is not of type CryptoKey.");
   return exportNormalized(format, key);
@@ -495,10 +500,10 @@ async function exportKey(format, key) {
 
 // --- sign / verify
 
-function keyFor(op, alg, key, usage) {
-  if (!isCryptoKey(key)) throw typeErr('ERR_INVALID_ARG_TYPE', `Failed to execute '${op}' on 'SubtleCrypto': 2nd argument is not of type CryptoKey.`);
-  const d = s(key);
-  return d;
+// keyFor reads the key argument (the 2nd of op, or nth).
+function keyFor(op, key, nth = '2nd') {
+  if (!isCryptoKey(key)) throw typeErr('ERR_INVALID_ARG_TYPE', `Failed to execute '${op}' on 'SubtleCrypto': ${nth} argument is not of type CryptoKey.`);
+  return s(key);
 }
 
 function signVerify(op, alg, d, data, signature) {
@@ -529,17 +534,19 @@ function signVerify(op, alg, d, data, signature) {
 }
 
 async function sign(algorithm, key, data) {
-  if (arguments.length < 3) throw typeErr('ERR_MISSING_ARGS', 'The "algorithm", "key", and "data" arguments must be specified');
-  const alg = normalize(algorithm, 'sign');
-  const d = keyFor('sign', alg, key);
-  return signVerify('sign', alg, d, argData(data, 'sign', '3rd'));
+  if (arguments.length < 3) throw missingArgs('sign', 3, arguments.length);
+  // WebIDL converts every argument before the algorithm is normalized.
+  const d = keyFor('sign', key);
+  const bytes = argData(data, 'sign', '3rd');
+  return signVerify('sign', normalize(algorithm, 'sign'), d, bytes);
 }
 
 async function verify(algorithm, key, signature, data) {
-  if (arguments.length < 4) throw typeErr('ERR_MISSING_ARGS', 'The "algorithm", "key", "signature", and "data" arguments must be specified');
-  const alg = normalize(algorithm, 'verify');
-  const d = keyFor('verify', alg, key);
-  return signVerify('verify', alg, d, argData(data, 'verify', '4th'), argData(signature, 'verify', '3rd'));
+  if (arguments.length < 4) throw missingArgs('verify', 4, arguments.length);
+  const d = keyFor('verify', key);
+  const sig = argData(signature, 'verify', '3rd');
+  const bytes = argData(data, 'verify', '4th');
+  return signVerify('verify', normalize(algorithm, 'verify'), d, bytes, sig);
 }
 
 // --- encrypt / decrypt
@@ -639,17 +646,17 @@ function cipherOp(dec, alg, d, data, usage) {
 }
 
 async function encrypt(algorithm, key, data) {
-  if (arguments.length < 3) throw typeErr('ERR_MISSING_ARGS', 'The "algorithm", "key", and "data" arguments must be specified');
-  const alg = normalize(algorithm, 'encrypt');
-  const d = keyFor('encrypt', alg, key);
-  return cipherOp(false, alg, d, argData(data, 'encrypt', '3rd'), 'encrypt');
+  if (arguments.length < 3) throw missingArgs('encrypt', 3, arguments.length);
+  const d = keyFor('encrypt', key);
+  const bytes = argData(data, 'encrypt', '3rd');
+  return cipherOp(false, normalize(algorithm, 'encrypt'), d, bytes, 'encrypt');
 }
 
 async function decrypt(algorithm, key, data) {
-  if (arguments.length < 3) throw typeErr('ERR_MISSING_ARGS', 'The "algorithm", "key", and "data" arguments must be specified');
-  const alg = normalize(algorithm, 'decrypt');
-  const d = keyFor('decrypt', alg, key);
-  return cipherOp(true, alg, d, argData(data, 'decrypt', '3rd'), 'decrypt');
+  if (arguments.length < 3) throw missingArgs('decrypt', 3, arguments.length);
+  const d = keyFor('decrypt', key);
+  const bytes = argData(data, 'decrypt', '3rd');
+  return cipherOp(true, normalize(algorithm, 'decrypt'), d, bytes, 'decrypt');
 }
 
 // AES-KW (RFC 3394) on AES-ECB: there is no id-aes*-wrap cipher here.
@@ -733,9 +740,9 @@ function derive(alg, d, length, usage) {
 }
 
 async function deriveBits(algorithm, baseKey, length) {
-  if (arguments.length < 2) throw typeErr('ERR_MISSING_ARGS', 'The "algorithm" and "baseKey" arguments must be specified');
+  if (arguments.length < 2) throw missingArgs('deriveBits', 2, arguments.length);
+  const d = keyFor('deriveBits', baseKey);
   const alg = normalize(algorithm, 'deriveBits');
-  const d = keyFor('deriveBits', alg, baseKey);
   if (length !== null && length !== undefined) length = normalize({ name: 'AES-CBC', length }, 'get key length').length;
   return derive(alg, d, length, 'deriveBits');
 }
@@ -750,24 +757,24 @@ function keyLength(alg) {
 }
 
 async function deriveKey(algorithm, baseKey, derivedKeyAlgorithm, extractable, keyUsages) {
-  if (arguments.length < 5) throw typeErr('ERR_MISSING_ARGS', 'The "algorithm", "baseKey", "derivedKeyAlgorithm", "extractable", and "keyUsages" arguments must be specified');
+  if (arguments.length < 5) throw missingArgs('deriveKey', 5, arguments.length);
+  const d = keyFor('deriveKey', baseKey);
+  const usages = usageList(keyUsages, 'deriveKey', '5th');
   const alg = normalize(algorithm, 'deriveBits');
-  const d = keyFor('deriveKey', alg, baseKey);
   const dalg = normalize(derivedKeyAlgorithm, 'importKey');
   const length = keyLength(normalize(derivedKeyAlgorithm, 'get key length'));
   const bits = derive(alg, d, length, 'deriveKey');
-  return importNormalized('raw', bits, dalg, !!extractable, [...keyUsages]);
+  return importNormalized('raw', bits, dalg, !!extractable, usages);
 }
 
 // --- wrapKey / unwrapKey
 
 async function wrapKey(format, key, wrappingKey, wrapAlgorithm) {
-  if (arguments.length < 4) throw typeErr('ERR_MISSING_ARGS', 'The "format", "key", "wrappingKey", and "wrapAlgorithm" arguments must be specified');
+  if (arguments.length < 4) throw missingArgs('wrapKey', 4, arguments.length);
   checkFormat(format, 'wrapKey');
-  let alg;
-  try { alg = normalize(wrapAlgorithm, 'wrapKey'); } catch { alg = normalize(wrapAlgorithm, 'encrypt'); }
-  const d = keyFor('wrapKey', alg, wrappingKey);
-  if (!isCryptoKey(key)) throw typeErr('ERR_INVALID_ARG_TYPE', "Failed to execute 'wrapKey' on 'SubtleCrypto': 2nd argument is not of type CryptoKey.");
+  keyFor('wrapKey', key);
+  const d = keyFor('wrapKey', wrappingKey, '3rd');
+  const alg = normalize(wrapAlgorithm, 'wrapKey');
   const exported = exportNormalized(format, key);
   let bytes;
   if (format === 'jwk') {
@@ -784,29 +791,28 @@ async function wrapKey(format, key, wrappingKey, wrapAlgorithm) {
 }
 
 async function unwrapKey(format, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, keyUsages) {
-  if (arguments.length < 7) throw typeErr('ERR_MISSING_ARGS', 'The "format", "wrappedKey", "unwrappingKey", "unwrapAlgo", "unwrappedKeyAlgo", "extractable", and "keyUsages" arguments must be specified');
+  if (arguments.length < 7) throw missingArgs('unwrapKey', 7, arguments.length);
   checkFormat(format, 'unwrapKey');
-  const alg = normalize(unwrapAlgorithm, 'unwrapKey');
-  const d = keyFor('unwrapKey', alg, unwrappingKey);
   const wrapped = argData(wrappedKey, 'unwrapKey', '2nd');
+  const d = keyFor('unwrapKey', unwrappingKey, '3rd');
+  const usages = usageList(keyUsages, 'unwrapKey', '7th');
+  const alg = normalize(unwrapAlgorithm, 'unwrapKey');
   const ualg = normalize(unwrappedKeyAlgorithm, 'importKey');
   let keyData = new P.Uint8Array(cipherOp(true, alg, d, wrapped, 'unwrapKey'));
   if (format === 'jwk') {
     try { keyData = JSON.parse(Buf().from(keyData).toString('utf8')); } catch { throw dom('Invalid keyData', 'DataError'); }
   }
-  return importNormalized(format, keyData, ualg, !!extractable, [...keyUsages]);
+  return importNormalized(format, keyData, ualg, !!extractable, usages);
 }
 
 // --- digest
 
 async function digest(algorithm, data) {
-  if (arguments.length < 2) throw typeErr('ERR_MISSING_ARGS', 'The "algorithm" and "data" arguments must be specified');
+  if (arguments.length < 2) throw missingArgs('digest', 2, arguments.length);
   const alg = normalize(algorithm, 'digest');
   const bytes = argData(data, 'digest', '2nd');
   return toAB(nodeCrypto().createHash(nodeHash(alg)).update(bytes).digest());
 }
-
-void hashBits;
 
 // KeyObject.from and the key behind a CryptoKey, for node:crypto.
 function keyObjectOf(v) {
