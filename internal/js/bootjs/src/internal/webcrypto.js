@@ -593,33 +593,29 @@ function aesCbc(dec, d, alg, data) {
   } catch { throw failed(); }
 }
 
-// aesCtr runs AES-CTR with the counter block's low length bits counting
-// (and wrapping) on their own, as Web Crypto defines it: the counter
-// blocks are made here and encrypted with ECB.
+// aesCtr runs AES-CTR with Web Crypto's counter: only its low length
+// bits count, wrapping on their own. The cipher's own CTR counts all 128
+// bits, which is the same until the low bits wrap: the data is cut there,
+// and the second part starts from the counter with its low bits zero.
 function aesCtr(d, alg, data) {
   if (alg.counter.length !== 16) throw dom('algorithm.counter must contain exactly 16 bytes', 'OperationError');
   if (alg.length === 0 || alg.length > 128) throw dom('AES-CTR algorithm.length must be between 1 and 128', 'OperationError');
   const key = K.secretBytes(d.keyObject);
-  const blocks = Math.ceil(data.length / 16);
-  const len = BigInt(alg.length);
-  const mask = (1n << len) - 1n;
+  const blocks = BigInt(Math.ceil(data.length / 16));
+  const mask = (1n << BigInt(alg.length)) - 1n;
   let ctr = 0n;
   for (const b of alg.counter) ctr = (ctr << 8n) | BigInt(b);
-  if (BigInt(blocks) > mask + 1n) throw dom('The operation failed for an operation-specific reason', 'OperationError');
-  const high = ctr & ~mask;
-  let low = ctr & mask;
-  const stream = new P.Uint8Array(blocks * 16);
-  for (let i = 0; i < blocks; i++) {
-    let v = high | low;
-    for (let j = 15; j >= 0; j--) { stream[i * 16 + j] = Number(v & 0xffn); v >>= 8n; }
-    low = (low + 1n) & mask;
-  }
-  const c = cipher('ecb', key.length * 8, key, null, false);
-  c.setAutoPadding(false);
-  const ks = concat(c.update(stream), c.final());
-  const o = new P.Uint8Array(data.length);
-  for (let i = 0; i < data.length; i++) o[i] = data[i] ^ ks[i];
-  return toAB(o);
+  if (blocks > mask + 1n) throw failed();
+  const run = (counter, part) => {
+    const iv = new P.Uint8Array(16);
+    for (let j = 15; j >= 0; j--) { iv[j] = Number(counter & 0xffn); counter >>= 8n; }
+    const c = cipher('ctr', key.length * 8, key, iv, false);
+    return concat(c.update(part), c.final());
+  };
+  const before = mask - (ctr & mask) + 1n; // blocks until the low bits wrap
+  if (blocks <= before) return toAB(run(ctr, data));
+  const n = Number(before) * 16;
+  return toAB(concat(run(ctr, sub(data, 0, n)), run(ctr & ~mask, sub(data, n))));
 }
 
 function rsaOaep(dec, d, alg, data) {
