@@ -142,4 +142,43 @@ const msg = te.encode('message to sign and encrypt');
   const hs = await subtle.importKey('jwk', { kty: 'oct', k: b64u('a shared secret of 32 bytes.....'), alg: 'HS256' }, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   const hsig = await subtle.sign('HMAC', hs, te.encode(input));
   console.log('jwt hs256', `${input}.${b64u(hsig)}`, await subtle.verify('HMAC', hs, hsig, te.encode(input)));
+  // jose's JWE with ECDH-ES+A256KW and A256GCM: an ephemeral ECDH key,
+  // Concat KDF over SHA-256, the content key wrapped with AES-KW.
+  const recipient = await subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits']);
+  const concatKdf = async (z, alg, bits) => {
+    const u32 = (n) => { const b = new Uint8Array(4); new DataView(b.buffer).setUint32(0, n); return b; };
+    const lv = (b) => Buffer.concat([u32(b.length), b]);
+    const otherInfo = Buffer.concat([lv(te.encode(alg)), lv(new Uint8Array(0)), lv(new Uint8Array(0)), u32(bits)]);
+    return (await subtle.digest('SHA-256', Buffer.concat([u32(1), Buffer.from(z), otherInfo]))).slice(0, bits / 8);
+  };
+  const epk = await subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits']);
+  const z1 = await subtle.deriveBits({ name: 'ECDH', public: recipient.publicKey }, epk.privateKey, 256);
+  const kek1 = await subtle.importKey('raw', await concatKdf(z1, 'ECDH-ES+A256KW', 256), 'AES-KW', false, ['wrapKey']);
+  const cek = await subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);
+  const encryptedKey = await subtle.wrapKey('raw', cek, kek1, 'AES-KW');
+  const jweIv = nc.randomBytes(12);
+  const protectedHeader = b64u(JSON.stringify({ alg: 'ECDH-ES+A256KW', enc: 'A256GCM', epk: await subtle.exportKey('jwk', epk.publicKey) }));
+  const jweCt = await subtle.encrypt({ name: 'AES-GCM', iv: jweIv, additionalData: te.encode(protectedHeader) }, cek, te.encode('jwe payload'));
+  // The recipient's side, from the compact parts.
+  const hdr = JSON.parse(Buffer.from(protectedHeader, 'base64url'));
+  const { key_ops: _ko, ext: _ex, ...epkJwk } = hdr.epk;
+  const epkPub = await subtle.importKey('jwk', epkJwk, { name: 'ECDH', namedCurve: 'P-256' }, false, []);
+  const z2 = await subtle.deriveBits({ name: 'ECDH', public: epkPub }, recipient.privateKey, 256);
+  const kek2 = await subtle.importKey('raw', await concatKdf(z2, hdr.alg, 256), { name: 'AES-KW' }, false, ['unwrapKey']);
+  const cek2 = await subtle.unwrapKey('raw', encryptedKey, kek2, 'AES-KW', 'AES-GCM', false, ['decrypt']);
+  const pt = await subtle.decrypt({ name: 'AES-GCM', iv: jweIv, additionalData: te.encode(protectedHeader) }, cek2, jweCt);
+  console.log('jwe', encryptedKey.byteLength, Buffer.from(pt).toString());
+
+  // EdDSA and RS256 JWTs: jose imports the JWK and signs the input.
+  const ed = await subtle.generateKey('Ed25519', true, ['sign', 'verify']);
+  const edJwk = await subtle.exportKey('jwk', ed.privateKey);
+  const edSigner = await subtle.importKey('jwk', { kty: edJwk.kty, crv: edJwk.crv, x: edJwk.x, d: edJwk.d }, 'Ed25519', false, ['sign']);
+  const edVerifier = await subtle.importKey('jwk', { kty: edJwk.kty, crv: edJwk.crv, x: edJwk.x }, { name: 'Ed25519' }, false, ['verify']);
+  const edIn = `${b64u(JSON.stringify({ alg: 'EdDSA' }))}.${b64u('{}')}`;
+  console.log('jwt eddsa', await subtle.verify('Ed25519', edVerifier, await subtle.sign('Ed25519', edSigner, te.encode(edIn)), te.encode(edIn)));
+  const rs = await subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
+  const rsJwk = await subtle.exportKey('jwk', rs.publicKey);
+  const rsVerifier = await subtle.importKey('jwk', { kty: 'RSA', n: rsJwk.n, e: rsJwk.e, alg: 'RS256' }, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
+  const rsSig = await subtle.sign('RSASSA-PKCS1-v1_5', rs.privateKey, te.encode(edIn));
+  console.log('jwt rs256', rsJwk.alg, await subtle.verify('RSASSA-PKCS1-v1_5', rsVerifier, rsSig, te.encode(edIn)));
 })().catch((e) => { console.log('FAILED', e); process.exitCode = 1; });
