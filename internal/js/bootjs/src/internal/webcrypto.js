@@ -203,18 +203,20 @@ function allowedUsages(name) {
   }
   return [[]];
 }
-function usageWord(name) {
+// usageWord is the key's noun in Node's message, which differs between
+// generateKey and importKey ("a RSA" and "an RSA-OAEP", "an ECDSA" and
+// "a ECDSA").
+function usageWord(name, generating) {
   if (name === 'HMAC') return 'an HMAC';
   if (aes.includes(name)) return 'an AES';
-  if (name === 'ECDSA' || name === 'ECDH' || name === 'Ed25519' || name === 'X25519') return `an ${name}`;
-  if (rsa.includes(name)) return 'a RSA';
+  if (rsa.includes(name)) return generating ? 'a RSA' : `an ${name}`;
+  if (generating && (name === 'ECDSA' || name === 'ECDH' || name === 'Ed25519' || name === 'X25519')) return `an ${name}`;
   return `a ${name}`;
 }
-function checkUsages(name, usages, which) {
-  if (!P.ArrayIsArray(usages)) throw typeErr('ERR_INVALID_ARG_TYPE', 'Failed to execute on \'SubtleCrypto\': keyUsages is not a sequence.');
+function checkUsages(name, usages, which, generating) {
   const allowed = which === undefined ? [].concat(...allowedUsages(name)) : allowedUsages(name)[which];
   for (const u of usages) {
-    if (!allowed.includes(u)) throw dom(`Unsupported key usage for ${usageWord(name)} key`, 'SyntaxError');
+    if (!allowed.includes(u)) throw dom(`Unsupported key usage for ${usageWord(name, generating)} key`, 'SyntaxError');
   }
 }
 // subset keeps the usages of list in want's canonical order (Node's
@@ -246,7 +248,7 @@ async function generateKey(algorithm, extractable, keyUsages) {
   const alg = normalize(algorithm, 'generateKey');
   const name = alg.name;
   const usages = usageList(keyUsages, 'generateKey', '3rd');
-  checkUsages(name, usages);
+  checkUsages(name, usages, undefined, true);
   if (aes.includes(name) || name === 'HMAC') {
     let bits;
     if (name === 'HMAC') {
@@ -412,9 +414,9 @@ function importAsym(format, keyData, alg, extractable, usages) {
   } else {
     const jwk = keyData;
     const kty = rsa.includes(name) ? 'RSA' : ec ? 'EC' : 'OKP';
+    if (jwk && typeof jwk === 'object' && jwk.kty === kty) checkUsages(name, usages, jwk.d !== undefined ? 0 : 1);
     checkJwk(jwk, usages, extractable, kty);
     const priv = jwk.d !== undefined;
-    checkUsages(name, usages, priv ? 0 : 1);
     if (ec && jwk.crv !== alg.namedCurve) throw dom('JWK "crv" does not match the requested algorithm', 'DataError');
     if (kty === 'OKP' && jwk.crv !== name) throw dom('JWK "crv" Parameter and algorithm name mismatch', 'DataError');
     if (jwk.alg !== undefined && rsa.includes(name) && jwk.alg !== jwkAlgs[name][alg.hash.name]) {
@@ -702,7 +704,8 @@ function aesKw(unwrap, d, data) {
 
 function derive(alg, d, length, usage) {
   const name = alg.name;
-  if (d.algorithm.name !== name || !d.usages.includes(usage)) throw dom('The requested operation is not valid for the provided key', 'InvalidAccessError');
+  if (!d.usages.includes(usage)) throw dom(`baseKey does not have ${usage} usage`, 'InvalidAccessError');
+  if (d.algorithm.name !== name) throw dom('Key algorithm mismatch', 'InvalidAccessError');
   const ko = d.keyObject;
   if (name === 'PBKDF2' || name === 'HKDF') {
     if (length === null || length === undefined) throw dom('length cannot be null', 'OperationError');
