@@ -144,33 +144,7 @@ function pbkdf2(password, salt, iterations, keylen, digest, cb) {
   process.nextTick(cb, e, r);
 }
 
-// crypto.subtle: the methods load internal/webcrypto.js on first use, so
-// that a program that only wants randomUUID() does not pay for it.
-const wc = () => require('./internal/webcrypto.js');
-const kSubtle = Symbol('SubtleCrypto');
-function illegal() { const e = new TypeError('Illegal constructor'); e.code = 'ERR_ILLEGAL_CONSTRUCTOR'; return e; }
-class SubtleCrypto {
-  constructor(token) { if (token !== kSubtle) throw illegal(); }
-  get [Symbol.toStringTag]() { return 'SubtleCrypto'; }
-}
-for (const [m, n] of [['encrypt', 3], ['decrypt', 3], ['sign', 3], ['verify', 4], ['digest', 2], ['generateKey', 3],
-  ['deriveKey', 5], ['deriveBits', 2], ['importKey', 5], ['exportKey', 2], ['wrapKey', 4], ['unwrapKey', 7]]) {
-  const f = { async [m](...args) { return wc()[m](...args); } }[m];
-  Object.defineProperty(f, 'length', { value: n });
-  Object.defineProperty(SubtleCrypto.prototype, m, { value: f, writable: true, enumerable: true, configurable: true });
-}
-const subtle = new SubtleCrypto(kSubtle);
-class Crypto {
-  constructor(token) { if (token !== kSubtle) throw illegal(); }
-  get subtle() { return subtle; }
-  getRandomValues(ta) { return getRandomValues(ta); }
-  randomUUID() { return randomUUID(); }
-  get [Symbol.toStringTag]() { return 'Crypto'; }
-}
-const webcrypto = new Crypto(kSubtle);
-// The classes, for the globals (CryptoKey is defined by the module that
-// makes keys, and loads it).
-Object.defineProperty(webcrypto, 'classes', { value: { Crypto, SubtleCrypto, get CryptoKey() { return wc().CryptoKey; } } });
+const { webcrypto, subtle } = require('./internal/webcrypto_api.js');
 
 function unsupported(name) { return () => { throw accessDenied(`crypto.${name} (not available in this sandbox yet)`); }; }
 

@@ -21,4 +21,12 @@ const util = require('util');
   console.log(await crypto.subtle.generateKey({name:'RSA-OAEP', modulusLength: 1024, publicExponent: new Uint8Array([1,0,1]), hash:'SHA-256'}, true, ['encrypt']).then(k=>k.publicKey.usages, (e)=>e.name+' '+e.code+' '+e.message));
   console.log(await crypto.subtle.importKey('raw', new Uint8Array(16), {name:'HMAC', hash:'MD5'}, true, ['sign']).catch((e)=>e.name+' '+e.code+' '+e.message));
   console.log(await crypto.subtle.importKey('jwk', {kty:'oct', k: 'AAAAAAAAAAAAAAAAAAAAAA'}, 'AES-KW', true, ['wrapKey']).then(k=>crypto.subtle.exportKey('jwk', k)));
+  const { digest } = crypto.subtle; // unbound: Node refuses it
+  await digest('SHA-256', new Uint8Array(1)).then(() => console.log('ok'), (e) => console.log(e.name, e.code, e.message));
+  await crypto.subtle.digest.call({}, 'SHA-256', new Uint8Array(1)).then(() => console.log('ok'), (e) => console.log(e.name, e.code, e.message));
+  try { const g = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(crypto), 'subtle').get; console.log(typeof g.call({})); } catch (e) { console.log(e.name, e.code, e.message); }
+  try { crypto.getRandomValues.call({}, new Uint8Array(1)); console.log('grv ok'); } catch (e) { console.log(e.name, e.code, e.message); }
+  try { new SubtleCrypto(); } catch (e) { console.log(e.name, e.code, e.message); }
+  try { new Crypto(); } catch (e) { console.log(e.name, e.code, e.message); }
+  console.log(Object.keys(Object.getPrototypeOf(crypto)), Object.getOwnPropertyNames(Object.getPrototypeOf(crypto.subtle)).join());
 })();
