@@ -29,4 +29,11 @@ const util = require('util');
   try { new SubtleCrypto(); } catch (e) { console.log(e.name, e.code, e.message); }
   try { new Crypto(); } catch (e) { console.log(e.name, e.code, e.message); }
   console.log(Object.keys(Object.getPrototypeOf(crypto)), Object.getOwnPropertyNames(Object.getPrototypeOf(crypto.subtle)).join());
+  const rk = await crypto.subtle.generateKey({ name: 'RSA-PSS', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign']);
+  for (const key of [k, rk.privateKey]) {
+    const c = structuredClone(key);
+    console.log('clone', c instanceof CryptoKey, c === key, c.type, c.extractable, c.algorithm, c.usages, c.algorithm === key.algorithm);
+  }
+  const cs = await crypto.subtle.sign({ name: 'RSA-PSS', saltLength: 0 }, structuredClone(rk.privateKey), new Uint8Array(1));
+  console.log('clone signs', Buffer.from(cs).equals(Buffer.from(await crypto.subtle.sign({ name: 'RSA-PSS', saltLength: 0 }, rk.privateKey, new Uint8Array(1)))));
 })();

@@ -819,6 +819,21 @@ function keyObjectOf(v) {
   return d ? d.keyObject : null;
 }
 
+// structuredClone(cryptoKey) gives a new CryptoKey on the same key, as
+// Node's does.
+require('./web.js').setCloneKey((v) => {
+  const d = isCryptoKey(v) ? slot(v) : null;
+  return d ? makeKey(d.keyObject, cloneAlgorithm(d.algorithm), d.usages, d.extractable) : null;
+});
+function cloneAlgorithm(a) {
+  const o = {};
+  for (const k of P.ObjectKeys(a)) {
+    const v = a[k];
+    o[k] = v instanceof P.Uint8Array ? new P.Uint8Array(v) : v !== null && typeof v === 'object' ? cloneAlgorithm(v) : v;
+  }
+  return o;
+}
+
 module.exports = {
   CryptoKey, isCryptoKey, keyObjectOf, makeKey,
   digest, generateKey, importKey, exportKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey, wrapKey, unwrapKey,
