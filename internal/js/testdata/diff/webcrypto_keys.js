@@ -51,4 +51,20 @@ for (const [k, f] of [
  ['wrap usage', async () => s.wrapKey('raw', await s.importKey('raw', new Uint8Array(16), 'AES-CBC', true, ['decrypt']), await s.importKey('raw', new Uint8Array(16), 'AES-KW', true, ['unwrapKey']), 'AES-KW')],
  ['unwrap usage', async () => s.unwrapKey('raw', new Uint8Array(24), await s.importKey('raw', new Uint8Array(16), 'AES-KW', true, ['wrapKey']), 'AES-KW', 'AES-CBC', true, ['encrypt'])],
 ]) { await f().then(() => console.log(k, 'ok'), (e) => console.log(k, e.name, e.message)); }
+  // JWK "use": sig for signing algorithms, enc for the rest.
+  const ecU = await s.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits']);
+  const jU = await s.exportKey('jwk', ecU.privateKey);
+  const edU = await s.generateKey('Ed25519', true, ['sign']);
+  const jeU = await s.exportKey('jwk', edU.privateKey);
+  for (const [k, f] of [
+    ['hmac enc', () => s.importKey('jwk', { kty: 'oct', k: 'AAAA', use: 'enc' }, { name: 'HMAC', hash: 'SHA-256' }, true, ['sign'])],
+    ['hmac sig', () => s.importKey('jwk', { kty: 'oct', k: 'AAAA', use: 'sig' }, { name: 'HMAC', hash: 'SHA-256' }, true, ['sign'])],
+    ['aes sig', () => s.importKey('jwk', { kty: 'oct', k: 'AAAAAAAAAAAAAAAAAAAAAA', use: 'sig' }, 'AES-GCM', true, ['encrypt'])],
+    ['aes enc', () => s.importKey('jwk', { kty: 'oct', k: 'AAAAAAAAAAAAAAAAAAAAAA', use: 'enc' }, 'AES-GCM', true, ['encrypt'])],
+    ['ecdh sig', () => s.importKey('jwk', { ...jU, key_ops: undefined, use: 'sig' }, { name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits'])],
+    ['ecdh enc', () => s.importKey('jwk', { ...jU, key_ops: undefined, use: 'enc' }, { name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits'])],
+    ['ecdsa enc', () => s.importKey('jwk', { ...jU, key_ops: undefined, use: 'enc' }, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign'])],
+    ['ed enc', () => s.importKey('jwk', { ...jeU, key_ops: undefined, use: 'enc' }, 'Ed25519', true, ['sign'])],
+    ['ed sig', () => s.importKey('jwk', { ...jeU, key_ops: undefined, use: 'sig' }, 'Ed25519', true, ['sign'])],
+  ]) await f().then(() => console.log(k, 'ok'), (e) => console.log(k, e.name, e.message));
 })();

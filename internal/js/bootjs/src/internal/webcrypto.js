@@ -328,13 +328,12 @@ function jwkAlg(name, alg, lengthBits) {
   return undefined;
 }
 
-function checkJwk(jwk, usages, extractable, kty) {
+const sigAlgs = ['HMAC', 'ECDSA', 'Ed25519', 'RSASSA-PKCS1-v1_5', 'RSA-PSS'];
+function checkJwk(jwk, usages, extractable, kty, name) {
   if (jwk === null || typeof jwk !== 'object' || !jwk.kty) throw dom('Invalid keyData', 'DataError');
   if (jwk.kty !== kty) throw dom('Invalid JWK "kty" Parameter', 'DataError');
-  if (usages.length > 0 && jwk.use !== undefined) {
-    const want = usages.every((u) => u === 'sign' || u === 'verify') && kty !== 'oct' ? 'sig' : null;
-    const wantSecret = ['sign', 'verify'].includes(usages[0]) ? 'sig' : 'enc';
-    if (jwk.use !== (want || wantSecret)) throw dom('Invalid JWK "use" Parameter', 'DataError');
+  if (usages.length > 0 && jwk.use !== undefined && jwk.use !== (sigAlgs.includes(name) ? 'sig' : 'enc')) {
+    throw dom('Invalid JWK "use" Parameter', 'DataError');
   }
   if (jwk.key_ops !== undefined) {
     if (!P.ArrayIsArray(jwk.key_ops) || !usages.every((u) => jwk.key_ops.includes(u))) throw dom('Key operations and usage mismatch', 'DataError');
@@ -351,7 +350,7 @@ function importSecret(format, keyData, alg, extractable, usages) {
   let raw;
   if (format === 'raw') raw = argData(keyData, 'importKey', '2nd');
   else if (format === 'jwk') {
-    checkJwk(keyData, usages, extractable, 'oct');
+    checkJwk(keyData, usages, extractable, 'oct', name);
     if (typeof keyData.k !== 'string') throw dom('Invalid keyData', 'DataError');
     raw = unb64u(keyData.k);
   } else {
@@ -415,7 +414,7 @@ function importAsym(format, keyData, alg, extractable, usages) {
     const jwk = keyData;
     const kty = rsa.includes(name) ? 'RSA' : ec ? 'EC' : 'OKP';
     if (jwk && typeof jwk === 'object' && jwk.kty === kty) checkUsages(name, usages, jwk.d !== undefined ? 0 : 1);
-    checkJwk(jwk, usages, extractable, kty);
+    checkJwk(jwk, usages, extractable, kty, name);
     const priv = jwk.d !== undefined;
     if (ec && jwk.crv !== alg.namedCurve) throw dom('JWK "crv" does not match the requested algorithm', 'DataError');
     if (kty === 'OKP' && jwk.crv !== name) throw dom('JWK "crv" Parameter and algorithm name mismatch', 'DataError');
