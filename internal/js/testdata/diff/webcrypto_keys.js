@@ -67,4 +67,16 @@ for (const [k, f] of [
     ['ed enc', () => s.importKey('jwk', { ...jeU, key_ops: undefined, use: 'enc' }, 'Ed25519', true, ['sign'])],
     ['ed sig', () => s.importKey('jwk', { ...jeU, key_ops: undefined, use: 'sig' }, 'Ed25519', true, ['sign'])],
   ]) await f().then(() => console.log(k, 'ok'), (e) => console.log(k, e.name, e.message));
+  // JWK "alg" of EC and OKP keys.
+  const ecA = await s.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign']);
+  const { key_ops: _k1, ext: _e1, ...jA } = await s.exportKey('jwk', ecA.publicKey);
+  const edA = await s.generateKey('Ed25519', true, ['sign']);
+  const { key_ops: _k2, ext: _e2, alg: _a2, ...jeA } = await s.exportKey('jwk', edA.publicKey);
+  for (const [k, f] of [
+    ['es256', () => s.importKey('jwk', { ...jA, alg: 'ES256' }, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify'])],
+    ['es384', () => s.importKey('jwk', { ...jA, alg: 'ES384' }, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify'])],
+    ['ecdh alg', () => s.importKey('jwk', { ...jA, alg: 'ES384' }, { name: 'ECDH', namedCurve: 'P-256' }, true, [])],
+    ['eddsa', () => s.importKey('jwk', { ...jeA, alg: 'EdDSA' }, 'Ed25519', true, ['verify'])],
+    ['ed Ed25519', () => s.importKey('jwk', { ...jeA, alg: 'Ed25519' }, 'Ed25519', true, ['verify'])],
+  ]) await f().then(() => console.log(k, 'ok'), (e) => console.log(k, e.name, e.message));
 })();

@@ -322,6 +322,7 @@ const jwkAlgs = {
   'RSA-PSS': { 'SHA-1': 'PS1', 'SHA-256': 'PS256', 'SHA-384': 'PS384', 'SHA-512': 'PS512' },
   'RSA-OAEP': { 'SHA-1': 'RSA-OAEP', 'SHA-256': 'RSA-OAEP-256', 'SHA-384': 'RSA-OAEP-384', 'SHA-512': 'RSA-OAEP-512' },
 };
+const ecdsaJwkAlgs = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' };
 function jwkAlg(name, alg, lengthBits) {
   if (jwkAlgs[name]) return jwkAlgs[name][alg.hash.name];
   if (aes.includes(name)) return `A${lengthBits}${name.slice(4)}`;
@@ -418,7 +419,10 @@ function importAsym(format, keyData, alg, extractable, usages) {
     const priv = jwk.d !== undefined;
     if (ec && jwk.crv !== alg.namedCurve) throw dom('JWK "crv" does not match the requested algorithm', 'DataError');
     if (kty === 'OKP' && jwk.crv !== name) throw dom('JWK "crv" Parameter and algorithm name mismatch', 'DataError');
-    if (jwk.alg !== undefined && rsa.includes(name) && jwk.alg !== jwkAlgs[name][alg.hash.name]) {
+    // Node 22 checks "alg" for RSA and ECDSA keys only (Node 20 also for
+    // Ed25519).
+    const wantAlg = rsa.includes(name) ? jwkAlgs[name][alg.hash.name] : name === 'ECDSA' ? ecdsaJwkAlgs[alg.namedCurve] : undefined;
+    if (jwk.alg !== undefined && wantAlg !== undefined && jwk.alg !== wantAlg) {
       throw dom('JWK "alg" does not match the requested algorithm', 'DataError');
     }
     const clean = {};
