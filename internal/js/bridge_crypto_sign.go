@@ -73,7 +73,7 @@ type signOpts struct {
 	digested []byte // the digest, or the message for Ed25519
 }
 
-func pssOpts(o signOpts, sign bool) (*rsa.PSSOptions, error) {
+func pssOpts(o signOpts) (*rsa.PSSOptions, error) {
 	if !o.hasSalt {
 		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto}, nil
 	}
@@ -81,11 +81,6 @@ func pssOpts(o signOpts, sign bool) (*rsa.PSSOptions, error) {
 	case o.saltLen == -1:
 		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash}, nil
 	case o.saltLen == -2:
-		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto}, nil
-	case o.saltLen == 0 && sign:
-		// Go reads 0 as "automatic" and cannot sign without salt.
-		return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "PSS signatures with saltLength 0 are not supported in this sandbox")
-	case o.saltLen == 0:
 		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto}, nil
 	case o.saltLen > 0:
 		return &rsa.PSSOptions{SaltLength: o.saltLen}, nil
@@ -118,7 +113,11 @@ func signWith(k any, o signOpts) ([]byte, error) {
 			}
 			return s, nil
 		case rsaPSSPadding:
-			po, err := pssOpts(o, true)
+			if o.hasSalt && o.saltLen == 0 {
+				// Go reads 0 as "automatic": see signPSS0.
+				return signPSS0(k, h, o.digested)
+			}
+			po, err := pssOpts(o)
 			if err != nil {
 				return nil, err
 			}
@@ -172,7 +171,10 @@ func verifyWith(k any, o signOpts, sig []byte) (bool, error) {
 		case 0, rsaPKCS1Padding:
 			return rsa.VerifyPKCS1v15(k, h, o.digested, sig) == nil, nil
 		case rsaPSSPadding:
-			po, err := pssOpts(o, false)
+			if o.hasSalt && o.saltLen == 0 {
+				return verifyPSS0(k, h, o.digested, sig), nil
+			}
+			po, err := pssOpts(o)
 			if err != nil {
 				return false, err
 			}

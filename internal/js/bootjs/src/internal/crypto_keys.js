@@ -21,7 +21,10 @@ class KeyObject {
   get type() { return this[kKeyType]; }
 
   static from(key) {
-    throw U.invalidType('key', 'an instance of CryptoKey', key);
+    // The key behind a CryptoKey (the same object each time, as in Node).
+    const ko = require('./webcrypto.js').keyObjectOf(key);
+    if (!ko) throw U.invalidType('key', 'an instance of CryptoKey', key);
+    return ko;
   }
 
   equals(otherKeyObject) {

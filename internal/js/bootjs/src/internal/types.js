@@ -36,8 +36,7 @@ types.isKeyObject = function isKeyObject(v) {
   return typeof KeyObject === 'function' && v instanceof KeyObject;
 };
 types.isCryptoKey = function isCryptoKey(v) {
-  const { webcrypto } = require('../crypto.js');
-  return !!(webcrypto && typeof webcrypto.CryptoKey === 'function' && v instanceof webcrypto.CryptoKey);
+  return require('./webcrypto.js').isCryptoKey(v);
 };
 
 module.exports = types;

@@ -13,6 +13,8 @@ class DOMException extends Error {
     Object.defineProperty(this, 'code', { value: codes[name] || 0, configurable: true });
     if (typeof options === 'object' && options && 'cause' in options) this.cause = options.cause;
   }
+
+  get [Symbol.toStringTag]() { return 'DOMException'; }
 }
 
 class CustomEvent extends Event {
@@ -90,8 +92,17 @@ function atob(s) {
   return out;
 }
 
+// cloneKey copies a CryptoKey; webcrypto.js sets it when it loads (no
+// CryptoKey exists before).
+let cloneKey = null;
+function setCloneKey(f) { cloneKey = f; }
+
 function structuredClone(value, options) {
   if (arguments.length === 0) throw new TypeError("The \"value\" argument must be specified");
+  if (cloneKey !== null && value !== null && typeof value === 'object') {
+    const k = cloneKey(value);
+    if (k !== null) return k;
+  }
   if (typeof value === 'function' || typeof value === 'symbol') {
     throw new DOMException(`${typeof value === 'function' ? value.toString().slice(0, 40) : String(value)} could not be cloned.`, 'DataCloneError');
   }
@@ -115,4 +126,4 @@ class Blob {
   get [Symbol.toStringTag]() { return 'Blob'; }
 }
 
-module.exports = { EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, structuredClone, atob, btoa, Blob };
+module.exports = { EventTarget, Event, CustomEvent, AbortController, AbortSignal, DOMException, structuredClone, setCloneKey, atob, btoa, Blob };
