@@ -3,6 +3,7 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -444,10 +445,13 @@ func (s *Shell) childFDs() map[int]*ofile {
 
 // waitPID waits for a child. The only running goroutine may block in the
 // host; with others running (pipeline stages, substitutions, jobs) it
-// polls, so they keep the one WebAssembly thread.
+// polls, so they keep the one WebAssembly thread. It first only yields:
+// a stage like `echo hello |` finishes as soon as it gets the thread,
+// without a round trip through the host's poll for a sleep; if the others
+// are waiting themselves, it sleeps, longer each time.
 func (s *Shell) waitPID(pid int) ExitStatus {
 	delay := 20 * time.Microsecond
-	for {
+	for i := 0; ; i++ {
 		block := s.sh.running.Load() == 0
 		done, st, err := s.sh.sys.Wait(pid, block)
 		if err != nil {
@@ -455,6 +459,10 @@ func (s *Shell) waitPID(pid int) ExitStatus {
 		}
 		if done {
 			return st
+		}
+		if i < 4 {
+			runtime.Gosched()
+			continue
 		}
 		time.Sleep(delay)
 		delay = min(delay*2, 2*time.Millisecond)
