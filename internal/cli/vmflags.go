@@ -38,6 +38,7 @@ type vmFlags struct {
 	publish     []string
 	allowRemote bool
 	allowNPM    bool
+	allowPip    bool
 }
 
 func (f *vmFlags) register(c *cobra.Command) {
@@ -48,6 +49,7 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.StringArrayVar(&f.allowWrite, "allow-write", nil, "allow writing guest PATH and beneath (repeatable)")
 	fl.StringArrayVar(&f.allowNet, "allow-net", nil, "allow network access to HOST[:PORT] (repeatable)")
 	fl.BoolVar(&f.allowNPM, "allow-npm-registry", false, "allow network access to the npm registry the host's npm uses (npm config get registry), for npm and npx in the VM")
+	fl.BoolVar(&f.allowPip, "allow-pip-index", false, "allow network access to the package index the host's pip uses (PIP_INDEX_URL, pip.conf, else PyPI) and point the VM's pip at it")
 	fl.StringArrayVar(&f.allowEnv, "allow-env", nil, "pass the host's environment variable KEY into the VM (repeatable)")
 	fl.StringArrayVar(&f.mounts, "mount", nil, "mount host directory HOST at guest path GUEST: "+mountSyntax+" (repeatable)")
 	fl.StringArrayVarP(&f.env, "env", "e", nil, "set KEY=VALUE in the guest environment (repeatable)")
@@ -133,6 +135,15 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 		p.AllowNet(secexec.NPMRegistryRule(u))
 	}
 	env := map[string]string{}
+	if f.allowPip {
+		index := hostPipIndex(cmd.Context())
+		rules, err := pipIndexRules(index)
+		if err != nil {
+			return opts, err
+		}
+		p.AllowNet(rules...)
+		env["PIP_INDEX_URL"] = index
+	}
 	for _, k := range f.allowEnv {
 		p.AllowEnv(k)
 		if v, ok := os.LookupEnv(k); ok {
