@@ -17,7 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"path/filepath"
 )
 
 // exitError ends the command with a status after a message.
@@ -61,25 +61,18 @@ var commands = map[string]command{
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
-	// Global options before the command.
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		switch a := args[0]; {
-		case a == "--version" || a == "version":
-			fmt.Fprintln(stdout, "git version 2.39.5 (secexec, go-git)")
-			return 0
-		case a == "-h" || a == "--help":
-			fmt.Fprint(stdout, usage)
-			return 0
-		case a == "-C" && len(args) > 1:
-			if err := os.Chdir(args[1]); err != nil {
-				fmt.Fprintf(stderr, "fatal: cannot change to '%s': %v\n", args[1], errText(err))
-				return 128
+	args, code, done := globalOptions(args, stdout, stderr)
+	if done {
+		return code
+	}
+	for _, v := range []struct {
+		flag *string
+		name string
+	}{{&gitDirFlag, "GIT_DIR"}, {&workTreeFlag, "GIT_WORK_TREE"}} {
+		if d := getenv(v.name); *v.flag == "" && d != "" {
+			if abs, err := filepath.Abs(d); err == nil {
+				*v.flag = abs
 			}
-			args = args[2:]
-			continue
-		default:
-			fmt.Fprintf(stderr, "unknown option: %s\n%s", a, usage)
-			return 129
 		}
 	}
 	if len(args) == 0 {
@@ -118,7 +111,17 @@ func errText(err error) string {
 	return err.Error()
 }
 
-const usage = `usage: git [-C <path>] <command> [<args>]
+// globalUsage is git's synopsis, printed with a global option error.
+const globalUsage = `usage: git [-v | --version] [-h | --help] [-C <path>] [-c <name>=<value>]
+           [--exec-path[=<path>]] [--html-path] [--man-path] [--info-path]
+           [-p | --paginate | -P | --no-pager] [--no-replace-objects] [--bare]
+           [--git-dir=<path>] [--work-tree=<path>] [--namespace=<name>]
+           [--super-prefix=<path>] [--config-env=<name>=<envvar>]
+           <command> [<args>]
+`
+
+const usage = `usage: git [-C <path>] [-c <name>=<value>] [-P | --no-pager]
+           [--git-dir=<path>] [--work-tree=<path>] <command> [<args>]
 
 Commands provided in secexec:
    init       Create an empty Git repository
