@@ -6,13 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	git "github.com/go-git/go-git/v6"
 	"github.com/go-git/go-git/v6/plumbing"
 	"github.com/go-git/go-git/v6/plumbing/object"
-	"github.com/go-git/go-git/v6/plumbing/storer"
 )
 
 // cmdInit: git init [-q] [-b NAME|--initial-branch=NAME] [DIR].
@@ -318,192 +316,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// cmdLog: git log [--oneline] [-n N|-N|--max-count=N] [--format=F|--pretty=F] [REV].
-func cmdLog(e *env, args []string) error {
-	max := -1
-	format := ""
-	rev := "HEAD"
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--oneline":
-			format = "%h %s"
-		case a == "-n" && i+1 < len(args):
-			n, err := strconv.Atoi(args[i+1])
-			if err != nil {
-				return fatalf("'%s': not an integer", args[i+1])
-			}
-			max = n
-			i++
-		case strings.HasPrefix(a, "--max-count="):
-			n, err := strconv.Atoi(strings.TrimPrefix(a, "--max-count="))
-			if err != nil {
-				return fatalf("'%s': not an integer", a)
-			}
-			max = n
-		case len(a) > 1 && a[0] == '-' && isDigits(a[1:]):
-			max, _ = strconv.Atoi(a[1:])
-		case strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "--pretty="):
-			f := a[strings.IndexByte(a, '=')+1:]
-			f = strings.TrimPrefix(strings.TrimPrefix(f, "format:"), "tformat:")
-			switch f {
-			case "oneline":
-				f = "%H %s"
-			case "short", "medium", "full":
-				f = ""
-			}
-			format = f
-		case a == "--no-decorate":
-		case strings.HasPrefix(a, "-"):
-			return usagef("error: unsupported option `%s'", a)
-		default:
-			rev = a
-		}
-	}
-	rp, err := openRepo()
-	if err != nil {
-		return err
-	}
-	var from *object.Commit
-	if rev == "HEAD" {
-		from, err = rp.head()
-		if err == nil && from == nil {
-			branch, _, _ := rp.branch()
-			return fatalf("your current branch '%s' does not have any commits yet", branch)
-		}
-	} else {
-		from, err = rp.resolveCommit(rev)
-	}
-	if err != nil {
-		return err
-	}
-	iter, err := rp.r.Log(&git.LogOptions{From: from.Hash, Order: git.LogOrderCommitterTime})
-	if err != nil {
-		return err
-	}
-	n := 0
-	err = iter.ForEach(func(c *object.Commit) error {
-		if max >= 0 && n >= max {
-			return storer.ErrStop
-		}
-		if format != "" {
-			fmt.Fprintln(e.stdout, expandFormat(format, c))
-		} else {
-			if n > 0 {
-				fmt.Fprintln(e.stdout)
-			}
-			fmt.Fprintf(e.stdout, "commit %s\n", c.Hash)
-			if len(c.ParentHashes) > 1 {
-				var ps []string
-				for _, p := range c.ParentHashes {
-					ps = append(ps, short(p))
-				}
-				fmt.Fprintf(e.stdout, "Merge: %s\n", strings.Join(ps, " "))
-			}
-			fmt.Fprintf(e.stdout, "Author: %s <%s>\nDate:   %s\n\n", c.Author.Name, c.Author.Email, gitDate(c.Author))
-			for _, l := range strings.Split(strings.TrimRight(c.Message, "\n"), "\n") {
-				if l == "" {
-					fmt.Fprintln(e.stdout)
-				} else {
-					fmt.Fprintf(e.stdout, "    %s\n", l)
-				}
-			}
-		}
-		n++
-		return nil
-	})
-	return err
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// gitDate is git's default date format, in the signature's own zone.
-func gitDate(s object.Signature) string { return s.When.Format("Mon Jan 2 15:04:05 2006 -0700") }
-
-// expandFormat expands the --format placeholders scripts use.
-func expandFormat(f string, c *object.Commit) string {
-	subject, body, _ := strings.Cut(c.Message, "\n")
-	body = strings.TrimLeft(body, "\n")
-	var b strings.Builder
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' || i+1 >= len(f) {
-			b.WriteByte(f[i])
-			continue
-		}
-		i++
-		two := ""
-		if i+1 < len(f) {
-			two = f[i : i+2]
-		}
-		switch {
-		case f[i] == 'H':
-			b.WriteString(c.Hash.String())
-		case f[i] == 'h':
-			b.WriteString(short(c.Hash))
-		case f[i] == 'T':
-			b.WriteString(c.TreeHash.String())
-		case f[i] == 't':
-			b.WriteString(short(c.TreeHash))
-		case f[i] == 'P' || f[i] == 'p':
-			var ps []string
-			for _, p := range c.ParentHashes {
-				if f[i] == 'P' {
-					ps = append(ps, p.String())
-				} else {
-					ps = append(ps, short(p))
-				}
-			}
-			b.WriteString(strings.Join(ps, " "))
-		case f[i] == 's':
-			b.WriteString(subject)
-		case f[i] == 'b':
-			b.WriteString(body)
-		case f[i] == 'B':
-			b.WriteString(c.Message)
-		case f[i] == 'n':
-			b.WriteByte('\n')
-		case f[i] == '%':
-			b.WriteByte('%')
-		case two != "" && (two[0] == 'a' || two[0] == 'c'):
-			sig := c.Author
-			if two[0] == 'c' {
-				sig = c.Committer
-			}
-			switch two[1] {
-			case 'n':
-				b.WriteString(sig.Name)
-			case 'e':
-				b.WriteString(sig.Email)
-			case 'd':
-				b.WriteString(gitDate(sig))
-			case 't':
-				b.WriteString(strconv.FormatInt(sig.When.Unix(), 10))
-			case 'i':
-				b.WriteString(sig.When.Format("2006-01-02 15:04:05 -0700"))
-			case 'I':
-				b.WriteString(sig.When.Format("2006-01-02T15:04:05-07:00"))
-			default:
-				b.WriteString("%" + two)
-			}
-			i++
-		default:
-			b.WriteByte('%')
-			b.WriteByte(f[i])
-		}
-	}
-	return b.String()
-}
-
 // cmdBranch: git branch [-d|-D NAME] [NAME [START]] [--show-current].
 func cmdBranch(e *env, args []string) error {
 	rp, err := openRepo()
@@ -757,9 +569,11 @@ func cmdRevParse(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	abbrev, shortHash := false, false
+	abbrev, shortHash, verify := false, false, false
 	for _, a := range args {
 		switch a {
+		case "--verify", "-q", "--quiet":
+			verify = true
 		case "--short":
 			shortHash = true
 		case "--abbrev-ref":
@@ -785,16 +599,35 @@ func cmdRevParse(e *env, args []string) error {
 				fmt.Fprintln(e.stdout, cur)
 				continue
 			}
-			h, err := rp.r.ResolveRevision(plumbing.Revision(a))
+			h, err := resolveRevision(rp, a)
 			if err != nil {
-				return fatalf("ambiguous argument '%s': unknown revision or path not in the working tree.", a)
+				if verify {
+					return fatalf("Needed a single revision")
+				}
+				if msg := err.Error(); strings.Contains(msg, "ambiguous argument") || strings.Contains(msg, "does not exist") {
+					// git echoes the argument before failing.
+					fmt.Fprintln(e.stdout, a)
+				}
+				return err
 			}
 			if shortHash {
-				fmt.Fprintln(e.stdout, short(*h))
+				fmt.Fprintln(e.stdout, short(h))
 			} else {
 				fmt.Fprintln(e.stdout, h.String())
 			}
 		}
 	}
 	return nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -126,13 +126,9 @@ func (rp *repo) branch() (string, bool, error) {
 	return "", false, nil
 }
 
-// resolveCommit resolves a revision to a commit.
+// resolveCommit resolves a revision (see resolveRevision) to a commit.
 func (rp *repo) resolveCommit(rev string) (*object.Commit, error) {
-	h, err := rp.r.ResolveRevision(plumbing.Revision(rev))
-	if err != nil {
-		return nil, fatalf("ambiguous argument '%s': unknown revision or path not in the working tree.", rev)
-	}
-	return rp.r.CommitObject(*h)
+	return resolveCommitRevision(rp, rev)
 }
 
 // short abbreviates a hash as git does in a small repository.
