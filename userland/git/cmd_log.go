@@ -37,6 +37,7 @@ type logOpts struct {
 	until       *time.Time
 	rawAuthors  []string
 	rawGreps    []string
+	showMerges  bool // git show: a merge's (combined) diff section is shown
 }
 
 // parseLogOption takes one option (and maybe its value from rest) and
@@ -154,10 +155,12 @@ func (lo *logOpts) parseOption(a string, rest []string) (int, error) {
 }
 
 // parseApproxDate accepts the absolute dates scripts give --since and
-// --until: YYYY-MM-DD (midnight UTC) and whatever GIT_*_DATE takes.
+// --until: whatever GIT_*_DATE takes, and YYYY-MM-DD, which (as in
+// git's approxidate) keeps the current time of day.
 func parseApproxDate(s string) (time.Time, error) {
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
+	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		now := time.Now()
+		return time.Date(t.Year(), t.Month(), t.Day(), now.Hour(), now.Minute(), now.Second(), 0, time.Local), nil
 	}
 	return parseDate(s)
 }
@@ -610,6 +613,20 @@ func (p *printer) commit(c *object.Commit) error {
 	ge.terminator = lo.terminator && !emptyFormat
 	missingNL := !strings.HasSuffix(ge.header, "\n")
 	var d bytes.Buffer
+	if lo.diff.any() && len(c.ParentHashes) > 1 && lo.showMerges {
+		// A clean merge's combined diff is empty, but git show still
+		// writes its separator; --stat is against the first parent.
+		d.WriteByte('\n')
+		if f := (diffFormat{stat: lo.diff.stat, shortstat: lo.diff.shortstat, numstat: lo.diff.numstat}); f.any() {
+			changes, err := commitChanges(p.rp, c, 0)
+			if err != nil {
+				return err
+			}
+			if err := writeDiff(&d, f, filterChanges(changes, p.specs)); err != nil {
+				return err
+			}
+		}
+	}
 	if lo.diff.any() && len(c.ParentHashes) <= 1 {
 		changes, err := commitChanges(p.rp, c, 0)
 		if err != nil {

@@ -338,32 +338,70 @@ func funcName(line string) (string, bool) {
 	return strings.TrimRight(line, " \t\n\v\f\r"), true
 }
 
-// cmdDiff: git diff [--cached|--staged] [COMMIT [COMMIT]] [--stat is not supported] [-- PATH...].
+// cmdDiff: git diff [options] [--cached|--staged] [<commit> [<commit>] | <a>..<b> | <a>...<b>] [--] [<path>...].
 func cmdDiff(e *env, args []string) error {
-	cached := false
-	var revs, paths []string
+	cached, quiet, exitCode := false, false, false
+	var f diffFormat
+	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case a == "--":
+			rest = append(rest, args[i:]...)
+			i = len(args)
+		case f.flag(a):
 		case a == "--cached" || a == "--staged":
 			cached = true
-		case a == "--":
-			paths = append(paths, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "-"):
+		case a == "--quiet":
+			quiet, exitCode = true, true
+		case a == "--exit-code":
+			exitCode = true
+		case a == "--no-color" || a == "--color=never" || a == "--no-ext-diff" || a == "--no-renames":
+		case strings.HasPrefix(a, "-") && a != "-":
 			return usagef("error: invalid option: %s", a)
 		default:
-			revs = append(revs, a)
+			rest = append(rest, a)
 		}
+	}
+	if !f.any() {
+		f.patch = true
 	}
 	rp, err := openRepo()
 	if err != nil {
 		return err
 	}
+	revs, paths, err := splitRevsPaths(rp, rest)
+	if err != nil {
+		return err
+	}
+	if len(revs) == 1 {
+		if r := parseRange(revs[0]); r.dots != 0 {
+			from := r.from
+			if r.dots == 3 {
+				a, err := rp.resolveCommit(r.from)
+				if err != nil {
+					return err
+				}
+				b, err := rp.resolveCommit(r.to)
+				if err != nil {
+					return err
+				}
+				bases, err := a.MergeBase(b)
+				if err != nil {
+					return err
+				}
+				if len(bases) == 0 {
+					return fatalf("%s: no merge base", revs[0])
+				}
+				from = bases[0].Hash.String()
+			}
+			revs = []string{from, r.to}
+		}
+	}
 	var from, to snapshot
 	switch {
 	case len(revs) > 2 || (cached && len(revs) > 1):
-		return usagef("usage: git diff [--cached] [<commit> [<commit>]] [-- <path>...]")
+		return usagef("usage: git diff [<options>] [<commit>] [--] [<path>...]")
 	case len(revs) == 2:
 		a, err := rp.resolveCommit(revs[0])
 		if err != nil {
@@ -412,43 +450,43 @@ func cmdDiff(e *env, args []string) error {
 				return err
 			}
 		}
-		to = snapshot{}
-		for p, ie := range idx {
-			ent, ok, err := worktreeFile(rp, p)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			if ent.hash.Equal(ie.hash) && ent.mode == ie.mode {
-				// Unchanged: the index's loader avoids holding the data.
-				ent.load = ie.load
-			}
-			to[p] = ent
-		}
-	}
-	changes := compare(from, to)
-	if len(paths) > 0 {
-		var keep []fileChange
-		for _, c := range changes {
-			for _, p := range paths {
-				rel, err := rp.rel(p)
-				if err != nil {
-					return err
-				}
-				if rel == "." || c.path == rel || strings.HasPrefix(c.path, rel+"/") {
-					keep = append(keep, c)
-					break
-				}
-			}
-		}
-		changes = keep
-	}
-	for _, c := range changes {
-		if err := writePatch(e.stdout, c); err != nil {
+		if to, err = worktreeSnapshot(rp, idx); err != nil {
 			return err
 		}
 	}
+	specs, err := pathspecs(rp, paths)
+	if err != nil {
+		return err
+	}
+	changes := filterChanges(compare(from, to), specs)
+	if !quiet {
+		if err := writeDiff(e.stdout, f, changes); err != nil {
+			return err
+		}
+	}
+	if exitCode && len(changes) > 0 {
+		return &exitError{code: 1}
+	}
 	return nil
+}
+
+// worktreeSnapshot reads the worktree's versions of the files in idx
+// (a deleted file is absent).
+func worktreeSnapshot(rp *repo, idx snapshot) (snapshot, error) {
+	to := snapshot{}
+	for p, ie := range idx {
+		ent, ok, err := worktreeFile(rp, p)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if ent.hash.Equal(ie.hash) && ent.mode == ie.mode {
+			// Unchanged: the index's loader avoids holding the data.
+			ent.load = ie.load
+		}
+		to[p] = ent
+	}
+	return to, nil
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"testing"
 
+	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/internal/vmtest"
 )
@@ -29,5 +30,96 @@ func TestGitGlobalOptionsMatchHost(t *testing.T) {
 		"git --bogus",
 		"git -C",
 		"git -C /nonexistent status",
+	)
+}
+
+// compareOnHostRepo builds a repository with host git twice (setup runs
+// in an empty directory and must make ./repo), mounts one copy into the
+// VM, and runs each command in both copies' repo directory: host git on
+// one, the VM's git on the other. It is for histories the VM's git
+// cannot make yet (merges), and for commands that change the
+// repository, whose later commands then see each side's own result.
+func compareOnHostRepo(t *testing.T, setup string, cmds ...string) {
+	t.Helper()
+	hostDir, vmDir := t.TempDir(), t.TempDir()
+	for _, d := range []string{hostDir, vmDir} {
+		if o := hostSh(t, d, setup); o.code != 0 {
+			t.Fatalf("setup: exit %d: %s%s", o.code, o.stdout, o.stderr)
+		}
+	}
+	h := vmtest.NewHost(t, vmhost.Config{Mounts: []vm.Mount{{Path: "/mnt/host", HostDir: vmDir}}})
+	for _, c := range cmds {
+		want := hostSh(t, hostDir, "cd repo && "+c)
+		got := vmSh(t, h, "cd /mnt/host/repo && "+c)
+		if got != want {
+			t.Fatalf("$ %s\nhost (exit %d):\n%s\n-- stderr:\n%s\nVM (exit %d):\n%s\n-- stderr:\n%s\nfirst difference: %s",
+				c, want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr, firstDiff(want, got))
+		}
+	}
+}
+
+// mergeHistory is a small history with a tag, an annotated tag, a side
+// branch merged back, and an upstream configured for main.
+const mergeHistory = `git init -q -b main repo && cd repo &&
+printf 'line1\nline2\nline3\n' > a.txt && mkdir -p src && printf 'package main\n\nfunc main() {\n\tprintln(1)\n}\n' > src/main.go &&
+git add . && git commit -qm 'first commit' &&
+printf 'line1\nline2 changed\nline3\nline4\n' > a.txt && echo new > b.txt && git add . && git commit -qm second -m 'a body paragraph' &&
+git tag v1 && git tag -a -m 'release one' v1.1 &&
+git checkout -q -b side HEAD~1 && echo s > s.txt && git add s.txt && git commit -qm 'side work' &&
+git checkout -q main && GIT_COMMITTER_DATE=2024-01-03T03:04:05+01:00 git merge -q --no-edit side &&
+echo more >> a.txt && GIT_COMMITTER_DATE=2024-01-04T03:04:05+01:00 git commit -qam 'after merge' &&
+git branch feature HEAD~1 && git config branch.main.remote . && git config branch.main.merge refs/heads/feature`
+
+func TestGitRevisionsMatchHost(t *testing.T) {
+	compareOnHostRepo(t, mergeHistory,
+		"git rev-parse HEAD~1^2 @ main@{u} @{upstream} v1.1 v1.1^{} v1.1^{commit} HEAD^{tree} HEAD:a.txt :a.txt HEAD~3 HEAD^ HEAD^^2 side~1^ :/side",
+		"git rev-parse $(git rev-parse HEAD | cut -c1-7) $(git rev-parse HEAD~2 | cut -c1-10)",
+		"git rev-parse nope",
+		"git rev-parse --verify nope",
+		"git rev-parse HEAD:nope",
+		"git rev-parse HEAD~9",
+		"git rev-parse side@{u}",
+		"git log --oneline nope",
+		"git log --oneline HEAD~1^2 -- a.txt", "git log --oneline HEAD~2^2 -- a.txt",
+		"git log --oneline a.txt nope",
+	)
+}
+
+func TestGitLogMatchesHost(t *testing.T) {
+	compareOnHostRepo(t, mergeHistory,
+		"git log", "git log --oneline", "git log -p", "git log --stat", "git log --shortstat --oneline",
+		"git log --name-only", "git log --name-status --format=%s",
+		"git log --graph", "git log --graph --oneline", "git log --graph --format=%s%n%b", "git log --graph -p",
+		"git log --graph --stat --oneline", "git log --graph --all --oneline",
+		"git log --oneline --decorate", "git log --all --oneline --decorate=short",
+		"git log -n 2 --reverse --oneline", "git log -3 --skip=1 --format=%h",
+		"git log --author=Ada --grep=side --oneline", "git log --grep=SIDE -i --format=%s", "git log --author=nobody",
+		"git log --oneline -- s.txt", "git log --oneline a.txt", "git log --oneline -- src",
+		"git log --oneline main..side", "git log --oneline side..main", "git log --oneline side...main", "git log --oneline ^side main",
+		"git log --oneline @{u}", "git log --first-parent --oneline", "git log --no-merges --oneline", "git log --merges --format=%p",
+		"git log --format='%h %d %D|%an|%ae|%cn|%s|%at|%ai|%as' --decorate",
+		"git log --pretty=fuller -1", "git log --pretty=short -1", "git log --pretty=full -1", "git log --pretty=raw -1", "git log --date=iso -1",
+		"git log --stat -p -1", "git log --oneline v1.1 -1", "git log --since=2024-01-03T12:00:00Z --format=%s", "git log --until='2024-01-03 12:00:00 +0000' --format=%s",
+	)
+}
+
+func TestGitShowMatchesHost(t *testing.T) {
+	compareOnHostRepo(t, mergeHistory,
+		"git show", "git show HEAD~1", "git show --stat HEAD~2", "git show -s --format=%s v1.1", "git show v1.1",
+		"git show v1.1 --stat", "git show --name-only HEAD~2", "git show --name-status HEAD~2 --oneline",
+		"git show HEAD~2:a.txt", "git show HEAD:", "git show HEAD:src", "git show v1.1^{tree}", "git show :a.txt",
+		"git show HEAD:nope", "git show nope", "git show --pretty=short -s", "git show --format='%H%n%P' -s HEAD~1",
+		"git show HEAD~2 -- b.txt", "git show --no-patch --oneline HEAD HEAD~1", "git show HEAD~2 HEAD~3", "git show v1",
+		"git show --stat HEAD~1", "git show --name-only HEAD~1", "git show --oneline HEAD~1",
+	)
+}
+
+func TestGitDiffOptionsMatchHost(t *testing.T) {
+	compareOnHostRepo(t, mergeHistory+" && printf 'x\\n' >> a.txt && echo staged > b.txt && git add b.txt && rm s.txt",
+		"git diff", "git diff --stat", "git diff --name-only", "git diff --name-status", "git diff --cached",
+		"git diff --staged --stat", "git diff HEAD", "git diff HEAD~2 HEAD", "git diff HEAD~2..HEAD --stat",
+		"git diff side...main --name-status", "git diff HEAD -- a.txt", "git diff --quiet; echo $?",
+		"git diff --exit-code --stat; echo $?", "git diff --quiet HEAD HEAD; echo $?", "git diff nope",
+		"git diff HEAD~1 a.txt", "git diff --shortstat HEAD~3", "git diff --numstat HEAD~3", "git diff v1 v1.1", "git diff -- nope",
 	)
 }

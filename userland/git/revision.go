@@ -569,14 +569,25 @@ func isRevision(rp *repo, spec string) bool {
 func splitRevsPaths(rp *repo, args []string) (revs, paths []string, err error) {
 	for i, a := range args {
 		if a == "--" {
-			return revs, append(paths, args[i+1:]...), nil
+			for _, r := range args[:i] {
+				if !isRevision(rp, r) {
+					return nil, nil, fatalf("bad revision '%s'", r)
+				}
+			}
+			return args[:i], args[i+1:], nil
 		}
 	}
-	for i, a := range args {
-		if isRevision(rp, a) {
-			if len(paths) > 0 {
-				return nil, nil, unknownRevisionAfterPath(a)
+	for _, a := range args {
+		if len(paths) > 0 {
+			// After the first path, every argument must be a path.
+			if _, err := os.Lstat(filepath.Join(rp.cwd, a)); err != nil {
+				return nil, nil, fatalf("%s: no such path in the working tree.\n"+
+					"Use 'git <command> -- <path>...' to specify paths that do not exist locally.", a)
 			}
+			paths = append(paths, a)
+			continue
+		}
+		if isRevision(rp, a) {
 			if _, err := os.Lstat(filepath.Join(rp.cwd, a)); err == nil && parseRange(a).dots == 0 {
 				return nil, nil, fatalf("ambiguous argument '%s': both revision and filename\n"+
 					"Use '--' to separate paths from revisions, like this:\n"+
@@ -595,15 +606,9 @@ func splitRevsPaths(rp *repo, args []string) (revs, paths []string, err error) {
 			}
 			return nil, nil, unknownRevision(a)
 		}
-		_ = i
 		paths = append(paths, a)
 	}
 	return revs, paths, nil
-}
-
-func unknownRevisionAfterPath(a string) error {
-	return fatalf("%s: no such path in the working tree.\n"+
-		"Use 'git <command> -- <path>...' to specify paths that do not exist locally.", a)
 }
 
 // isTreeMode says whether a tree entry is a directory.
