@@ -756,7 +756,7 @@ func subjectOf(msg string) string {
 	para, _, _ := strings.Cut(strings.TrimLeft(msg, "\n"), "\n\n")
 	lines := strings.Split(strings.TrimRight(para, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimSpace(l)
+		lines[i] = strings.TrimRight(l, " \t")
 	}
 	return strings.Join(lines, " ")
 }

@@ -169,9 +169,10 @@ func expandShort(args []string, valued string) []string {
 
 // cmdCommit: git commit [-q] [-a] [--allow-empty] -m MSG [-m MSG]...
 func cmdCommit(e *env, args []string) error {
-	args = expandShort(args, "m")
+	args = expandShort(args, "mF")
 	var msgs []string
-	all, quiet, allowEmpty := false, false, false
+	var file string
+	all, quiet, allowEmpty, amend, noEdit := false, false, false, false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -180,26 +181,69 @@ func cmdCommit(e *env, args []string) error {
 			i++
 		case strings.HasPrefix(a, "--message="):
 			msgs = append(msgs, strings.TrimPrefix(a, "--message="))
+		case (a == "-F" || a == "--file") && i+1 < len(args):
+			file = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--file="):
+			file = strings.TrimPrefix(a, "--file=")
 		case a == "-a" || a == "--all":
 			all = true
 		case a == "-q" || a == "--quiet":
 			quiet = true
 		case a == "--allow-empty":
 			allowEmpty = true
+		case a == "--amend":
+			amend = true
+		case a == "--no-edit":
+			noEdit = true
+		case a == "-m" || a == "-F" || a == "--message" || a == "--file":
+			return usagef("error: switch `%s' requires a value", strings.TrimLeft(a, "-")[:1])
 		default:
-			return usagef("error: unsupported option `%s'\nusage: git commit [-q] [-a] [--allow-empty] -m <msg>", a)
+			return usagef("error: unsupported option `%s'\nusage: git commit [-q] [-a] [--allow-empty] [--amend [--no-edit]] (-m <msg> | -F <file>)", a)
 		}
 	}
-	if len(msgs) == 0 {
-		return fatalf("no commit message: use -m <msg> (there is no editor in this VM)")
-	}
-	msg := cleanMessage(msgs)
-	if msg == "" {
-		return &exitError{code: 1, msg: "Aborting commit due to empty commit message."}
+	if file != "" && len(msgs) > 0 {
+		return fatalf("options '-m' and '-F' cannot be used together")
 	}
 	rp, err := openRepo()
 	if err != nil {
 		return err
+	}
+	parent, err := rp.head()
+	if err != nil {
+		return err
+	}
+	if amend && parent == nil {
+		return fatalf("You have nothing to amend.")
+	}
+	var msg string
+	switch {
+	case file != "":
+		text, err := readMessageFile(file)
+		if err != nil {
+			return err
+		}
+		msg = cleanMessage([]string{text})
+	case len(msgs) > 0:
+		msg = cleanMessage(msgs)
+	case amend && noEdit:
+		msg = parent.Message
+	default:
+		old := ""
+		if amend {
+			old = parent.Message
+		}
+		if msg, err = editMessage(e, rp, old); err != nil {
+			return err
+		}
+	}
+	if msg == "" {
+		return &exitError{code: 1, msg: "Aborting commit due to empty commit message."}
+	}
+	if all {
+		if err := stageTracked(rp); err != nil {
+			return err
+		}
 	}
 	author, err := identity(e, rp, "AUTHOR")
 	if err != nil {
@@ -209,11 +253,25 @@ func cmdCommit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	parent, err := rp.head()
-	if err != nil {
-		return err
+	if amend {
+		// The amended commit keeps its author, and replaces HEAD: the
+		// summary is against its parent.
+		a := parent.Author
+		author = &a
+		if len(parent.ParentHashes) > 0 {
+			if parent, err = rp.r.CommitObject(parent.ParentHashes[0]); err != nil {
+				return err
+			}
+		} else {
+			parent = nil
+		}
 	}
-	h, err := rp.wt.Commit(msg, &git.CommitOptions{All: all, AllowEmptyCommits: allowEmpty, Author: author, Committer: committer})
+	h, err := rp.wt.Commit(msg, &git.CommitOptions{AllowEmptyCommits: allowEmpty, Amend: amend, Author: author, Committer: committer})
+	if errors.Is(err, git.ErrEmptyCommit) && amend {
+		return &exitError{code: 1, msg: "You asked to amend the most recent commit, but doing so would make\n" +
+			"it empty. You can repeat your command with --allow-empty, or you can\n" +
+			"remove the commit entirely with \"git reset HEAD^\"."}
+	}
 	if errors.Is(err, git.ErrEmptyCommit) {
 		s, err := readState(rp)
 		if err != nil {
@@ -248,6 +306,9 @@ func cmdCommit(e *env, args []string) error {
 	if author.Name != committer.Name || author.Email != committer.Email {
 		fmt.Fprintf(e.stdout, " Author: %s <%s>\n", author.Name, author.Email)
 	}
+	if amend {
+		fmt.Fprintf(e.stdout, " Date: %s\n", gitDate(*author))
+	}
 	return writeSummary(e, rp, parent, c)
 }
 
@@ -263,6 +324,9 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 		return err
 	}
 	changes := compare(a, b)
+	if len(changes) == 0 {
+		return nil
+	}
 	ins, del := 0, 0
 	for _, ch := range changes {
 		var x, y []byte

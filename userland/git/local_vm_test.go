@@ -123,3 +123,27 @@ func TestGitDiffOptionsMatchHost(t *testing.T) {
 		"git diff HEAD~1 a.txt", "git diff --shortstat HEAD~3", "git diff --numstat HEAD~3", "git diff v1 v1.1", "git diff -- nope",
 	)
 }
+
+// No editor can be started by git in the VM: without -m/-F it fails as
+// host git does without a terminal and without EDITOR, or with an
+// editor it cannot run; GIT_EDITOR=true keeps the prepared message.
+func TestGitCommitMessagesMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo && cd repo && echo a > a && git add a && git commit -qm one && echo b > b && git add b && git commit -qm two",
+		"echo c >> a && git add a && git commit",
+		"EDITOR=nonexist git commit",
+		"GIT_EDITOR=nonexist git -c core.editor=other commit",
+		"GIT_EDITOR=: git commit",
+		"git commit --amend -m 'two amended' && git log --format='%H %an %ad %cn %s'",
+		"git commit --amend --no-edit && git log --format='%H %s' -1",
+		"GIT_EDITOR=true git commit --amend && git log --stat -1",
+		"printf '  msg from file\\n\\n\\nbody  \\n# not a comment\\n' > ../m && git commit --allow-empty -F ../m && git log -1 --format=%B",
+		"echo dd >> a && printf 'from stdin\\n' | git commit -qa -F - && git log --oneline",
+		"git commit --allow-empty -m e && git commit --amend --allow-empty --no-edit",
+		"git commit -m x -F ../m",
+		"git commit -F nofile",
+		"rm a && git commit -a -m 'del a' && git log --oneline --stat -1",
+		"git commit --amend -m 'would be empty'",
+	)
+}

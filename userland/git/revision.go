@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v6/plumbing"
-	"github.com/go-git/go-git/v6/plumbing/filemode"
 	"github.com/go-git/go-git/v6/plumbing/object"
 	"github.com/go-git/go-git/v6/plumbing/storer"
 )
@@ -610,6 +609,3 @@ func splitRevsPaths(rp *repo, args []string) (revs, paths []string, err error) {
 	}
 	return revs, paths, nil
 }
-
-// isTreeMode says whether a tree entry is a directory.
-func isTreeMode(m filemode.FileMode) bool { return m == filemode.Dir }
