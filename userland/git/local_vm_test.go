@@ -147,3 +147,90 @@ func TestGitCommitMessagesMatchHost(t *testing.T) {
 		"git commit --amend -m 'would be empty'",
 	)
 }
+
+// worktreeHistory is three commits and local changes: a modified file
+// (unstaged) and a staged one; the VM's git makes it as well as host's.
+const worktreeHistory = "git init -q -b main repo && cd repo && printf 'a\\n' > a && printf 'b\\n' > b && mkdir d && echo x > d/x && echo y > d/y && " +
+	"git add . && git commit -qm one && echo a2 >> a && rm b && git commit -qam two && echo a3 >> a && echo new > n && git add . && git commit -qm three && " +
+	"echo wt >> a && echo staged > d/x && git add d/x"
+
+func TestGitResetMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, worktreeHistory,
+		"git reset && git status --short",
+		"git add -A && git reset -q HEAD~1 && git status --short && git log --oneline",
+		"git reset --soft HEAD~1 && git status --short && cat .git/ORIG_HEAD",
+		"git reset --hard HEAD && git status --short && ls && cat a",
+		"git reset --hard HEAD~1 && git status --short && ls && cat a",
+		"git reset -q ORIG_HEAD && git status --short",
+		"git add -A && git reset -- d && git status --short",
+		"git reset d/x n && git status --short",
+		"git add -A && git reset HEAD~1 -- a n && git status --short",
+		"git reset HEAD~9 -- a",
+		"git reset --hard -- a",
+		"git reset --soft HEAD -- a",
+		"git reset nope",
+		"git reset -- nope; git status --short",
+		"git reset --bogus",
+		"git reset -x",
+		"echo new2 > n2 && git add n2 && mkdir -p e/f && echo z > e/f/z && git add e && git reset --hard && git status --short && ls",
+		"echo q > d/x && chmod +x a && git reset --hard HEAD~1 && git status --short && ls -l a | cut -c1-10",
+	)
+}
+
+func TestGitRestoreMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, worktreeHistory,
+		"git restore", "git restore nope", "git restore --bogus",
+		"git restore a && git status --short && cat a",
+		"git restore --staged d && git status --short",
+		"git add -A && git restore --staged . && git status --short",
+		"git restore --source=HEAD~2 a b && git status --short && cat a b",
+		"git restore -s HEAD~1 --staged --worktree d n && git status --short; ls",
+		"git restore --source=nope a",
+		"git restore --worktree --staged -- . && git status --short",
+	)
+}
+
+func TestGitRmMvMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, worktreeHistory,
+		"git rm nope", "git rm d", "git rm a", "git rm d/x", "git rm --cached d/x",
+		"git rm -f a && git status --short",
+		"git rm -r d && git status --short && ls",
+		"git reset -q --hard && git rm -q n && git status --short",
+		"git rm --cached -r . && git status --short",
+		"git reset -q && git add -A && git rm '*'",
+		"git rm", "git rm -r -n 'd/*'", "git rm --bogus",
+		"echo zz > b && git add b && echo yy > b && git rm b",
+		"git reset -q --hard && git rm b n && git commit -qm 'rm b n' && git show --stat",
+		"git mv nope x", "git mv a d", "echo u > u && git mv u x",
+		"git mv -f a d/x && git diff --cached --name-status --no-renames && ls",
+		"git mv d e && git diff --cached --name-status --no-renames && ls e",
+		"mkdir f && git mv e/x e/y f && git diff --cached --name-status --no-renames",
+		"git mv e", "git mv -k nope1 nope2 f/y g && git diff --cached --name-only --no-renames", "git mv --bogus",
+		"git commit -qm moved && git log --stat --no-renames -1 --format=%s",
+	)
+}
+
+func TestGitSwitchMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, worktreeHistory+" && git reset -q --hard",
+		"git switch nope", "git switch main",
+		"git switch -c topic && git branch",
+		"echo t >> a && git commit -qam t && git switch main && cat a",
+		"git switch - && git branch --show-current",
+		"git switch -",
+		"git switch --detach HEAD~1 && git status | head -1",
+		"git switch topic",
+		"git switch HEAD~1", "git switch v1",
+		"git switch -c main",
+		"git switch -C main2 HEAD~1 && git log --oneline -1",
+		"git switch -C main2 && git log --oneline -1",
+		"git switch -C main2 main && git log --oneline -1",
+		"echo local >> b && git switch --detach topic",
+		"git switch --detach main~1",
+		"echo l2 >> a && git switch main",
+		"git switch -q topic", "git switch --bogus", "git switch -c 'bad..name'", "git switch -c x y z",
+	)
+}

@@ -58,6 +58,11 @@ var commands = map[string]command{
 	"rev-parse": cmdRevParse,
 	"config":    cmdConfig,
 	"show":      cmdShow,
+	"reset":     cmdReset,
+	"restore":   cmdRestore,
+	"rm":        cmdRm,
+	"mv":        cmdMv,
+	"switch":    cmdSwitch,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {

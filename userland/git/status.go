@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	git "github.com/go-git/go-git/v6"
+	"github.com/go-git/go-git/v6/plumbing/object"
 )
 
 // change is one path's state in a status.
@@ -54,7 +55,25 @@ func readState(rp *repo) (*state, error) {
 		}
 	}
 	untracked := map[string]bool{}
+	inIndex := make(map[string]bool, len(idx.Entries))
+	for _, e := range idx.Entries {
+		inIndex[e.Name] = true
+	}
+	inHead := map[string]bool{}
+	if head != nil {
+		if t, err := head.Tree(); err == nil {
+			_ = t.Files().ForEach(func(f *object.File) error {
+				inHead[f.Name] = true
+				return nil
+			})
+		}
+	}
 	for p, fs := range st {
+		if fs.Worktree == git.Untracked && fs.Staging == git.Untracked && inHead[p] && !inIndex[p] {
+			// go-git reports a file removed from the index but still on
+			// disk as untracked only; git also shows the staged deletion.
+			s.staged = append(s.staged, change{path: p, code: git.Deleted})
+		}
 		if fs.Worktree == git.Untracked && fs.Staging == git.Untracked {
 			// The outermost directory holding nothing tracked stands for
 			// everything in it, as git shows it.
