@@ -16,7 +16,12 @@ import (
 // the message, then the command's usage, status 129.
 func optionError(cmd, a string) error {
 	what := "option `" + strings.TrimPrefix(strings.SplitN(a, "=", 2)[0], "--") + "'"
-	if !strings.HasPrefix(a, "--") {
+	switch {
+	case cmd == "blame":
+		// blame parses revision options itself and names the option
+		// whole.
+		what = "option `" + a + "'"
+	case !strings.HasPrefix(a, "--"):
 		what = "switch `" + a[1:2] + "'"
 	}
 	return usagef("error: unknown %s\n%s", what, strings.TrimSuffix(usageTexts[cmd], "\n"))
@@ -143,7 +148,15 @@ func writeOrigHead(rp *repo, h plumbing.Hash) error {
 
 // globMatch is git's pathspec glob: fnmatch without FNM_PATHNAME, so
 // "*" and "?" match "/" too, and a match of a leading directory counts.
-func globMatch(pattern, name string) bool {
+func globMatch(pattern, name string) bool { return globRegexp(pattern, "(/.*)?$").MatchString(name) }
+
+// wildMatch matches a whole name against a glob, as tag -l does.
+func wildMatch(pattern, name string) bool { return globRegexp(pattern, "$").MatchString(name) }
+
+// neverMatch is the pattern of a glob that does not compile.
+var neverMatch = regexp.MustCompile(`^\b\B$`)
+
+func globRegexp(pattern, tail string) *regexp.Regexp {
 	var b strings.Builder
 	b.WriteString("^")
 	for i := 0; i < len(pattern); i++ {
@@ -168,7 +181,10 @@ func globMatch(pattern, name string) bool {
 			b.WriteString(regexp.QuoteMeta(string(c)))
 		}
 	}
-	b.WriteString("(/.*)?$")
+	b.WriteString(tail)
 	re, err := regexp.Compile(b.String())
-	return err == nil && re.MatchString(name)
+	if err != nil {
+		return neverMatch
+	}
+	return re
 }

@@ -234,3 +234,52 @@ func TestGitSwitchMatchesHost(t *testing.T) {
 		"git switch -q topic", "git switch --bogus", "git switch -c 'bad..name'", "git switch -c x y z",
 	)
 }
+
+func TestGitTagDescribeMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo && cd repo && echo a > a && git add a && git commit -qm one && git describe",
+		"git describe --always && git tag v0 && git describe",
+		"git tag v1 && git tag -a v2 -m 'annotated two' -m para && echo b >> a && git commit -qam two && echo c >> a && git commit -qam three",
+		"git tag", "git tag -n", "git tag -n3", "git tag -l 'v*'", "git tag --list v1 v2 x", "git tag v1", "git tag -d v9",
+		"git rev-parse v2 v2^{} && git show v2",
+		"git describe", "git describe --tags", "git describe --long", "git describe --abbrev=4",
+		"echo x >> a && git describe --dirty", "git describe --dirty=-mod --tags", "git describe --always HEAD~1",
+		"git describe HEAD~2", "git describe --tags HEAD~2 HEAD~1", "git describe --abbrev=0", "git describe nope", "git describe --dirty HEAD",
+		"git tag -m x v5 && git rev-parse v5 && git tag -n",
+		"git tag -a v6 -m 'six' HEAD~1 && git describe && git rev-parse v6 && git show -s v6",
+		"printf 'from a file\\n\\nbody\\n' > ../msg && git tag -F ../msg v8 && git rev-parse v8 && git tag -n5 -l v8",
+		"git tag light HEAD~1 && git tag -l && git describe --tags",
+		"git tag -d v1 v9 light", "git describe --tags", "git tag 'a..b'",
+		"git tag -f v6 -m 'six again' && git describe && git rev-parse v6",
+		"git tag x nope", "git tag -a v7", "GIT_EDITOR=true git tag -a v7", "git tag --bogus",
+	)
+}
+
+// blameGrepHistory has three authors' lines and local changes.
+const blameGrepHistory = "git init -q -b main repo && cd repo && printf 'one\\ntwo\\nthree\\n' > f && mkdir sub && " +
+	"printf 'alpha(1)\\nbeta two\\nTwo words\\ntwofold\\n' > sub/g.txt && git add . && git commit -qm f1 && " +
+	"printf 'one\\nTWO\\nthree\\nfour\\n' > f && GIT_AUTHOR_NAME=Bob GIT_AUTHOR_DATE=2024-02-03T04:05:06Z git commit -qam f2 && " +
+	"printf 'zero\\none\\nTWO\\nthree and a half\\nfour\\n' > f && GIT_AUTHOR_NAME='Zoë Long-Name' git commit -qam f3 && echo 'two local' >> f && echo 'two untracked' > u"
+
+func TestGitBlameMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, blameGrepHistory,
+		// Uncommitted lines carry the time of the run: compare the rest.
+		"git blame f | cut -c1-10,44-", "git blame -s f",
+		"git blame HEAD f", "git blame HEAD~1 -- f", "git blame -L 2,3 HEAD f", "git blame -l HEAD f", "git blame -e HEAD -- f",
+		"git blame sub/g.txt", "cd sub && git blame g.txt",
+		"git blame nope", "git blame f sub/g.txt", "git blame --bogus f",
+	)
+}
+
+func TestGitGrepMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, blameGrepHistory,
+		"git grep two", "git grep -n two", "git grep -i -n two", "git grep -l two", "git grep -c two", "git grep -w two",
+		"git grep -v -c two", "git grep 'alpha(1)'", "git grep -E 'alpha\\(1\\)|TWO'", "git grep -F '(1)'", "git grep 'two\\|four'",
+		"git grep -e one -e three", "git grep two HEAD~2", "git grep -n TWO HEAD -- f", "git grep two -- sub", "cd sub && git grep -n two",
+		"git grep nomatch", "git grep", "git grep -h two", "git grep two nope", "git grep '^t'", "git grep 'o$'",
+		"git grep '[[:upper:]]'", "git grep 'tw*o'", "git grep '*'", "git grep -in 'T.o'", "git grep --bogus",
+	)
+}

@@ -63,6 +63,10 @@ var commands = map[string]command{
 	"rm":        cmdRm,
 	"mv":        cmdMv,
 	"switch":    cmdSwitch,
+	"tag":       cmdTag,
+	"describe":  cmdDescribe,
+	"blame":     cmdBlame,
+	"grep":      cmdGrep,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
