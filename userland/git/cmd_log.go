@@ -79,7 +79,7 @@ func (lo *logOpts) parseOption(a string, rest []string) (int, error) {
 		lo.merges = -1
 	case a == "-i" || a == "--regexp-ignore-case":
 		lo.ignoreCase = true
-	case a == "--no-color" || a == "--color=never" || a == "--no-renames" || a == "--no-notes" || a == "--no-expand-tabs" || a == "--no-mailmap" || a == "--full-diff":
+	case a == "--no-color" || a == "--color=never" || a == "--no-notes" || a == "--no-expand-tabs" || a == "--no-mailmap" || a == "--full-diff":
 	case len(a) > 1 && a[0] == '-' && isDigits(a[1:]):
 		lo.max, _ = strconv.Atoi(a[1:])
 	case a == "-n" || a == "--max-count" || strings.HasPrefix(a, "--max-count=") || (strings.HasPrefix(a, "-n") && isDigits(a[2:])):

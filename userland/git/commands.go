@@ -323,7 +323,7 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 	if err != nil {
 		return err
 	}
-	changes := compare(a, b)
+	changes := detectRenames(compare(a, b))
 	if len(changes) == 0 {
 		return nil
 	}
@@ -356,7 +356,7 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 	if ins > 0 || (ins == 0 && del == 0) {
 		line += fmt.Sprintf(", %d %s(+)", ins, plural(ins, "insertion", "insertions"))
 	}
-	if del > 0 {
+	if del > 0 || ins == 0 {
 		line += fmt.Sprintf(", %d %s(-)", del, plural(del, "deletion", "deletions"))
 	}
 	fmt.Fprintln(e.stdout, line)
@@ -366,6 +366,8 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 			fmt.Fprintf(e.stdout, " create mode %o %s\n", ch.to.mode, ch.path)
 		case ch.to == nil:
 			fmt.Fprintf(e.stdout, " delete mode %o %s\n", ch.from.mode, ch.path)
+		case ch.oldPath != "":
+			fmt.Fprintf(e.stdout, " rename %s (100%%)\n", renameName(ch.oldPath, ch.path))
 		case ch.from.mode != ch.to.mode:
 			fmt.Fprintf(e.stdout, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, ch.path)
 		}

@@ -121,6 +121,7 @@ func worktreeFile(rp *repo, p string) (entry, bool, error) {
 type fileChange struct {
 	path     string
 	from, to *entry
+	oldPath  string // the source of a rename (see detectRenames), else ""
 }
 
 // compare lists the paths whose content or mode differ, sorted.
@@ -150,6 +151,9 @@ const zeroShort = "0000000"
 // writePatch writes one change in git's unified format with 3 lines of
 // context.
 func writePatch(w io.Writer, c fileChange) error {
+	if c.oldPath != "" {
+		return writeRenamePatch(w, c)
+	}
 	fmt.Fprintf(w, "diff --git a/%s b/%s\n", c.path, c.path)
 	var a, b []byte
 	var err error

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // diffFormat is which of git's diff outputs to write for a set of
@@ -12,6 +13,7 @@ import (
 // --name-status); several may be asked for at once.
 type diffFormat struct {
 	patch, stat, shortstat, numstat, nameOnly, nameStatus bool
+	noRenames                                             bool // --no-renames: no exact-rename pairing
 }
 
 func (f diffFormat) any() bool {
@@ -34,7 +36,11 @@ func (f *diffFormat) flag(a string) bool {
 	case "--name-status":
 		f.nameStatus = true
 	case "-s", "--no-patch":
-		*f = diffFormat{}
+		*f = diffFormat{noRenames: f.noRenames}
+	case "--no-renames":
+		f.noRenames = true
+	case "-M", "--find-renames":
+		f.noRenames = false
 	default:
 		return false
 	}
@@ -51,6 +57,10 @@ type fileStat struct {
 
 func statOf(c fileChange) (fileStat, error) {
 	s := fileStat{path: c.path}
+	if c.oldPath != "" {
+		s.path = renameName(c.oldPath, c.path)
+		return s, nil
+	}
 	var a, b []byte
 	var err error
 	if c.from != nil {
@@ -88,6 +98,9 @@ const statWidth = 80
 // writeDiff writes changes in the formats f asks for, in git's order:
 // the raw-ish name lists, then the stat, the summary, and the patch.
 func writeDiff(w io.Writer, f diffFormat, changes []fileChange) error {
+	if !f.noRenames {
+		changes = detectRenames(changes)
+	}
 	if f.nameOnly {
 		for _, c := range changes {
 			fmt.Fprintln(w, c.path)
@@ -95,6 +108,10 @@ func writeDiff(w io.Writer, f diffFormat, changes []fileChange) error {
 	}
 	if f.nameStatus {
 		for _, c := range changes {
+			if c.oldPath != "" {
+				fmt.Fprintf(w, "R100\t%s\t%s\n", c.oldPath, c.path)
+				continue
+			}
 			code := "M"
 			switch {
 			case c.from == nil:
@@ -159,7 +176,7 @@ func writeStat(w io.Writer, stats []fileStat) {
 	}
 	maxLen, maxChange, numberWidth, binWidth := 0, 0, 0, 0
 	for _, s := range stats {
-		maxLen = max(maxLen, len(s.path))
+		maxLen = max(maxLen, utf8.RuneCountInString(s.path))
 		if s.binary {
 			binWidth = max(binWidth, 14+len(strconv.Itoa(s.newSz))+len(strconv.Itoa(s.oldSz)))
 			numberWidth = 3

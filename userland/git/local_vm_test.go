@@ -283,3 +283,18 @@ func TestGitGrepMatchesHost(t *testing.T) {
 		"git grep '[[:upper:]]'", "git grep 'tw*o'", "git grep '*'", "git grep -in 'T.o'", "git grep --bogus",
 	)
 }
+
+// Exact renames (git mv) are shown as git shows them by default; a
+// rename with changes is a deletion and an addition here (see the docs).
+func TestGitRenamesMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, worktreeHistory+" && git reset -q --hard",
+		"git mv d e && git mv a e/ && mkdir -p src/deep && git mv n src/deep/n2 && git commit -m moved",
+		"git log --stat -1", "git show", "git log --name-status -1 --format=%s", "git log --numstat -1 --format=%s",
+		"git diff HEAD~1 --stat", "git diff --cached HEAD~1 --name-only", "git show --no-renames --stat",
+		"git log -p -1 --no-renames | tail -3",
+		"mkdir q && git mv src q/ && git commit -qm m2 && git show --stat --format=%s && git diff HEAD~2 --name-status",
+		"printf '\\000bin' > bin && git add bin && git commit -m binary && git show --stat && git log -p -1",
+		"printf '\\000bin2' > bin && git commit -qam bin2 && git show --stat --format=%s && git diff HEAD~1 --numstat",
+	)
+}
