@@ -1,15 +1,18 @@
 // Command git is secexec's git for the VM: the everyday local commands
-// (init, add, commit, log, diff, status, branch, checkout, rev-parse,
-// config) on go-git, compiled to WASI (GOOS=wasip1) so it runs bounded
-// like every guest program. Repositories are ordinary git repositories:
-// objects, index and refs are read and written in git's formats, so a
-// repository made by host git works here and the other way round, and a
-// commit made with the same tree, author, committer, dates and message
-// has the same hash.
+// (init, add, commit, log, show, diff, status, branch, checkout, switch,
+// restore, reset, rm, mv, tag, describe, blame, grep, rev-parse, config)
+// on go-git, compiled to WASI (GOOS=wasip1) so it runs bounded like every
+// guest program. Repositories are ordinary git repositories: objects,
+// index and refs are read and written in git's formats, so a repository
+// made by host git works here and the other way round, and a commit made
+// with the same tree, author, committer, dates and message has the same
+// hash.
 //
-// Output follows git 2.39 where scripts read it (log formats, status
-// --short/--porcelain, diff, rev-parse). Remotes, merges, rebases,
-// stashes and the rest of git are not provided.
+// Output follows git 2.39 where scripts read it (log formats and
+// --graph, show, diff and its stat formats, status --short/--porcelain,
+// rev-parse, describe, blame, grep), and revisions are parsed as git
+// parses them (revision.go). No editor or pager is ever started; the
+// usage text lists the commands provided.
 package main
 
 import (
@@ -137,11 +140,21 @@ Commands provided in secexec:
    init       Create an empty Git repository
    add        Add file contents to the index
    commit     Record changes to the repository
-   log        Show commit logs
-   diff       Show changes between commits, commit and working tree, etc
    status     Show the working tree status
+   log        Show commit logs
+   show       Show various types of objects
+   diff       Show changes between commits, commit and working tree, etc
    branch     List, create, or delete branches
    checkout   Switch branches or restore working tree files
+   switch     Switch branches
+   restore    Restore working tree files
+   reset      Reset current HEAD to the specified state
+   rm         Remove files from the working tree and from the index
+   mv         Move or rename a file, a directory, or a symlink
+   tag        Create, list, delete a tag object
+   describe   Give an object a human readable name based on an available ref
+   blame      Show what revision and author last modified each line of a file
+   grep       Print lines matching a pattern
    rev-parse  Pick out and massage parameters
    config     Get and set repository or global options
 `
