@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	git "github.com/go-git/go-git/v6"
@@ -33,12 +34,21 @@ func readMessageFile(name string) (string, error) {
 	return string(b), nil
 }
 
-// editMessage stands in for git's editor. Programs cannot be started
-// from git in the VM, so: an editor of "true" or ":" (GIT_EDITOR=true,
-// as scripts use to keep a message) leaves the prepared message as it
-// is; no editor at all on a dumb or absent terminal fails as git does;
-// any other editor fails as git does when the editor cannot be run.
+// editMessage runs the user's editor on the prepared message, as git
+// does, and returns the edited message with comment lines stripped. The
+// editor is GIT_EDITOR, core.editor, VISUAL or EDITOR; none at all on a
+// dumb or absent terminal fails as git does, and so does an editor that
+// cannot be run or fails. "true" and ":" (GIT_EDITOR=true, as scripts use
+// to keep a message) leave the message as it is without starting
+// anything.
 func editMessage(e *env, rp *repo, prepared string) (string, error) {
+	return editFile(e, rp, "COMMIT_EDITMSG", prepared+"\n# Please enter the commit message for your changes. Lines starting\n"+
+		"# with '#' will be ignored, and an empty message aborts the commit.\n")
+}
+
+// editFile writes text to .git/NAME, runs the editor on it and reads
+// it back, stripped.
+func editFile(e *env, rp *repo, name, text string) (string, error) {
 	editor := e.getenv("GIT_EDITOR")
 	if editor == "" {
 		editor = configValue(rp, "core", "editor")
@@ -58,10 +68,60 @@ func editMessage(e *env, rp *repo, prepared string) (string, error) {
 		editor = "vi"
 	}
 	if editor == ":" || editor == "true" {
-		return stripMessage(prepared), nil
+		return stripMessage(text), nil
 	}
-	return "", &exitError{code: 1, msg: "error: cannot run " + editor + ": No such file or directory\n" +
-		"error: unable to start editor '" + editor + "'\n" + supply}
+	file := filepath.Join(rp.gitDir(), name)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		return "", fatalf("could not write '%s': %s", file, errText(err))
+	}
+	argv, ok := editorArgv(e, editor, file)
+	if !ok {
+		// git reports a missing program named by a path from the child
+		// it forked, as a fatal error.
+		level := "error"
+		if strings.Contains(editor, "/") {
+			level = "fatal"
+		}
+		return "", &exitError{code: 1, msg: level + ": cannot run " + editor + ": No such file or directory\n" +
+			"error: unable to start editor '" + editor + "'\n" + supply}
+	}
+	if code, err := runEditor(argv); err != nil || code != 0 {
+		return "", &exitError{code: 1, msg: "error: There was a problem with the editor '" + editor + "'.\n" + supply}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fatalf("could not read '%s': %s", file, errText(err))
+	}
+	if len(b) > maxMessage {
+		return "", fatalf("%s: commit message too long", name)
+	}
+	return stripMessage(string(b)), nil
+}
+
+// shellMeta are the characters that make git run an editor command
+// through sh -c rather than directly (run-command's rule).
+const shellMeta = "|&;<>()$`\\\"' \t\n*?[#~=%"
+
+// editorArgv is the command line that runs editor on file: through
+// /bin/sh when the editor needs a shell, else the program found in PATH
+// (ok is false when there is none, which git reports as "cannot run").
+func editorArgv(e *env, editor, file string) ([]string, bool) {
+	if strings.ContainsAny(editor, shellMeta) {
+		return []string{"/bin/sh", "-c", editor + ` "$@"`, editor, file}, true
+	}
+	if strings.Contains(editor, "/") {
+		if _, err := os.Stat(editor); err != nil {
+			return nil, false
+		}
+		return []string{editor, file}, true
+	}
+	for _, dir := range filepath.SplitList(e.getenv("PATH")) {
+		p := filepath.Join(dir, editor)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return []string{p, file}, true
+		}
+	}
+	return nil, false
 }
 
 // stripMessage is git's "strip" clean-up of an edited message: the

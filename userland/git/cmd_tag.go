@@ -112,7 +112,7 @@ func cmdTag(e *env, args []string) error {
 		case len(msgs) > 0:
 			msg = cleanMessage(msgs)
 		default:
-			if msg, err = editMessage(e, rp, ""); err != nil {
+			if msg, err = editFile(e, rp, "TAG_EDITMSG", "\n#\n# Write a message for tag:\n#   "+name+"\n# Lines starting with '#' will be ignored.\n"); err != nil {
 				return err
 			}
 			if msg == "" {

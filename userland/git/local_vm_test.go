@@ -145,6 +145,13 @@ func TestGitCommitMessagesMatchHost(t *testing.T) {
 		"git commit -F nofile",
 		"rm a && git commit -a -m 'del a' && git log --oneline --stat -1",
 		"git commit --amend -m 'would be empty'",
+		// A real editor runs in the VM as it does on the host: through
+		// sh when the command needs a shell, and its failure is git's.
+		"echo e >> a && git add a && GIT_EDITOR='printf \"edited msg\\n\\nbody\\n# a comment\\n\" >' git commit && git log --format=%B -1",
+		"GIT_EDITOR='f() { printf \"amended: %s\\n\" \"$(head -n 1 \"$1\")\" > \"$1\"; }; f' git commit --amend && git log --oneline -1",
+		"GIT_EDITOR='exit 3;' git commit --amend",
+		"EDITOR=/nonexist/ed git commit --amend",
+		"GIT_EDITOR='printf \"tag message\\n\" >' git tag -a t1 && git rev-parse t1 && git tag -n",
 	)
 }
 
