@@ -24,6 +24,7 @@ type logOpts struct {
 	dateFmt     string
 	diff        diffFormat
 	graph       bool
+	topo        bool // --topo-order (implied by --graph)
 	max, skip   int
 	reverse     bool
 	all         bool
@@ -67,6 +68,8 @@ func (lo *logOpts) parseOption(a string, rest []string) (int, error) {
 		lo.decorate = false
 	case a == "--graph":
 		lo.graph = true
+	case a == "--topo-order":
+		lo.topo = true
 	case a == "--reverse":
 		lo.reverse = true
 	case a == "--all":
@@ -323,6 +326,7 @@ func cmdLog(e *env, args []string) error {
 	p := &printer{w: e.stdout, rp: rp, lo: lo, deco: deco, specs: specs}
 	if lo.graph {
 		p.graph = newGraph(commits)
+		p.graph.firstParent = lo.firstParent
 	}
 	for _, c := range commits {
 		if err := p.commit(c); err != nil {
@@ -451,7 +455,7 @@ func selectCommits(rp *repo, lo *logOpts, starts, excludes []plumbing.Hash, spec
 			list = append(list, c)
 		}
 	}
-	if lo.graph {
+	if lo.graph || lo.topo {
 		list = topoSort(list)
 	}
 	if lo.skip > 0 {

@@ -15,9 +15,10 @@ import (
 // and "|/" where two columns meet again. Octopus merges and crossing
 // lines are drawn in the same style but not always as git draws them.
 type graph struct {
-	cols    []plumbing.Hash
-	width   int      // the current commit's margin width
-	pending []string // margins still to show after the commit line
+	firstParent bool // --first-parent: a merge draws as its first parent's child only
+	cols        []plumbing.Hash
+	width       int      // the current commit's margin width
+	pending     []string // margins still to show after the commit line
 }
 
 func newGraph([]*object.Commit) *graph { return &graph{} }
@@ -50,7 +51,7 @@ func (g *graph) separator(c *object.Commit) string {
 	found := false
 	for _, h := range g.cols {
 		if h == c.Hash {
-			b.WriteString("|" + strings.Repeat(" ", 1+2*(max(len(c.ParentHashes), 1)-1)))
+			b.WriteString("|" + strings.Repeat(" ", 1+2*(max(len(g.parents(c)), 1)-1)))
 			found = true
 		} else {
 			b.WriteString("| ")
@@ -62,6 +63,14 @@ func (g *graph) separator(c *object.Commit) string {
 	return b.String()
 }
 
+// parents are the parents the graph draws.
+func (g *graph) parents(c *object.Commit) []plumbing.Hash {
+	if g.firstParent && len(c.ParentHashes) > 1 {
+		return c.ParentHashes[:1]
+	}
+	return c.ParentHashes
+}
+
 // update moves to commit c and returns its commit-line margin.
 func (g *graph) update(c *object.Commit) string {
 	ci := g.column(c.Hash)
@@ -69,7 +78,8 @@ func (g *graph) update(c *object.Commit) string {
 		g.cols = append(g.cols, c.Hash)
 		ci = len(g.cols) - 1
 	}
-	np := len(c.ParentHashes)
+	parents := g.parents(c)
+	np := len(parents)
 	var line strings.Builder
 	for i := range g.cols {
 		if i == ci {
@@ -85,7 +95,7 @@ func (g *graph) update(c *object.Commit) string {
 	var next []plumbing.Hash
 	next = append(next, g.cols[:ci]...)
 	added := 0
-	for _, p := range c.ParentHashes {
+	for _, p := range parents {
 		if p == c.Hash || g.column(p) >= 0 && g.column(p) != ci && added > 0 {
 			continue
 		}

@@ -305,3 +305,24 @@ func TestGitRenamesMatchHost(t *testing.T) {
 		"printf '\\000bin2' > bin && git commit -qam bin2 && git show --stat --format=%s && git diff HEAD~1 --numstat",
 	)
 }
+
+// branchyHistory has two merged branches, one merged after main moved
+// on, and an unmerged one, with distinct commit dates.
+const branchyHistory = `git init -q -b main repo && cd repo &&
+c() { echo "$1" >> "f$2"; git add . && GIT_COMMITTER_DATE="2024-01-0${3}T03:04:05+01:00" git commit -qm "$1"; } &&
+c base 1 1 && git checkout -q -b side && c s1 2 2 && c s2 2 3 && git checkout -q main && c m1 1 2 && c m2 1 3 &&
+GIT_COMMITTER_DATE=2024-01-04T03:04:05+01:00 git merge -q --no-edit side &&
+git checkout -q -b topic HEAD~1 && c t1 3 5 && git checkout -q main && c m3 1 6 && git checkout -q -b open && c o1 4 7 &&
+git checkout -q main && GIT_COMMITTER_DATE=2024-01-08T03:04:05+01:00 git merge -q --no-edit topic`
+
+func TestGitBranchyHistoryMatchesHost(t *testing.T) {
+	compareOnHostRepo(t, branchyHistory,
+		"git log --oneline", "git log --oneline --all --decorate", "git log --oneline --topo-order",
+		"git log --format='%h %p %s' main ^side", "git log --oneline side...open", "git describe --always main open",
+		"git log --oneline -- f2", "git log --oneline --stat -3", "git show --stat HEAD", "git diff --stat main~2 main",
+		"git rev-parse main^2 main~1^2~1 main^{/m2}",
+		"git log --graph --oneline --first-parent", "git log --graph --first-parent --format=%s%n%b",
+		"git log --graph --oneline side", "git log --graph --oneline main~1", "git log --graph main~1",
+		"git switch -q side && git log --graph --oneline -3 && git switch - && git log --oneline -1",
+	)
+}
