@@ -77,7 +77,7 @@ func cmdBlame(e *env, args []string) error {
 	}
 	rel, err := rp.rel(file)
 	if err != nil {
-		return err
+		return fatalf("'%s' is outside repository at '%s'", file, rp.root)
 	}
 	if _, err := c.File(rel); err != nil {
 		return fatalf("no such path '%s' in %s", rel, rev)

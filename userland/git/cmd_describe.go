@@ -46,7 +46,7 @@ func cmdDescribe(e *env, args []string) error {
 			if abbrev != 0 {
 				abbrev = max(4, min(abbrev, 40))
 			}
-		case strings.HasPrefix(a, "-"):
+		case strings.HasPrefix(a, "-") && a != "-":
 			return optionError("describe", a)
 		default:
 			revs = append(revs, a)
@@ -63,6 +63,9 @@ func cmdDescribe(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(names) == 0 && !always && !unannotated {
+		return fatalf("No names found, cannot describe anything.")
+	}
 	if len(revs) == 0 {
 		revs = []string{"HEAD"}
 	}
@@ -74,9 +77,6 @@ func cmdDescribe(e *env, args []string) error {
 		c, err := peelCommit(rp, h)
 		if err != nil {
 			return fatalf("%s is neither a commit nor blob", rev)
-		}
-		if len(names) == 0 && !always && !unannotated {
-			return fatalf("No names found, cannot describe anything.")
 		}
 		out, err := describeCommit(rp, c, names, abbrev, long)
 		if err != nil {

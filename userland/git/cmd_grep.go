@@ -139,9 +139,9 @@ func cmdGrep(e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			name := s.prefix + rp.display(p)
+			name := quotePath(rp.display(p))
 			if s.prefix != "" {
-				name = s.prefix + p
+				name = s.prefix + quotePath(p)
 			}
 			n := 0
 			binary := isBinary(data)

@@ -41,7 +41,7 @@ func cmdMv(e *env, args []string) error {
 	srcs, dstArg := paths[:len(paths)-1], paths[len(paths)-1]
 	dst, err := rp.rel(dstArg)
 	if err != nil {
-		return err
+		return fatalf("'%s' is outside repository at '%s'", dstArg, rp.root)
 	}
 	dstFull := filepath.Join(rp.root, filepath.FromSlash(dst))
 	fi, statErr := os.Stat(dstFull)
@@ -58,7 +58,7 @@ func cmdMv(e *env, args []string) error {
 	for _, s := range srcs {
 		src, err := rp.rel(s)
 		if err != nil {
-			return err
+			return fatalf("'%s' is outside repository at '%s'", s, rp.root)
 		}
 		to := dst
 		if intoDir {

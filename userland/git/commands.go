@@ -363,13 +363,13 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 	for _, ch := range changes {
 		switch {
 		case ch.from == nil:
-			fmt.Fprintf(e.stdout, " create mode %o %s\n", ch.to.mode, ch.path)
+			fmt.Fprintf(e.stdout, " create mode %o %s\n", ch.to.mode, quotePath(ch.path))
 		case ch.to == nil:
-			fmt.Fprintf(e.stdout, " delete mode %o %s\n", ch.from.mode, ch.path)
+			fmt.Fprintf(e.stdout, " delete mode %o %s\n", ch.from.mode, quotePath(ch.path))
 		case ch.oldPath != "":
 			fmt.Fprintf(e.stdout, " rename %s (100%%)\n", renameName(ch.oldPath, ch.path))
 		case ch.from.mode != ch.to.mode:
-			fmt.Fprintf(e.stdout, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, ch.path)
+			fmt.Fprintf(e.stdout, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, quotePath(ch.path))
 		}
 	}
 	return nil

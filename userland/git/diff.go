@@ -154,7 +154,7 @@ func writePatch(w io.Writer, c fileChange) error {
 	if c.oldPath != "" {
 		return writeRenamePatch(w, c)
 	}
-	fmt.Fprintf(w, "diff --git a/%s b/%s\n", c.path, c.path)
+	fmt.Fprintf(w, "diff --git %s %s\n", quotePath("a/"+c.path), quotePath("b/"+c.path))
 	var a, b []byte
 	var err error
 	if c.from != nil {
@@ -167,7 +167,7 @@ func writePatch(w io.Writer, c fileChange) error {
 			return err
 		}
 	}
-	oldName, newName := "a/"+c.path, "b/"+c.path
+	oldName, newName := quotePath("a/"+c.path), quotePath("b/"+c.path)
 	switch {
 	case c.from == nil:
 		fmt.Fprintf(w, "new file mode %o\nindex %s..%s\n", c.to.mode, zeroShort, short(c.to.hash))

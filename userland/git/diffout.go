@@ -56,7 +56,7 @@ type fileStat struct {
 }
 
 func statOf(c fileChange) (fileStat, error) {
-	s := fileStat{path: c.path}
+	s := fileStat{path: quotePath(c.path)}
 	if c.oldPath != "" {
 		s.path = renameName(c.oldPath, c.path)
 		return s, nil
@@ -103,13 +103,13 @@ func writeDiff(w io.Writer, f diffFormat, changes []fileChange) error {
 	}
 	if f.nameOnly {
 		for _, c := range changes {
-			fmt.Fprintln(w, c.path)
+			fmt.Fprintln(w, quotePath(c.path))
 		}
 	}
 	if f.nameStatus {
 		for _, c := range changes {
 			if c.oldPath != "" {
-				fmt.Fprintf(w, "R100\t%s\t%s\n", c.oldPath, c.path)
+				fmt.Fprintf(w, "R100\t%s\t%s\n", quotePath(c.oldPath), quotePath(c.path))
 				continue
 			}
 			code := "M"
@@ -121,7 +121,7 @@ func writeDiff(w io.Writer, f diffFormat, changes []fileChange) error {
 			case c.from.mode.IsFile() != c.to.mode.IsFile() || (c.from.mode == 0o120000) != (c.to.mode == 0o120000):
 				code = "T"
 			}
-			fmt.Fprintf(w, "%s\t%s\n", code, c.path)
+			fmt.Fprintf(w, "%s\t%s\n", code, quotePath(c.path))
 		}
 	}
 	var stats []fileStat
@@ -204,17 +204,17 @@ func writeStat(w io.Writer, stats []fileStat) {
 	for _, s := range stats {
 		name, prefix := s.path, ""
 		l := nameWidth
-		if nameWidth < len(name) {
+		if runes := []rune(name); nameWidth < len(runes) {
 			prefix = "..."
 			l = max(l-3, 0)
-			name = name[len(name)-l:]
+			name = string(runes[len(runes)-l:])
 			if i := strings.IndexByte(name, '/'); i >= 0 {
 				name = name[i:]
 			}
 		}
-		padding := max(l-len(name), 0)
+		padding := max(l-utf8.RuneCountInString(name), 0)
 		if s.binary {
-			fmt.Fprintf(w, " %s%-*s | Bin", prefix, l, name)
+			fmt.Fprintf(w, " %s%s%s | Bin", prefix, name, strings.Repeat(" ", padding))
 			if s.oldSz == 0 && s.newSz == 0 {
 				fmt.Fprintln(w)
 				continue

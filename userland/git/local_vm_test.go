@@ -326,3 +326,33 @@ func TestGitBranchyHistoryMatchesHost(t *testing.T) {
 		"git switch -q side && git log --graph --oneline -3 && git switch - && git log --oneline -1",
 	)
 }
+
+// Paths outside the repository fail as in git; the message ends with the
+// repository's absolute path, which differs between host and VM, so the
+// scripts print it up to there.
+func TestGitOutsidePathsMatchHost(t *testing.T) {
+	var cmds []string
+	for _, c := range []string{"log -- ../x", "diff -- /etc", "add ../x", "rm ../x", "restore ../x", "show HEAD:../x",
+		"grep a -- ../", "blame ../x", "reset -- ../x", "mv a ../b", "log ../x", "diff HEAD -- ../x", "log --stat -- ../x"} {
+		cmds = append(cmds, `o=$(git `+c+` 2>&1); echo "rc=$? ${o%% at ?/*}"`)
+	}
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, append([]string{"git init -q -b main repo && cd repo && echo a > a && git add a && git commit -qm one"}, cmds...)...)
+}
+
+// Paths outside ASCII, with quotes or control characters are C-quoted as
+// git's core.quotePath (on by default) does, in every listing.
+func TestGitQuotedPathsMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo && cd repo && echo a > a && git add a && git commit -qm one",
+		"mkdir -p 'dïr/sübdir/a very long directory name that goes on and on/and on' && echo x > 'dïr/sübdir/a very long directory name that goes on and on/and on/fïle.txt' && "+
+			"echo y > ü && printf '\\000b' > 'bïn' && echo q > 'q\"uote' && echo u > 'ün' && git add dïr ü bïn q* && git status && git status --short && git status --porcelain",
+		"git commit -m u && git show --stat --format=%s && git log --stat -1 --format=%s && git show --name-status && git show --numstat",
+		"git grep -n . && git grep -l x HEAD",
+		"echo z >> ü && git status --short && git diff",
+		"git mv ü ä && git commit -m mv && git show --stat && git show",
+		"git rm -q 'ä' && git commit -m rm",
+		"git describe -", "git describe --always -",
+	)
+}

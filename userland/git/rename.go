@@ -55,11 +55,11 @@ func isLink(e *entry) bool { return e.mode == 0o120000 }
 // writeRenamePatch is a rename's header (with no hunks: the content is
 // the same).
 func writeRenamePatch(w io.Writer, c fileChange) error {
-	fmt.Fprintf(w, "diff --git a/%s b/%s\n", c.oldPath, c.path)
+	fmt.Fprintf(w, "diff --git %s %s\n", quotePath("a/"+c.oldPath), quotePath("b/"+c.path))
 	if c.from.mode != c.to.mode {
 		fmt.Fprintf(w, "old mode %o\nnew mode %o\n", c.from.mode, c.to.mode)
 	}
-	fmt.Fprintf(w, "similarity index 100%%\nrename from %s\nrename to %s\n", c.oldPath, c.path)
+	fmt.Fprintf(w, "similarity index 100%%\nrename from %s\nrename to %s\n", quotePath(c.oldPath), quotePath(c.path))
 	return nil
 }
 
@@ -67,6 +67,9 @@ func writeRenamePatch(w io.Writer, c fileChange) error {
 // the common leading directories and trailing path outside braces:
 // "{d => f}/x", "src/{a.go => b.go}".
 func renameName(a, b string) string {
+	if needsQuote(a) || needsQuote(b) {
+		return quotePath(a) + " => " + quotePath(b)
+	}
 	pfx := 0
 	for i := 0; i < len(a) && i < len(b) && a[i] == b[i]; i++ {
 		if a[i] == '/' {
@@ -95,4 +98,55 @@ func renameName(a, b string) string {
 		return a[pfx:pfx+aMid] + " => " + b[pfx:pfx+bMid]
 	}
 	return a[:pfx] + "{" + a[pfx:pfx+aMid] + " => " + b[pfx:pfx+bMid] + "}" + a[len(a)-sfx:]
+}
+
+// needsQuote says whether git (core.quotePath, on by default) prints a
+// path C-quoted: it has a control character, a byte outside ASCII, a
+// double quote or a backslash.
+func needsQuote(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+// quotePath is a path as git prints it: as it is, or in double quotes
+// with C escapes and octal for bytes outside ASCII.
+func quotePath(p string) string {
+	if !needsQuote(p) {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\v':
+			b.WriteString(`\v`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if c < 0x20 || c >= 0x7f {
+				fmt.Fprintf(&b, "\\%03o", c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

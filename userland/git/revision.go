@@ -157,6 +157,11 @@ func treePath(rp *repo, rev, p string) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, errNoRevision
 	}
+	if strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || p == ".." {
+		if _, err := rp.rel(p); err != nil {
+			return plumbing.ZeroHash, fatalf("'%s' is outside repository at '%s'", p, rp.root)
+		}
+	}
 	rel := cleanTreePath(rp, p)
 	if rel == "" {
 		return t.Hash, nil
