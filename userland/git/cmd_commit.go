@@ -2,12 +2,17 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"time"
 
 	git "github.com/go-git/go-git/v6"
+	"github.com/go-git/go-git/v6/plumbing"
+	"github.com/go-git/go-git/v6/plumbing/object"
 )
 
 // maxMessage bounds a commit message read from a file or stdin.
@@ -156,4 +161,125 @@ func stageTracked(rp *repo) error {
 		}
 	}
 	return nil
+}
+
+// authorFromArg is commit --author: "Name <email>", or a pattern that
+// picks the author of the newest commit whose author matches it, as git
+// does.
+func authorFromArg(rp *repo, arg string, when time.Time) (*object.Signature, error) {
+	if i := strings.Index(arg, " <"); i > 0 && strings.HasSuffix(arg, ">") {
+		return &object.Signature{Name: arg[:i], Email: arg[i+2 : len(arg)-1], When: when}, nil
+	}
+	fail := fatalf("--author '%s' is not 'Name <email>' and matches no existing author", arg)
+	re, err := regexp.Compile(arg)
+	if err != nil {
+		return nil, fail
+	}
+	head, err := rp.head()
+	if err != nil || head == nil {
+		return nil, fail
+	}
+	w, err := newWalker(rp, []plumbing.Hash{head.Hash}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		c, err := w.next()
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return nil, fail
+		}
+		if re.MatchString(c.Author.Name + " <" + c.Author.Email + ">") {
+			return &object.Signature{Name: c.Author.Name, Email: c.Author.Email, When: when}, nil
+		}
+	}
+}
+
+// trailerLine matches a "Token: value" trailer such as Signed-off-by.
+var trailerLine = regexp.MustCompile(`^[A-Za-z0-9-]+: `)
+
+// addSignoff appends "Signed-off-by: committer", in the message's
+// trailer block if it ends with one, else after a blank line; a message
+// already ending with the same line is left alone.
+func addSignoff(msg string, who *object.Signature) string {
+	line := "Signed-off-by: " + who.Name + " <" + who.Email + ">"
+	body := strings.TrimRight(msg, "\n")
+	paras := strings.Split(body, "\n\n")
+	last := strings.Split(paras[len(paras)-1], "\n")
+	if last[len(last)-1] == line {
+		return msg
+	}
+	trailers := len(paras) > 1
+	for _, l := range last {
+		if !trailerLine.MatchString(l) {
+			trailers = false
+		}
+	}
+	if trailers {
+		return body + "\n" + line + "\n"
+	}
+	if body == "" {
+		return "\n" + line + "\n"
+	}
+	return body + "\n\n" + line + "\n"
+}
+
+// checkNotEmpty fails as git does when the index records the same tree
+// as the commit the new one would follow: the status for a new commit,
+// "No changes" and the amend advice for --amend.
+func checkNotEmpty(e *env, rp *repo, head *object.Commit, amend bool) error {
+	base := head
+	if amend {
+		base = nil
+		if len(head.ParentHashes) > 0 {
+			p, err := rp.r.CommitObject(head.ParentHashes[0])
+			if err != nil {
+				return err
+			}
+			base = p
+		}
+	}
+	tree, err := treeSnapshot(rp, base)
+	if err != nil {
+		return err
+	}
+	idx, err := indexSnapshot(rp)
+	if err != nil {
+		return err
+	}
+	if len(compare(tree, idx)) > 0 || (base == nil && len(idx) > 0) {
+		return nil
+	}
+	if !amend {
+		s, err := readState(rp)
+		if err != nil {
+			return err
+		}
+		// git commit words the status of an unborn branch differently
+		// from git status.
+		var b strings.Builder
+		s.writeLong(&b, rp)
+		fmt.Fprint(e.stdout, strings.Replace(b.String(), "\nNo commits yet\n", "\nInitial commit\n", 1))
+		return &exitError{code: 1}
+	}
+	// The status, its closing advice replaced by "No changes".
+	st, err := readState(rp)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	st.writeLong(&b, rp)
+	text := strings.TrimSuffix(b.String(), "\n")
+	text = text[:strings.LastIndexByte(text, '\n')+1]
+	if base == nil {
+		first, rest, _ := strings.Cut(text, "\n")
+		text = first + "\n\nInitial commit\n\n" + rest
+	}
+	fmt.Fprint(e.stdout, text)
+	fmt.Fprintln(e.stdout, "No changes")
+	return &exitError{code: 1, msg: "You asked to amend the most recent commit, but doing so would make\n" +
+		"it empty. You can repeat your command with --allow-empty, or you can\n" +
+		"remove the commit entirely with \"git reset HEAD^\"."}
 }

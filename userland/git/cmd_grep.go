@@ -16,6 +16,7 @@ import (
 func cmdGrep(e *env, args []string) error {
 	args = expandShort(args, "e")
 	lineNo, ignoreCase, filesOnly, count, word, invert, noName := false, false, false, false, false, false, false
+	quiet, cached, onlyMatching, filesWithout := false, false, false, false
 	syntax := "G"
 	var patterns, rest []string
 	for i := 0; i < len(args); i++ {
@@ -38,6 +39,14 @@ func cmdGrep(e *env, args []string) error {
 			invert = true
 		case a == "-h":
 			noName = true
+		case a == "-q" || a == "--quiet":
+			quiet = true
+		case a == "--cached":
+			cached = true
+		case a == "-o" || a == "--only-matching":
+			onlyMatching = true
+		case a == "-L" || a == "--files-without-match":
+			filesWithout = true
 		case a == "-H":
 			noName = false
 		case a == "-E" || a == "--extended-regexp":
@@ -110,11 +119,15 @@ func cmdGrep(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		wt, err := worktreeSnapshot(rp, idx)
-		if err != nil {
-			return err
+		files := idx
+		if !cached {
+			if files, err = worktreeSnapshot(rp, idx); err != nil {
+				return err
+			}
 		}
-		sources = append(sources, source{files: wt})
+		sources = append(sources, source{files: files})
+	} else if cached {
+		return fatalf("both --cached and trees are given")
 	}
 	for _, r := range revs {
 		c, err := rp.resolveCommit(r)
@@ -155,12 +168,25 @@ func cmdGrep(e *env, args []string) error {
 					continue
 				}
 				n++
-				if filesOnly || count {
+				if filesOnly || count || quiet || filesWithout {
 					continue
 				}
 				if binary {
 					fmt.Fprintf(&out, "Binary file %s matches\n", name)
 					break
+				}
+				if onlyMatching && !invert {
+					for _, m := range matchesIn(res, text) {
+						prefix := name + ":"
+						if noName {
+							prefix = ""
+						}
+						if lineNo {
+							prefix += strconv.Itoa(i+1) + ":"
+						}
+						fmt.Fprintf(&out, "%s%s\n", prefix, m)
+					}
+					continue
 				}
 				switch {
 				case noName && lineNo:
@@ -173,11 +199,19 @@ func cmdGrep(e *env, args []string) error {
 					fmt.Fprintf(&out, "%s:%s\n", name, text)
 				}
 			}
+			if filesWithout {
+				if n == 0 {
+					matched = true
+					fmt.Fprintln(&out, name)
+				}
+				continue
+			}
 			if n == 0 {
 				continue
 			}
 			matched = true
 			switch {
+			case quiet:
 			case filesOnly:
 				fmt.Fprintln(&out, name)
 			case count:
@@ -192,6 +226,28 @@ func cmdGrep(e *env, args []string) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// matchesIn lists the non-empty matches of any pattern in a line, left
+// to right, as -o prints them.
+func matchesIn(res []*regexp.Regexp, text string) []string {
+	var out []string
+	for pos := 0; pos <= len(text); {
+		best, bestEnd := -1, -1
+		for _, re := range res {
+			if loc := re.FindStringIndex(text[pos:]); loc != nil && loc[1] > loc[0] {
+				if best < 0 || loc[0] < best || loc[0] == best && loc[1] > bestEnd {
+					best, bestEnd = loc[0], loc[1]
+				}
+			}
+		}
+		if best < 0 {
+			break
+		}
+		out = append(out, text[pos+best:pos+bestEnd])
+		pos += bestEnd
+	}
+	return out
 }
 
 // breToRE2 translates a POSIX basic regular expression (with GNU's \+,

@@ -8,7 +8,7 @@ import (
 // cmdRm: git rm [-f] [-r] [-q] [--cached] [-n] [--] <pathspec>...
 func cmdRm(e *env, args []string) error {
 	args = expandShort(args, "")
-	force, recursive, quiet, cached, dryRun := false, false, false, false, false
+	force, recursive, quiet, cached, dryRun, ignoreUnmatch := false, false, false, false, false, false
 	var paths []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -26,6 +26,8 @@ func cmdRm(e *env, args []string) error {
 			cached = true
 		case a == "-n" || a == "--dry-run":
 			dryRun = true
+		case a == "--ignore-unmatch":
+			ignoreUnmatch = true
 		case strings.HasPrefix(a, "-") && a != "-":
 			return optionError("rm", a)
 		default:
@@ -52,12 +54,18 @@ func cmdRm(e *env, args []string) error {
 		m := newSpecMatcher([]string{s})
 		found := unionPaths(m, idx)
 		if len(found) == 0 {
+			if ignoreUnmatch {
+				continue
+			}
 			return fatalf("pathspec '%s' did not match any files", paths[i])
 		}
 		if !recursive && !(len(found) == 1 && found[0] == s) && !strings.ContainsAny(s, "*?[") {
 			return fatalf("not removing '%s' recursively without -r", paths[i])
 		}
 		matched = append(matched, found...)
+	}
+	if len(matched) == 0 {
+		return nil
 	}
 	matched = unionPaths(newSpecMatcher(matched), idx)
 	if !force {

@@ -17,6 +17,7 @@ func cmdTag(e *env, args []string) error {
 	file := ""
 	list, del, annotate, force := false, false, false, false
 	lines := -1
+	var filter tagFilter
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -41,6 +42,25 @@ func cmdTag(e *env, args []string) error {
 		case (a == "-F" || a == "--file") && i+1 < len(args):
 			file = args[i+1]
 			i++
+		case strings.HasPrefix(a, "--sort="):
+			filter.sort = strings.TrimPrefix(a, "--sort=")
+			list = true
+		case (a == "--contains" || a == "--points-at") && i+1 < len(args):
+			if a == "--contains" {
+				filter.contains = args[i+1]
+			} else {
+				filter.pointsAt = args[i+1]
+			}
+			list = true
+			i++
+		case strings.HasPrefix(a, "--contains=") || strings.HasPrefix(a, "--points-at="):
+			k, v, _ := strings.Cut(a, "=")
+			if k == "--contains" {
+				filter.contains = v
+			} else {
+				filter.pointsAt = v
+			}
+			list = true
 		case a == "-n":
 			lines = 1
 		case strings.HasPrefix(a, "-n") && isDigits(a[2:]):
@@ -75,7 +95,7 @@ func cmdTag(e *env, args []string) error {
 		}
 		return nil
 	case list || lines >= 0 && len(msgs) == 0 && file == "" || len(rest) == 0:
-		return listTags(e, rp, rest, lines)
+		return listTags(e, rp, rest, lines, filter)
 	}
 	name := rest[0]
 	if len(rest) > 2 {
@@ -160,8 +180,14 @@ func validRefName(name string) bool {
 	return true
 }
 
-// listTags is git tag [-l [<pattern>...]] [-n<num>].
-func listTags(e *env, rp *repo, patterns []string, lines int) error {
+// tagFilter is tag --sort, --contains and --points-at.
+type tagFilter struct {
+	sort, contains, pointsAt string
+}
+
+// listTags is git tag [-l [<pattern>...]] [-n<num>] [--sort=<key>]
+// [--contains <commit>] [--points-at <object>].
+func listTags(e *env, rp *repo, patterns []string, lines int, f tagFilter) error {
 	refs, err := rp.r.Tags()
 	if err != nil {
 		return err
@@ -171,9 +197,44 @@ func listTags(e *env, rp *repo, patterns []string, lines int) error {
 		tags = append(tags, r)
 		return nil
 	})
-	slices.SortFunc(tags, func(a, b *plumbing.Reference) int { return strings.Compare(a.Name().Short(), b.Name().Short()) })
+	if err := sortTags(rp, tags, f.sort); err != nil {
+		return err
+	}
+	var contains, pointsAt plumbing.Hash
+	for _, x := range []struct {
+		spec string
+		h    *plumbing.Hash
+	}{{f.contains, &contains}, {f.pointsAt, &pointsAt}} {
+		if x.spec == "" {
+			continue
+		}
+		h, err := resolve(rp, x.spec)
+		if err != nil {
+			return usagef("error: malformed object name %s", x.spec)
+		}
+		*x.h = h
+	}
 	for _, t := range tags {
 		name := t.Name().Short()
+		if !pointsAt.IsZero() {
+			c, err := peelCommit(rp, t.Hash())
+			if t.Hash() != pointsAt && (err != nil || c.Hash != pointsAt) {
+				continue
+			}
+		}
+		if !contains.IsZero() {
+			c, err := peelCommit(rp, t.Hash())
+			if err != nil {
+				continue
+			}
+			in, err := reachable(rp, c.Hash)
+			if err != nil {
+				return err
+			}
+			if !in[contains] {
+				continue
+			}
+		}
 		if len(patterns) > 0 && !slices.ContainsFunc(patterns, func(p string) bool { return wildMatch(p, name) }) {
 			continue
 		}
@@ -205,4 +266,81 @@ func listTags(e *env, rp *repo, patterns []string, lines int) error {
 		}
 	}
 	return nil
+}
+
+// sortTags orders tags by --sort: refname (the default), version:refname
+// (v:refname) or creatordate, "-" reversing.
+func sortTags(rp *repo, tags []*plumbing.Reference, key string) error {
+	desc := strings.HasPrefix(key, "-")
+	key = strings.TrimPrefix(key, "-")
+	var cmp func(a, b *plumbing.Reference) int
+	byName := func(a, b *plumbing.Reference) int { return strings.Compare(a.Name().Short(), b.Name().Short()) }
+	switch key {
+	case "", "refname":
+		cmp = byName
+	case "version:refname", "v:refname":
+		cmp = func(a, b *plumbing.Reference) int { return versionCompare(a.Name().Short(), b.Name().Short()) }
+	case "creatordate", "taggerdate":
+		when := func(r *plumbing.Reference) int64 {
+			if t, err := rp.r.TagObject(r.Hash()); err == nil {
+				return t.Tagger.When.Unix()
+			}
+			if c, err := peelCommit(rp, r.Hash()); err == nil {
+				return c.Committer.When.Unix()
+			}
+			return 0
+		}
+		cmp = func(a, b *plumbing.Reference) int {
+			if x, y := when(a), when(b); x != y {
+				if x < y {
+					return -1
+				}
+				return 1
+			}
+			return byName(a, b)
+		}
+	default:
+		return fatalf("unknown field name: %s", key)
+	}
+	slices.SortStableFunc(tags, func(a, b *plumbing.Reference) int {
+		if desc {
+			return cmp(b, a)
+		}
+		return cmp(a, b)
+	})
+	return nil
+}
+
+// versionCompare compares names with runs of digits taken as numbers,
+// as version sorting does ("v1.10" after "v1.9").
+func versionCompare(a, b string) int {
+	for a != "" && b != "" {
+		if isDigit(a[0]) && isDigit(b[0]) {
+			i, j := digitRun(a), digitRun(b)
+			x, y := strings.TrimLeft(a[:i], "0"), strings.TrimLeft(b[:j], "0")
+			if len(x) != len(y) {
+				return len(x) - len(y)
+			}
+			if c := strings.Compare(x, y); c != 0 {
+				return c
+			}
+			a, b = a[i:], b[j:]
+			continue
+		}
+		if a[0] != b[0] {
+			return int(a[0]) - int(b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) - len(b)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func digitRun(s string) int {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }

@@ -173,6 +173,8 @@ func cmdCommit(e *env, args []string) error {
 	var msgs []string
 	var file string
 	all, quiet, allowEmpty, amend, noEdit := false, false, false, false, false
+	signoff, resetAuthor, allowEmptyMsg := false, false, false
+	authorArg, dateArg := "", ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -196,6 +198,21 @@ func cmdCommit(e *env, args []string) error {
 			amend = true
 		case a == "--no-edit":
 			noEdit = true
+		case strings.HasPrefix(a, "--author="):
+			authorArg = strings.TrimPrefix(a, "--author=")
+		case a == "--author" && i+1 < len(args):
+			authorArg = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--date="):
+			dateArg = strings.TrimPrefix(a, "--date=")
+		case a == "-s" || a == "--signoff":
+			signoff = true
+		case a == "--reset-author":
+			resetAuthor = true
+		case a == "--allow-empty-message":
+			allowEmptyMsg = true
+		case a == "-n" || a == "--no-verify" || a == "-v" || a == "--verbose" || a == "--no-gpg-sign" || a == "--no-signoff":
+			// No hooks run in the VM; -v only adds to the editor's text.
 		case a == "-m" || a == "-F" || a == "--message" || a == "--file":
 			return usagef("error: switch `%s' requires a value", strings.TrimLeft(a, "-")[:1])
 		default:
@@ -215,6 +232,17 @@ func cmdCommit(e *env, args []string) error {
 	}
 	if amend && parent == nil {
 		return fatalf("You have nothing to amend.")
+	}
+	if all {
+		if err := stageTracked(rp); err != nil {
+			return err
+		}
+	}
+	// As git, refuse an empty commit before asking for a message.
+	if !allowEmpty {
+		if err := checkNotEmpty(e, rp, parent, amend); err != nil {
+			return err
+		}
 	}
 	var msg string
 	switch {
@@ -237,13 +265,8 @@ func cmdCommit(e *env, args []string) error {
 			return err
 		}
 	}
-	if msg == "" {
+	if msg == "" && !allowEmptyMsg {
 		return &exitError{code: 1, msg: "Aborting commit due to empty commit message."}
-	}
-	if all {
-		if err := stageTracked(rp); err != nil {
-			return err
-		}
 	}
 	author, err := identity(e, rp, "AUTHOR")
 	if err != nil {
@@ -253,11 +276,29 @@ func cmdCommit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if amend {
-		// The amended commit keeps its author, and replaces HEAD: the
-		// summary is against its parent.
+	if amend && !resetAuthor && authorArg == "" {
+		// The amended commit keeps its author.
 		a := parent.Author
 		author = &a
+	}
+	if authorArg != "" {
+		if author, err = authorFromArg(rp, authorArg, author.When); err != nil {
+			return err
+		}
+	}
+	if dateArg != "" {
+		t, err := parseDate(dateArg)
+		if err != nil {
+			return fatalf("invalid date format: %s", dateArg)
+		}
+		author.When = t
+	}
+	if signoff {
+		msg = addSignoff(msg, committer)
+	}
+	if amend {
+		// The new commit replaces HEAD: the summary is against its
+		// parent.
 		if len(parent.ParentHashes) > 0 {
 			if parent, err = rp.r.CommitObject(parent.ParentHashes[0]); err != nil {
 				return err
@@ -306,7 +347,7 @@ func cmdCommit(e *env, args []string) error {
 	if author.Name != committer.Name || author.Email != committer.Email {
 		fmt.Fprintf(e.stdout, " Author: %s <%s>\n", author.Name, author.Email)
 	}
-	if amend {
+	if (amend && !resetAuthor) || dateArg != "" {
 		fmt.Fprintf(e.stdout, " Date: %s\n", gitDate(*author))
 	}
 	return writeSummary(e, rp, parent, c)

@@ -246,7 +246,9 @@ func splitLines(s string) []string {
 	return out
 }
 
-const context = 3
+// context is the number of context lines around a change: 3, or -U<n>
+// / --unified=<n> for this run.
+var context = 3
 
 // writeHunks groups ops into hunks as git does: 3 lines of context, hunks
 // closer than twice that merged, and a function line (git's default: the

@@ -35,6 +35,8 @@ func (f *diffFormat) flag(a string) bool {
 		f.nameOnly = true
 	case "--name-status":
 		f.nameStatus = true
+	case "-W", "--function-context":
+		return false
 	case "-s", "--no-patch":
 		*f = diffFormat{noRenames: f.noRenames}
 	case "--no-renames":
@@ -42,8 +44,25 @@ func (f *diffFormat) flag(a string) bool {
 	case "-M", "--find-renames":
 		f.noRenames = false
 	default:
+		if n, ok := strings.CutPrefix(a, "--unified="); ok {
+			return setContext(n, f)
+		}
+		if n, ok := strings.CutPrefix(a, "-U"); ok && n != "" {
+			return setContext(n, f)
+		}
 		return false
 	}
+	return true
+}
+
+// setContext is -U<n>: it sets the context lines, and asks for a patch.
+func setContext(n string, f *diffFormat) bool {
+	v, err := strconv.Atoi(n)
+	if err != nil || v < 0 {
+		return false
+	}
+	context = min(v, 1<<20)
+	f.patch = true
 	return true
 }
 

@@ -356,3 +356,28 @@ func TestGitQuotedPathsMatchHost(t *testing.T) {
 		"git describe -", "git describe --always -",
 	)
 }
+
+// The common options of each command beyond the basics.
+func TestGitCommonFlagsMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, blameGrepHistory,
+		"git commit --allow-empty -m two --author='X Y <x@y>' --date='2020-01-01T00:00:00Z' -s && git log -1 --format='%an|%ae|%ad|%cn|%B'",
+		"git commit --amend --reset-author -m 'three' && git log -1 --format='%an|%ae|%ad|%cn|%B'",
+		"git commit --author=bogus -qm x --allow-empty",
+		"git commit --author=Bob -m x --allow-empty && git log -1 --format='%an|%ae'",
+		"git commit --allow-empty -s -m 'msg' -m 'Reviewed-by: Z <z@z>' && git log -1 --format=%B",
+		"git commit --amend -s --no-edit && git log -1 --format=%B",
+		"git commit --allow-empty --allow-empty-message -m '' && git log -1 --format='[%B]'",
+		"git commit --amend --author='Q <q@q>' --no-edit",
+		"git commit -n -v -m nothing", "git commit",
+		"git commit -q -am 'b' --date='@1700000000 +0200' && git log -1 --format=%ad && git show -U1 && git log -p --unified=0 -1",
+		"cd .. && git init -q -b main e && cd e && git commit -m x; git commit --allow-empty -m root && git commit --amend -m root2; echo u > u; git commit -m u",
+		"git grep -q two; echo $?", "git grep -q nomatch; echo $?", "echo 'two more' >> f && git grep --cached -n two",
+		"git grep -o -n 'tw.'", "git grep -o -i -e two -e wor", "git grep -L alpha", "git grep --cached two HEAD",
+		"git rm --ignore-unmatch nope; echo $?", "git rm -q --ignore-unmatch nope sub/g.txt && git status --short",
+		"git tag v1.10 && git tag v1.9 HEAD~1 && git tag -a v1.2 -m 'one two' HEAD~2 && git tag v10 && git tag v2.0.1",
+		"git tag --sort=version:refname", "git tag --sort=-v:refname", "git tag --sort=-refname", "git tag --sort=creatordate",
+		"git tag --contains HEAD~1", "git tag --points-at HEAD", "git tag --points-at HEAD~2 -n", "git tag --contains nope",
+		"git tag -l 'v1*' --sort=-v:refname", "git tag --sort=bogus",
+	)
+}
