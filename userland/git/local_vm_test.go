@@ -381,3 +381,25 @@ func TestGitCommonFlagsMatchHost(t *testing.T) {
 		"git tag -l 'v1*' --sort=-v:refname", "git tag --sort=bogus",
 	)
 }
+
+// untrackedWorktree has ignored files and directories, an untracked
+// directory, an empty one, local changes and a non-ASCII name.
+const untrackedWorktree = "git init -q -b main repo && cd repo && echo a > a && mkdir d && echo x > d/x && echo ig > ig.log && echo '*.log' > .gitignore && " +
+	"git add a d .gitignore && git commit -qm one && git tag -a -m t v1 && echo u > u && mkdir -p ud/e && echo 1 > ud/e/f && echo m >> a && rm d/x && " +
+	"mkdir igd && echo z > igd/z && echo 'igd/' >> .gitignore && echo l > d/l.log && echo n > d/new && mkdir empty && echo ü > ü"
+
+func TestGitFilesMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	var cmds []string
+	for _, c := range []string{"cat-file -t HEAD", "cat-file -s HEAD:a", "cat-file -p HEAD", "cat-file -p HEAD^{tree}", "cat-file -p v1",
+		"cat-file blob HEAD:a", "cat-file commit HEAD", "cat-file -e HEAD", "cat-file -e nope", "cat-file -t nope", "cat-file -p nope", "cat-file",
+		"cat-file -e 0123456789012345678901234567890123456789; echo $?", "cat-file tree HEAD | od -c | head -3", "cat-file -t v1", "cat-file commit v1", "cat-file -x HEAD",
+		"ls-files", "ls-files -s", "ls-files -m", "ls-files -d", "ls-files -o", "ls-files -o --exclude-standard",
+		"ls-files --others --exclude-standard --directory", "ls-files d", "ls-files -z | od -c", "ls-files -o d", "ls-files --bogus",
+		"clean", "clean -n", "clean -nd", "clean -ndx", "clean -nX", "clean -nXd", "clean -n u", "clean -nd ud",
+		"clean -fq && git status --short", "clean -fdn", "clean -x -f -d && git status --short && ls -a"} {
+		cmds = append(cmds, "git "+c)
+	}
+	cmds = append(cmds, "cd d && git clean -n && git ls-files && git ls-files -o")
+	compareWithHost(t, h, append([]string{untrackedWorktree}, cmds...)...)
+}

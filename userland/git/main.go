@@ -70,6 +70,9 @@ var commands = map[string]command{
 	"describe":  cmdDescribe,
 	"blame":     cmdBlame,
 	"grep":      cmdGrep,
+	"cat-file":  cmdCatFile,
+	"ls-files":  cmdLsFiles,
+	"clean":     cmdClean,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -155,6 +158,9 @@ Commands provided in secexec:
    describe   Give an object a human readable name based on an available ref
    blame      Show what revision and author last modified each line of a file
    grep       Print lines matching a pattern
+   ls-files   Show information about files in the index and the working tree
+   clean      Remove untracked files from the working tree
+   cat-file   Provide contents or details of repository objects
    rev-parse  Pick out and massage parameters
    config     Get and set repository or global options
 `
