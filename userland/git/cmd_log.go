@@ -319,14 +319,13 @@ func cmdLog(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	commits, err := selectCommits(rp, lo, starts, excludes, specs)
+	commits, shown, err := selectCommits(rp, lo, starts, excludes, specs)
 	if err != nil {
 		return err
 	}
 	p := &printer{w: e.stdout, rp: rp, lo: lo, deco: deco, specs: specs}
 	if lo.graph {
-		p.graph = newGraph(commits)
-		p.graph.firstParent = lo.firstParent
+		p.graph = newGraph(shown, lo.firstParent)
 	}
 	for _, c := range commits {
 		if err := p.commit(c); err != nil {
@@ -427,17 +426,17 @@ func commitChanges(rp *repo, c *object.Commit, parent int) ([]fileChange, error)
 // selectCommits walks the history and applies the filters, -n, --skip
 // and --reverse, in git's order (topological, second parents first,
 // for --graph).
-func selectCommits(rp *repo, lo *logOpts, starts, excludes []plumbing.Hash, specs []string) ([]*object.Commit, error) {
+func selectCommits(rp *repo, lo *logOpts, starts, excludes []plumbing.Hash, specs []string) ([]*object.Commit, map[plumbing.Hash]bool, error) {
 	w, err := newWalker(rp, starts, excludes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w.firstParent = lo.firstParent
 	var list []*object.Commit
 	for {
 		c, err := w.next()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if c == nil {
 			break
@@ -445,7 +444,7 @@ func selectCommits(rp *repo, lo *logOpts, starts, excludes []plumbing.Hash, spec
 		if len(specs) > 0 {
 			touched, err := touches(rp, c, specs)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !touched {
 				continue
@@ -454,6 +453,12 @@ func selectCommits(rp *repo, lo *logOpts, starts, excludes []plumbing.Hash, spec
 		if lo.wanted(c) {
 			list = append(list, c)
 		}
+	}
+	// Every selected commit is one the graph draws edges to, even
+	// past -n or --skip, as git's graph does.
+	shown := make(map[plumbing.Hash]bool, len(list))
+	for _, c := range list {
+		shown[c.Hash] = true
 	}
 	if lo.graph || lo.topo {
 		list = topoSort(list)
@@ -467,7 +472,7 @@ func selectCommits(rp *repo, lo *logOpts, starts, excludes []plumbing.Hash, spec
 	if lo.reverse {
 		slices.Reverse(list)
 	}
-	return list, nil
+	return list, shown, nil
 }
 
 // touches says whether c changes a path under specs: against its only

@@ -3,6 +3,9 @@
 package main
 
 import (
+	"fmt"
+	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/secexec/secexec/internal/vm"
@@ -402,4 +405,53 @@ func TestGitFilesMatchHost(t *testing.T) {
 	}
 	cmds = append(cmds, "cd d && git clean -n && git ls-files && git ls-files -o")
 	compareWithHost(t, h, append([]string{untrackedWorktree}, cmds...)...)
+}
+
+// randomHistory is a shell script that makes a history of branches,
+// merges (octopus ones too) and commits, chosen by a seeded generator,
+// with a distinct date per commit.
+func randomHistory(seed int64, steps int) string {
+	rng := rand.New(rand.NewSource(seed))
+	var b strings.Builder
+	n := 0
+	commit := func() {
+		n++
+		fmt.Fprintf(&b, " && echo %d >> f%d && git add -A && GIT_COMMITTER_DATE='@%d +0000' git commit -qm c%d", n, n%5, 1700000000+n*60, n)
+	}
+	b.WriteString("git init -q -b main repo && cd repo")
+	commit()
+	branches := []string{"main"}
+	for step := 1; step <= steps; step++ {
+		r, on := rng.Intn(10), branches[rng.Intn(len(branches))]
+		switch {
+		case r < 3:
+			fmt.Fprintf(&b, " && git checkout -q %s", on)
+			commit()
+		case r < 5:
+			nb := fmt.Sprintf("b%d", step)
+			fmt.Fprintf(&b, " && git checkout -q -b %s %s", nb, on)
+			branches = append(branches, nb)
+			commit()
+		default:
+			o1, o2 := branches[rng.Intn(len(branches))], branches[rng.Intn(len(branches))]
+			n++
+			fmt.Fprintf(&b, " && git checkout -q %s && { GIT_COMMITTER_DATE='@%d +0000' git merge -q --no-edit --no-ff %s %s >/dev/null 2>&1 || git reset -q --hard; }",
+				on, 1700000000+n*60, o1, o2)
+		}
+	}
+	return b.String()
+}
+
+// git's graph layout on generated histories: many merges, crossing
+// lines, octopus merges, several tips.
+func TestGitGraphRandomHistoriesMatchHost(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			compareOnHostRepo(t, randomHistory(seed, 45),
+				"git log --merges --oneline --all | wc -l",
+				"git log --graph --oneline --all", "git log --graph --all --format=%s%n%b", "git log --graph --oneline",
+				"git log --oneline --all --topo-order", "git log --graph --stat --all -8",
+			)
+		})
+	}
 }
