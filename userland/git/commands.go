@@ -408,7 +408,7 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 		case ch.to == nil:
 			fmt.Fprintf(e.stdout, " delete mode %o %s\n", ch.from.mode, quotePath(ch.path))
 		case ch.oldPath != "":
-			fmt.Fprintf(e.stdout, " rename %s (100%%)\n", renameName(ch.oldPath, ch.path))
+			fmt.Fprintf(e.stdout, " rename %s (%d%%)\n", renameName(ch.oldPath, ch.path), ch.score*100/maxScore)
 		case ch.from.mode != ch.to.mode:
 			fmt.Fprintf(e.stdout, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, quotePath(ch.path))
 		}

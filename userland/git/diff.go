@@ -122,6 +122,7 @@ type fileChange struct {
 	path     string
 	from, to *entry
 	oldPath  string // the source of a rename (see detectRenames), else ""
+	score    int    // a rename's similarity, out of maxScore
 }
 
 // compare lists the paths whose content or mode differ, sorted.

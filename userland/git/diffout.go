@@ -78,7 +78,6 @@ func statOf(c fileChange) (fileStat, error) {
 	s := fileStat{path: quotePath(c.path)}
 	if c.oldPath != "" {
 		s.path = renameName(c.oldPath, c.path)
-		return s, nil
 	}
 	var a, b []byte
 	var err error
@@ -128,7 +127,7 @@ func writeDiff(w io.Writer, f diffFormat, changes []fileChange) error {
 	if f.nameStatus {
 		for _, c := range changes {
 			if c.oldPath != "" {
-				fmt.Fprintf(w, "R100\t%s\t%s\n", quotePath(c.oldPath), quotePath(c.path))
+				fmt.Fprintf(w, "R%03d\t%s\t%s\n", c.score*100/maxScore, quotePath(c.oldPath), quotePath(c.path))
 				continue
 			}
 			code := "M"

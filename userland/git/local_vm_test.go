@@ -455,3 +455,52 @@ func TestGitGraphRandomHistoriesMatchHost(t *testing.T) {
 		})
 	}
 }
+
+// lines is the text of numbered lines from..to, as printf arguments.
+func lines(from, to int) string {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, "%d\\n", i)
+	}
+	return b.String()
+}
+
+// Renames with changes are paired by git's similarity estimate, and
+// shown with git's similarity index, in every format.
+func TestGitInexactRenamesMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo && cd repo && touch e && printf 'line1\\nline2\\nline3\\nline4\\nline5\\nline6\\nline7\\nline8\\n' > t && mkdir d && "+
+			"printf '"+lines(1, 40)+"' > d/n.txt && printf '"+lines(100, 130)+"' > d/m.txt && printf 'a\\r\\nb\\r\\nc\\r\\n' > crlf && printf '"+lines(1, 10)+"' > small && git add . && git commit -qm a",
+		"git mv e e2 && git mv t t2 && echo more >> t2 && git add t2 && git commit -m b && git show --stat --format=%s && git show --name-status --format= && git show --format= && git log --numstat -1 --format=",
+		"mkdir x && git mv d/n.txt x/n.txt && git mv d/m.txt x/other.txt && printf '"+lines(1, 30)+"' > x/n.txt && printf '"+lines(100, 125)+"' >> x/other.txt && git add -A && git commit -m c && git show --stat && git show --name-status",
+		"git mv crlf crlf2 && printf 'a\\r\\nb\\r\\nc\\r\\nd\\n' > crlf2 && git mv small small2 && printf '"+lines(1, 4)+"' > small2 && git add -A && git commit -m d && git show --stat --format= && git diff HEAD~1 --name-status",
+		"cp t2 t3 && git rm -q t2 && echo x >> t3 && cp t3 t4 && git add -A && git commit -qm e && git show --name-status --format= && git diff HEAD~3 --stat && git diff --cached HEAD~2 -M",
+	)
+	// Generated moves and edits, made by host git.
+	for seed := int64(1); seed <= 3; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		var b strings.Builder
+		b.WriteString("git init -q -b main repo && cd repo")
+		for i := 1; i <= 8; i++ {
+			s := rng.Intn(50)
+			fmt.Fprintf(&b, " && printf '%s' > f%d.txt", lines(s, s+3+rng.Intn(40)), i)
+		}
+		b.WriteString(" && git add . && git commit -qm base")
+		for i := 1; i <= 8; i++ {
+			k := rng.Intn(20)
+			switch rng.Intn(4) {
+			case 0:
+				fmt.Fprintf(&b, " && git mv f%d.txt g%d.txt && echo x%d >> g%d.txt", i, i, k, i)
+			case 1:
+				fmt.Fprintf(&b, " && { git mv f%d.txt h%d.txt 2>/dev/null || true; }", i, k%3)
+			case 2:
+				fmt.Fprintf(&b, " && printf 'one\\n' >> f%d.txt", i)
+			default:
+				fmt.Fprintf(&b, " && git rm -q f%d.txt && printf '%s' > n%d.txt", i, lines(k, k+20), i)
+			}
+		}
+		b.WriteString(" && git add -A && git commit -qm change")
+		compareOnHostRepo(t, b.String(), "git show --stat --format=", "git show --name-status --format=", "git show --format=", "git diff HEAD~1 --numstat")
+	}
+}
