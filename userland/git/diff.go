@@ -123,6 +123,7 @@ type fileChange struct {
 	from, to *entry
 	oldPath  string // the source of a rename (see detectRenames), else ""
 	score    int    // a rename's similarity, out of maxScore
+	aPath    string // diff --no-index: the first side's name when it differs
 }
 
 // compare lists the paths whose content or mode differ, sorted.
@@ -155,7 +156,11 @@ func writePatch(w io.Writer, c fileChange) error {
 	if c.oldPath != "" {
 		return writeRenamePatch(w, c)
 	}
-	fmt.Fprintf(w, "diff --git %s %s\n", quotePath("a/"+c.path), quotePath("b/"+c.path))
+	aPath := c.path
+	if c.aPath != "" {
+		aPath = c.aPath
+	}
+	fmt.Fprintf(w, "diff --git %s %s\n", quotePath("a/"+aPath), quotePath("b/"+c.path))
 	var a, b []byte
 	var err error
 	if c.from != nil {
@@ -168,7 +173,7 @@ func writePatch(w io.Writer, c fileChange) error {
 			return err
 		}
 	}
-	oldName, newName := quotePath("a/"+c.path), quotePath("b/"+c.path)
+	oldName, newName := quotePath("a/"+aPath), quotePath("b/"+c.path)
 	switch {
 	case c.from == nil:
 		fmt.Fprintf(w, "new file mode %o\nindex %s..%s\n", c.to.mode, zeroShort, short(c.to.hash))
@@ -347,7 +352,7 @@ func funcName(line string) (string, bool) {
 
 // cmdDiff: git diff [options] [--cached|--staged] [<commit> [<commit>] | <a>..<b> | <a>...<b>] [--] [<path>...].
 func cmdDiff(e *env, args []string) error {
-	cached, quiet, exitCode := false, false, false
+	cached, quiet, exitCode, noIndex := false, false, false, false
 	var f diffFormat
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -363,6 +368,8 @@ func cmdDiff(e *env, args []string) error {
 			quiet, exitCode = true, true
 		case a == "--exit-code":
 			exitCode = true
+		case a == "--no-index":
+			noIndex = true
 		case a == "--no-color" || a == "--color=never" || a == "--no-ext-diff" || a == "--no-renames":
 		case strings.HasPrefix(a, "-") && a != "-":
 			return usagef("error: invalid option: %s", a)
@@ -373,8 +380,15 @@ func cmdDiff(e *env, args []string) error {
 	if !f.any() {
 		f.patch = true
 	}
+	if noIndex {
+		return diffNoIndex(e, f, quiet, slices.DeleteFunc(rest, func(s string) bool { return s == "--" }))
+	}
 	rp, err := openRepo()
 	if err != nil {
+		if len(rest) == 2 {
+			// Outside a repository, two paths are compared as files.
+			return diffNoIndex(e, f, quiet, rest)
+		}
 		return err
 	}
 	revs, paths, err := splitRevsPaths(rp, rest)

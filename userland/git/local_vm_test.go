@@ -504,3 +504,19 @@ func TestGitInexactRenamesMatchHost(t *testing.T) {
 		compareOnHostRepo(t, b.String(), "git show --stat --format=", "git show --name-status --format=", "git show --format=", "git diff HEAD~1 --numstat")
 	}
 }
+
+// diff --no-index compares files and directories of the filesystem, in a
+// directory that is not a repository (where plain git diff of two paths
+// does the same).
+func TestGitDiffNoIndexMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	cmds := []string{"mkdir repo && cd repo && printf 'a\\nb\\n' > x && printf 'a\\nc\\n' > y && mkdir d1 d2 && echo 1 > d1/f && echo 2 > d2/f && echo new > d2/g && echo old > d1/h && cp x z"}
+	for _, c := range []string{"diff --no-index x y", "diff --no-index x z", "diff --no-index d1 d2", "diff --no-index --stat x y",
+		"diff --no-index x nope", "diff --no-index x", "diff --no-index --name-status d1 d2", "diff --no-index --name-only d1 d2",
+		"diff --no-index --stat d1 d2", "diff --no-index --numstat x y", "diff --no-index /dev/null x", "diff --no-index --quiet x y",
+		"diff --no-index x d2", "diff --no-index d1 x", "diff x y", "diff --no-index -- x y", "diff --no-index --exit-code x z",
+		"diff --no-index -U0 x y"} {
+		cmds = append(cmds, "git "+c)
+	}
+	compareWithHost(t, h, cmds...)
+}
