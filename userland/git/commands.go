@@ -238,12 +238,8 @@ func cmdCommit(e *env, args []string) error {
 			return err
 		}
 	}
-	// As git, refuse an empty commit before asking for a message.
-	if !allowEmpty {
-		if err := checkNotEmpty(e, rp, parent, amend); err != nil {
-			return err
-		}
-	}
+	// As git: the message given is read first, then an empty commit is
+	// refused, and only then is the editor started.
 	var msg string
 	switch {
 	case file != "":
@@ -256,7 +252,13 @@ func cmdCommit(e *env, args []string) error {
 		msg = cleanMessage(msgs)
 	case amend && noEdit:
 		msg = parent.Message
-	default:
+	}
+	if !allowEmpty {
+		if err := checkNotEmpty(e, rp, parent, amend); err != nil {
+			return err
+		}
+	}
+	if file == "" && len(msgs) == 0 && !(amend && noEdit) {
 		old := ""
 		if amend {
 			old = parent.Message
