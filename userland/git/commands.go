@@ -672,62 +672,6 @@ func restorePaths(rp *repo, specs []string) error {
 	return nil
 }
 
-// cmdRevParse: git rev-parse [--short] [--abbrev-ref] [--show-toplevel] REV...
-func cmdRevParse(e *env, args []string) error {
-	rp, err := openRepo()
-	if err != nil {
-		return err
-	}
-	abbrev, shortHash, verify := false, false, false
-	for _, a := range args {
-		switch a {
-		case "--verify", "-q", "--quiet":
-			verify = true
-		case "--short":
-			shortHash = true
-		case "--abbrev-ref":
-			abbrev = true
-		case "--show-toplevel":
-			fmt.Fprintln(e.stdout, rp.root)
-		case "--git-dir":
-			fmt.Fprintln(e.stdout, rp.gitDir())
-		case "--is-inside-work-tree":
-			fmt.Fprintln(e.stdout, "true")
-		default:
-			if strings.HasPrefix(a, "-") {
-				return usagef("error: unsupported option `%s'", a)
-			}
-			if abbrev && a == "HEAD" {
-				cur, attached, err := rp.branch()
-				if err != nil {
-					return err
-				}
-				if !attached {
-					cur = "HEAD"
-				}
-				fmt.Fprintln(e.stdout, cur)
-				continue
-			}
-			h, err := resolveRevision(rp, a)
-			if err != nil {
-				if verify {
-					return fatalf("Needed a single revision")
-				}
-				if msg := err.Error(); strings.Contains(msg, "ambiguous argument") || strings.Contains(msg, "does not exist") {
-					// git echoes the argument before failing.
-					fmt.Fprintln(e.stdout, a)
-				}
-				return err
-			}
-			if shortHash {
-				fmt.Fprintln(e.stdout, short(h))
-			} else {
-				fmt.Fprintln(e.stdout, h.String())
-			}
-		}
-	}
-	return nil
-}
 
 func isDigits(s string) bool {
 	if s == "" {

@@ -520,3 +520,20 @@ func TestGitDiffNoIndexMatchesHost(t *testing.T) {
 	}
 	compareWithHost(t, h, cmds...)
 }
+
+func TestGitRevParseMatchesHost(t *testing.T) {
+	compareOnHostRepo(t, mergeHistory+" && mkdir -p sub/deep",
+		`t=$(git rev-parse --show-toplevel) && echo "[${t#$PWD}]"`,
+		"cd sub/deep && git rev-parse --show-prefix --show-cdup --is-inside-git-dir --is-bare-repository --is-inside-work-tree --symbolic-full-name HEAD --symbolic-full-name main --abbrev-ref main --short=10 HEAD",
+		"git rev-parse --verify -q nope; echo $?", "git rev-parse --verify HEAD^{commit}",
+		"cd sub/deep && git rev-parse --git-common-dir --git-path objects",
+		`git rev-parse --git-dir && cd sub && d=$(git rev-parse --git-dir) && echo "[${d#$(cd .. && pwd)}]"`,
+		"git rev-parse --abbrev-ref HEAD@{u} --symbolic-full-name @{u}", "git rev-parse --symbolic HEAD",
+		`git rev-parse --sq-quote a "b'c"`, "git rev-parse HEAD --", "git rev-parse --local-env-vars", "git rev-parse --short",
+		"git rev-parse --short HEAD v1.1", "git rev-parse side..main ^v1 --foo",
+		"git rev-parse --verify", "git rev-parse --abbrev-ref v1.1 side", "git rev-parse --show-prefix --show-cdup",
+		"git rev-parse --verify HEAD HEAD", "git rev-parse --verify -q HEAD HEAD; echo $?", "git rev-parse HEAD nope",
+		"git rev-parse --short=4 HEAD", "git rev-parse --verify --short HEAD", "git rev-parse HEAD --verify", "git rev-parse --verify nope HEAD",
+		"git rev-parse --abbrev-ref HEAD && git switch -q --detach HEAD~1 && git rev-parse --abbrev-ref HEAD --symbolic-full-name HEAD",
+	)
+}
