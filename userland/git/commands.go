@@ -672,7 +672,6 @@ func restorePaths(rp *repo, specs []string) error {
 	return nil
 }
 
-
 func isDigits(s string) bool {
 	if s == "" {
 		return false
