@@ -38,6 +38,10 @@ type logOpts struct {
 	rawAuthors  []string
 	rawGreps    []string
 	showMerges  bool // git show: a merge's (combined) diff section is shown
+	pickaxeS    string         // -S: a change in the number of occurrences
+	pickaxeG    *regexp.Regexp // -G: an added or removed line that matches
+	pickaxeRE   bool           // --pickaxe-regex: -S is a regular expression
+	pickaxeAll  bool           // --pickaxe-all: show every file of a matching commit
 }
 
 // parseLogOption takes one option (and maybe its value from rest) and
@@ -66,6 +70,28 @@ func (lo *logOpts) parseOption(a string, rest []string) (int, error) {
 		lo.decorate = true
 	case a == "--no-decorate" || a == "--decorate=no":
 		lo.decorate = false
+	case a == "--pickaxe-regex":
+		lo.pickaxeRE = true
+	case a == "--pickaxe-all":
+		lo.pickaxeAll = true
+	case strings.HasPrefix(a, "-S") || strings.HasPrefix(a, "-G"):
+		v, n := a[2:], 0
+		if v == "" {
+			if len(rest) == 0 {
+				return 0, usagef("error: switch `%c' requires a value", a[1])
+			}
+			v, n = rest[0], 1
+		}
+		if a[1] == 'S' {
+			lo.pickaxeS = v
+			return n, nil
+		}
+		re, err := regexp.Compile(v)
+		if err != nil {
+			return 0, fatalf("invalid regex given to -G: '%s'", v)
+		}
+		lo.pickaxeG = re
+		return n, nil
 	case a == "--graph":
 		lo.graph = true
 	case a == "--topo-order":
@@ -450,6 +476,15 @@ func selectCommits(rp *repo, lo *logOpts, starts, excludes []plumbing.Hash, spec
 				continue
 			}
 		}
+		if lo.pickaxeS != "" || lo.pickaxeG != nil {
+			hit, err := lo.pickaxeHits(rp, c, specs)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(hit) == 0 {
+				continue
+			}
+		}
 		if lo.wanted(c) {
 			list = append(list, c)
 		}
@@ -641,6 +676,11 @@ func (p *printer) commit(c *object.Commit) error {
 			return err
 		}
 		changes = filterChanges(changes, p.specs)
+		if (lo.pickaxeS != "" || lo.pickaxeG != nil) && !lo.pickaxeAll {
+			if changes, err = lo.pickaxeFilter(changes); err != nil {
+				return err
+			}
+		}
 		if len(changes) > 0 {
 			if lo.format != "oneline" && !emptyFormat {
 				if lo.diff.patch && lo.diff.stat {
@@ -900,4 +940,65 @@ func sigField(sig object.Signature, x byte, p *printer) (string, bool) {
 		return sig.When.Format("2006-01-02"), true
 	}
 	return "", false
+}
+
+// pickaxeHits are the changes of c (a non-merge) that -S or -G select.
+func (lo *logOpts) pickaxeHits(rp *repo, c *object.Commit, specs []string) ([]fileChange, error) {
+	if len(c.ParentHashes) > 1 {
+		return nil, nil
+	}
+	changes, err := commitChanges(rp, c, 0)
+	if err != nil {
+		return nil, err
+	}
+	return lo.pickaxeFilter(filterChanges(changes, specs))
+}
+
+// pickaxeFilter keeps the changes -S (a different number of
+// occurrences) or -G (an added or removed line that matches) selects.
+func (lo *logOpts) pickaxeFilter(changes []fileChange) ([]fileChange, error) {
+	var sRE *regexp.Regexp
+	if lo.pickaxeS != "" && lo.pickaxeRE {
+		re, err := regexp.Compile(lo.pickaxeS)
+		if err != nil {
+			return nil, fatalf("invalid regex given to -S: '%s'", lo.pickaxeS)
+		}
+		sRE = re
+	}
+	count := func(data []byte) int {
+		if sRE != nil {
+			return len(sRE.FindAllIndex(data, -1))
+		}
+		return strings.Count(string(data), lo.pickaxeS)
+	}
+	var keep []fileChange
+	for _, ch := range changes {
+		var a, b []byte
+		var err error
+		if ch.from != nil {
+			if a, err = ch.from.load(); err != nil {
+				return nil, err
+			}
+		}
+		if ch.to != nil {
+			if b, err = ch.to.load(); err != nil {
+				return nil, err
+			}
+		}
+		hit := false
+		if lo.pickaxeS != "" {
+			hit = count(a) != count(b)
+		} else if !isBinary(a) && !isBinary(b) {
+			for _, o := range lineOps(string(a), string(b)) {
+				if o.kind != ' ' && lo.pickaxeG.MatchString(strings.TrimSuffix(o.line, "\n")) {
+					hit = true
+					break
+				}
+			}
+		}
+		if hit {
+			keep = append(keep, ch)
+		}
+	}
+	return keep, nil
 }

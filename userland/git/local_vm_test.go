@@ -102,7 +102,10 @@ func TestGitLogMatchesHost(t *testing.T) {
 		"git log --oneline @{u}", "git log --first-parent --oneline", "git log --no-merges --oneline", "git log --merges --format=%p",
 		"git log --format='%h %d %D|%an|%ae|%cn|%s|%at|%ai|%as' --decorate",
 		"git log --pretty=fuller -1", "git log --pretty=short -1", "git log --pretty=full -1", "git log --pretty=raw -1", "git log --date=iso -1",
-		"git log --stat -p -1", "git log --oneline v1.1 -1", "git log --since=2024-01-03T12:00:00Z --format=%s", "git log --until='2024-01-03 12:00:00 +0000' --format=%s",
+		"git log --stat -p -1", "git log --oneline v1.1 -1",
+		"git log --oneline -Sline4", "git log --oneline -S line2", "git log -p -S'line2 changed'", "git log --oneline -G'^line[0-9]$'",
+		"git log --stat -Gnew", `git log --oneline -S'e\s*[0-9]' --pickaxe-regex`, "git log --oneline -Snope",
+		"git log -p -Sline4 --pickaxe-all --format=%s", "git log --oneline -S", "git log --since=2024-01-03T12:00:00Z --format=%s", "git log --until='2024-01-03 12:00:00 +0000' --format=%s",
 	)
 }
 
