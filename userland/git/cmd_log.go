@@ -37,7 +37,7 @@ type logOpts struct {
 	until       *time.Time
 	rawAuthors  []string
 	rawGreps    []string
-	showMerges  bool // git show: a merge's (combined) diff section is shown
+	showMerges  bool           // git show: a merge's (combined) diff section is shown
 	pickaxeS    string         // -S: a change in the number of occurrences
 	pickaxeG    *regexp.Regexp // -G: an added or removed line that matches
 	pickaxeRE   bool           // --pickaxe-regex: -S is a regular expression
