@@ -8,14 +8,14 @@ import (
 	"unicode/utf8"
 
 	git "github.com/go-git/go-git/v6"
+	"github.com/go-git/go-git/v6/plumbing"
 )
 
-// cmdBlame: git blame [-s] [-l] [-e] [-L <start>,<end>] [<rev>] [--] <file>,
-// in git's default format, on go-git's blame. --porcelain is not
-// provided: go-git does not report the line numbers in the commits the
-// lines come from.
+// cmdBlame: git blame [-s] [-l] [-e] [-p | --line-porcelain]
+// [-L <start>,<end>] [<rev>] [--] <file>, in git's formats, on go-git's
+// blame.
 func cmdBlame(e *env, args []string) error {
-	suppress, longHash, email := false, false, false
+	suppress, longHash, email, porcelain, linePorcelain := false, false, false, false, false
 	lineRange := ""
 	var rest []string
 	dashdash := false
@@ -29,6 +29,10 @@ func cmdBlame(e *env, args []string) error {
 			i = len(args)
 		case a == "-s":
 			suppress = true
+		case a == "-p" || a == "--porcelain":
+			porcelain = true
+		case a == "--line-porcelain":
+			porcelain, linePorcelain = true, true
 		case a == "-l":
 			longHash = true
 		case a == "-e" || a == "--show-email":
@@ -103,6 +107,9 @@ func cmdBlame(e *env, args []string) error {
 			return fatalf("file %s has only %d lines", rel, len(res.Lines))
 		}
 		start, end = a, min(b, len(res.Lines))
+	}
+	if porcelain {
+		return writePorcelain(e, rp, rel, res.Lines, start, end, linePorcelain)
 	}
 	lines := res.Lines[start-1 : end]
 	nameWidth := 0
@@ -184,4 +191,105 @@ func blameWorktree(rp *repo, rel string, res *git.BlameResult) error {
 	}
 	res.Lines = lines
 	return nil
+}
+
+// origLines finds, for each line, its number in the version of the file
+// of the commit it comes from: the commit's own lines (by go-git's blame
+// at that commit) matched in order.
+func origLines(rp *repo, rel string, lines []*git.Line) ([]int, error) {
+	out := make([]int, len(lines))
+	byCommit := map[plumbing.Hash][]int{}
+	for i, l := range lines {
+		if l.Hash.IsZero() {
+			out[i] = i + 1
+			continue
+		}
+		byCommit[l.Hash] = append(byCommit[l.Hash], i)
+	}
+	for h, idx := range byCommit {
+		c, err := rp.r.CommitObject(h)
+		if err != nil {
+			return nil, err
+		}
+		own, err := git.Blame(c, rel)
+		if err != nil {
+			return nil, err
+		}
+		j := 0
+		for _, i := range idx {
+			for j < len(own.Lines) && !(own.Lines[j].Hash == h && own.Lines[j].Text == lines[i].Text) {
+				j++
+			}
+			if j == len(own.Lines) {
+				out[i] = i + 1
+				continue
+			}
+			out[i] = j + 1
+			j++
+		}
+	}
+	return out, nil
+}
+
+// writePorcelain is blame --porcelain: a header per group of lines from
+// the same commit, the commit's details the first time it appears (every
+// line with --line-porcelain), and each line after a tab.
+func writePorcelain(e *env, rp *repo, rel string, all []*git.Line, start, end int, everyLine bool) error {
+	orig, err := origLines(rp, rel, all)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	shown := map[plumbing.Hash]bool{}
+	details := func(l *git.Line) error {
+		if l.Hash.IsZero() {
+			fmt.Fprintf(&b, "author Not Committed Yet\nauthor-mail <not.committed.yet>\nauthor-time %d\nauthor-tz %s\n"+
+				"committer Not Committed Yet\ncommitter-mail <not.committed.yet>\ncommitter-time %d\ncommitter-tz %s\n"+
+				"summary Version of %s from %s\nprevious %s %s\n",
+				l.Date.Unix(), l.Date.Format("-0700"), l.Date.Unix(), l.Date.Format("-0700"), rel, rel, "", rel)
+		} else {
+			c, err := rp.r.CommitObject(l.Hash)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "author %s\nauthor-mail <%s>\nauthor-time %d\nauthor-tz %s\ncommitter %s\ncommitter-mail <%s>\ncommitter-time %d\ncommitter-tz %s\nsummary %s\n",
+				c.Author.Name, c.Author.Email, c.Author.When.Unix(), c.Author.When.Format("-0700"),
+				c.Committer.Name, c.Committer.Email, c.Committer.When.Unix(), c.Committer.When.Format("-0700"), subjectOf(c.Message))
+			if len(c.ParentHashes) == 0 {
+				b.WriteString("boundary\n")
+			} else if p, err := rp.r.CommitObject(c.ParentHashes[0]); err == nil {
+				if _, err := p.File(rel); err == nil {
+					fmt.Fprintf(&b, "previous %s %s\n", p.Hash, rel)
+				}
+			}
+		}
+		fmt.Fprintf(&b, "filename %s\n", rel)
+		return nil
+	}
+	for i := start - 1; i < end; {
+		// A group: the following lines from the same commit whose
+		// original lines follow each other.
+		n := 1
+		for i+n < end && all[i+n].Hash == all[i].Hash && orig[i+n] == orig[i]+n {
+			n++
+		}
+		for k := 0; k < n; k++ {
+			l := all[i+k]
+			if k == 0 {
+				fmt.Fprintf(&b, "%s %d %d %d\n", l.Hash, orig[i], i+1, n)
+			} else {
+				fmt.Fprintf(&b, "%s %d %d\n", l.Hash, orig[i+k], i+k+1)
+			}
+			if everyLine || !shown[l.Hash] {
+				shown[l.Hash] = true
+				if err := details(l); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(&b, "\t%s\n", l.Text)
+		}
+		i += n
+	}
+	_, err = fmt.Fprint(e.stdout, b.String())
+	return err
 }

@@ -283,6 +283,8 @@ func TestGitBlameMatchesHost(t *testing.T) {
 		"git blame HEAD f", "git blame HEAD~1 -- f", "git blame -L 2,3 HEAD f", "git blame -l HEAD f", "git blame -e HEAD -- f",
 		"git blame sub/g.txt", "cd sub && git blame g.txt",
 		"git blame nope", "git blame f sub/g.txt", "git blame --bogus f",
+		"git blame -p HEAD f", "git blame --porcelain HEAD -- sub/g.txt", "git blame --line-porcelain HEAD f",
+		"git blame -p -L 2,4 HEAD f", "git blame -p HEAD~1 f",
 	)
 }
 
