@@ -109,7 +109,7 @@ func cmdBlame(e *env, args []string) error {
 		start, end = a, min(b, len(res.Lines))
 	}
 	if porcelain {
-		return writePorcelain(e, rp, rel, res.Lines, start, end, linePorcelain)
+		return writePorcelain(e, rp, rel, res.Lines, start, end, linePorcelain, c.Hash)
 	}
 	lines := res.Lines[start-1 : end]
 	nameWidth := 0
@@ -234,7 +234,7 @@ func origLines(rp *repo, rel string, lines []*git.Line) ([]int, error) {
 // writePorcelain is blame --porcelain: a header per group of lines from
 // the same commit, the commit's details the first time it appears (every
 // line with --line-porcelain), and each line after a tab.
-func writePorcelain(e *env, rp *repo, rel string, all []*git.Line, start, end int, everyLine bool) error {
+func writePorcelain(e *env, rp *repo, rel string, all []*git.Line, start, end int, everyLine bool, head plumbing.Hash) error {
 	orig, err := origLines(rp, rel, all)
 	if err != nil {
 		return err
@@ -246,7 +246,7 @@ func writePorcelain(e *env, rp *repo, rel string, all []*git.Line, start, end in
 			fmt.Fprintf(&b, "author Not Committed Yet\nauthor-mail <not.committed.yet>\nauthor-time %d\nauthor-tz %s\n"+
 				"committer Not Committed Yet\ncommitter-mail <not.committed.yet>\ncommitter-time %d\ncommitter-tz %s\n"+
 				"summary Version of %s from %s\nprevious %s %s\n",
-				l.Date.Unix(), l.Date.Format("-0700"), l.Date.Unix(), l.Date.Format("-0700"), rel, rel, "", rel)
+				l.Date.Unix(), l.Date.Format("-0700"), l.Date.Unix(), l.Date.Format("-0700"), rel, rel, head, rel)
 		} else {
 			c, err := rp.r.CommitObject(l.Hash)
 			if err != nil {

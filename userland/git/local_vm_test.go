@@ -285,6 +285,8 @@ func TestGitBlameMatchesHost(t *testing.T) {
 		"git blame nope", "git blame f sub/g.txt", "git blame --bogus f",
 		"git blame -p HEAD f", "git blame --porcelain HEAD -- sub/g.txt", "git blame --line-porcelain HEAD f",
 		"git blame -p -L 2,4 HEAD f", "git blame -p HEAD~1 f",
+		// The worktree's lines carry the time of the run.
+		"git blame -p f | grep -v -e '-time ' -e '-tz '", "git blame --line-porcelain -L 5,6 f | grep -v -e '-time ' -e '-tz '",
 	)
 }
 
