@@ -17,7 +17,7 @@ import (
 func optionError(cmd, a string) error {
 	what := "option `" + strings.TrimPrefix(strings.SplitN(a, "=", 2)[0], "--") + "'"
 	switch {
-	case cmd == "blame" || len(a) < 2:
+	case cmd == "blame" || cmd == "shortlog" || len(a) < 2:
 		// blame parses revision options itself and names the option
 		// whole.
 		what = "option `" + a + "'"

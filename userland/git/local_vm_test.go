@@ -544,3 +544,15 @@ func TestGitRevParseMatchesHost(t *testing.T) {
 		"git rev-parse --abbrev-ref HEAD && git switch -q --detach HEAD~1 && git rev-parse --abbrev-ref HEAD --symbolic-full-name HEAD",
 	)
 }
+
+func TestGitShortlogMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h, blameGrepHistory,
+		"git shortlog HEAD", "git shortlog -sn HEAD", "git shortlog -sne HEAD", "git shortlog -s -c HEAD", "git shortlog HEAD~2..HEAD",
+		"git shortlog --format='%h %s' -1 HEAD", "git shortlog -n HEAD", "git shortlog -e HEAD",
+		// Without a revision shortlog reads "git log" output from stdin.
+		"git shortlog < /dev/null", "git log | git shortlog", "git log | git shortlog -s -n -e",
+		"git commit -q --allow-empty -m '[PATCH 1/2] patched' && git shortlog HEAD~1.. && git shortlog -- f",
+		"git shortlog --bogus HEAD", "git shortlog HEAD -- f",
+	)
+}

@@ -73,6 +73,7 @@ var commands = map[string]command{
 	"cat-file":  cmdCatFile,
 	"ls-files":  cmdLsFiles,
 	"clean":     cmdClean,
+	"shortlog":  cmdShortlog,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -156,6 +157,7 @@ Commands provided in secexec:
    mv         Move or rename a file, a directory, or a symlink
    tag        Create, list, delete a tag object
    describe   Give an object a human readable name based on an available ref
+   shortlog   Summarize 'git log' output
    blame      Show what revision and author last modified each line of a file
    grep       Print lines matching a pattern
    ls-files   Show information about files in the index and the working tree
