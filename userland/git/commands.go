@@ -6,13 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	git "github.com/go-git/go-git/v6"
 	"github.com/go-git/go-git/v6/plumbing"
 	"github.com/go-git/go-git/v6/plumbing/object"
-	"github.com/go-git/go-git/v6/plumbing/storer"
 )
 
 // cmdInit: git init [-q] [-b NAME|--initial-branch=NAME] [DIR].
@@ -171,9 +169,12 @@ func expandShort(args []string, valued string) []string {
 
 // cmdCommit: git commit [-q] [-a] [--allow-empty] -m MSG [-m MSG]...
 func cmdCommit(e *env, args []string) error {
-	args = expandShort(args, "m")
+	args = expandShort(args, "mF")
 	var msgs []string
-	all, quiet, allowEmpty := false, false, false
+	var file string
+	all, quiet, allowEmpty, amend, noEdit := false, false, false, false, false
+	signoff, resetAuthor, allowEmptyMsg := false, false, false
+	authorArg, dateArg := "", ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -182,26 +183,92 @@ func cmdCommit(e *env, args []string) error {
 			i++
 		case strings.HasPrefix(a, "--message="):
 			msgs = append(msgs, strings.TrimPrefix(a, "--message="))
+		case (a == "-F" || a == "--file") && i+1 < len(args):
+			file = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--file="):
+			file = strings.TrimPrefix(a, "--file=")
 		case a == "-a" || a == "--all":
 			all = true
 		case a == "-q" || a == "--quiet":
 			quiet = true
 		case a == "--allow-empty":
 			allowEmpty = true
+		case a == "--amend":
+			amend = true
+		case a == "--no-edit":
+			noEdit = true
+		case strings.HasPrefix(a, "--author="):
+			authorArg = strings.TrimPrefix(a, "--author=")
+		case a == "--author" && i+1 < len(args):
+			authorArg = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--date="):
+			dateArg = strings.TrimPrefix(a, "--date=")
+		case a == "-s" || a == "--signoff":
+			signoff = true
+		case a == "--reset-author":
+			resetAuthor = true
+		case a == "--allow-empty-message":
+			allowEmptyMsg = true
+		case a == "-n" || a == "--no-verify" || a == "-v" || a == "--verbose" || a == "--no-gpg-sign" || a == "--no-signoff":
+			// No hooks run in the VM; -v only adds to the editor's text.
+		case a == "-m" || a == "-F" || a == "--message" || a == "--file":
+			return usagef("error: switch `%s' requires a value", strings.TrimLeft(a, "-")[:1])
 		default:
-			return usagef("error: unsupported option `%s'\nusage: git commit [-q] [-a] [--allow-empty] -m <msg>", a)
+			return usagef("error: unsupported option `%s'\nusage: git commit [-q] [-a] [--allow-empty] [--amend [--no-edit]] (-m <msg> | -F <file>)", a)
 		}
 	}
-	if len(msgs) == 0 {
-		return fatalf("no commit message: use -m <msg> (there is no editor in this VM)")
-	}
-	msg := cleanMessage(msgs)
-	if msg == "" {
-		return &exitError{code: 1, msg: "Aborting commit due to empty commit message."}
+	if file != "" && len(msgs) > 0 {
+		return fatalf("options '-m' and '-F' cannot be used together")
 	}
 	rp, err := openRepo()
 	if err != nil {
 		return err
+	}
+	parent, err := rp.head()
+	if err != nil {
+		return err
+	}
+	if amend && parent == nil {
+		return fatalf("You have nothing to amend.")
+	}
+	if all {
+		if err := stageTracked(rp); err != nil {
+			return err
+		}
+	}
+	// As git: the message given is read first, then an empty commit is
+	// refused, and only then is the editor started.
+	var msg string
+	switch {
+	case file != "":
+		text, err := readMessageFile(file)
+		if err != nil {
+			return err
+		}
+		msg = cleanMessage([]string{text})
+	case len(msgs) > 0:
+		msg = cleanMessage(msgs)
+	case amend && noEdit:
+		msg = parent.Message
+	}
+	if !allowEmpty {
+		if err := checkNotEmpty(e, rp, parent, amend); err != nil {
+			return err
+		}
+	}
+	if file == "" && len(msgs) == 0 && !(amend && noEdit) {
+		old := ""
+		if amend {
+			old = parent.Message
+		}
+		if msg, err = editMessage(e, rp, old); err != nil {
+			return err
+		}
+	}
+	if msg == "" && !allowEmptyMsg {
+		return &exitError{code: 1, msg: "Aborting commit due to empty commit message."}
 	}
 	author, err := identity(e, rp, "AUTHOR")
 	if err != nil {
@@ -211,11 +278,43 @@ func cmdCommit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	parent, err := rp.head()
-	if err != nil {
-		return err
+	if amend && !resetAuthor && authorArg == "" {
+		// The amended commit keeps its author.
+		a := parent.Author
+		author = &a
 	}
-	h, err := rp.wt.Commit(msg, &git.CommitOptions{All: all, AllowEmptyCommits: allowEmpty, Author: author, Committer: committer})
+	if authorArg != "" {
+		if author, err = authorFromArg(rp, authorArg, author.When); err != nil {
+			return err
+		}
+	}
+	if dateArg != "" {
+		t, err := parseDate(dateArg)
+		if err != nil {
+			return fatalf("invalid date format: %s", dateArg)
+		}
+		author.When = t
+	}
+	if signoff {
+		msg = addSignoff(msg, committer)
+	}
+	if amend {
+		// The new commit replaces HEAD: the summary is against its
+		// parent.
+		if len(parent.ParentHashes) > 0 {
+			if parent, err = rp.r.CommitObject(parent.ParentHashes[0]); err != nil {
+				return err
+			}
+		} else {
+			parent = nil
+		}
+	}
+	h, err := rp.wt.Commit(msg, &git.CommitOptions{AllowEmptyCommits: allowEmpty, Amend: amend, Author: author, Committer: committer})
+	if errors.Is(err, git.ErrEmptyCommit) && amend {
+		return &exitError{code: 1, msg: "You asked to amend the most recent commit, but doing so would make\n" +
+			"it empty. You can repeat your command with --allow-empty, or you can\n" +
+			"remove the commit entirely with \"git reset HEAD^\"."}
+	}
 	if errors.Is(err, git.ErrEmptyCommit) {
 		s, err := readState(rp)
 		if err != nil {
@@ -250,6 +349,9 @@ func cmdCommit(e *env, args []string) error {
 	if author.Name != committer.Name || author.Email != committer.Email {
 		fmt.Fprintf(e.stdout, " Author: %s <%s>\n", author.Name, author.Email)
 	}
+	if (amend && !resetAuthor) || dateArg != "" {
+		fmt.Fprintf(e.stdout, " Date: %s\n", gitDate(*author))
+	}
 	return writeSummary(e, rp, parent, c)
 }
 
@@ -264,7 +366,10 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 	if err != nil {
 		return err
 	}
-	changes := compare(a, b)
+	changes := detectRenames(compare(a, b))
+	if len(changes) == 0 {
+		return nil
+	}
 	ins, del := 0, 0
 	for _, ch := range changes {
 		var x, y []byte
@@ -294,18 +399,20 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 	if ins > 0 || (ins == 0 && del == 0) {
 		line += fmt.Sprintf(", %d %s(+)", ins, plural(ins, "insertion", "insertions"))
 	}
-	if del > 0 {
+	if del > 0 || ins == 0 {
 		line += fmt.Sprintf(", %d %s(-)", del, plural(del, "deletion", "deletions"))
 	}
 	fmt.Fprintln(e.stdout, line)
 	for _, ch := range changes {
 		switch {
 		case ch.from == nil:
-			fmt.Fprintf(e.stdout, " create mode %o %s\n", ch.to.mode, ch.path)
+			fmt.Fprintf(e.stdout, " create mode %o %s\n", ch.to.mode, quotePath(ch.path))
 		case ch.to == nil:
-			fmt.Fprintf(e.stdout, " delete mode %o %s\n", ch.from.mode, ch.path)
+			fmt.Fprintf(e.stdout, " delete mode %o %s\n", ch.from.mode, quotePath(ch.path))
+		case ch.oldPath != "":
+			fmt.Fprintf(e.stdout, " rename %s (%d%%)\n", renameName(ch.oldPath, ch.path), ch.score*100/maxScore)
 		case ch.from.mode != ch.to.mode:
-			fmt.Fprintf(e.stdout, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, ch.path)
+			fmt.Fprintf(e.stdout, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, quotePath(ch.path))
 		}
 	}
 	return nil
@@ -316,192 +423,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// cmdLog: git log [--oneline] [-n N|-N|--max-count=N] [--format=F|--pretty=F] [REV].
-func cmdLog(e *env, args []string) error {
-	max := -1
-	format := ""
-	rev := "HEAD"
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--oneline":
-			format = "%h %s"
-		case a == "-n" && i+1 < len(args):
-			n, err := strconv.Atoi(args[i+1])
-			if err != nil {
-				return fatalf("'%s': not an integer", args[i+1])
-			}
-			max = n
-			i++
-		case strings.HasPrefix(a, "--max-count="):
-			n, err := strconv.Atoi(strings.TrimPrefix(a, "--max-count="))
-			if err != nil {
-				return fatalf("'%s': not an integer", a)
-			}
-			max = n
-		case len(a) > 1 && a[0] == '-' && isDigits(a[1:]):
-			max, _ = strconv.Atoi(a[1:])
-		case strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "--pretty="):
-			f := a[strings.IndexByte(a, '=')+1:]
-			f = strings.TrimPrefix(strings.TrimPrefix(f, "format:"), "tformat:")
-			switch f {
-			case "oneline":
-				f = "%H %s"
-			case "short", "medium", "full":
-				f = ""
-			}
-			format = f
-		case a == "--no-decorate":
-		case strings.HasPrefix(a, "-"):
-			return usagef("error: unsupported option `%s'", a)
-		default:
-			rev = a
-		}
-	}
-	rp, err := openRepo()
-	if err != nil {
-		return err
-	}
-	var from *object.Commit
-	if rev == "HEAD" {
-		from, err = rp.head()
-		if err == nil && from == nil {
-			branch, _, _ := rp.branch()
-			return fatalf("your current branch '%s' does not have any commits yet", branch)
-		}
-	} else {
-		from, err = rp.resolveCommit(rev)
-	}
-	if err != nil {
-		return err
-	}
-	iter, err := rp.r.Log(&git.LogOptions{From: from.Hash, Order: git.LogOrderCommitterTime})
-	if err != nil {
-		return err
-	}
-	n := 0
-	err = iter.ForEach(func(c *object.Commit) error {
-		if max >= 0 && n >= max {
-			return storer.ErrStop
-		}
-		if format != "" {
-			fmt.Fprintln(e.stdout, expandFormat(format, c))
-		} else {
-			if n > 0 {
-				fmt.Fprintln(e.stdout)
-			}
-			fmt.Fprintf(e.stdout, "commit %s\n", c.Hash)
-			if len(c.ParentHashes) > 1 {
-				var ps []string
-				for _, p := range c.ParentHashes {
-					ps = append(ps, short(p))
-				}
-				fmt.Fprintf(e.stdout, "Merge: %s\n", strings.Join(ps, " "))
-			}
-			fmt.Fprintf(e.stdout, "Author: %s <%s>\nDate:   %s\n\n", c.Author.Name, c.Author.Email, gitDate(c.Author))
-			for _, l := range strings.Split(strings.TrimRight(c.Message, "\n"), "\n") {
-				if l == "" {
-					fmt.Fprintln(e.stdout)
-				} else {
-					fmt.Fprintf(e.stdout, "    %s\n", l)
-				}
-			}
-		}
-		n++
-		return nil
-	})
-	return err
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// gitDate is git's default date format, in the signature's own zone.
-func gitDate(s object.Signature) string { return s.When.Format("Mon Jan 2 15:04:05 2006 -0700") }
-
-// expandFormat expands the --format placeholders scripts use.
-func expandFormat(f string, c *object.Commit) string {
-	subject, body, _ := strings.Cut(c.Message, "\n")
-	body = strings.TrimLeft(body, "\n")
-	var b strings.Builder
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' || i+1 >= len(f) {
-			b.WriteByte(f[i])
-			continue
-		}
-		i++
-		two := ""
-		if i+1 < len(f) {
-			two = f[i : i+2]
-		}
-		switch {
-		case f[i] == 'H':
-			b.WriteString(c.Hash.String())
-		case f[i] == 'h':
-			b.WriteString(short(c.Hash))
-		case f[i] == 'T':
-			b.WriteString(c.TreeHash.String())
-		case f[i] == 't':
-			b.WriteString(short(c.TreeHash))
-		case f[i] == 'P' || f[i] == 'p':
-			var ps []string
-			for _, p := range c.ParentHashes {
-				if f[i] == 'P' {
-					ps = append(ps, p.String())
-				} else {
-					ps = append(ps, short(p))
-				}
-			}
-			b.WriteString(strings.Join(ps, " "))
-		case f[i] == 's':
-			b.WriteString(subject)
-		case f[i] == 'b':
-			b.WriteString(body)
-		case f[i] == 'B':
-			b.WriteString(c.Message)
-		case f[i] == 'n':
-			b.WriteByte('\n')
-		case f[i] == '%':
-			b.WriteByte('%')
-		case two != "" && (two[0] == 'a' || two[0] == 'c'):
-			sig := c.Author
-			if two[0] == 'c' {
-				sig = c.Committer
-			}
-			switch two[1] {
-			case 'n':
-				b.WriteString(sig.Name)
-			case 'e':
-				b.WriteString(sig.Email)
-			case 'd':
-				b.WriteString(gitDate(sig))
-			case 't':
-				b.WriteString(strconv.FormatInt(sig.When.Unix(), 10))
-			case 'i':
-				b.WriteString(sig.When.Format("2006-01-02 15:04:05 -0700"))
-			case 'I':
-				b.WriteString(sig.When.Format("2006-01-02T15:04:05-07:00"))
-			default:
-				b.WriteString("%" + two)
-			}
-			i++
-		default:
-			b.WriteByte('%')
-			b.WriteByte(f[i])
-		}
-	}
-	return b.String()
 }
 
 // cmdBranch: git branch [-d|-D NAME] [NAME [START]] [--show-current].
@@ -751,50 +672,14 @@ func restorePaths(rp *repo, specs []string) error {
 	return nil
 }
 
-// cmdRevParse: git rev-parse [--short] [--abbrev-ref] [--show-toplevel] REV...
-func cmdRevParse(e *env, args []string) error {
-	rp, err := openRepo()
-	if err != nil {
-		return err
+func isDigits(s string) bool {
+	if s == "" {
+		return false
 	}
-	abbrev, shortHash := false, false
-	for _, a := range args {
-		switch a {
-		case "--short":
-			shortHash = true
-		case "--abbrev-ref":
-			abbrev = true
-		case "--show-toplevel":
-			fmt.Fprintln(e.stdout, rp.root)
-		case "--git-dir":
-			fmt.Fprintln(e.stdout, rp.gitDir())
-		case "--is-inside-work-tree":
-			fmt.Fprintln(e.stdout, "true")
-		default:
-			if strings.HasPrefix(a, "-") {
-				return usagef("error: unsupported option `%s'", a)
-			}
-			if abbrev && a == "HEAD" {
-				cur, attached, err := rp.branch()
-				if err != nil {
-					return err
-				}
-				if !attached {
-					cur = "HEAD"
-				}
-				fmt.Fprintln(e.stdout, cur)
-				continue
-			}
-			h, err := rp.r.ResolveRevision(plumbing.Revision(a))
-			if err != nil {
-				return fatalf("ambiguous argument '%s': unknown revision or path not in the working tree.", a)
-			}
-			if shortHash {
-				fmt.Fprintln(e.stdout, short(*h))
-			} else {
-				fmt.Fprintln(e.stdout, h.String())
-			}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
 		}
 	}
-	return nil
+	return true
 }

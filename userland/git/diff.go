@@ -121,6 +121,9 @@ func worktreeFile(rp *repo, p string) (entry, bool, error) {
 type fileChange struct {
 	path     string
 	from, to *entry
+	oldPath  string // the source of a rename (see detectRenames), else ""
+	score    int    // a rename's similarity, out of maxScore
+	aPath    string // diff --no-index: the first side's name when it differs
 }
 
 // compare lists the paths whose content or mode differ, sorted.
@@ -150,7 +153,14 @@ const zeroShort = "0000000"
 // writePatch writes one change in git's unified format with 3 lines of
 // context.
 func writePatch(w io.Writer, c fileChange) error {
-	fmt.Fprintf(w, "diff --git a/%s b/%s\n", c.path, c.path)
+	if c.oldPath != "" {
+		return writeRenamePatch(w, c)
+	}
+	aPath := c.path
+	if c.aPath != "" {
+		aPath = c.aPath
+	}
+	fmt.Fprintf(w, "diff --git %s %s\n", quotePath("a/"+aPath), quotePath("b/"+c.path))
 	var a, b []byte
 	var err error
 	if c.from != nil {
@@ -163,7 +173,7 @@ func writePatch(w io.Writer, c fileChange) error {
 			return err
 		}
 	}
-	oldName, newName := "a/"+c.path, "b/"+c.path
+	oldName, newName := quotePath("a/"+aPath), quotePath("b/"+c.path)
 	switch {
 	case c.from == nil:
 		fmt.Fprintf(w, "new file mode %o\nindex %s..%s\n", c.to.mode, zeroShort, short(c.to.hash))
@@ -242,7 +252,9 @@ func splitLines(s string) []string {
 	return out
 }
 
-const context = 3
+// context is the number of context lines around a change: 3, or -U<n>
+// / --unified=<n> for this run.
+var context = 3
 
 // writeHunks groups ops into hunks as git does: 3 lines of context, hunks
 // closer than twice that merged, and a function line (git's default: the
@@ -338,32 +350,79 @@ func funcName(line string) (string, bool) {
 	return strings.TrimRight(line, " \t\n\v\f\r"), true
 }
 
-// cmdDiff: git diff [--cached|--staged] [COMMIT [COMMIT]] [--stat is not supported] [-- PATH...].
+// cmdDiff: git diff [options] [--cached|--staged] [<commit> [<commit>] | <a>..<b> | <a>...<b>] [--] [<path>...].
 func cmdDiff(e *env, args []string) error {
-	cached := false
-	var revs, paths []string
+	cached, quiet, exitCode, noIndex := false, false, false, false
+	var f diffFormat
+	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case a == "--":
+			rest = append(rest, args[i:]...)
+			i = len(args)
+		case f.flag(a):
 		case a == "--cached" || a == "--staged":
 			cached = true
-		case a == "--":
-			paths = append(paths, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "-"):
+		case a == "--quiet":
+			quiet, exitCode = true, true
+		case a == "--exit-code":
+			exitCode = true
+		case a == "--no-index":
+			noIndex = true
+		case a == "--no-color" || a == "--color=never" || a == "--no-ext-diff" || a == "--no-renames":
+		case strings.HasPrefix(a, "-") && a != "-":
 			return usagef("error: invalid option: %s", a)
 		default:
-			revs = append(revs, a)
+			rest = append(rest, a)
 		}
+	}
+	if !f.any() {
+		f.patch = true
+	}
+	if noIndex {
+		return diffNoIndex(e, f, quiet, slices.DeleteFunc(rest, func(s string) bool { return s == "--" }))
 	}
 	rp, err := openRepo()
 	if err != nil {
+		if len(rest) == 2 {
+			// Outside a repository, two paths are compared as files.
+			return diffNoIndex(e, f, quiet, rest)
+		}
 		return err
+	}
+	revs, paths, err := splitRevsPaths(rp, rest)
+	if err != nil {
+		return err
+	}
+	if len(revs) == 1 {
+		if r := parseRange(revs[0]); r.dots != 0 {
+			from := r.from
+			if r.dots == 3 {
+				a, err := rp.resolveCommit(r.from)
+				if err != nil {
+					return err
+				}
+				b, err := rp.resolveCommit(r.to)
+				if err != nil {
+					return err
+				}
+				bases, err := a.MergeBase(b)
+				if err != nil {
+					return err
+				}
+				if len(bases) == 0 {
+					return fatalf("%s: no merge base", revs[0])
+				}
+				from = bases[0].Hash.String()
+			}
+			revs = []string{from, r.to}
+		}
 	}
 	var from, to snapshot
 	switch {
 	case len(revs) > 2 || (cached && len(revs) > 1):
-		return usagef("usage: git diff [--cached] [<commit> [<commit>]] [-- <path>...]")
+		return usagef("usage: git diff [<options>] [<commit>] [--] [<path>...]")
 	case len(revs) == 2:
 		a, err := rp.resolveCommit(revs[0])
 		if err != nil {
@@ -412,43 +471,43 @@ func cmdDiff(e *env, args []string) error {
 				return err
 			}
 		}
-		to = snapshot{}
-		for p, ie := range idx {
-			ent, ok, err := worktreeFile(rp, p)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			if ent.hash.Equal(ie.hash) && ent.mode == ie.mode {
-				// Unchanged: the index's loader avoids holding the data.
-				ent.load = ie.load
-			}
-			to[p] = ent
-		}
-	}
-	changes := compare(from, to)
-	if len(paths) > 0 {
-		var keep []fileChange
-		for _, c := range changes {
-			for _, p := range paths {
-				rel, err := rp.rel(p)
-				if err != nil {
-					return err
-				}
-				if rel == "." || c.path == rel || strings.HasPrefix(c.path, rel+"/") {
-					keep = append(keep, c)
-					break
-				}
-			}
-		}
-		changes = keep
-	}
-	for _, c := range changes {
-		if err := writePatch(e.stdout, c); err != nil {
+		if to, err = worktreeSnapshot(rp, idx); err != nil {
 			return err
 		}
 	}
+	specs, err := pathspecs(rp, paths)
+	if err != nil {
+		return err
+	}
+	changes := filterChanges(compare(from, to), specs)
+	if !quiet {
+		if err := writeDiff(e.stdout, f, changes); err != nil {
+			return err
+		}
+	}
+	if exitCode && len(changes) > 0 {
+		return &exitError{code: 1}
+	}
 	return nil
+}
+
+// worktreeSnapshot reads the worktree's versions of the files in idx
+// (a deleted file is absent).
+func worktreeSnapshot(rp *repo, idx snapshot) (snapshot, error) {
+	to := snapshot{}
+	for p, ie := range idx {
+		ent, ok, err := worktreeFile(rp, p)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if ent.hash.Equal(ie.hash) && ent.mode == ie.mode {
+			// Unchanged: the index's loader avoids holding the data.
+			ent.load = ie.load
+		}
+		to[p] = ent
+	}
+	return to, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	git "github.com/go-git/go-git/v6"
+	"github.com/go-git/go-git/v6/plumbing/object"
 )
 
 // change is one path's state in a status.
@@ -54,7 +55,25 @@ func readState(rp *repo) (*state, error) {
 		}
 	}
 	untracked := map[string]bool{}
+	inIndex := make(map[string]bool, len(idx.Entries))
+	for _, e := range idx.Entries {
+		inIndex[e.Name] = true
+	}
+	inHead := map[string]bool{}
+	if head != nil {
+		if t, err := head.Tree(); err == nil {
+			_ = t.Files().ForEach(func(f *object.File) error {
+				inHead[f.Name] = true
+				return nil
+			})
+		}
+	}
 	for p, fs := range st {
+		if fs.Worktree == git.Untracked && fs.Staging == git.Untracked && inHead[p] && !inIndex[p] {
+			// go-git reports a file removed from the index but still on
+			// disk as untracked only; git also shows the staged deletion.
+			s.staged = append(s.staged, change{path: p, code: git.Deleted})
+		}
 		if fs.Worktree == git.Untracked && fs.Staging == git.Untracked {
 			// The outermost directory holding nothing tracked stands for
 			// everything in it, as git shows it.
@@ -107,9 +126,9 @@ func (s *state) writeLong(w io.Writer, rp *repo) {
 			fmt.Fprint(w, "  (use \"git restore --staged <file>...\" to unstage)\n")
 		}
 		for _, c := range s.staged {
-			name := rp.display(c.path)
+			name := quotePath(rp.display(c.path))
 			if c.code == git.Renamed && c.from != "" {
-				name = rp.display(c.from) + " -> " + name
+				name = quotePath(rp.display(c.from)) + " -> " + name
 			}
 			fmt.Fprintf(w, "\t%-12s%s\n", statusLabels[c.code], name)
 		}
@@ -126,14 +145,14 @@ func (s *state) writeLong(w io.Writer, rp *repo) {
 		fmt.Fprintf(w, "  (use \"git %s <file>...\" to update what will be committed)\n", verb)
 		fmt.Fprint(w, "  (use \"git restore <file>...\" to discard changes in working directory)\n")
 		for _, c := range s.unstaged {
-			fmt.Fprintf(w, "\t%-12s%s\n", statusLabels[c.code], rp.display(c.path))
+			fmt.Fprintf(w, "\t%-12s%s\n", statusLabels[c.code], quotePath(rp.display(c.path)))
 		}
 		fmt.Fprintln(w)
 	}
 	if len(s.untracked) > 0 {
 		fmt.Fprint(w, "Untracked files:\n  (use \"git add <file>...\" to include in what will be committed)\n")
 		for _, u := range s.untracked {
-			fmt.Fprintf(w, "\t%s\n", rp.display(u))
+			fmt.Fprintf(w, "\t%s\n", quotePath(rp.display(u)))
 		}
 		fmt.Fprintln(w)
 	}
@@ -169,9 +188,9 @@ func (s *state) writeShort(w io.Writer, rp *repo, porcelain bool) {
 	}
 	name := func(p string) string {
 		if porcelain {
-			return p
+			return quotePath(p)
 		}
-		return rp.display(p)
+		return quotePath(rp.display(p))
 	}
 	for _, p := range slices.Sorted(mapKeys(codes)) {
 		v := codes[p]
