@@ -85,6 +85,9 @@ func cmdAdd(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := resolveConflicts(rp, specs, all); err != nil {
+		return err
+	}
 	if all && len(specs) == 0 {
 		return rp.wt.AddWithOptions(&git.AddOptions{All: true})
 	}
@@ -188,9 +191,24 @@ func cmdCommit(e *env, args []string) error {
 			quiet = true
 		case a == "--allow-empty":
 			allowEmpty = true
+		case a == "--no-edit":
 		default:
 			return usagef("error: unsupported option `%s'\nusage: git commit [-q] [-a] [--allow-empty] -m <msg>", a)
 		}
+	}
+	rp, err := openRepo()
+	if err != nil {
+		return err
+	}
+	// A merge, cherry-pick or revert stopped by conflicts is concluded
+	// here; without -m its prepared message is taken as is (there is no
+	// editor in the VM: like --no-edit).
+	pending, err := readPending(rp)
+	if err != nil {
+		return err
+	}
+	if len(msgs) == 0 && pending != nil {
+		msgs = []string{pending.msg}
 	}
 	if len(msgs) == 0 {
 		return fatalf("no commit message: use -m <msg> (there is no editor in this VM)")
@@ -199,13 +217,20 @@ func cmdCommit(e *env, args []string) error {
 	if msg == "" {
 		return &exitError{code: 1, msg: "Aborting commit due to empty commit message."}
 	}
-	rp, err := openRepo()
-	if err != nil {
+	if un, err := unmergedPaths(rp); err != nil {
 		return err
+	} else if len(un) > 0 {
+		for _, p := range un {
+			fmt.Fprintf(e.stdout, "U\t%s\n", rp.display(p))
+		}
+		return unmergedError("Committing")
 	}
 	author, err := identity(e, rp, "AUTHOR")
 	if err != nil {
 		return err
+	}
+	if pending != nil && pending.author != nil {
+		author = pending.author
 	}
 	committer, err := identity(e, rp, "COMMITTER")
 	if err != nil {
@@ -215,7 +240,12 @@ func cmdCommit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := rp.wt.Commit(msg, &git.CommitOptions{All: all, AllowEmptyCommits: allowEmpty, Author: author, Committer: committer})
+	opts := &git.CommitOptions{All: all, AllowEmptyCommits: allowEmpty, Author: author, Committer: committer}
+	if pending != nil && pending.merge && parent != nil {
+		opts.Parents = append([]plumbing.Hash{parent.Hash}, pending.parents...)
+		opts.AllowEmptyCommits = true
+	}
+	h, err := rp.wt.Commit(msg, opts)
 	if errors.Is(err, git.ErrEmptyCommit) {
 		s, err := readState(rp)
 		if err != nil {
@@ -226,6 +256,9 @@ func cmdCommit(e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if pending != nil {
+		removeGitFiles(rp, pending.files...)
 	}
 	if quiet {
 		return nil
@@ -249,6 +282,10 @@ func cmdCommit(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "[%s%s %s] %s\n", branch, root, short(h), subject)
 	if author.Name != committer.Name || author.Email != committer.Email {
 		fmt.Fprintf(e.stdout, " Author: %s <%s>\n", author.Name, author.Email)
+	}
+	if len(c.ParentHashes) > 1 {
+		// git prints no diffstat for a merge commit.
+		return nil
 	}
 	return writeSummary(e, rp, parent, c)
 }

@@ -57,6 +57,7 @@ var commands = map[string]command{
 	"checkout":  cmdCheckout,
 	"rev-parse": cmdRevParse,
 	"config":    cmdConfig,
+	"merge":     cmdMerge,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {

@@ -1,0 +1,63 @@
+//go:build !wasip1
+
+package main
+
+import (
+	"testing"
+
+	"github.com/secexec/secexec/internal/vmhost"
+	"github.com/secexec/secexec/internal/vmtest"
+)
+
+// These tests run the history commands (merge, stash, cherry-pick,
+// rebase, revert, apply) in the VM and with the host's git on the same
+// scripts, with fixed identities and dates: output, exit status and
+// every commit hash must be the same.
+
+// seq writes the lines 1..9 to f, the usual base file of these tests.
+const seq = "printf '1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n' > f"
+
+func TestGitMergeMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo",
+		seq+" && echo keep > k && echo gone > d && git add . && git commit -q -m base",
+		// A fast-forward with a diffstat, then "Already up to date.".
+		"git checkout -b feat && sed -i 's/^2$/2feat/' f && echo new > g && rm d && git add . && git commit -q -m feat && git checkout main",
+		"git merge feat && git log --format='%H %P %s' && git status",
+		"git merge feat; echo $?; git merge main",
+		// A merge commit of edits in different places of one file, with a
+		// file added on each side and one deleted.
+		"git checkout -b side HEAD~1 && sed -i 's/^8$/8side/' f && echo s > s && rm k && git add . && git commit -q -m side",
+		"git checkout main && git merge side && git log --format='%H %P %s' && cat f && git status --short && ls",
+		// --no-ff and -m.
+		"git checkout -b nf && echo x >> k2 && git add k2 && git commit -q -m nf && git checkout main && git merge --no-ff -m 'merge nf' nf && git log -3 --format='%H %P %s'",
+		"git checkout -b ff2 && echo y >> k2 && git commit -q -am ff2 && git checkout nf && git merge --ff-only ff2 && git merge --ff-only main; echo $?",
+		"git merge nosuch; echo $?; git merge --abort; echo $?",
+		// Merging into a branch other than main names it in the message.
+		"git checkout -b other HEAD~1 && echo o > o && git add o && git commit -q -m other && git merge --no-edit main && git log -1 --format=%B",
+	)
+}
+
+func TestGitMergeConflictsMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo",
+		seq+" && echo d > d && echo m > m && git add . && git commit -q -m base",
+		"git checkout -b feat && sed -i 's/^2$/2feat/; s/^5$/5feat/; s/^9$/9feat/' f && echo aa > a && rm d && echo x >> m && git add . && git commit -q -m feat",
+		"git checkout main && sed -i 's/^2$/2main/; s/^6$/6main/; s/^9$/9feat/' f && echo bb > a && echo dd >> d && rm m && echo n > n && git add . && git commit -q -m main",
+		"git merge feat; echo $?",
+		"cat f a; git status; git status --short",
+		"git commit -m x; echo $?; git merge feat; echo $?",
+		"git merge --abort && git status && cat f && ls",
+		"git merge feat >/dev/null; echo fixed > f && echo a > a && rm m && git add -A && git status",
+		"git commit --no-edit && git log --format='%H %P' -1 && git log -1 --format=%B && git status",
+		// A conflict between adjacent lines, and one where both sides made
+		// the same change next to different ones (trimmed by git).
+		"git checkout -b t1 HEAD~1 && printf '1\\n2\\nX\\nY\\n5\\n6\\n7\\n8\\n9\\n' > f && git commit -q -am t1",
+		"git checkout -b t2 HEAD~1 && printf '1\\n2\\nX\\nZ\\n5\\n6\\n7\\n8\\n9\\nextra\\n' > f && git commit -q -am t2",
+		"git merge t1; echo $?; cat f; git merge --abort",
+		"echo dirty >> f && git merge t1; echo $?; git checkout -- f",
+		"git merge --continue; echo $?",
+	)
+}

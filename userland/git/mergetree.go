@@ -1,0 +1,516 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v6/plumbing"
+	"github.com/go-git/go-git/v6/plumbing/filemode"
+	"github.com/go-git/go-git/v6/plumbing/format/index"
+	"github.com/go-git/go-git/v6/plumbing/object"
+)
+
+// This file merges trees (what git's "ort" strategy does, without rename
+// detection) and writes a merge's outcome to the index and worktree.
+// merge, cherry-pick, revert, rebase and stash share it.
+
+// stages are a conflicted path's versions: base, ours, theirs (nil
+// where the path is absent).
+type stages [3]*entry
+
+// treeMerge is the outcome of merging three trees.
+type treeMerge struct {
+	clean     snapshot          // resolved paths
+	conflicts map[string]stages // unresolved paths
+	work      map[string][]byte // worktree contents of conflicted paths (nil: ours is left)
+	messages  []string          // what git prints, in path order
+}
+
+func sameEntry(a, b *entry) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.hash.Equal(b.hash) && a.mode == b.mode
+}
+
+func lookup(s snapshot, p string) *entry {
+	if e, ok := s[p]; ok {
+		return &e
+	}
+	return nil
+}
+
+// mergeTrees merges ours and theirs, both derived from base.
+func mergeTrees(rp *repo, base, ours, theirs snapshot, labels mergeLabels) (*treeMerge, error) {
+	res := &treeMerge{clean: snapshot{}, conflicts: map[string]stages{}, work: map[string][]byte{}}
+	paths := map[string]bool{}
+	for _, s := range []snapshot{base, ours, theirs} {
+		for p := range s {
+			paths[p] = true
+		}
+	}
+	for _, p := range slices.Sorted(mapKeys(paths)) {
+		b, o, t := lookup(base, p), lookup(ours, p), lookup(theirs, p)
+		switch {
+		case sameEntry(o, t), sameEntry(b, t):
+			if o != nil {
+				res.clean[p] = *o
+			}
+		case sameEntry(b, o):
+			if t != nil {
+				res.clean[p] = *t
+			}
+		case o != nil && t != nil:
+			if err := mergeFile(rp, res, p, b, o, t, labels); err != nil {
+				return nil, err
+			}
+		case o == nil:
+			res.conflicts[p] = stages{b, nil, t}
+			res.messages = append(res.messages, fmt.Sprintf("CONFLICT (modify/delete): %s deleted in %s and modified in %s.  Version %s of %s left in tree.", p, labels.ours, labels.theirs, labels.theirs, p))
+			data, err := t.load()
+			if err != nil {
+				return nil, err
+			}
+			res.work[p] = data
+		default:
+			res.conflicts[p] = stages{b, o, nil}
+			res.messages = append(res.messages, fmt.Sprintf("CONFLICT (modify/delete): %s deleted in %s and modified in %s.  Version %s of %s left in tree.", p, labels.theirs, labels.ours, labels.ours, p))
+		}
+	}
+	return res, nil
+}
+
+// mergeFile merges one path both sides changed.
+func mergeFile(rp *repo, res *treeMerge, p string, b, o, t *entry, labels mergeLabels) error {
+	var base []byte
+	var err error
+	if b != nil {
+		if base, err = b.load(); err != nil {
+			return err
+		}
+	}
+	ours, err := o.load()
+	if err != nil {
+		return err
+	}
+	theirs, err := t.load()
+	if err != nil {
+		return err
+	}
+	mode := o.mode
+	if b != nil && o.mode == b.mode {
+		mode = t.mode
+	}
+	kind := "content"
+	if b == nil {
+		kind = "add/add"
+	}
+	res.messages = append(res.messages, "Auto-merging "+p)
+	if isBinary(base) || isBinary(ours) || isBinary(theirs) || o.mode == filemode.Symlink || t.mode == filemode.Symlink {
+		res.messages = append(res.messages, fmt.Sprintf("warning: Cannot merge binary files: %s (%s vs. %s)", p, labels.ours, labels.theirs),
+			fmt.Sprintf("CONFLICT (%s): Merge conflict in %s", kind, p))
+		res.conflicts[p] = stages{b, o, t}
+		return nil
+	}
+	merged, n := merge3(string(base), string(ours), string(theirs), labels)
+	if n > 0 {
+		res.messages = append(res.messages, fmt.Sprintf("CONFLICT (%s): Merge conflict in %s", kind, p))
+		res.conflicts[p] = stages{b, o, t}
+		res.work[p] = []byte(merged)
+		return nil
+	}
+	h, err := writeBlob(rp, []byte(merged))
+	if err != nil {
+		return err
+	}
+	data := []byte(merged)
+	res.clean[p] = entry{hash: h, mode: mode, load: func() ([]byte, error) { return data, nil }}
+	return nil
+}
+
+// writeBlob stores data as a blob.
+func writeBlob(rp *repo, data []byte) (plumbing.Hash, error) {
+	obj := rp.r.Storer.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return rp.r.Storer.SetEncodedObject(obj)
+}
+
+// writeTree stores the trees of a snapshot and returns the root's hash.
+func writeTree(rp *repo, s snapshot) (plumbing.Hash, error) {
+	type dir struct {
+		files map[string]entry
+		dirs  map[string]*dir
+	}
+	newDir := func() *dir { return &dir{files: map[string]entry{}, dirs: map[string]*dir{}} }
+	root := newDir()
+	for p, e := range s {
+		d := root
+		parts := strings.Split(p, "/")
+		for _, name := range parts[:len(parts)-1] {
+			sub, ok := d.dirs[name]
+			if !ok {
+				sub = newDir()
+				d.dirs[name] = sub
+			}
+			d = sub
+		}
+		d.files[parts[len(parts)-1]] = e
+	}
+	var store func(d *dir) (plumbing.Hash, error)
+	store = func(d *dir) (plumbing.Hash, error) {
+		t := &object.Tree{}
+		for name, e := range d.files {
+			t.Entries = append(t.Entries, object.TreeEntry{Name: name, Mode: e.mode, Hash: e.hash})
+		}
+		for name, sub := range d.dirs {
+			h, err := store(sub)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			t.Entries = append(t.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+		}
+		// git orders a directory as if its name ended in '/'.
+		key := func(e object.TreeEntry) string {
+			if e.Mode == filemode.Dir {
+				return e.Name + "/"
+			}
+			return e.Name
+		}
+		sort.Slice(t.Entries, func(i, j int) bool { return key(t.Entries[i]) < key(t.Entries[j]) })
+		obj := rp.r.Storer.NewEncodedObject()
+		if err := t.Encode(obj); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return rp.r.Storer.SetEncodedObject(obj)
+	}
+	return store(root)
+}
+
+// writeCommit stores a commit and returns its hash.
+func writeCommit(rp *repo, c *object.Commit) (plumbing.Hash, error) {
+	obj := rp.r.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return rp.r.Storer.SetEncodedObject(obj)
+}
+
+// blockedPaths lists the paths an update from the snapshot from to the
+// snapshot to (and conflicts) would overwrite although they have local
+// changes: in the index (compared with from) or in the worktree
+// (compared with the index); and untracked files in the way.
+func blockedPaths(rp *repo, from snapshot, touched []string) (dirty, untracked []string, err error) {
+	idx, err := indexSnapshot(rp)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range touched {
+		ie, inIndex := idx[p]
+		fe, inFrom := from[p]
+		w, onDisk, err := worktreeFile(rp, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case !inIndex && !inFrom:
+			if onDisk {
+				untracked = append(untracked, p)
+			}
+		case inIndex != inFrom || inIndex && (!ie.hash.Equal(fe.hash) || ie.mode != fe.mode):
+			dirty = append(dirty, p)
+		case inIndex && (!onDisk || !w.hash.Equal(ie.hash)):
+			dirty = append(dirty, p)
+		}
+	}
+	return dirty, untracked, nil
+}
+
+// touchedPaths lists the paths where to (and conflicts) differ from from.
+func touchedPaths(from snapshot, m *treeMerge) []string {
+	set := map[string]bool{}
+	for _, c := range compare(from, m.clean) {
+		if _, ok := m.conflicts[c.path]; !ok {
+			set[c.path] = true
+		}
+	}
+	for p := range m.conflicts {
+		set[p] = true
+	}
+	return slices.Sorted(mapKeys(set))
+}
+
+// overwriteError is git's refusal to lose local changes; op is "merge",
+// "checkout", ...
+func overwriteError(op string, dirty, untracked []string) error {
+	var b strings.Builder
+	if len(dirty) > 0 {
+		fmt.Fprintf(&b, "error: Your local changes to the following files would be overwritten by %s:\n\t%s\n", op, strings.Join(dirty, "\n\t"))
+		fmt.Fprintf(&b, "Please commit your changes or stash them before you %s.\n", op)
+	}
+	if len(untracked) > 0 {
+		fmt.Fprintf(&b, "error: The following untracked working tree files would be overwritten by %s:\n\t%s\n", op, strings.Join(untracked, "\n\t"))
+		fmt.Fprintf(&b, "Please move or remove them before you %s.\n", op)
+	}
+	b.WriteString("Aborting")
+	return &exitError{code: 1, msg: b.String()}
+}
+
+// applyMerge makes the index and worktree, which match from, show m:
+// resolved paths at stage 0, conflicted ones at stages 1-3 with their
+// worktree files holding the conflict.
+func applyMerge(rp *repo, from snapshot, m *treeMerge) error {
+	idx, err := rp.r.Storer.Index()
+	if err != nil {
+		return err
+	}
+	touched := touchedPaths(from, m)
+	drop := map[string]bool{}
+	for _, p := range touched {
+		drop[p] = true
+	}
+	var kept []*index.Entry
+	for _, e := range idx.Entries {
+		if !drop[e.Name] {
+			kept = append(kept, e)
+		}
+	}
+	idx.Entries = kept
+	for _, p := range touched {
+		full := filepath.Join(rp.root, filepath.FromSlash(p))
+		if st, ok := m.conflicts[p]; ok {
+			if data := m.work[p]; data != nil {
+				mode := filemode.Regular
+				if st[1] != nil {
+					mode = st[1].mode
+				} else if st[2] != nil {
+					mode = st[2].mode
+				}
+				if err := writeWorkFile(rp, p, data, mode); err != nil {
+					return err
+				}
+			}
+			for i, e := range st {
+				if e != nil {
+					idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: e.hash, Mode: e.mode, Stage: index.Stage(i + 1)})
+				}
+			}
+			continue
+		}
+		e, ok := m.clean[p]
+		if !ok {
+			if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			removeEmptyDirs(rp.root, path.Dir(p))
+			continue
+		}
+		data, err := e.load()
+		if err != nil {
+			return err
+		}
+		if err := writeWorkFile(rp, p, data, e.mode); err != nil {
+			return err
+		}
+		idx.Entries = append(idx.Entries, statEntry(rp, p, e))
+	}
+	sort.SliceStable(idx.Entries, func(i, j int) bool {
+		a, b := idx.Entries[i], idx.Entries[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Stage < b.Stage
+	})
+	return rp.r.Storer.SetIndex(idx)
+}
+
+// writeWorkFile writes one worktree file, replacing what is there.
+func writeWorkFile(rp *repo, p string, data []byte, mode filemode.FileMode) error {
+	full := filepath.Join(rp.root, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	_ = os.Remove(full)
+	if mode == filemode.Symlink {
+		if err := os.Symlink(string(data), full); err == nil {
+			return nil
+		}
+	}
+	perm := os.FileMode(0o644)
+	if mode == filemode.Executable {
+		perm = 0o755
+	}
+	return os.WriteFile(full, data, perm)
+}
+
+// removeEmptyDirs removes dir and its parents inside root while empty.
+func removeEmptyDirs(root, dir string) {
+	for dir != "." && dir != "/" && dir != "" {
+		if os.Remove(filepath.Join(root, filepath.FromSlash(dir))) != nil {
+			return
+		}
+		dir = path.Dir(dir)
+	}
+}
+
+// unmergedPaths lists the index's conflicted paths.
+func unmergedPaths(rp *repo) ([]string, error) {
+	idx, err := rp.r.Storer.Index()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range idx.Entries {
+		if e.Stage != 0 && (len(out) == 0 || out[len(out)-1] != e.Name) {
+			out = append(out, e.Name)
+		}
+	}
+	return out, nil
+}
+
+// resetHard makes the index and worktree match target, as git reset
+// --hard does: tracked files not in target go, the others are
+// rewritten where they differ, conflicts are dropped.
+func resetHard(rp *repo, target snapshot) error {
+	idx, err := rp.r.Storer.Index()
+	if err != nil {
+		return err
+	}
+	for _, e := range idx.Entries {
+		if _, ok := target[e.Name]; !ok {
+			if err := os.Remove(filepath.Join(rp.root, filepath.FromSlash(e.Name))); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			removeEmptyDirs(rp.root, path.Dir(e.Name))
+		}
+	}
+	idx.Entries = nil
+	for _, p := range slices.Sorted(mapKeys(target)) {
+		e := target[p]
+		w, ok, err := worktreeFile(rp, p)
+		if err != nil {
+			return err
+		}
+		if !ok || !w.hash.Equal(e.hash) {
+			data, err := e.load()
+			if err != nil {
+				return err
+			}
+			if err := writeWorkFile(rp, p, data, e.mode); err != nil {
+				return err
+			}
+		}
+		idx.Entries = append(idx.Entries, statEntry(rp, p, e))
+	}
+	return rp.r.Storer.SetIndex(idx)
+}
+
+// statEntry is an index entry for a file just written.
+func statEntry(rp *repo, p string, e entry) *index.Entry {
+	ne := &index.Entry{Name: p, Hash: e.hash, Mode: e.mode}
+	if fi, err := os.Lstat(filepath.Join(rp.root, filepath.FromSlash(p))); err == nil {
+		ne.ModifiedAt, ne.Size = fi.ModTime(), uint32(fi.Size())
+	}
+	return ne
+}
+
+// refFile reads a file of .git such as MERGE_HEAD ("" if missing).
+func refFile(rp *repo, name string) string {
+	b, err := os.ReadFile(filepath.Join(rp.gitDir(), name))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func writeGitFile(rp *repo, name, content string) error {
+	return os.WriteFile(filepath.Join(rp.gitDir(), name), []byte(content), 0o644)
+}
+
+func removeGitFiles(rp *repo, names ...string) {
+	for _, n := range names {
+		_ = os.Remove(filepath.Join(rp.gitDir(), n))
+	}
+}
+
+// setHead moves HEAD's branch, or a detached HEAD, to h.
+func setHead(rp *repo, h plumbing.Hash) error {
+	ref, err := rp.r.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return err
+	}
+	name := plumbing.HEAD
+	if ref.Type() == plumbing.SymbolicReference {
+		name = ref.Target()
+	}
+	return rp.r.Storer.SetReference(plumbing.NewHashReference(name, h))
+}
+
+// commitSnapshot lists a commit's files (nil: none).
+func commitSnapshot(rp *repo, h plumbing.Hash) (snapshot, *object.Commit, error) {
+	if h.IsZero() {
+		return snapshot{}, nil, nil
+	}
+	c, err := rp.r.CommitObject(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := treeSnapshot(rp, c)
+	return s, c, err
+}
+
+// resolveConflicts drops the conflict stages of the paths git add is
+// about to stage (all of them for -A), which marks them resolved.
+func resolveConflicts(rp *repo, specs []string, all bool) error {
+	idx, err := rp.r.Storer.Index()
+	if err != nil {
+		return err
+	}
+	var rels []string
+	for _, s := range specs {
+		r, err := rp.rel(s)
+		if err != nil {
+			return err
+		}
+		rels = append(rels, r)
+	}
+	match := func(name string) bool {
+		if all && len(specs) == 0 {
+			return true
+		}
+		for _, r := range rels {
+			if r == "." || r == name || strings.HasPrefix(name, r+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var kept []*index.Entry
+	changed := false
+	for _, e := range idx.Entries {
+		if e.Stage != 0 && match(e.Name) {
+			changed = true
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if !changed {
+		return nil
+	}
+	idx.Entries = kept
+	return rp.r.Storer.SetIndex(idx)
+}

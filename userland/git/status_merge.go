@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	git "github.com/go-git/go-git/v6"
+	"github.com/go-git/go-git/v6/plumbing/format/index"
+	"github.com/go-git/go-git/v6/storage"
+)
+
+// This file is what git status shows of conflicts and of a merge,
+// cherry-pick, revert or rebase in progress.
+
+// indexOverride is the repository's storage with another index, for
+// go-git's status, which knows nothing of conflict stages.
+type indexOverride struct {
+	storage.Storer
+	idx *index.Index
+}
+
+func (s indexOverride) Index() (*index.Index, error) { return s.idx, nil }
+
+// worktreeStatus is go-git's status with each conflicted path standing
+// at our version; it also returns the conflicted paths' stage masks
+// (1: base, 2: ours, 4: theirs).
+func worktreeStatus(rp *repo) (git.Status, map[string]int, error) {
+	idx, err := rp.r.Storer.Index()
+	if err != nil {
+		return nil, nil, err
+	}
+	masks := map[string]int{}
+	for _, e := range idx.Entries {
+		if e.Stage != 0 {
+			masks[e.Name] |= 1 << (e.Stage - 1)
+		}
+	}
+	if len(masks) == 0 {
+		st, err := rp.wt.Status()
+		return st, nil, err
+	}
+	filtered := &index.Index{Version: idx.Version}
+	for _, e := range idx.Entries {
+		if e.Stage == 0 || e.Stage == index.OurMode {
+			c := *e
+			c.Stage = 0
+			filtered.Entries = append(filtered.Entries, &c)
+		}
+	}
+	r, err := git.Open(indexOverride{Storer: rp.r.Storer, idx: filtered}, rp.wt.Filesystem())
+	if err != nil {
+		return nil, nil, err
+	}
+	wt, err := r.Worktree()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := wt.Status()
+	if err != nil {
+		return nil, nil, err
+	}
+	for p := range masks {
+		delete(st, p)
+	}
+	return st, masks, nil
+}
+
+// unmergedLabel names a conflict as git status does, long and short.
+func unmergedLabel(mask int) (string, string) {
+	switch mask {
+	case 1:
+		return "both deleted:", "DD"
+	case 2:
+		return "added by us:", "AU"
+	case 3:
+		return "deleted by them:", "UD"
+	case 4:
+		return "added by them:", "UA"
+	case 5:
+		return "deleted by us:", "DU"
+	case 6:
+		return "both added:", "AA"
+	}
+	return "both modified:", "UU"
+}
+
+// inProgress is the operation git status announces, read from .git.
+type inProgress struct {
+	kind string // "merge", "cherry-pick", "revert", "rebase" or ""
+	head string // the commit being picked or reverted, abbreviated
+}
+
+func readInProgress(rp *repo) inProgress {
+	switch {
+	case gitFileExists(rp, "rebase-merge"):
+		return inProgress{kind: "rebase"}
+	case refFile(rp, "MERGE_HEAD") != "":
+		return inProgress{kind: "merge"}
+	case refFile(rp, "CHERRY_PICK_HEAD") != "":
+		return inProgress{kind: "cherry-pick", head: strings.TrimSpace(refFile(rp, "CHERRY_PICK_HEAD"))[:7]}
+	case refFile(rp, "REVERT_HEAD") != "":
+		return inProgress{kind: "revert", head: strings.TrimSpace(refFile(rp, "REVERT_HEAD"))[:7]}
+	}
+	return inProgress{}
+}
+
+// writeInProgress writes the lines git status prints after "On branch".
+func (s *state) writeInProgress(w io.Writer) {
+	un := len(s.unmerged) > 0
+	switch s.op.kind {
+	case "merge":
+		if un {
+			fmt.Fprint(w, "You have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n\n")
+		} else {
+			fmt.Fprint(w, "All conflicts fixed but you are still merging.\n  (use \"git commit\" to conclude merge)\n\n")
+		}
+	case "cherry-pick", "revert":
+		verb, op := "cherry-picking", "cherry-pick"
+		if s.op.kind == "revert" {
+			verb, op = "reverting", "revert"
+		}
+		fmt.Fprintf(w, "You are currently %s commit %s.\n", verb, s.op.head)
+		if un {
+			fmt.Fprintf(w, "  (fix conflicts and run \"git %s --continue\")\n", op)
+		} else {
+			fmt.Fprintf(w, "  (all conflicts fixed: run \"git %s --continue\")\n", op)
+		}
+		fmt.Fprintf(w, "  (use \"git %s --skip\" to skip this patch)\n", op)
+		fmt.Fprintf(w, "  (use \"git %s --abort\" to cancel the %s operation)\n\n", op, op)
+	}
+}
+
+// writeUnmerged writes the "Unmerged paths:" section.
+func (s *state) writeUnmerged(w io.Writer, rp *repo) {
+	if len(s.unmerged) == 0 {
+		return
+	}
+	fmt.Fprint(w, "Unmerged paths:\n")
+	bothDeleted, delMod, notDeleted := false, false, false
+	for _, u := range s.unmerged {
+		switch u.mask {
+		case 1:
+			bothDeleted = true
+		case 3, 5:
+			delMod = true
+		default:
+			notDeleted = true
+		}
+	}
+	switch {
+	case !bothDeleted && !delMod:
+		fmt.Fprint(w, "  (use \"git add <file>...\" to mark resolution)\n")
+	case !bothDeleted || delMod || notDeleted:
+		fmt.Fprint(w, "  (use \"git add/rm <file>...\" as appropriate to mark resolution)\n")
+	default:
+		fmt.Fprint(w, "  (use \"git rm <file>...\" to mark resolution)\n")
+	}
+	for _, u := range s.unmerged {
+		long, _ := unmergedLabel(u.mask)
+		fmt.Fprintf(w, "\t%-17s%s\n", long, rp.display(u.path))
+	}
+	fmt.Fprintln(w)
+}
