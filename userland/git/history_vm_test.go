@@ -61,3 +61,25 @@ func TestGitMergeConflictsMatchHost(t *testing.T) {
 		"git merge --continue; echo $?",
 	)
 }
+
+func TestGitStashMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo",
+		seq+" && echo a > a && echo d > d && git add . && git commit -q -m base",
+		"git stash; echo $?; git stash list; git stash pop; echo $?",
+		// The index commit and the WIP commit have git's hashes.
+		"sed -i 's/^2$/two/' f && echo n > n && git add n f && echo more >> f && rm d && echo u > u && git stash && git status --short",
+		"git stash list && git log --format='%H %P %s' stash && git log --format='%H %T' -1 'stash^2' && git stash show && git stash show -p",
+		"echo y >> a && git stash push -m 'my message' && git stash list && git stash show stash@{1}",
+		"git stash pop; echo $?; git stash list; git status --short",
+		"git checkout -- a && git stash apply stash@{0}; echo $?; git stash list; git status --short; cat f",
+		"git stash drop; echo $?; git stash list; git stash drop; echo $?; git stash pop; echo $?",
+		// A pop that conflicts keeps the entry.
+		"git add -A && git commit -q -m wip && sed -i 's/^5$/five/' f && git stash -q && sed -i 's/^5$/FIVE/' f && git commit -q -am conflicting",
+		"git stash pop; echo $?; git stash list; git status; cat f",
+		"git add f && git commit -q -m resolved; git stash list",
+		"echo z > z && echo q >> a && git stash -u && git status --short && git log --format='%H %P %s' -1 stash && ls",
+		"git stash pop && ls && git status --short && git stash clear && git stash list",
+	)
+}

@@ -58,6 +58,7 @@ var commands = map[string]command{
 	"rev-parse": cmdRevParse,
 	"config":    cmdConfig,
 	"merge":     cmdMerge,
+	"stash":     cmdStash,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {

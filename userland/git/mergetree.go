@@ -328,6 +328,12 @@ func applyMerge(rp *repo, from snapshot, m *treeMerge) error {
 		}
 		idx.Entries = append(idx.Entries, statEntry(rp, p, e))
 	}
+	sortIndex(idx)
+	return rp.r.Storer.SetIndex(idx)
+}
+
+// sortIndex orders entries as git's index has them: by name, then stage.
+func sortIndex(idx *index.Index) {
 	sort.SliceStable(idx.Entries, func(i, j int) bool {
 		a, b := idx.Entries[i], idx.Entries[j]
 		if a.Name != b.Name {
@@ -335,7 +341,6 @@ func applyMerge(rp *repo, from snapshot, m *treeMerge) error {
 		}
 		return a.Stage < b.Stage
 	})
-	return rp.r.Storer.SetIndex(idx)
 }
 
 // writeWorkFile writes one worktree file, replacing what is there.

@@ -149,6 +149,13 @@ func (s *state) writeUnmerged(w io.Writer, rp *repo) {
 		}
 	}
 	switch {
+	case s.op.kind != "":
+	case s.noCommits:
+		fmt.Fprint(w, "  (use \"git rm --cached <file>...\" to unstage)\n")
+	default:
+		fmt.Fprint(w, "  (use \"git restore --staged <file>...\" to unstage)\n")
+	}
+	switch {
 	case !bothDeleted && !delMod:
 		fmt.Fprint(w, "  (use \"git add <file>...\" to mark resolution)\n")
 	case !bothDeleted || delMod || notDeleted:
