@@ -176,7 +176,7 @@ func expandShort(args []string, valued string) []string {
 func cmdCommit(e *env, args []string) error {
 	args = expandShort(args, "m")
 	var msgs []string
-	all, quiet, allowEmpty := false, false, false
+	all, quiet, allowEmpty, strip := false, false, false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -192,6 +192,8 @@ func cmdCommit(e *env, args []string) error {
 		case a == "--allow-empty":
 			allowEmpty = true
 		case a == "--no-edit":
+		case a == "--cleanup=strip" || a == "--cleanup=whitespace":
+			strip = a == "--cleanup=strip"
 		default:
 			return usagef("error: unsupported option `%s'\nusage: git commit [-q] [-a] [--allow-empty] -m <msg>", a)
 		}
@@ -212,6 +214,9 @@ func cmdCommit(e *env, args []string) error {
 	}
 	if len(msgs) == 0 {
 		return fatalf("no commit message: use -m <msg> (there is no editor in this VM)")
+	}
+	if strip {
+		msgs = []string{stripComments(strings.Join(msgs, "\n\n"))}
 	}
 	msg := cleanMessage(msgs)
 	if msg == "" {
@@ -282,6 +287,10 @@ func cmdCommit(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "[%s%s %s] %s\n", branch, root, short(h), subject)
 	if author.Name != committer.Name || author.Email != committer.Email {
 		fmt.Fprintf(e.stdout, " Author: %s <%s>\n", author.Name, author.Email)
+	}
+	if pending != nil && pending.author != nil {
+		// git shows the date of an author taken from another commit.
+		fmt.Fprintf(e.stdout, " Date: %s\n", gitDate(*author))
 	}
 	if len(c.ParentHashes) > 1 {
 		// git prints no diffstat for a merge commit.

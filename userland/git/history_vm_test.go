@@ -83,3 +83,25 @@ func TestGitStashMatchesHost(t *testing.T) {
 		"git stash pop && ls && git status --short && git stash clear && git stash list",
 	)
 }
+
+func TestGitCherryPickRevertMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo",
+		seq+" && git add . && git commit -q -m base",
+		"git checkout -b feat && sed -i 's/^2$/2feat/' f && git commit -q -am 'feat one' && echo g > g && git add g && git commit -q -m 'feat two' && git checkout main",
+		"sed -i 's/^8$/8main/' f && git commit -q -am 'main one'",
+		// The author (and its date) is the picked commit's.
+		"GIT_AUTHOR_DATE=2020-01-01T00:00:00Z GIT_AUTHOR_NAME=Other git cherry-pick feat~1 && git cherry-pick -x feat && git log --format='%H %an %ad %s' && git log -1 --format=%B",
+		"git revert HEAD && git log -1 --format='%H %P%n%B' && ls",
+		"git cherry-pick nosuch; echo $?; git cherry-pick --continue; echo $?",
+		// A conflicting pick, resolved and continued.
+		"git checkout -b c2 main~4 && sed -i 's/^8$/8other/' f && git commit -q -am 'other eight' && git checkout main",
+		"git cherry-pick c2; echo $?; git status; git status --short; cat f",
+		"git cherry-pick --continue; echo $?; git commit -m x; echo $?",
+		"sed -i '/^[<=>]/d; /^8main$/d' f && git add f && GIT_EDITOR=true git cherry-pick --continue && git log -1 --format='%H%n%B' && git status",
+		// Aborted, and concluded with git commit instead.
+		"git revert HEAD~1; echo $?; git status --short; git revert --abort && git status && git log -1 --format=%s",
+		"git cherry-pick c2 2>/dev/null; echo resolved > f && git add f && git commit --no-edit && git log -1 --format='%H%n%B'",
+	)
+}

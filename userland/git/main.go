@@ -47,18 +47,20 @@ type env struct {
 type command func(e *env, args []string) error
 
 var commands = map[string]command{
-	"init":      cmdInit,
-	"add":       cmdAdd,
-	"commit":    cmdCommit,
-	"log":       cmdLog,
-	"diff":      cmdDiff,
-	"status":    cmdStatus,
-	"branch":    cmdBranch,
-	"checkout":  cmdCheckout,
-	"rev-parse": cmdRevParse,
-	"config":    cmdConfig,
-	"merge":     cmdMerge,
-	"stash":     cmdStash,
+	"init":        cmdInit,
+	"add":         cmdAdd,
+	"commit":      cmdCommit,
+	"log":         cmdLog,
+	"diff":        cmdDiff,
+	"status":      cmdStatus,
+	"branch":      cmdBranch,
+	"checkout":    cmdCheckout,
+	"rev-parse":   cmdRevParse,
+	"config":      cmdConfig,
+	"merge":       cmdMerge,
+	"stash":       cmdStash,
+	"cherry-pick": cmdCherryPick,
+	"revert":      cmdRevert,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {

@@ -113,7 +113,7 @@ func (s *state) writeLong(w io.Writer, rp *repo) {
 	}
 	if len(s.staged) > 0 {
 		fmt.Fprint(w, "Changes to be committed:\n")
-		if s.op.kind != "" {
+		if !s.fromCommit() {
 			// git gives no hint while an operation is in progress.
 		} else if s.noCommits {
 			fmt.Fprint(w, "  (use \"git rm --cached <file>...\" to unstage)\n")

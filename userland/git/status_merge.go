@@ -149,7 +149,7 @@ func (s *state) writeUnmerged(w io.Writer, rp *repo) {
 		}
 	}
 	switch {
-	case s.op.kind != "":
+	case !s.fromCommit():
 	case s.noCommits:
 		fmt.Fprint(w, "  (use \"git rm --cached <file>...\" to unstage)\n")
 	default:
@@ -169,3 +169,8 @@ func (s *state) writeUnmerged(w io.Writer, rp *repo) {
 	}
 	fmt.Fprintln(w)
 }
+
+// fromCommit is whether git status compares with HEAD in the usual way
+// (wt_status's FROM_COMMIT): not during a merge, cherry-pick or revert,
+// when it gives no hint on unstaging.
+func (s *state) fromCommit() bool { return s.op.kind == "" || s.op.kind == "rebase" }

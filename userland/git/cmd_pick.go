@@ -1,0 +1,282 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v6/plumbing"
+	"github.com/go-git/go-git/v6/plumbing/object"
+)
+
+// cherry-pick and revert apply one commit's change (or its reverse) to
+// HEAD with the tree merge of git merge, as git's sequencer does for a
+// single commit.
+
+// pickKind is "cherry-pick" or "revert".
+type pickKind string
+
+// cmdCherryPick: git cherry-pick [-x] REV | --continue | --abort | --skip.
+func cmdCherryPick(e *env, args []string) error { return pickCommand(e, "cherry-pick", args) }
+
+// cmdRevert: git revert [--no-edit] REV | --continue | --abort | --skip.
+func cmdRevert(e *env, args []string) error { return pickCommand(e, "revert", args) }
+
+func pickCommand(e *env, kind pickKind, args []string) error {
+	var revs []string
+	x, action := false, ""
+	for _, a := range args {
+		switch {
+		case a == "-x" && kind == "cherry-pick":
+			x = true
+		case a == "--no-edit" || a == "--edit":
+		case a == "--continue" || a == "--abort" || a == "--skip" || a == "--quit":
+			action = a
+		case strings.HasPrefix(a, "-"):
+			return usagef("error: unknown option `%s'\nusage: git %s [<options>] <commit-ish>...", strings.TrimLeft(a, "-"), kind)
+		default:
+			revs = append(revs, a)
+		}
+	}
+	rp, err := openRepo()
+	if err != nil {
+		return err
+	}
+	headFile := pickHeadFile(kind)
+	inProgress := strings.TrimSpace(refFile(rp, headFile)) != ""
+	if action != "" {
+		if !inProgress {
+			return &exitError{code: 128, msg: fmt.Sprintf("error: no cherry-pick or revert in progress\nfatal: %s failed", kind)}
+		}
+		switch action {
+		case "--abort":
+			return abortOperation(rp, headFile, "MERGE_MSG", "AUTO_MERGE")
+		case "--quit":
+			removeGitFiles(rp, headFile, "MERGE_MSG", "AUTO_MERGE")
+			return nil
+		case "--skip":
+			return abortOperation(rp, headFile, "MERGE_MSG", "AUTO_MERGE")
+		}
+		return continuePick(e)
+	}
+	if len(revs) == 0 {
+		return usagef("usage: git %s [<options>] <commit-ish>...", kind)
+	}
+	if len(revs) > 1 {
+		return fatalf("picking more than one commit is not supported here")
+	}
+	if inProgress {
+		return &exitError{code: 128, msg: fmt.Sprintf("error: %s is already in progress\nhint: try \"git %s (--continue | --abort | --quit)\"\nfatal: %s failed", kind, kind, kind)}
+	}
+	h, err := resolveRev(rp, revs[0])
+	if err != nil {
+		return fatalf("bad revision '%s'", revs[0])
+	}
+	c, err := rp.r.CommitObject(h)
+	if err != nil {
+		return err
+	}
+	code, err := pickOne(e, rp, kind, c, x)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// pickMessage is the new commit's message.
+func pickMessage(kind pickKind, c *object.Commit, x bool) string {
+	if kind == "revert" {
+		subject, _, _ := strings.Cut(c.Message, "\n")
+		return fmt.Sprintf("Revert \"%s\"\n\nThis reverts commit %s.\n", subject, c.Hash)
+	}
+	if x {
+		return strings.TrimRight(c.Message, "\n") + fmt.Sprintf("\n\n(cherry picked from commit %s)\n", c.Hash)
+	}
+	return c.Message
+}
+
+// pickMerge merges commit c's change (reversed for revert) into HEAD's
+// tree; the caller writes it out.
+func pickMerge(rp *repo, kind pickKind, c *object.Commit, head *object.Commit) (ours snapshot, m *treeMerge, err error) {
+	if len(c.ParentHashes) > 1 {
+		return nil, nil, &exitError{code: 128, msg: fmt.Sprintf("error: commit %s is a merge but no -m option was given.\nfatal: %s failed", c.Hash, kind)}
+	}
+	var parent plumbing.Hash
+	if len(c.ParentHashes) == 1 {
+		parent = c.ParentHashes[0]
+	}
+	parentSnap, _, err := commitSnapshot(rp, parent)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := treeSnapshot(rp, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ours, err = treeSnapshot(rp, head); err != nil {
+		return nil, nil, err
+	}
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	label := fmt.Sprintf("%s (%s)", short(c.Hash), subject)
+	base, theirs := parentSnap, cs
+	if kind == "revert" {
+		base, theirs = cs, parentSnap
+		label = "parent of " + label
+	}
+	m, err = mergeTrees(rp, base, ours, theirs, mergeLabels{ours: "HEAD", theirs: label})
+	return ours, m, err
+}
+
+// pickOne cherry-picks or reverts c onto HEAD: a new commit, or
+// conflicts left for --continue (status 1).
+func pickOne(e *env, rp *repo, kind pickKind, c *object.Commit, x bool) (int, error) {
+	head, err := rp.head()
+	if err != nil {
+		return 0, err
+	}
+	if head == nil {
+		return 0, fatalf("cannot %s onto an unborn branch here", kind)
+	}
+	idx, err := indexSnapshot(rp)
+	if err != nil {
+		return 0, err
+	}
+	headSnap, err := treeSnapshot(rp, head)
+	if err != nil {
+		return 0, err
+	}
+	if len(compare(headSnap, idx)) > 0 {
+		return 0, &exitError{code: 128, msg: fmt.Sprintf("error: your local changes would be overwritten by %s.\nhint: commit your changes or stash them to proceed.\nfatal: %s failed", kind, kind)}
+	}
+	ours, m, err := pickMerge(rp, kind, c, head)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkOverwrite(rp, ours, m, "merge"); err != nil {
+		return 0, err
+	}
+	for _, l := range m.messages {
+		fmt.Fprintln(e.stdout, l)
+	}
+	if err := applyMerge(rp, ours, m); err != nil {
+		return 0, err
+	}
+	msg := pickMessage(kind, c, x)
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	if len(m.conflicts) > 0 {
+		headFile, verb := pickHeadFile(kind), "apply"
+		if kind == "revert" {
+			verb = "revert"
+		}
+		_ = writeGitFile(rp, "ORIG_HEAD", head.Hash.String()+"\n")
+		if err := writeGitFile(rp, headFile, c.Hash.String()+"\n"); err != nil {
+			return 0, err
+		}
+		if err := writeGitFile(rp, "MERGE_MSG", msg+conflictsNote(m)); err != nil {
+			return 0, err
+		}
+		fmt.Fprintf(e.stderr, "error: could not %s %s... %s\n"+
+			"hint: After resolving the conflicts, mark them with\n"+
+			"hint: \"git add/rm <pathspec>\", then run\n"+
+			"hint: \"git %s --continue\".\n"+
+			"hint: You can instead skip this commit with \"git %s --skip\".\n"+
+			"hint: To abort and get back to the state before \"git %s\",\n"+
+			"hint: run \"git %s --abort\".\n", verb, short(c.Hash), subject, kind, kind, kind, kind)
+		return 1, nil
+	}
+	if len(compare(ours, m.clean)) == 0 {
+		// Nothing left to commit: git stops as after a conflict.
+		if err := writeGitFile(rp, pickHeadFile(kind), c.Hash.String()+"\n"); err != nil {
+			return 0, err
+		}
+		if err := writeGitFile(rp, "MERGE_MSG", msg); err != nil {
+			return 0, err
+		}
+		s, err := readState(rp)
+		if err != nil {
+			return 0, err
+		}
+		s.writeLong(e.stdout, rp)
+		fmt.Fprintf(e.stderr, "The previous %s is now empty, possibly due to conflict resolution.\n"+
+			"If you wish to commit it anyway, use:\n\n    git commit --allow-empty\n\n"+
+			"Otherwise, please use 'git %s --skip'\n", kind, kind)
+		return 1, nil
+	}
+	var author *object.Signature
+	if kind == "cherry-pick" {
+		a := c.Author
+		author = &a
+	}
+	h, err := commitTree(e, rp, m.clean, msg, author, head.Hash)
+	if err != nil {
+		return 0, err
+	}
+	if err := setHead(rp, h); err != nil {
+		return 0, err
+	}
+	return 0, printCommitSummary(e, rp, head, h, true)
+}
+
+// conflictsNote is the "# Conflicts:" list git adds to MERGE_MSG.
+func conflictsNote(m *treeMerge) string {
+	s := "\n# Conflicts:\n"
+	for _, p := range slices.Sorted(mapKeys(m.conflicts)) {
+		s += "#\t" + p + "\n"
+	}
+	return s
+}
+
+// continuePick commits the resolved index with the prepared message,
+// as if the editor git opens had been closed unchanged.
+func continuePick(e *env) error {
+	return cmdCommit(e, []string{"--cleanup=strip"})
+}
+
+// printCommitSummary prints what git prints after the sequencer (or
+// commit) makes a commit: "[branch abbrev] subject", the author when it
+// is not the committer, the author date if asked, and the diffstat.
+func printCommitSummary(e *env, rp *repo, parent *object.Commit, h plumbing.Hash, showDate bool) error {
+	c, err := rp.r.CommitObject(h)
+	if err != nil {
+		return err
+	}
+	branch, attached, err := rp.branch()
+	if err != nil {
+		return err
+	}
+	if !attached {
+		branch = "detached HEAD"
+	}
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	fmt.Fprintf(e.stdout, "[%s %s] %s\n", branch, short(h), subject)
+	if c.Author.Name != c.Committer.Name || c.Author.Email != c.Committer.Email {
+		fmt.Fprintf(e.stdout, " Author: %s <%s>\n", c.Author.Name, c.Author.Email)
+	}
+	if showDate {
+		fmt.Fprintf(e.stdout, " Date: %s\n", gitDate(c.Author))
+	}
+	return writeSummary(e, rp, parent, c)
+}
+
+// stripComments drops the lines starting with '#', as git's "strip"
+// clean-up does.
+func stripComments(msg string) string {
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		if !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// pickHeadFile is the file naming the commit being picked or reverted.
+func pickHeadFile(kind pickKind) string {
+	if kind == "revert" {
+		return "REVERT_HEAD"
+	}
+	return "CHERRY_PICK_HEAD"
+}
