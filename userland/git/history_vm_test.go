@@ -105,3 +105,26 @@ func TestGitCherryPickRevertMatchHost(t *testing.T) {
 		"git cherry-pick c2 2>/dev/null; echo resolved > f && git add f && git commit --no-edit && git log -1 --format='%H%n%B'",
 	)
 }
+
+func TestGitRebaseMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo",
+		seq+" && git add . && git commit -q -m base",
+		"git checkout -b feat && sed -i 's/^2$/2feat/' f && git commit -q -am 'feat one' && echo g > g && git add g && git commit -q -m 'feat two' && sed -i 's/^9$/9feat/' f && git commit -q -am 'feat three'",
+		"git checkout main && sed -i 's/^5$/5main/' f && echo m > m && git add . && git commit -q -m 'main one'",
+		// A clean rebase: same hashes as git's, the branch moved, HEAD on it.
+		"git checkout feat && git rebase main; echo $?; git log --format='%H %P %an %s' && git status && git rebase main",
+		"git rebase nosuch; echo $?; echo x >> f && git rebase main; echo $?; git checkout -- f; git rebase --continue; echo $?",
+		// A fast-forward, and a commit upstream already has.
+		"git checkout -b behind main~1 && git rebase main && git log -1 --format=%s",
+		"git checkout -b picked main~1 && sed -i 's/^5$/5main/' f && git commit -q -am 'same as main' && echo p > p && git add p && git commit -q -m 'own' && git rebase main && git log --format='%H %s' -3",
+		// Conflicts: stop, status, continue, abort.
+		"git checkout -b c main~1 && sed -i 's/^2$/2c/' f && git commit -q -am 'c one' && echo c > c && git add c && git commit -q -m 'c two' && sed -i 's/^3$/3c/' f && git commit -q -am 'c three'",
+		"git rebase feat; echo $?; git status; git status --short; cat f",
+		"git rebase --continue; echo $?; git rebase main; echo $?",
+		"sed -i '/^[<=>]/d; /^2feat$/d' f && git add f && GIT_EDITOR=true git rebase --continue; echo $?; git status",
+		"git rebase --abort && git status && git log --format='%H %s' -3 && cat f",
+		"git rebase feat >/dev/null 2>&1; echo resolved > f && git add f && GIT_EDITOR=true git rebase --continue; echo $?; git log --format='%H %P %s' -4; git status --short; git branch",
+	)
+}

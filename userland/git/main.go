@@ -61,6 +61,7 @@ var commands = map[string]command{
 	"stash":       cmdStash,
 	"cherry-pick": cmdCherryPick,
 	"revert":      cmdRevert,
+	"rebase":      cmdRebase,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {

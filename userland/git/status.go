@@ -104,10 +104,12 @@ var statusLabels = map[git.StatusCode]string{
 func (s *state) writeLong(w io.Writer, rp *repo) {
 	if s.attached {
 		fmt.Fprintf(w, "On branch %s\n", s.branch)
+	} else if s.op.kind == "rebase" {
+		fmt.Fprintf(w, "interactive rebase in progress; onto %s\n", s.op.onto)
 	} else {
 		fmt.Fprintf(w, "HEAD detached at %s\n", s.headShort)
 	}
-	s.writeInProgress(w)
+	s.writeInProgress(w, rp)
 	if s.noCommits {
 		fmt.Fprint(w, "\nNo commits yet\n\n")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	git "github.com/go-git/go-git/v6"
@@ -89,12 +90,35 @@ func unmergedLabel(mask int) (string, string) {
 type inProgress struct {
 	kind string // "merge", "cherry-pick", "revert", "rebase" or ""
 	head string // the commit being picked or reverted, abbreviated
+
+	// A rebase's onto commit (abbreviated), branch, and its done and
+	// remaining "pick" lines with abbreviated hashes.
+	onto, branch string
+	done, todo   []string
+}
+
+// abbrevTodo abbreviates the hash of "pick HASH subject" lines.
+func abbrevTodo(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		f := strings.SplitN(l, " ", 3)
+		if len(f) == 3 && len(f[1]) == 40 {
+			l = f[0] + " " + f[1][:7] + " " + f[2]
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 func readInProgress(rp *repo) inProgress {
 	switch {
-	case gitFileExists(rp, "rebase-merge"):
-		return inProgress{kind: "rebase"}
+	case gitFileExists(rp, rebaseDir):
+		onto := readRebaseFile(rp, "onto")
+		if len(onto) >= 7 {
+			onto = onto[:7]
+		}
+		return inProgress{kind: "rebase", onto: onto, branch: strings.TrimPrefix(readRebaseFile(rp, "head-name"), "refs/heads/"),
+			done: abbrevTodo(todoLines(rp, "done")), todo: abbrevTodo(todoLines(rp, "git-rebase-todo"))}
 	case refFile(rp, "MERGE_HEAD") != "":
 		return inProgress{kind: "merge"}
 	case refFile(rp, "CHERRY_PICK_HEAD") != "":
@@ -106,9 +130,11 @@ func readInProgress(rp *repo) inProgress {
 }
 
 // writeInProgress writes the lines git status prints after "On branch".
-func (s *state) writeInProgress(w io.Writer) {
+func (s *state) writeInProgress(w io.Writer, rp *repo) {
 	un := len(s.unmerged) > 0
 	switch s.op.kind {
+	case "rebase":
+		s.writeRebase(w, rp)
 	case "merge":
 		if un {
 			fmt.Fprint(w, "You have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n\n")
@@ -174,3 +200,49 @@ func (s *state) writeUnmerged(w io.Writer, rp *repo) {
 // (wt_status's FROM_COMMIT): not during a merge, cherry-pick or revert,
 // when it gives no hint on unstaging.
 func (s *state) fromCommit() bool { return s.op.kind == "" || s.op.kind == "rebase" }
+
+// writeRebase is git status's account of a rebase in progress.
+func (s *state) writeRebase(w io.Writer, rp *repo) {
+	const show = 2
+	op := s.op
+	if len(op.done) == 0 {
+		fmt.Fprint(w, "No commands done.\n")
+	} else {
+		if len(op.done) == 1 {
+			fmt.Fprint(w, "Last command done (1 command done):\n")
+		} else {
+			fmt.Fprintf(w, "Last commands done (%d commands done):\n", len(op.done))
+		}
+		for _, l := range op.done[max(0, len(op.done)-show):] {
+			fmt.Fprintf(w, "   %s\n", l)
+		}
+		if len(op.done) > show {
+			fmt.Fprintf(w, "  (see more in file %s)\n", filepath.ToSlash(filepath.Join(rp.display(".git"), rebaseDir, "done")))
+		}
+	}
+	if len(op.todo) == 0 {
+		fmt.Fprint(w, "No commands remaining.\n")
+	} else {
+		if len(op.todo) == 1 {
+			fmt.Fprint(w, "Next command to do (1 remaining command):\n")
+		} else {
+			fmt.Fprintf(w, "Next commands to do (%d remaining commands):\n", len(op.todo))
+		}
+		for _, l := range op.todo[:min(show, len(op.todo))] {
+			fmt.Fprintf(w, "   %s\n", l)
+		}
+		fmt.Fprint(w, "  (use \"git rebase --edit-todo\" to view and edit)\n")
+	}
+	where := "You are currently rebasing."
+	if op.branch != "" && op.branch != "detached HEAD" {
+		where = fmt.Sprintf("You are currently rebasing branch '%s' on '%s'.", op.branch, op.onto)
+	}
+	fmt.Fprintln(w, where)
+	if len(s.unmerged) > 0 {
+		fmt.Fprint(w, "  (fix conflicts and then run \"git rebase --continue\")\n"+
+			"  (use \"git rebase --skip\" to skip this patch)\n"+
+			"  (use \"git rebase --abort\" to check out the original branch)\n\n")
+	} else {
+		fmt.Fprint(w, "  (all conflicts fixed: run \"git rebase --continue\")\n\n")
+	}
+}
