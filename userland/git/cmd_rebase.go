@@ -113,10 +113,10 @@ func cmdRebase(e *env, args []string) error {
 		return rebaseContinue(e, rp)
 	}
 	if inProgress {
-		return fatalf("%s", "It seems that there is already a rebase-merge directory, and\n" +
-			"I wonder if you are in the middle of another rebase.  If that is the\n" +
-			"case, please try\n\tgit rebase (--continue | --abort | --skip)\n" +
-			"If that is not the case, please\n\trm -fr \"" + filepath.ToSlash(filepath.Join(rp.display(".git"), rebaseDir)) + "\"\n" +
+		return fatalf("%s", "It seems that there is already a rebase-merge directory, and\n"+
+			"I wonder if you are in the middle of another rebase.  If that is the\n"+
+			"case, please try\n\tgit rebase (--continue | --abort | --skip)\n"+
+			"If that is not the case, please\n\trm -fr \""+filepath.ToSlash(filepath.Join(rp.display(".git"), rebaseDir))+"\"\n"+
 			"and run me again.  I am stopping in case you still have something\nvaluable there.\n")
 	}
 	if len(revs) != 1 {
