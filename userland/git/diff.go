@@ -74,6 +74,10 @@ func indexSnapshot(rp *repo) (snapshot, error) {
 	}
 	s := snapshot{}
 	for _, e := range idx.Entries {
+		// A conflicted path stands at our version (stage 2), if any.
+		if e.Stage == 1 || e.Stage == 3 {
+			continue
+		}
 		s[e.Name] = entry{hash: e.Hash, mode: e.Mode, load: blobLoader(rp, e.Hash)}
 	}
 	return s, nil

@@ -128,3 +128,59 @@ func TestGitRebaseMatchesHost(t *testing.T) {
 		"git rebase feat >/dev/null 2>&1; echo resolved > f && git add f && GIT_EDITOR=true git rebase --continue; echo $?; git log --format='%H %P %s' -4; git status --short; git branch",
 	)
 }
+
+// patchF changes line 2 of seq's file and adds a file n; its second
+// hunk has no trailing context, so it must apply at the end of f.
+const patchF = `diff --git a/f b/f
+index 0719398..73aebbe 100644
+--- a/f
++++ b/f
+@@ -1,5 +1,5 @@
+ 1
+-2
++two
+ 3
+ 4
+ 5
+@@ -8,2 +8,3 @@
+ 8
+ 9
++ten
+diff --git a/n b/n
+new file mode 100644
+index 0000000..8ba3a16
+--- /dev/null
++++ b/n
+@@ -0,0 +1 @@
++n
+`
+
+// patchMoved is a diff -u style patch (no git headers, -p0 names) whose
+// hunk is 2 lines off where it says.
+const patchMoved = `--- f.orig
++++ f
+@@ -2,3 +2,3 @@
+ 4
+-5
++five
+ 6
+`
+
+func TestGitApplyMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo && printf '%s' '"+patchF+"' > p1 && printf '%s' '"+patchMoved+"' > p2 && echo garbage > p3",
+		seq+" && git add f && git commit -q -m base",
+		"git apply --stat ../p1 && git apply --numstat ../p1 && git apply --check ../p1 && git status --short",
+		"git apply ../p1; echo $?; git status --short; cat f n",
+		"git apply ../p1; echo $?; git apply --check ../p1; echo $?",
+		"git apply -R ../p1; echo $?; git status --short",
+		"git apply --cached ../p1; echo $?; git status --short; git apply --index ../p1; echo $?",
+		"git checkout -- f && rm -f n && git apply --index ../p1; echo $?; git status --short && git diff --cached",
+		"git commit -q -m applied && git apply -p0 ../p2; echo $?; git apply ../p2; echo $?; git diff",
+		"git apply ../nosuch; echo $?; git apply ../p3; echo $?; git apply -R ../p2 && git diff; git status --short",
+		"git checkout -- n && git status --short",
+		"echo 2 > g && git add g && git commit -q -m g && sed -i 's/^2$/X/' g && git diff > ../p5 && git checkout -- g && git apply ../p5 && cat g && git apply -R ../p5 && cat g",
+		"echo changed > g && git apply ../p5; echo $?",
+	)
+}

@@ -62,6 +62,7 @@ var commands = map[string]command{
 	"cherry-pick": cmdCherryPick,
 	"revert":      cmdRevert,
 	"rebase":      cmdRebase,
+	"apply":       cmdApply,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
