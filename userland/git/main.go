@@ -1,15 +1,20 @@
 // Command git is secexec's git for the VM: the everyday local commands
 // (init, add, commit, log, diff, status, branch, checkout, rev-parse,
-// config) on go-git, compiled to WASI (GOOS=wasip1) so it runs bounded
-// like every guest program. Repositories are ordinary git repositories:
+// config) and the history ones (merge, stash, cherry-pick, revert,
+// rebase, apply) on go-git, compiled to WASI (GOOS=wasip1) so it runs
+// bounded like every guest program. Repositories are ordinary git repositories:
 // objects, index and refs are read and written in git's formats, so a
 // repository made by host git works here and the other way round, and a
 // commit made with the same tree, author, committer, dates and message
 // has the same hash.
 //
 // Output follows git 2.39 where scripts read it (log formats, status
-// --short/--porcelain, diff, rev-parse). Remotes, merges, rebases,
-// stashes and the rest of git are not provided.
+// --short/--porcelain, diff, rev-parse, merge and rebase messages). The
+// history commands share one three-way merge (merge3.go, after git's
+// xdiff; mergetree.go, after its "ort" strategy without renames) and
+// leave conflicts as git does: markers, index stages, MERGE_HEAD and the
+// rest, so host git and this one can take over from each other. Remotes
+// and the rest of git are not provided.
 package main
 
 import (
@@ -137,4 +142,10 @@ Commands provided in secexec:
    checkout   Switch branches or restore working tree files
    rev-parse  Pick out and massage parameters
    config     Get and set repository or global options
+   merge      Join two development histories together
+   stash      Stash the changes in a dirty working directory away
+   cherry-pick Apply the changes introduced by an existing commit
+   revert     Revert an existing commit
+   rebase     Reapply commits on top of another base tip
+   apply      Apply a patch to files and/or to the index
 `
