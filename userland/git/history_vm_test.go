@@ -3,6 +3,7 @@
 package main
 
 import (
+	"github.com/secexec/secexec/internal/vm"
 	"testing"
 
 	"github.com/secexec/secexec/internal/vmhost"
@@ -183,4 +184,48 @@ func TestGitApplyMatchesHost(t *testing.T) {
 		"echo 2 > g && git add g && git commit -q -m g && sed -i 's/^2$/X/' g && git diff > ../p5 && git checkout -- g && git apply ../p5 && cat g && git apply -R ../p5 && cat g",
 		"echo changed > g && git apply ../p5; echo $?",
 	)
+}
+
+// A conflict the VM's git leaves is the one host git leaves for the
+// same merge (index stages, files, MERGE_MSG), host git concludes it to
+// the same commit, and host git continues a rebase the VM's git stopped.
+func TestGitConflictStateSharedWithHost(t *testing.T) {
+	dir := t.TempDir()
+	hostRun := func(script string) output {
+		t.Helper()
+		o := hostSh(t, dir, script)
+		if o.code != 0 {
+			t.Fatalf("host: %s: exit %d: %s%s", script, o.code, o.stdout, o.stderr)
+		}
+		return o
+	}
+	hostRun("git init -q -b main repo && cd repo && " + seq + " && echo d > d && git add . && git commit -q -m base && " +
+		"git checkout -q -b feat && sed -i 's/^2$/2feat/' f && rm d && git add -A && git commit -q -m feat && " +
+		"git checkout -q main && sed -i 's/^2$/2main/' f && echo dd >> d && git commit -q -am main && cd .. && cp -r repo twin")
+	h := vmtest.NewHost(t, vmhost.Config{Mounts: []vm.Mount{{Path: "/mnt/host", HostDir: dir}}})
+	if o := vmSh(t, h, "cd /mnt/host/repo && git merge feat"); o.code != 1 {
+		t.Fatalf("VM merge: exit %d: %s%s", o.code, o.stdout, o.stderr)
+	}
+	hostSh(t, dir, "cd twin && git merge feat")
+	inspect := "git ls-files -s && git status && cat f .git/MERGE_HEAD .git/MERGE_MSG"
+	if got, want := hostRun("cd repo && "+inspect), hostRun("cd twin && "+inspect); got != want {
+		t.Fatalf("host git on the VM's conflict:\n%s\non its own:\n%s", got.stdout, want.stdout)
+	}
+	conclude := "echo r > f && git add -A && git commit -q --no-edit && git rev-parse HEAD"
+	if got, want := hostRun("cd repo && "+conclude), hostRun("cd twin && "+conclude); got != want {
+		t.Fatalf("host git concluding the VM's merge: %s, its own: %s", got.stdout, want.stdout)
+	}
+	hostRun("cd repo && git checkout -q -b topic main~2 && sed -i 's/^2$/2topic/' f && git commit -q -am t1 && echo x > x && git add x && git commit -q -m t2 && cd .. && rm -rf twin && cp -r repo twin")
+	if o := vmSh(t, h, "cd /mnt/host/repo && git rebase main"); o.code != 1 {
+		t.Fatalf("VM rebase: exit %d: %s%s", o.code, o.stdout, o.stderr)
+	}
+	hostSh(t, dir, "cd twin && git rebase main")
+	status := "git status && git ls-files -s"
+	if got, want := hostRun("cd repo && "+status), hostRun("cd twin && "+status); got != want {
+		t.Fatalf("host git on the VM's stopped rebase:\n%s\non its own:\n%s", got.stdout, want.stdout)
+	}
+	cont := "echo r2 > f && git add f && GIT_EDITOR=true git rebase --continue && git log --format='%H %s' && git status --short"
+	if got, want := hostRun("cd repo && "+cont), hostRun("cd twin && "+cont); got != want {
+		t.Fatalf("host git continuing the VM's rebase:\n%s\non its own:\n%s", got.stdout, want.stdout)
+	}
 }

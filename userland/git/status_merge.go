@@ -113,18 +113,14 @@ func abbrevTodo(lines []string) []string {
 func readInProgress(rp *repo) inProgress {
 	switch {
 	case gitFileExists(rp, rebaseDir):
-		onto := readRebaseFile(rp, "onto")
-		if len(onto) >= 7 {
-			onto = onto[:7]
-		}
-		return inProgress{kind: "rebase", onto: onto, branch: strings.TrimPrefix(readRebaseFile(rp, "head-name"), "refs/heads/"),
+		return inProgress{kind: "rebase", onto: abbrev(readRebaseFile(rp, "onto")), branch: strings.TrimPrefix(readRebaseFile(rp, "head-name"), "refs/heads/"),
 			done: abbrevTodo(todoLines(rp, "done")), todo: abbrevTodo(todoLines(rp, "git-rebase-todo"))}
 	case refFile(rp, "MERGE_HEAD") != "":
 		return inProgress{kind: "merge"}
 	case refFile(rp, "CHERRY_PICK_HEAD") != "":
-		return inProgress{kind: "cherry-pick", head: strings.TrimSpace(refFile(rp, "CHERRY_PICK_HEAD"))[:7]}
+		return inProgress{kind: "cherry-pick", head: abbrev(refFile(rp, "CHERRY_PICK_HEAD"))}
 	case refFile(rp, "REVERT_HEAD") != "":
-		return inProgress{kind: "revert", head: strings.TrimSpace(refFile(rp, "REVERT_HEAD"))[:7]}
+		return inProgress{kind: "revert", head: abbrev(refFile(rp, "REVERT_HEAD"))}
 	}
 	return inProgress{}
 }
@@ -245,4 +241,10 @@ func (s *state) writeRebase(w io.Writer, rp *repo) {
 	} else {
 		fmt.Fprint(w, "  (all conflicts fixed: run \"git rebase --continue\")\n\n")
 	}
+}
+
+// abbrev shortens a hash read from a file of .git, whatever it holds.
+func abbrev(h string) string {
+	h = strings.TrimSpace(h)
+	return h[:min(7, len(h))]
 }
