@@ -65,6 +65,18 @@ func pickCommand(e *env, kind pickKind, args []string) error {
 	if len(revs) > 1 {
 		return fatalf("picking more than one commit is not supported here")
 	}
+	if un, err := unmergedPaths(rp); err != nil {
+		return err
+	} else if len(un) > 0 {
+		what := "Cherry-picking"
+		if kind == "revert" {
+			what = "Reverting"
+		}
+		return &exitError{code: 128, msg: "error: " + what + " is not possible because you have unmerged files.\n" +
+			"hint: Fix them up in the work tree, and then use 'git add/rm <file>'\n" +
+			"hint: as appropriate to mark resolution and make a commit.\n" +
+			"fatal: " + string(kind) + " failed"}
+	}
 	if inProgress {
 		return &exitError{code: 128, msg: fmt.Sprintf("error: %s is already in progress\nhint: try \"git %s (--continue | --abort | --quit)\"\nfatal: %s failed", kind, kind, kind)}
 	}

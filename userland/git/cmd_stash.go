@@ -482,10 +482,9 @@ func stashApply(e *env, rp *repo, args []string, pop bool) error {
 			}
 		}
 	}
-	if !quiet {
-		for _, l := range m.messages {
-			fmt.Fprintln(e.stdout, l)
-		}
+	// git prints the merge's messages even with -q.
+	for _, l := range m.messages {
+		fmt.Fprintln(e.stdout, l)
 	}
 	if err := applyMerge(rp, cur, m); err != nil {
 		return err

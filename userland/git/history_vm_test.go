@@ -35,6 +35,8 @@ func TestGitMergeMatchesHost(t *testing.T) {
 		"git checkout -b nf && echo x >> k2 && git add k2 && git commit -q -m nf && git checkout main && git merge --no-ff -m 'merge nf' nf && git log -3 --format='%H %P %s'",
 		"git checkout -b ff2 && echo y >> k2 && git commit -q -am ff2 && git checkout nf && git merge --ff-only ff2 && git merge --ff-only main; echo $?",
 		"git merge nosuch; echo $?; git merge --abort; echo $?",
+		"git checkout -b nc main~1 && echo nc > nc && git add nc && git commit -q -m nc && git merge --no-commit main; echo $?; git status; git commit --no-edit && git log -1 --format='%H %P %s'",
+		"git checkout main && git merge -q nc && git log -1 --format=%s && git merge nc && git merge --no-ff nc",
 		// Merging into a branch other than main names it in the message.
 		"git checkout -b other HEAD~1 && echo o > o && git add o && git commit -q -m other && git merge --no-edit main && git log -1 --format=%B",
 	)
@@ -82,6 +84,8 @@ func TestGitStashMatchesHost(t *testing.T) {
 		"git add f && git commit -q -m resolved; git stash list",
 		"echo z > z && echo q >> a && git stash -u && git status --short && git log --format='%H %P %s' -1 stash && ls",
 		"git stash pop && ls && git status --short && git stash clear && git stash list",
+		"sed -i 's/^1$/one/' f && git add f && sed -i 's/^9$/nine/' f && git stash --keep-index && git status --short && cat f && git stash show -p",
+		"git checkout -- f && git stash pop -q; echo $?; git status --short; git stash list",
 	)
 }
 
@@ -104,6 +108,9 @@ func TestGitCherryPickRevertMatchHost(t *testing.T) {
 		// Aborted, and concluded with git commit instead.
 		"git revert HEAD~1; echo $?; git status --short; git revert --abort && git status && git log -1 --format=%s",
 		"git cherry-pick c2 2>/dev/null; echo resolved > f && git add f && git commit --no-edit && git log -1 --format='%H%n%B'",
+		"git checkout -b c3 HEAD~2 && sed -i 's/^1$/one/' f && git commit -q -am 'c3 one' && git checkout main && sed -i 's/^1$/uno/' f && git commit -q -am uno",
+		"git cherry-pick c3; echo $?; git cherry-pick c3; echo $?; git cherry-pick --abort && git status && git log -1 --format=%s",
+		"git cherry-pick c3 >/dev/null 2>&1; git cherry-pick --skip; echo $?; git status --short; git log -1 --format=%s",
 	)
 }
 
@@ -127,6 +134,8 @@ func TestGitRebaseMatchesHost(t *testing.T) {
 		"sed -i '/^[<=>]/d; /^2feat$/d' f && git add f && GIT_EDITOR=true git rebase --continue; echo $?; git status",
 		"git rebase --abort && git status && git log --format='%H %s' -3 && cat f",
 		"git rebase feat >/dev/null 2>&1; echo resolved > f && git add f && GIT_EDITOR=true git rebase --continue; echo $?; git log --format='%H %P %s' -4; git status --short; git branch",
+		"git checkout -b s main~1 && sed -i 's/^2$/2s/' f && git commit -q -am 's one' && echo s > s && git add s && git commit -q -m 's two'",
+		"git rebase feat; echo $?; git rebase --skip; echo $?; git log --format='%H %s' -3; git status --short",
 	)
 }
 
