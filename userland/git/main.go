@@ -10,8 +10,9 @@
 //
 // Output follows git 2.39 where scripts read it (log formats, status
 // --short/--porcelain, diff, rev-parse, merge and rebase messages). The
-// history commands share one three-way merge (merge3.go, after git's
-// xdiff; mergetree.go, after its "ort" strategy without renames) and
+// history commands share one three-way merge (merge3.go and xdiff.go,
+// ports of git's xdiff merge and histogram diff; mergetree.go, after
+// its "ort" strategy without renames) and
 // leave conflicts as git does: markers, index stages, MERGE_HEAD and the
 // rest, so host git and this one can take over from each other. Remotes
 // and the rest of git are not provided.

@@ -12,8 +12,12 @@ import "strings"
 // lines [i2, i2+chg2).
 type hunk struct{ i1, chg1, i2, chg2 int }
 
-// diffHunks lists the changes that turn a into b (line slices).
-func diffHunks(a, b []string) []hunk {
+// diffHunks lists the changes that turn a into b (line slices), as
+// git's merge finds them: merge-ort uses the histogram diff.
+func diffHunks(a, b []string) []hunk { return xdiffHunks(a, b, true) }
+
+// opsHunks lists the changes of a diff made by lineOps.
+func opsHunks(a, b []string) []hunk {
 	ops := lineOps(strings.Join(a, ""), strings.Join(b, ""))
 	var hs []hunk
 	i1, i2 := 0, 0

@@ -48,3 +48,32 @@ func TestMerge3(t *testing.T) {
 		t.Fatalf("conflict: %q, %d; want %q", got, n, want)
 	}
 }
+
+// The hunks of both diffs turn a into b.
+func FuzzXdiff(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nc\nd\n")
+	f.Add("", "x")
+	f.Add("}\n\n}\n\n", "\n}\n}\n")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if len(a) > 4096 || len(b) > 4096 {
+			return
+		}
+		al, bl := splitLines(a), splitLines(b)
+		for _, histogram := range []bool{false, true} {
+			var out []string
+			pos := 0
+			for _, h := range xdiffHunks(al, bl, histogram) {
+				if h.i1 < pos || h.i1+h.chg1 > len(al) || h.i2+h.chg2 > len(bl) {
+					t.Fatalf("histogram %v: bad hunk %+v", histogram, h)
+				}
+				out = append(out, al[pos:h.i1]...)
+				out = append(out, bl[h.i2:h.i2+h.chg2]...)
+				pos = h.i1 + h.chg1
+			}
+			out = append(out, al[pos:]...)
+			if got := strings.Join(out, ""); got != b {
+				t.Fatalf("histogram %v: hunks turn %q into %q, not %q", histogram, a, got, b)
+			}
+		}
+	})
+}

@@ -1,0 +1,147 @@
+//go:build !wasip1
+
+package main
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// These tests check the line diff and the line merge against host git
+// on random texts made of a few short lines, where many alignments are
+// possible and only git's exact algorithm picks git's.
+
+// randomText makes up to n lines from a small alphabet.
+func randomText(r *rand.Rand, n int) []string {
+	alpha := []string{"a", "b", "c", "", "}", "x y"}
+	var out []string
+	for i := r.Intn(n + 1); i > 0; i-- {
+		out = append(out, alpha[r.Intn(len(alpha))])
+	}
+	return out
+}
+
+// randomEdit deletes, replaces and inserts lines of base at random.
+func randomEdit(r *rand.Rand, base []string) []string {
+	alpha := []string{"a", "b", "c", "", "}", "x y"}
+	var out []string
+	for _, l := range base {
+		switch r.Intn(8) {
+		case 0:
+		case 1:
+			out = append(out, alpha[r.Intn(len(alpha))])
+		case 2:
+			out = append(out, l, alpha[r.Intn(len(alpha))])
+		default:
+			out = append(out, l)
+		}
+	}
+	if r.Intn(4) == 0 {
+		out = append(out, alpha[r.Intn(len(alpha))])
+	}
+	return out
+}
+
+func joinLines(ls []string) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	return strings.Join(ls, "\n") + "\n"
+}
+
+func hostGitIn(t *testing.T, dir string, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(hostGit, args...)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}, identityEnv...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// hunkHeader is a -U0 hunk's "-a,b +c,d" as git writes it.
+func hunkHeader(h hunk) string {
+	r := func(i, c int) string {
+		switch c {
+		case 0:
+			return fmt.Sprintf("%d,0", i)
+		case 1:
+			return fmt.Sprint(i + 1)
+		}
+		return fmt.Sprintf("%d,%d", i+1, c)
+	}
+	return "-" + r(h.i1, h.chg1) + " +" + r(h.i2, h.chg2)
+}
+
+// The Myers and histogram diffs place every change where git diff
+// (without the indent heuristic, as merges run it) places it.
+func TestXdiffMatchesHost(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewSource(2))
+	for i := 0; i < 200; i++ {
+		a := randomText(r, 14)
+		b := randomEdit(r, a)
+		if err := os.WriteFile(filepath.Join(dir, "a"), []byte(joinLines(a)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "b"), []byte(joinLines(b)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, histogram := range []bool{false, true} {
+			args := []string{"diff", "--no-index", "--no-indent-heuristic", "-U0", "a", "b"}
+			if histogram {
+				args = append(args, "--histogram")
+			}
+			var want []string
+			for _, l := range strings.Split(hostGitIn(t, dir, "", args...), "\n") {
+				if f := strings.Fields(l); len(f) >= 3 && f[0] == "@@" {
+					want = append(want, f[1]+" "+f[2])
+				}
+			}
+			var got []string
+			for _, h := range xdiffHunks(splitLines(joinLines(a)), splitLines(joinLines(b)), histogram) {
+				got = append(got, hunkHeader(h))
+			}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("diff (histogram %v) of %q and %q:\ngit:  %v\nours: %v", histogram, a, b, want, got)
+			}
+		}
+	}
+}
+
+// merge3 gives what git merge-tree (the "ort" merge) writes for the
+// file, conflict markers included.
+func TestMerge3MatchesHost(t *testing.T) {
+	dir := t.TempDir()
+	hostGitIn(t, dir, "", "init", "-q")
+	commit := func(text, parent string) string {
+		blob := strings.TrimSpace(hostGitIn(t, dir, text, "hash-object", "-w", "--stdin"))
+		tree := strings.TrimSpace(hostGitIn(t, dir, "100644 blob "+blob+"\tf\n", "mktree"))
+		args := []string{"commit-tree", tree, "-m", "x"}
+		if parent != "" {
+			args = append(args, "-p", parent)
+		}
+		return strings.TrimSpace(hostGitIn(t, dir, "", args...))
+	}
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 200; i++ {
+		base := randomText(r, 12)
+		ours, theirs := randomEdit(r, base), randomEdit(r, base)
+		b := commit(joinLines(base), "")
+		o, th := commit(joinLines(ours), b), commit(joinLines(theirs), b)
+		tree, _, _ := strings.Cut(hostGitIn(t, dir, "", "merge-tree", "--write-tree", o, th), "\n")
+		want := hostGitIn(t, dir, "", "cat-file", "blob", tree+":f")
+		got, n := merge3(joinLines(base), joinLines(ours), joinLines(theirs), mergeLabels{ours: o, theirs: th})
+		if got != want {
+			t.Fatalf("merge of %q and %q from %q:\ngit:\n%s\nours (%d conflicts):\n%s", ours, theirs, base, want, n, got)
+		}
+	}
+}
