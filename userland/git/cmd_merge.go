@@ -245,6 +245,20 @@ func mergeInto(e *env, rp *repo, theirs plumbing.Hash, theirsName string, opts m
 		}
 		return 0, nil
 	}
+	// The ort strategy wants the index to match HEAD.
+	idx, err := indexSnapshot(rp)
+	if err != nil {
+		return 0, err
+	}
+	if staged := compare(ours, idx); len(staged) > 0 {
+		var names []string
+		for _, c := range staged {
+			names = append(names, c.path)
+		}
+		fmt.Fprintf(e.stderr, "error: Your local changes to the following files would be overwritten by merge:\n  %s\n", strings.Join(names, " "))
+		fmt.Fprintln(e.stderr, "Merge with strategy ort failed.")
+		return 2, nil
+	}
 	bases, err := head.MergeBase(theirsC)
 	if err != nil {
 		return 0, err
@@ -394,7 +408,11 @@ type pendingCommit struct {
 func readPending(rp *repo) (*pendingCommit, error) {
 	p := &pendingCommit{msg: refFile(rp, "MERGE_MSG")}
 	if mh := strings.TrimSpace(refFile(rp, "MERGE_HEAD")); mh != "" {
-		p.parents = append(p.parents, plumbing.NewHash(mh))
+		h := plumbing.NewHash(mh)
+		if _, err := rp.r.CommitObject(h); err != nil || len(mh) != 40 {
+			return nil, fatalf("could not parse MERGE_HEAD: %s", mh)
+		}
+		p.parents = append(p.parents, h)
 		p.merge = true
 		p.files = []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"}
 		return p, nil
