@@ -2,7 +2,8 @@
 // (init, add, commit, log, diff, status, branch, checkout, rev-parse,
 // config) and the history ones (merge, stash, cherry-pick, revert,
 // rebase, apply) on go-git, compiled to WASI (GOOS=wasip1) so it runs
-// bounded like every guest program. Repositories are ordinary git repositories:
+// bounded like every guest program. Repositories are ordinary git
+// repositories:
 // objects, index and refs are read and written in git's formats, so a
 // repository made by host git works here and the other way round, and a
 // commit made with the same tree, author, committer, dates and message
@@ -12,10 +13,10 @@
 // --short/--porcelain, diff, rev-parse, merge and rebase messages). The
 // history commands share one three-way merge (merge3.go and xdiff.go,
 // ports of git's xdiff merge and histogram diff; mergetree.go, after
-// its "ort" strategy without renames) and
-// leave conflicts as git does: markers, index stages, MERGE_HEAD and the
-// rest, so host git and this one can take over from each other. Remotes
-// and the rest of git are not provided.
+// its "ort" strategy without renames) and leave conflicts as git does:
+// markers, index stages, MERGE_HEAD and the rest, so host git and this
+// one can take over from each other. Remotes and the rest of git are
+// not provided.
 package main
 
 import (
@@ -53,22 +54,16 @@ type env struct {
 type command func(e *env, args []string) error
 
 var commands = map[string]command{
-	"init":        cmdInit,
-	"add":         cmdAdd,
-	"commit":      cmdCommit,
-	"log":         cmdLog,
-	"diff":        cmdDiff,
-	"status":      cmdStatus,
-	"branch":      cmdBranch,
-	"checkout":    cmdCheckout,
-	"rev-parse":   cmdRevParse,
-	"config":      cmdConfig,
-	"merge":       cmdMerge,
-	"stash":       cmdStash,
-	"cherry-pick": cmdCherryPick,
-	"revert":      cmdRevert,
-	"rebase":      cmdRebase,
-	"apply":       cmdApply,
+	"init":      cmdInit,
+	"add":       cmdAdd,
+	"commit":    cmdCommit,
+	"log":       cmdLog,
+	"diff":      cmdDiff,
+	"status":    cmdStatus,
+	"branch":    cmdBranch,
+	"checkout":  cmdCheckout,
+	"rev-parse": cmdRevParse,
+	"config":    cmdConfig,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
