@@ -8,13 +8,16 @@ import (
 	"slices"
 	"strings"
 
+	git "github.com/go-git/go-git/v6"
 	"github.com/go-git/go-git/v6/plumbing"
 	"github.com/go-git/go-git/v6/plumbing/object"
+	"github.com/go-git/go-git/v6/plumbing/storer"
 )
 
 // mergeOptions are git merge's options, shared with pull.
 type mergeOptions struct {
 	noFF, ffOnly, noCommit bool
+	squash                 bool     // update the index and worktree only, and write SQUASH_MSG
 	message                []string // -m paragraphs; none: the default message
 	defaultMsg             string   // replaces "Merge branch 'x'" (pull names the remote)
 	quiet                  bool
@@ -66,7 +69,11 @@ func cmdMerge(e *env, args []string) error {
 			i++
 		case strings.HasPrefix(a, "--message="):
 			opts.message = append(opts.message, strings.TrimPrefix(a, "--message="))
-		case a == "--no-edit" || a == "--edit" || a == "-e" || a == "--commit" || a == "--no-squash":
+		case a == "--squash":
+			opts.squash = true
+		case a == "--no-squash":
+			opts.squash = false
+		case a == "--no-edit" || a == "--edit" || a == "-e" || a == "--commit":
 		case a == "--no-commit":
 			opts.noCommit = true
 		case a == "-q" || a == "--quiet":
@@ -198,14 +205,18 @@ func mergeInto(e *env, rp *repo, theirs plumbing.Hash, theirsName string, opts m
 	if err != nil {
 		return 0, err
 	}
+	upToDate := "Already up to date."
+	if opts.squash {
+		upToDate += " (nothing to squash)"
+	}
 	if theirs.Equal(head.Hash) {
-		fmt.Fprintln(e.stdout, "Already up to date.")
+		fmt.Fprintln(e.stdout, upToDate)
 		return 0, nil
 	}
 	if up, err := theirsC.IsAncestor(head); err != nil {
 		return 0, err
 	} else if up {
-		fmt.Fprintln(e.stdout, "Already up to date.")
+		fmt.Fprintln(e.stdout, upToDate)
 		return 0, nil
 	}
 	ffPossible, err := head.IsAncestor(theirsC)
@@ -234,7 +245,12 @@ func mergeInto(e *env, rp *repo, theirs plumbing.Hash, theirsName string, opts m
 		if err := applyMerge(rp, ours, m); err != nil {
 			return 0, err
 		}
-		if err := setHead(rp, theirs); err != nil {
+		if opts.squash {
+			if err := writeSquashMsg(rp, head, theirsC); err != nil {
+				return 0, err
+			}
+			fmt.Fprintln(e.stdout, "Squash commit -- not updating HEAD")
+		} else if err := setHead(rp, theirs); err != nil {
 			return 0, err
 		}
 		_ = writeGitFile(rp, "ORIG_HEAD", head.Hash.String()+"\n")
@@ -299,6 +315,19 @@ func mergeInto(e *env, rp *repo, theirs plumbing.Hash, theirsName string, opts m
 		return 0, err
 	}
 	_ = writeGitFile(rp, "ORIG_HEAD", head.Hash.String()+"\n")
+	if opts.squash {
+		if err := writeSquashMsg(rp, head, theirsC); err != nil {
+			return 0, err
+		}
+		if len(m.conflicts) > 0 {
+			fmt.Fprintln(e.stdout, "Squash commit -- not updating HEAD")
+			fmt.Fprintln(e.stdout, "Automatic merge failed; fix conflicts and then commit the result.")
+			return 1, nil
+		}
+		fmt.Fprintln(e.stdout, "Squash commit -- not updating HEAD")
+		fmt.Fprintln(e.stderr, "Automatic merge went well; stopped before committing as requested")
+		return 0, nil
+	}
 	if len(m.conflicts) > 0 || opts.noCommit {
 		mode := ""
 		if opts.noFF {
@@ -431,6 +460,9 @@ func readPending(rp *repo) (*pendingCommit, error) {
 			return p, nil
 		}
 	}
+	if sq := refFile(rp, "SQUASH_MSG"); sq != "" {
+		return &pendingCommit{msg: sq, files: []string{"SQUASH_MSG"}}, nil
+	}
 	if p.msg == "" {
 		return nil, nil
 	}
@@ -442,3 +474,39 @@ func gitFileExists(rp *repo, name string) bool {
 	_, err := os.Stat(filepath.Join(rp.gitDir(), name))
 	return err == nil
 }
+
+// writeSquashMsg writes git merge --squash's SQUASH_MSG: the log of the
+// commits merged.
+func writeSquashMsg(rp *repo, head, theirs *object.Commit) error {
+	var b strings.Builder
+	b.WriteString("Squashed commit of the following:\n")
+	iter, err := rp.r.Log(&git.LogOptions{From: theirs.Hash, Order: git.LogOrderCommitterTime})
+	if err != nil {
+		return err
+	}
+	n := 0
+	err = iter.ForEach(func(c *object.Commit) error {
+		if in, err := c.IsAncestor(head); err != nil || in || c.Hash.Equal(head.Hash) {
+			return err
+		}
+		if n++; n > maxSquashCommits {
+			return storer.ErrStop
+		}
+		fmt.Fprintf(&b, "\ncommit %s\nAuthor: %s <%s>\nDate:   %s\n\n", c.Hash, c.Author.Name, c.Author.Email, gitDate(c.Author))
+		for _, l := range strings.Split(strings.TrimRight(c.Message, "\n"), "\n") {
+			if l == "" {
+				b.WriteString("\n")
+			} else {
+				b.WriteString("    " + l + "\n")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeGitFile(rp, "SQUASH_MSG", b.String())
+}
+
+// maxSquashCommits bounds the log SQUASH_MSG holds.
+const maxSquashCommits = 10000

@@ -37,6 +37,10 @@ func TestGitMergeMatchesHost(t *testing.T) {
 		"git merge nosuch; echo $?; git merge --abort; echo $?",
 		"git checkout -b nc main~1 && echo nc > nc && git add nc && git commit -q -m nc && git merge --no-commit main; echo $?; git status; git commit --no-edit && git log -1 --format='%H %P %s'",
 		"git checkout main && git merge -q nc && git log -1 --format=%s && git merge nc && git merge --no-ff nc",
+		// --squash: the index and worktree only, and SQUASH_MSG for commit.
+		"git checkout -b sq feat~1 && git merge --squash feat && git status --short && git commit -q -m squashed && git log -2 --format='%H %P %s'",
+		"git checkout -b sq2 side && git merge --squash nf; echo $?; git status --short; git commit -q -m squashed2 && git log -1 --format='%H %P %s'",
+		"git checkout main",
 		// Merging into a branch other than main names it in the message.
 		"git checkout -b other HEAD~1 && echo o > o && git add o && git commit -q -m other && git merge --no-edit main && git log -1 --format=%B",
 	)
@@ -61,6 +65,9 @@ func TestGitMergeConflictsMatchHost(t *testing.T) {
 		"git checkout -b t2 HEAD~1 && printf '1\\n2\\nX\\nZ\\n5\\n6\\n7\\n8\\n9\\nextra\\n' > f && git commit -q -am t2",
 		"git merge t1; echo $?; cat f; git merge --abort",
 		"echo dirty >> f && git merge t1; echo $?; git checkout -- f",
+		// Binary files conflict whole.
+		"git checkout -b b1 && printf 'a\\0b' > bin && git add bin && git commit -q -m b1 && git checkout -b b2 HEAD~1 && printf 'a\\0c' > bin && git add bin && git commit -q -m b2",
+		"git merge b1; echo $?; git status --short; git merge --abort; git checkout main",
 		"git merge --continue; echo $?",
 		// ort wants the index to match HEAD, whatever the merge touches.
 		"echo staged >> d && git add d && git merge t1; echo $?; git status --short",

@@ -110,13 +110,13 @@ func mergeFile(rp *repo, res *treeMerge, p string, b, o, t *entry, labels mergeL
 	if b == nil {
 		kind = "add/add"
 	}
-	res.messages = append(res.messages, "Auto-merging "+p)
 	if isBinary(base) || isBinary(ours) || isBinary(theirs) || o.mode == filemode.Symlink || t.mode == filemode.Symlink {
 		res.messages = append(res.messages, fmt.Sprintf("warning: Cannot merge binary files: %s (%s vs. %s)", p, labels.ours, labels.theirs),
-			fmt.Sprintf("CONFLICT (%s): Merge conflict in %s", kind, p))
+			"Auto-merging "+p, fmt.Sprintf("CONFLICT (%s): Merge conflict in %s", kind, p))
 		res.conflicts[p] = stages{b, o, t}
 		return nil
 	}
+	res.messages = append(res.messages, "Auto-merging "+p)
 	merged, n := merge3(string(base), string(ours), string(theirs), labels)
 	if n > 0 {
 		res.messages = append(res.messages, fmt.Sprintf("CONFLICT (%s): Merge conflict in %s", kind, p))
