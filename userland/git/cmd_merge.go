@@ -411,7 +411,10 @@ func commitTree(e *env, rp *repo, s snapshot, msg string, author *object.Signatu
 // writeStatBetween writes the diffstat and created/deleted files
 // between two snapshots, as merge and pull print them.
 func writeStatBetween(e *env, from, to snapshot) error {
-	changes := compare(from, to)
+	changes, scores, err := compareRenames(from, to)
+	if err != nil {
+		return err
+	}
 	stats, err := statChanges(changes)
 	if err != nil {
 		return err
@@ -419,8 +422,49 @@ func writeStatBetween(e *env, from, to snapshot) error {
 	if len(stats) > 0 {
 		writeDiffstat(e.stdout, stats)
 	}
-	writeCreateDelete(e.stdout, changes)
+	for _, ch := range changes {
+		if sc, ok := scores[ch.path]; ok {
+			fmt.Fprintf(e.stdout, " rename %s (%d%%)\n", ch.path, sc*100/maxScore)
+			if ch.from.mode != ch.to.mode {
+				fmt.Fprintf(e.stdout, " mode change %o => %o\n", ch.from.mode, ch.to.mode)
+			}
+			continue
+		}
+		writeCreateDelete(e.stdout, []fileChange{ch})
+	}
 	return nil
+}
+
+// compareRenames is compare with renames detected: a rename is one
+// change at its destination, named "a => b" as git shows it, and its
+// similarity is in scores under that name.
+func compareRenames(from, to snapshot) ([]fileChange, map[string]int, error) {
+	changes := compare(from, to)
+	rs, err := detectRenames(from, to)
+	if err != nil || len(rs) == 0 {
+		return changes, nil, err
+	}
+	src := map[string]rename{}
+	dst := map[string]rename{}
+	for _, r := range rs {
+		src[r.from], dst[r.to] = r, r
+	}
+	scores := map[string]int{}
+	var out []fileChange
+	for _, ch := range changes {
+		if _, ok := src[ch.path]; ok && ch.to == nil {
+			continue
+		}
+		if r, ok := dst[ch.path]; ok && ch.from == nil {
+			f := from[r.from]
+			name := renameName(r.from, r.to)
+			out = append(out, fileChange{path: name, from: &f, to: ch.to})
+			scores[name] = r.score
+			continue
+		}
+		out = append(out, ch)
+	}
+	return out, scores, nil
 }
 
 // pendingCommit is what git commit concludes: a merge (MERGE_HEAD) or

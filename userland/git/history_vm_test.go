@@ -247,3 +247,24 @@ func TestGitConflictStateSharedWithHost(t *testing.T) {
 		t.Fatalf("host git continuing the VM's rebase:\n%s\non its own:\n%s", got.stdout, want.stdout)
 	}
 }
+
+// Renames: git's ort strategy follows a file one side renamed, and the
+// diffstats show renames as git does.
+func TestGitMergeRenamesMatchHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	long := "printf 'alpha\\nbeta\\ngamma\\ndelta\\nepsilon\\nzeta\\neta\\ntheta\\niota\\nkappa\\n'"
+	compareWithHost(t, h,
+		"git init -q -b main repo",
+		long+" > f && mkdir -p src/lib && "+long+" | tr a-z A-Z > src/lib/u.txt && echo keep > k && git add . && git commit -q -m base",
+		// A pure rename merged into a modified file, then a fast-forward over a rename.
+		"git checkout -b mv && git mv f g 2>/dev/null || (cp f g && rm f && git add -A) && git commit -q -m 'rename f' && git checkout main",
+		"sed -i 's/^beta$/BETA/' f && git commit -q -am 'edit f' && git merge mv && ls && cat g && git log -1 --format='%H %s'",
+		"git checkout -b mv2 && mkdir -p src/app && cp src/lib/u.txt src/app/u.txt && rm src/lib/u.txt && sed -i 's/^ETA$/ETA2/' src/app/u.txt && git add -A && git commit -q -m 'move u' && git checkout main && git merge mv2",
+		// Both sides edit a file one of them renamed: merged at the new path, or a conflict there.
+		"git checkout -b r1 && cp g h && rm g && sed -i 's/^kappa$/KAPPA/' h && git add -A && git commit -q -m 'g to h' && git checkout main",
+		"sed -i 's/^gamma$/GAMMA/' g && git commit -q -am 'edit g' && git merge r1 && cat h && ls",
+		"git checkout -b r2 && cp h i && rm h && sed -i 's/^delta$/D-theirs/' i && git add -A && git commit -q -m 'h to i' && git checkout main",
+		"sed -i 's/^delta$/D-ours/' h && git commit -q -am 'edit h' && git merge r2; echo $?; cat i; git status; git status --short; ls",
+		"echo resolved > i && git add -A && git commit -q --no-edit && git log -1 --format='%H %P %s'",
+	)
+}

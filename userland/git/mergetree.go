@@ -54,7 +54,14 @@ func mergeTrees(rp *repo, base, ours, theirs snapshot, labels mergeLabels) (*tre
 			paths[p] = true
 		}
 	}
+	handled, err := mergeRenames(rp, res, base, ours, theirs, labels)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range slices.Sorted(mapKeys(paths)) {
+		if handled[p] {
+			continue
+		}
 		b, o, t := lookup(base, p), lookup(ours, p), lookup(theirs, p)
 		switch {
 		case sameEntry(o, t), sameEntry(b, t):
@@ -83,6 +90,73 @@ func mergeTrees(rp *repo, base, ours, theirs snapshot, labels mergeLabels) (*tre
 		}
 	}
 	return res, nil
+}
+
+// mergeRenames handles the files one side renamed and the other kept
+// (changed or not) at the old path, as ort does: the result is at the
+// new path, merged from the three versions. It returns the paths it
+// settled. Renames on both sides, and renames the other side deleted or
+// collided with, are left to the path-by-path merge.
+func mergeRenames(rp *repo, res *treeMerge, base, ours, theirs snapshot, labels mergeLabels) (map[string]bool, error) {
+	handled := map[string]bool{}
+	rOurs, err := detectRenames(base, ours)
+	if err != nil {
+		return nil, err
+	}
+	rTheirs, err := detectRenames(base, theirs)
+	if err != nil {
+		return nil, err
+	}
+	renamedBy := func(rs []rename) map[string]rename {
+		m := map[string]rename{}
+		for _, r := range rs {
+			m[r.from] = r
+		}
+		return m
+	}
+	oursFrom, theirsFrom := renamedBy(rOurs), renamedBy(rTheirs)
+	type side struct {
+		rs          []rename
+		other       snapshot
+		otherFrom   map[string]rename
+		renamedOurs bool
+	}
+	for _, sd := range []side{{rOurs, theirs, theirsFrom, true}, {rTheirs, ours, oursFrom, false}} {
+		for _, r := range sd.rs {
+			if _, both := sd.otherFrom[r.from]; both || handled[r.from] || handled[r.to] {
+				continue
+			}
+			kept, ok := sd.other[r.from]
+			if !ok {
+				continue
+			}
+			if _, clash := sd.other[r.to]; clash {
+				continue
+			}
+			b := lookup(base, r.from)
+			var o, t *entry
+			l := labels
+			if sd.renamedOurs {
+				o, t = lookup(ours, r.to), &kept
+				l = mergeLabels{ours: labels.ours + ":" + r.to, theirs: labels.theirs + ":" + r.from}
+			} else {
+				o, t = &kept, lookup(theirs, r.to)
+				l = mergeLabels{ours: labels.ours + ":" + r.from, theirs: labels.theirs + ":" + r.to}
+			}
+			handled[r.from], handled[r.to] = true, true
+			switch {
+			case sameEntry(o, t), sameEntry(b, t):
+				res.clean[r.to] = *o
+			case sameEntry(b, o):
+				res.clean[r.to] = *t
+			default:
+				if err := mergeFile(rp, res, r.to, b, o, t, l); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return handled, nil
 }
 
 // mergeFile merges one path both sides changed.
