@@ -422,16 +422,7 @@ func writeStatBetween(e *env, from, to snapshot) error {
 	if len(stats) > 0 {
 		writeDiffstat(e.stdout, stats)
 	}
-	for _, ch := range changes {
-		if sc, ok := scores[ch.path]; ok {
-			fmt.Fprintf(e.stdout, " rename %s (%d%%)\n", ch.path, sc*100/maxScore)
-			if ch.from.mode != ch.to.mode {
-				fmt.Fprintf(e.stdout, " mode change %o => %o\n", ch.from.mode, ch.to.mode)
-			}
-			continue
-		}
-		writeCreateDelete(e.stdout, []fileChange{ch})
-	}
+	writeRenameSummary(e, changes, scores)
 	return nil
 }
 

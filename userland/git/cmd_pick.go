@@ -270,7 +270,51 @@ func printCommitSummary(e *env, rp *repo, parent *object.Commit, h plumbing.Hash
 	if showDate {
 		fmt.Fprintf(e.stdout, " Date: %s\n", gitDate(c.Author))
 	}
-	return writeSummary(e, rp, parent, c)
+	from, err := treeSnapshot(rp, parent)
+	if err != nil {
+		return err
+	}
+	to, err := treeSnapshot(rp, c)
+	if err != nil {
+		return err
+	}
+	return writeShortstat(e, from, to)
+}
+
+// writeShortstat is the summary git prints after a commit: the
+// "N files changed" line, then created, deleted and renamed files.
+func writeShortstat(e *env, from, to snapshot) error {
+	changes, scores, err := compareRenames(from, to)
+	if err != nil {
+		return err
+	}
+	stats, err := statChanges(changes)
+	if err != nil {
+		return err
+	}
+	adds, dels := 0, 0
+	for _, s := range stats {
+		adds += s.added
+		dels += s.delete
+	}
+	writeStatSummary(e.stdout, len(stats), adds, dels)
+	writeRenameSummary(e, changes, scores)
+	return nil
+}
+
+// writeRenameSummary is git's --summary: created and deleted files,
+// renames with their similarity, mode changes.
+func writeRenameSummary(e *env, changes []fileChange, scores map[string]int) {
+	for _, ch := range changes {
+		if sc, ok := scores[ch.path]; ok {
+			fmt.Fprintf(e.stdout, " rename %s (%d%%)\n", ch.path, sc*100/maxScore)
+			if ch.from.mode != ch.to.mode {
+				fmt.Fprintf(e.stdout, " mode change %o => %o\n", ch.from.mode, ch.to.mode)
+			}
+			continue
+		}
+		writeCreateDelete(e.stdout, []fileChange{ch})
+	}
 }
 
 // stripComments drops the lines starting with '#', as git's "strip"

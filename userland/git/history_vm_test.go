@@ -266,5 +266,7 @@ func TestGitMergeRenamesMatchHost(t *testing.T) {
 		"git checkout -b r2 && cp h i && rm h && sed -i 's/^delta$/D-theirs/' i && git add -A && git commit -q -m 'h to i' && git checkout main",
 		"sed -i 's/^delta$/D-ours/' h && git commit -q -am 'edit h' && git merge r2; echo $?; cat i; git status; git status --short; ls",
 		"echo resolved > i && git add -A && git commit -q --no-edit && git log -1 --format='%H %P %s'",
+		// A picked or reverted rename is summarised as git does.
+		"git checkout -b r3 && cp k k2 && rm k && git add -A && git commit -q -m 'k to k2' && git checkout main && git cherry-pick r3 && git revert HEAD",
 	)
 }
