@@ -8,8 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v6/plumbing"
+	"github.com/go-git/go-git/v6/plumbing/filemode"
 )
 
 // These tests check the line diff and the line merge against host git
@@ -144,4 +148,69 @@ func TestMerge3MatchesHost(t *testing.T) {
 			t.Fatalf("merge of %q and %q from %q:\ngit:\n%s\nours (%d conflicts):\n%s", ours, theirs, base, want, n, got)
 		}
 	}
+}
+
+// Renames and their similarity come out as git diff -M reports them, in
+// the diffstat and summary merge prints.
+func TestRenameStatMatchesHost(t *testing.T) {
+	dir := t.TempDir()
+	hostGitIn(t, dir, "", "init", "-q")
+	r := rand.New(rand.NewSource(3))
+	words := []string{"alpha", "beta", "gamma", "delta", "a somewhat longer line of text", "", "}", "x"}
+	blob := func(text string) entry {
+		h := strings.TrimSpace(hostGitIn(t, dir, text, "hash-object", "-w", "--stdin"))
+		data := []byte(text)
+		return entry{hash: plumbing.NewHash(h), mode: filemode.Regular, load: func() ([]byte, error) { return data, nil }}
+	}
+	commit := func(files map[string]entry, parent string) string {
+		var tree strings.Builder
+		for _, p := range slices.Sorted(mapKeys(files)) {
+			fmt.Fprintf(&tree, "100644 blob %s\t%s\n", files[p].hash, p)
+		}
+		// mktree wants one level: paths here have no slashes.
+		th := strings.TrimSpace(hostGitIn(t, dir, tree.String(), "mktree"))
+		args := []string{"commit-tree", th, "-m", "x"}
+		if parent != "" {
+			args = append(args, "-p", parent)
+		}
+		return strings.TrimSpace(hostGitIn(t, dir, "", args...))
+	}
+	renames, partial := 0, 0
+	for i := 0; i < 60; i++ {
+		from, to := snapshot{}, snapshot{}
+		for j := 0; j < 1+r.Intn(3); j++ {
+			var lines []string
+			for k := 0; k < 3+r.Intn(15); k++ {
+				lines = append(lines, words[r.Intn(len(words))])
+			}
+			name := fmt.Sprintf("f%d", j)
+			from[name] = blob(joinLines(lines))
+			edited := randomEdit(r, lines)
+			target := name
+			if r.Intn(3) > 0 {
+				target = fmt.Sprintf("g%d", r.Intn(4))
+			}
+			if _, taken := to[target]; taken {
+				target = name
+			}
+			to[target] = blob(joinLines(edited))
+		}
+		a := commit(from, "")
+		b := commit(to, a)
+		want := hostGitIn(t, dir, "", "diff", "-M", "--stat", "--summary", a, b)
+		renames += strings.Count(want, " rename ")
+		partial += strings.Count(want, " rename ") - strings.Count(want, "(100%)")
+		var got strings.Builder
+		if err := writeStatBetween(&env{stdout: &got}, from, to); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want {
+			t.Fatalf("stat of %v -> %v:\ngit:\n%s\nours:\n%s", slices.Sorted(mapKeys(from)), slices.Sorted(mapKeys(to)), want, got.String())
+		}
+	}
+	// The cases must include renames, edited ones among them.
+	if renames < 10 || partial < 5 {
+		t.Fatalf("only %d renames, %d of them edited: the cases test too little", renames, partial)
+	}
+	t.Logf("%d renames, %d edited", renames, partial)
 }
