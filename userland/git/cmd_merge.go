@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	git "github.com/go-git/go-git/v6"
@@ -24,11 +25,61 @@ type mergeOptions struct {
 	noStat                 bool
 }
 
-// resolveRev resolves a revision to a commit hash. It is the one place
-// history commands resolve names, so a fuller revision parser can
-// replace it.
+// resolveRev resolves a revision to a commit hash: a branch, tag,
+// remote-tracking branch, HEAD or hash, then ~N and ^N steps. Names go
+// before hashes, as in git (go-git's resolver takes "c" for a hash
+// prefix even where a branch c exists). It is the one place the history
+// commands resolve names, so a fuller revision parser can replace it.
 func resolveRev(rp *repo, rev string) (plumbing.Hash, error) {
-	if rev == "HEAD" {
+	base, suffix := rev, ""
+	if i := strings.IndexAny(rev, "~^"); i >= 0 {
+		base, suffix = rev[:i], rev[i:]
+	}
+	h, err := resolveName(rp, base)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	for suffix != "" {
+		op := suffix[0]
+		suffix = suffix[1:]
+		if op != '~' && op != '^' {
+			return plumbing.ZeroHash, fmt.Errorf("%s: bad revision", rev)
+		}
+		j := 0
+		for j < len(suffix) && j < 6 && suffix[j] >= '0' && suffix[j] <= '9' {
+			j++
+		}
+		n := 1
+		if j > 0 {
+			n, _ = strconv.Atoi(suffix[:j])
+		}
+		suffix = suffix[j:]
+		// ~N: the first parent N times; ^N: the Nth parent (^0: itself).
+		steps, idx := n, 0
+		if op == '^' {
+			steps, idx = min(n, 1), n-1
+		}
+		for ; steps > 0; steps-- {
+			c, err := rp.r.CommitObject(h)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if idx >= len(c.ParentHashes) {
+				return plumbing.ZeroHash, fmt.Errorf("%s: no such parent", rev)
+			}
+			h = c.ParentHashes[idx]
+		}
+	}
+	c, err := rp.r.CommitObject(h)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.Hash, nil
+}
+
+// resolveName resolves a name without ~ and ^ steps.
+func resolveName(rp *repo, name string) (plumbing.Hash, error) {
+	if name == "HEAD" || name == "@" {
 		c, err := rp.head()
 		if err != nil {
 			return plumbing.ZeroHash, err
@@ -38,15 +89,30 @@ func resolveRev(rp *repo, rev string) (plumbing.Hash, error) {
 		}
 		return c.Hash, nil
 	}
-	h, err := rp.r.ResolveRevision(plumbing.Revision(rev))
+	// git's order for a short name (refs.c's ref_rev_parse_rules).
+	candidates := []string{"refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}
+	if strings.HasPrefix(name, "refs/") {
+		candidates = []string{name}
+	}
+	for _, full := range candidates {
+		ref, err := rp.r.Reference(plumbing.ReferenceName(full), true)
+		if err != nil {
+			continue
+		}
+		h := ref.Hash()
+		// An annotated tag names its commit.
+		if tag, err := rp.r.TagObject(h); err == nil {
+			if c, err := tag.Commit(); err == nil {
+				h = c.Hash
+			}
+		}
+		return h, nil
+	}
+	h, err := rp.r.ResolveRevision(plumbing.Revision(name))
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	c, err := rp.r.CommitObject(*h)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return c.Hash, nil
+	return *h, nil
 }
 
 // cmdMerge: git merge [--no-ff|--ff-only] [-m MSG] [--no-edit] [--no-commit] [-q] BRANCH | --abort | --continue.

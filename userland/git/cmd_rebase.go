@@ -55,12 +55,18 @@ func todoText(lines []string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// cmdRebase: git rebase UPSTREAM | --continue | --abort | --skip | --quit.
+// cmdRebase: git rebase [--onto NEWBASE] UPSTREAM | --continue | --abort | --skip | --quit.
 func cmdRebase(e *env, args []string) error {
 	var revs []string
-	action := ""
-	for _, a := range args {
+	action, onto := "", ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		switch {
+		case a == "--onto" && i+1 < len(args):
+			onto = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--onto="):
+			onto = strings.TrimPrefix(a, "--onto=")
 		case a == "--continue" || a == "--abort" || a == "--skip" || a == "--quit":
 			action = a
 		case a == "-q" || a == "--quiet" || a == "--merge" || a == "-m":
@@ -126,12 +132,18 @@ func cmdRebase(e *env, args []string) error {
 	if err != nil {
 		return fatalf("invalid upstream '%s'", revs[0])
 	}
-	return rebaseStart(e, rp, upstream)
+	base := upstream
+	if onto != "" {
+		if base, err = resolveRev(rp, onto); err != nil {
+			return fatalf("Does not point to a valid commit '%s'", onto)
+		}
+	}
+	return rebaseStart(e, rp, upstream, base)
 }
 
-// rebaseStart checks the worktree, lists the commits to replay and
-// replays them.
-func rebaseStart(e *env, rp *repo, upstream plumbing.Hash) error {
+// rebaseStart checks the worktree, lists the commits to replay (those
+// not in upstream) and replays them onto onto.
+func rebaseStart(e *env, rp *repo, upstream, onto plumbing.Hash) error {
 	head, err := rp.head()
 	if err != nil {
 		return err
@@ -176,7 +188,7 @@ func rebaseStart(e *env, rp *repo, upstream plumbing.Hash) error {
 	if err != nil {
 		return err
 	}
-	if len(bases) > 0 && bases[0].Hash.Equal(upstream) {
+	if len(bases) > 0 && bases[0].Hash.Equal(upstream) && onto.Equal(upstream) {
 		name := branch
 		if !attached {
 			name = "HEAD"
@@ -208,7 +220,7 @@ func rebaseStart(e *env, rp *repo, upstream plumbing.Hash) error {
 		todo = append(todo, fmt.Sprintf("pick %s %s", c.Hash, subject))
 	}
 	for name, content := range map[string]string{
-		"head-name": headName + "\n", "onto": upstream.String() + "\n", "orig-head": head.Hash.String() + "\n",
+		"head-name": headName + "\n", "onto": onto.String() + "\n", "orig-head": head.Hash.String() + "\n",
 		"git-rebase-todo": todoText(todo), "done": "", "msgnum": "0\n", "end": strconv.Itoa(len(todo)) + "\n", "interactive": "",
 	} {
 		if err := writeRebaseFile(rp, name, content); err != nil {
@@ -216,14 +228,14 @@ func rebaseStart(e *env, rp *repo, upstream plumbing.Hash) error {
 		}
 	}
 	_ = writeGitFile(rp, "ORIG_HEAD", head.Hash.String()+"\n")
-	upSnap, err := treeSnapshot(rp, up)
+	ontoSnap, _, err := commitSnapshot(rp, onto)
 	if err != nil {
 		return err
 	}
-	if err := applyMerge(rp, headSnap, &treeMerge{clean: upSnap}); err != nil {
+	if err := applyMerge(rp, headSnap, &treeMerge{clean: ontoSnap}); err != nil {
 		return err
 	}
-	if err := rp.r.Storer.SetReference(plumbing.NewHashReference(plumbing.HEAD, upstream)); err != nil {
+	if err := rp.r.Storer.SetReference(plumbing.NewHashReference(plumbing.HEAD, onto)); err != nil {
 		return err
 	}
 	return rebaseLoop(e, rp)

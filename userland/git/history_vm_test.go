@@ -145,6 +145,9 @@ func TestGitRebaseMatchesHost(t *testing.T) {
 		"git rebase feat >/dev/null 2>&1; echo resolved > f && git add f && GIT_EDITOR=true git rebase --continue; echo $?; git log --format='%H %P %s' -4; git status --short; git branch",
 		"git checkout -b s main~1 && sed -i 's/^2$/2s/' f && git commit -q -am 's one' && echo s > s && git add s && git commit -q -m 's two'",
 		"git rebase feat; echo $?; git rebase --skip; echo $?; git log --format='%H %s' -3; git status --short",
+		// --onto: the commits after c~1 only, onto main. (checkout takes
+		// refs/heads/c: go-git resolves a bare "c" as a hash prefix.)
+		"git stash -q; git stash drop -q; git checkout -b o2 refs/heads/c && git rebase --onto main c~1; echo $?; git log --format='%H %P %s' -3",
 	)
 }
 
