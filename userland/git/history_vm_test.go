@@ -269,6 +269,11 @@ func TestGitMergeRenamesMatchHost(t *testing.T) {
 		"git checkout -b r2 && cp h i && rm h && sed -i 's/^delta$/D-theirs/' i && git add -A && git commit -q -m 'h to i' && git checkout main",
 		"sed -i 's/^delta$/D-ours/' h && git commit -q -am 'edit h' && git merge r2; echo $?; cat i; git status; git status --short; ls",
 		"echo resolved > i && git add -A && git commit -q --no-edit && git log -1 --format='%H %P %s'",
+		// Renamed two ways, and renamed against a deletion.
+		"git checkout -b rr1 && printf 'one\\ntwo\\nthree\\nfour\\nfive\\n' > b1 && echo x > b5 && git add -A && git commit -q -m rr-base",
+		"git checkout -b rr2 && cp i z2 && rm i && cp b1 c1 && rm b1 && echo feat > b5 && git add -A && git commit -q -m rr2 && git checkout rr1",
+		"cp i z1 && rm i b1 && echo main > b5 && git add -A && git commit -q -m rr1 && git merge rr2; echo $?; git status; git status --short; ls",
+		"git merge --abort && git checkout main",
 		// A picked or reverted rename is summarised as git does.
 		"git checkout -b r3 && cp k k2 && rm k && git add -A && git commit -q -m 'k to k2' && git checkout main && git cherry-pick r3 && git revert HEAD",
 	)

@@ -29,6 +29,17 @@ type treeMerge struct {
 	conflicts map[string]stages // unresolved paths
 	work      map[string][]byte // worktree contents of conflicted paths (nil: ours is left)
 	messages  []string          // what git prints, in path order
+	said      []pathMsg         // messages as they come, with their path
+}
+
+// pathMsg is a message git files under a path, to print in path order.
+type pathMsg struct{ path, text string }
+
+// say records messages about path p.
+func (m *treeMerge) say(p string, texts ...string) {
+	for _, t := range texts {
+		m.said = append(m.said, pathMsg{p, t})
+	}
 }
 
 func sameEntry(a, b *entry) bool {
@@ -78,7 +89,7 @@ func mergeTrees(rp *repo, base, ours, theirs snapshot, labels mergeLabels) (*tre
 			}
 		case o == nil:
 			res.conflicts[p] = stages{b, nil, t}
-			res.messages = append(res.messages, fmt.Sprintf("CONFLICT (modify/delete): %s deleted in %s and modified in %s.  Version %s of %s left in tree.", p, labels.ours, labels.theirs, labels.theirs, p))
+			res.say(p, fmt.Sprintf("CONFLICT (modify/delete): %s deleted in %s and modified in %s.  Version %s of %s left in tree.", p, labels.ours, labels.theirs, labels.theirs, p))
 			data, err := t.load()
 			if err != nil {
 				return nil, err
@@ -86,8 +97,12 @@ func mergeTrees(rp *repo, base, ours, theirs snapshot, labels mergeLabels) (*tre
 			res.work[p] = data
 		default:
 			res.conflicts[p] = stages{b, o, nil}
-			res.messages = append(res.messages, fmt.Sprintf("CONFLICT (modify/delete): %s deleted in %s and modified in %s.  Version %s of %s left in tree.", p, labels.theirs, labels.ours, labels.ours, p))
+			res.say(p, fmt.Sprintf("CONFLICT (modify/delete): %s deleted in %s and modified in %s.  Version %s of %s left in tree.", p, labels.theirs, labels.ours, labels.ours, p))
 		}
+	}
+	sort.SliceStable(res.said, func(i, j int) bool { return res.said[i].path < res.said[j].path })
+	for _, m := range res.said {
+		res.messages = append(res.messages, m.text)
 	}
 	return res, nil
 }
@@ -121,6 +136,31 @@ func mergeRenames(rp *repo, res *treeMerge, base, ours, theirs snapshot, labels 
 		otherFrom   map[string]rename
 		renamedOurs bool
 	}
+	// Renamed differently on each side (git's rename/rename 1to2): the
+	// old path is left at stage 1, each new one at its side's stage.
+	for _, r := range rOurs {
+		rt, both := theirsFrom[r.from]
+		if !both || rt.to == r.to {
+			continue
+		}
+		if _, clash := theirs[r.to]; clash {
+			continue
+		}
+		if _, clash := ours[rt.to]; clash {
+			continue
+		}
+		b, o, t := lookup(base, r.from), lookup(ours, r.to), lookup(theirs, rt.to)
+		handled[r.from], handled[r.to], handled[rt.to] = true, true, true
+		res.conflicts[r.from] = stages{b, nil, nil}
+		res.conflicts[r.to] = stages{nil, o, nil}
+		res.conflicts[rt.to] = stages{nil, nil, t}
+		data, err := t.load()
+		if err != nil {
+			return nil, err
+		}
+		res.work[rt.to] = data
+		res.say(r.from, fmt.Sprintf("CONFLICT (rename/rename): %s renamed to %s in %s and to %s in %s.", r.from, r.to, labels.ours, rt.to, labels.theirs))
+	}
 	for _, sd := range []side{{rOurs, theirs, theirsFrom, true}, {rTheirs, ours, oursFrom, false}} {
 		for _, r := range sd.rs {
 			if _, both := sd.otherFrom[r.from]; both || handled[r.from] || handled[r.to] {
@@ -128,6 +168,25 @@ func mergeRenames(rp *repo, res *treeMerge, base, ours, theirs snapshot, labels 
 			}
 			kept, ok := sd.other[r.from]
 			if !ok {
+				// Renamed on one side, deleted on the other.
+				if _, clash := sd.other[r.to]; clash {
+					continue
+				}
+				handled[r.from], handled[r.to] = true, true
+				renamer, deleter := labels.ours, labels.theirs
+				if sd.renamedOurs {
+					res.conflicts[r.to] = stages{lookup(base, r.from), lookup(ours, r.to), nil}
+				} else {
+					renamer, deleter = labels.theirs, labels.ours
+					t := lookup(theirs, r.to)
+					res.conflicts[r.to] = stages{lookup(base, r.from), nil, t}
+					data, err := t.load()
+					if err != nil {
+						return nil, err
+					}
+					res.work[r.to] = data
+				}
+				res.say(r.to, fmt.Sprintf("CONFLICT (rename/delete): %s renamed to %s in %s, but deleted in %s.", r.from, r.to, renamer, deleter))
 				continue
 			}
 			if _, clash := sd.other[r.to]; clash {
@@ -185,15 +244,15 @@ func mergeFile(rp *repo, res *treeMerge, p string, b, o, t *entry, labels mergeL
 		kind = "add/add"
 	}
 	if isBinary(base) || isBinary(ours) || isBinary(theirs) || o.mode == filemode.Symlink || t.mode == filemode.Symlink {
-		res.messages = append(res.messages, fmt.Sprintf("warning: Cannot merge binary files: %s (%s vs. %s)", p, labels.ours, labels.theirs),
+		res.say(p, fmt.Sprintf("warning: Cannot merge binary files: %s (%s vs. %s)", p, labels.ours, labels.theirs),
 			"Auto-merging "+p, fmt.Sprintf("CONFLICT (%s): Merge conflict in %s", kind, p))
 		res.conflicts[p] = stages{b, o, t}
 		return nil
 	}
-	res.messages = append(res.messages, "Auto-merging "+p)
+	res.say(p, "Auto-merging "+p)
 	merged, n := merge3(string(base), string(ours), string(theirs), labels)
 	if n > 0 {
-		res.messages = append(res.messages, fmt.Sprintf("CONFLICT (%s): Merge conflict in %s", kind, p))
+		res.say(p, fmt.Sprintf("CONFLICT (%s): Merge conflict in %s", kind, p))
 		res.conflicts[p] = stages{b, o, t}
 		res.work[p] = []byte(merged)
 		return nil
