@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -422,9 +423,11 @@ func stashShow(e *env, rp *repo, args []string) error {
 func stashApply(e *env, rp *repo, args []string, pop bool) error {
 	quiet, rest := stashFlags(args)
 	var revs []string
+	withIndex := false
 	for _, a := range rest {
 		if a == "--index" {
-			return usagef("error: git stash %s --index is not supported here", map[bool]string{true: "pop", false: "apply"}[pop])
+			withIndex = true
+			continue
 		}
 		revs = append(revs, a)
 	}
@@ -460,6 +463,25 @@ func stashApply(e *env, rp *repo, args []string, pop bool) error {
 	if err != nil {
 		return err
 	}
+	// --index: the stash's staged changes go onto the current index, as
+	// git applies their diff with apply --cached.
+	var newIndex snapshot
+	if withIndex {
+		istash, _, err := commitSnapshot(rp, w.ParentHashes[1])
+		if err != nil {
+			return err
+		}
+		if len(compare(base, istash)) > 0 && len(compare(cur, istash)) > 0 {
+			im, err := mergeTrees(rp, base, cur, istash, mergeLabels{})
+			if err != nil {
+				return err
+			}
+			if len(im.conflicts) > 0 {
+				return &exitError{code: 1, msg: "error: conflicts in index. Try without --index."}
+			}
+			newIndex = im.clean
+		}
+	}
 	labels := mergeLabels{ours: "Updated upstream", theirs: "Stashed changes"}
 	if len(compare(base, cur)) == 0 {
 		labels.ours = "Version stash was based on"
@@ -469,7 +491,23 @@ func stashApply(e *env, rp *repo, args []string, pop bool) error {
 		return err
 	}
 	if err := checkOverwrite(rp, cur, m, "merge"); err != nil {
-		return err
+		// git counts this a failed merge: it still shows the status.
+		var xe *exitError
+		if !errors.As(err, &xe) {
+			return err
+		}
+		fmt.Fprintln(e.stderr, xe.msg)
+		if !quiet {
+			s, err := readState(rp)
+			if err != nil {
+				return err
+			}
+			s.writeLong(e.stdout, rp)
+		}
+		if pop {
+			fmt.Fprintln(e.stdout, "The stash entry is kept in case you need it again.")
+		}
+		return &exitError{code: 1}
 	}
 	var untracked snapshot
 	if len(w.ParentHashes) > 2 {
@@ -489,7 +527,16 @@ func stashApply(e *env, rp *repo, args []string, pop bool) error {
 	if err := applyMerge(rp, cur, m); err != nil {
 		return err
 	}
-	if len(m.conflicts) == 0 {
+	switch {
+	case len(m.conflicts) > 0:
+		if withIndex {
+			fmt.Fprintln(e.stderr, "Index was not unstashed.")
+		}
+	case newIndex != nil:
+		if err := setIndex(rp, newIndex); err != nil {
+			return err
+		}
+	default:
 		if err := unstageUnlessNew(rp, cur); err != nil {
 			return err
 		}
@@ -520,6 +567,28 @@ func stashApply(e *env, rp *repo, args []string, pop bool) error {
 		return stashDrop(e, rp, n, name, quiet)
 	}
 	return nil
+}
+
+// setIndex makes the index hold s (the worktree is left as it is).
+func setIndex(rp *repo, s snapshot) error {
+	idx, err := rp.r.Storer.Index()
+	if err != nil {
+		return err
+	}
+	old := map[string]*index.Entry{}
+	for _, e := range idx.Entries {
+		old[e.Name] = e
+	}
+	idx.Entries = nil
+	for p, e := range s {
+		if o, ok := old[p]; ok && o.Hash.Equal(e.hash) && o.Mode == e.mode && o.Stage == 0 {
+			idx.Entries = append(idx.Entries, o)
+			continue
+		}
+		idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: e.hash, Mode: e.mode})
+	}
+	sortIndex(idx)
+	return rp.r.Storer.SetIndex(idx)
 }
 
 // unstageUnlessNew puts the index back to cur for every path cur has,

@@ -95,6 +95,8 @@ func TestGitStashMatchesHost(t *testing.T) {
 		"git stash pop && ls && git status --short && git stash clear && git stash list",
 		"sed -i 's/^1$/one/' f && git add f && sed -i 's/^9$/nine/' f && git stash --keep-index && git status --short && cat f && git stash show -p",
 		"git checkout -- f && git stash pop -q; echo $?; git status --short; git stash list",
+		// --index puts staged changes back in the index.
+		"git add -A && git commit -q -m kept && echo s1 >> a && git add a && echo w1 >> f && git stash -q && git stash apply --index && git status --short && git stash pop; git status --short",
 	)
 }
 
