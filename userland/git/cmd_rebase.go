@@ -26,11 +26,7 @@ const maxRebaseCommits = 10000
 func rebasePath(rp *repo, name string) string { return filepath.Join(rp.gitDir(), rebaseDir, name) }
 
 func readRebaseFile(rp *repo, name string) string {
-	b, err := os.ReadFile(rebasePath(rp, name))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+	return strings.TrimSpace(readBounded(rebasePath(rp, name)))
 }
 
 func writeRebaseFile(rp *repo, name, content string) error {

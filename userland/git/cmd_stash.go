@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	git "github.com/go-git/go-git/v6"
 	"github.com/go-git/go-git/v6/plumbing"
@@ -605,7 +604,7 @@ func unstageUnlessNew(rp *repo, cur snapshot) error {
 		seen[e.Name] = true
 		if c, ok := cur[e.Name]; ok {
 			if !c.hash.Equal(e.Hash) || c.mode != e.Mode {
-				e = &index.Entry{Name: e.Name, Hash: c.hash, Mode: c.mode, ModifiedAt: time.Time{}}
+				e = &index.Entry{Name: e.Name, Hash: c.hash, Mode: c.mode}
 			}
 		}
 		entries = append(entries, e)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -566,12 +567,22 @@ func statEntry(rp *repo, p string, e entry) *index.Entry {
 	return ne
 }
 
+// maxStateFile bounds what is read of a state file of .git (MERGE_MSG,
+// the rebase todo list...).
+const maxStateFile = 4 << 20
+
 // refFile reads a file of .git such as MERGE_HEAD ("" if missing).
-func refFile(rp *repo, name string) string {
-	b, err := os.ReadFile(filepath.Join(rp.gitDir(), name))
+func refFile(rp *repo, name string) string { return readBounded(filepath.Join(rp.gitDir(), name)) }
+
+// readBounded reads at most maxStateFile bytes of a file ("" if
+// missing).
+func readBounded(name string) string {
+	f, err := os.Open(name)
 	if err != nil {
 		return ""
 	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxStateFile))
 	return string(b)
 }
 
