@@ -302,11 +302,14 @@ func mergeInto(e *env, rp *repo, theirs plumbing.Hash, theirsName string, opts m
 	}
 	if ffPossible && !opts.noFF {
 		m := &treeMerge{clean: theirsSnap}
+		if !opts.quiet {
+			fmt.Fprintf(e.stdout, "Updating %s..%s\n", short(head.Hash), short(theirs))
+		}
 		if err := checkOverwrite(rp, ours, m, "merge"); err != nil {
 			return 0, err
 		}
 		if !opts.quiet {
-			fmt.Fprintf(e.stdout, "Updating %s..%s\nFast-forward\n", short(head.Hash), short(theirs))
+			fmt.Fprintln(e.stdout, "Fast-forward")
 		}
 		if err := applyMerge(rp, ours, m); err != nil {
 			return 0, err

@@ -35,6 +35,10 @@ func TestGitMergeMatchesHost(t *testing.T) {
 		"git checkout -b nf && echo x >> k2 && git add k2 && git commit -q -m nf && git checkout main && git merge --no-ff -m 'merge nf' nf && git log -3 --format='%H %P %s'",
 		"git checkout -b ff2 && echo y >> k2 && git commit -q -am ff2 && git checkout nf && git merge --ff-only ff2 && git merge --ff-only main; echo $?",
 		"git merge nosuch; echo $?; git merge --abort; echo $?",
+		// Local changes and untracked files in the way stop a merge.
+		"git checkout -b ff3 && echo u3 > u3 && git add u3 && git commit -q -m u3 && git checkout main && echo x > u3 && git merge ff3; echo $?; rm u3",
+		"git checkout -b ff5 && echo more >> f && git commit -q -am ff5 && git checkout main && echo dirty >> f && git merge ff5; echo $?; git checkout -- f",
+		"git checkout -b ff6 main~1 && echo u6 > u6 && git add u6 && git commit -q -m u6 && git checkout main && echo x > u6 && git merge ff6; echo $?; rm u6; git status --short",
 		"git checkout -b nc main~1 && echo nc > nc && git add nc && git commit -q -m nc && git merge --no-commit main; echo $?; git status; git commit --no-edit && git log -1 --format='%H %P %s'",
 		"git checkout main && git merge -q nc && git log -1 --format=%s && git merge nc && git merge --no-ff nc",
 		// --squash: the index and worktree only, and SQUASH_MSG for commit.
