@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -168,6 +169,10 @@ func pickOne(e *env, rp *repo, kind pickKind, c *object.Commit, x bool) (int, er
 		return 0, err
 	}
 	if err := checkOverwrite(rp, ours, m, "merge"); err != nil {
+		var xe *exitError
+		if errors.As(err, &xe) {
+			return 0, &exitError{code: 128, msg: xe.msg + "\nfatal: " + string(kind) + " failed"}
+		}
 		return 0, err
 	}
 	for _, l := range m.messages {

@@ -115,6 +115,7 @@ func TestGitCherryPickRevertMatchHost(t *testing.T) {
 		"GIT_AUTHOR_DATE=2020-01-01T00:00:00Z GIT_AUTHOR_NAME=Other git cherry-pick feat~1 && git cherry-pick -x feat && git log --format='%H %an %ad %s' && git log -1 --format=%B",
 		"git revert HEAD && git log -1 --format='%H %P%n%B' && ls",
 		"git cherry-pick nosuch; echo $?; git cherry-pick --continue; echo $?",
+		"git checkout -b cx main~2 && sed -i 's/^5$/5x/' f && git commit -q -am cx && git checkout main && echo dirty >> f && git cherry-pick cx; echo $?; git checkout -- f",
 		// A conflicting pick, resolved and continued.
 		"git checkout -b c2 main~4 && sed -i 's/^8$/8other/' f && git commit -q -am 'other eight' && git checkout main",
 		"git cherry-pick c2; echo $?; git status; git status --short; cat f",
