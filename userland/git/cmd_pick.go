@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -44,27 +46,43 @@ func pickCommand(e *env, kind pickKind, args []string) error {
 		return err
 	}
 	headFile := pickHeadFile(kind)
-	inProgress := strings.TrimSpace(refFile(rp, headFile)) != ""
+	sequencing := gitFileExists(rp, sequencerDir)
+	inProgress := strings.TrimSpace(refFile(rp, headFile)) != "" || sequencing
 	if action != "" {
 		if !inProgress {
-			return &exitError{code: 128, msg: fmt.Sprintf("error: no cherry-pick or revert in progress\nfatal: %s failed", kind)}
+			what := "cherry-pick or revert"
+			if action == "--skip" {
+				what = string(kind)
+			}
+			return &exitError{code: 128, msg: fmt.Sprintf("error: no %s in progress\nfatal: %s failed", what, kind)}
 		}
 		switch action {
 		case "--abort":
+			if sequencing {
+				return abortSequence(rp, headFile)
+			}
 			return abortOperation(rp, headFile, "MERGE_MSG", "AUTO_MERGE")
 		case "--quit":
 			removeGitFiles(rp, headFile, "MERGE_MSG", "AUTO_MERGE")
-			return nil
+			return os.RemoveAll(filepath.Join(rp.gitDir(), sequencerDir))
 		case "--skip":
-			return abortOperation(rp, headFile, "MERGE_MSG", "AUTO_MERGE")
+			if err := abortOperation(rp, headFile, "MERGE_MSG", "AUTO_MERGE"); err != nil {
+				return err
+			}
+		default:
+			if strings.TrimSpace(refFile(rp, headFile)) != "" {
+				if err := continuePick(e); err != nil {
+					return err
+				}
+			}
 		}
-		return continuePick(e)
+		if !sequencing {
+			return nil
+		}
+		return runSequence(e, rp, kind, x)
 	}
 	if len(revs) == 0 {
 		return usagef("usage: git %s [<options>] <commit-ish>...", kind)
-	}
-	if len(revs) > 1 {
-		return fatalf("picking more than one commit is not supported here")
 	}
 	if un, err := unmergedPaths(rp); err != nil {
 		return err
@@ -78,25 +96,176 @@ func pickCommand(e *env, kind pickKind, args []string) error {
 			"hint: as appropriate to mark resolution and make a commit.\n" +
 			"fatal: " + string(kind) + " failed"}
 	}
-	if inProgress {
-		return &exitError{code: 128, msg: fmt.Sprintf("error: %s is already in progress\nhint: try \"git %s (--continue | --abort | --quit)\"\nfatal: %s failed", kind, kind, kind)}
+	var picks []*object.Commit
+	for _, rev := range revs {
+		cs, err := pickRange(rp, rev)
+		if err != nil {
+			return err
+		}
+		picks = append(picks, cs...)
 	}
-	h, err := resolveRev(rp, revs[0])
-	if err != nil {
-		return fatalf("bad revision '%s'", revs[0])
+	if len(picks) == 0 {
+		return &exitError{code: 128, msg: "error: empty commit set passed\nfatal: " + string(kind) + " failed"}
 	}
-	c, err := rp.r.CommitObject(h)
+	if len(picks) == 1 {
+		code, err := pickOne(e, rp, kind, picks[0], x)
+		if err != nil {
+			return err
+		}
+		if code != 0 {
+			return &exitError{code: code}
+		}
+		return nil
+	}
+	// Several commits: git's sequencer keeps the list in .git/sequencer
+	// so that --continue, --skip and --abort can go on or back. (A
+	// single pick does not check for one in progress, as in git.)
+	if sequencing {
+		skip := ""
+		if strings.TrimSpace(refFile(rp, headFile)) != "" {
+			skip = "--skip | "
+		}
+		return &exitError{code: 128, msg: fmt.Sprintf("error: %s is already in progress\nhint: try \"git %s (--continue | %s--abort | --quit)\"\nfatal: %s failed", kind, kind, skip, kind)}
+	}
+	head, err := rp.head()
 	if err != nil {
 		return err
 	}
-	code, err := pickOne(e, rp, kind, c, x)
+	if head == nil {
+		return fatalf("cannot %s onto an unborn branch here", kind)
+	}
+	if err := os.MkdirAll(filepath.Join(rp.gitDir(), sequencerDir), 0o755); err != nil {
+		return err
+	}
+	var todo []string
+	for _, c := range picks {
+		subject, _, _ := strings.Cut(c.Message, "\n")
+		verb := "pick"
+		if kind == "revert" {
+			verb = "revert"
+		}
+		todo = append(todo, fmt.Sprintf("%s %s %s", verb, short(c.Hash), subject))
+	}
+	if err := writeGitFile(rp, sequencerDir+"/head", head.Hash.String()+"\n"); err != nil {
+		return err
+	}
+	if err := writeGitFile(rp, sequencerDir+"/todo", todoText(todo)); err != nil {
+		return err
+	}
+	return runSequence(e, rp, kind, x)
+}
+
+// sequencerDir holds a multi-commit cherry-pick or revert.
+const sequencerDir = "sequencer"
+
+// runSequence picks the commits left in .git/sequencer/todo.
+func runSequence(e *env, rp *repo, kind pickKind, x bool) error {
+	for {
+		var todo []string
+		for _, l := range strings.Split(refFile(rp, sequencerDir+"/todo"), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 {
+				todo = append(todo, l)
+			}
+		}
+		if len(todo) == 0 {
+			return os.RemoveAll(filepath.Join(rp.gitDir(), sequencerDir))
+		}
+		h, err := resolveRev(rp, strings.Fields(todo[0])[1])
+		if err != nil {
+			return fatalf("could not parse '%s' in the sequencer's todo list", todo[0])
+		}
+		c, err := rp.r.CommitObject(h)
+		if err != nil {
+			return err
+		}
+		if err := writeGitFile(rp, sequencerDir+"/todo", todoText(todo[1:])); err != nil {
+			return err
+		}
+		code, err := pickOne(e, rp, kind, c, x)
+		if err != nil {
+			return err
+		}
+		if code != 0 {
+			return &exitError{code: code}
+		}
+		if head, err := rp.head(); err == nil && head != nil {
+			_ = writeGitFile(rp, sequencerDir+"/abort-safety", head.Hash.String()+"\n")
+		}
+	}
+}
+
+// abortSequence puts HEAD, index and worktree back to where the
+// multi-commit pick started.
+func abortSequence(rp *repo, headFile string) error {
+	start := plumbing.NewHash(strings.TrimSpace(refFile(rp, sequencerDir+"/head")))
+	s, _, err := commitSnapshot(rp, start)
 	if err != nil {
 		return err
 	}
-	if code != 0 {
-		return &exitError{code: code}
+	if err := resetHard(rp, s); err != nil {
+		return err
 	}
-	return nil
+	if err := setHead(rp, start); err != nil {
+		return err
+	}
+	removeGitFiles(rp, headFile, "MERGE_MSG", "AUTO_MERGE")
+	return os.RemoveAll(filepath.Join(rp.gitDir(), sequencerDir))
+}
+
+// pickRange lists the commits a cherry-pick argument names: one, or
+// for A..B those reachable from B along first parents and not from A,
+// oldest first.
+func pickRange(rp *repo, rev string) ([]*object.Commit, error) {
+	from, to, isRange := strings.Cut(rev, "..")
+	if !isRange {
+		h, err := resolveRev(rp, rev)
+		if err != nil {
+			return nil, fatalf("bad revision '%s'", rev)
+		}
+		c, err := rp.r.CommitObject(h)
+		if err != nil {
+			return nil, err
+		}
+		return []*object.Commit{c}, nil
+	}
+	if from == "" {
+		from = "HEAD"
+	}
+	if to == "" {
+		to = "HEAD"
+	}
+	fh, err := resolveRev(rp, from)
+	if err != nil {
+		return nil, fatalf("bad revision '%s'", rev)
+	}
+	th, err := resolveRev(rp, to)
+	if err != nil {
+		return nil, fatalf("bad revision '%s'", rev)
+	}
+	fc, err := rp.r.CommitObject(fh)
+	if err != nil {
+		return nil, err
+	}
+	var out []*object.Commit
+	for h := th; !h.IsZero() && len(out) < maxRebaseCommits; {
+		c, err := rp.r.CommitObject(h)
+		if err != nil {
+			return nil, err
+		}
+		if c.Hash.Equal(fc.Hash) {
+			break
+		}
+		if in, err := c.IsAncestor(fc); err != nil || in {
+			break
+		}
+		out = append(out, c)
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	slices.Reverse(out)
+	return out, nil
 }
 
 // pickMessage is the new commit's message.

@@ -124,6 +124,14 @@ func TestGitCherryPickRevertMatchHost(t *testing.T) {
 		// Aborted, and concluded with git commit instead.
 		"git revert HEAD~1; echo $?; git status --short; git revert --abort && git status && git log -1 --format=%s",
 		"git cherry-pick c2 2>/dev/null; echo resolved > f && git add f && git commit --no-edit && git log -1 --format='%H%n%B'",
+		// Several commits, and a range: git's sequencer.
+		"git checkout -b m0 main && printf '1\\n2\\n3\\n' > mf && git add mf && git commit -q -m M0 && git checkout -b m1",
+		"echo a > ma && git add ma && git commit -q -m MA && sed -i 's/^2$/2m1/' mf && git commit -q -am MB && echo c > mc && git add mc && git commit -q -m MC && git checkout main",
+		"git cherry-pick m1~2 m1; echo $?; git log --format='%H %s' -3",
+		"git checkout -b m2 m0 && sed -i 's/^2$/2m2/' mf && git commit -q -am M2 && git cherry-pick m1~3..m1; echo $?; git status; git status --short",
+		"git cherry-pick --skip; echo $?; git log --format='%H %s' -3; git status --short; git cherry-pick --skip; echo $?",
+		"git checkout -b m3 m0 && sed -i 's/^2$/2m3/' mf && git commit -q -am M3 && git cherry-pick m1~3..m1 >/dev/null 2>&1; echo fixed > mf && git add mf && git status && GIT_EDITOR=true git cherry-pick --continue; echo $?; git log --format='%H %s' -4",
+		"git checkout -b m4 m0 && sed -i 's/^2$/2m4/' mf && git commit -q -am M4 && git cherry-pick m1~3..m1 >/dev/null 2>&1; git cherry-pick --abort; echo $?; git log --format='%H %s' -1; git status --short; git checkout main",
 		"git checkout -b c3 HEAD~2 && sed -i 's/^1$/one/' f && git commit -q -am 'c3 one' && git checkout main && sed -i 's/^1$/uno/' f && git commit -q -am uno",
 		"git cherry-pick c3; echo $?; git cherry-pick c3; echo $?; git cherry-pick --abort && git status && git log -1 --format=%s",
 		"git cherry-pick c3 >/dev/null 2>&1; git cherry-pick --skip; echo $?; git status --short; git log -1 --format=%s",

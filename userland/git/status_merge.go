@@ -117,10 +117,16 @@ func readInProgress(rp *repo) inProgress {
 			done: abbrevTodo(todoLines(rp, "done")), todo: abbrevTodo(todoLines(rp, "git-rebase-todo"))}
 	case refFile(rp, "MERGE_HEAD") != "":
 		return inProgress{kind: "merge"}
-	case refFile(rp, "CHERRY_PICK_HEAD") != "":
-		return inProgress{kind: "cherry-pick", head: abbrev(refFile(rp, "CHERRY_PICK_HEAD"))}
-	case refFile(rp, "REVERT_HEAD") != "":
-		return inProgress{kind: "revert", head: abbrev(refFile(rp, "REVERT_HEAD"))}
+	case refFile(rp, "CHERRY_PICK_HEAD") != "" || refFile(rp, "REVERT_HEAD") != "" || gitFileExists(rp, sequencerDir):
+		p := inProgress{kind: "cherry-pick", head: abbrev(refFile(rp, "CHERRY_PICK_HEAD"))}
+		if refFile(rp, "REVERT_HEAD") != "" || strings.HasPrefix(refFile(rp, sequencerDir+"/todo"), "revert ") {
+			p = inProgress{kind: "revert", head: abbrev(refFile(rp, "REVERT_HEAD"))}
+		}
+		// With several commits (git's sequencer), git status names none.
+		if gitFileExists(rp, sequencerDir) {
+			p.head = ""
+		}
+		return p
 	}
 	return inProgress{}
 }
@@ -142,10 +148,17 @@ func (s *state) writeInProgress(w io.Writer, rp *repo) {
 		if s.op.kind == "revert" {
 			verb, op = "reverting", "revert"
 		}
-		fmt.Fprintf(w, "You are currently %s commit %s.\n", verb, s.op.head)
-		if un {
-			fmt.Fprintf(w, "  (fix conflicts and run \"git %s --continue\")\n", op)
+		if s.op.head == "" {
+			fmt.Fprintf(w, "%s currently in progress.\n", map[string]string{"cherry-pick": "Cherry-pick", "revert": "Revert"}[s.op.kind])
 		} else {
+			fmt.Fprintf(w, "You are currently %s commit %s.\n", verb, s.op.head)
+		}
+		switch {
+		case un:
+			fmt.Fprintf(w, "  (fix conflicts and run \"git %s --continue\")\n", op)
+		case s.op.head == "":
+			fmt.Fprintf(w, "  (run \"git %s --continue\" to continue)\n", op)
+		default:
 			fmt.Fprintf(w, "  (all conflicts fixed: run \"git %s --continue\")\n", op)
 		}
 		fmt.Fprintf(w, "  (use \"git %s --skip\" to skip this patch)\n", op)
