@@ -23,6 +23,7 @@ type mergeOptions struct {
 	defaultMsg             string   // replaces "Merge branch 'x'" (pull names the remote)
 	quiet                  bool
 	noStat                 bool
+	allowUnrelated         bool // merge histories without a common commit
 }
 
 // resolveRev resolves a revision to a commit hash: a branch, tag,
@@ -137,6 +138,8 @@ func cmdMerge(e *env, args []string) error {
 			opts.message = append(opts.message, strings.TrimPrefix(a, "--message="))
 		case a == "--squash":
 			opts.squash = true
+		case a == "--allow-unrelated-histories":
+			opts.allowUnrelated = true
 		case a == "--no-squash":
 			opts.squash = false
 		case a == "--no-edit" || a == "--edit" || a == "-e" || a == "--commit":
@@ -243,7 +246,9 @@ func mergeMessage(rp *repo, name string) string {
 		kind = "remote-tracking branch"
 	}
 	msg := fmt.Sprintf("Merge %s '%s'", kind, name)
-	if cur, attached, err := rp.branch(); err == nil && attached && cur != "main" && cur != "master" {
+	if cur, attached, err := rp.branch(); err == nil && !attached {
+		msg += " into HEAD"
+	} else if err == nil && cur != "main" && cur != "master" {
 		msg += " into " + cur
 	}
 	return msg
@@ -347,6 +352,9 @@ func mergeInto(e *env, rp *repo, theirs plumbing.Hash, theirsName string, opts m
 	bases, err := head.MergeBase(theirsC)
 	if err != nil {
 		return 0, err
+	}
+	if len(bases) == 0 && !opts.allowUnrelated {
+		return 0, fatalf("refusing to merge unrelated histories")
 	}
 	var base snapshot = snapshot{}
 	if len(bases) > 0 {

@@ -45,6 +45,9 @@ func TestGitMergeMatchesHost(t *testing.T) {
 		"git checkout -b sq feat~1 && git merge --squash feat && git status --short && git commit -q -m squashed && git log -2 --format='%H %P %s'",
 		"git checkout -b sq2 side && git merge --squash nf; echo $?; git status --short; git commit -q -m squashed2 && git log -1 --format='%H %P %s'",
 		"git checkout main",
+		// Unrelated histories merge only when asked to.
+		"git init -q -b main ../other && cd ../other && echo o > o && git add o && git commit -q -m other && cd ../repo && cp -r ../other/.git/objects/. .git/objects/ && cp ../other/.git/refs/heads/main .git/refs/heads/other",
+		"git merge other; echo $?; git merge --allow-unrelated-histories other && git log -1 --format='%H %P %s' && ls",
 		// Merging into a branch other than main names it in the message.
 		"git checkout -b other HEAD~1 && echo o > o && git add o && git commit -q -m other && git merge --no-edit main && git log -1 --format=%B",
 	)
