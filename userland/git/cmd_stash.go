@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -204,7 +205,7 @@ func stashDrop(e *env, rp *repo, n int, name string, quiet bool) error {
 // the untracked files) as a stash entry, then resets to HEAD.
 func stashPush(e *env, rp *repo, args []string) error {
 	args = expandShort(args, "m")
-	var msgs []string
+	var msgs, specs []string
 	untracked, keepIndex, quiet := false, false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -220,8 +221,13 @@ func stashPush(e *env, rp *repo, args []string) error {
 			keepIndex = false
 		case a == "-q" || a == "--quiet":
 			quiet = true
+		case a == "--":
+			specs = append(specs, args[i+1:]...)
+			i = len(args)
+		case !strings.HasPrefix(a, "-"):
+			specs = append(specs, a)
 		default:
-			return usagef("error: unknown option `%s'\nusage: git stash [push [-k] [-u] [-q] [-m <message>]]", strings.TrimLeft(a, "-"))
+			return usagef("error: unknown option `%s'\nusage: git stash [push [-k] [-u] [-q] [-m <message>]] [--] [<pathspec>...]", strings.TrimLeft(a, "-"))
 		}
 	}
 	head, err := rp.head()
@@ -248,14 +254,51 @@ func stashPush(e *env, rp *repo, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Pathspecs limit what is stashed (and reset) to the paths they
+	// name; the index commit still records the whole index.
+	var rels []string
+	for _, sp := range specs {
+		r, err := rp.rel(sp)
+		if err != nil {
+			return err
+		}
+		rels = append(rels, r)
+	}
+	match := func(p string) bool {
+		if len(rels) == 0 {
+			return true
+		}
+		for _, r := range rels {
+			if r == "." || p == r || strings.HasPrefix(p, r+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	// The worktree commit: the index, with the tracked files the
+	// pathspecs take as they are on disk.
 	work := snapshot{}
+	for p, ent := range idx {
+		work[p] = ent
+	}
+	var taken []string
+	seen := map[string]bool{}
 	for _, s := range []snapshot{headSnap, idx} {
 		for p := range s {
+			if !match(p) || seen[p] {
+				continue
+			}
+			seen[p] = true
+			taken = append(taken, p)
 			w, ok, err := worktreeFile(rp, p)
 			if err != nil {
 				return err
 			}
-			if ok {
+			if !ok {
+				delete(work, p)
+				continue
+			}
+			if ie, in := idx[p]; !in || !ie.hash.Equal(w.hash) {
 				data, err := w.load()
 				if err != nil {
 					return err
@@ -263,8 +306,8 @@ func stashPush(e *env, rp *repo, args []string) error {
 				if w.hash, err = writeBlob(rp, data); err != nil {
 					return err
 				}
-				work[p] = w
 			}
+			work[p] = w
 		}
 	}
 	var untrackedFiles []string
@@ -274,12 +317,34 @@ func stashPush(e *env, rp *repo, args []string) error {
 			return err
 		}
 		for p, fs := range st {
-			if fs.Worktree == git.Untracked && fs.Staging == git.Untracked {
+			if fs.Worktree == git.Untracked && fs.Staging == git.Untracked && match(p) {
 				untrackedFiles = append(untrackedFiles, p)
 			}
 		}
+		slices.Sort(untrackedFiles)
 	}
-	if len(compare(headSnap, idx)) == 0 && len(compare(idx, work)) == 0 && len(untrackedFiles) == 0 {
+	for i, r := range rels {
+		found := r == "."
+		for _, p := range append(slices.Clone(taken), untrackedFiles...) {
+			found = found || p == r || strings.HasPrefix(p, r+"/")
+		}
+		if !found {
+			// git names the pathspec with the length of the
+			// directory it was given in.
+			prefix := 0
+			if r := filepath.ToSlash(mustRel(rp.root, rp.cwd)); r != "." {
+				prefix = len(r) + 1
+			}
+			return &exitError{code: 1, msg: fmt.Sprintf("error: pathspec ':(,prefix:%d)%s' did not match any file(s) known to git\nDid you forget to 'git add'?", prefix, specs[i])}
+		}
+	}
+	staged := 0
+	for _, c := range compare(headSnap, idx) {
+		if match(c.path) {
+			staged++
+		}
+	}
+	if staged == 0 && len(compare(idx, work)) == 0 && len(untrackedFiles) == 0 {
 		fmt.Fprintln(e.stdout, "No local changes to save")
 		return nil
 	}
@@ -343,7 +408,11 @@ func stashPush(e *env, rp *repo, args []string) error {
 	if !quiet {
 		fmt.Fprintf(e.stdout, "Saved working directory and index state %s\n", msg)
 	}
-	if err := resetHard(rp, headSnap); err != nil {
+	if len(rels) > 0 {
+		if err := resetPaths(rp, headSnap, taken); err != nil {
+			return err
+		}
+	} else if err := resetHard(rp, headSnap); err != nil {
 		return err
 	}
 	for _, p := range untrackedFiles {
@@ -617,4 +686,52 @@ func unstageUnlessNew(rp *repo, cur snapshot) error {
 	idx.Entries = entries
 	sortIndex(idx)
 	return rp.r.Storer.SetIndex(idx)
+}
+
+// resetPaths makes the given paths of the index and worktree match
+// target (removing those target lacks), leaving the others alone.
+func resetPaths(rp *repo, target snapshot, paths []string) error {
+	idx, err := rp.r.Storer.Index()
+	if err != nil {
+		return err
+	}
+	reset := map[string]bool{}
+	for _, p := range paths {
+		reset[p] = true
+	}
+	var entries []*index.Entry
+	for _, e := range idx.Entries {
+		if !reset[e.Name] {
+			entries = append(entries, e)
+		}
+	}
+	for _, p := range paths {
+		ent, ok := target[p]
+		if !ok {
+			if err := os.Remove(filepath.Join(rp.root, filepath.FromSlash(p))); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			continue
+		}
+		data, err := ent.load()
+		if err != nil {
+			return err
+		}
+		if err := writeWorkFile(rp, p, data, ent.mode); err != nil {
+			return err
+		}
+		entries = append(entries, statEntry(rp, p, ent))
+	}
+	idx.Entries = entries
+	sortIndex(idx)
+	return rp.r.Storer.SetIndex(idx)
+}
+
+// mustRel is filepath.Rel, or "." when the two are unrelated.
+func mustRel(base, target string) string {
+	r, err := filepath.Rel(base, target)
+	if err != nil {
+		return "."
+	}
+	return r
 }

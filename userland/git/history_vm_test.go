@@ -102,8 +102,12 @@ func TestGitStashMatchesHost(t *testing.T) {
 		"git stash pop && ls && git status --short && git stash clear && git stash list",
 		"sed -i 's/^1$/one/' f && git add f && sed -i 's/^9$/nine/' f && git stash --keep-index && git status --short && cat f && git stash show -p",
 		"git checkout -- f && git stash pop -q; echo $?; git status --short; git stash list",
+		// Pathspecs stash only what they name.
+		"git stash clear; mkdir -p dd && echo c > dd/c && git add dd && git commit -q -m dd && echo a2 >> a && echo c2 >> dd/c && echo b2 >> f && echo nn > nn && git add nn f",
+		"git stash push -m part -- a dd nosuch; echo $?; git stash push -m part -- a dd && git status --short && git stash show && git log --format='%H %s' -1 stash",
+		"git stash push nn && git status --short && git stash list && git stash pop -q && git stash pop -q && git status --short && git add -A && git commit -q -m parts",
 		// --index puts staged changes back in the index.
-		"git add -A && git commit -q -m kept && echo s1 >> a && git add a && echo w1 >> f && git stash -q && git stash apply --index && git status --short && git stash pop; git status --short",
+		"echo s1 >> a && git add a && echo w1 >> f && git stash -q && git stash apply --index && git status --short && git stash pop; git status --short",
 	)
 }
 
