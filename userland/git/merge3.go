@@ -16,33 +16,6 @@ type hunk struct{ i1, chg1, i2, chg2 int }
 // git's merge finds them: merge-ort uses the histogram diff.
 func diffHunks(a, b []string) []hunk { return xdiffHunks(a, b, true) }
 
-// opsHunks lists the changes of a diff made by lineOps.
-func opsHunks(a, b []string) []hunk {
-	ops := lineOps(strings.Join(a, ""), strings.Join(b, ""))
-	var hs []hunk
-	i1, i2 := 0, 0
-	for k := 0; k < len(ops); {
-		if ops[k].kind == ' ' {
-			i1++
-			i2++
-			k++
-			continue
-		}
-		h := hunk{i1: i1, i2: i2}
-		for ; k < len(ops) && ops[k].kind != ' '; k++ {
-			if ops[k].kind == '-' {
-				h.chg1++
-			} else {
-				h.chg2++
-			}
-		}
-		i1 += h.chg1
-		i2 += h.chg2
-		hs = append(hs, h)
-	}
-	return hs
-}
-
 // mergeRegion is xdiff's xdmerge_t: base lines [i0, i0+chg0), ours
 // [i1, i1+chg1), theirs [i2, i2+chg2). mode 0 is a conflict, 1 takes
 // ours, 2 takes theirs, 4 is a change both sides made alike.

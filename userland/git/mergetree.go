@@ -195,7 +195,7 @@ func mergeRenames(rp *repo, res *treeMerge, base, ours, theirs snapshot, labels 
 			}
 			b := lookup(base, r.from)
 			var o, t *entry
-			l := labels
+			var l mergeLabels
 			if sd.renamedOurs {
 				o, t = lookup(ours, r.to), &kept
 				l = mergeLabels{ours: labels.ours + ":" + r.to, theirs: labels.theirs + ":" + r.from}

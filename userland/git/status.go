@@ -115,11 +115,12 @@ func (s *state) writeLong(w io.Writer, rp *repo) {
 	}
 	if len(s.staged) > 0 {
 		fmt.Fprint(w, "Changes to be committed:\n")
-		if !s.fromCommit() {
+		switch {
+		case !s.fromCommit():
 			// git gives no hint while an operation is in progress.
-		} else if s.noCommits {
+		case s.noCommits:
 			fmt.Fprint(w, "  (use \"git rm --cached <file>...\" to unstage)\n")
-		} else {
+		default:
 			fmt.Fprint(w, "  (use \"git restore --staged <file>...\" to unstage)\n")
 		}
 		for _, c := range s.staged {
