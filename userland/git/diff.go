@@ -449,6 +449,13 @@ func cmdDiff(e *env, args []string) error {
 		}
 		changes = keep
 	}
+	if !cached && len(revs) == 0 {
+		// Conflicted paths are shown as git's combined diffs.
+		shown, err := writeWorktreeDiff(e.stdout, rp, changes, func(p string) bool { return pathMatches(rp, p, paths) })
+		if shown || err != nil {
+			return err
+		}
+	}
 	for _, c := range changes {
 		if err := writePatch(e.stdout, c); err != nil {
 			return err

@@ -61,7 +61,7 @@ func TestGitMergeConflictsMatchHost(t *testing.T) {
 		"git checkout -b feat && sed -i 's/^2$/2feat/; s/^5$/5feat/; s/^9$/9feat/' f && echo aa > a && rm d && echo x >> m && git add . && git commit -q -m feat",
 		"git checkout main && sed -i 's/^2$/2main/; s/^6$/6main/; s/^9$/9feat/' f && echo bb > a && echo dd >> d && rm m && echo n > n && git add . && git commit -q -m main",
 		"git merge feat; echo $?",
-		"cat f a; git status; git status --short",
+		"cat f a; git status; git status --short; git diff; git diff -- f",
 		"git commit -m x; echo $?; git merge feat; echo $?",
 		"git merge --abort && git status && cat f && ls",
 		"git merge feat >/dev/null; echo fixed > f && echo a > a && rm m && git add -A && git status",
@@ -70,7 +70,7 @@ func TestGitMergeConflictsMatchHost(t *testing.T) {
 		// the same change next to different ones (trimmed by git).
 		"git checkout -b t1 HEAD~1 && printf '1\\n2\\nX\\nY\\n5\\n6\\n7\\n8\\n9\\n' > f && git commit -q -am t1",
 		"git checkout -b t2 HEAD~1 && printf '1\\n2\\nX\\nZ\\n5\\n6\\n7\\n8\\n9\\nextra\\n' > f && git commit -q -am t2",
-		"git merge t1; echo $?; cat f; git merge --abort",
+		"git merge t1; echo $?; cat f; git diff; sed -i '/^=======$/d' f && git diff; git merge --abort",
 		"echo dirty >> f && git merge t1; echo $?; git checkout -- f",
 		// Binary files conflict whole.
 		"git checkout -b b1 && printf 'a\\0b' > bin && git add bin && git commit -q -m b1 && git checkout -b b2 HEAD~1 && printf 'a\\0c' > bin && git add bin && git commit -q -m b2",

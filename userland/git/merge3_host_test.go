@@ -22,7 +22,7 @@ import (
 
 // randomText makes up to n lines from a small alphabet.
 func randomText(r *rand.Rand, n int) []string {
-	alpha := []string{"a", "b", "c", "", "}", "x y"}
+	alpha := []string{"a", "b", "c", "", "}", "x y", "\tindented", "  two"}
 	var out []string
 	for i := r.Intn(n + 1); i > 0; i-- {
 		out = append(out, alpha[r.Intn(len(alpha))])
@@ -86,7 +86,7 @@ func hunkHeader(h hunk) string {
 }
 
 // The Myers and histogram diffs place every change where git diff
-// (without the indent heuristic, as merges run it) places it.
+// places it, with and without the indent heuristic.
 func TestXdiffMatchesHost(t *testing.T) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewSource(2))
@@ -99,8 +99,14 @@ func TestXdiffMatchesHost(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "b"), []byte(joinLines(b)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, histogram := range []bool{false, true} {
-			args := []string{"diff", "--no-index", "--no-indent-heuristic", "-U0", "a", "b"}
+		for mode := 0; mode < 3; mode++ {
+			// Myers and histogram as merges run them, and Myers with
+			// the indent heuristic, as git diff runs it.
+			histogram, heuristic := mode == 1, mode == 2
+			args := []string{"diff", "--no-index", "-U0", "a", "b"}
+			if !heuristic {
+				args = append(args, "--no-indent-heuristic")
+			}
 			if histogram {
 				args = append(args, "--histogram")
 			}
@@ -111,11 +117,11 @@ func TestXdiffMatchesHost(t *testing.T) {
 				}
 			}
 			var got []string
-			for _, h := range xdiffHunks(splitLines(joinLines(a)), splitLines(joinLines(b)), histogram) {
+			for _, h := range xdiffHunksOpt(splitLines(joinLines(a)), splitLines(joinLines(b)), histogram, heuristic) {
 				got = append(got, hunkHeader(h))
 			}
 			if strings.Join(got, "|") != strings.Join(want, "|") {
-				t.Fatalf("diff (histogram %v) of %q and %q:\ngit:  %v\nours: %v", histogram, a, b, want, got)
+				t.Fatalf("diff (histogram %v, indent heuristic %v) of %q and %q:\ngit:  %v\nours: %v", histogram, heuristic, a, b, want, got)
 			}
 		}
 	}
@@ -213,4 +219,68 @@ func TestRenameStatMatchesHost(t *testing.T) {
 		t.Fatalf("only %d renames, %d of them edited: the cases test too little", renames, partial)
 	}
 	t.Logf("%d renames, %d edited", renames, partial)
+}
+
+// git diff of a conflicted file, as merged and after random edits
+// (partial resolutions), is git's combined diff.
+func TestCombinedDiffMatchesHost(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(cwd)
+	r := rand.New(rand.NewSource(4))
+	shown := 0
+	for i := 0; i < 60; i++ {
+		dir := t.TempDir()
+		base := randomText(r, 12)
+		ours, theirs := randomEdit(r, base), randomEdit(r, base)
+		hostGitIn(t, dir, "", "init", "-q", "-b", "main")
+		write := func(lines []string) {
+			if err := os.WriteFile(filepath.Join(dir, "f"), []byte(joinLines(lines)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(base)
+		hostGitIn(t, dir, "", "add", "f")
+		hostGitIn(t, dir, "", "commit", "-q", "-m", "base")
+		hostGitIn(t, dir, "", "checkout", "-q", "-b", "theirs")
+		write(theirs)
+		hostGitIn(t, dir, "", "commit", "-q", "-am", "theirs")
+		hostGitIn(t, dir, "", "checkout", "-q", "main")
+		write(ours)
+		hostGitIn(t, dir, "", "commit", "-q", "-am", "ours")
+		hostGitIn(t, dir, "", "merge", "-q", "theirs")
+		if hostGitIn(t, dir, "", "ls-files", "-u") == "" {
+			// No conflict: plain diffs are not what this tests.
+			continue
+		}
+		for round := 0; round < 2; round++ {
+			if round == 1 {
+				data, err := os.ReadFile(filepath.Join(dir, "f"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				write(randomEdit(r, strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")))
+			}
+			want := hostGitIn(t, dir, "", "diff")
+			var out, errb strings.Builder
+			if code := run([]string{"-C", dir, "diff"}, &out, &errb, func(string) string { return "" }); code != 0 {
+				t.Fatalf("diff: exit %d: %s", code, errb.String())
+			}
+			if err := os.Chdir(cwd); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != want {
+				t.Fatalf("git diff of a conflict (base %q, ours %q, theirs %q):\ngit:\n%s\nours:\n%s", base, ours, theirs, want, out.String())
+			}
+			if strings.Contains(want, "@@@") {
+				shown++
+			}
+		}
+	}
+	if shown < 10 {
+		t.Fatalf("only %d combined diffs with hunks: the cases test too little", shown)
+	}
+	t.Logf("%d combined diffs with hunks", shown)
 }

@@ -30,6 +30,7 @@ func xdlBogosqrt(n int) int {
 
 // xdfile is one side: its lines as class numbers, and which changed.
 type xdfile struct {
+	lines  []string
 	ha     []int  // class of each line
 	rchg   []bool // changed, with a false sentinel each side: rchg[i+1] is line i
 	rindex []int  // lines kept for the Myers pass
@@ -67,18 +68,22 @@ func classify(a, b []string) (ha1, ha2, count1, count2 []int) {
 // xdiffHunks diffs two line slices as git does: with the histogram
 // algorithm (what git's "ort" merge uses) or Myers' (git's default
 // elsewhere), then xdiff's compaction.
-func xdiffHunks(a, b []string, histogram bool) []hunk {
+func xdiffHunks(a, b []string, histogram bool) []hunk { return xdiffHunksOpt(a, b, histogram, false) }
+
+// xdiffHunksOpt is xdiffHunks with the choice of git's indent heuristic
+// (on by default in git diff, off in merges).
+func xdiffHunksOpt(a, b []string, histogram, indentHeuristic bool) []hunk {
 	ha1, ha2, count1, count2 := classify(a, b)
-	x1 := &xdfile{ha: ha1, rchg: make([]bool, len(a)+2)}
-	x2 := &xdfile{ha: ha2, rchg: make([]bool, len(b)+2)}
+	x1 := &xdfile{lines: a, ha: ha1, rchg: make([]bool, len(a)+2)}
+	x2 := &xdfile{lines: b, ha: ha2, rchg: make([]bool, len(b)+2)}
 	if histogram {
 		h := &histDiff{x1: x1, x2: x2, a: a, b: b}
 		h.diff(1, len(a), 1, len(b))
 	} else {
 		myersDiff(x1, x2, count1, count2)
 	}
-	xdlChangeCompact(x1, x2)
-	xdlChangeCompact(x2, x1)
+	xdlChangeCompact(x1, x2, indentHeuristic)
+	xdlChangeCompact(x2, x1, indentHeuristic)
 	return xdlBuildScript(x1, x2, len(a), len(b))
 }
 
@@ -667,7 +672,7 @@ func groupSlideUp(x *xdfile, g *xdlGroup) bool {
 // (git's merges do not ask for it): each group of changes slides as far
 // up as it can, then down, and back up to line up with a change on the
 // other side if one can.
-func xdlChangeCompact(x, o *xdfile) {
+func xdlChangeCompact(x, o *xdfile, indentHeuristic bool) {
 	n, no := len(x.ha), len(o.ha)
 	g, gother := groupInit(x), groupInit(o)
 	for {
@@ -697,8 +702,30 @@ func xdlChangeCompact(x, o *xdfile) {
 					break
 				}
 			}
-			if g.end != earliestEnd && endMatchingOther != -1 {
+			groupsize := g.end - g.start
+			switch {
+			case g.end == earliestEnd:
+			case endMatchingOther != -1:
 				for gother.end == gother.start {
+					if !groupSlideUp(x, &g) || !groupPrevious(o, &gother) {
+						return
+					}
+				}
+			case indentHeuristic:
+				// Of the places the group can slide to, the one whose
+				// two edges score best by indentation and blank lines.
+				shift := max(earliestEnd, g.end-groupsize-1, g.end-indentMaxSliding)
+				bestShift := -1
+				var best splitScore
+				for ; shift <= g.end; shift++ {
+					var sc splitScore
+					sc.add(measureSplit(x, shift))
+					sc.add(measureSplit(x, shift-groupsize))
+					if bestShift == -1 || sc.cmp(best) <= 0 {
+						best, bestShift = sc, shift
+					}
+				}
+				for g.end > bestShift {
 					if !groupSlideUp(x, &g) || !groupPrevious(o, &gother) {
 						return
 					}
@@ -734,4 +761,131 @@ func xdlBuildScript(x1, x2 *xdfile, n1, n2 int) []hunk {
 		out[len(rev)-1-i] = h
 	}
 	return out
+}
+
+// The indent heuristic's constants, as in xdiff.
+const (
+	indentMax              = 200
+	indentMaxBlanks        = 20
+	indentMaxSliding       = 100
+	startOfFilePenalty     = 1
+	endOfFilePenalty       = 21
+	totalBlankWeight       = -30
+	postBlankWeight        = 6
+	relIndentPenalty       = -4
+	relIndentBlankPenalty  = 10
+	relOutdentPenalty      = 24
+	relOutdentBlankPenalty = 17
+	relDedentPenalty       = 23
+	relDedentBlankPenalty  = 17
+	indentWeight           = 60
+)
+
+func isXdlSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// lineIndent is a line's indentation (tabs to 8), -1 for a blank line.
+func lineIndent(l string) int {
+	ret := 0
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if !isXdlSpace(c) {
+			return ret
+		}
+		if c == ' ' {
+			ret++
+		} else if c == '\t' {
+			ret += 8 - ret%8
+		}
+		if ret >= indentMax {
+			return indentMax
+		}
+	}
+	return -1
+}
+
+type splitMeasurement struct {
+	endOfFile                   bool
+	indent, preBlank, preIndent int
+	postBlank, postIndent       int
+}
+
+func measureSplit(x *xdfile, split int) splitMeasurement {
+	var m splitMeasurement
+	n := len(x.lines)
+	if split >= n {
+		m.endOfFile, m.indent = true, -1
+	} else {
+		m.indent = lineIndent(x.lines[split])
+	}
+	m.preIndent = -1
+	for i := split - 1; i >= 0; i-- {
+		if m.preIndent = lineIndent(x.lines[i]); m.preIndent != -1 {
+			break
+		}
+		if m.preBlank++; m.preBlank == indentMaxBlanks {
+			m.preIndent = 0
+			break
+		}
+	}
+	m.postIndent = -1
+	for i := split + 1; i < n; i++ {
+		if m.postIndent = lineIndent(x.lines[i]); m.postIndent != -1 {
+			break
+		}
+		if m.postBlank++; m.postBlank == indentMaxBlanks {
+			m.postIndent = 0
+			break
+		}
+	}
+	return m
+}
+
+type splitScore struct{ effectiveIndent, penalty int }
+
+func (s *splitScore) add(m splitMeasurement) {
+	if m.preIndent == -1 && m.preBlank == 0 {
+		s.penalty += startOfFilePenalty
+	}
+	if m.endOfFile {
+		s.penalty += endOfFilePenalty
+	}
+	postBlank := 0
+	if m.indent == -1 {
+		postBlank = 1 + m.postBlank
+	}
+	totalBlank := m.preBlank + postBlank
+	s.penalty += totalBlankWeight*totalBlank + postBlankWeight*postBlank
+	indent := m.indent
+	if indent == -1 {
+		indent = m.postIndent
+	}
+	anyBlanks := totalBlank != 0
+	s.effectiveIndent += indent
+	pick := func(blank, plain int) int {
+		if anyBlanks {
+			return blank
+		}
+		return plain
+	}
+	switch {
+	case indent == -1, m.preIndent == -1, indent == m.preIndent:
+	case indent > m.preIndent:
+		s.penalty += pick(relIndentBlankPenalty, relIndentPenalty)
+	case m.postIndent != -1 && m.postIndent > indent:
+		s.penalty += pick(relOutdentBlankPenalty, relOutdentPenalty)
+	default:
+		s.penalty += pick(relDedentBlankPenalty, relDedentPenalty)
+	}
+}
+
+func (s splitScore) cmp(o splitScore) int {
+	c := 0
+	if s.effectiveIndent > o.effectiveIndent {
+		c = 1
+	} else if s.effectiveIndent < o.effectiveIndent {
+		c = -1
+	}
+	return indentWeight*c + (s.penalty - o.penalty)
 }
