@@ -18,6 +18,9 @@ import (
 // just took one side left out (--cc is "dense"), three lines of
 // context.
 
+// maxCoalesce bounds the LCS table of lost lines (cells).
+const maxCoalesce = 1 << 22
+
 // lostLine is a parent's line the result does not have.
 type lostLine struct {
 	line      string // without its newline
@@ -178,6 +181,10 @@ func coalesceLines(base, newl []lostLine, parent int) []lostLine {
 	}
 	if len(base) == 0 {
 		return newl
+	}
+	if len(base)*len(newl) > maxCoalesce {
+		// Too big a table to build: the lines are listed, not shared.
+		return append(base, newl...)
 	}
 	const (
 		dirBase = iota
