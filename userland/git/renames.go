@@ -64,13 +64,13 @@ func spanHashes(buf []byte) []spanCount {
 
 // similarity is git's estimate_similarity of src renamed to dst, from
 // 0 to maxScore.
-func similarity(src, dst []byte, srcSpans, dstSpans []spanCount) int {
-	maxSize, baseSize := max(len(src), len(dst)), min(len(src), len(dst))
+func similarity(srcSize, dstSize int, srcSpans, dstSpans []spanCount) int {
+	maxSize, baseSize := max(srcSize, dstSize), min(srcSize, dstSize)
 	delta := maxSize - baseSize
 	if maxSize*(maxScore-minRenameScr) < delta*maxScore {
 		return 0
 	}
-	if len(dst) == 0 || maxSize == 0 {
+	if dstSize == 0 || maxSize == 0 {
 		return 0
 	}
 	copied := 0
@@ -150,18 +150,19 @@ func detectRenames(a, b snapshot) ([]rename, error) {
 		sameBase   bool
 		srcI, dstI int
 	}
-	load := func(e entry) ([]byte, []spanCount, error) {
+	// Only sizes and span hashes are kept, not contents.
+	load := func(e entry) (int, []spanCount, error) {
 		data, err := e.load()
 		if err != nil || len(data) > maxRenameSize {
-			return nil, nil, err
+			return 0, nil, err
 		}
-		return data, spanHashes(data), nil
+		return len(data), spanHashes(data), nil
 	}
-	srcData := make([][]byte, len(srcs))
+	srcSize := make([]int, len(srcs))
 	srcSpans := make([][]spanCount, len(srcs))
 	for i, s := range srcs {
 		var err error
-		if srcData[i], srcSpans[i], err = load(a[s]); err != nil {
+		if srcSize[i], srcSpans[i], err = load(a[s]); err != nil {
 			return nil, err
 		}
 	}
@@ -170,14 +171,14 @@ func detectRenames(a, b snapshot) ([]rename, error) {
 		if !isRegular(b[d].mode) {
 			continue
 		}
-		data, spans, err := load(b[d])
+		size, spans, err := load(b[d])
 		if err != nil {
 			return nil, err
 		}
 		// git keeps the best few candidates per destination.
 		var mine []cand
 		for i, s := range srcs {
-			sc := similarity(srcData[i], data, srcSpans[i], spans)
+			sc := similarity(srcSize[i], size, srcSpans[i], spans)
 			if sc < minRenameScr {
 				continue
 			}
