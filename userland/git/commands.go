@@ -83,6 +83,9 @@ func cmdAdd(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := resolveConflicts(rp, specs, all); err != nil {
+		return err
+	}
 	if all && len(specs) == 0 {
 		return rp.wt.AddWithOptions(&git.AddOptions{All: true})
 	}
@@ -167,12 +170,14 @@ func expandShort(args []string, valued string) []string {
 	return out
 }
 
-// cmdCommit: git commit [-q] [-a] [--allow-empty] -m MSG [-m MSG]...
+// cmdCommit: git commit [-q] [-a] [--allow-empty] [--amend [--no-edit]]
+// [(-m MSG)... | -F FILE]; it also concludes a merge, cherry-pick or
+// revert stopped by conflicts.
 func cmdCommit(e *env, args []string) error {
 	args = expandShort(args, "mF")
 	var msgs []string
 	var file string
-	all, quiet, allowEmpty, amend, noEdit := false, false, false, false, false
+	all, quiet, allowEmpty, amend, noEdit, strip := false, false, false, false, false, false
 	signoff, resetAuthor, allowEmptyMsg := false, false, false
 	authorArg, dateArg := "", ""
 	for i := 0; i < len(args); i++ {
@@ -198,6 +203,8 @@ func cmdCommit(e *env, args []string) error {
 			amend = true
 		case a == "--no-edit":
 			noEdit = true
+		case a == "--cleanup=strip" || a == "--cleanup=whitespace":
+			strip = a == "--cleanup=strip"
 		case strings.HasPrefix(a, "--author="):
 			authorArg = strings.TrimPrefix(a, "--author=")
 		case a == "--author" && i+1 < len(args):
@@ -233,37 +240,69 @@ func cmdCommit(e *env, args []string) error {
 	if amend && parent == nil {
 		return fatalf("You have nothing to amend.")
 	}
+	// A merge, cherry-pick or revert stopped by conflicts is concluded
+	// here, with its prepared message: as is with --no-edit, else as the
+	// editor's starting text, as git does.
+	pending, err := readPending(rp)
+	if err != nil {
+		return err
+	}
+	merging := pending != nil && pending.merge && parent != nil
+	if amend && merging {
+		return fatalf("You are in the middle of a merge -- cannot amend.")
+	}
 	if all {
 		if err := stageTracked(rp); err != nil {
 			return err
 		}
 	}
+	if un, err := unmergedPaths(rp); err != nil {
+		return err
+	} else if len(un) > 0 {
+		for _, p := range un {
+			fmt.Fprintf(e.stdout, "U\t%s\n", rp.display(p))
+		}
+		return unmergedError("Committing")
+	}
 	// As git: the message given is read first, then an empty commit is
 	// refused, and only then is the editor started.
 	var msg string
+	given := file != "" || len(msgs) > 0
 	switch {
 	case file != "":
 		text, err := readMessageFile(file)
 		if err != nil {
 			return err
 		}
-		msg = cleanMessage([]string{text})
+		msgs = []string{text}
 	case len(msgs) > 0:
-		msg = cleanMessage(msgs)
 	case amend && noEdit:
-		msg = parent.Message
+		msgs = []string{parent.Message}
+		given = true
+	case pending != nil && noEdit:
+		msgs = []string{pending.msg}
+		given = true
 	}
-	if !allowEmpty {
+	if given {
+		if strip {
+			msgs = []string{stripComments(strings.Join(msgs, "\n\n"))}
+		}
+		msg = cleanMessage(msgs)
+	}
+	if !allowEmpty && !merging {
 		if err := checkNotEmpty(e, rp, parent, amend); err != nil {
 			return err
 		}
 	}
-	if file == "" && len(msgs) == 0 && !(amend && noEdit) {
-		old := ""
-		if amend {
-			old = parent.Message
+	if !given {
+		prepared := ""
+		switch {
+		case amend:
+			prepared = parent.Message
+		case pending != nil:
+			prepared = pending.msg
 		}
-		if msg, err = editMessage(e, rp, old); err != nil {
+		if msg, err = editMessage(e, rp, prepared); err != nil {
 			return err
 		}
 	}
@@ -278,10 +317,16 @@ func cmdCommit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if amend && !resetAuthor && authorArg == "" {
-		// The amended commit keeps its author.
+	// git keeps the author of the commit amended or picked, and shows
+	// its date.
+	keptAuthor := false
+	switch {
+	case resetAuthor || authorArg != "":
+	case amend:
 		a := parent.Author
-		author = &a
+		author, keptAuthor = &a, true
+	case pending != nil && pending.author != nil:
+		author, keptAuthor = pending.author, true
 	}
 	if authorArg != "" {
 		if author, err = authorFromArg(rp, authorArg, author.When); err != nil {
@@ -309,7 +354,12 @@ func cmdCommit(e *env, args []string) error {
 			parent = nil
 		}
 	}
-	h, err := rp.wt.Commit(msg, &git.CommitOptions{AllowEmptyCommits: allowEmpty, Amend: amend, Author: author, Committer: committer})
+	opts := &git.CommitOptions{AllowEmptyCommits: allowEmpty, Amend: amend, Author: author, Committer: committer}
+	if merging {
+		opts.Parents = append([]plumbing.Hash{parent.Hash}, pending.parents...)
+		opts.AllowEmptyCommits = true
+	}
+	h, err := rp.wt.Commit(msg, opts)
 	if errors.Is(err, git.ErrEmptyCommit) && amend {
 		return &exitError{code: 1, msg: "You asked to amend the most recent commit, but doing so would make\n" +
 			"it empty. You can repeat your command with --allow-empty, or you can\n" +
@@ -325,6 +375,9 @@ func cmdCommit(e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if pending != nil {
+		removeGitFiles(rp, pending.files...)
 	}
 	if quiet {
 		return nil
@@ -349,8 +402,12 @@ func cmdCommit(e *env, args []string) error {
 	if author.Name != committer.Name || author.Email != committer.Email {
 		fmt.Fprintf(e.stdout, " Author: %s <%s>\n", author.Name, author.Email)
 	}
-	if (amend && !resetAuthor) || dateArg != "" {
+	if keptAuthor || dateArg != "" {
 		fmt.Fprintf(e.stdout, " Date: %s\n", gitDate(*author))
+	}
+	if len(c.ParentHashes) > 1 {
+		// git prints no diffstat for a merge commit.
+		return nil
 	}
 	return writeSummary(e, rp, parent, c)
 }
@@ -370,51 +427,12 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	ins, del := 0, 0
-	for _, ch := range changes {
-		var x, y []byte
-		if ch.from != nil {
-			if x, err = ch.from.load(); err != nil {
-				return err
-			}
-		}
-		if ch.to != nil {
-			if y, err = ch.to.load(); err != nil {
-				return err
-			}
-		}
-		if isBinary(x) || isBinary(y) {
-			continue
-		}
-		for _, o := range lineOps(string(x), string(y)) {
-			switch o.kind {
-			case '+':
-				ins++
-			case '-':
-				del++
-			}
-		}
+	stats, err := statChanges(changes)
+	if err != nil {
+		return err
 	}
-	line := fmt.Sprintf(" %d %s changed", len(changes), plural(len(changes), "file", "files"))
-	if ins > 0 || (ins == 0 && del == 0) {
-		line += fmt.Sprintf(", %d %s(+)", ins, plural(ins, "insertion", "insertions"))
-	}
-	if del > 0 || ins == 0 {
-		line += fmt.Sprintf(", %d %s(-)", del, plural(del, "deletion", "deletions"))
-	}
-	fmt.Fprintln(e.stdout, line)
-	for _, ch := range changes {
-		switch {
-		case ch.from == nil:
-			fmt.Fprintf(e.stdout, " create mode %o %s\n", ch.to.mode, quotePath(ch.path))
-		case ch.to == nil:
-			fmt.Fprintf(e.stdout, " delete mode %o %s\n", ch.from.mode, quotePath(ch.path))
-		case ch.oldPath != "":
-			fmt.Fprintf(e.stdout, " rename %s (%d%%)\n", renameName(ch.oldPath, ch.path), ch.score*100/maxScore)
-		case ch.from.mode != ch.to.mode:
-			fmt.Fprintf(e.stdout, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, quotePath(ch.path))
-		}
-	}
+	writeStatSummary(e.stdout, stats)
+	writeChangeSummary(e.stdout, changes)
 	return nil
 }
 

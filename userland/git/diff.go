@@ -8,14 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v6/plumbing"
 	"github.com/go-git/go-git/v6/plumbing/filemode"
 	format "github.com/go-git/go-git/v6/plumbing/format/config"
 	"github.com/go-git/go-git/v6/plumbing/object"
-	"github.com/go-git/go-git/v6/utils/diff"
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // entry is one file of a tree, the index or the worktree.
@@ -74,6 +71,10 @@ func indexSnapshot(rp *repo) (snapshot, error) {
 	}
 	s := snapshot{}
 	for _, e := range idx.Entries {
+		// A conflicted path stands at our version (stage 2), if any.
+		if e.Stage == 1 || e.Stage == 3 {
+			continue
+		}
 		s[e.Name] = entry{hash: e.Hash, mode: e.Mode, load: blobLoader(rp, e.Hash)}
 	}
 	return s, nil
@@ -217,23 +218,27 @@ type op struct {
 	line string // with its newline, if it has one
 }
 
-// diffTimeout bounds the search for a minimal diff; past it the rest is
-// one deletion and one insertion, still a correct patch.
-const diffTimeout = 5 * time.Second
-
+// lineOps is the line diff git diff makes: xdiff's Myers with its
+// indent heuristic (xdiff.go), so changes that could be placed several
+// ways are placed where git places them.
 func lineOps(a, b string) []op {
+	al, bl := splitLines(a), splitLines(b)
 	var ops []op
-	for _, d := range diff.DoWithTimeout(a, b, diffTimeout) {
-		kind := byte(' ')
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			kind = '-'
-		case diffmatchpatch.DiffInsert:
-			kind = '+'
+	pos := 0
+	for _, h := range xdiffHunksOpt(al, bl, false, true) {
+		for _, l := range al[pos:h.i1] {
+			ops = append(ops, op{' ', l})
 		}
-		for _, l := range splitLines(d.Text) {
-			ops = append(ops, op{kind, l})
+		for _, l := range al[h.i1 : h.i1+h.chg1] {
+			ops = append(ops, op{'-', l})
 		}
+		for _, l := range bl[h.i2 : h.i2+h.chg2] {
+			ops = append(ops, op{'+', l})
+		}
+		pos = h.i1 + h.chg1
+	}
+	for _, l := range al[pos:] {
+		ops = append(ops, op{' ', l})
 	}
 	return ops
 }
@@ -480,7 +485,14 @@ func cmdDiff(e *env, args []string) error {
 		return err
 	}
 	changes := filterChanges(compare(from, to), specs)
-	if !quiet {
+	shown := false
+	if !quiet && !cached && len(revs) == 0 && f == (diffFormat{patch: true}) {
+		// Conflicted paths are shown as git's combined diffs.
+		if shown, err = writeWorktreeDiff(e.stdout, rp, changes, func(p string) bool { return matchSpec(specs, p) }); err != nil {
+			return err
+		}
+	}
+	if !quiet && !shown {
 		if err := writeDiff(e.stdout, f, changes); err != nil {
 			return err
 		}

@@ -276,7 +276,13 @@ func writeStatSummary(w io.Writer, stats []fileStat) {
 			del += s.del
 		}
 	}
-	line := fmt.Sprintf(" %d %s changed", len(stats), plural(len(stats), "file", "files"))
+	writeStatTotals(w, len(stats), ins, del)
+}
+
+// writeStatTotals writes the " N files changed, ..." line from its
+// counts.
+func writeStatTotals(w io.Writer, files, ins, del int) {
+	line := fmt.Sprintf(" %d %s changed", files, plural(files, "file", "files"))
 	if ins > 0 || del == 0 {
 		line += fmt.Sprintf(", %d %s(+)", ins, plural(ins, "insertion", "insertions"))
 	}
@@ -284,4 +290,37 @@ func writeStatSummary(w io.Writer, stats []fileStat) {
 		line += fmt.Sprintf(", %d %s(-)", del, plural(del, "deletion", "deletions"))
 	}
 	fmt.Fprintln(w, line)
+}
+
+// statChanges is the fileStat of each change.
+func statChanges(changes []fileChange) ([]fileStat, error) {
+	var out []fileStat
+	for _, c := range changes {
+		s, err := statOf(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// writeChangeSummary is git's --summary: created and deleted files,
+// renames with their similarity, mode changes.
+func writeChangeSummary(w io.Writer, changes []fileChange) {
+	for _, ch := range changes {
+		switch {
+		case ch.oldPath != "":
+			fmt.Fprintf(w, " rename %s (%d%%)\n", renameName(ch.oldPath, ch.path), ch.score*100/maxScore)
+			if ch.from.mode != ch.to.mode {
+				fmt.Fprintf(w, " mode change %o => %o\n", ch.from.mode, ch.to.mode)
+			}
+		case ch.from == nil:
+			fmt.Fprintf(w, " create mode %o %s\n", ch.to.mode, quotePath(ch.path))
+		case ch.to == nil:
+			fmt.Fprintf(w, " delete mode %o %s\n", ch.from.mode, quotePath(ch.path))
+		case ch.from.mode != ch.to.mode:
+			fmt.Fprintf(w, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, quotePath(ch.path))
+		}
+	}
 }

@@ -1,18 +1,24 @@
 // Command git is secexec's git for the VM: the everyday local commands
 // (init, add, commit, log, show, diff, status, branch, checkout, switch,
-// restore, reset, rm, mv, tag, describe, blame, grep, rev-parse, config)
-// on go-git, compiled to WASI (GOOS=wasip1) so it runs bounded like every
-// guest program. Repositories are ordinary git repositories: objects,
-// index and refs are read and written in git's formats, so a repository
-// made by host git works here and the other way round, and a commit made
-// with the same tree, author, committer, dates and message has the same
-// hash.
+// restore, reset, rm, mv, tag, describe, blame, grep, rev-parse, config),
+// the history ones (merge, stash, cherry-pick, revert, rebase, apply) and
+// the remote ones (remote, clone, fetch, pull, push) on go-git, compiled
+// to WASI (GOOS=wasip1) so it runs bounded like every guest program.
+// Repositories are ordinary git repositories: objects, index and refs are
+// read and written in git's formats, so a repository made by host git
+// works here and the other way round, and a commit made with the same
+// tree, author, committer, dates and message has the same hash.
 //
 // Output follows git 2.39 where scripts read it (log formats and
 // --graph, show, diff and its stat formats, status --short/--porcelain,
-// rev-parse, describe, blame, grep), and revisions are parsed as git
-// parses them (revision.go). No editor or pager is ever started; the
-// usage text lists the commands provided.
+// rev-parse, describe, blame, grep, merge and rebase messages), and
+// revisions are parsed as git parses them (revision.go). The history
+// commands share one three-way merge (merge3.go and xdiff.go, ports of
+// git's xdiff merge and histogram diff; mergetree.go, after its "ort"
+// strategy) and leave conflicts as git does: markers, index stages,
+// MERGE_HEAD and the rest, so host git and this one can take over from
+// each other. No pager is ever started; the editor is, as git starts it;
+// the usage text lists the commands provided.
 package main
 
 import (
@@ -50,30 +56,36 @@ type env struct {
 type command func(e *env, args []string) error
 
 var commands = map[string]command{
-	"init":      cmdInit,
-	"add":       cmdAdd,
-	"commit":    cmdCommit,
-	"log":       cmdLog,
-	"diff":      cmdDiff,
-	"status":    cmdStatus,
-	"branch":    cmdBranch,
-	"checkout":  cmdCheckout,
-	"rev-parse": cmdRevParse,
-	"config":    cmdConfig,
-	"show":      cmdShow,
-	"reset":     cmdReset,
-	"restore":   cmdRestore,
-	"rm":        cmdRm,
-	"mv":        cmdMv,
-	"switch":    cmdSwitch,
-	"tag":       cmdTag,
-	"describe":  cmdDescribe,
-	"blame":     cmdBlame,
-	"grep":      cmdGrep,
-	"cat-file":  cmdCatFile,
-	"ls-files":  cmdLsFiles,
-	"clean":     cmdClean,
-	"shortlog":  cmdShortlog,
+	"init":        cmdInit,
+	"add":         cmdAdd,
+	"commit":      cmdCommit,
+	"log":         cmdLog,
+	"diff":        cmdDiff,
+	"status":      cmdStatus,
+	"branch":      cmdBranch,
+	"checkout":    cmdCheckout,
+	"rev-parse":   cmdRevParse,
+	"config":      cmdConfig,
+	"show":        cmdShow,
+	"reset":       cmdReset,
+	"restore":     cmdRestore,
+	"rm":          cmdRm,
+	"mv":          cmdMv,
+	"switch":      cmdSwitch,
+	"tag":         cmdTag,
+	"describe":    cmdDescribe,
+	"blame":       cmdBlame,
+	"grep":        cmdGrep,
+	"cat-file":    cmdCatFile,
+	"ls-files":    cmdLsFiles,
+	"clean":       cmdClean,
+	"shortlog":    cmdShortlog,
+	"merge":       cmdMerge,
+	"stash":       cmdStash,
+	"cherry-pick": cmdCherryPick,
+	"revert":      cmdRevert,
+	"rebase":      cmdRebase,
+	"apply":       cmdApply,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -165,4 +177,10 @@ Commands provided in secexec:
    cat-file   Provide contents or details of repository objects
    rev-parse  Pick out and massage parameters
    config     Get and set repository or global options
+   merge      Join two development histories together
+   stash      Stash the changes in a dirty working directory away
+   cherry-pick Apply the changes introduced by an existing commit
+   revert     Revert an existing commit
+   rebase     Reapply commits on top of another base tip
+   apply      Apply a patch to files and/or to the index
 `

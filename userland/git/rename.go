@@ -39,18 +39,22 @@ func detectRenames(changes []fileChange) []fileChange {
 	}
 	used := map[int]bool{}
 	var out []fileChange
-	// Exact renames.
+	// Exact renames; of several sources with the content, git takes
+	// one with the same base name.
 	for _, i := range dsts {
 		c := changes[i]
+		best := -1
 		for _, d := range srcs {
-			if used[d] {
+			if used[d] || changes[d].from.hash != c.to.hash || isLink(changes[d].from) != isLink(c.to) {
 				continue
 			}
-			if changes[d].from.hash == c.to.hash && isLink(changes[d].from) == isLink(c.to) {
-				used[d], used[i] = true, true
-				out = append(out, fileChange{path: c.path, oldPath: changes[d].path, from: changes[d].from, to: c.to, score: maxScore})
-				break
+			if best < 0 || sameBase(changes[d].path, c.path) > sameBase(changes[best].path, c.path) {
+				best = d
 			}
+		}
+		if best >= 0 {
+			used[best], used[i] = true, true
+			out = append(out, fileChange{path: c.path, oldPath: changes[best].path, from: changes[best].from, to: c.to, score: maxScore})
 		}
 	}
 	out = append(out, inexactRenames(changes, srcs, dsts, used)...)
@@ -63,6 +67,24 @@ func detectRenames(changes []fileChange) []fileChange {
 		}
 	}
 	slices.SortFunc(out, func(a, b fileChange) int { return strings.Compare(a.path, b.path) })
+	return out
+}
+
+// rename is one detected rename, as the tree merge looks them up.
+type rename struct {
+	from, to string
+	score    int
+}
+
+// renamesBetween is the renames from snapshot a to b, sorted by
+// destination.
+func renamesBetween(a, b snapshot) []rename {
+	var out []rename
+	for _, c := range detectRenames(compare(a, b)) {
+		if c.oldPath != "" {
+			out = append(out, rename{from: c.oldPath, to: c.path, score: c.score})
+		}
+	}
 	return out
 }
 

@@ -22,14 +22,22 @@ type state struct {
 	staged, unstaged []change
 	untracked        []string // collapsed to "dir/" where a whole directory is untracked
 	noCommits        bool
+	unmerged         []unmergedPath
+	op               inProgress
 	branch           string
 	attached         bool
 	headShort        string
 }
 
+// unmergedPath is a conflicted path and its stage mask.
+type unmergedPath struct {
+	path string
+	mask int
+}
+
 // readState computes the status of rp.
 func readState(rp *repo) (*state, error) {
-	st, err := rp.wt.Status()
+	st, masks, err := worktreeStatus(rp)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +45,10 @@ func readState(rp *repo) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &state{noCommits: head == nil}
+	s := &state{noCommits: head == nil, op: readInProgress(rp)}
+	for _, p := range slices.Sorted(mapKeys(masks)) {
+		s.unmerged = append(s.unmerged, unmergedPath{p, masks[p]})
+	}
 	if head != nil {
 		s.headShort = short(head.Hash)
 	}
@@ -112,17 +123,23 @@ var statusLabels = map[git.StatusCode]string{
 func (s *state) writeLong(w io.Writer, rp *repo) {
 	if s.attached {
 		fmt.Fprintf(w, "On branch %s\n", s.branch)
+	} else if s.op.kind == "rebase" {
+		fmt.Fprintf(w, "interactive rebase in progress; onto %s\n", s.op.onto)
 	} else {
 		fmt.Fprintf(w, "HEAD detached at %s\n", s.headShort)
 	}
+	s.writeInProgress(w, rp)
 	if s.noCommits {
 		fmt.Fprint(w, "\nNo commits yet\n\n")
 	}
 	if len(s.staged) > 0 {
 		fmt.Fprint(w, "Changes to be committed:\n")
-		if s.noCommits {
+		switch {
+		case !s.fromCommit():
+			// git gives no hint while an operation is in progress.
+		case s.noCommits:
 			fmt.Fprint(w, "  (use \"git rm --cached <file>...\" to unstage)\n")
-		} else {
+		default:
 			fmt.Fprint(w, "  (use \"git restore --staged <file>...\" to unstage)\n")
 		}
 		for _, c := range s.staged {
@@ -134,6 +151,7 @@ func (s *state) writeLong(w io.Writer, rp *repo) {
 		}
 		fmt.Fprintln(w)
 	}
+	s.writeUnmerged(w, rp)
 	if len(s.unstaged) > 0 {
 		fmt.Fprint(w, "Changes not staged for commit:\n")
 		verb := "add"
@@ -160,7 +178,7 @@ func (s *state) writeLong(w io.Writer, rp *repo) {
 		return
 	}
 	switch {
-	case len(s.unstaged) > 0:
+	case len(s.unstaged) > 0 || len(s.unmerged) > 0:
 		fmt.Fprint(w, "no changes added to commit (use \"git add\" and/or \"git commit -a\")\n")
 	case len(s.untracked) > 0:
 		fmt.Fprint(w, "nothing added to commit but untracked files present (use \"git add\" to track)\n")
@@ -185,6 +203,10 @@ func (s *state) writeShort(w io.Writer, rp *repo, porcelain bool) {
 		v := codes[c.path]
 		v[1] = byte(c.code)
 		codes[c.path] = v
+	}
+	for _, u := range s.unmerged {
+		_, xy := unmergedLabel(u.mask)
+		codes[u.path] = [2]byte{xy[0], xy[1]}
 	}
 	name := func(p string) string {
 		if porcelain {
