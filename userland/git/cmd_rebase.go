@@ -121,8 +121,25 @@ func cmdRebase(e *env, args []string) error {
 			"If that is not the case, please\n\trm -fr \""+filepath.ToSlash(filepath.Join(rp.display(".git"), rebaseDir))+"\"\n"+
 			"and run me again.  I am stopping in case you still have something\nvaluable there.\n")
 	}
+	if len(revs) == 0 {
+		// The branch's upstream (branch.NAME.remote and .merge), as git.
+		branch, attached, err := rp.branch()
+		if err != nil {
+			return err
+		}
+		if !attached {
+			fmt.Fprint(e.stdout, "You are not currently on a branch.\nPlease specify which branch you want to rebase against.\nSee git-rebase(1) for details.\n\n    git rebase '<branch>'\n\n")
+			return &exitError{code: 1}
+		}
+		if _, err := resolveRev(rp, "@{upstream}"); err != nil {
+			fmt.Fprint(e.stdout, "There is no tracking information for the current branch.\nPlease specify which branch you want to rebase against.\nSee git-rebase(1) for details.\n\n    git rebase '<branch>'\n\n"+
+				"If you wish to set tracking information for this branch you can do so with:\n\n    git branch --set-upstream-to=<remote>/<branch> "+branch+"\n\n")
+			return &exitError{code: 1}
+		}
+		revs = []string{"@{upstream}"}
+	}
 	if len(revs) != 1 {
-		return usagef("usage: git rebase <upstream> (rebasing onto the configured upstream is not supported here)")
+		return usagef("usage: git rebase [--onto <newbase>] [<upstream>]")
 	}
 	upstream, err := resolveRev(rp, revs[0])
 	if err != nil {

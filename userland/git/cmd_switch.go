@@ -130,6 +130,11 @@ func cmdSwitch(e *env, args []string) error {
 		name = prev
 	}
 	if _, err := rp.r.Reference(plumbing.NewBranchReferenceName(name), false); err != nil {
+		// As git: a branch of the one remote that has NAME is made and
+		// tracked.
+		if ok, err := checkoutRemoteBranch(e, rp, name); ok {
+			return err
+		}
 		if _, rerr := resolve(rp, name); rerr == nil {
 			return fatalf("a branch is expected, got %s\nhint: If you want to detach HEAD at the commit, try again with the --detach option.", describeRef(rp, name))
 		}
@@ -137,7 +142,7 @@ func cmdSwitch(e *env, args []string) error {
 	}
 	if attached && oldBranch == name {
 		fmt.Fprintf(&out, "Already on '%s'\n", name)
-		return finishSwitch(e, rp, quiet, oldHead, "", "", &out)
+		return switchTracking(e, rp, quiet, finishSwitch(e, rp, quiet, oldHead, "", "", &out))
 	}
 	if err := switchTo(rp, name); err != nil {
 		return err
@@ -146,7 +151,16 @@ func cmdSwitch(e *env, args []string) error {
 		fmt.Fprintf(&out, "Previous HEAD position was %s %s\n", short(oldHead.Hash), subjectOf(oldHead.Message))
 	}
 	fmt.Fprintf(&out, "Switched to branch '%s'\n", name)
-	return finishSwitch(e, rp, quiet, oldHead, from, name, &out)
+	return switchTracking(e, rp, quiet, finishSwitch(e, rp, quiet, oldHead, from, name, &out))
+}
+
+// switchTracking adds, after a switch to a branch that went well, how
+// the branch stands against its upstream, as git does.
+func switchTracking(e *env, rp *repo, quiet bool, err error) error {
+	if err == nil && !quiet {
+		checkoutTracking(e.stdout, rp)
+	}
+	return err
 }
 
 // describeRef is how git names a non-branch in "a branch is expected".

@@ -54,6 +54,8 @@ func cmdInit(e *env, args []string) error {
 			return err
 		}
 		verb = "Reinitialized existing"
+	} else if err := writeGitCore(filepath.Join(abs, ".git", "config"), false); err != nil {
+		return err
 	}
 	if !quiet {
 		fmt.Fprintf(e.stdout, "%s Git repository in %s/\n", verb, filepath.Join(abs, ".git"))
@@ -473,6 +475,8 @@ func cmdBranch(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "%s%s\n", mark, n)
 		}
 		return nil
+	case len(args) == 1 && (args[0] == "-a" || args[0] == "--all" || args[0] == "-r" || args[0] == "--remotes"):
+		return listBranches(e.stdout, rp, args[0] == "-a" || args[0] == "--all", true)
 	case args[0] == "--show-current":
 		if attached {
 			fmt.Fprintln(e.stdout, cur)
@@ -594,13 +598,18 @@ func cmdCheckout(e *env, args []string) error {
 			cur, attached, _ := rp.branch()
 			if attached && cur == args[0] {
 				fmt.Fprintf(e.stderr, "Already on '%s'\n", cur)
+				checkoutTracking(e.stdout, rp)
 				return nil
 			}
 			if err := switchTo(rp, args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "Switched to branch '%s'\n", args[0])
+			checkoutTracking(e.stdout, rp)
 			return nil
+		}
+		if ok, err := checkoutRemoteBranch(e, rp, args[0]); ok {
+			return err
 		}
 	}
 	return restorePaths(rp, paths)

@@ -19,6 +19,13 @@
 // MERGE_HEAD and the rest, so host git and this one can take over from
 // each other. No pager is ever started; the editor is, as git starts it;
 // the usage text lists the commands provided.
+//
+// Remotes (remote, clone, fetch, pull, push, ls-remote) work over local
+// paths and file:// URLs (go-git's file transport, in this process) and
+// over git's smart HTTP protocol, whose connections netconn makes: inside
+// the VM the host's kernel makes them under the VM's network rules.
+// ssh:// and git:// are not provided. A pull that is not a fast-forward
+// merges with the history commands' merge (mergeInto).
 package main
 
 import (
@@ -86,6 +93,12 @@ var commands = map[string]command{
 	"revert":      cmdRevert,
 	"rebase":      cmdRebase,
 	"apply":       cmdApply,
+	"remote":      cmdRemote,
+	"clone":       cmdClone,
+	"fetch":       cmdFetch,
+	"pull":        cmdPull,
+	"push":        cmdPush,
+	"ls-remote":   cmdLsRemote,
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -183,4 +196,10 @@ Commands provided in secexec:
    revert     Revert an existing commit
    rebase     Reapply commits on top of another base tip
    apply      Apply a patch to files and/or to the index
+   remote     Manage set of tracked repositories
+   clone      Clone a repository into a new directory
+   fetch      Download objects and refs from another repository
+   pull       Fetch from and integrate with another repository
+   push       Update remote refs along with associated objects
+   ls-remote  List references in a remote repository
 `

@@ -123,6 +123,7 @@ var statusLabels = map[git.StatusCode]string{
 func (s *state) writeLong(w io.Writer, rp *repo) {
 	if s.attached {
 		fmt.Fprintf(w, "On branch %s\n", s.branch)
+		statusTracking(w, rp)
 	} else if s.op.kind == "rebase" {
 		fmt.Fprintf(w, "interactive rebase in progress; onto %s\n", s.op.onto)
 	} else {

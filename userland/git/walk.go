@@ -19,12 +19,22 @@ type walker struct {
 	excluded    map[plumbing.Hash]bool
 	firstParent bool
 	visited     int
+	// shallow are a shallow clone's boundary commits: git walks them as
+	// if they had no parents (theirs are not in the repository).
+	shallow map[plumbing.Hash]bool
 }
 
 // newWalker starts at starts and leaves out every commit reachable from
 // excludes (the ^A of A..B).
 func newWalker(rp *repo, starts, excludes []plumbing.Hash) (*walker, error) {
-	w := &walker{rp: rp, seen: map[plumbing.Hash]bool{}, excluded: map[plumbing.Hash]bool{}}
+	w := &walker{rp: rp, seen: map[plumbing.Hash]bool{}, excluded: map[plumbing.Hash]bool{}, shallow: map[plumbing.Hash]bool{}}
+	shallow, err := rp.r.Storer.Shallow()
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range shallow {
+		w.shallow[h] = true
+	}
 	for _, h := range excludes {
 		if err := w.exclude(h); err != nil {
 			return nil, err
@@ -72,7 +82,9 @@ func (w *walker) exclude(h plumbing.Hash) error {
 		if err != nil {
 			return err
 		}
-		stack = append(stack, c.ParentHashes...)
+		if !w.shallow[h] {
+			stack = append(stack, c.ParentHashes...)
+		}
 	}
 	return nil
 }
@@ -101,6 +113,9 @@ func (w *walker) next() (*object.Commit, error) {
 			continue
 		}
 		parents := c.ParentHashes
+		if w.shallow[c.Hash] {
+			parents = nil
+		}
 		if w.firstParent && len(parents) > 1 {
 			parents = parents[:1]
 		}
