@@ -476,6 +476,23 @@ func selectCommits(rp *repo, lo *logOpts, starts, excludes []plumbing.Hash, spec
 				continue
 			}
 		}
+		if lo.diff.filter != "" {
+			// --diff-filter also selects the commits with such a change.
+			if len(c.ParentHashes) > 1 {
+				continue
+			}
+			ch, err := commitChanges(rp, c, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			ch = filterChanges(ch, specs)
+			if !lo.diff.noRenames {
+				ch = detectRenames(ch)
+			}
+			if len(filterStatus(ch, lo.diff.filter)) == 0 {
+				continue
+			}
+		}
 		if lo.pickaxeS != "" || lo.pickaxeG != nil {
 			hit, err := lo.pickaxeHits(rp, c, specs)
 			if err != nil {

@@ -160,7 +160,7 @@ func writePatch(w io.Writer, c fileChange) error {
 	if c.aPath != "" {
 		aPath = c.aPath
 	}
-	fmt.Fprintf(w, "diff --git %s %s\n", quotePath("a/"+aPath), quotePath("b/"+c.path))
+	fmt.Fprintf(w, "diff --git %s %s\n", quotePath(srcPrefix+aPath), quotePath(dstPrefix+c.path))
 	var a, b []byte
 	var err error
 	if c.from != nil {
@@ -173,7 +173,7 @@ func writePatch(w io.Writer, c fileChange) error {
 			return err
 		}
 	}
-	oldName, newName := quotePath("a/"+aPath), quotePath("b/"+c.path)
+	oldName, newName := quotePath(srcPrefix+aPath), quotePath(dstPrefix+c.path)
 	switch {
 	case c.from == nil:
 		fmt.Fprintf(w, "new file mode %o\nindex %s..%s\n", c.to.mode, zeroShort, short(c.to.hash))
@@ -352,7 +352,7 @@ func funcName(line string) (string, bool) {
 
 // cmdDiff: git diff [options] [--cached|--staged] [<commit> [<commit>] | <a>..<b> | <a>...<b>] [--] [<path>...].
 func cmdDiff(e *env, args []string) error {
-	cached, quiet, exitCode, noIndex := false, false, false, false
+	cached, quiet, exitCode, noIndex, reverse := false, false, false, false, false
 	var f diffFormat
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -370,6 +370,8 @@ func cmdDiff(e *env, args []string) error {
 			exitCode = true
 		case a == "--no-index":
 			noIndex = true
+		case a == "-R":
+			reverse = true
 		case a == "--no-color" || a == "--color=never" || a == "--no-ext-diff" || a == "--no-renames":
 		case strings.HasPrefix(a, "-") && a != "-":
 			return usagef("error: invalid option: %s", a)
@@ -478,6 +480,10 @@ func cmdDiff(e *env, args []string) error {
 	specs, err := pathspecs(rp, paths)
 	if err != nil {
 		return err
+	}
+	if reverse {
+		from, to = to, from
+		srcPrefix, dstPrefix = dstPrefix, srcPrefix
 	}
 	changes := filterChanges(compare(from, to), specs)
 	if !quiet {

@@ -389,6 +389,11 @@ func TestGitCommonFlagsMatchHost(t *testing.T) {
 		"git tag --sort=version:refname", "git tag --sort=-v:refname", "git tag --sort=-refname", "git tag --sort=creatordate",
 		"git tag --contains HEAD~1", "git tag --points-at HEAD", "git tag --points-at HEAD~2 -n", "git tag --contains nope",
 		"git tag -l 'v1*' --sort=-v:refname", "git tag --sort=bogus",
+		"git diff -R HEAD~1 HEAD --stat", "git diff --diff-filter=AD --name-status HEAD~1", "git diff --diff-filter=d --name-status HEAD~1",
+		"git log --diff-filter=A --name-only --format=%s", "git show -q", "git show --quiet --format=%s", "git diff -R --cached",
+		"git tag -a -m r rel-2 HEAD && git describe --tags --match 'v*'", "git describe --exclude 'rel*' --tags",
+		"git describe --match 'x*'", "git describe --match=rel-*",
+		"echo u > u && git switch --orphan new && git status --short && ls && git branch && git log", "git switch --orphan main",
 	)
 }
 
