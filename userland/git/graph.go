@@ -33,7 +33,8 @@ type graph struct {
 	prevEdges   int
 	state       graphState
 	prevState   graphState
-	expansion   int // the pre-commit rows drawn for an octopus merge
+	expansion   int  // the pre-commit rows drawn for an octopus merge
+	missingNL   bool // the last entry's line is still open (format:)
 }
 
 type graphState int
@@ -474,7 +475,12 @@ func (g *graph) write(w io.Writer, c *object.Commit, e graphEntry) error {
 	var b bytes.Buffer
 	g.update(c)
 	if e.separator {
-		b.WriteString(g.padding() + "\n")
+		if g.missingNL {
+			// The end of the previous format: entry's last line.
+			b.WriteString("\n")
+		} else {
+			b.WriteString(g.padding() + "\n")
+		}
 	}
 	// Lines before the commit line (an octopus merge's expansion).
 	for {
@@ -487,17 +493,28 @@ func (g *graph) write(w io.Writer, c *object.Commit, e graphEntry) error {
 	}
 	header := e.header
 	endsNL := strings.HasSuffix(header, "\n")
-	for i, l := range strings.Split(strings.TrimSuffix(header, "\n"), "\n") {
+	// A format: entry (no terminator) leaves its last line open.
+	open := !e.terminator && !endsNL && len(e.diff) == 0
+	hl := strings.Split(strings.TrimSuffix(header, "\n"), "\n")
+	for i, l := range hl {
 		if i > 0 {
 			m, _ := g.next()
 			b.WriteString(m)
 		}
-		b.WriteString(l + "\n")
+		b.WriteString(l)
+		if !open || i < len(hl)-1 {
+			b.WriteString("\n")
+		}
 	}
 	for g.state != statePadding {
 		m, _ := g.next()
-		b.WriteString(m + "\n")
+		if open {
+			b.WriteString("\n" + m)
+		} else {
+			b.WriteString(m + "\n")
+		}
 	}
+	g.missingNL = open
 	if e.terminator && endsNL {
 		b.WriteString(g.padding() + "\n")
 	}
