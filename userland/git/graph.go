@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v6/plumbing"
@@ -61,7 +62,7 @@ func (g *graph) drawnParents(c *object.Commit) []plumbing.Hash {
 		if g.firstParent && i > 0 {
 			break
 		}
-		if g.shown[p] {
+		if g.shown[p] && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -483,9 +484,13 @@ func (g *graph) write(w io.Writer, c *object.Commit, e graphEntry) error {
 		}
 	}
 	// Lines before the commit line (an octopus merge's expansion).
-	for {
+	// The lines before and after the commit line are bounded by the
+	// columns; the bound only guards against a layout that never
+	// settles.
+	limit := 4*(len(g.cols)+len(g.parents)) + 8
+	for n := 0; ; n++ {
 		m, isCommit := g.next()
-		if isCommit {
+		if isCommit || n > limit {
 			b.WriteString(m)
 			break
 		}
@@ -506,7 +511,11 @@ func (g *graph) write(w io.Writer, c *object.Commit, e graphEntry) error {
 			b.WriteString("\n")
 		}
 	}
-	for g.state != statePadding {
+	for n := 0; g.state != statePadding; n++ {
+		if n > limit {
+			g.state = statePadding
+			break
+		}
 		m, _ := g.next()
 		if open {
 			b.WriteString("\n" + m)
