@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,8 +25,13 @@ type tagName struct {
 func cmdDescribe(e *env, args []string) error {
 	tags, always, long, dirty := false, false, false, ""
 	abbrev := 7
-	var revs []string
-	for _, a := range args {
+	var revs, match, exclude []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if (a == "--match" || a == "--exclude") && i+1 < len(args) {
+			a += "=" + args[i+1]
+			i++
+		}
 		switch {
 		case a == "--tags":
 			tags = true
@@ -37,6 +43,10 @@ func cmdDescribe(e *env, args []string) error {
 			dirty = "-dirty"
 		case strings.HasPrefix(a, "--dirty="):
 			dirty = strings.TrimPrefix(a, "--dirty=")
+		case strings.HasPrefix(a, "--match="):
+			match = append(match, strings.TrimPrefix(a, "--match="))
+		case strings.HasPrefix(a, "--exclude="):
+			exclude = append(exclude, strings.TrimPrefix(a, "--exclude="))
 		case strings.HasPrefix(a, "--abbrev="):
 			n, err := strconv.Atoi(strings.TrimPrefix(a, "--abbrev="))
 			if err != nil {
@@ -59,7 +69,7 @@ func cmdDescribe(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	names, unannotated, err := describeNames(rp, tags)
+	names, unannotated, err := describeNames(rp, tags, match, exclude)
 	if err != nil {
 		return err
 	}
@@ -110,7 +120,7 @@ func cmdDescribe(e *env, args []string) error {
 
 // describeNames maps commits to the tag that names each: annotated
 // tags first, then the newer, as git prefers them.
-func describeNames(rp *repo, lightweight bool) (map[plumbing.Hash]tagName, bool, error) {
+func describeNames(rp *repo, lightweight bool, match, exclude []string) (map[plumbing.Hash]tagName, bool, error) {
 	names := map[plumbing.Hash]tagName{}
 	unannotated := false
 	refs, err := rp.r.Tags()
@@ -119,6 +129,10 @@ func describeNames(rp *repo, lightweight bool) (map[plumbing.Hash]tagName, bool,
 	}
 	err = refs.ForEach(func(r *plumbing.Reference) error {
 		t := tagName{name: r.Name().Short()}
+		if len(match) > 0 && !slices.ContainsFunc(match, func(p string) bool { return wildMatch(p, t.name) }) ||
+			slices.ContainsFunc(exclude, func(p string) bool { return wildMatch(p, t.name) }) {
+			return nil
+		}
 		target := r.Hash()
 		if tag, err := rp.r.TagObject(r.Hash()); err == nil {
 			t.annotated, t.when, t.name = true, tag.Tagger.When.Unix(), tag.Name

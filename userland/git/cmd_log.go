@@ -161,7 +161,7 @@ func (lo *logOpts) parseOption(a string, rest []string) (int, error) {
 	case strings.HasPrefix(a, "--date="):
 		lo.dateFmt = strings.TrimPrefix(a, "--date=")
 		switch lo.dateFmt {
-		case "default", "iso", "iso8601", "iso-strict", "iso8601-strict", "short", "raw", "unix", "rfc", "rfc2822":
+		case "default", "iso", "iso8601", "iso-strict", "iso8601-strict", "short", "raw", "unix", "rfc", "rfc2822", "relative":
 		default:
 			return 0, fatalf("unknown date format %s", lo.dateFmt)
 		}
@@ -476,6 +476,23 @@ func selectCommits(rp *repo, lo *logOpts, starts, excludes []plumbing.Hash, spec
 				continue
 			}
 		}
+		if lo.diff.filter != "" {
+			// --diff-filter also selects the commits with such a change.
+			if len(c.ParentHashes) > 1 {
+				continue
+			}
+			ch, err := commitChanges(rp, c, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			ch = filterChanges(ch, specs)
+			if !lo.diff.noRenames {
+				ch = detectRenames(ch)
+			}
+			if len(filterStatus(ch, lo.diff.filter)) == 0 {
+				continue
+			}
+		}
 		if lo.pickaxeS != "" || lo.pickaxeG != nil {
 			hit, err := lo.pickaxeHits(rp, c, specs)
 			if err != nil {
@@ -702,9 +719,8 @@ func (p *printer) commit(c *object.Commit) error {
 	}
 	var b bytes.Buffer
 	if ge.separator {
-		if p.missingNL {
-			b.WriteByte('\n')
-		}
+		// A blank line after an entry that ended its line; for a
+		// format: entry, which did not, the end of its line.
 		b.WriteByte('\n')
 	}
 	b.WriteString(ge.header)
@@ -832,8 +848,54 @@ func formatDate(s object.Signature, f string) string {
 		return strconv.FormatInt(s.When.Unix(), 10)
 	case "rfc", "rfc2822":
 		return s.When.Format("Mon, 2 Jan 2006 15:04:05 -0700")
+	case "relative":
+		return relativeDate(s.When, time.Now())
 	}
 	return gitDate(s)
+}
+
+// relativeDate is git's "N units ago", with its rounding.
+func relativeDate(t, now time.Time) string {
+	if t.After(now) {
+		return "in the future"
+	}
+	n := func(v int64, one, many string) string {
+		if v == 1 {
+			return "1 " + one
+		}
+		return strconv.FormatInt(v, 10) + " " + many
+	}
+	diff := int64(now.Sub(t) / time.Second)
+	if diff < 90 {
+		return n(diff, "second", "seconds") + " ago"
+	}
+	diff = (diff + 30) / 60
+	if diff < 90 {
+		return n(diff, "minute", "minutes") + " ago"
+	}
+	diff = (diff + 30) / 60
+	if diff < 36 {
+		return n(diff, "hour", "hours") + " ago"
+	}
+	diff = (diff + 12) / 24
+	if diff < 14 {
+		return n(diff, "day", "days") + " ago"
+	}
+	if diff < 70 {
+		return n((diff+3)/7, "week", "weeks") + " ago"
+	}
+	if diff < 365 {
+		return n((diff+15)/30, "month", "months") + " ago"
+	}
+	if diff < 1825 {
+		total := (diff*12*2 + 365) / (365 * 2)
+		years, months := total/12, total%12
+		if months > 0 {
+			return n(years, "year", "years") + ", " + n(months, "month", "months") + " ago"
+		}
+		return n(years, "year", "years") + " ago"
+	}
+	return n((diff+183)/365, "year", "years") + " ago"
 }
 
 // gitDate is git's default date format, in the signature's own zone.
@@ -938,6 +1000,8 @@ func sigField(sig object.Signature, x byte, p *printer) (string, bool) {
 		return sig.When.Format("2006-01-02T15:04:05-07:00"), true
 	case 's':
 		return sig.When.Format("2006-01-02"), true
+	case 'r':
+		return relativeDate(sig.When, time.Now()), true
 	}
 	return "", false
 }

@@ -22,6 +22,9 @@ func cmdShow(e *env, args []string) error {
 			rest = append(rest, args[i:]...)
 			break
 		}
+		if a == "-q" || a == "--quiet" {
+			continue
+		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			n, err := lo.parseOption(a, args[i+1:])
 			if err != nil {
@@ -35,7 +38,7 @@ func cmdShow(e *env, args []string) error {
 		}
 		rest = append(rest, a)
 	}
-	noPatch := slicesContains(args, "-s") || slicesContains(args, "--no-patch")
+	noPatch := slicesContains(args, "-s") || slicesContains(args, "--no-patch") || slicesContains(args, "-q") || slicesContains(args, "--quiet")
 	if !lo.diff.any() && !noPatch {
 		lo.diff.patch = true
 	}

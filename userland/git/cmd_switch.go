@@ -15,7 +15,7 @@ import (
 // cmdSwitch: git switch [-q] <branch> | -c|-C <new> [<start>] |
 // --detach [<commit>] | -.
 func cmdSwitch(e *env, args []string) error {
-	create, forceCreate, detach, quiet := "", false, false, false
+	create, forceCreate, detach, quiet, orphan := "", false, false, false, ""
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -27,6 +27,9 @@ func cmdSwitch(e *env, args []string) error {
 			return usagef("error: switch `%s' requires a value", strings.TrimLeft(a, "-")[:1])
 		case a == "-d" || a == "--detach":
 			detach = true
+		case a == "--orphan" && i+1 < len(args):
+			orphan = args[i+1]
+			i++
 		case a == "-q" || a == "--quiet":
 			quiet = true
 		case a == "--no-guess" || a == "--guess" || a == "--no-track":
@@ -59,6 +62,32 @@ func cmdSwitch(e *env, args []string) error {
 	}
 	var out bytes.Buffer
 	switch {
+	case orphan != "":
+		// A new unborn branch: HEAD moves to it and HEAD's files go from
+		// the index and the worktree, as a checkout of an empty tree.
+		if len(rest) > 0 {
+			return fatalf("'--orphan' cannot take <start-point>")
+		}
+		if !validRefName(orphan) {
+			return fatalf("'%s' is not a valid branch name", orphan)
+		}
+		if _, err := rp.r.Reference(plumbing.NewBranchReferenceName(orphan), false); err == nil {
+			return fatalf("a branch named '%s' already exists", orphan)
+		}
+		from, err := treeSnapshot(rp, oldHead)
+		if err != nil {
+			return err
+		}
+		if err := moveBetween(rp, from, snapshot{}); err != nil {
+			return err
+		}
+		if err := rp.r.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(orphan))); err != nil {
+			return err
+		}
+		if !quiet {
+			fmt.Fprintf(e.stderr, "Switched to a new branch '%s'\n", orphan)
+		}
+		return nil
 	case create != "":
 		start := "HEAD"
 		if len(rest) == 1 {
@@ -216,6 +245,12 @@ func moveTo(rp *repo, c *object.Commit) error {
 	if err != nil {
 		return err
 	}
+	return moveBetween(rp, from, to)
+}
+
+// moveBetween carries the index and worktree from tree from to tree to,
+// refusing when a file that differs between them has local changes.
+func moveBetween(rp *repo, from, to snapshot) error {
 	idx, err := indexSnapshot(rp)
 	if err != nil {
 		return err
@@ -228,11 +263,17 @@ func moveTo(rp *repo, c *object.Commit) error {
 		if err != nil {
 			return err
 		}
+		// A file is clean when it is as in the old tree or already as
+		// in the new one; missing is clean unless the new tree changes
+		// a file the old one had.
 		clean := func(e entry, ok bool) bool {
-			if ch.from == nil {
-				return !ok || (ch.to != nil && e.hash == ch.to.hash)
+			if !ok {
+				return ch.to == nil || ch.from == nil
 			}
-			return ok && e.hash == ch.from.hash && e.mode == ch.from.mode
+			if ch.from != nil && e.hash == ch.from.hash && e.mode == ch.from.mode {
+				return true
+			}
+			return ch.to != nil && e.hash == ch.to.hash && e.mode == ch.to.mode
 		}
 		if !clean(ie, inIdx) || !clean(we, inWT) {
 			blocked = append(blocked, ch.path)

@@ -161,7 +161,7 @@ func writePatch(w io.Writer, c fileChange) error {
 	if c.aPath != "" {
 		aPath = c.aPath
 	}
-	fmt.Fprintf(w, "diff --git %s %s\n", quotePath("a/"+aPath), quotePath("b/"+c.path))
+	fmt.Fprintf(w, "diff --git %s %s\n", quotePath(srcPrefix+aPath), quotePath(dstPrefix+c.path))
 	var a, b []byte
 	var err error
 	if c.from != nil {
@@ -174,7 +174,7 @@ func writePatch(w io.Writer, c fileChange) error {
 			return err
 		}
 	}
-	oldName, newName := quotePath("a/"+aPath), quotePath("b/"+c.path)
+	oldName, newName := quotePath(srcPrefix+aPath), quotePath(dstPrefix+c.path)
 	switch {
 	case c.from == nil:
 		fmt.Fprintf(w, "new file mode %o\nindex %s..%s\n", c.to.mode, zeroShort, short(c.to.hash))
@@ -357,7 +357,7 @@ func funcName(line string) (string, bool) {
 
 // cmdDiff: git diff [options] [--cached|--staged] [<commit> [<commit>] | <a>..<b> | <a>...<b>] [--] [<path>...].
 func cmdDiff(e *env, args []string) error {
-	cached, quiet, exitCode, noIndex := false, false, false, false
+	cached, quiet, exitCode, noIndex, reverse := false, false, false, false, false
 	var f diffFormat
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -375,6 +375,8 @@ func cmdDiff(e *env, args []string) error {
 			exitCode = true
 		case a == "--no-index":
 			noIndex = true
+		case a == "-R":
+			reverse = true
 		case a == "--no-color" || a == "--color=never" || a == "--no-ext-diff" || a == "--no-renames":
 		case strings.HasPrefix(a, "-") && a != "-":
 			return usagef("error: invalid option: %s", a)
@@ -484,9 +486,14 @@ func cmdDiff(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if reverse {
+		from, to = to, from
+		srcPrefix, dstPrefix = dstPrefix, srcPrefix
+	}
 	changes := filterChanges(compare(from, to), specs)
 	shown := false
-	if !quiet && !cached && len(revs) == 0 && f == (diffFormat{patch: true}) {
+	plainPatch := f.patch && !f.stat && !f.shortstat && !f.numstat && !f.nameOnly && !f.nameStatus && f.filter == ""
+	if !quiet && !cached && !reverse && len(revs) == 0 && plainPatch {
 		// Conflicted paths are shown as git's combined diffs.
 		if shown, err = writeWorktreeDiff(e.stdout, rp, changes, func(p string) bool { return matchSpec(specs, p) }); err != nil {
 			return err

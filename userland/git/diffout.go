@@ -13,7 +13,8 @@ import (
 // --name-status); several may be asked for at once.
 type diffFormat struct {
 	patch, stat, shortstat, numstat, nameOnly, nameStatus bool
-	noRenames                                             bool // --no-renames: no exact-rename pairing
+	noRenames                                             bool   // --no-renames: no rename pairing
+	filter                                                string // --diff-filter: status letters to keep (upper) or drop (lower)
 }
 
 func (f diffFormat) any() bool {
@@ -43,7 +44,21 @@ func (f *diffFormat) flag(a string) bool {
 		f.noRenames = true
 	case "-M", "--find-renames":
 		f.noRenames = false
+	case "--no-prefix":
+		srcPrefix, dstPrefix = "", ""
 	default:
+		if v, ok := strings.CutPrefix(a, "--src-prefix="); ok {
+			srcPrefix = v
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--dst-prefix="); ok {
+			dstPrefix = v
+			return true
+		}
+		if v, ok := strings.CutPrefix(a, "--diff-filter="); ok {
+			f.filter = v
+			return true
+		}
 		if n, ok := strings.CutPrefix(a, "--unified="); ok {
 			return setContext(n, f)
 		}
@@ -109,6 +124,11 @@ func statOf(c fileChange) (fileStat, error) {
 	return s, nil
 }
 
+// srcPrefix and dstPrefix name the two sides in patch headers: "a/" and
+// "b/", swapped by -R, changed by --src-prefix, --dst-prefix and
+// --no-prefix.
+var srcPrefix, dstPrefix = "a/", "b/"
+
 // statWidth is the width git's --stat fills when its output is not a
 // terminal.
 const statWidth = 80
@@ -118,6 +138,9 @@ const statWidth = 80
 func writeDiff(w io.Writer, f diffFormat, changes []fileChange) error {
 	if !f.noRenames {
 		changes = detectRenames(changes)
+	}
+	if f.filter != "" {
+		changes = filterStatus(changes, f.filter)
 	}
 	if f.nameOnly {
 		for _, c := range changes {
@@ -323,4 +346,44 @@ func writeChangeSummary(w io.Writer, changes []fileChange) {
 			fmt.Fprintf(w, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, quotePath(ch.path))
 		}
 	}
+}
+
+// statusLetter is a change's letter in --name-status and --diff-filter.
+func statusLetter(c fileChange) byte {
+	switch {
+	case c.oldPath != "":
+		return 'R'
+	case c.from == nil:
+		return 'A'
+	case c.to == nil:
+		return 'D'
+	case c.from.mode.IsFile() != c.to.mode.IsFile() || (c.from.mode == 0o120000) != (c.to.mode == 0o120000):
+		return 'T'
+	}
+	return 'M'
+}
+
+// filterStatus is --diff-filter: upper-case letters select, lower-case
+// ones exclude.
+func filterStatus(changes []fileChange, filter string) []fileChange {
+	include := strings.ToUpper(strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, filter))
+	exclude := strings.ToUpper(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' {
+			return r
+		}
+		return -1
+	}, filter))
+	var keep []fileChange
+	for _, c := range changes {
+		l := string(statusLetter(c))
+		if (include == "" || strings.Contains(include, l)) && !strings.Contains(exclude, l) {
+			keep = append(keep, c)
+		}
+	}
+	return keep
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v6/plumbing"
@@ -33,7 +34,8 @@ type graph struct {
 	prevEdges   int
 	state       graphState
 	prevState   graphState
-	expansion   int // the pre-commit rows drawn for an octopus merge
+	expansion   int  // the pre-commit rows drawn for an octopus merge
+	missingNL   bool // the last entry's line is still open (format:)
 }
 
 type graphState int
@@ -60,7 +62,7 @@ func (g *graph) drawnParents(c *object.Commit) []plumbing.Hash {
 		if g.firstParent && i > 0 {
 			break
 		}
-		if g.shown[p] {
+		if g.shown[p] && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -474,12 +476,21 @@ func (g *graph) write(w io.Writer, c *object.Commit, e graphEntry) error {
 	var b bytes.Buffer
 	g.update(c)
 	if e.separator {
-		b.WriteString(g.padding() + "\n")
+		if g.missingNL {
+			// The end of the previous format: entry's last line.
+			b.WriteString("\n")
+		} else {
+			b.WriteString(g.padding() + "\n")
+		}
 	}
 	// Lines before the commit line (an octopus merge's expansion).
-	for {
+	// The lines before and after the commit line are bounded by the
+	// columns; the bound only guards against a layout that never
+	// settles.
+	limit := 4*(len(g.cols)+len(g.parents)) + 8
+	for n := 0; ; n++ {
 		m, isCommit := g.next()
-		if isCommit {
+		if isCommit || n > limit {
 			b.WriteString(m)
 			break
 		}
@@ -487,17 +498,32 @@ func (g *graph) write(w io.Writer, c *object.Commit, e graphEntry) error {
 	}
 	header := e.header
 	endsNL := strings.HasSuffix(header, "\n")
-	for i, l := range strings.Split(strings.TrimSuffix(header, "\n"), "\n") {
+	// A format: entry (no terminator) leaves its last line open.
+	open := !e.terminator && !endsNL && len(e.diff) == 0
+	hl := strings.Split(strings.TrimSuffix(header, "\n"), "\n")
+	for i, l := range hl {
 		if i > 0 {
 			m, _ := g.next()
 			b.WriteString(m)
 		}
-		b.WriteString(l + "\n")
+		b.WriteString(l)
+		if !open || i < len(hl)-1 {
+			b.WriteString("\n")
+		}
 	}
-	for g.state != statePadding {
+	for n := 0; g.state != statePadding; n++ {
+		if n > limit {
+			g.state = statePadding
+			break
+		}
 		m, _ := g.next()
-		b.WriteString(m + "\n")
+		if open {
+			b.WriteString("\n" + m)
+		} else {
+			b.WriteString(m + "\n")
+		}
 	}
+	g.missingNL = open
 	if e.terminator && endsNL {
 		b.WriteString(g.padding() + "\n")
 	}

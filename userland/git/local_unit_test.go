@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v6/plumbing"
+	"github.com/go-git/go-git/v6/plumbing/object"
 )
 
 // grep -G (GNU grep 3.8 on the host) is the oracle for the translation
@@ -131,5 +136,41 @@ func FuzzPatterns(f *testing.F) {
 		_ = wildMatch(pattern, name)
 		_, _ = regexp.Compile(breToRE2(pattern))
 		_ = renameName(pattern, name)
+	})
+}
+
+// Any history draws without panicking: the fuzzer picks each commit's
+// parents among the older ones (or none), and which commits are shown.
+func FuzzGraph(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 2, 1, 0, 3, 2, 1, 255, 4, 0, 2})
+	f.Add([]byte{0, 0, 0, 5, 4, 3, 2, 1, 7, 7, 7})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 300 {
+			return
+		}
+		var commits []*object.Commit
+		for i := 0; i < len(data); i++ {
+			c := &object.Commit{Message: "m\n"}
+			c.Hash = plumbing.NewHash(fmt.Sprintf("%040x", i+1))
+			np := int(data[i] % 4)
+			for k := 0; k < np && i+1+k < len(data) && len(commits) > 0; k++ {
+				c.ParentHashes = append(c.ParentHashes, commits[int(data[i+1+k])%len(commits)].Hash)
+			}
+			commits = append(commits, c)
+		}
+		shown := map[plumbing.Hash]bool{}
+		var list []*object.Commit
+		for i := len(commits) - 1; i >= 0; i-- {
+			if data[i]%7 != 6 {
+				shown[commits[i].Hash] = true
+				list = append(list, commits[i])
+			}
+		}
+		g := newGraph(shown, len(data)%2 == 0)
+		for i, c := range topoSort(list) {
+			if err := g.write(io.Discard, c, graphEntry{separator: i > 0, header: "x\ny\n", terminator: i%2 == 0}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
@@ -389,6 +390,11 @@ func TestGitCommonFlagsMatchHost(t *testing.T) {
 		"git tag --sort=version:refname", "git tag --sort=-v:refname", "git tag --sort=-refname", "git tag --sort=creatordate",
 		"git tag --contains HEAD~1", "git tag --points-at HEAD", "git tag --points-at HEAD~2 -n", "git tag --contains nope",
 		"git tag -l 'v1*' --sort=-v:refname", "git tag --sort=bogus",
+		"git diff -R HEAD~1 HEAD --stat", "git diff --diff-filter=AD --name-status HEAD~1", "git diff --diff-filter=d --name-status HEAD~1",
+		"git log --diff-filter=A --name-only --format=%s", "git show -q", "git show --quiet --format=%s", "git diff -R --cached",
+		"git tag -a -m r rel-2 HEAD && git describe --tags --match 'v*'", "git describe --exclude 'rel*' --tags",
+		"git describe --match 'x*'", "git describe --match=rel-*",
+		"echo u > u && git switch --orphan new && git status --short && ls && git branch && git log", "git switch --orphan main",
 	)
 }
 
@@ -554,5 +560,22 @@ func TestGitShortlogMatchesHost(t *testing.T) {
 		"git shortlog < /dev/null", "git log | git shortlog", "git log | git shortlog -s -n -e",
 		"git commit -q --allow-empty -m '[PATCH 1/2] patched' && git shortlog HEAD~1.. && git shortlog -- f",
 		"git shortlog --bogus HEAD", "git shortlog HEAD -- f",
+	)
+}
+
+// Relative dates are computed against the time of the run, as git does;
+// the commits are dated relative to it so that each unit is covered.
+func TestGitRelativeDatesAndFormatEntriesMatchHost(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("git init -q -b main repo && cd repo")
+	// Both copies get the same dates (so the same hashes): fixed here.
+	now := time.Now().Unix()
+	for i, ago := range []int64{3 * 365 * 86400, 400 * 86400, 100 * 86400, 40 * 86400, 10 * 86400, 30 * 3600, 3 * 3600, 50 * 60, 100} {
+		fmt.Fprintf(&b, " && GIT_AUTHOR_DATE='@%d +0000' GIT_COMMITTER_DATE='@%d +0200' git commit -q --allow-empty -m c%d", now-ago, now-ago, i)
+	}
+	compareOnHostRepo(t, b.String()+" && git checkout -q -b side HEAD~2 && git commit -q --allow-empty -m s && git checkout -q main && git merge -q --no-edit --no-ff side",
+		"git log --pretty=format:'%h - %an, %ar : %s | %cr'", "git log --date=relative -3", "git log --format='%ar %cr'",
+		"git log --pretty=format:%s -2 --stat", "git show --pretty=format:%s -s HEAD HEAD~1",
+		"git log --graph --pretty=format:%s", "git log --graph --pretty=format:%s%n%b", "git log --pretty=format:",
 	)
 }

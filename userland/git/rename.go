@@ -238,7 +238,7 @@ func isLink(e *entry) bool { return e.mode == 0o120000 }
 // writeRenamePatch is a rename's header, and the changes of an
 // inexact one.
 func writeRenamePatch(w io.Writer, c fileChange) error {
-	fmt.Fprintf(w, "diff --git %s %s\n", quotePath("a/"+c.oldPath), quotePath("b/"+c.path))
+	fmt.Fprintf(w, "diff --git %s %s\n", quotePath(srcPrefix+c.oldPath), quotePath(dstPrefix+c.path))
 	if c.from.mode != c.to.mode {
 		fmt.Fprintf(w, "old mode %o\nnew mode %o\n", c.from.mode, c.to.mode)
 	}
@@ -259,7 +259,7 @@ func writeRenamePatch(w io.Writer, c fileChange) error {
 	if err != nil {
 		return err
 	}
-	oldName, newName := quotePath("a/"+c.oldPath), quotePath("b/"+c.path)
+	oldName, newName := quotePath(srcPrefix+c.oldPath), quotePath(dstPrefix+c.path)
 	if isBinary(a) || isBinary(b) {
 		fmt.Fprintf(w, "Binary files %s and %s differ\n", oldName, newName)
 		return nil

@@ -70,17 +70,19 @@ func readState(rp *repo) (*state, error) {
 	for _, e := range idx.Entries {
 		inIndex[e.Name] = true
 	}
-	inHead := map[string]bool{}
+	var headTree *object.Tree
 	if head != nil {
-		if t, err := head.Tree(); err == nil {
-			_ = t.Files().ForEach(func(f *object.File) error {
-				inHead[f.Name] = true
-				return nil
-			})
+		headTree, _ = head.Tree()
+	}
+	inHead := func(p string) bool {
+		if headTree == nil {
+			return false
 		}
+		_, err := headTree.FindEntry(p)
+		return err == nil
 	}
 	for p, fs := range st {
-		if fs.Worktree == git.Untracked && fs.Staging == git.Untracked && inHead[p] && !inIndex[p] {
+		if fs.Worktree == git.Untracked && fs.Staging == git.Untracked && !inIndex[p] && inHead(p) {
 			// go-git reports a file removed from the index but still on
 			// disk as untracked only; git also shows the staged deletion.
 			s.staged = append(s.staged, change{path: p, code: git.Deleted})
