@@ -172,7 +172,8 @@ func parsePatch(text string, strip int) ([]*filePatch, error) {
 	}
 	var valid []*filePatch
 	for _, p := range out {
-		if p.name() != "" && (len(p.hunks) > 0 || p.isNew || p.isDelete || p.newMode != 0 || p.binary) {
+		renamed := p.oldName != "" && p.newName != "" && p.oldName != p.newName
+		if p.name() != "" && (len(p.hunks) > 0 || p.isNew || p.isDelete || p.newMode != 0 || p.binary || renamed) {
 			valid = append(valid, p)
 		}
 	}
