@@ -210,6 +210,24 @@ const patchMoved = `--- f.orig
  6
 `
 
+// patchRename renames g to g2 unchanged and n to n2 with an edit, as
+// git diff -M writes them.
+const patchRename = `diff --git a/g b/g2
+similarity index 100%
+rename from g
+rename to g2
+diff --git a/n b/n2
+similarity index 50%
+rename from n
+rename to n2
+index 8ba3a16..a3c6e01 100644
+--- a/n
++++ b/n2
+@@ -1 +1,2 @@
+ n
++more
+`
+
 func TestGitApplyMatchesHost(t *testing.T) {
 	h := vmtest.NewHost(t, vmhost.Config{})
 	compareWithHost(t, h,
@@ -226,6 +244,8 @@ func TestGitApplyMatchesHost(t *testing.T) {
 		"git checkout -- n && git status --short",
 		"echo 2 > g && git add g && git commit -q -m g && sed -i 's/^2$/X/' g && git diff > ../p5 && git checkout -- g && git apply ../p5 && cat g && git apply -R ../p5 && cat g",
 		"echo changed > g && git apply ../p5; echo $?",
+		// Renames, with and without an edit.
+		"git checkout -- g && printf '%s' '"+patchRename+"' > ../p6 && git apply --stat ../p6 && git apply --index ../p6 && ls && cat n2 && git apply -R --index ../p6 && git status --short",
 	)
 }
 
