@@ -139,6 +139,8 @@ func TestGitCherryPickRevertMatchHost(t *testing.T) {
 		"git cherry-pick --skip; echo $?; git log --format='%H %s' -3; git status --short; git cherry-pick --skip; echo $?",
 		"git checkout -b m3 m0 && sed -i 's/^2$/2m3/' mf && git commit -q -am M3 && git cherry-pick m1~3..m1 >/dev/null 2>&1; echo fixed > mf && git add mf && git status && GIT_EDITOR=true git cherry-pick --continue; echo $?; git log --format='%H %s' -4",
 		"git checkout -b m4 m0 && sed -i 's/^2$/2m4/' mf && git commit -q -am M4 && git cherry-pick m1~3..m1 >/dev/null 2>&1; git cherry-pick --abort; echo $?; git log --format='%H %s' -1; git status --short; git checkout main",
+		// -n: the changes only, onto the index; git commit takes the message.
+		"git checkout -b n1 m0 && git cherry-pick -n m1~2 m1~1; echo $?; git status; git commit -q -m both && git log -1 --format='%H %s' && git checkout main",
 		"git checkout -b c3 HEAD~2 && sed -i 's/^1$/one/' f && git commit -q -am 'c3 one' && git checkout main && sed -i 's/^1$/uno/' f && git commit -q -am uno",
 		"git cherry-pick c3; echo $?; git cherry-pick c3; echo $?; git cherry-pick --abort && git status && git log -1 --format=%s",
 		"git cherry-pick c3 >/dev/null 2>&1; git cherry-pick --skip; echo $?; git status --short; git log -1 --format=%s",
@@ -170,6 +172,8 @@ func TestGitRebaseMatchesHost(t *testing.T) {
 		// --onto: the commits after c~1 only, onto main. (checkout takes
 		// refs/heads/c: go-git resolves a bare "c" as a hash prefix.)
 		"git stash -q; git stash drop -q; git checkout -b o2 refs/heads/c && git rebase --onto main c~1; echo $?; git log --format='%H %P %s' -3",
+		// -q: no progress, no report.
+		"git rebase --abort; git checkout -b q1 main~1 && echo q > q && git add q && git commit -q -m q && git rebase -q main; echo $?; git rebase -q main; echo $?; git log --format='%H %s' -2",
 	)
 }
 
