@@ -324,3 +324,12 @@ func TestGitMergeRenamesMatchHost(t *testing.T) {
 		"git checkout -b r3 && cp k k2 && rm k && git add -A && git commit -q -m 'k to k2' && git checkout main && git cherry-pick r3 && git revert HEAD",
 	)
 }
+
+// A merge into a branch with no commits yet takes the commit as it is.
+func TestGitMergeIntoUnbornMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo && git init -q -b main src && cd src && echo a > a && git add a && git commit -q -m A",
+		"cp -r ../src/.git/objects/. .git/objects/ && cp ../src/.git/refs/heads/main .git/refs/heads/other && git merge other; echo $?; git log --format='%H %s'; ls; git status",
+	)
+}
