@@ -172,7 +172,8 @@ func parsePatch(text string, strip int) ([]*filePatch, error) {
 	}
 	var valid []*filePatch
 	for _, p := range out {
-		if p.name() != "" && (len(p.hunks) > 0 || p.isNew || p.isDelete || p.newMode != 0 || p.binary) {
+		renamed := p.oldName != "" && p.newName != "" && p.oldName != p.newName
+		if p.name() != "" && (len(p.hunks) > 0 || p.isNew || p.isDelete || p.newMode != 0 || p.binary || renamed) {
 			valid = append(valid, p)
 		}
 	}
@@ -497,7 +498,7 @@ func applyPatches(e *env, rp *repo, patches []*filePatch, check, cached, useInde
 	var results []applied
 	var errs []string
 	// Later patches to the same file see the earlier ones' result.
-	pending := map[string]*applied{}
+	pending := map[string]applied{}
 	for _, p := range patches {
 		name := p.name()
 		if p.binary {
@@ -570,10 +571,10 @@ func applyPatches(e *env, rp *repo, patches []*filePatch, check, cached, useInde
 		if p.oldName != "" && p.newName != "" && p.oldName != p.newName {
 			gone := applied{path: p.oldName, deleted: true}
 			results = append(results, gone)
-			pending[p.oldName] = &gone
+			pending[p.oldName] = gone
 		}
 		results = append(results, a)
-		pending[a.path] = &results[len(results)-1]
+		pending[a.path] = a
 	}
 	if len(errs) > 0 {
 		return &exitError{code: 1, msg: strings.Join(errs, "\n")}

@@ -188,12 +188,24 @@ func mergeInto(e *env, rp *repo, theirs plumbing.Hash, theirsName string, opts m
 	if err != nil {
 		return 0, err
 	}
-	if head == nil {
-		return 0, fatalf("merging into an unborn branch is not supported here")
-	}
 	theirsC, err := rp.r.CommitObject(theirs)
 	if err != nil {
 		return 0, err
+	}
+	if head == nil {
+		// An unborn branch takes the commit as it is, silently, as in git.
+		theirsSnap, err := treeSnapshot(rp, theirsC)
+		if err != nil {
+			return 0, err
+		}
+		m := &treeMerge{clean: theirsSnap}
+		if err := checkOverwrite(rp, snapshot{}, m, "merge"); err != nil {
+			return 0, err
+		}
+		if err := applyMerge(rp, snapshot{}, m); err != nil {
+			return 0, err
+		}
+		return 0, setHead(rp, theirs)
 	}
 	upToDate := "Already up to date."
 	if opts.squash {

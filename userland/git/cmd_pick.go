@@ -19,19 +19,28 @@ import (
 // pickKind is "cherry-pick" or "revert".
 type pickKind string
 
-// cmdCherryPick: git cherry-pick [-x] REV | --continue | --abort | --skip.
+// pickOpts are cherry-pick's and revert's options.
+type pickOpts struct {
+	x        bool // note the picked commit in the message
+	noCommit bool // -n: change the index and worktree only
+}
+
+// cmdCherryPick: git cherry-pick [-x] [-n] REV... | A..B | --continue | --abort | --skip | --quit.
 func cmdCherryPick(e *env, args []string) error { return pickCommand(e, "cherry-pick", args) }
 
-// cmdRevert: git revert [--no-edit] REV | --continue | --abort | --skip.
+// cmdRevert: git revert [--no-edit] [-n] REV... | --continue | --abort | --skip | --quit.
 func cmdRevert(e *env, args []string) error { return pickCommand(e, "revert", args) }
 
 func pickCommand(e *env, kind pickKind, args []string) error {
 	var revs []string
-	x, action := false, ""
+	var opts pickOpts
+	action := ""
 	for _, a := range args {
 		switch {
 		case a == "-x" && kind == "cherry-pick":
-			x = true
+			opts.x = true
+		case a == "-n" || a == "--no-commit":
+			opts.noCommit = true
 		case a == "--no-edit" || a == "--edit":
 		case a == "--continue" || a == "--abort" || a == "--skip" || a == "--quit":
 			action = a
@@ -79,7 +88,7 @@ func pickCommand(e *env, kind pickKind, args []string) error {
 		if !sequencing {
 			return nil
 		}
-		return runSequence(e, rp, kind, x)
+		return runSequence(e, rp, kind, opts)
 	}
 	if len(revs) == 0 {
 		return usagef("usage: git %s [<options>] <commit-ish>...", kind)
@@ -108,7 +117,7 @@ func pickCommand(e *env, kind pickKind, args []string) error {
 		return &exitError{code: 128, msg: "error: empty commit set passed\nfatal: " + string(kind) + " failed"}
 	}
 	if len(picks) == 1 {
-		code, err := pickOne(e, rp, kind, picks[0], x)
+		code, err := pickOne(e, rp, kind, picks[0], opts)
 		if err != nil {
 			return err
 		}
@@ -152,14 +161,14 @@ func pickCommand(e *env, kind pickKind, args []string) error {
 	if err := writeGitFile(rp, sequencerDir+"/todo", todoText(todo)); err != nil {
 		return err
 	}
-	return runSequence(e, rp, kind, x)
+	return runSequence(e, rp, kind, opts)
 }
 
 // sequencerDir holds a multi-commit cherry-pick or revert.
 const sequencerDir = "sequencer"
 
 // runSequence picks the commits left in .git/sequencer/todo.
-func runSequence(e *env, rp *repo, kind pickKind, x bool) error {
+func runSequence(e *env, rp *repo, kind pickKind, opts pickOpts) error {
 	for {
 		var todo []string
 		for _, l := range strings.Split(refFile(rp, sequencerDir+"/todo"), "\n") {
@@ -181,7 +190,7 @@ func runSequence(e *env, rp *repo, kind pickKind, x bool) error {
 		if err := writeGitFile(rp, sequencerDir+"/todo", todoText(todo[1:])); err != nil {
 			return err
 		}
-		code, err := pickOne(e, rp, kind, c, x)
+		code, err := pickOne(e, rp, kind, c, opts)
 		if err != nil {
 			return err
 		}
@@ -282,9 +291,9 @@ func pickMessage(kind pickKind, c *object.Commit, x bool) string {
 
 // pickMerge merges commit c's change (reversed for revert) into HEAD's
 // tree; the caller writes it out.
-func pickMerge(rp *repo, kind pickKind, c *object.Commit, head *object.Commit) (ours snapshot, m *treeMerge, err error) {
+func pickMerge(rp *repo, kind pickKind, c *object.Commit, ours snapshot) (*treeMerge, error) {
 	if len(c.ParentHashes) > 1 {
-		return nil, nil, &exitError{code: 128, msg: fmt.Sprintf("error: commit %s is a merge but no -m option was given.\nfatal: %s failed", c.Hash, kind)}
+		return nil, &exitError{code: 128, msg: fmt.Sprintf("error: commit %s is a merge but no -m option was given.\nfatal: %s failed", c.Hash, kind)}
 	}
 	var parent plumbing.Hash
 	if len(c.ParentHashes) == 1 {
@@ -292,14 +301,11 @@ func pickMerge(rp *repo, kind pickKind, c *object.Commit, head *object.Commit) (
 	}
 	parentSnap, _, err := commitSnapshot(rp, parent)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cs, err := treeSnapshot(rp, c)
 	if err != nil {
-		return nil, nil, err
-	}
-	if ours, err = treeSnapshot(rp, head); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	subject, _, _ := strings.Cut(c.Message, "\n")
 	label := fmt.Sprintf("%s (%s)", short(c.Hash), subject)
@@ -308,13 +314,12 @@ func pickMerge(rp *repo, kind pickKind, c *object.Commit, head *object.Commit) (
 		base, theirs = cs, parentSnap
 		label = "parent of " + label
 	}
-	m, err = mergeTrees(rp, base, ours, theirs, mergeLabels{ours: "HEAD", theirs: label})
-	return ours, m, err
+	return mergeTrees(rp, base, ours, theirs, mergeLabels{ours: "HEAD", theirs: label})
 }
 
 // pickOne cherry-picks or reverts c onto HEAD: a new commit, or
 // conflicts left for --continue (status 1).
-func pickOne(e *env, rp *repo, kind pickKind, c *object.Commit, x bool) (int, error) {
+func pickOne(e *env, rp *repo, kind pickKind, c *object.Commit, opts pickOpts) (int, error) {
 	head, err := rp.head()
 	if err != nil {
 		return 0, err
@@ -330,10 +335,14 @@ func pickOne(e *env, rp *repo, kind pickKind, c *object.Commit, x bool) (int, er
 	if err != nil {
 		return 0, err
 	}
-	if len(compare(headSnap, idx)) > 0 {
+	// With -n the change goes onto the index, which need not match HEAD.
+	ours := headSnap
+	if opts.noCommit {
+		ours = idx
+	} else if len(compare(headSnap, idx)) > 0 {
 		return 0, &exitError{code: 128, msg: fmt.Sprintf("error: your local changes would be overwritten by %s.\nhint: commit your changes or stash them to proceed.\nfatal: %s failed", kind, kind)}
 	}
-	ours, m, err := pickMerge(rp, kind, c, head)
+	m, err := pickMerge(rp, kind, c, ours)
 	if err != nil {
 		return 0, err
 	}
@@ -350,7 +359,7 @@ func pickOne(e *env, rp *repo, kind pickKind, c *object.Commit, x bool) (int, er
 	if err := applyMerge(rp, ours, m); err != nil {
 		return 0, err
 	}
-	msg := pickMessage(kind, c, x)
+	msg := pickMessage(kind, c, opts.x)
 	subject, _, _ := strings.Cut(c.Message, "\n")
 	if len(m.conflicts) > 0 {
 		headFile, verb := pickHeadFile(kind), "apply"
@@ -358,8 +367,10 @@ func pickOne(e *env, rp *repo, kind pickKind, c *object.Commit, x bool) (int, er
 			verb = "revert"
 		}
 		_ = writeGitFile(rp, "ORIG_HEAD", head.Hash.String()+"\n")
-		if err := writeGitFile(rp, headFile, c.Hash.String()+"\n"); err != nil {
-			return 0, err
+		if !opts.noCommit {
+			if err := writeGitFile(rp, headFile, c.Hash.String()+"\n"); err != nil {
+				return 0, err
+			}
 		}
 		if err := writeGitFile(rp, "MERGE_MSG", msg+conflictsNote(m)); err != nil {
 			return 0, err
@@ -372,6 +383,10 @@ func pickOne(e *env, rp *repo, kind pickKind, c *object.Commit, x bool) (int, er
 			"hint: To abort and get back to the state before \"git %s\",\n"+
 			"hint: run \"git %s --abort\".\n", verb, short(c.Hash), subject, kind, kind, kind, kind)
 		return 1, nil
+	}
+	if opts.noCommit {
+		// The message waits in MERGE_MSG for git commit.
+		return 0, writeGitFile(rp, "MERGE_MSG", msg)
 	}
 	if len(compare(ours, m.clean)) == 0 {
 		// Nothing left to commit: git stops as after a conflict.

@@ -54,7 +54,7 @@ func todoText(lines []string) string {
 // cmdRebase: git rebase [--onto NEWBASE] UPSTREAM | --continue | --abort | --skip | --quit.
 func cmdRebase(e *env, args []string) error {
 	var revs []string
-	action, onto := "", ""
+	action, onto, quiet := "", "", false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -65,7 +65,9 @@ func cmdRebase(e *env, args []string) error {
 			onto = strings.TrimPrefix(a, "--onto=")
 		case a == "--continue" || a == "--abort" || a == "--skip" || a == "--quit":
 			action = a
-		case a == "-q" || a == "--quiet" || a == "--merge" || a == "-m":
+		case a == "-q" || a == "--quiet":
+			quiet = true
+		case a == "--merge" || a == "-m":
 		case strings.HasPrefix(a, "-"):
 			return usagef("error: unknown option `%s'\nusage: git rebase [<upstream>] | --continue | --abort | --skip", strings.TrimLeft(a, "-"))
 		default:
@@ -151,12 +153,12 @@ func cmdRebase(e *env, args []string) error {
 			return fatalf("Does not point to a valid commit '%s'", onto)
 		}
 	}
-	return rebaseStart(e, rp, upstream, base)
+	return rebaseStart(e, rp, upstream, base, quiet)
 }
 
 // rebaseStart checks the worktree, lists the commits to replay (those
 // not in upstream) and replays them onto onto.
-func rebaseStart(e *env, rp *repo, upstream, onto plumbing.Hash) error {
+func rebaseStart(e *env, rp *repo, upstream, onto plumbing.Hash, quiet bool) error {
 	head, err := rp.head()
 	if err != nil {
 		return err
@@ -206,7 +208,9 @@ func rebaseStart(e *env, rp *repo, upstream, onto plumbing.Hash) error {
 		if !attached {
 			name = "HEAD"
 		}
-		fmt.Fprintf(e.stdout, "Current branch %s is up to date.\n", name)
+		if !quiet {
+			fmt.Fprintf(e.stdout, "Current branch %s is up to date.\n", name)
+		}
 		return nil
 	}
 	picks, skipped, err := rebaseCommits(rp, head, up)
@@ -231,6 +235,12 @@ func rebaseStart(e *env, rp *repo, upstream, onto plumbing.Hash) error {
 	for _, c := range picks {
 		subject, _, _ := strings.Cut(c.Message, "\n")
 		todo = append(todo, fmt.Sprintf("pick %s %s", c.Hash, subject))
+	}
+	if quiet {
+		// git keeps -q for --continue in this file.
+		if err := writeRebaseFile(rp, "quiet", ""); err != nil {
+			return err
+		}
 	}
 	for name, content := range map[string]string{
 		"head-name": headName + "\n", "onto": onto.String() + "\n", "orig-head": head.Hash.String() + "\n",
@@ -369,6 +379,7 @@ func clearLine(e *env) string {
 // rebaseLoop picks the remaining commits of the todo list.
 func rebaseLoop(e *env, rp *repo) error {
 	total, _ := strconv.Atoi(readRebaseFile(rp, "end"))
+	quiet := fileExists(rebasePath(rp, "quiet"))
 	for {
 		todo := todoLines(rp, "git-rebase-todo")
 		if len(todo) == 0 {
@@ -393,12 +404,18 @@ func rebaseLoop(e *env, rp *repo) error {
 		if err := writeRebaseFile(rp, "msgnum", strconv.Itoa(len(done))+"\n"); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "Rebasing (%d/%d)\r", len(done), total)
+		if !quiet {
+			fmt.Fprintf(e.stderr, "Rebasing (%d/%d)\r", len(done), total)
+		}
 		head, err := rp.head()
 		if err != nil {
 			return err
 		}
-		ours, m, err := pickMerge(rp, "cherry-pick", c, head)
+		ours, err := treeSnapshot(rp, head)
+		if err != nil {
+			return err
+		}
+		m, err := pickMerge(rp, "cherry-pick", c, ours)
 		if err != nil {
 			return err
 		}
@@ -456,8 +473,15 @@ func rebaseLoop(e *env, rp *repo) error {
 	if !strings.HasPrefix(headName, "refs/") {
 		headName = "HEAD"
 	}
-	fmt.Fprintf(e.stderr, "%sSuccessfully rebased and updated %s.\n", clearLine(e), headName)
+	if !quiet {
+		fmt.Fprintf(e.stderr, "%sSuccessfully rebased and updated %s.\n", clearLine(e), headName)
+	}
 	return nil
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }
 
 // restoreRebaseHead points the rebased branch at h and HEAD back at the

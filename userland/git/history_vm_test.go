@@ -143,6 +143,8 @@ func TestGitCherryPickRevertMatchHost(t *testing.T) {
 		"git cherry-pick --skip; echo $?; git log --format='%H %s' -3; git status --short; git cherry-pick --skip; echo $?",
 		"git checkout -b m3 m0 && sed -i 's/^2$/2m3/' mf && git commit -q -am M3 && git cherry-pick m1~3..m1 >/dev/null 2>&1; echo fixed > mf && git add mf && git status && GIT_EDITOR=true git cherry-pick --continue; echo $?; git log --format='%H %s' -4",
 		"git checkout -b m4 m0 && sed -i 's/^2$/2m4/' mf && git commit -q -am M4 && git cherry-pick m1~3..m1 >/dev/null 2>&1; git cherry-pick --abort; echo $?; git log --format='%H %s' -1; git status --short; git checkout main",
+		// -n: the changes only, onto the index; git commit takes the message.
+		"git checkout -b n1 m0 && git cherry-pick -n m1~2 m1~1; echo $?; git status; git commit -q -m both && git log -1 --format='%H %s' && git checkout main",
 		"git checkout -b c3 HEAD~2 && sed -i 's/^1$/one/' f && git commit -q -am 'c3 one' && git checkout main && sed -i 's/^1$/uno/' f && git commit -q -am uno",
 		"git cherry-pick c3; echo $?; git cherry-pick c3; echo $?; git cherry-pick --abort && git status && git log -1 --format=%s",
 		"git cherry-pick c3 >/dev/null 2>&1; git cherry-pick --skip; echo $?; git status --short; git log -1 --format=%s",
@@ -174,6 +176,8 @@ func TestGitRebaseMatchesHost(t *testing.T) {
 		// --onto: the commits after c~1 only, onto main. (checkout takes
 		// refs/heads/c: go-git resolves a bare "c" as a hash prefix.)
 		"git stash -q; git stash drop -q; git checkout -b o2 refs/heads/c && git rebase --onto main c~1; echo $?; git log --format='%H %P %s' -3",
+		// -q: no progress, no report.
+		"git rebase --abort; git checkout -b q1 main~1 && echo q > q && git add q && git commit -q -m q && git rebase -q main; echo $?; git rebase -q main; echo $?; git log --format='%H %s' -2",
 	)
 }
 
@@ -214,6 +218,24 @@ const patchMoved = `--- f.orig
  6
 `
 
+// patchRename renames g to g2 unchanged and n to n2 with an edit, as
+// git diff -M writes them.
+const patchRename = `diff --git a/g b/g2
+similarity index 100%
+rename from g
+rename to g2
+diff --git a/n b/n2
+similarity index 50%
+rename from n
+rename to n2
+index 8ba3a16..a3c6e01 100644
+--- a/n
++++ b/n2
+@@ -1 +1,2 @@
+ n
++more
+`
+
 func TestGitApplyMatchesHost(t *testing.T) {
 	h := vmtest.NewHost(t, vmhost.Config{})
 	compareWithHost(t, h,
@@ -230,6 +252,8 @@ func TestGitApplyMatchesHost(t *testing.T) {
 		"git checkout -- n && git status --short",
 		"echo 2 > g && git add g && git commit -q -m g && sed -i 's/^2$/X/' g && git diff > ../p5 && git checkout -- g && git apply ../p5 && cat g && git apply -R ../p5 && cat g",
 		"echo changed > g && git apply ../p5; echo $?",
+		// Renames, with and without an edit.
+		"git checkout -- g && printf '%s' '"+patchRename+"' > ../p6 && git apply --stat ../p6 && git apply --index ../p6 && ls && cat n2 && git apply -R --index ../p6 && git status --short",
 	)
 }
 
@@ -302,5 +326,14 @@ func TestGitMergeRenamesMatchHost(t *testing.T) {
 		"git merge --abort && git checkout main",
 		// A picked or reverted rename is summarised as git does.
 		"git checkout -b r3 && cp k k2 && rm k && git add -A && git commit -q -m 'k to k2' && git checkout main && git cherry-pick r3 && git revert HEAD",
+	)
+}
+
+// A merge into a branch with no commits yet takes the commit as it is.
+func TestGitMergeIntoUnbornMatchesHost(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{})
+	compareWithHost(t, h,
+		"git init -q -b main repo && git init -q -b main src && cd src && echo a > a && git add a && git commit -q -m A",
+		"cp -r ../src/.git/objects/. .git/objects/ && cp ../src/.git/refs/heads/main .git/refs/heads/other && git merge other; echo $?; git log --format='%H %s'; ls; git status",
 	)
 }
