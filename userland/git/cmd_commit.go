@@ -144,6 +144,25 @@ func stripMessage(msg string) string {
 // stageTracked is commit -a: modified and deleted tracked files are
 // staged; untracked files are left alone.
 func stageTracked(rp *repo) error {
+	// A conflicted path is tracked too: its worktree version resolves it
+	// (or its absence deletes it), as git add -u does.
+	un, err := unmergedPaths(rp)
+	if err != nil {
+		return err
+	}
+	if len(un) > 0 {
+		if err := resolveConflicts(rp, nil, true); err != nil {
+			return err
+		}
+		for _, p := range un {
+			if _, err := os.Lstat(filepath.Join(rp.root, filepath.FromSlash(p))); err != nil {
+				continue
+			}
+			if _, err := rp.wt.Add(p); err != nil {
+				return err
+			}
+		}
+	}
 	st, err := rp.wt.Status()
 	if err != nil {
 		return err

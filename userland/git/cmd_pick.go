@@ -375,6 +375,13 @@ func pickOne(e *env, rp *repo, kind pickKind, c *object.Commit, opts pickOpts) (
 		if err := writeGitFile(rp, "MERGE_MSG", msg+conflictsNote(m)); err != nil {
 			return 0, err
 		}
+		if opts.noCommit {
+			// Without a commit to go on with, git's hint is the short one.
+			fmt.Fprintf(e.stderr, "error: could not %s %s... %s\n"+
+				"hint: after resolving the conflicts, mark the corrected paths\n"+
+				"hint: with 'git add <paths>' or 'git rm <paths>'\n", verb, short(c.Hash), subject)
+			return 1, nil
+		}
 		fmt.Fprintf(e.stderr, "error: could not %s %s... %s\n"+
 			"hint: After resolving the conflicts, mark them with\n"+
 			"hint: \"git add/rm <pathspec>\", then run\n"+

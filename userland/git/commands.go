@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -555,6 +556,12 @@ func createBranch(rp *repo, name, start string) error {
 
 // cmdCheckout: git checkout [-b NAME [START]] | BRANCH | [--] PATH...
 func cmdCheckout(e *env, args []string) error {
+	if len(args) > 0 && (args[0] == "-q" || args[0] == "--quiet") {
+		// -q silences the feedback; errors still reach run's stderr.
+		q := *e
+		q.stdout, q.stderr = io.Discard, io.Discard
+		e, args = &q, args[1:]
+	}
 	rp, err := openRepo()
 	if err != nil {
 		return err

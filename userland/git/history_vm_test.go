@@ -76,6 +76,7 @@ func TestGitMergeConflictsMatchHost(t *testing.T) {
 		// unmerged paths, and without --no-edit the editor starts on the
 		// prepared message (none here: git's "Terminal is dumb").
 		"git merge t1 >/dev/null; git commit --amend; echo $?; git commit; echo $?; echo r > f && git add f && git commit; echo $?; GIT_EDITOR=true git commit && git log -1 --format='%P%n%B' && git status --short && git reset -q --hard HEAD~1",
+		"git merge t1 >/dev/null; git commit -a -m 'with markers'; echo $?; git log -1 --format='%H %P %s' && git status --short && git reset -q --hard HEAD~1",
 		// Binary files conflict whole.
 		"git checkout -b b1 && printf 'a\\0b' > bin && git add bin && git commit -q -m b1 && git checkout -b b2 HEAD~1 && printf 'a\\0c' > bin && git add bin && git commit -q -m b2",
 		"git merge b1; echo $?; git status --short; git merge --abort; git checkout main",
@@ -148,6 +149,12 @@ func TestGitCherryPickRevertMatchHost(t *testing.T) {
 		"git checkout -b c3 HEAD~2 && sed -i 's/^1$/one/' f && git commit -q -am 'c3 one' && git checkout main && sed -i 's/^1$/uno/' f && git commit -q -am uno",
 		"git cherry-pick c3; echo $?; git cherry-pick c3; echo $?; git cherry-pick --abort && git status && git log -1 --format=%s",
 		"git cherry-pick c3 >/dev/null 2>&1; git cherry-pick --skip; echo $?; git status --short; git log -1 --format=%s",
+		// A conflicting -n pick or revert gets git's short hint, and
+		// commit (-a resolving what the worktree holds) concludes it with
+		// the prepared message and the picked author.
+		"git cherry-pick -n c3; echo $?; git status --short; git reset -q --hard && git revert -n HEAD; echo $?; cat .git/MERGE_MSG; git reset -q --hard",
+		"git cherry-pick -n c3 >/dev/null 2>&1; echo r > f && GIT_EDITOR=true git commit -a; echo $?; git log -1 --format='%H %an %s'; git status --short",
+		"git checkout -q c3 && git status | head -n 1 && git checkout -q main && git checkout -q -b q1 && git branch --show-current && git checkout -q main",
 	)
 }
 
