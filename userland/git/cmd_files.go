@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-billy/v6/osfs"
 	"github.com/go-git/go-git/v6/plumbing"
 	"github.com/go-git/go-git/v6/plumbing/format/gitignore"
+	"github.com/go-git/go-git/v6/plumbing/format/index"
 )
 
 // cmdCatFile: git cat-file (-t | -s | -e | -p) <object> and git cat-file
@@ -252,31 +253,69 @@ func cmdLsFiles(e *env, args []string) error {
 	if !modified && !deleted && !others {
 		cached = true
 	}
+	// The index's entries as stored: a conflicted path has one per
+	// stage, and git lists each.
+	raw, err := rp.r.Storer.Index()
+	if err != nil {
+		return err
+	}
+	entries := slices.Clone(raw.Entries)
+	slices.SortStableFunc(entries, func(a, b *index.Entry) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return int(a.Stage) - int(b.Stage)
+	})
+	stagesOf := map[string]int{}
+	for _, ie := range entries {
+		if ie.Stage != 0 {
+			stagesOf[ie.Name]++
+		}
+	}
 	if cached || stage {
-		for _, p := range slices.Sorted(mapKeys(idx)) {
-			if !underCwd(rp, p, m) {
+		for _, ie := range entries {
+			if !underCwd(rp, ie.Name, m) {
 				continue
 			}
 			if stage {
-				fmt.Fprintf(e.stdout, "%06o %s 0\t%s%s", uint32(idx[p].mode), idx[p].hash, name(p), term)
+				fmt.Fprintf(e.stdout, "%06o %s %d\t%s%s", uint32(ie.Mode), ie.Hash, ie.Stage, name(ie.Name), term)
 			} else {
-				fmt.Fprint(e.stdout, name(p)+term)
+				fmt.Fprint(e.stdout, name(ie.Name)+term)
 			}
 		}
 	}
 	if deleted || modified {
+		// git's order: entry by entry, "deleted" then "modified"; an
+		// unmerged entry (one per stage) always counts as modified.
 		wt, err := worktreeSnapshot(rp, idx)
 		if err != nil {
 			return err
 		}
+		changed := map[string]bool{}
 		for _, c := range compare(idx, wt) {
-			if c.to == nil && deleted && underCwd(rp, c.path, m) {
-				fmt.Fprint(e.stdout, name(c.path)+term)
-			}
+			changed[c.path] = true
 		}
-		for _, c := range compare(idx, wt) {
-			if modified && c.from != nil && underCwd(rp, c.path, m) {
-				fmt.Fprint(e.stdout, name(c.path)+term)
+		for _, ie := range entries {
+			if !underCwd(rp, ie.Name, m) {
+				continue
+			}
+			gone, differs := false, changed[ie.Name]
+			if stagesOf[ie.Name] > 0 {
+				// Each stage is compared with the file on its own.
+				f, there, err := worktreeFile(rp, ie.Name)
+				if err != nil {
+					return err
+				}
+				gone, differs = !there, !there || f.hash != ie.Hash || f.mode != ie.Mode
+			} else {
+				_, there := wt[ie.Name]
+				gone = !there
+			}
+			if deleted && gone {
+				fmt.Fprint(e.stdout, name(ie.Name)+term)
+			}
+			if modified && differs {
+				fmt.Fprint(e.stdout, name(ie.Name)+term)
 			}
 		}
 	}

@@ -314,10 +314,10 @@ func mergeInto(e *env, rp *repo, theirs plumbing.Hash, theirsName string, opts m
 	if len(opts.message) > 0 {
 		msg = cleanMessage(opts.message)
 	}
-	if !opts.quiet {
-		for _, l := range m.messages {
-			fmt.Fprintln(e.stdout, l)
-		}
+	// git merge -q still prints the strategy's "Auto-merging" and
+	// "CONFLICT" lines.
+	for _, l := range m.messages {
+		fmt.Fprintln(e.stdout, l)
 	}
 	if err := applyMerge(rp, ours, m); err != nil {
 		return 0, err

@@ -265,58 +265,51 @@ func rebaseStart(e *env, rp *repo, upstream, onto plumbing.Hash, quiet bool) err
 }
 
 // rebaseCommits lists the commits of head not in upstream, oldest
-// first, along the first parents, leaving out merges and the commits
-// whose change upstream already has (git compares patch ids).
+// first, leaving out merges and the commits whose change upstream
+// already has (git compares patch ids).
 func rebaseCommits(rp *repo, head, up *object.Commit) (picks, skipped []*object.Commit, err error) {
-	inUp := map[plumbing.Hash]bool{}
-	stack := []*object.Commit{up}
-	for len(stack) > 0 && len(inUp) < 100*maxRebaseCommits {
-		c := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if inUp[c.Hash] {
-			continue
-		}
-		inUp[c.Hash] = true
-		for _, p := range c.ParentHashes {
-			if !inUp[p] {
-				pc, err := rp.r.CommitObject(p)
-				if err != nil {
-					return nil, nil, err
-				}
-				stack = append(stack, pc)
-			}
-		}
+	// As git's default (no --rebase-merges): every commit of HEAD's
+	// history that upstream lacks, merges left out, oldest first in
+	// topological order.
+	w, err := newWalker(rp, []plumbing.Hash{head.Hash}, []plumbing.Hash{up.Hash})
+	if err != nil {
+		return nil, nil, err
 	}
 	var mine []*object.Commit
-	for c := head; c != nil && !inUp[c.Hash]; {
+	for {
+		c, err := w.next()
+		if err != nil {
+			return nil, nil, err
+		}
+		if c == nil {
+			break
+		}
 		if len(mine) >= maxRebaseCommits {
 			return nil, nil, fatalf("more than %d commits to rebase", maxRebaseCommits)
 		}
 		mine = append(mine, c)
-		if len(c.ParentHashes) == 0 {
-			break
-		}
-		p, err := rp.r.CommitObject(c.ParentHashes[0])
-		if err != nil {
-			return nil, nil, err
-		}
-		c = p
 	}
-	// Patch ids of upstream's own commits since the fork point.
+	mine = topoSort(mine)
+	// Patch ids of upstream's own commits since the fork (git's
+	// --cherry-pick over upstream...HEAD).
 	upIDs := map[string]bool{}
-	bases, err := head.MergeBase(up)
+	uw, err := newWalker(rp, []plumbing.Hash{up.Hash}, []plumbing.Hash{head.Hash})
 	if err != nil {
 		return nil, nil, err
 	}
-	for c := up; c != nil && len(c.ParentHashes) > 0 && (len(bases) == 0 || !c.Hash.Equal(bases[0].Hash)); {
-		if id, err := patchID(rp, c); err == nil {
-			upIDs[id] = true
-		}
-		p, err := rp.r.CommitObject(c.ParentHashes[0])
+	for n := 0; n < 100*maxRebaseCommits; n++ {
+		c, err := uw.next()
 		if err != nil {
 			return nil, nil, err
 		}
-		c = p
+		if c == nil {
+			break
+		}
+		if len(c.ParentHashes) == 1 {
+			if id, err := patchID(rp, c); err == nil {
+				upIDs[id] = true
+			}
+		}
 	}
 	for i := len(mine) - 1; i >= 0; i-- {
 		c := mine[i]

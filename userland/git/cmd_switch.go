@@ -161,7 +161,11 @@ func cmdSwitch(e *env, args []string) error {
 	if _, err := rp.r.Reference(plumbing.NewBranchReferenceName(name), false); err != nil {
 		// As git: a branch of the one remote that has NAME is made and
 		// tracked.
-		if ok, err := checkoutRemoteBranch(e, rp, name); ok {
+		te := e
+		if quiet {
+			te = &env{stdout: io.Discard, stderr: io.Discard, getenv: e.getenv}
+		}
+		if ok, err := checkoutRemoteBranch(te, rp, name); ok {
 			return err
 		}
 		if _, rerr := resolve(rp, name); rerr == nil {

@@ -125,6 +125,7 @@ type fileChange struct {
 	oldPath  string // the source of a rename (see detectRenames), else ""
 	score    int    // a rename's similarity, out of maxScore
 	aPath    string // diff --no-index: the first side's name when it differs
+	unmerged bool   // a conflicted path of the index (git's "U"), from and to nil
 }
 
 // compare lists the paths whose content or mode differ, sorted.
@@ -154,6 +155,10 @@ const zeroShort = "0000000"
 // writePatch writes one change in git's unified format with 3 lines of
 // context.
 func writePatch(w io.Writer, c fileChange) error {
+	if c.unmerged {
+		_, err := fmt.Fprintf(w, "* Unmerged path %s\n", quotePath(c.path))
+		return err
+	}
 	if c.oldPath != "" {
 		return writeRenamePatch(w, c)
 	}
@@ -492,11 +497,41 @@ func cmdDiff(e *env, args []string) error {
 	}
 	changes := filterChanges(compare(from, to), specs)
 	shown := false
-	plainPatch := f.patch && !f.stat && !f.shortstat && !f.numstat && !f.nameOnly && !f.nameStatus && f.filter == ""
+	plainPatch := f.patch && !f.stat && !f.shortstat && !f.numstat && !f.nameOnly && !f.nameStatus
 	if !quiet && !cached && !reverse && len(revs) == 0 && plainPatch {
 		// Conflicted paths are shown as git's combined diffs.
-		if shown, err = writeWorktreeDiff(e.stdout, rp, changes, func(p string) bool { return matchSpec(specs, p) }); err != nil {
+		kept, keepU := changes, func(p string) bool { return matchSpec(specs, p) }
+		if f.filter != "" {
+			kept = filterStatus(kept, f.filter)
+			// git shows a conflicted path's combined diff for "U" and
+			// for the "M" of its worktree file.
+			u := filterStatus([]fileChange{{unmerged: true}}, f.filter)
+			m := filterStatus([]fileChange{{from: &entry{}, to: &entry{}}}, f.filter)
+			if len(u) == 0 && len(m) == 0 {
+				keepU = func(string) bool { return false }
+			}
+		}
+		if shown, err = writeWorktreeDiff(e.stdout, rp, kept, keepU); err != nil {
 			return err
+		}
+	}
+	if len(revs) == 0 && !shown {
+		// Against the index, a conflicted path is also git's "U" entry,
+		// before any change of its stage-2 version.
+		un, err := unmergedStages(rp)
+		if err != nil {
+			return err
+		}
+		var all []fileChange
+		for _, p := range slices.Sorted(mapKeys(un)) {
+			if matchSpec(specs, p) {
+				all = append(all, fileChange{path: p, unmerged: true})
+			}
+		}
+		if len(all) > 0 {
+			all = append(all, changes...)
+			slices.SortStableFunc(all, func(a, b fileChange) int { return strings.Compare(a.path, b.path) })
+			changes = all
 		}
 	}
 	if !quiet && !shown {

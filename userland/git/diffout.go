@@ -86,11 +86,16 @@ type fileStat struct {
 	path         string
 	added, del   int
 	binary       bool
+	unmerged     bool // git's "Unmerged" line
 	oldSz, newSz int
 }
 
 func statOf(c fileChange) (fileStat, error) {
 	s := fileStat{path: quotePath(c.path)}
+	if c.unmerged {
+		s.unmerged = true
+		return s, nil
+	}
 	if c.oldPath != "" {
 		s.path = renameName(c.oldPath, c.path)
 	}
@@ -149,6 +154,10 @@ func writeDiff(w io.Writer, f diffFormat, changes []fileChange) error {
 	}
 	if f.nameStatus {
 		for _, c := range changes {
+			if c.unmerged {
+				fmt.Fprintf(w, "U\t%s\n", quotePath(c.path))
+				continue
+			}
 			if c.oldPath != "" {
 				fmt.Fprintf(w, "R%03d\t%s\t%s\n", c.score*100/maxScore, quotePath(c.oldPath), quotePath(c.path))
 				continue
@@ -177,7 +186,9 @@ func writeDiff(w io.Writer, f diffFormat, changes []fileChange) error {
 	}
 	if f.numstat {
 		for _, s := range stats {
-			if s.binary {
+			if s.unmerged {
+				fmt.Fprintf(w, "0\t0\t%s\n", s.path)
+			} else if s.binary {
 				fmt.Fprintf(w, "-\t-\t%s\n", s.path)
 			} else {
 				fmt.Fprintf(w, "%d\t%d\t%s\n", s.added, s.del, s.path)
@@ -218,6 +229,9 @@ func writeStat(w io.Writer, stats []fileStat) {
 	maxLen, maxChange, numberWidth, binWidth := 0, 0, 0, 0
 	for _, s := range stats {
 		maxLen = max(maxLen, utf8.RuneCountInString(s.path))
+		if s.unmerged {
+			continue
+		}
 		if s.binary {
 			binWidth = max(binWidth, 14+len(strconv.Itoa(s.newSz))+len(strconv.Itoa(s.oldSz)))
 			numberWidth = 3
@@ -254,6 +268,11 @@ func writeStat(w io.Writer, stats []fileStat) {
 			}
 		}
 		padding := max(l-utf8.RuneCountInString(name), 0)
+		if s.unmerged {
+			// git 2.39 ends this line without a newline.
+			fmt.Fprintf(w, " %s%s%s | Unmerged", prefix, name, strings.Repeat(" ", padding))
+			continue
+		}
 		if s.binary {
 			fmt.Fprintf(w, " %s%s%s | Bin", prefix, name, strings.Repeat(" ", padding))
 			if s.oldSz == 0 && s.newSz == 0 {
@@ -292,14 +311,23 @@ func writeStatSummary(w io.Writer, stats []fileStat) {
 	if len(stats) == 0 {
 		return
 	}
-	ins, del := 0, 0
+	ins, del, files := 0, 0, 0
 	for _, s := range stats {
+		if s.unmerged {
+			continue
+		}
+		files++
 		if !s.binary {
 			ins += s.added
 			del += s.del
 		}
 	}
-	writeStatTotals(w, len(stats), ins, del)
+	if files == 0 {
+		// Only unmerged entries: git's print_stat_summary for none.
+		fmt.Fprintln(w, " 0 files changed")
+		return
+	}
+	writeStatTotals(w, files, ins, del)
 }
 
 // writeStatTotals writes the " N files changed, ..." line from its
@@ -351,6 +379,8 @@ func writeChangeSummary(w io.Writer, changes []fileChange) {
 // statusLetter is a change's letter in --name-status and --diff-filter.
 func statusLetter(c fileChange) byte {
 	switch {
+	case c.unmerged:
+		return 'U'
 	case c.oldPath != "":
 		return 'R'
 	case c.from == nil:

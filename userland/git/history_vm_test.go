@@ -62,6 +62,10 @@ func TestGitMergeConflictsMatchHost(t *testing.T) {
 		"git checkout main && sed -i 's/^2$/2main/; s/^6$/6main/; s/^9$/9feat/' f && echo bb > a && echo dd >> d && rm m && echo n > n && git add . && git commit -q -m main",
 		"git merge feat; echo $?",
 		"cat f a; git status; git status --short; git diff; git diff -- f",
+		// Conflicted paths in the other diff formats ("U", git's
+		// "Unmerged" stat line), --diff-filter=U as scripts list them,
+		// and ls-files with the stages.
+		"git diff --stat; git diff --numstat; git diff --shortstat; git diff --name-status; git diff --diff-filter=U --name-only; git diff --diff-filter=U; git diff --cached --name-status; git diff --cached; git diff --cached --stat; git ls-files -s; git ls-files -m; git ls-files",
 		"git commit -m x; echo $?; git merge feat; echo $?",
 		"git merge --abort && git status && cat f && ls",
 		"git merge feat >/dev/null; echo fixed > f && echo a > a && rm m && git add -A && git status",
@@ -77,6 +81,7 @@ func TestGitMergeConflictsMatchHost(t *testing.T) {
 		// prepared message (none here: git's "Terminal is dumb").
 		"git merge t1 >/dev/null; git commit --amend; echo $?; git commit; echo $?; echo r > f && git add f && git commit; echo $?; GIT_EDITOR=true git commit && git log -1 --format='%P%n%B' && git status --short && git reset -q --hard HEAD~1",
 		"git merge t1 >/dev/null; git commit -a -m 'with markers'; echo $?; git log -1 --format='%H %P %s' && git status --short && git reset -q --hard HEAD~1",
+		"git merge -q t1; echo $?; git merge --abort",
 		// Binary files conflict whole.
 		"git checkout -b b1 && printf 'a\\0b' > bin && git add bin && git commit -q -m b1 && git checkout -b b2 HEAD~1 && printf 'a\\0c' > bin && git add bin && git commit -q -m b2",
 		"git merge b1; echo $?; git status --short; git merge --abort; git checkout main",
@@ -185,6 +190,10 @@ func TestGitRebaseMatchesHost(t *testing.T) {
 		"git stash -q; git stash drop -q; git checkout -b o2 refs/heads/c && git rebase --onto main c~1; echo $?; git log --format='%H %P %s' -3",
 		// -q: no progress, no report.
 		"git rebase --abort; git checkout -b q1 main~1 && echo q > q && git add q && git commit -q -m q && git rebase -q main; echo $?; git rebase -q main; echo $?; git log --format='%H %s' -2",
+		// A branch with a merge: every commit the merge brought is
+		// replayed, the merge itself dropped, in git's topological order.
+		"git init -q -b main ../mr && cd ../mr && echo b > b && git add b && git commit -q -m b && git checkout -b mg1 && echo m1 > m1 && git add m1 && git commit -q -m m1 && git checkout -b mg2 main && echo m2 > m2 && git add m2 && git commit -q -m m2 && echo m3 > m3 && git add m3 && git commit -q -m m3",
+		"cd ../mr && git checkout main && echo u > u && git add u && git commit -q -m u && git checkout mg1 && git merge -q --no-edit mg2 && git rebase main; echo $?; git log --format='%H %P %s' -5",
 	)
 }
 

@@ -28,6 +28,7 @@ func detectRenames(changes []fileChange) []fileChange {
 	var srcs, dsts []int
 	for i, c := range changes {
 		switch {
+		case c.unmerged:
 		case c.to == nil:
 			srcs = append(srcs, i)
 		case c.from == nil:
