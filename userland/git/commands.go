@@ -254,6 +254,9 @@ func cmdCommit(e *env, args []string) error {
 	if amend && merging {
 		return fatalf("You are in the middle of a merge -- cannot amend.")
 	}
+	if amend && pending != nil && len(pending.files) > 0 && pending.files[0] == "CHERRY_PICK_HEAD" {
+		return fatalf("You are in the middle of a cherry-pick -- cannot amend.")
+	}
 	if all {
 		if err := stageTracked(rp); err != nil {
 			return err

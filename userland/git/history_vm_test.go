@@ -158,6 +158,7 @@ func TestGitCherryPickRevertMatchHost(t *testing.T) {
 		// commit (-a resolving what the worktree holds) concludes it with
 		// the prepared message and the picked author.
 		"git cherry-pick -n c3; echo $?; git status --short; git reset -q --hard && git revert -n HEAD; echo $?; cat .git/MERGE_MSG; git reset -q --hard",
+		"git cherry-pick c3 >/dev/null 2>&1; git commit --amend -m x; echo $?; git cherry-pick --abort",
 		"git cherry-pick -n c3 >/dev/null 2>&1; echo r > f && GIT_EDITOR=true git commit -a; echo $?; git log -1 --format='%H %an %s'; git status --short",
 		"git checkout -q c3 && git status | head -n 1 && git checkout -q main && git checkout -q -b q1 && git branch --show-current && git checkout -q main",
 	)
