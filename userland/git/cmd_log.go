@@ -429,10 +429,18 @@ func filterChanges(changes []fileChange, specs []string) []fileChange {
 	return keep
 }
 
-// commitChanges is what a commit changed against its first parent.
+// isShallow says whether h is a shallow clone's boundary commit, which
+// git shows as if it had no parents (they are not in the repository).
+func (rp *repo) isShallow(h plumbing.Hash) bool {
+	shallow, err := rp.r.Storer.Shallow()
+	return err == nil && slices.Contains(shallow, h)
+}
+
+// commitChanges is what a commit changed against its first parent (a
+// shallow boundary commit against nothing, as git shows it).
 func commitChanges(rp *repo, c *object.Commit, parent int) ([]fileChange, error) {
 	var p *object.Commit
-	if parent < len(c.ParentHashes) {
+	if parent < len(c.ParentHashes) && !rp.isShallow(c.Hash) {
 		var err error
 		if p, err = rp.r.CommitObject(c.ParentHashes[parent]); err != nil {
 			return nil, err

@@ -323,6 +323,8 @@ func TestGitFetchPushPullHTTPMatchesHost(t *testing.T) {
 		"cd a && git push -f origin HEAD:refs/tags/v0 && cd ../b && git fetch; echo rc=$?; git fetch --tags; echo rc=$?; cat .git/refs/tags/v0 2>/dev/null || grep refs/tags/v0 .git/packed-refs | cut -c1-40",
 		// A shallow clone fetches and pulls only what is new.
 		"cd sh && git pull && git log --format='%H %s' && cat .git/shallow && git status",
+		// The boundary commit's patch is against nothing, as git shows it.
+		"cd sh && git log -p --format=%s | tail -n 12 && git show --stat --format=%s $(cat .git/shallow)",
 	)
 }
 
