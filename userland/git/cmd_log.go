@@ -309,8 +309,10 @@ func cmdLog(e *env, args []string) error {
 			excludes = append(excludes, from.Hash)
 			continue
 		}
-		// A...B: commits in either but not both.
-		starts = append(starts, from.Hash)
+		// A...B: commits in either but not both; git queues A before B
+		// (the order commits of equal dates come out in).
+		starts[len(starts)-1] = from.Hash
+		starts = append(starts, to.Hash)
 		bases, err := from.MergeBase(to)
 		if err != nil {
 			return err

@@ -74,6 +74,7 @@ func TestGitMergeConflictsMatchHost(t *testing.T) {
 		// the same change next to different ones (trimmed by git).
 		"git checkout -b t1 HEAD~1 && printf '1\\n2\\nX\\nY\\n5\\n6\\n7\\n8\\n9\\n' > f && git commit -q -am t1",
 		"git checkout -b t2 HEAD~1 && printf '1\\n2\\nX\\nZ\\n5\\n6\\n7\\n8\\n9\\nextra\\n' > f && git commit -q -am t2",
+		"git log --format=%s t1...t2; git log --format=%s t2...t1",
 		"git merge t1; echo $?; cat f; git diff; sed -i '/^=======$/d' f && git diff; git merge --abort",
 		"echo dirty >> f && git merge t1; echo $?; git checkout -- f",
 		// commit concludes the merge as git does: no --amend, no
