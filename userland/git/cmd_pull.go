@@ -38,10 +38,12 @@ hint: or --ff-only on the command line to override the configured default per
 hint: invocation.
 fatal: Need to specify how to reconcile divergent branches.`
 
-// cmdPull: git pull [-q] [--ff-only|--ff|--no-ff] [--no-rebase] [REMOTE
-// [BRANCH]]: fetch, then fast-forward or merge (mergeInto).
+// cmdPull: git pull [-q] [--ff-only|--ff|--no-ff] [-r|--rebase|--no-rebase]
+// [REMOTE [BRANCH]]: fetch, then fast-forward, merge (mergeInto) or
+// rebase (rebaseStart).
 func cmdPull(e *env, args []string) error {
 	quiet, ffOnly, noFF, chosen := false, false, false, false
+	rebase := ""
 	var rest []string
 	for _, a := range args {
 		switch {
@@ -53,8 +55,10 @@ func cmdPull(e *env, args []string) error {
 			ffOnly, noFF, chosen = false, false, true
 		case a == "--no-ff":
 			ffOnly, noFF, chosen = false, true, true
-		case a == "--no-rebase":
-			chosen = true
+		case a == "--no-rebase" || a == "--rebase=false":
+			chosen, rebase = true, "false"
+		case a == "-r" || a == "--rebase" || a == "--rebase=true":
+			chosen, rebase = true, "true"
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			return usagef("error: unknown option `%s'\nusage: git pull [-q] [--ff-only] [<repository> [<refspec>...]]", strings.TrimLeft(a, "-"))
 		default:
@@ -66,10 +70,14 @@ func cmdPull(e *env, args []string) error {
 		return err
 	}
 	// The configured way to reconcile, where the command line said none.
-	switch rb := strings.ToLower(configValue(rp, "pull", "rebase")); {
-	case rb == "true" || rb == "merges" || rb == "interactive" || rb == "i" || rb == "m":
-		return fatalf("pull.rebase=%s: pulling with a rebase is not supported here", rb)
-	case rb != "" && !chosen:
+	if rebase == "" {
+		rebase = strings.ToLower(configValue(rp, "pull", "rebase"))
+	}
+	switch rebase {
+	case "merges", "interactive", "i", "m":
+		return fatalf("pull.rebase=%s: rebasing merges or interactively is not supported here", rebase)
+	case "":
+	default:
 		chosen = true
 	}
 	if ff := strings.ToLower(configValue(rp, "pull", "ff")); ff != "" && !chosen {
@@ -140,6 +148,11 @@ func cmdPull(e *env, args []string) error {
 	}
 	if head == nil {
 		return fastForward(e, rp, nil, other, quiet)
+	}
+	if rebase == "true" && !isAncestor(rp, head.Hash, theirs) {
+		// git pull --rebase: the local commits onto the fetched one (up
+		// to date: rebase's own message).
+		return rebaseStart(e, rp, theirs, theirs, quiet)
 	}
 	if isAncestor(rp, theirs, head.Hash) {
 		if !quiet {

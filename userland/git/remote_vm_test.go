@@ -582,6 +582,9 @@ func TestGitPullNonFastForward(t *testing.T) {
 		"cd a && git switch dev && git switch main && git switch main && echo x >> f && git commit -q -am x && git switch dev && git switch -q main && git config -l | grep '^branch'",
 		// rebase without an upstream argument rebases onto the branch's.
 		"cd a && git push -q && cd ../b && echo y > y && git add y && git commit -q -m y && git fetch -q && git rebase; echo rc=$?; git log --format='%H %P %s' -3; git switch -q --detach && git rebase; echo rc=$?; git switch -q main; git switch -q -c nt && git rebase; echo rc=$?",
+		// pull --rebase: the local commits onto the fetched ones, a
+		// fast-forward, and up to date both ways.
+		"cd a && echo z > z && git add z && git commit -q -m z && git push -q && cd ../b && git switch -q main && git pull --rebase; echo rc=$?; git log --format='%H %s' -3; git pull --rebase; echo rc=$?; git push -q && cd ../a && git pull --rebase; echo rc=$?; git pull -r; echo rc=$?; git -c pull.rebase=true pull; echo rc=$?",
 	)
 }
 
