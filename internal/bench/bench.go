@@ -138,6 +138,10 @@ var rowDefs = []rowDef{
 	{id: "jq", label: "jq -n 1", kind: kindExec, cmd: "jq -n 1"},
 	{id: "grep-pipe", label: "echo x | grep x", kind: kindExec, cmd: "echo x | grep x"},
 	{id: "git-status", label: "git status (small repo)", kind: kindExec, cmd: "git -C " + benchRepo + " status", setup: benchRepoSetup},
+	// A local clone: objects copied through go-git's file transport,
+	// refs, config, index and checkout. $RANDOM names a fresh directory
+	// without another process.
+	{id: "git-clone", label: "git clone (small local repo)", kind: kindExec, cmd: "git clone -q " + benchCloneSrc + " /tmp/bench-clones/c$RANDOM$RANDOM", setup: benchCloneSetup},
 	{id: "eval", label: "JS evaluate 1+1", kind: kindEval},
 	// Evaluate on a live persistent context: no process start at all.
 	{id: "context-eval", label: "context evaluate 1+1", kind: kindContextEval},
@@ -168,6 +172,16 @@ const (
 		"git add -A && GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com " +
 		"GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com git commit -q -m init && " +
 		"echo more >> f1.txt && echo new > untracked.txt"
+)
+
+// benchCloneSrc is the git-clone row's source: five commits of ten
+// small files.
+const (
+	benchCloneSrc   = "/tmp/bench-clone-src"
+	benchCloneSetup = "mkdir -p /tmp/bench-clones " + benchCloneSrc + "/src && cd " + benchCloneSrc + " && git init -q && " +
+		"export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com && " +
+		"for c in 1 2 3 4 5; do for i in 1 2 3 4 5; do echo line $c $i > f$i.txt; echo code $c $i > src/c$i.go; done; " +
+		"git add -A && git commit -q -m commit$c; done"
 )
 
 // RowIDs returns the IDs of every row, in the order Run measures them.

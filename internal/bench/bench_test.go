@@ -90,15 +90,15 @@ func TestRunRows(t *testing.T) {
 	}
 }
 
-// The python3 and git rows run the real commands (the git row after its
-// set-up made a repository in the VM; python-urllib's command fails if
-// the import does).
+// The python3 and git rows run the real commands (the git rows after
+// their set-up made a repository in the VM; git-clone clones it anew
+// each time; python-urllib's command fails if the import does).
 func TestPythonAndGitRows(t *testing.T) {
-	rows, err := Run(context.Background(), Config{N: 2, Engine: secexec.EngineInProcess, Rows: []string{"git-status", "python", "python-urllib"}})
+	rows, err := Run(context.Background(), Config{N: 2, Engine: secexec.EngineInProcess, Rows: []string{"git-clone", "git-status", "python", "python-urllib"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || rows[0].ID != "python" || rows[1].ID != "python-urllib" || rows[2].ID != "git-status" {
+	if len(rows) != 4 || rows[0].ID != "python" || rows[1].ID != "python-urllib" || rows[2].ID != "git-status" || rows[3].ID != "git-clone" {
 		t.Fatalf("rows %+v", rows)
 	}
 	for _, r := range rows {

@@ -3,16 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	git "github.com/go-git/go-git/v6"
 	"github.com/go-git/go-git/v6/plumbing"
 	"github.com/go-git/go-git/v6/plumbing/object"
-	"github.com/go-git/go-git/v6/plumbing/storer"
 )
 
 // cmdInit: git init [-q] [-b NAME|--initial-branch=NAME] [DIR].
@@ -56,6 +55,8 @@ func cmdInit(e *env, args []string) error {
 			return err
 		}
 		verb = "Reinitialized existing"
+	} else if err := writeGitCore(filepath.Join(abs, ".git", "config"), false); err != nil {
+		return err
 	}
 	if !quiet {
 		fmt.Fprintf(e.stdout, "%s Git repository in %s/\n", verb, filepath.Join(abs, ".git"))
@@ -83,6 +84,9 @@ func cmdAdd(e *env, args []string) error {
 	}
 	rp, err := openRepo()
 	if err != nil {
+		return err
+	}
+	if err := resolveConflicts(rp, specs, all); err != nil {
 		return err
 	}
 	if all && len(specs) == 0 {
@@ -169,11 +173,16 @@ func expandShort(args []string, valued string) []string {
 	return out
 }
 
-// cmdCommit: git commit [-q] [-a] [--allow-empty] -m MSG [-m MSG]...
+// cmdCommit: git commit [-q] [-a] [--allow-empty] [--amend [--no-edit]]
+// [(-m MSG)... | -F FILE]; it also concludes a merge, cherry-pick or
+// revert stopped by conflicts.
 func cmdCommit(e *env, args []string) error {
-	args = expandShort(args, "m")
+	args = expandShort(args, "mF")
 	var msgs []string
-	all, quiet, allowEmpty := false, false, false
+	var file string
+	all, quiet, allowEmpty, amend, noEdit, strip := false, false, false, false, false, false
+	signoff, resetAuthor, allowEmptyMsg := false, false, false
+	authorArg, dateArg := "", ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -182,26 +191,129 @@ func cmdCommit(e *env, args []string) error {
 			i++
 		case strings.HasPrefix(a, "--message="):
 			msgs = append(msgs, strings.TrimPrefix(a, "--message="))
+		case (a == "-F" || a == "--file") && i+1 < len(args):
+			file = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--file="):
+			file = strings.TrimPrefix(a, "--file=")
 		case a == "-a" || a == "--all":
 			all = true
 		case a == "-q" || a == "--quiet":
 			quiet = true
 		case a == "--allow-empty":
 			allowEmpty = true
+		case a == "--amend":
+			amend = true
+		case a == "--no-edit":
+			noEdit = true
+		case a == "--cleanup=strip" || a == "--cleanup=whitespace":
+			strip = a == "--cleanup=strip"
+		case strings.HasPrefix(a, "--author="):
+			authorArg = strings.TrimPrefix(a, "--author=")
+		case a == "--author" && i+1 < len(args):
+			authorArg = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--date="):
+			dateArg = strings.TrimPrefix(a, "--date=")
+		case a == "-s" || a == "--signoff":
+			signoff = true
+		case a == "--reset-author":
+			resetAuthor = true
+		case a == "--allow-empty-message":
+			allowEmptyMsg = true
+		case a == "-n" || a == "--no-verify" || a == "-v" || a == "--verbose" || a == "--no-gpg-sign" || a == "--no-signoff":
+			// No hooks run in the VM; -v only adds to the editor's text.
+		case a == "-m" || a == "-F" || a == "--message" || a == "--file":
+			return usagef("error: switch `%s' requires a value", strings.TrimLeft(a, "-")[:1])
 		default:
-			return usagef("error: unsupported option `%s'\nusage: git commit [-q] [-a] [--allow-empty] -m <msg>", a)
+			return usagef("error: unsupported option `%s'\nusage: git commit [-q] [-a] [--allow-empty] [--amend [--no-edit]] (-m <msg> | -F <file>)", a)
 		}
 	}
-	if len(msgs) == 0 {
-		return fatalf("no commit message: use -m <msg> (there is no editor in this VM)")
-	}
-	msg := cleanMessage(msgs)
-	if msg == "" {
-		return &exitError{code: 1, msg: "Aborting commit due to empty commit message."}
+	if file != "" && len(msgs) > 0 {
+		return fatalf("options '-m' and '-F' cannot be used together")
 	}
 	rp, err := openRepo()
 	if err != nil {
 		return err
+	}
+	parent, err := rp.head()
+	if err != nil {
+		return err
+	}
+	if amend && parent == nil {
+		return fatalf("You have nothing to amend.")
+	}
+	// A merge, cherry-pick or revert stopped by conflicts is concluded
+	// here, with its prepared message: as is with --no-edit, else as the
+	// editor's starting text, as git does.
+	pending, err := readPending(rp)
+	if err != nil {
+		return err
+	}
+	merging := pending != nil && pending.merge && parent != nil
+	if amend && merging {
+		return fatalf("You are in the middle of a merge -- cannot amend.")
+	}
+	if amend && pending != nil && len(pending.files) > 0 && pending.files[0] == "CHERRY_PICK_HEAD" {
+		return fatalf("You are in the middle of a cherry-pick -- cannot amend.")
+	}
+	if all {
+		if err := stageTracked(rp); err != nil {
+			return err
+		}
+	}
+	if un, err := unmergedPaths(rp); err != nil {
+		return err
+	} else if len(un) > 0 {
+		for _, p := range un {
+			fmt.Fprintf(e.stdout, "U\t%s\n", rp.display(p))
+		}
+		return unmergedError("Committing")
+	}
+	// As git: the message given is read first, then an empty commit is
+	// refused, and only then is the editor started.
+	var msg string
+	given := file != "" || len(msgs) > 0
+	switch {
+	case file != "":
+		text, err := readMessageFile(file)
+		if err != nil {
+			return err
+		}
+		msgs = []string{text}
+	case len(msgs) > 0:
+	case amend && noEdit:
+		msgs = []string{parent.Message}
+		given = true
+	case pending != nil && noEdit:
+		msgs = []string{pending.msg}
+		given = true
+	}
+	if given {
+		if strip {
+			msgs = []string{stripComments(strings.Join(msgs, "\n\n"))}
+		}
+		msg = cleanMessage(msgs)
+	}
+	if !allowEmpty && !merging {
+		if err := checkNotEmpty(e, rp, parent, amend); err != nil {
+			return err
+		}
+	}
+	if !given {
+		prepared := ""
+		switch {
+		case amend:
+			prepared = parent.Message
+		case pending != nil:
+			prepared = pending.msg
+		}
+		if msg, err = editMessage(e, rp, prepared); err != nil {
+			return err
+		}
+	}
+	if msg == "" && !allowEmptyMsg {
+		return &exitError{code: 1, msg: "Aborting commit due to empty commit message."}
 	}
 	author, err := identity(e, rp, "AUTHOR")
 	if err != nil {
@@ -211,11 +323,54 @@ func cmdCommit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	parent, err := rp.head()
-	if err != nil {
-		return err
+	// git keeps the author of the commit amended or picked, and shows
+	// its date.
+	keptAuthor := false
+	switch {
+	case resetAuthor || authorArg != "":
+	case amend:
+		a := parent.Author
+		author, keptAuthor = &a, true
+	case pending != nil && pending.author != nil:
+		author, keptAuthor = pending.author, true
 	}
-	h, err := rp.wt.Commit(msg, &git.CommitOptions{All: all, AllowEmptyCommits: allowEmpty, Author: author, Committer: committer})
+	if authorArg != "" {
+		if author, err = authorFromArg(rp, authorArg, author.When); err != nil {
+			return err
+		}
+	}
+	if dateArg != "" {
+		t, err := parseDate(dateArg)
+		if err != nil {
+			return fatalf("invalid date format: %s", dateArg)
+		}
+		author.When = t
+	}
+	if signoff {
+		msg = addSignoff(msg, committer)
+	}
+	if amend {
+		// The new commit replaces HEAD: the summary is against its
+		// parent.
+		if len(parent.ParentHashes) > 0 {
+			if parent, err = rp.r.CommitObject(parent.ParentHashes[0]); err != nil {
+				return err
+			}
+		} else {
+			parent = nil
+		}
+	}
+	opts := &git.CommitOptions{AllowEmptyCommits: allowEmpty, Amend: amend, Author: author, Committer: committer}
+	if merging {
+		opts.Parents = append([]plumbing.Hash{parent.Hash}, pending.parents...)
+		opts.AllowEmptyCommits = true
+	}
+	h, err := rp.wt.Commit(msg, opts)
+	if errors.Is(err, git.ErrEmptyCommit) && amend {
+		return &exitError{code: 1, msg: "You asked to amend the most recent commit, but doing so would make\n" +
+			"it empty. You can repeat your command with --allow-empty, or you can\n" +
+			"remove the commit entirely with \"git reset HEAD^\"."}
+	}
 	if errors.Is(err, git.ErrEmptyCommit) {
 		s, err := readState(rp)
 		if err != nil {
@@ -226,6 +381,9 @@ func cmdCommit(e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if pending != nil {
+		removeGitFiles(rp, pending.files...)
 	}
 	if quiet {
 		return nil
@@ -250,6 +408,13 @@ func cmdCommit(e *env, args []string) error {
 	if author.Name != committer.Name || author.Email != committer.Email {
 		fmt.Fprintf(e.stdout, " Author: %s <%s>\n", author.Name, author.Email)
 	}
+	if keptAuthor || dateArg != "" {
+		fmt.Fprintf(e.stdout, " Date: %s\n", gitDate(*author))
+	}
+	if len(c.ParentHashes) > 1 {
+		// git prints no diffstat for a merge commit.
+		return nil
+	}
 	return writeSummary(e, rp, parent, c)
 }
 
@@ -264,50 +429,16 @@ func writeSummary(e *env, rp *repo, parent, c *object.Commit) error {
 	if err != nil {
 		return err
 	}
-	changes := compare(a, b)
-	ins, del := 0, 0
-	for _, ch := range changes {
-		var x, y []byte
-		if ch.from != nil {
-			if x, err = ch.from.load(); err != nil {
-				return err
-			}
-		}
-		if ch.to != nil {
-			if y, err = ch.to.load(); err != nil {
-				return err
-			}
-		}
-		if isBinary(x) || isBinary(y) {
-			continue
-		}
-		for _, o := range lineOps(string(x), string(y)) {
-			switch o.kind {
-			case '+':
-				ins++
-			case '-':
-				del++
-			}
-		}
+	changes := detectRenames(compare(a, b))
+	if len(changes) == 0 {
+		return nil
 	}
-	line := fmt.Sprintf(" %d %s changed", len(changes), plural(len(changes), "file", "files"))
-	if ins > 0 || (ins == 0 && del == 0) {
-		line += fmt.Sprintf(", %d %s(+)", ins, plural(ins, "insertion", "insertions"))
+	stats, err := statChanges(changes)
+	if err != nil {
+		return err
 	}
-	if del > 0 {
-		line += fmt.Sprintf(", %d %s(-)", del, plural(del, "deletion", "deletions"))
-	}
-	fmt.Fprintln(e.stdout, line)
-	for _, ch := range changes {
-		switch {
-		case ch.from == nil:
-			fmt.Fprintf(e.stdout, " create mode %o %s\n", ch.to.mode, ch.path)
-		case ch.to == nil:
-			fmt.Fprintf(e.stdout, " delete mode %o %s\n", ch.from.mode, ch.path)
-		case ch.from.mode != ch.to.mode:
-			fmt.Fprintf(e.stdout, " mode change %o => %o %s\n", ch.from.mode, ch.to.mode, ch.path)
-		}
-	}
+	writeStatSummary(e.stdout, stats)
+	writeChangeSummary(e.stdout, changes)
 	return nil
 }
 
@@ -316,192 +447,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// cmdLog: git log [--oneline] [-n N|-N|--max-count=N] [--format=F|--pretty=F] [REV].
-func cmdLog(e *env, args []string) error {
-	max := -1
-	format := ""
-	rev := "HEAD"
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--oneline":
-			format = "%h %s"
-		case a == "-n" && i+1 < len(args):
-			n, err := strconv.Atoi(args[i+1])
-			if err != nil {
-				return fatalf("'%s': not an integer", args[i+1])
-			}
-			max = n
-			i++
-		case strings.HasPrefix(a, "--max-count="):
-			n, err := strconv.Atoi(strings.TrimPrefix(a, "--max-count="))
-			if err != nil {
-				return fatalf("'%s': not an integer", a)
-			}
-			max = n
-		case len(a) > 1 && a[0] == '-' && isDigits(a[1:]):
-			max, _ = strconv.Atoi(a[1:])
-		case strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "--pretty="):
-			f := a[strings.IndexByte(a, '=')+1:]
-			f = strings.TrimPrefix(strings.TrimPrefix(f, "format:"), "tformat:")
-			switch f {
-			case "oneline":
-				f = "%H %s"
-			case "short", "medium", "full":
-				f = ""
-			}
-			format = f
-		case a == "--no-decorate":
-		case strings.HasPrefix(a, "-"):
-			return usagef("error: unsupported option `%s'", a)
-		default:
-			rev = a
-		}
-	}
-	rp, err := openRepo()
-	if err != nil {
-		return err
-	}
-	var from *object.Commit
-	if rev == "HEAD" {
-		from, err = rp.head()
-		if err == nil && from == nil {
-			branch, _, _ := rp.branch()
-			return fatalf("your current branch '%s' does not have any commits yet", branch)
-		}
-	} else {
-		from, err = rp.resolveCommit(rev)
-	}
-	if err != nil {
-		return err
-	}
-	iter, err := rp.r.Log(&git.LogOptions{From: from.Hash, Order: git.LogOrderCommitterTime})
-	if err != nil {
-		return err
-	}
-	n := 0
-	err = iter.ForEach(func(c *object.Commit) error {
-		if max >= 0 && n >= max {
-			return storer.ErrStop
-		}
-		if format != "" {
-			fmt.Fprintln(e.stdout, expandFormat(format, c))
-		} else {
-			if n > 0 {
-				fmt.Fprintln(e.stdout)
-			}
-			fmt.Fprintf(e.stdout, "commit %s\n", c.Hash)
-			if len(c.ParentHashes) > 1 {
-				var ps []string
-				for _, p := range c.ParentHashes {
-					ps = append(ps, short(p))
-				}
-				fmt.Fprintf(e.stdout, "Merge: %s\n", strings.Join(ps, " "))
-			}
-			fmt.Fprintf(e.stdout, "Author: %s <%s>\nDate:   %s\n\n", c.Author.Name, c.Author.Email, gitDate(c.Author))
-			for _, l := range strings.Split(strings.TrimRight(c.Message, "\n"), "\n") {
-				if l == "" {
-					fmt.Fprintln(e.stdout)
-				} else {
-					fmt.Fprintf(e.stdout, "    %s\n", l)
-				}
-			}
-		}
-		n++
-		return nil
-	})
-	return err
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// gitDate is git's default date format, in the signature's own zone.
-func gitDate(s object.Signature) string { return s.When.Format("Mon Jan 2 15:04:05 2006 -0700") }
-
-// expandFormat expands the --format placeholders scripts use.
-func expandFormat(f string, c *object.Commit) string {
-	subject, body, _ := strings.Cut(c.Message, "\n")
-	body = strings.TrimLeft(body, "\n")
-	var b strings.Builder
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' || i+1 >= len(f) {
-			b.WriteByte(f[i])
-			continue
-		}
-		i++
-		two := ""
-		if i+1 < len(f) {
-			two = f[i : i+2]
-		}
-		switch {
-		case f[i] == 'H':
-			b.WriteString(c.Hash.String())
-		case f[i] == 'h':
-			b.WriteString(short(c.Hash))
-		case f[i] == 'T':
-			b.WriteString(c.TreeHash.String())
-		case f[i] == 't':
-			b.WriteString(short(c.TreeHash))
-		case f[i] == 'P' || f[i] == 'p':
-			var ps []string
-			for _, p := range c.ParentHashes {
-				if f[i] == 'P' {
-					ps = append(ps, p.String())
-				} else {
-					ps = append(ps, short(p))
-				}
-			}
-			b.WriteString(strings.Join(ps, " "))
-		case f[i] == 's':
-			b.WriteString(subject)
-		case f[i] == 'b':
-			b.WriteString(body)
-		case f[i] == 'B':
-			b.WriteString(c.Message)
-		case f[i] == 'n':
-			b.WriteByte('\n')
-		case f[i] == '%':
-			b.WriteByte('%')
-		case two != "" && (two[0] == 'a' || two[0] == 'c'):
-			sig := c.Author
-			if two[0] == 'c' {
-				sig = c.Committer
-			}
-			switch two[1] {
-			case 'n':
-				b.WriteString(sig.Name)
-			case 'e':
-				b.WriteString(sig.Email)
-			case 'd':
-				b.WriteString(gitDate(sig))
-			case 't':
-				b.WriteString(strconv.FormatInt(sig.When.Unix(), 10))
-			case 'i':
-				b.WriteString(sig.When.Format("2006-01-02 15:04:05 -0700"))
-			case 'I':
-				b.WriteString(sig.When.Format("2006-01-02T15:04:05-07:00"))
-			default:
-				b.WriteString("%" + two)
-			}
-			i++
-		default:
-			b.WriteByte('%')
-			b.WriteByte(f[i])
-		}
-	}
-	return b.String()
 }
 
 // cmdBranch: git branch [-d|-D NAME] [NAME [START]] [--show-current].
@@ -534,6 +479,8 @@ func cmdBranch(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "%s%s\n", mark, n)
 		}
 		return nil
+	case len(args) == 1 && (args[0] == "-a" || args[0] == "--all" || args[0] == "-r" || args[0] == "--remotes"):
+		return listBranches(e.stdout, rp, args[0] == "-a" || args[0] == "--all", true)
 	case args[0] == "--show-current":
 		if attached {
 			fmt.Fprintln(e.stdout, cur)
@@ -612,6 +559,12 @@ func createBranch(rp *repo, name, start string) error {
 
 // cmdCheckout: git checkout [-b NAME [START]] | BRANCH | [--] PATH...
 func cmdCheckout(e *env, args []string) error {
+	if len(args) > 0 && (args[0] == "-q" || args[0] == "--quiet") {
+		// -q silences the feedback; errors still reach run's stderr.
+		q := *e
+		q.stdout, q.stderr = io.Discard, io.Discard
+		e, args = &q, args[1:]
+	}
 	rp, err := openRepo()
 	if err != nil {
 		return err
@@ -655,13 +608,18 @@ func cmdCheckout(e *env, args []string) error {
 			cur, attached, _ := rp.branch()
 			if attached && cur == args[0] {
 				fmt.Fprintf(e.stderr, "Already on '%s'\n", cur)
+				checkoutTracking(e.stdout, rp)
 				return nil
 			}
 			if err := switchTo(rp, args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "Switched to branch '%s'\n", args[0])
+			checkoutTracking(e.stdout, rp)
 			return nil
+		}
+		if ok, err := checkoutRemoteBranch(e, rp, args[0]); ok {
+			return err
 		}
 	}
 	return restorePaths(rp, paths)
@@ -751,50 +709,14 @@ func restorePaths(rp *repo, specs []string) error {
 	return nil
 }
 
-// cmdRevParse: git rev-parse [--short] [--abbrev-ref] [--show-toplevel] REV...
-func cmdRevParse(e *env, args []string) error {
-	rp, err := openRepo()
-	if err != nil {
-		return err
+func isDigits(s string) bool {
+	if s == "" {
+		return false
 	}
-	abbrev, shortHash := false, false
-	for _, a := range args {
-		switch a {
-		case "--short":
-			shortHash = true
-		case "--abbrev-ref":
-			abbrev = true
-		case "--show-toplevel":
-			fmt.Fprintln(e.stdout, rp.root)
-		case "--git-dir":
-			fmt.Fprintln(e.stdout, rp.gitDir())
-		case "--is-inside-work-tree":
-			fmt.Fprintln(e.stdout, "true")
-		default:
-			if strings.HasPrefix(a, "-") {
-				return usagef("error: unsupported option `%s'", a)
-			}
-			if abbrev && a == "HEAD" {
-				cur, attached, err := rp.branch()
-				if err != nil {
-					return err
-				}
-				if !attached {
-					cur = "HEAD"
-				}
-				fmt.Fprintln(e.stdout, cur)
-				continue
-			}
-			h, err := rp.r.ResolveRevision(plumbing.Revision(a))
-			if err != nil {
-				return fatalf("ambiguous argument '%s': unknown revision or path not in the working tree.", a)
-			}
-			if shortHash {
-				fmt.Fprintln(e.stdout, short(*h))
-			} else {
-				fmt.Fprintln(e.stdout, h.String())
-			}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
 		}
 	}
-	return nil
+	return true
 }

@@ -14,7 +14,7 @@ import (
 // maxConfig bounds a configuration file read.
 const maxConfig = 1 << 20
 
-func (rp *repo) gitDir() string { return filepath.Join(rp.root, ".git") }
+func (rp *repo) gitDir() string { return rp.dot }
 
 // loadConfigFile decodes a git configuration file; a missing file is an
 // empty configuration.
@@ -116,8 +116,13 @@ func cmdConfig(e *env, args []string) error {
 		return err
 	}
 	if len(rest) == 1 && action != "--unset" {
-		v, ok := "", false
-		if file != "" {
+		ck := section + "." + key
+		if sub != "" {
+			ck = section + "." + sub + "." + key
+		}
+		v, ok := cliConfig[ck]
+		ok = ok && scope == ""
+		if !ok && file != "" {
 			v, ok = getOption(file, section, sub, key)
 		}
 		if !ok && scope == "" {

@@ -8,14 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v6/plumbing"
 	"github.com/go-git/go-git/v6/plumbing/filemode"
 	format "github.com/go-git/go-git/v6/plumbing/format/config"
 	"github.com/go-git/go-git/v6/plumbing/object"
-	"github.com/go-git/go-git/v6/utils/diff"
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // entry is one file of a tree, the index or the worktree.
@@ -74,6 +71,10 @@ func indexSnapshot(rp *repo) (snapshot, error) {
 	}
 	s := snapshot{}
 	for _, e := range idx.Entries {
+		// A conflicted path stands at our version (stage 2), if any.
+		if e.Stage == 1 || e.Stage == 3 {
+			continue
+		}
 		s[e.Name] = entry{hash: e.Hash, mode: e.Mode, load: blobLoader(rp, e.Hash)}
 	}
 	return s, nil
@@ -121,6 +122,10 @@ func worktreeFile(rp *repo, p string) (entry, bool, error) {
 type fileChange struct {
 	path     string
 	from, to *entry
+	oldPath  string // the source of a rename (see detectRenames), else ""
+	score    int    // a rename's similarity, out of maxScore
+	aPath    string // diff --no-index: the first side's name when it differs
+	unmerged bool   // a conflicted path of the index (git's "U"), from and to nil
 }
 
 // compare lists the paths whose content or mode differ, sorted.
@@ -150,7 +155,18 @@ const zeroShort = "0000000"
 // writePatch writes one change in git's unified format with 3 lines of
 // context.
 func writePatch(w io.Writer, c fileChange) error {
-	fmt.Fprintf(w, "diff --git a/%s b/%s\n", c.path, c.path)
+	if c.unmerged {
+		_, err := fmt.Fprintf(w, "* Unmerged path %s\n", quotePath(c.path))
+		return err
+	}
+	if c.oldPath != "" {
+		return writeRenamePatch(w, c)
+	}
+	aPath := c.path
+	if c.aPath != "" {
+		aPath = c.aPath
+	}
+	fmt.Fprintf(w, "diff --git %s %s\n", quotePath(srcPrefix+aPath), quotePath(dstPrefix+c.path))
 	var a, b []byte
 	var err error
 	if c.from != nil {
@@ -163,7 +179,7 @@ func writePatch(w io.Writer, c fileChange) error {
 			return err
 		}
 	}
-	oldName, newName := "a/"+c.path, "b/"+c.path
+	oldName, newName := quotePath(srcPrefix+aPath), quotePath(dstPrefix+c.path)
 	switch {
 	case c.from == nil:
 		fmt.Fprintf(w, "new file mode %o\nindex %s..%s\n", c.to.mode, zeroShort, short(c.to.hash))
@@ -207,23 +223,27 @@ type op struct {
 	line string // with its newline, if it has one
 }
 
-// diffTimeout bounds the search for a minimal diff; past it the rest is
-// one deletion and one insertion, still a correct patch.
-const diffTimeout = 5 * time.Second
-
+// lineOps is the line diff git diff makes: xdiff's Myers with its
+// indent heuristic (xdiff.go), so changes that could be placed several
+// ways are placed where git places them.
 func lineOps(a, b string) []op {
+	al, bl := splitLines(a), splitLines(b)
 	var ops []op
-	for _, d := range diff.DoWithTimeout(a, b, diffTimeout) {
-		kind := byte(' ')
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			kind = '-'
-		case diffmatchpatch.DiffInsert:
-			kind = '+'
+	pos := 0
+	for _, h := range xdiffHunksOpt(al, bl, false, true) {
+		for _, l := range al[pos:h.i1] {
+			ops = append(ops, op{' ', l})
 		}
-		for _, l := range splitLines(d.Text) {
-			ops = append(ops, op{kind, l})
+		for _, l := range al[h.i1 : h.i1+h.chg1] {
+			ops = append(ops, op{'-', l})
 		}
+		for _, l := range bl[h.i2 : h.i2+h.chg2] {
+			ops = append(ops, op{'+', l})
+		}
+		pos = h.i1 + h.chg1
+	}
+	for _, l := range al[pos:] {
+		ops = append(ops, op{' ', l})
 	}
 	return ops
 }
@@ -242,7 +262,9 @@ func splitLines(s string) []string {
 	return out
 }
 
-const context = 3
+// context is the number of context lines around a change: 3, or -U<n>
+// / --unified=<n> for this run.
+var context = 3
 
 // writeHunks groups ops into hunks as git does: 3 lines of context, hunks
 // closer than twice that merged, and a function line (git's default: the
@@ -338,32 +360,81 @@ func funcName(line string) (string, bool) {
 	return strings.TrimRight(line, " \t\n\v\f\r"), true
 }
 
-// cmdDiff: git diff [--cached|--staged] [COMMIT [COMMIT]] [--stat is not supported] [-- PATH...].
+// cmdDiff: git diff [options] [--cached|--staged] [<commit> [<commit>] | <a>..<b> | <a>...<b>] [--] [<path>...].
 func cmdDiff(e *env, args []string) error {
-	cached := false
-	var revs, paths []string
+	cached, quiet, exitCode, noIndex, reverse := false, false, false, false, false
+	var f diffFormat
+	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case a == "--":
+			rest = append(rest, args[i:]...)
+			i = len(args)
+		case f.flag(a):
 		case a == "--cached" || a == "--staged":
 			cached = true
-		case a == "--":
-			paths = append(paths, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "-"):
+		case a == "--quiet":
+			quiet, exitCode = true, true
+		case a == "--exit-code":
+			exitCode = true
+		case a == "--no-index":
+			noIndex = true
+		case a == "-R":
+			reverse = true
+		case a == "--no-color" || a == "--color=never" || a == "--no-ext-diff" || a == "--no-renames":
+		case strings.HasPrefix(a, "-") && a != "-":
 			return usagef("error: invalid option: %s", a)
 		default:
-			revs = append(revs, a)
+			rest = append(rest, a)
 		}
+	}
+	if !f.any() {
+		f.patch = true
+	}
+	if noIndex {
+		return diffNoIndex(e, f, quiet, slices.DeleteFunc(rest, func(s string) bool { return s == "--" }))
 	}
 	rp, err := openRepo()
 	if err != nil {
+		if len(rest) == 2 {
+			// Outside a repository, two paths are compared as files.
+			return diffNoIndex(e, f, quiet, rest)
+		}
 		return err
+	}
+	revs, paths, err := splitRevsPaths(rp, rest)
+	if err != nil {
+		return err
+	}
+	if len(revs) == 1 {
+		if r := parseRange(revs[0]); r.dots != 0 {
+			from := r.from
+			if r.dots == 3 {
+				a, err := rp.resolveCommit(r.from)
+				if err != nil {
+					return err
+				}
+				b, err := rp.resolveCommit(r.to)
+				if err != nil {
+					return err
+				}
+				bases, err := a.MergeBase(b)
+				if err != nil {
+					return err
+				}
+				if len(bases) == 0 {
+					return fatalf("%s: no merge base", revs[0])
+				}
+				from = bases[0].Hash.String()
+			}
+			revs = []string{from, r.to}
+		}
 	}
 	var from, to snapshot
 	switch {
 	case len(revs) > 2 || (cached && len(revs) > 1):
-		return usagef("usage: git diff [--cached] [<commit> [<commit>]] [-- <path>...]")
+		return usagef("usage: git diff [<options>] [<commit>] [--] [<path>...]")
 	case len(revs) == 2:
 		a, err := rp.resolveCommit(revs[0])
 		if err != nil {
@@ -412,43 +483,85 @@ func cmdDiff(e *env, args []string) error {
 				return err
 			}
 		}
-		to = snapshot{}
-		for p, ie := range idx {
-			ent, ok, err := worktreeFile(rp, p)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			if ent.hash.Equal(ie.hash) && ent.mode == ie.mode {
-				// Unchanged: the index's loader avoids holding the data.
-				ent.load = ie.load
-			}
-			to[p] = ent
-		}
-	}
-	changes := compare(from, to)
-	if len(paths) > 0 {
-		var keep []fileChange
-		for _, c := range changes {
-			for _, p := range paths {
-				rel, err := rp.rel(p)
-				if err != nil {
-					return err
-				}
-				if rel == "." || c.path == rel || strings.HasPrefix(c.path, rel+"/") {
-					keep = append(keep, c)
-					break
-				}
-			}
-		}
-		changes = keep
-	}
-	for _, c := range changes {
-		if err := writePatch(e.stdout, c); err != nil {
+		if to, err = worktreeSnapshot(rp, idx); err != nil {
 			return err
 		}
 	}
+	specs, err := pathspecs(rp, paths)
+	if err != nil {
+		return err
+	}
+	if reverse {
+		from, to = to, from
+		srcPrefix, dstPrefix = dstPrefix, srcPrefix
+	}
+	changes := filterChanges(compare(from, to), specs)
+	shown := false
+	plainPatch := f.patch && !f.stat && !f.shortstat && !f.numstat && !f.nameOnly && !f.nameStatus
+	if !quiet && !cached && !reverse && len(revs) == 0 && plainPatch {
+		// Conflicted paths are shown as git's combined diffs.
+		kept, keepU := changes, func(p string) bool { return matchSpec(specs, p) }
+		if f.filter != "" {
+			kept = filterStatus(kept, f.filter)
+			// git shows a conflicted path's combined diff for "U" and
+			// for the "M" of its worktree file.
+			u := filterStatus([]fileChange{{unmerged: true}}, f.filter)
+			m := filterStatus([]fileChange{{from: &entry{}, to: &entry{}}}, f.filter)
+			if len(u) == 0 && len(m) == 0 {
+				keepU = func(string) bool { return false }
+			}
+		}
+		if shown, err = writeWorktreeDiff(e.stdout, rp, kept, keepU); err != nil {
+			return err
+		}
+	}
+	if len(revs) == 0 && !shown {
+		// Against the index, a conflicted path is also git's "U" entry,
+		// before any change of its stage-2 version.
+		un, err := unmergedStages(rp)
+		if err != nil {
+			return err
+		}
+		var all []fileChange
+		for _, p := range slices.Sorted(mapKeys(un)) {
+			if matchSpec(specs, p) {
+				all = append(all, fileChange{path: p, unmerged: true})
+			}
+		}
+		if len(all) > 0 {
+			all = append(all, changes...)
+			slices.SortStableFunc(all, func(a, b fileChange) int { return strings.Compare(a.path, b.path) })
+			changes = all
+		}
+	}
+	if !quiet && !shown {
+		if err := writeDiff(e.stdout, f, changes); err != nil {
+			return err
+		}
+	}
+	if exitCode && len(changes) > 0 {
+		return &exitError{code: 1}
+	}
 	return nil
+}
+
+// worktreeSnapshot reads the worktree's versions of the files in idx
+// (a deleted file is absent).
+func worktreeSnapshot(rp *repo, idx snapshot) (snapshot, error) {
+	to := snapshot{}
+	for p, ie := range idx {
+		ent, ok, err := worktreeFile(rp, p)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if ent.hash.Equal(ie.hash) && ent.mode == ie.mode {
+			// Unchanged: the index's loader avoids holding the data.
+			ent.load = ie.load
+		}
+		to[p] = ent
+	}
+	return to, nil
 }

@@ -41,6 +41,9 @@ func identity(e *env, rp *repo, who string) (*object.Signature, error) {
 // configValue reads section.key from the repository's configuration, then
 // the global one; "" if neither sets it.
 func configValue(rp *repo, section, key string) string {
+	if v, ok := cliConfig[strings.ToLower(section)+"."+strings.ToLower(key)]; ok {
+		return v
+	}
 	if rp != nil {
 		if v, ok := readConfigFile(filepath.Join(rp.gitDir(), "config"), section, key); ok {
 			return v

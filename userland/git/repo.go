@@ -19,6 +19,7 @@ type repo struct {
 	r    *git.Repository
 	wt   *git.Worktree
 	root string // absolute worktree root
+	dot  string // absolute git directory
 	cwd  string // absolute working directory
 }
 
@@ -29,18 +30,35 @@ func openRepo() (*repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := cwd
-	for {
-		if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
-			break
+	root, dotDir := cwd, gitDirFlag
+	if dotDir != "" {
+		// An explicit git directory: the worktree is --work-tree, or
+		// the working directory, as in git.
+		if fi, err := os.Stat(filepath.Join(dotDir, "HEAD")); err != nil || fi.IsDir() {
+			return nil, fatalf("not a git repository: '%s'", dotDir)
 		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			return nil, fatalf("not a git repository (or any of the parent directories): .git")
+		if workTreeFlag != "" {
+			root = workTreeFlag
 		}
-		root = parent
+	} else {
+		for {
+			if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+				break
+			}
+			parent := filepath.Dir(root)
+			if parent == root {
+				return nil, fatalf("not a git repository (or any of the parent directories): .git")
+			}
+			root = parent
+		}
+		if workTreeFlag != "" {
+			dotDir, root = filepath.Join(root, ".git"), workTreeFlag
+		}
 	}
-	dot := osfs.New(filepath.Join(root, ".git"), osfs.WithBoundOS())
+	if dotDir == "" {
+		dotDir = filepath.Join(root, ".git")
+	}
+	dot := osfs.New(dotDir, osfs.WithBoundOS())
 	wtfs := worktreeFS(osfs.New(root, osfs.WithBoundOS()))
 	r, err := git.Open(filesystem.NewStorage(dot, cache.NewObjectLRUDefault()), wtfs)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
@@ -53,7 +71,7 @@ func openRepo() (*repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &repo{r: r, wt: wt, root: root, cwd: cwd}, nil
+	return &repo{r: r, wt: wt, root: root, dot: dotDir, cwd: cwd}, nil
 }
 
 // rel turns a path given on the command line (relative to the working
@@ -108,13 +126,9 @@ func (rp *repo) branch() (string, bool, error) {
 	return "", false, nil
 }
 
-// resolveCommit resolves a revision to a commit.
+// resolveCommit resolves a revision (see resolveRevision) to a commit.
 func (rp *repo) resolveCommit(rev string) (*object.Commit, error) {
-	h, err := rp.r.ResolveRevision(plumbing.Revision(rev))
-	if err != nil {
-		return nil, fatalf("ambiguous argument '%s': unknown revision or path not in the working tree.", rev)
-	}
-	return rp.r.CommitObject(*h)
+	return resolveCommitRevision(rp, rev)
 }
 
 // short abbreviates a hash as git does in a small repository.

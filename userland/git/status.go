@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	git "github.com/go-git/go-git/v6"
+	"github.com/go-git/go-git/v6/plumbing/object"
 )
 
 // change is one path's state in a status.
@@ -21,14 +22,22 @@ type state struct {
 	staged, unstaged []change
 	untracked        []string // collapsed to "dir/" where a whole directory is untracked
 	noCommits        bool
+	unmerged         []unmergedPath
+	op               inProgress
 	branch           string
 	attached         bool
 	headShort        string
 }
 
+// unmergedPath is a conflicted path and its stage mask.
+type unmergedPath struct {
+	path string
+	mask int
+}
+
 // readState computes the status of rp.
 func readState(rp *repo) (*state, error) {
-	st, err := rp.wt.Status()
+	st, masks, err := worktreeStatus(rp)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +45,10 @@ func readState(rp *repo) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &state{noCommits: head == nil}
+	s := &state{noCommits: head == nil, op: readInProgress(rp)}
+	for _, p := range slices.Sorted(mapKeys(masks)) {
+		s.unmerged = append(s.unmerged, unmergedPath{p, masks[p]})
+	}
 	if head != nil {
 		s.headShort = short(head.Hash)
 	}
@@ -54,7 +66,27 @@ func readState(rp *repo) (*state, error) {
 		}
 	}
 	untracked := map[string]bool{}
+	inIndex := make(map[string]bool, len(idx.Entries))
+	for _, e := range idx.Entries {
+		inIndex[e.Name] = true
+	}
+	var headTree *object.Tree
+	if head != nil {
+		headTree, _ = head.Tree()
+	}
+	inHead := func(p string) bool {
+		if headTree == nil {
+			return false
+		}
+		_, err := headTree.FindEntry(p)
+		return err == nil
+	}
 	for p, fs := range st {
+		if fs.Worktree == git.Untracked && fs.Staging == git.Untracked && !inIndex[p] && inHead(p) {
+			// go-git reports a file removed from the index but still on
+			// disk as untracked only; git also shows the staged deletion.
+			s.staged = append(s.staged, change{path: p, code: git.Deleted})
+		}
 		if fs.Worktree == git.Untracked && fs.Staging == git.Untracked {
 			// The outermost directory holding nothing tracked stands for
 			// everything in it, as git shows it.
@@ -93,28 +125,36 @@ var statusLabels = map[git.StatusCode]string{
 func (s *state) writeLong(w io.Writer, rp *repo) {
 	if s.attached {
 		fmt.Fprintf(w, "On branch %s\n", s.branch)
+		statusTracking(w, rp)
+	} else if s.op.kind == "rebase" {
+		fmt.Fprintf(w, "interactive rebase in progress; onto %s\n", s.op.onto)
 	} else {
 		fmt.Fprintf(w, "HEAD detached at %s\n", s.headShort)
 	}
+	s.writeInProgress(w, rp)
 	if s.noCommits {
 		fmt.Fprint(w, "\nNo commits yet\n\n")
 	}
 	if len(s.staged) > 0 {
 		fmt.Fprint(w, "Changes to be committed:\n")
-		if s.noCommits {
+		switch {
+		case !s.fromCommit():
+			// git gives no hint while an operation is in progress.
+		case s.noCommits:
 			fmt.Fprint(w, "  (use \"git rm --cached <file>...\" to unstage)\n")
-		} else {
+		default:
 			fmt.Fprint(w, "  (use \"git restore --staged <file>...\" to unstage)\n")
 		}
 		for _, c := range s.staged {
-			name := rp.display(c.path)
+			name := quotePath(rp.display(c.path))
 			if c.code == git.Renamed && c.from != "" {
-				name = rp.display(c.from) + " -> " + name
+				name = quotePath(rp.display(c.from)) + " -> " + name
 			}
 			fmt.Fprintf(w, "\t%-12s%s\n", statusLabels[c.code], name)
 		}
 		fmt.Fprintln(w)
 	}
+	s.writeUnmerged(w, rp)
 	if len(s.unstaged) > 0 {
 		fmt.Fprint(w, "Changes not staged for commit:\n")
 		verb := "add"
@@ -126,14 +166,14 @@ func (s *state) writeLong(w io.Writer, rp *repo) {
 		fmt.Fprintf(w, "  (use \"git %s <file>...\" to update what will be committed)\n", verb)
 		fmt.Fprint(w, "  (use \"git restore <file>...\" to discard changes in working directory)\n")
 		for _, c := range s.unstaged {
-			fmt.Fprintf(w, "\t%-12s%s\n", statusLabels[c.code], rp.display(c.path))
+			fmt.Fprintf(w, "\t%-12s%s\n", statusLabels[c.code], quotePath(rp.display(c.path)))
 		}
 		fmt.Fprintln(w)
 	}
 	if len(s.untracked) > 0 {
 		fmt.Fprint(w, "Untracked files:\n  (use \"git add <file>...\" to include in what will be committed)\n")
 		for _, u := range s.untracked {
-			fmt.Fprintf(w, "\t%s\n", rp.display(u))
+			fmt.Fprintf(w, "\t%s\n", quotePath(rp.display(u)))
 		}
 		fmt.Fprintln(w)
 	}
@@ -141,7 +181,7 @@ func (s *state) writeLong(w io.Writer, rp *repo) {
 		return
 	}
 	switch {
-	case len(s.unstaged) > 0:
+	case len(s.unstaged) > 0 || len(s.unmerged) > 0:
 		fmt.Fprint(w, "no changes added to commit (use \"git add\" and/or \"git commit -a\")\n")
 	case len(s.untracked) > 0:
 		fmt.Fprint(w, "nothing added to commit but untracked files present (use \"git add\" to track)\n")
@@ -167,11 +207,15 @@ func (s *state) writeShort(w io.Writer, rp *repo, porcelain bool) {
 		v[1] = byte(c.code)
 		codes[c.path] = v
 	}
+	for _, u := range s.unmerged {
+		_, xy := unmergedLabel(u.mask)
+		codes[u.path] = [2]byte{xy[0], xy[1]}
+	}
 	name := func(p string) string {
 		if porcelain {
-			return p
+			return quotePath(p)
 		}
-		return rp.display(p)
+		return quotePath(rp.display(p))
 	}
 	for _, p := range slices.Sorted(mapKeys(codes)) {
 		v := codes[p]
