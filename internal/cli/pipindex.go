@@ -33,6 +33,19 @@ func hostPipIndex(ctx context.Context) string {
 	return defaultPipIndex
 }
 
+// guestPipIndex is index as the VM's pip gets it: without credentials. A
+// password or token in the host's index URL is the host's secret, and the
+// guest is not trusted with it; an index that needs one is given to the
+// VM explicitly (--env PIP_INDEX_URL=...).
+func guestPipIndex(index string) string {
+	u, err := url.Parse(index)
+	if err != nil || u.User == nil {
+		return index
+	}
+	u.User = nil
+	return u.String()
+}
+
 // pipIndexRules are the network rules that let the VM's pip reach index:
 // its host, and for PyPI the host its files come from.
 func pipIndexRules(index string) ([]string, error) {

@@ -68,6 +68,12 @@ func TestAllowPipIndex(t *testing.T) {
 	if code != 0 || out != "hello from the index\n" {
 		t.Fatalf("with --allow-pip-index: exit %d stdout %q stderr %q", code, out, errOut)
 	}
+	// Credentials in the host's index URL stay on the host.
+	t.Setenv("PIP_INDEX_URL", strings.Replace(srv.URL, "http://", "http://user:s3cret@", 1)+"/simple")
+	code, out, errOut = runCLI(t, "", "exec", "--allow-pip-index", "--", "sh", "-c", "echo \"$PIP_INDEX_URL\"")
+	if code != 0 || strings.Contains(out, "s3cret") || !strings.HasPrefix(out, "http://127.0.0.1:") {
+		t.Fatalf("the VM's PIP_INDEX_URL: exit %d stdout %q stderr %q", code, out, errOut)
+	}
 	code, out, _ = runCLI(t, "", "exec", "--env", "PIP_INDEX_URL="+srv.URL+"/simple", "--", "sh", "-c", script)
 	if code == 0 || strings.Contains(out, "hello") {
 		t.Fatalf("without the flag the index was reached: exit %d stdout %q", code, out)

@@ -142,7 +142,7 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 			return opts, err
 		}
 		p.AllowNet(rules...)
-		env["PIP_INDEX_URL"] = index
+		env["PIP_INDEX_URL"] = guestPipIndex(index)
 	}
 	for _, k := range f.allowEnv {
 		p.AllowEnv(k)

@@ -7,10 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/go-git/go-git/v6/plumbing"
-	"github.com/go-git/go-git/v6/plumbing/filemode"
-	format "github.com/go-git/go-git/v6/plumbing/format/config"
 )
 
 // maxNoIndexFiles bounds the files one diff --no-index compares.
@@ -130,38 +126,7 @@ func fsEntry(p string) (entry, bool, error) {
 	if p == "/dev/null" {
 		return entry{}, false, nil
 	}
-	fi, err := os.Lstat(p)
-	if os.IsNotExist(err) {
-		return entry{}, false, nil
-	}
-	if err != nil {
-		return entry{}, false, err
-	}
-	var data []byte
-	mode := filemode.Regular
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		t, err := os.Readlink(p)
-		if err != nil {
-			return entry{}, false, err
-		}
-		data, mode = []byte(t), filemode.Symlink
-	case fi.Mode().IsRegular():
-		if fi.Size() > maxBlob {
-			return entry{}, false, fatalf("%s: file too large to diff", p)
-		}
-		if data, err = os.ReadFile(p); err != nil {
-			return entry{}, false, err
-		}
-		if fi.Mode()&0o111 != 0 {
-			mode = filemode.Executable
-		}
-	default:
-		return entry{}, false, nil
-	}
-	hs := plumbing.NewHasher(format.SHA1, plumbing.BlobObject, int64(len(data)))
-	hs.Write(data)
-	return entry{hash: hs.Sum(), mode: mode, load: func() ([]byte, error) { return data, nil }}, true, nil
+	return readEntry(p, p)
 }
 
 // writeNoIndex writes the formats for diff --no-index, whose names are

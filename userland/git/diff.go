@@ -82,7 +82,13 @@ func indexSnapshot(rp *repo) (snapshot, error) {
 
 // worktreeFile reads a file of the worktree as git would store it.
 func worktreeFile(rp *repo, p string) (entry, bool, error) {
-	full := filepath.Join(rp.root, filepath.FromSlash(p))
+	return readEntry(filepath.Join(rp.root, filepath.FromSlash(p)), p)
+}
+
+// readEntry reads the file at full as git would store it (a symlink as
+// its target); name is how errors call it. A missing file or one that is
+// neither regular nor a symlink is no entry.
+func readEntry(full, name string) (entry, bool, error) {
 	fi, err := os.Lstat(full)
 	if os.IsNotExist(err) {
 		return entry{}, false, nil
@@ -101,7 +107,7 @@ func worktreeFile(rp *repo, p string) (entry, bool, error) {
 		data, mode = []byte(t), filemode.Symlink
 	case fi.Mode().IsRegular():
 		if fi.Size() > maxBlob {
-			return entry{}, false, fatalf("%s: file too large to diff", p)
+			return entry{}, false, fatalf("%s: file too large to diff", name)
 		}
 		if data, err = os.ReadFile(full); err != nil {
 			return entry{}, false, err
@@ -114,8 +120,7 @@ func worktreeFile(rp *repo, p string) (entry, bool, error) {
 	}
 	hs := plumbing.NewHasher(format.SHA1, plumbing.BlobObject, int64(len(data)))
 	hs.Write(data)
-	h := hs.Sum()
-	return entry{hash: h, mode: mode, load: func() ([]byte, error) { return data, nil }}, true, nil
+	return entry{hash: hs.Sum(), mode: mode, load: func() ([]byte, error) { return data, nil }}, true, nil
 }
 
 // fileChange is one path that differs between two snapshots.
