@@ -48,11 +48,12 @@ var errNotRecyclable = errors.New("wasm: instance cannot be recycled")
 
 // recyclableLocked reports whether ent's instances are recycled.
 func (pp *prestartPool) recyclableLocked(ent *compiled) bool {
-	if !ent.trusted.Load() && !pp.e.trustAll {
-		return false
-	}
-	s := pp.snaps.lookup(ent)
-	return s != nil && s.image != nil
+	return pp.recyclable(ent, pp.snaps.lookup(ent))
+}
+
+// recyclable reports whether ent, whose snapshot is snap, is recycled.
+func (pp *prestartPool) recyclable(ent *compiled, snap *snapshot) bool {
+	return (ent.trusted.Load() || pp.e.trustAll) && snap != nil && snap.image != nil
 }
 
 // giveBack takes back the instance a process claimed from the pool once
@@ -63,7 +64,7 @@ func (pp *prestartPool) giveBack(ent *compiled, pk *parked) {
 	pp.mu.Lock()
 	pp.returnedLocked(ent, pk)
 	snap := pp.snaps.lookup(ent)
-	if pp.closed || pp.ready[ent] != nil || pp.filling[ent] != nil || !pp.recyclableLocked(ent) || pk.mod.IsClosed() {
+	if pp.closed || pp.ready[ent] != nil || pp.filling[ent] != nil || !pp.recyclable(ent, snap) || pk.mod.IsClosed() {
 		pp.fillLocked(ent)
 		pp.mu.Unlock()
 		pk.close()
