@@ -85,3 +85,24 @@ func TestContextsAndTools(t *testing.T) {
 		t.Fatalf("file URL: %d", r.status)
 	}
 }
+
+// A context evaluation that runs past the context's timeout answers 504
+// timeout (issue #24: it answered 503 shutting_down, which tells a
+// client to retry elsewhere), and the server keeps serving.
+func TestContextEvaluateTimeout(t *testing.T) {
+	s := newServer(t, api.Config{})
+	id := s.newVM(alice, nil)
+	r := s.do(alice, "POST", "/v1/vms/"+id+"/contexts", map[string]any{"timeout_ms": 300})
+	if r.status != http.StatusCreated {
+		t.Fatalf("create context: %d %s", r.status, r.body)
+	}
+	var c struct{ ID string }
+	r.json(t, &c)
+	r = s.do(alice, "POST", "/v1/vms/"+id+"/contexts/"+c.ID+"/evaluate", map[string]any{"code": "for(;;){}"})
+	if r.status != http.StatusGatewayTimeout || r.errCode(t) != "timeout" {
+		t.Fatalf("endless loop: %d %s; want 504 timeout", r.status, r.body)
+	}
+	if r := s.do(alice, "GET", "/readyz", nil); r.status != http.StatusOK {
+		t.Fatalf("readyz after the timeout: %d %s", r.status, r.body)
+	}
+}
