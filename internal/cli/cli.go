@@ -81,10 +81,11 @@ filesystem, processes, pipes, permissions (deny by default) and limits.`,
 	}
 	root.PersistentFlags().String("log-level", "",
 		"log records to show on stderr: debug, info, warn or error (default warn; info with "+metrics.PhasesEnv+"=1)")
+	addRemoteFlags(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newVersionCmd(), newExecCmd(), newNodeCmd(), newRunCmd(), newEvalCmd(), newShellCmd(), newSoftwareCmd(), newBenchCmd(), newMetricsCmd(), newServeCmd(), newServeLoadCmd(), newSoakCmd(), newNodeconfCmd())
+	root.AddCommand(newVersionCmd(), newExecCmd(), newNodeCmd(), newRunCmd(), newEvalCmd(), newShellCmd(), newSoftwareCmd(), newBenchCmd(), newMetricsCmd(), newServeCmd(), newServeLoadCmd(), newCpCmd(), newVMCmd(), newSoakCmd(), newNodeconfCmd())
 	return root
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/secexec/secexec"
@@ -69,7 +70,10 @@ func TestMain(m *testing.M) {
 	}
 	// Started by runCLIProcess: be the secexec command.
 	if os.Getenv(cliProcessEnv) == "1" {
-		code := cli.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		// As cmd/secexec: SIGINT and SIGTERM stop the command.
+		ctx, stop := cli.SignalContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
 		secexec.Shutdown(context.Background()) // as cmd/secexec does
 		os.Exit(code)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/client"
 )
 
 func newExecCmd() *cobra.Command {
@@ -58,7 +59,13 @@ of its own, wired to this one (see 'secexec shell').`,
 				}
 				return vm.Run(ctx, args, eo)
 			}
-			return runInVM(cmd, &vf, asJSON, nil, run)
+			rrun := func(ctx context.Context, vm *client.VM, eo *client.ExecOptions) (*client.Result, error) {
+				if len(args) == 1 {
+					return vm.Exec(ctx, args[0], eo)
+				}
+				return vm.Run(ctx, args, eo)
+			}
+			return runInVM(cmd, &vf, asJSON, nil, run, rrun)
 		},
 	}
 	vf.register(c)

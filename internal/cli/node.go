@@ -27,7 +27,20 @@ func runArgv(argv []string) runner {
 // runInVM creates a VM from the flags, writes files into it, runs the
 // command with stdin passed through and output streamed (or, asJSON,
 // collected and printed as JSON), and mirrors its exit status.
-func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]byte, run runner) error {
+//
+// With --server the VM is one of the server's and rrun runs the command
+// (a nil rrun: the command cannot run there yet).
+func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]byte, run runner, rrun remoteRunner) error {
+	c, err := remoteOf(cmd)
+	if err != nil {
+		return err
+	}
+	if c != nil {
+		return runRemote(cmd, c, vf, asJSON, files, rrun)
+	}
+	if err := vf.localVM(); err != nil {
+		return err
+	}
 	opts, err := vf.options(cmd)
 	if err != nil {
 		return err
@@ -65,6 +78,13 @@ func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]by
 	if err != nil && res == nil {
 		return err
 	}
+	return finish(cmd, asJSON, res)
+}
+
+// finish prints res as JSON if asked and mirrors its status: the
+// guest's exit code, 128+n when a signal n stopped the CLI.
+func finish(cmd *cobra.Command, asJSON bool, res *secexec.Result) error {
+	ctx := cmd.Context()
 	if asJSON {
 		if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
 			return err
@@ -98,7 +118,8 @@ start with a flag of node's (-e, -p, --inspect...), since -e is secexec's
 					return &usageError{err: fmt.Errorf("-e/--env %q: want KEY=VALUE (node's own -e goes after \"--\": secexec node -- -e CODE)", kv)}
 				}
 			}
-			return runInVM(cmd, &vf, false, nil, runArgv(append([]string{"node"}, args...)))
+			argv := append([]string{"node"}, args...)
+			return runInVM(cmd, &vf, false, nil, runArgv(argv), remoteArgv(argv))
 		},
 	}
 	vf.register(c)
@@ -134,11 +155,14 @@ does not run (exit 2).`,
 				cwd = secexec.Workspace
 			}
 			guest := path.Join(cwd, path.Base(args[0]))
-			run := runArgv(append([]string{"node", guest}, args[1:]...))
+			argv := append([]string{"node", guest}, args[1:]...)
+			run, rrun := runArgv(argv), remoteArgv(argv)
 			if check {
-				run = checkFirst(guest, args[0], run)
+				// The type check runs on the VM's TS API, which the
+				// server does not offer.
+				run, rrun = checkFirst(guest, args[0], run), nil
 			}
-			return runInVM(cmd, &vf, false, map[string][]byte{guest: data}, run)
+			return runInVM(cmd, &vf, false, map[string][]byte{guest: data}, run, rrun)
 		},
 	}
 	vf.register(c)
@@ -193,6 +217,16 @@ func newEvalCmd() *cobra.Command {
   secexec eval 'require("os").platform()'`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := remoteOf(cmd)
+			if err != nil {
+				return err
+			}
+			if c != nil {
+				return remoteEval(cmd, c, &vf, args[0])
+			}
+			if err := vf.localVM(); err != nil {
+				return err
+			}
 			opts, err := vf.options(cmd)
 			if err != nil {
 				return err

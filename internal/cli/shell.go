@@ -78,12 +78,49 @@ func termSize(fd int) (rows, cols int) {
 	return 24, 80
 }
 
+// termProcess is a process on a VM terminal: a local VM's or a
+// server's.
+type termProcess interface {
+	keys() io.WriteCloser
+	screen() io.ReadCloser
+	resize(rows, cols int)
+	kill()
+	// wait returns the exit code.
+	wait(ctx context.Context) (int, error)
+}
+
+// localTerm is a termProcess of a local VM.
+type localTerm struct{ p *secexec.Process }
+
+func (t localTerm) keys() io.WriteCloser  { return t.p.Stdin }
+func (t localTerm) screen() io.ReadCloser { return t.p.Stdout }
+func (t localTerm) resize(rows, cols int) { _ = t.p.Resize(rows, cols) }
+func (t localTerm) kill()                 { _ = t.p.Signal(secexec.SIGKILL) }
+func (t localTerm) wait(ctx context.Context) (int, error) {
+	st, err := t.p.Wait(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return st.ExitCode, nil
+}
+
 // runTerminal runs argv on a VM terminal wired to this process's stdin
 // and stdout: `secexec shell` and `secexec exec -t`.
 func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
-	opts, err := vf.options(cmd)
+	c, err := remoteOf(cmd)
 	if err != nil {
 		return err
+	}
+	if c == nil {
+		if err := vf.localVM(); err != nil {
+			return err
+		}
+	}
+	var opts secexec.Options
+	if c == nil {
+		if opts, err = vf.options(cmd); err != nil {
+			return err
+		}
 	}
 	ctx := cmd.Context()
 	in, out := cmd.InOrStdin(), cmd.OutOrStdout()
@@ -100,21 +137,32 @@ func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
 	}
 	rows, cols := termSize(sizeFd)
 
-	vm, err := secexec.NewVM(ctx, opts)
-	if err != nil {
-		return err
-	}
-	defer vm.Close()
 	// The guest's terminal is this one: same TERM, same size.
-	p, err := vm.Spawn(ctx, argv, &secexec.SpawnOptions{PTY: &secexec.PTY{Rows: rows, Cols: cols, Term: os.Getenv("TERM")}})
-	if err != nil {
-		return err
+	var p termProcess
+	if c != nil {
+		rp, done, err := spawnRemoteTerm(cmd, c, vf, argv, rows, cols)
+		if err != nil {
+			return err
+		}
+		defer done()
+		p = rp
+	} else {
+		vm, err := secexec.NewVM(ctx, opts)
+		if err != nil {
+			return err
+		}
+		defer vm.Close()
+		lp, err := vm.Spawn(ctx, argv, &secexec.SpawnOptions{PTY: &secexec.PTY{Rows: rows, Cols: cols, Term: os.Getenv("TERM")}})
+		if err != nil {
+			return err
+		}
+		p = localTerm{lp}
 	}
 
 	host := &hostTerminal{fd: inFd}
 	if inFd >= 0 {
 		if err := host.makeRaw(); err != nil {
-			_ = p.Signal(secexec.SIGKILL)
+			p.kill()
 			return err
 		}
 	}
@@ -144,18 +192,18 @@ func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
 				if s == syscall.SIGWINCH {
 					if sizeFd >= 0 {
 						r, c := termSize(sizeFd)
-						_ = p.Resize(r, c)
+						p.resize(r, c)
 					}
 					continue
 				}
 				if s == os.Interrupt && inFd >= 0 {
 					// A ^C in raw mode reaches the guest as a key; an
 					// interrupt from elsewhere is passed on as one.
-					_, _ = p.Stdin.Write([]byte{0x03})
+					_, _ = p.keys().Write([]byte{0x03})
 					continue
 				}
 				host.restore()
-				_ = p.Signal(secexec.SIGKILL)
+				p.kill()
 			}
 		}
 	}()
@@ -163,21 +211,21 @@ func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
 	outDone := make(chan struct{})
 	go func() {
 		defer close(outDone)
-		_, _ = io.Copy(out, p.Stdout)
+		_, _ = io.Copy(out, p.screen())
 	}()
 	go func() {
-		_, _ = io.Copy(p.Stdin, in)
+		_, _ = io.Copy(p.keys(), in)
 	}()
 
-	st, werr := p.Wait(context.WithoutCancel(ctx))
+	code, werr := p.wait(context.WithoutCancel(ctx))
 	// What the program wrote last is still on its way; jobs it left on
 	// the terminal get no more than a moment to let go of it.
 	select {
 	case <-outDone:
 	case <-time.After(2 * time.Second):
 	}
-	_ = p.Stdout.Close()
-	_ = p.Stdin.Close()
+	_ = p.screen().Close()
+	_ = p.keys().Close()
 	host.restore()
 	if werr != nil {
 		if errors.Is(werr, context.Canceled) {
@@ -185,8 +233,8 @@ func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
 		}
 		return werr
 	}
-	if st.ExitCode != 0 {
-		return &exitError{code: st.ExitCode}
+	if code != 0 {
+		return &exitError{code: code}
 	}
 	return nil
 }

@@ -39,6 +39,8 @@ type vmFlags struct {
 	allowRemote bool
 	allowNPM    bool
 	allowPip    bool
+	// vmID, with --server, names an existing VM to run in.
+	vmID string
 }
 
 func (f *vmFlags) register(c *cobra.Command) {
@@ -66,6 +68,7 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.realTime, "real-time", false, "give every guest the real clock at full resolution (by default guests see real time in 1 ms steps); the same as --clock real")
 	fl.BoolVar(&f.frozenClock, "frozen-clock", false, "stop the guests' clock at the VM's boot (Date.now, WebAssembly clocks, file times); the same as --clock frozen")
 	fl.StringVar(&f.clock, "clock", "", "the guests' clock: coarse (default: real time in 1 ms steps), real or frozen")
+	fl.StringVar(&f.vmID, "vm", "", "with --server: run in the existing VM ID (secexec vm create) instead of a fresh one, which is deleted at the end")
 }
 
 // standardPermissions is what the CLI grants unless told otherwise: the
@@ -154,8 +157,8 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 		return opts, &usageError{err: err}
 	}
 	for _, kv := range f.env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
+		k, v, ok := cutEnv(kv)
+		if !ok {
 			return opts, &usageError{err: fmt.Errorf("--env %q: want KEY=VALUE", kv)}
 		}
 		env[k] = v
@@ -197,6 +200,12 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 	}
 	opts.Limits.VMCPUTime = f.vmCPUTime
 	return opts, nil
+}
+
+// cutEnv splits a --env KEY=VALUE; ok is false without a KEY and "=".
+func cutEnv(kv string) (k, v string, ok bool) {
+	k, v, ok = strings.Cut(kv, "=")
+	return k, v, ok && k != ""
 }
 
 // errBadSize is the error of a size that parseSize does not read.
