@@ -368,3 +368,47 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// `secexec --server URL shell` in a real terminal (tmux): bash on a
+// server VM's terminal, a job ended with ^C, a window resize reaching the
+// guest, and the shell's exit status as the CLI's.
+func TestRemoteShellInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed (.ci/run installs it):", err)
+	}
+	url, c := startServer(t)
+	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	cmd := "env " + cliProcessEnv + "=1 SECEXEC_TOKEN=" + remoteToken + " '" + os.Args[0] + "' --server " + url + " shell; echo EXITED=$?; sleep 600"
+	s.tmux("new-session", "-d", "-x", "100", "-y", "30", cmd)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	prompt := func(sc string) bool {
+		lines := strings.Split(strings.TrimRight(sc, "\n "), "\n")
+		return strings.HasPrefix(lines[len(lines)-1], "bash-") && strings.HasSuffix(strings.TrimSpace(lines[len(lines)-1]), "$")
+	}
+	s.waitFor("the bash prompt", prompt)
+	s.keys("echo remote-$((6*7)) $COLUMNS", "Enter")
+	s.waitText("\nremote-42 100", 1)
+	s.keys("echo sleeping; sleep 100", "Enter")
+	s.waitText("\nsleeping", 1)
+	deadline := time.Now().Add(30 * time.Second)
+	for !prompt(s.screen()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("^C did not end sleep 100:\n%s", s.screen())
+		}
+		s.keys("C-c")
+		time.Sleep(300 * time.Millisecond)
+	}
+	s.keys("echo rc=$?", "Enter")
+	s.waitText("rc=130", 1)
+	s.tmux("resize-window", "-t", "0", "-x", "120", "-y", "40")
+	s.keys("stty size", "Enter")
+	s.waitText("\n40 120", 1)
+	if n := vmCount(t, c); n != 1 {
+		t.Errorf("%d VMs on the server during the shell, want 1", n)
+	}
+	s.keys("exit 7", "Enter")
+	s.waitText("EXITED=7", 1)
+	if n := vmCount(t, c); n != 0 {
+		t.Errorf("%d VMs left after the shell", n)
+	}
+}
