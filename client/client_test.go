@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -418,6 +419,9 @@ func TestJS(t *testing.T) {
 	if _, err := jc.Evaluate(ctx, "for(;;){}"); !errors.Is(err, client.ErrEvalTimeout) {
 		t.Fatalf("endless loop in a context: %v", err)
 	}
+	if jc.ID() == "" {
+		t.Fatal("a context without an id")
+	}
 	if err := jc.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -540,5 +544,73 @@ func TestConnectionReuse(t *testing.T) {
 	}
 	if n := s.connections(); n != 1 {
 		t.Fatalf("60 sequential calls opened %d connections; want 1", n)
+	}
+}
+
+// Options.Timeout bounds control calls (a server that never answers
+// cannot hold one) but not execs, which their own timeout bounds; a
+// context ended while waiting to retry ends the call; Delete is Close
+// with a context.
+func TestTimeoutsAndDelete(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accepts and never answers
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	silent, err := client.New("http://"+ln.Addr().String(), client.Options{Token: alice, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if silent.URL() != "http://"+ln.Addr().String() {
+		t.Fatalf("URL %q", silent.URL())
+	}
+	if _, err := silent.ListVMs(context.Background()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a silent server: %v", err)
+	}
+
+	s := newServer(t, api.Config{MaxConcurrent: 1})
+	ctx := context.Background()
+	// A VM's creation may start an engine: not under 200 ms.
+	id := newVM(t, s.client(t, alice, client.Options{}), client.VMOptions{}).ID()
+	c := s.client(t, alice, client.Options{Timeout: 200 * time.Millisecond, MaxRetries: 1000})
+	vm := c.VM(id)
+	res, err := vm.Exec(ctx, "sleep 1; echo slept", nil)
+	if err != nil || string(res.Stdout) != "slept\n" {
+		t.Fatalf("an exec longer than Options.Timeout: %+v %v", res, err)
+	}
+	// The tenant's one slot is held; the retries wait until ctx ends.
+	holder, err := vm.Spawn(ctx, []string{"cat"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(300*time.Millisecond, cancel)
+	if _, err := vm.Exec(cctx, "true", nil); !errors.Is(err, context.Canceled) || !errors.Is(err, client.ErrQuota) {
+		t.Fatalf("cancelled while retrying: %v", err)
+	}
+	if err := holder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := vm.Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := vm.Delete(ctx); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("a second Delete: %v", err)
 	}
 }
