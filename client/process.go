@@ -284,7 +284,8 @@ func (p *Process) Close() error {
 		return nil
 	default:
 	}
-	// A silent process would outlast a session closed in good order.
+	// Killed first: a server older than the fix of issue #24 kept a
+	// silent process after a session closed in good order.
 	_ = p.Signal(SIGKILL)
 	err := p.conn.Close(websocket.StatusNormalClosure, "")
 	p.cancel()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"sort"
@@ -265,10 +264,11 @@ func (s *Server) readStdin(ctx context.Context, c *websocket.Conn, p *secexec.Pr
 	for {
 		typ, msg, err := c.Read(ctx)
 		if err != nil {
-			var ce websocket.CloseError
-			if !errors.As(err, &ce) || ce.Code != websocket.StatusNormalClosure {
-				cancel()
-			}
+			// However it ended — a cut connection or a close in good
+			// order — no output can reach the client any more: the
+			// process ends with its session instead of running on
+			// unseen, holding the tenant's slot.
+			cancel()
 			return
 		}
 		if typ != websocket.MessageBinary || len(msg) == 0 {

@@ -202,3 +202,35 @@ func TestProcessTerminal(t *testing.T) {
 		t.Fatalf("after resize: screen %q, stderr %q, exit %v", out, errOut, exit)
 	}
 }
+
+// A client that closes its session in good order while the process is
+// silent ends the process too: the session is over whoever ends it, and
+// the process must not keep the tenant's slot (nor run on unseen).
+func TestProcessSessionClosedByClient(t *testing.T) {
+	s := newServer(t, api.Config{MaxConcurrent: 1})
+	id := s.newVM(alice, nil)
+	pid := spawn(t, s, id, map[string]any{"argv": []string{"sleep", "600"}})
+	c, _, err := dialProcess(t, s, alice, id, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(websocket.StatusNormalClosure, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The process is forgotten and the one slot free again: an exec
+	// runs (polled: the session's end reaches the server a moment later).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var list struct{ Processes []struct{ Pid int } }
+		s.do(alice, "GET", "/v1/vms/"+id+"/processes", nil).json(t, &list)
+		r, res := s.exec(alice, id, map[string]any{"cmd": "echo free"})
+		if len(list.Processes) == 0 && r.status == http.StatusOK && string(res.Stdout) == "free\n" {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.do(alice, "DELETE", "/v1/vms/"+id+"/processes/"+itoa(pid), nil) // else the cleanup's drain waits on it
+			t.Fatalf("after the client closed the session: processes %+v, exec %d %s", list.Processes, r.status, r.body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
