@@ -85,6 +85,12 @@ func TestRemoteExec(t *testing.T) {
 			t.Errorf("%q: exit %d (want %d), stdout %q (want %q), stderr %q", tc.args, code, tc.code, out, tc.out, errOut)
 		}
 	}
+	// run: the host file is copied into the VM and run with its args.
+	js := filepath.Join(t.TempDir(), "argv.js")
+	must(t, os.WriteFile(js, []byte("console.log(process.argv.slice(2).join(' '), process.cwd())\n"), 0o644))
+	if code, out, errOut := remote("", "run", js, "--check", "-e"); code != 0 || out != "--check -e /workspace\n" {
+		t.Errorf("run FILE: exit %d, %q %q", code, out, errOut)
+	}
 	// The wall-clock timeout: 124 and the message a local run prints.
 	code, _, errOut := remote("", "exec", "--timeout", "500ms", "sleep 30")
 	if code != 124 || !strings.Contains(errOut, "wall-clock timeout") {
