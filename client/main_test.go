@@ -40,7 +40,7 @@ type server struct {
 	conns int
 }
 
-func newServer(t *testing.T, cfg api.Config) *server {
+func newServer(t testing.TB, cfg api.Config) *server {
 	t.Helper()
 	cfg.Tokens = []api.Token{{Tenant: "alice", Hash: api.HashToken(alice)}, {Tenant: "bob", Hash: api.HashToken(bob)}}
 	s, err := api.New(cfg)
@@ -72,7 +72,7 @@ func (s *server) connections() int {
 }
 
 // client returns a client of s for token.
-func (s *server) client(t *testing.T, token string, opts client.Options) *client.Client {
+func (s *server) client(t testing.TB, token string, opts client.Options) *client.Client {
 	t.Helper()
 	opts.Token = token
 	c, err := client.New(s.url, opts)
@@ -83,7 +83,7 @@ func (s *server) client(t *testing.T, token string, opts client.Options) *client
 }
 
 // newVM creates a VM closed at the end of the test.
-func newVM(t *testing.T, c *client.Client, opts client.VMOptions) *client.VM {
+func newVM(t testing.TB, c *client.Client, opts client.VMOptions) *client.VM {
 	t.Helper()
 	vm, err := c.NewVM(context.Background(), opts)
 	if err != nil {
