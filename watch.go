@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -54,10 +55,11 @@ type WatchOptions struct {
 
 // Watcher is a watch on a path in a VM (see FS.Watch).
 type Watcher struct {
-	rc   io.ReadCloser
-	mu   sync.Mutex // one Next at a time
-	hdr  [vfs.WatchEventHeaderSize]byte
-	once sync.Once
+	rc     io.ReadCloser
+	mu     sync.Mutex // one Next at a time
+	hdr    [vfs.WatchEventHeaderSize]byte
+	once   sync.Once
+	closed atomic.Bool
 }
 
 // maxWatchName bounds an event's name as the stream carries it (the
@@ -117,7 +119,7 @@ func (w *Watcher) read() (WatchEvent, error) {
 	defer w.mu.Unlock()
 	for {
 		if _, err := io.ReadFull(w.rc, w.hdr[:]); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			if w.closed.Load() || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 				return WatchEvent{}, io.EOF
 			}
 			return WatchEvent{}, apiErr(err)
@@ -162,6 +164,6 @@ func (w *Watcher) read() (WatchEvent, error) {
 // Close ends the watch; a Next waiting returns io.EOF.
 func (w *Watcher) Close() error {
 	var err error
-	w.once.Do(func() { err = w.rc.Close() })
+	w.once.Do(func() { w.closed.Store(true); err = w.rc.Close() })
 	return err
 }

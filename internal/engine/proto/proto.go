@@ -132,7 +132,7 @@ func (t Type) String() string {
 }
 
 // IsRequest reports whether t is a request type, answered by a Response.
-func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TResize }
+func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TResize || t == TWatch }
 
 // Stream numbers: the fd of a Data, Credit or Close message.
 const (

@@ -1,0 +1,144 @@
+package secexec_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"testing"
+	"time"
+
+	"github.com/secexec/secexec"
+)
+
+// waitEvents reads events from w until want has been seen in order;
+// events between them (attribute changes of a write) are passed over.
+func waitEvents(t *testing.T, ctx context.Context, w *secexec.Watcher, want ...secexec.WatchEvent) {
+	t.Helper()
+	var seen []secexec.WatchEvent
+	for len(want) > 0 {
+		ev, err := w.Next(ctx)
+		if err != nil {
+			t.Fatalf("after %+v, waiting for %+v: %v", seen, want, err)
+		}
+		seen = append(seen, ev)
+		if ev == want[0] {
+			want = want[1:]
+		}
+	}
+}
+
+// nextEvents reads n events from w.
+func nextEvents(t *testing.T, ctx context.Context, w *secexec.Watcher, n int) []secexec.WatchEvent {
+	t.Helper()
+	var out []secexec.WatchEvent
+	for len(out) < n {
+		ev, err := w.Next(ctx)
+		if err != nil {
+			t.Fatalf("after %v: %v", out, err)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// FS.Watch reports changes made by the embedder and by guest programs,
+// in order, in every engine mode; the watch ends when its path goes.
+func TestFSWatch(t *testing.T) {
+	for _, mode := range []secexec.EngineMode{secexec.EngineInProcess, secexec.EnginePerVM} {
+		t.Run(mode.String(), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			vm := newVM(t, secexec.Options{Engine: mode, Permissions: secexec.AllowAll()})
+			f := vm.FS()
+			if _, err := f.Watch(ctx, "/nowhere", nil); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("watching a missing path: %v", err)
+			}
+			if err := f.MkdirAll(ctx, "/w", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			w, err := f.Watch(ctx, "/w", &secexec.WatchOptions{Recursive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if err := f.WriteFile(ctx, "/w/a.txt", []byte("one"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			waitEvents(t, ctx, w, secexec.WatchEvent{Op: secexec.WatchCreate, Name: "a.txt"}, secexec.WatchEvent{Op: secexec.WatchWrite, Name: "a.txt"})
+			res, err := vm.Exec(ctx, "mkdir /w/d && echo x > /w/d/b && rm /w/a.txt", nil)
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("exec: %v %s", err, res.Stderr)
+			}
+			waitEvents(t, ctx, w,
+				secexec.WatchEvent{Op: secexec.WatchCreate, Name: "d", IsDir: true},
+				secexec.WatchEvent{Op: secexec.WatchCreate, Name: "d/b"},
+				secexec.WatchEvent{Op: secexec.WatchWrite, Name: "d/b"},
+				secexec.WatchEvent{Op: secexec.WatchRemove, Name: "a.txt"})
+			if err := f.RemoveAll(ctx, "/w"); err != nil {
+				t.Fatal(err)
+			}
+			var last secexec.WatchEvent
+			for last.Op != secexec.WatchEnded {
+				if last, err = w.Next(ctx); err != nil {
+					t.Fatalf("waiting for the end of the watch: %v", err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Next(ctx); err != io.EOF {
+				t.Fatalf("Next after Close: %v", err)
+			}
+		})
+	}
+}
+
+// A watcher that does not read loses events to the kernel's bounded
+// queue, and reads one overflow event in their place.
+func TestFSWatchOverflow(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	vm := newVM(t, secexec.Options{Engine: secexec.EngineInProcess})
+	f := vm.FS()
+	if err := f.MkdirAll(ctx, "/w", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := f.Watch(ctx, "/w", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	const files = 1500 // each is a create and a write: past the queue of 1024
+	for i := range files {
+		if err := f.WriteFile(ctx, fmt.Sprintf("/w/f%d", i), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.WriteFile(ctx, "/w/marker", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, overflow := 0, false
+	for {
+		ev, err := w.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if ev.Op == secexec.WatchOverflow {
+			overflow = true
+			break
+		}
+	}
+	if !overflow || n > 1024+1 {
+		t.Fatalf("read %d events, overflow %v", n, overflow)
+	}
+	// Once read, the overflow frees the queue: new events come again.
+	if err := f.WriteFile(ctx, "/w/after", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvents(t, ctx, w, 1)[0]; ev.Op != secexec.WatchCreate || ev.Name != "after" {
+		t.Fatalf("after the overflow: %+v", ev)
+	}
+}
