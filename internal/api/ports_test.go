@@ -290,4 +290,10 @@ func TestPortsAndPreviewsThroughFleet(t *testing.T) {
 	if got := echoWS(t, pv.URL, "", "preview in a fleet"); got != "echo:preview in a fleet" {
 		t.Fatalf("WebSocket preview through b: %q", got)
 	}
+	// A watch streams through b too.
+	ch := openWatch(t, b, id, "path=/workspace")
+	if r, _ := a.exec(alice, id, map[string]any{"cmd": "mkdir /workspace/made-on-a"}); r.status != 200 {
+		t.Fatalf("exec: %d %s", r.status, r.body)
+	}
+	expectEvents(t, ch, watchEvent{Op: "create", Name: "made-on-a", IsDir: true})
 }
