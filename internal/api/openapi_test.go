@@ -31,6 +31,7 @@ func loadDoc(t *testing.T) (*openapi3.T, routers.Router) {
 	docOnce.Do(func() {
 		openapi3filter.RegisterBodyDecoder("application/x-tar", openapi3filter.FileBodyDecoder)
 		openapi3filter.RegisterBodyDecoder("text/event-stream", openapi3filter.FileBodyDecoder)
+		openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.FileBodyDecoder) // guest servers' pages through /ports
 		doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI)
 		if err != nil {
 			docErr = err
