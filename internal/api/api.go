@@ -18,6 +18,7 @@ import (
 	"net/http/httputil"
 	"net/netip"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -233,6 +234,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if len(cfg.PreviewSecret) < previewSecretMin {
 		return nil, fmt.Errorf("%w: the preview secret has %d bytes, want at least %d", ErrConfig, len(cfg.PreviewSecret), previewSecretMin)
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
+			return nil, fmt.Errorf("%w: the preview URL %q is not scheme://host[:port]", ErrConfig, cfg.PublicURL)
+		}
 	}
 	if !replicaName.MatchString(cfg.Replica) {
 		return nil, fmt.Errorf("%w: replica %q is not a DNS label", ErrConfig, cfg.Replica)

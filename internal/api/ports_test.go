@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -34,6 +35,7 @@ srv.on('upgrade', (req, sock) => {
   sock.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
     'Sec-WebSocket-Accept: ' + accept + '\r\n\r\n');
   let buf = Buffer.alloc(0);
+  sock.on('end', () => sock.end()); // the client went: so does the server, as ws does
   sock.on('data', (d) => {
     buf = Buffer.concat([buf, d]);
     while (buf.length >= 6) {
@@ -296,4 +298,41 @@ func TestPortsAndPreviewsThroughFleet(t *testing.T) {
 		t.Fatalf("exec: %d %s", r.status, r.body)
 	}
 	expectEvents(t, ch, watchEvent{Op: "create", Name: "made-on-a", IsDir: true})
+}
+
+// The requests and WebSockets proxied to one VM at once are bounded: a
+// held WebSocket takes the only slot, and the slot comes back when it
+// closes.
+func TestPortsConnectionBound(t *testing.T) {
+	s := newServer(t, api.Config{MaxPortConns: 1})
+	id := s.newVM(alice, nil)
+	startPortServer(t, s, id)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	u := "ws" + strings.TrimPrefix(s.url, "http") + "/v1/vms/" + id + "/ports/3000/"
+	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + alice}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.do(alice, "GET", "/v1/vms/"+id+"/ports/3000/", nil)
+	if r.status != http.StatusTooManyRequests || r.errCode(t) != string(api.CodeQuota) || r.header.Get("Retry-After") == "" {
+		t.Fatalf("over the bound: %d %s", r.status, r.body)
+	}
+	c.CloseNow()
+	for i := 0; ; i++ { // until the proxy has let the WebSocket go
+		r := s.do(alice, "GET", "/v1/vms/"+id+"/ports/3000/", nil)
+		if r.status == http.StatusOK {
+			break
+		}
+		if r.status != http.StatusTooManyRequests || i == 600 {
+			t.Fatalf("after the WebSocket closed: %d %s", r.status, r.body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := api.New(api.Config{Tokens: []api.Token{{Tenant: "a"}}, PublicURL: "ftp://x/"}); !errors.Is(err, api.ErrConfig) {
+		t.Fatalf("a bad preview URL: %v", err)
+	}
+	if _, err := api.New(api.Config{Tokens: []api.Token{{Tenant: "a"}}, PreviewSecret: []byte("short")}); !errors.Is(err, api.ErrConfig) {
+		t.Fatalf("a short preview secret: %v", err)
+	}
 }
