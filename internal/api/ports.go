@@ -14,6 +14,7 @@ import (
 	"net/http/httputil"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -94,12 +95,14 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request, e *vmEntry, por
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxFileBytes)
 	}
-	refused := false
+	// Written by the transport's dialing goroutine, which may outlive a
+	// cancelled request.
+	var refused atomic.Bool
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			c, err := e.vm.Net().Dial(ctx, port)
 			if err != nil {
-				refused = true
+				refused.Store(true)
 			}
 			return c, err
 		},
@@ -128,7 +131,7 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request, e *vmEntry, por
 			switch {
 			case errors.As(err, &mb):
 				writeError(w, err)
-			case refused:
+			case refused.Load():
 				closed(w)
 			default:
 				writeError(w, apiError(http.StatusBadGateway, CodePortClosed, "the guest's server on port %d failed: %v", port, err))

@@ -191,6 +191,12 @@ func TestPreviews(t *testing.T) {
 		t.Fatalf("WebSocket: %q", got)
 	}
 
+	// The token is a credential: the metrics name the route, not the path.
+	tok := strings.TrimSuffix(strings.TrimPrefix(pv.URL, s.url+"/p/"), "/")
+	if r := s.do(alice, "GET", "/metrics", nil); r.status != 200 || contains(r.body, tok) || !contains(r.body, `route="/p/{token}/*"`) {
+		t.Fatalf("metrics: %d, token in it: %v", r.status, contains(r.body, tok))
+	}
+
 	// Another tenant: no preview of alice's VM, no revoking hers.
 	if r := s.do(bob, "POST", "/v1/vms/"+id+"/previews", map[string]any{"port": 3000}); r.status != http.StatusNotFound {
 		t.Fatalf("bob creates: %d %s", r.status, r.body)
@@ -205,7 +211,6 @@ func TestPreviews(t *testing.T) {
 	if r := s.do(alice, "POST", "/v1/vms/"+id+"/previews", map[string]any{"port": 70000}); r.status != http.StatusBadRequest {
 		t.Fatalf("bad port: %d %s", r.status, r.body)
 	}
-	tok := strings.TrimSuffix(strings.TrimPrefix(pv.URL, s.url+"/p/"), "/")
 	claims, sig, _ := strings.Cut(tok, ".")
 	for _, bad := range []string{claims + "." + sig[:len(sig)-2] + "AA", claims, "x." + sig, strings.Repeat("a", 600)} {
 		if code, _ := get(t, "GET", s.url+"/p/"+bad+"/", nil); code != http.StatusNotFound {
