@@ -142,3 +142,34 @@ func TestFSWatchOverflow(t *testing.T) {
 		t.Fatalf("after the overflow: %+v", ev)
 	}
 }
+
+// A watch reports what guests (and the embedder) change under a path.
+func ExampleFS_Watch() {
+	ctx := context.Background()
+	vm, err := secexec.NewVM(ctx, secexec.Options{Permissions: secexec.AllowAll()})
+	if err != nil {
+		panic(err)
+	}
+	defer vm.Close()
+	if err := vm.FS().MkdirAll(ctx, "/workspace/out", 0o755); err != nil {
+		panic(err)
+	}
+	w, err := vm.FS().Watch(ctx, "/workspace/out", &secexec.WatchOptions{Recursive: true})
+	if err != nil {
+		panic(err)
+	}
+	defer w.Close()
+	if _, err := vm.Exec(ctx, "mkdir /workspace/out/logs && rm -r /workspace/out/logs", nil); err != nil {
+		panic(err)
+	}
+	for range 2 {
+		ev, err := w.Next(ctx)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(ev.Op, ev.Name, ev.IsDir)
+	}
+	// Output:
+	// create logs true
+	// remove logs true
+}
