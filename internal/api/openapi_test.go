@@ -26,7 +26,7 @@ var (
 )
 
 // loadDoc loads and validates openapi.json once.
-func loadDoc(t *testing.T) (*openapi3.T, routers.Router) {
+func loadDoc(t testing.TB) (*openapi3.T, routers.Router) {
 	t.Helper()
 	docOnce.Do(func() {
 		openapi3filter.RegisterBodyDecoder("application/x-tar", openapi3filter.FileBodyDecoder)
@@ -53,7 +53,7 @@ func loadDoc(t *testing.T) (*openapi3.T, routers.Router) {
 // must be documented for the route and its body must fit the schema.
 // Multi-segment file and proxied paths, which the document's router
 // cannot match, are skipped.
-func validateResponse(t *testing.T, req *http.Request, resp *http.Response, body []byte) {
+func validateResponse(t testing.TB, req *http.Request, resp *http.Response, body []byte) {
 	t.Helper()
 	_, router := loadDoc(t)
 	route, params, err := router.FindRoute(req)

@@ -54,7 +54,7 @@ srv.listen(3000);
 
 // startPortServer starts portServer in VM id of alice and waits until
 // it answers through /ports; it returns the server's pid.
-func startPortServer(t *testing.T, s *testServer, id string) int {
+func startPortServer(t testing.TB, s *testServer, id string) int {
 	t.Helper()
 	if r := s.do(alice, "PUT", "/v1/vms/"+id+"/files/workspace/srv.js", []byte(portServer)); r.status != http.StatusNoContent && r.status != http.StatusCreated && r.status != http.StatusOK {
 		t.Fatalf("upload: %d %s", r.status, r.body)
@@ -339,5 +339,39 @@ func TestPortsConnectionBound(t *testing.T) {
 	}
 	if _, err := api.New(api.Config{Tokens: []api.Token{{Tenant: "a"}}, PreviewSecret: []byte("short")}); !errors.Is(err, api.ErrConfig) {
 		t.Fatalf("a short preview secret: %v", err)
+	}
+}
+
+// BenchmarkPortsProxy measures a GET to a guest's server through /ports
+// (bearer token) and through a preview (none), each over a kept-alive
+// client connection to the API.
+func BenchmarkPortsProxy(b *testing.B) {
+	s := newServer(b, api.Config{})
+	id := s.newVM(alice, nil)
+	startPortServer(b, s, id)
+	r := s.do(alice, "POST", "/v1/vms/"+id+"/previews", map[string]any{"port": 3000})
+	var pv struct{ URL string }
+	r.json(b, &pv)
+	for _, c := range []struct{ name, url, token string }{
+		{"ports", s.url + "/v1/vms/" + id + "/ports/3000/bench", alice},
+		{"preview", pv.URL + "bench", ""},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				req, _ := http.NewRequest("GET", c.url, nil)
+				if c.token != "" {
+					req.Header.Set("Authorization", "Bearer "+c.token)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					b.Fatalf("%d", resp.StatusCode)
+				}
+			}
+		})
 	}
 }
