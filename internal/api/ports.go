@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -70,14 +71,30 @@ func (s *Server) proxyPort(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e := vmOf(r)
-	s.proxyTo(w, r, e, port, "/"+chi.URLParam(r, "*"), func(w http.ResponseWriter) {
+	s.proxyTo(w, r, e, port, func(w http.ResponseWriter) {
 		writeError(w, apiError(http.StatusBadGateway, CodePortClosed, "nothing in the VM listens on port %d", port))
 	})
 }
 
-// proxyTo proxies r to the guest's server on port, as path. closed
-// answers when the guest refused the connection.
-func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request, e *vmEntry, port int, path string, closed func(http.ResponseWriter)) {
+// proxiedPath is the path of r after its route's prefix (the {*} part),
+// decoded and as the client encoded it: chi matches the encoded path when
+// the client's encoding is not the canonical one (a%2Fb), so that the
+// guest sees the bytes the client sent.
+func proxiedPath(r *http.Request) (path, raw string) {
+	rest := "/" + chi.URLParam(r, "*")
+	if r.URL.RawPath == "" {
+		return rest, ""
+	}
+	p, err := url.PathUnescape(rest)
+	if err != nil {
+		return rest, ""
+	}
+	return p, rest
+}
+
+// proxyTo proxies r to the guest's server on port, the path after the
+// route's prefix. closed answers when the guest refused the connection.
+func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request, e *vmEntry, port int, closed func(http.ResponseWriter)) {
 	if s.draining.Load() {
 		writeError(w, apiError(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down"))
 		return
@@ -113,10 +130,11 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request, e *vmEntry, por
 		MaxResponseHeaderBytes: 64 << 10,
 	}
 	host := "localhost:" + strconv.Itoa(port)
+	path, raw := proxiedPath(r)
 	p := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host = "http", host
-			pr.Out.URL.Path, pr.Out.URL.RawPath = path, ""
+			pr.Out.URL.Path, pr.Out.URL.RawPath = path, raw
 			// Dev servers check Host against what they listen on.
 			pr.Out.Host = host
 			// The guest sees neither the tenant's credentials nor the
@@ -350,5 +368,5 @@ func (s *Server) openPreview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.touch()
-	s.proxyTo(w, r, e, c.Port, "/"+chi.URLParam(r, "*"), notFound)
+	s.proxyTo(w, r, e, c.Port, notFound)
 }

@@ -132,6 +132,14 @@ func TestPortsProxy(t *testing.T) {
 	if r.status != http.StatusOK || string(r.body) != "GET /hello/world?x=1&y=%2F host=localhost:3000 auth=none body=0" {
 		t.Fatalf("GET: %d %q", r.status, r.body)
 	}
+	r = s.do(alice, "GET", base+"/a%2Fb%20c/d%3F", nil)
+	if r.status != http.StatusOK || string(r.body) != "GET /a%2Fb%20c/d%3F host=localhost:3000 auth=none body=0" {
+		t.Fatalf("an encoded path: %d %q", r.status, r.body)
+	}
+	r = s.do(alice, "GET", base+"/", nil)
+	if r.status != http.StatusOK || string(r.body) != "GET / host=localhost:3000 auth=none body=0" {
+		t.Fatalf("the root: %d %q", r.status, r.body)
+	}
 	r = s.do(alice, "POST", base+"/submit", []byte(strings.Repeat("x", 1000)))
 	if r.status != http.StatusOK || string(r.body) != "POST /submit host=localhost:3000 auth=none body=1000" {
 		t.Fatalf("POST: %d %q", r.status, r.body)
