@@ -15,20 +15,25 @@ import (
 	"github.com/secexec/secexec/internal/api"
 )
 
-// expressApp is an express server the test runs in the VM.
+// expressApp is an express server the test runs in the VM, with a
+// WebSocket echo server (the ws package) on the same port.
 const expressApp = `
 const express = require('express');
+const { WebSocketServer } = require('ws');
 const app = express();
 app.use(express.json());
 app.get('/', (req, res) => res.send('ok from express'));
 app.get('/users/:id', (req, res) => res.json({ id: req.params.id, q: req.query.q, auth: req.get('authorization') || null }));
 app.post('/echo', (req, res) => res.status(201).json(req.body));
-app.listen(3000);
+const server = app.listen(3000);
+new WebSocketServer({ server }).on('connection', (ws) => {
+  ws.on('message', (m) => ws.send('echo:' + m));
+});
 `
 
-// installExpress installs the locked express project of testdata/npm
-// with the host's npm (the registry client, as .ci/run sets it up) and
-// returns it as a tar archive.
+// installExpress installs the locked express project of testdata/npm,
+// and the ws package pinned, with the host's npm (the registry client,
+// as .ci/run sets it up) and returns it as a tar archive.
 func installExpress(t *testing.T) []byte {
 	t.Helper()
 	dir := t.TempDir()
@@ -44,10 +49,15 @@ func installExpress(t *testing.T) []byte {
 	if err := os.WriteFile(filepath.Join(dir, "server.js"), []byte(expressApp), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
+	for _, args := range [][]string{
+		{"ci", "--ignore-scripts", "--no-audit", "--no-fund"},
+		{"install", "--no-save", "--ignore-scripts", "--no-audit", "--no-fund", "ws@8.18.0"},
+	} {
+		cmd := exec.Command("npm", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm %v: %v\n%s", args, err, out)
+		}
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -93,8 +103,9 @@ func installExpress(t *testing.T) []byte {
 	return buf.Bytes()
 }
 
-// An express app (the real package, ~70 modules) in the VM, reached
-// through /ports with the tenant's token and through a preview with none.
+// An express app (the real package, ~70 modules) and a ws WebSocket
+// server in the VM, reached through /ports with the tenant's token and
+// through a preview with none.
 func TestPortsExpress(t *testing.T) {
 	archive := installExpress(t)
 	s := newServer(t, api.Config{})
@@ -130,6 +141,12 @@ func TestPortsExpress(t *testing.T) {
 	r.json(t, &pv)
 	if code, body := get(t, "GET", pv.URL+"users/7", nil); code != 200 || body != `{"id":"7","auth":null}` {
 		t.Fatalf("through the preview: %d %s", code, body)
+	}
+	if got := echoWS(t, s.url+base+"/", alice, "to ws"); got != "echo:to ws" {
+		t.Fatalf("ws through /ports: %q", got)
+	}
+	if got := echoWS(t, pv.URL, "", "to ws via a preview"); got != "echo:to ws via a preview" {
+		t.Fatalf("ws through the preview: %q", got)
 	}
 	if code, body := get(t, "GET", pv.URL+"no-such-page", nil); code != http.StatusNotFound || !strings.Contains(body, "Cannot GET /no-such-page") {
 		t.Fatalf("express's own 404 through the preview: %d %s", code, body)
