@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/internal/engine/proto"
 )
 
 // waitEvents reads events from w until want has been seen in order;
@@ -96,50 +97,56 @@ func TestFSWatch(t *testing.T) {
 }
 
 // A watcher that does not read loses events to the kernel's bounded
-// queue, and reads one overflow event in their place.
+// queue, and reads one overflow event in their place; through an engine
+// too, where the stream's flow control stops the engine reading the
+// queue.
 func TestFSWatchOverflow(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	vm := newVM(t, secexec.Options{Engine: secexec.EngineInProcess})
-	f := vm.FS()
-	if err := f.MkdirAll(ctx, "/w", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w, err := f.Watch(ctx, "/w", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	const files = 1500 // each is a create and a write: past the queue of 1024
-	for i := range files {
-		if err := f.WriteFile(ctx, fmt.Sprintf("/w/f%d", i), []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.WriteFile(ctx, "/w/marker", nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n, overflow := 0, false
-	for {
-		ev, err := w.Next(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-		if ev.Op == secexec.WatchOverflow {
-			overflow = true
-			break
-		}
-	}
-	if !overflow || n > 1024+1 {
-		t.Fatalf("read %d events, overflow %v", n, overflow)
-	}
-	// Once read, the overflow frees the queue: new events come again.
-	if err := f.WriteFile(ctx, "/w/after", nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if ev := nextEvents(t, ctx, w, 1)[0]; ev.Op != secexec.WatchCreate || ev.Name != "after" {
-		t.Fatalf("after the overflow: %+v", ev)
+	for _, tc := range []struct {
+		mode  secexec.EngineMode
+		files int // each makes a create and a write event
+	}{
+		{secexec.EngineInProcess, 1500},                        // past the queue of 1024
+		{secexec.EnginePerVM, 1024 + proto.Window/16/2 + 1000}, // past the queue and the stream's window
+	} {
+		t.Run(tc.mode.String(), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+			defer cancel()
+			vm := newVM(t, secexec.Options{Engine: tc.mode})
+			f := vm.FS()
+			if err := f.MkdirAll(ctx, "/w", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			w, err := f.Watch(ctx, "/w", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			for i := range tc.files {
+				if err := f.WriteFile(ctx, fmt.Sprintf("/w/f%d", i), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			n := 0
+			for {
+				ev, err := w.Next(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+				if ev.Op == secexec.WatchOverflow {
+					break
+				}
+			}
+			if n >= 2*tc.files {
+				t.Fatalf("read %d events of %d files before the overflow: nothing was dropped", n, tc.files)
+			}
+			// Once read, the overflow frees the queue: new events come
+			// again, after what was queued before it.
+			if err := f.WriteFile(ctx, "/w/after", nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			waitEvents(t, ctx, w, secexec.WatchEvent{Op: secexec.WatchCreate, Name: "after"})
+		})
 	}
 }
 
