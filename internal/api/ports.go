@@ -45,9 +45,15 @@ const (
 	maxTokenLen = 512
 )
 
-// CodePortClosed answers a /ports request when nothing in the VM listens
-// on the port (502: the API reached the VM, the upstream was not there).
-const CodePortClosed Code = "port_closed"
+// The codes of a proxied request that the guest did not answer (502:
+// the API reached the VM, the upstream failed).
+const (
+	// CodePortClosed: nothing in the VM listens on the port (/ports).
+	CodePortClosed Code = "port_closed"
+	// CodeBadGateway: the guest's server answered with something that is
+	// not HTTP, or over the bounds (a header over 64 KiB), or hung up.
+	CodeBadGateway Code = "bad_gateway"
+)
 
 // proxiedMethods are the methods /ports and previews carry to the guest
 // (CONNECT and TRACE are not proxied).
@@ -152,7 +158,7 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request, e *vmEntry, por
 			case refused.Load():
 				closed(w)
 			default:
-				writeError(w, apiError(http.StatusBadGateway, CodePortClosed, "the guest's server on port %d failed: %v", port, err))
+				writeError(w, apiError(http.StatusBadGateway, CodeBadGateway, "the guest's server on port %d failed: %v", port, err))
 			}
 		},
 	}

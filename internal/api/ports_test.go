@@ -383,3 +383,43 @@ func BenchmarkPortsProxy(b *testing.B) {
 		})
 	}
 }
+
+// hostileServer answers every connection on 3000 with a 1 MiB header
+// line (path /big) or bytes that are not HTTP (any other path).
+const hostileServer = `
+const net = require('net');
+net.createServer((c) => {
+  c.once('data', (d) => {
+    if (d.toString().startsWith('GET /big ')) {
+      c.write('HTTP/1.1 200 OK\r\nX-Big: ' + 'a'.repeat(1 << 20) + '\r\n\r\n');
+    } else {
+      c.write('SSH-2.0-not-http\r\n\r\n');
+    }
+    c.end();
+  });
+}).listen(3000, () => console.log('ready'));
+`
+
+// A hostile guest server cannot make the API hold what it sends: a
+// header over the bound and an answer that is not HTTP are 502.
+func TestPortsHostileGuest(t *testing.T) {
+	s := newServer(t, api.Config{})
+	id := s.newVM(alice, nil)
+	if r := s.do(alice, "PUT", "/v1/vms/"+id+"/files/workspace/h.js", []byte(hostileServer)); r.status >= 300 {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	spawn(t, s, id, map[string]any{"cmd": "node h.js"})
+	for i := 0; ; i++ {
+		r := s.do(alice, "GET", "/v1/vms/"+id+"/ports/3000/junk", nil)
+		if r.status == http.StatusBadGateway && contains(r.body, "server on port 3000 failed") {
+			break
+		}
+		if r.status != http.StatusBadGateway || i == 600 {
+			t.Fatalf("not HTTP: %d %s", r.status, r.body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := s.do(alice, "GET", "/v1/vms/"+id+"/ports/3000/big", nil); r.status != http.StatusBadGateway || r.errCode(t) != string(api.CodeBadGateway) {
+		t.Fatalf("a 1 MiB header: %d %.200s", r.status, r.body)
+	}
+}
