@@ -21,6 +21,7 @@ import (
 const portServer = `
 const http = require('http'), crypto = require('crypto');
 const srv = http.createServer((req, res) => {
+  if (req.url === '/headers') { res.setHeader('content-type', 'application/json'); return res.end(JSON.stringify(req.headers)); }
   let n = 0;
   req.on('data', (d) => { n += d.length; });
   req.on('end', () => {
@@ -304,6 +305,18 @@ func TestPortsAndPreviewsThroughFleet(t *testing.T) {
 	}
 	if got := echoWS(t, pv.URL, "", "preview in a fleet"); got != "echo:preview in a fleet" {
 		t.Fatalf("WebSocket preview through b: %q", got)
+	}
+	// The guest sees neither the token nor the fleet's marks.
+	r = b.do(alice, "GET", "/v1/vms/"+id+"/ports/3000/headers", nil, "Cookie", "c=1")
+	var hdr map[string]string
+	r.json(t, &hdr)
+	for _, h := range []string{"authorization", "x-secexec-forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"} {
+		if v, ok := hdr[h]; ok {
+			t.Errorf("the guest saw %s: %q", h, v)
+		}
+	}
+	if hdr["host"] != "localhost:3000" || hdr["cookie"] != "c=1" {
+		t.Errorf("headers the guest saw: %v", hdr)
 	}
 	// A watch streams through b too.
 	ch := openWatch(t, b, id, "path=/workspace")
