@@ -180,3 +180,38 @@ func ExampleFS_Watch() {
 	// create logs true
 	// remove logs true
 }
+
+// A watch ends (io.EOF) when its VM closes, and a closed VM cannot be
+// watched.
+func TestFSWatchEndsWithVM(t *testing.T) {
+	for _, mode := range []secexec.EngineMode{secexec.EngineInProcess, secexec.EnginePerVM} {
+		t.Run(mode.String(), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			vm := newVM(t, secexec.Options{Engine: mode})
+			w, err := vm.FS().Watch(ctx, "/", &secexec.WatchOptions{Recursive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			done := make(chan error, 1)
+			go func() {
+				for {
+					if _, err := w.Next(ctx); err != nil {
+						done <- err
+						return
+					}
+				}
+			}()
+			if err := vm.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != io.EOF {
+				t.Fatalf("Next after the VM closed: %v", err)
+			}
+			if _, err := vm.FS().Watch(ctx, "/", nil); !errors.Is(err, secexec.ErrClosed) {
+				t.Fatalf("Watch on a closed VM: %v", err)
+			}
+		})
+	}
+}
