@@ -30,20 +30,6 @@ func waitEvents(t *testing.T, ctx context.Context, w *secexec.Watcher, want ...s
 	}
 }
 
-// nextEvents reads n events from w.
-func nextEvents(t *testing.T, ctx context.Context, w *secexec.Watcher, n int) []secexec.WatchEvent {
-	t.Helper()
-	var out []secexec.WatchEvent
-	for len(out) < n {
-		ev, err := w.Next(ctx)
-		if err != nil {
-			t.Fatalf("after %v: %v", out, err)
-		}
-		out = append(out, ev)
-	}
-	return out
-}
-
 // FS.Watch reports changes made by the embedder and by guest programs,
 // in order, in every engine mode; the watch ends when its path goes.
 func TestFSWatch(t *testing.T) {
