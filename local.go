@@ -34,6 +34,7 @@ type backend interface {
 	run(ctx context.Context, argv, env []string, opts *ExecOptions) (*Result, error)
 	spawn(ctx context.Context, argv, env []string, opts *SpawnOptions) (*Process, error)
 	dial(ctx context.Context, port uint16) (net.Conn, error)
+	watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error)
 	newContext(ctx context.Context, spec vmhost.ContextSpec) (vmhost.JSContext, error)
 	close(ctx context.Context) error
 	done() <-chan struct{}
@@ -71,6 +72,7 @@ type vmAPI interface {
 	Run(ctx context.Context, spec vmhost.RunSpec) (*vmhost.Exit, error)
 	Spawn(ctx context.Context, spec vmhost.SpawnSpec) (vmhost.Process, error)
 	Dial(ctx context.Context, port uint16) (net.Conn, error)
+	Watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error)
 	NewContext(ctx context.Context, spec vmhost.ContextSpec) (vmhost.JSContext, error)
 	Close(ctx context.Context) error
 	Done() <-chan struct{}
@@ -289,6 +291,11 @@ func (b *apiBackend) newContext(ctx context.Context, spec vmhost.ContextSpec) (v
 func (b *apiBackend) dial(ctx context.Context, port uint16) (net.Conn, error) {
 	c, err := b.api.Dial(ctx, port)
 	return c, apiErr(err)
+}
+
+func (b *apiBackend) watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error) {
+	rc, err := b.api.Watch(ctx, name, recursive)
+	return rc, apiErr(err)
 }
 
 func (b *apiBackend) spawn(ctx context.Context, argv, env []string, opts *SpawnOptions) (*Process, error) {

@@ -168,6 +168,21 @@ func TestManifestsAgree(t *testing.T) {
 	if !strings.HasPrefix(tmpl, "http://{replica}."+peers.Name+".$(POD_NAMESPACE).svc.") || !strings.HasSuffix(tmpl, ":"+itoa(peers.Spec.Ports[0].Port)) {
 		t.Errorf("peer URL template %q does not use Service %s", tmpl, peers.Name)
 	}
+	// Every replica signs and checks preview URLs with the same secret,
+	// mounted from one Secret.
+	mounts := map[string]string{}
+	for _, vm := range c.VolumeMounts {
+		mounts[vm.Name] = vm.MountPath
+	}
+	previewSecret := ""
+	for _, v := range pod.Spec.Volumes {
+		if v.Name == "preview" && v.Secret != nil {
+			previewSecret = v.Secret.SecretName
+		}
+	}
+	if previewSecret == "" || mounts["preview"] == "" || !contains(c.Args, "--preview-secret-file="+mounts["preview"]+"/secret") {
+		t.Errorf("preview secret: Secret %q mounted at %q, args %v", previewSecret, mounts["preview"], c.Args)
+	}
 	// The replica name is the pod IP, as the headless Service's DNS names it.
 	if !contains(c.Args, "--replica=$(POD_IP)") || api.ReplicaName("10.1.2.3") != "10-1-2-3" {
 		t.Errorf("replica: %v", c.Args)

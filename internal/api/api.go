@@ -8,6 +8,7 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"net/http/httputil"
 	"net/netip"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,6 +94,25 @@ type Config struct {
 	// NewVM creates VMs (default secexec.NewVM). The server sets each
 	// VM's Options.Engine and EngineGroup from its placement.
 	NewVM func(ctx context.Context, opts secexec.Options) (*secexec.VM, error)
+	// PreviewSecret signs preview URLs (at least 32 bytes). Replicas of
+	// a fleet must share it, so that any of them can check a preview
+	// URL; empty means a random secret per server.
+	PreviewSecret []byte
+	// PublicURL is the scheme://host[:port] preview URLs start with
+	// (ideally an origin apart from any other web application, since
+	// guest pages run there); empty means the host the client used.
+	PublicURL string
+	// MaxPortConns bounds the requests and WebSockets proxied to one
+	// VM's ports (through /ports and previews) at once (default 32).
+	MaxPortConns int
+	// MaxWatches bounds the watch streams open on one VM at once
+	// (default 8).
+	MaxWatches int
+	// MaxPreviews bounds the live previews of one VM (default 16).
+	MaxPreviews int
+	// MaxPreviewTTL caps (and by default is at most 1 hour of) a
+	// preview's lifetime (default 24 hours).
+	MaxPreviewTTL time.Duration
 	// EngineMetrics writes the engine's metrics (default secexec.Metrics).
 	EngineMetrics func(ctx context.Context, w io.Writer) error
 	// Logger; nil discards.
@@ -152,6 +173,22 @@ func (c *Config) defaults() {
 	if c.NewVM == nil {
 		c.NewVM = secexec.NewVM
 	}
+	if len(c.PreviewSecret) == 0 {
+		c.PreviewSecret = make([]byte, previewSecretMin)
+		_, _ = rand.Read(c.PreviewSecret)
+	}
+	if c.MaxPortConns <= 0 {
+		c.MaxPortConns = defaultMaxPortConns
+	}
+	if c.MaxWatches <= 0 {
+		c.MaxWatches = defaultMaxWatches
+	}
+	if c.MaxPreviews <= 0 {
+		c.MaxPreviews = defaultMaxPreviews
+	}
+	if c.MaxPreviewTTL <= 0 {
+		c.MaxPreviewTTL = defaultMaxPreviewTTL
+	}
 	if c.EngineMetrics == nil {
 		c.EngineMetrics = secexec.Metrics
 	}
@@ -194,6 +231,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if !validEngine(cfg.Engine) {
 		return nil, fmt.Errorf("%w: engine %q is neither %q nor %q", ErrConfig, cfg.Engine, EnginePerTenant, EnginePerVM)
+	}
+	if len(cfg.PreviewSecret) < previewSecretMin {
+		return nil, fmt.Errorf("%w: the preview secret has %d bytes, want at least %d", ErrConfig, len(cfg.PreviewSecret), previewSecretMin)
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
+			return nil, fmt.Errorf("%w: the preview URL %q is not scheme://host[:port]", ErrConfig, cfg.PublicURL)
+		}
 	}
 	if !replicaName.MatchString(cfg.Replica) {
 		return nil, fmt.Errorf("%w: replica %q is not a DNS label", ErrConfig, cfg.Replica)
@@ -274,6 +320,11 @@ func (s *Server) routes() chi.Router {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(OpenAPI)
 	})
+	// Previews carry their credential in the path; the metrics label
+	// only the route pattern, so tokens are never recorded.
+	for _, m := range proxiedMethods {
+		r.Method(m, "/p/{token}/*", http.HandlerFunc(s.openPreview))
+	}
 	r.Group(func(r chi.Router) {
 		r.Use(s.auth.middleware)
 		r.Get("/metrics", s.serveMetrics)
@@ -297,6 +348,12 @@ func (s *Server) routes() chi.Router {
 				r.Post("/js/evaluate", s.jsEvaluate)
 				r.Post("/js/execute", s.jsExecute)
 				s.contextRoutes(r)
+				for _, m := range proxiedMethods {
+					r.Method(m, "/ports/{port}/*", http.HandlerFunc(s.proxyPort))
+				}
+				r.Post("/previews", s.createPreview)
+				r.Delete("/previews/{pid}", s.deletePreview)
+				r.Get("/watch", s.watch)
 			})
 		})
 	})
@@ -353,6 +410,8 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string)
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(u)
 			pr.Out.Header.Set(forwardedHeader, s.cfg.Replica)
+			// The peer builds preview URLs from the host the client used.
+			pr.SetXForwarded()
 		},
 		FlushInterval: -1, // server-sent events go through as they come
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {

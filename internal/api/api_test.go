@@ -61,6 +61,10 @@ func TestTenantIsolation(t *testing.T) {
 			{"GET", "/v1/vms/" + vmID + "/archive?path=/workspace", nil},
 			{"POST", "/v1/vms/" + vmID + "/processes", map[string]any{"argv": []string{"cat"}}},
 			{"POST", "/v1/vms/" + vmID + "/js/evaluate", map[string]any{"code": "1"}},
+			{"GET", "/v1/vms/" + vmID + "/ports/3000/", nil},
+			{"POST", "/v1/vms/" + vmID + "/previews", map[string]any{"port": 3000}},
+			{"DELETE", "/v1/vms/" + vmID + "/previews/pv-0123456789abcdef", nil},
+			{"GET", "/v1/vms/" + vmID + "/watch?path=/workspace", nil},
 			{"DELETE", "/v1/vms/" + vmID, nil},
 		} {
 			r := s.do(bob, rq.method, rq.path, rq.body)

@@ -56,12 +56,14 @@ func TestForwardingWebSocket(t *testing.T) {
 	}
 }
 
-// replicaPair starts replicas "a" and "b", each forwarding to the other.
+// replicaPair starts replicas "a" and "b", each forwarding to the other,
+// sharing a preview secret as a fleet's replicas must.
 func replicaPair(t *testing.T) (a, b *testServer) {
 	urls := map[string]string{}
 	peer := func(r string) (string, bool) { u, ok := urls[r]; return u, ok }
-	a = newServer(t, api.Config{Replica: "a", PeerURL: peer})
-	b = newServer(t, api.Config{Replica: "b", PeerURL: peer})
+	secret := []byte("a fleet's shared preview secret, 32 bytes or more")
+	a = newServer(t, api.Config{Replica: "a", PeerURL: peer, PreviewSecret: secret})
+	b = newServer(t, api.Config{Replica: "b", PeerURL: peer, PreviewSecret: secret})
 	urls["a"], urls["b"] = a.url, b.url
 	return a, b
 }

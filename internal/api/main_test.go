@@ -47,12 +47,12 @@ func testTokens() []api.Token {
 
 // testServer is an API server on a loopback port.
 type testServer struct {
-	t   *testing.T
+	t   testing.TB
 	api *api.Server
 	url string
 }
 
-func newServer(t *testing.T, cfg api.Config) *testServer {
+func newServer(t testing.TB, cfg api.Config) *testServer {
 	t.Helper()
 	if cfg.Tokens == nil {
 		cfg.Tokens = testTokens()
@@ -76,7 +76,7 @@ type response struct {
 	body   []byte
 }
 
-func (r *response) json(t *testing.T, v any) {
+func (r *response) json(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("decoding %q: %v", r.body, err)
@@ -84,7 +84,7 @@ func (r *response) json(t *testing.T, v any) {
 }
 
 // errCode returns the code of an error answer.
-func (r *response) errCode(t *testing.T) string {
+func (r *response) errCode(t testing.TB) string {
 	t.Helper()
 	var e struct {
 		Error struct{ Code, Message string }

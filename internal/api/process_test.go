@@ -23,7 +23,7 @@ func dialProcess(t *testing.T, s *testServer, token, id string, pid int) (*webso
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func spawn(t *testing.T, s *testServer, id string, body any) int {
+func spawn(t testing.TB, s *testServer, id string, body any) int {
 	t.Helper()
 	r := s.do(alice, "POST", "/v1/vms/"+id+"/processes", body)
 	if r.status != http.StatusCreated {

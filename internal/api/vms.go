@@ -71,6 +71,11 @@ type vmEntry struct {
 	contexts map[string]io.Closer
 	engine   string // its placement: EnginePerTenant or EnginePerVM
 	lost     string // why its engine was lost (a lostReason), "" while usable
+	// previews are the VM's live preview URLs by id; portConns counts
+	// the requests proxied to its ports now.
+	previews  map[string]preview
+	portConns int
+	watches   int // watch streams open
 
 	// released is set (under the registry's mu) once the VM's quota slot
 	// is given back: when it is lost or removed, whichever comes first.

@@ -149,3 +149,26 @@ func TestBadSizesAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// serve refuses a preview secret it cannot read or that is too short to
+// sign with, and a preview URL that is not scheme://host, before serving.
+func TestServePreviewFlags(t *testing.T) {
+	t.Setenv(cli.TokenEnv, "a-token")
+	short := filepath.Join(t.TempDir(), "short")
+	if err := os.WriteFile(short, []byte("too short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--preview-secret-file", filepath.Join(t.TempDir(), "none")}, "--preview-secret-file"},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--preview-secret-file", short}, "preview secret has 9 bytes"},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--preview-url", "https://x/sub"}, "not scheme://host"},
+	} {
+		code, _, errOut := runCLI(t, "", tc.args...)
+		if code != cli.ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error about %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ const TokenEnv = "SECEXEC_API_TOKEN"
 func newServeCmd() *cobra.Command {
 	var (
 		listen, tokensFile, certFile, keyFile, replica, peerTmpl string
+		previewSecretFile                                        string
 		allowRemote, guestNet                                    bool
 		toolNets                                                 []string
 		cfg                                                      api.Config
@@ -70,6 +71,11 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 			if peerTmpl != "" && cfg.PeerURL == nil {
 				return &usageError{err: errors.New("--peer-url-template must contain {replica}")}
 			}
+			if previewSecretFile != "" {
+				if cfg.PreviewSecret, err = os.ReadFile(previewSecretFile); err != nil {
+					return &usageError{err: fmt.Errorf("--preview-secret-file: %w", err)}
+				}
+			}
 			cfg.AllowGuestNetwork = guestNet
 			if cfg.AllowToolNetworks, err = api.ParseToolNetworks(toolNets); err != nil {
 				return &usageError{err: err}
@@ -103,6 +109,12 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.StringVar(&keyFile, "tls-key", "", "the PEM private key of --tls-cert")
 	fl.StringVar(&replica, "replica", os.Getenv("SECEXEC_REPLICA"), "this replica's name in VM ids (a pod IP works: dots become dashes; default $SECEXEC_REPLICA or 'local')")
 	fl.StringVar(&peerTmpl, "peer-url-template", "", "forward requests for other replicas' VMs to this URL, {replica} replaced, e.g. http://{replica}.secexec-peers.NS.svc.cluster.local:8080")
+	fl.StringVar(&previewSecretFile, "preview-secret-file", "", "file whose bytes (32 or more) sign preview URLs; every replica of a fleet needs the same (default: random per server)")
+	fl.StringVar(&cfg.PublicURL, "preview-url", "", "scheme://host[:port] that preview URLs start with, ideally an origin of their own (default: the host the client used)")
+	fl.IntVar(&cfg.MaxPortConns, "max-port-conns", 32, "requests and WebSockets proxied to one VM's ports at once")
+	fl.IntVar(&cfg.MaxPreviews, "max-previews", 16, "live preview URLs per VM")
+	fl.DurationVar(&cfg.MaxPreviewTTL, "max-preview-ttl", 24*time.Hour, "longest a preview URL works")
+	fl.IntVar(&cfg.MaxWatches, "max-watches", 8, "file watch streams open on one VM at once")
 	fl.IntVar(&cfg.MaxVMs, "max-vms", 16, "VMs per tenant")
 	fl.IntVar(&cfg.MaxConcurrent, "max-concurrent", 8, "execs, evaluations and attached processes running at once per tenant")
 	fl.IntVar(&cfg.MaxTenantProcesses, "max-processes", 64, "spawned processes and JS contexts alive at once per tenant")

@@ -461,6 +461,16 @@ func (v *VM) Dial(ctx context.Context, port uint16) (net.Conn, error) {
 	return newStreamConn(p, port), nil
 }
 
+// Watch watches path in the VM (see proto.Watch): the stream of its
+// inotify records, which Close ends.
+func (v *VM) Watch(ctx context.Context, path string, recursive bool) (io.ReadCloser, error) {
+	p, err := v.start(ctx, proto.TWatch, &proto.Watch{VM: v.id, Path: path, Recursive: recursive})
+	if err != nil {
+		return nil, err
+	}
+	return newStreamConn(p, 0), nil
+}
+
 // start sends a request that starts a process (Spawn) or a connection
 // (Dial) and returns it with its streams.
 func (v *VM) start(ctx context.Context, typ proto.Type, body any) (*Process, error) {

@@ -19,7 +19,7 @@ import (
 
 // Version is the protocol version this package speaks. Hello and Welcome
 // carry it; a peer with another version is refused.
-const Version = 3
+const Version = 4
 
 // Frame and stream limits of the protocol.
 const (
@@ -49,7 +49,7 @@ const (
 	EnvMode = "SECEXEC_ENGINE"
 	// ModeValue is EnvMode's value; it names the protocol version, so an
 	// engine binary of another version refuses to serve.
-	ModeValue = "proto3"
+	ModeValue = "proto4"
 	EngineFD  = 3
 	TokenFD   = 4
 	// EnvLogLevel carries the client's log level (slog's names: DEBUG,
@@ -109,6 +109,7 @@ const (
 	TEvaluate     Type = 55
 	TCloseContext Type = 56
 	TResize       Type = 57 // version 3
+	TWatch        Type = 60 // version 4
 )
 
 var typeNames = map[Type]string{
@@ -120,7 +121,7 @@ var typeNames = map[Type]string{
 	TReadlink: "Readlink", TChmod: "Chmod", TMount: "Mount", TUnmount: "Unmount", TRun: "Run",
 	TSpawn: "Spawn", TSignal: "Signal", TMetrics: "Metrics", TDial: "Dial",
 	TToolCall: "ToolCall", TToolResult: "ToolResult", TNewContext: "NewContext", TEvaluate: "Evaluate",
-	TCloseContext: "CloseContext", TResize: "Resize",
+	TCloseContext: "CloseContext", TResize: "Resize", TWatch: "Watch",
 }
 
 func (t Type) String() string {
@@ -131,7 +132,7 @@ func (t Type) String() string {
 }
 
 // IsRequest reports whether t is a request type, answered by a Response.
-func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TResize }
+func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TResize || t == TWatch }
 
 // Stream numbers: the fd of a Data, Credit or Close message.
 const (
@@ -358,6 +359,16 @@ type Dial struct {
 	Port uint16 `cbor:"2,keyasint"`
 }
 
+// Watch watches Path (with Recursive, the tree below it) in the VM for
+// the embedder. Like Dial, it is a process without a program: fd 1
+// carries the events as struct inotify_event records (names relative to
+// Path), fd 0 is unused, and Signal ends the watch.
+type Watch struct {
+	VM        uint64 `cbor:"1,keyasint"`
+	Path      string `cbor:"2,keyasint"`
+	Recursive bool   `cbor:"3,keyasint"`
+}
+
 // Metrics asks for the engine's metrics: the Response carries them in
 // Data, in the Prometheus text exposition format (version 0.0.4), at
 // most MaxChunk bytes. The request acts on no VM.
@@ -451,6 +462,8 @@ func newBody(t Type) (any, bool) {
 		return new(Metrics), true
 	case TDial:
 		return new(Dial), true
+	case TWatch:
+		return new(Watch), true
 	case TToolCall:
 		return new(ToolCall), true
 	case TToolResult:

@@ -60,6 +60,7 @@ func samples() []Frame {
 		{TRun, 28, &Run{VM: 3, Argv: []string{"echo", "hi"}, Env: []string{"A=1"}, Cwd: "/", Timeout: 1e9, Stdin: true}},
 		{TSpawn, 29, &Spawn{VM: 3, Argv: []string{"cat"}}},
 		{TDial, 33, &Dial{VM: 3, Port: 8080}},
+		{TWatch, 36, &Watch{VM: 3, Path: "/w", Recursive: true}},
 		{TSpawn, 34, &Spawn{VM: 3, Argv: []string{"bash"}, PTY: &Winsize{Rows: 24, Cols: 80}}},
 		{TResize, 35, &Resize{Proc: 34, Rows: 50, Cols: 132}},
 		{TSignal, 30, &Signal{Proc: 29, Sig: 15}},

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"io"
-	"net"
 	"sync"
 
 	"github.com/secexec/secexec/internal/vmhost"
@@ -11,19 +10,20 @@ import (
 )
 
 // connProcess dresses a connection to a guest server as a process, so
-// that a Dial request is served by the same streams, flow control and
+// that a Dial (or Watch: a stream the other way only, see readOnly)
+// request is served by the same streams, flow control and
 // clean-up as a Spawn: stdin writes to the guest (its end half-closes),
 // stdout reads from it, stderr is empty, a signal closes the connection,
 // and Wait returns once the guest's side has ended and the connection is
 // closed.
-func connProcess(nc net.Conn) vmhost.Process {
+func connProcess(nc io.ReadWriteCloser) vmhost.Process {
 	cp := &connProc{nc: nc, done: make(chan struct{})}
 	cp.out = &connReader{cp: cp}
 	return cp
 }
 
 type connProc struct {
-	nc   net.Conn
+	nc   io.ReadWriteCloser
 	out  *connReader
 	once sync.Once
 	done chan struct{} // closed when the guest's side ended
@@ -66,7 +66,7 @@ func (r *connReader) Read(p []byte) (int, error) {
 func (r *connReader) Close() error { r.cp.end(); return nil }
 
 // connWriter writes to the guest; Close half-closes.
-type connWriter struct{ nc net.Conn }
+type connWriter struct{ nc io.ReadWriteCloser }
 
 func (w connWriter) Write(p []byte) (int, error) { return w.nc.Write(p) }
 
@@ -80,3 +80,9 @@ func (w connWriter) Close() error {
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// readOnly is a stream without a way in (a watch's events): writes to
+// it fail.
+type readOnly struct{ io.ReadCloser }
+
+func (readOnly) Write([]byte) (int, error) { return 0, errno.EBADF }

@@ -308,7 +308,7 @@ func (c *conn) request(f proto.Frame) error {
 		if b.Stdin {
 			stdin = c.newStdin(f.ID)
 		}
-	case *proto.Spawn, *proto.Dial:
+	case *proto.Spawn, *proto.Dial, *proto.Watch:
 		stdin = c.newStdin(f.ID)
 	}
 	c.work.Add(1)
@@ -444,6 +444,19 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 			return errResp(err)
 		}
 		c.serveProcess(f.ID, connProcess(nc), stdin)
+		return nil
+	case *proto.Watch:
+		v, err := c.vm(b.VM)
+		if err != nil {
+			c.endStdin(f.ID, stdin)
+			return errResp(err)
+		}
+		rc, err := v.host.Watch(ctx, b.Path, b.Recursive)
+		if err != nil {
+			c.endStdin(f.ID, stdin)
+			return errResp(err)
+		}
+		c.serveProcess(f.ID, connProcess(readOnly{rc}), stdin)
 		return nil
 	case *proto.Metrics:
 		return c.metrics()
