@@ -10,6 +10,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -25,8 +26,19 @@ import (
 const MaxArchiveEntries = 10000
 
 // guestPath returns the absolute guest path of a /files/{path} route.
+// A client generated from the OpenAPI document percent-encodes {path}
+// as one segment (workspace%2Fa.txt); chi then matches the encoded path
+// and hands it over still encoded, so it is decoded here: "/" inside a
+// guest file name is impossible, so %2F can only mean a separator.
 func guestPath(r *http.Request) (string, error) {
 	p := "/" + chi.URLParam(r, "*")
+	if r.URL.RawPath != "" {
+		dec, err := url.PathUnescape(p)
+		if err != nil {
+			return "", apiError(http.StatusBadRequest, CodeBadRequest, "the path is not valid percent-encoding: %v", err)
+		}
+		p = dec
+	}
 	if strings.ContainsRune(p, 0) {
 		return "", apiError(http.StatusBadRequest, CodeBadRequest, "the path contains NUL")
 	}

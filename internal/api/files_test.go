@@ -66,6 +66,17 @@ func TestFiles(t *testing.T) {
 	if r := s.do(alice, "GET", base+"/workspace/huge", nil); r.status != 413 {
 		t.Errorf("huge read: %d", r.status)
 	}
+	// {path} percent-encoded as one segment, as generated clients send
+	// it, names the same file.
+	if r := s.do(alice, "GET", base+"/workspace%2Fdeep%2Fdir%2Ff.bin", nil); r.status != 200 || !bytes.Equal(r.body, data) {
+		t.Errorf("encoded path: %d %q", r.status, r.body)
+	}
+	if r := s.do(alice, "PUT", base+"/workspace%2Fdeep%2Fsp%20ace.txt", []byte("x")); r.status != http.StatusNoContent {
+		t.Errorf("encoded put: %d %s", r.status, r.body)
+	}
+	if _, res := s.exec(alice, id, map[string]any{"argv": []string{"cat", "/workspace/deep/sp ace.txt"}}); string(res.Stdout) != "x" {
+		t.Errorf("encoded put landed elsewhere: %q", res.Stdout)
+	}
 	// Paths with .. stay inside the VM (they are guest paths).
 	if r := s.do(alice, "GET", base+"/workspace/../workspace/deep/dir/f.bin", nil); r.status != 200 {
 		t.Errorf("dotdot: %d", r.status)
