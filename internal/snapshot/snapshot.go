@@ -88,6 +88,28 @@ type Manifest struct {
 	Stored int64 `json:"stored"`
 }
 
+// Summary is what a manifest says about a snapshot, without its entries.
+type Summary struct {
+	ID      string          `json:"id"`
+	Created time.Time       `json:"created"`
+	Base    string          `json:"base"`
+	Meta    json.RawMessage `json:"meta,omitempty"`
+	Files   int             `json:"files"`
+	Bytes   int64           `json:"bytes"`
+	Stored  int64           `json:"stored"`
+	// Mounts are where the layers are mounted, in order.
+	Mounts []string `json:"mounts"`
+}
+
+// Summary returns the manifest's summary.
+func (m *Manifest) Summary() Summary {
+	s := Summary{ID: m.ID, Created: m.Created, Base: m.Base, Meta: m.Meta, Files: m.Files, Bytes: m.Bytes, Stored: m.Stored}
+	for _, l := range m.Layers {
+		s.Mounts = append(s.Mounts, l.Mount)
+	}
+	return s
+}
+
 // Source is a filesystem to capture and where it is mounted.
 type Source struct {
 	Mount string

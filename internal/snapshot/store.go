@@ -26,13 +26,18 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/secexec/secexec/kernel/errno"
 )
 
-// ErrNotFound is returned for a snapshot or blob a store does not hold.
-var ErrNotFound = errors.New("snapshot: not found")
+// ErrNotFound is returned for a snapshot or blob a store does not hold;
+// it matches errno.ENOENT (and so fs.ErrNotExist), also across the engine
+// protocol.
+var ErrNotFound = fmt.Errorf("snapshot: not found: %w", errno.ENOENT)
 
-// ErrCorrupt is returned when stored data does not match its hash.
-var ErrCorrupt = errors.New("snapshot: stored data does not match its hash")
+// ErrCorrupt is returned when stored data does not match its hash; it
+// matches errno.EIO.
+var ErrCorrupt = fmt.Errorf("snapshot: stored data does not match its hash: %w", errno.EIO)
 
 // Store keeps manifests and blobs durably. Implementations must make a
 // Put either complete or absent after a crash: a reader never sees half

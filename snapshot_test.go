@@ -1,0 +1,225 @@
+package secexec_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/internal/snapshot"
+)
+
+var engineModes = []secexec.EngineMode{secexec.EngineInProcess, secexec.EngineShared, secexec.EnginePerVM}
+
+func readString(t *testing.T, vm *secexec.VM, name string) string {
+	t.Helper()
+	b, err := vm.FS().ReadFile(context.Background(), name)
+	if err != nil {
+		t.Fatalf("read %s: %v", name, err)
+	}
+	return string(b)
+}
+
+// TestSnapshotRestore saves a VM whose guest wrote files (in the root, in
+// /tmp, in a memory mount, over a userland file, and removed one) and
+// restores it, in every engine mode: the files, env, cwd and permissions
+// come back; the userland is not stored.
+func TestSnapshotRestore(t *testing.T) {
+	ctx := context.Background()
+	for _, mode := range engineModes {
+		t.Run(mode.String(), func(t *testing.T) {
+			store, err := secexec.OpenSnapshotStore(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			vm := newVM(t, secexec.Options{Engine: mode, Permissions: secexec.AllowAll(),
+				Env: map[string]string{"GREETING": "hi"}, Cwd: "/work",
+				Mounts: []secexec.Mount{{Path: "/data"}}})
+			r, err := vm.Exec(ctx, `printf 'one\n' > a.txt && mkdir -p sub/deep && printf two > sub/deep/b && ln -s a.txt ln && `+
+				`printf tmp > /tmp/t && printf data > /data/d && chmod 600 a.txt`, nil)
+			if err != nil || r.ExitCode != 0 {
+				t.Fatalf("setup: %v %s", err, r.Stderr)
+			}
+			// Over the userland's files: a changed one and a removed one.
+			if err := vm.FS().WriteFile(ctx, "/etc/os-release", []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := vm.FS().Remove(ctx, "/etc/shells"); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := vm.Snapshot(ctx, store, secexec.SnapshotOptions{Labels: map[string]string{"k": "v"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Files < 5 || snap.Bytes > 1000 {
+				t.Fatalf("snapshot stored %d files, %d bytes: the userland was saved?", snap.Files, snap.Bytes)
+			}
+			got, err := store.Get(ctx, snap.ID)
+			if err != nil || got.Labels["k"] != "v" {
+				t.Fatalf("Get: %+v %v", got, err)
+			}
+			// Changes after the snapshot are not in it.
+			if err := vm.FS().WriteFile(ctx, "/work/a.txt", []byte("later"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+
+			re := newVM(t, secexec.Options{Engine: mode, From: got})
+			r, err = re.Exec(ctx, `cat a.txt sub/deep/b ln /tmp/t /data/d /etc/os-release; echo " $GREETING $PWD"; test -e /etc/shells || echo noshells; stat -c %a a.txt; ls /bin/sh >/dev/null && echo userland`, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "one\ntwoone\ntmpdatamine hi /work\nnoshells\n600\nuserland\n"
+			if string(r.Stdout) != want || r.ExitCode != 0 {
+				t.Fatalf("restored VM: %q (stderr %q), want %q", r.Stdout, r.Stderr, want)
+			}
+		})
+	}
+}
+
+// TestSnapshotDeniedRestore: the permissions a VM was saved with are the
+// restored VM's, unless the caller gives others.
+func TestSnapshotPermissionsKept(t *testing.T) {
+	ctx := context.Background()
+	store, _ := secexec.OpenSnapshotStore(t.TempDir())
+	pol := secexec.AllowAll()
+	pol.Net = nil
+	vm := newVM(t, secexec.Options{Engine: secexec.EngineInProcess, Permissions: secexec.DenyAll()})
+	if err := vm.FS().WriteFile(ctx, "/workspace/f", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := vm.Snapshot(ctx, store, secexec.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := newVM(t, secexec.Options{Engine: secexec.EngineInProcess, From: snap})
+	r, _ := re.Exec(ctx, "cat /workspace/f", nil)
+	if r.ExitCode == 0 {
+		t.Fatalf("a deny-all snapshot restored with permissions: %q", r.Stdout)
+	}
+}
+
+// TestSnapshotRefusesOtherBase: a snapshot taken over other userland
+// layers is refused, and a damaged one is an error, never a VM.
+func TestSnapshotRefusesOtherBase(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, _ := secexec.OpenSnapshotStore(dir)
+	vm := newVM(t, secexec.Options{Engine: secexec.EngineInProcess})
+	if err := vm.FS().WriteFile(ctx, "/workspace/f", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := vm.Snapshot(ctx, store, secexec.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := snapshot.OpenDir(dir)
+	m, err := snapshot.Load(ctx, st, snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Base = strings.Repeat("0", 64)
+	other, err := snapshot.Capture(ctx, st, m.Base, m.Meta, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, err := store.Get(ctx, other.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []secexec.EngineMode{secexec.EngineInProcess, secexec.EngineShared} {
+		_, err = secexec.NewVM(ctx, secexec.Options{Engine: mode, From: forged})
+		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "userland") {
+			t.Fatalf("%v: restore over another base: %v", mode, err)
+		}
+	}
+	// A deleted snapshot cannot be restored.
+	if err := store.Delete(ctx, snap.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []secexec.EngineMode{secexec.EngineInProcess, secexec.EngineShared} {
+		if _, err := secexec.NewVM(ctx, secexec.Options{Engine: mode, From: snap}); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%v: restore of a deleted snapshot: %v", mode, err)
+		}
+	}
+	if _, err := store.Get(ctx, snap.ID); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Get of a deleted snapshot: %v", err)
+	}
+}
+
+// TestForkIsolated: a fork starts with the parent's files, and writes on
+// either side afterwards are invisible to the other, including writes
+// through a file the parent's guest held open across the fork.
+func TestForkIsolated(t *testing.T) {
+	ctx := context.Background()
+	for _, mode := range engineModes {
+		t.Run(mode.String(), func(t *testing.T) {
+			parent := newVM(t, secexec.Options{Engine: mode, Permissions: secexec.AllowAll(), Env: map[string]string{"X": "1"}})
+			if err := parent.FS().WriteFile(ctx, "/workspace/shared", []byte("before"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := parent.FS().WriteFile(ctx, "/tmp/t", []byte("tmp"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// A guest holds /workspace/held open and writes to it after
+			// the fork.
+			p, err := parent.Spawn(ctx, []string{"sh", "-c", `exec 3>/workspace/held; printf a >&3; read line; printf b >&3; echo done`}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for {
+				if b, _ := parent.FS().ReadFile(ctx, "/workspace/held"); string(b) == "a" {
+					break
+				}
+			}
+			child, err := parent.Fork(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = child.Close() })
+			if _, err := p.Stdin.Write([]byte("go\n")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := readString(t, parent, "/workspace/held"); got != "ab" {
+				t.Fatalf("parent held file = %q", got)
+			}
+			if got := readString(t, child, "/workspace/held"); got != "a" {
+				t.Fatalf("child sees the parent's write through an open file: %q", got)
+			}
+			if got := readString(t, child, "/tmp/t"); got != "tmp" {
+				t.Fatalf("child /tmp/t = %q", got)
+			}
+			// Writes on each side stay there.
+			if err := child.FS().WriteFile(ctx, "/workspace/shared", []byte("child"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := parent.FS().WriteFile(ctx, "/workspace/new", []byte("p"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := readString(t, parent, "/workspace/shared"); got != "before" {
+				t.Fatalf("parent sees the child's write: %q", got)
+			}
+			if _, err := child.FS().Stat(ctx, "/workspace/new"); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("child sees the parent's new file: %v", err)
+			}
+			r, err := child.Exec(ctx, `echo $X; cat /workspace/shared`, nil)
+			if err != nil || string(r.Stdout) != "1\nchild" {
+				t.Fatalf("child exec: %q %v", r.Stdout, err)
+			}
+			// The child outlives its parent.
+			if err := parent.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := readString(t, child, "/workspace/shared"); got != "child" {
+				t.Fatalf("child after parent closed: %q", got)
+			}
+			if _, err := parent.Fork(ctx); err == nil {
+				t.Fatal("fork of a closed VM worked")
+			}
+		})
+	}
+}
