@@ -378,3 +378,16 @@ func (r *connRef) release() {
 		_ = r.c.Close()
 	}
 }
+
+// Options returns the options the snapshot's VM ran with that it keeps:
+// Env, Cwd, Hostname, Clock, Permissions and Limits, and a memory Mount
+// for each of its memory mounts. Options.From fills the fields a caller
+// leaves unset from them.
+func (s *Snapshot) Options() Options {
+	m := s.meta
+	opts := Options{Env: m.Env, Cwd: m.Cwd, Hostname: m.Hostname, Clock: m.Clock, Permissions: m.Permissions, Limits: m.Limits}
+	for _, p := range s.mounts {
+		opts.Mounts = append(opts.Mounts, Mount{Path: p})
+	}
+	return opts
+}

@@ -92,6 +92,12 @@ type Config struct {
 	// NewVM creates VMs (default secexec.NewVM). The server sets each
 	// VM's Options.Engine and EngineGroup from its placement.
 	NewVM func(ctx context.Context, opts secexec.Options) (*secexec.VM, error)
+	// SnapshotDir is where tenants' snapshots are kept, each tenant in a
+	// directory of its own; empty disables the snapshot routes (501).
+	SnapshotDir string
+	// MaxSnapshots is each tenant's quota of stored snapshots (default
+	// 64).
+	MaxSnapshots int
 	// EngineMetrics writes the engine's metrics (default secexec.Metrics).
 	EngineMetrics func(ctx context.Context, w io.Writer) error
 	// Logger; nil discards.
@@ -152,6 +158,9 @@ func (c *Config) defaults() {
 	if c.NewVM == nil {
 		c.NewVM = secexec.NewVM
 	}
+	if c.MaxSnapshots <= 0 {
+		c.MaxSnapshots = 64
+	}
 	if c.EngineMetrics == nil {
 		c.EngineMetrics = secexec.Metrics
 	}
@@ -178,6 +187,9 @@ type Server struct {
 	// times out) and orders begin against Shutdown.
 	mu       sync.Mutex
 	sessions map[*wsSession]struct{}
+
+	// snapLocks holds each tenant's snapshot lock (snapshotLock).
+	snapLocks sync.Map
 
 	stopReaper context.CancelFunc
 	reaperDone chan struct{}
@@ -296,9 +308,14 @@ func (s *Server) routes() chi.Router {
 				r.Put("/archive", s.putArchive)
 				r.Post("/js/evaluate", s.jsEvaluate)
 				r.Post("/js/execute", s.jsExecute)
+				r.Post("/snapshots", s.createSnapshot)
+				r.Post("/fork", s.forkVM)
 				s.contextRoutes(r)
 			})
 		})
+		r.Get("/v1/snapshots", s.listSnapshots)
+		r.Get("/v1/snapshots/{sid}", s.getSnapshot)
+		r.Delete("/v1/snapshots/{sid}", s.deleteSnapshot)
 	})
 	return r
 }

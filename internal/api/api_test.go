@@ -61,6 +61,8 @@ func TestTenantIsolation(t *testing.T) {
 			{"GET", "/v1/vms/" + vmID + "/archive?path=/workspace", nil},
 			{"POST", "/v1/vms/" + vmID + "/processes", map[string]any{"argv": []string{"cat"}}},
 			{"POST", "/v1/vms/" + vmID + "/js/evaluate", map[string]any{"code": "1"}},
+			{"POST", "/v1/vms/" + vmID + "/snapshots", map[string]any{}},
+			{"POST", "/v1/vms/" + vmID + "/fork", nil},
 			{"DELETE", "/v1/vms/" + vmID, nil},
 		} {
 			r := s.do(bob, rq.method, rq.path, rq.body)

@@ -261,6 +261,11 @@ type CreateVMRequest struct {
 	// Engine is where the VM runs: EnginePerTenant or EnginePerVM; empty
 	// takes the server's default (Config.Engine).
 	Engine string `json:"engine,omitempty"`
+	// FromSnapshot is the id of one of the tenant's snapshots to start
+	// from: its files, and its saved options for every field this
+	// request leaves out (env is merged, this request's variables
+	// winning).
+	FromSnapshot string `json:"from_snapshot,omitempty"`
 }
 
 // LimitsJSON are the VM limits a request may set (each capped by the
@@ -436,11 +441,24 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apiError(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down"))
 		return
 	}
+	var snap *secexec.Snapshot
+	if req.FromSnapshot != "" {
+		var err error
+		if snap, err = s.tenantSnapshot(r, req.FromSnapshot); err != nil {
+			writeError(w, err)
+			return
+		}
+		if err := fromSnapshot(&req, snap); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	opts, err := s.vmOptions(&req)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	opts.From = snap
 	if err := s.placeVM(&opts, tenant, req.Engine); err != nil {
 		writeError(w, err)
 		return
