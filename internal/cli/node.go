@@ -65,6 +65,9 @@ func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]by
 	if err != nil && res == nil {
 		return err
 	}
+	if err := vf.saveSnapshotOf(cmd, vm); err != nil {
+		return err
+	}
 	if asJSON {
 		if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
 			return err
