@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -12,6 +13,8 @@ import (
 	"io"
 	"path"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/secexec/secexec/kernel/errno"
@@ -126,14 +129,21 @@ func Capture(ctx context.Context, store Store, base string, meta json.RawMessage
 		return nil, fmt.Errorf("snapshot: metadata of %d bytes over %d: %w", len(meta), MaxMeta, errno.EFBIG)
 	}
 	m := &Manifest{Version: Version, Created: time.Now().UTC(), Base: base, Meta: meta}
-	c := &capturer{store: store, m: m, done: make(map[string]bool)}
+	c := &capturer{store: store, m: m, done: make(map[string]bool), sem: make(chan struct{}, putWorkers)}
 	for _, s := range srcs {
 		l, err := c.layer(ctx, s)
 		if err != nil {
+			c.wg.Wait()
 			return nil, err
 		}
 		m.Layers = append(m.Layers, l)
 	}
+	// Every blob is stored before the manifest that names it.
+	c.wg.Wait()
+	if err := c.firstErr(); err != nil {
+		return nil, err
+	}
+	m.Stored = c.stored.Load()
 	data, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
@@ -156,9 +166,40 @@ func idOf(data []byte) string {
 type capturer struct {
 	store   Store
 	m       *Manifest
-	done    map[string]bool // blobs known to be stored
+	done    map[string]bool // blobs known to be stored, or being stored
 	entries int
 	buf     []byte
+
+	// Small files are compressed and stored by up to putWorkers
+	// goroutines at once: a store's cost per blob is mostly waiting for
+	// the disk (fsync), which overlaps.
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	stored atomic.Int64
+	errMu  sync.Mutex
+	err    error
+}
+
+// putWorkers bounds the blobs being stored at once; smallBlob is the
+// largest file stored in the background (held in memory meanwhile), so
+// at most putWorkers*smallBlob bytes wait.
+const (
+	putWorkers = 8
+	smallBlob  = 1 << 20
+)
+
+func (c *capturer) fail(err error) {
+	c.errMu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.errMu.Unlock()
+}
+
+func (c *capturer) firstErr() error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	return c.err
 }
 
 // layer walks one filesystem depth first, parents before children.
@@ -261,6 +302,39 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 	if err != nil {
 		return 0, "", err
 	}
+	if !has && size <= smallBlob {
+		if err := c.firstErr(); err != nil {
+			return 0, "", err
+		}
+		data := make([]byte, size)
+		n2, err := readAll(ctx, h, c.buf, &sliceWriter{b: data[:0]})
+		if err != nil {
+			return 0, "", err
+		}
+		c.done[blob] = true
+		c.sem <- struct{}{}
+		c.wg.Add(1)
+		go func() {
+			defer func() { <-c.sem; c.wg.Done() }()
+			sum := sha256.Sum256(data)
+			if n2 != size || hex.EncodeToString(sum[:]) != blob {
+				c.fail(fmt.Errorf("snapshot: a file changed while it was stored: %w", errno.EAGAIN))
+				return
+			}
+			var z bytes.Buffer
+			zw := gzipWriters.Get().(*gzip.Writer)
+			zw.Reset(&z)
+			_, _ = zw.Write(data)
+			_ = zw.Close()
+			gzipWriters.Put(zw)
+			if err := c.store.PutBlob(ctx, blob, &z); err != nil {
+				c.fail(err)
+				return
+			}
+			c.stored.Add(int64(z.Len()))
+		}()
+		return size, blob, nil
+	}
 	if !has {
 		// The second read streams through gzip into the store and is
 		// hashed again: data that changed since the first read fails the
@@ -271,7 +345,9 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 		go func() {
 			defer close(wrote)
 			again := sha256.New()
-			zw, _ := gzip.NewWriterLevel(io.MultiWriter(pw, &counted), gzip.BestSpeed)
+			zw := gzipWriters.Get().(*gzip.Writer)
+			defer gzipWriters.Put(zw)
+			zw.Reset(io.MultiWriter(pw, &counted))
 			buf := make([]byte, chunk)
 			n2, err := readAll(ctx, h, buf, io.MultiWriter(again, zw))
 			if err == nil {
@@ -288,10 +364,28 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 		if err != nil {
 			return 0, "", err
 		}
-		c.m.Stored += counted.n
+		c.stored.Add(counted.n)
 	}
 	c.done[blob] = true
 	return size, blob, nil
+}
+
+// gzipWriters recycles compressors: each holds about a megabyte of
+// state, which allocating per file would spend most of a snapshot's CPU
+// clearing.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	return zw
+}}
+
+// sliceWriter appends to b up to its capacity: a file that grew between
+// the two reads is cut there, and its hash then differs.
+type sliceWriter struct{ b []byte }
+
+func (w *sliceWriter) Write(p []byte) (int, error) {
+	room := cap(w.b) - len(w.b)
+	w.b = append(w.b, p[:min(len(p), room)]...)
+	return len(p), nil
 }
 
 type countWriter struct{ n int64 }
