@@ -219,8 +219,10 @@ func newEvalCmd() *cobra.Command {
 				}
 				return err
 			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(v))
-			return err
+			if _, err = fmt.Fprintln(cmd.OutOrStdout(), string(v)); err != nil {
+				return err
+			}
+			return vf.saveSnapshotOf(cmd, vm)
 		},
 	}
 	vf.register(c)

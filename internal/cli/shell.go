@@ -185,6 +185,9 @@ func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
 		}
 		return werr
 	}
+	if err := vf.saveSnapshotOf(cmd, vm); err != nil {
+		return err
+	}
 	if st.ExitCode != 0 {
 		return &exitError{code: st.ExitCode}
 	}

@@ -49,7 +49,7 @@ const (
 	EnvMode = "SECEXEC_ENGINE"
 	// ModeValue is EnvMode's value; it names the protocol version, so an
 	// engine binary of another version refuses to serve.
-	ModeValue = "proto3"
+	ModeValue = "proto4"
 	EngineFD  = 3
 	TokenFD   = 4
 	// EnvLogLevel carries the client's log level (slog's names: DEBUG,
