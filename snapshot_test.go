@@ -346,3 +346,56 @@ func BenchmarkSnapshotExpress(b *testing.B) {
 	b.ReportMetric(float64(files), "files")
 	b.ReportMetric(float64(pkgs), "packages")
 }
+
+// TestSnapshotEngineKilledMidway kills a VM's engine process while it
+// saves the VM: the call fails with the engine lost, and the snapshot
+// taken before is intact and restores.
+func TestSnapshotEngineKilledMidway(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, _ := secexec.OpenSnapshotStore(dir)
+	vm := newVM(t, secexec.Options{Engine: secexec.EnginePerVM, Permissions: secexec.AllowAll()})
+	if err := vm.FS().WriteFile(ctx, "/workspace/keep", []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, err := vm.Snapshot(ctx, store, secexec.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enough distinct content that saving takes a while.
+	r, err := vm.Exec(ctx, `for d in $(seq 1 40); do mkdir -p /workspace/m/d$d; for f in $(seq 1 50); do echo $d $f $RANDOM > /workspace/m/d$d/f$f; done; done`, nil)
+	if err != nil || r.ExitCode != 0 {
+		t.Fatalf("setup: %v %s", err, r.Stderr)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := vm.Snapshot(ctx, store, secexec.SnapshotOptions{})
+		done <- err
+	}()
+	// Kill as soon as the engine has staged its first blob.
+	for {
+		ents, _ := os.ReadDir(filepath.Join(dir, "staging"))
+		if len(ents) > 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the snapshot ended before the kill: %v", err)
+		default:
+		}
+	}
+	if err := secexec.KillEngine(vm); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, secexec.ErrEngineLost) {
+		t.Fatalf("snapshot with its engine killed: %v", err)
+	}
+	list, err := store.List(ctx)
+	if err != nil || len(list) != 1 || list[0].ID != before.ID {
+		t.Fatalf("store after the kill: %v %v", list, err)
+	}
+	re := newVM(t, secexec.Options{Engine: secexec.EngineShared, From: list[0]})
+	if got := readString(t, re, "/workspace/keep"); got != "v1" {
+		t.Fatalf("restored %q", got)
+	}
+}
