@@ -166,9 +166,10 @@ func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// fromSnapshot fills what a create request leaves out from the
-// snapshot's saved options, so that the request is checked as a whole
-// (limits against the server's maximum, network rules) as any other.
+// fromSnapshot fills the permissions and limits a create request leaves
+// out from the snapshot's, so that they are checked like any request's
+// (limits against the server's maximum, network rules). The rest (env,
+// cwd, hostname, clock, memory mounts) Options.From fills itself.
 func fromSnapshot(req *CreateVMRequest, snap *secexec.Snapshot) error {
 	o := snap.Options()
 	if len(req.Permissions) == 0 && o.Permissions != nil {
@@ -182,34 +183,6 @@ func fromSnapshot(req *CreateVMRequest, snap *secexec.Snapshot) error {
 		l := o.Limits
 		req.Limits = &LimitsJSON{FSBytes: l.FSBytes, Processes: l.Processes, MemoryBytes: l.MemoryBytes,
 			CPUTimeMS: l.CPUTime.Milliseconds(), VMMemoryBytes: l.VMMemoryBytes, VMCPUTimeMS: l.VMCPUTime.Milliseconds()}
-	}
-	if len(o.Env) > 0 {
-		env := make(map[string]string, len(o.Env)+len(req.Env))
-		for k, v := range o.Env {
-			env[k] = v
-		}
-		for k, v := range req.Env {
-			env[k] = v
-		}
-		req.Env = env
-	}
-	if req.Cwd == "" {
-		req.Cwd = o.Cwd
-	}
-	if req.Hostname == "" {
-		req.Hostname = o.Hostname
-	}
-	if req.Clock == "" && !req.RealTime {
-		req.Clock = o.Clock.String()
-	}
-next:
-	for _, m := range o.Mounts {
-		for _, have := range req.Mounts {
-			if have.Path == m.Path {
-				continue next
-			}
-		}
-		req.Mounts = append(req.Mounts, MountJSON{Path: m.Path})
 	}
 	return nil
 }

@@ -327,11 +327,12 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 			_, _ = zw.Write(data)
 			_ = zw.Close()
 			gzipWriters.Put(zw)
+			n := int64(z.Len())
 			if err := c.store.PutBlob(ctx, blob, &z); err != nil {
 				c.fail(err)
 				return
 			}
-			c.stored.Add(int64(z.Len()))
+			c.stored.Add(n)
 		}()
 		return size, blob, nil
 	}
