@@ -132,3 +132,70 @@ func BenchmarkClone(b *testing.B) {
 		_ = c.Release()
 	}
 }
+
+// TestCloneConcurrent clones while a writer changes a file and then
+// writes to the shared file from both sides at once (run with -race).
+func TestCloneConcurrent(t *testing.T) {
+	src := New(Options{})
+	f := mustCreate(t, rootOf(t, src), "f")
+	h := mustOpen(t, f, vfs.O_RDWR)
+	defer h.Close()
+	mustWrite(t, h, make([]byte, 3*PageSize), 0)
+	stop := make(chan struct{})
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := h.WriteAt(bg, []byte{byte(i)}, int64(i%(3*PageSize))); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	var clones []*FS
+	for range 20 {
+		c, err := src.Clone(bg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clones = append(clones, c)
+	}
+	close(stop)
+	<-wrote
+	done := make(chan struct{})
+	for _, c := range clones {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			cf, err := rootOf(t, c).Lookup(bg, "f")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ch, err := cf.Open(bg, vfs.O_RDWR)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer ch.Close()
+			buf := make([]byte, PageSize)
+			for i := range 50 {
+				_, _ = ch.WriteAt(bg, []byte("x"), int64(i))
+				_, _ = ch.ReadAt(bg, buf, 0)
+			}
+		}()
+	}
+	for range 50 {
+		mustWrite(t, h, []byte("y"), 7)
+	}
+	for range clones {
+		<-done
+	}
+	if got := readAll(t, f); got[7] != 'y' || got[0] == 'x' {
+		t.Fatalf("source = %q...", got[:8])
+	}
+}
