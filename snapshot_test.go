@@ -16,6 +16,7 @@ import (
 
 	"github.com/secexec/secexec"
 	"github.com/secexec/secexec/internal/snapshot"
+	"github.com/secexec/secexec/kernel/errno"
 )
 
 var engineModes = []secexec.EngineMode{secexec.EngineInProcess, secexec.EngineShared, secexec.EnginePerVM}
@@ -397,5 +398,52 @@ func TestSnapshotEngineKilledMidway(t *testing.T) {
 	re := newVM(t, secexec.Options{Engine: secexec.EngineShared, From: list[0]})
 	if got := readString(t, re, "/workspace/keep"); got != "v1" {
 		t.Fatalf("restored %q", got)
+	}
+}
+
+// TestSnapshotRestart: a restored VM starts the snapshot's restart
+// commands; SnapshotOptions beyond their bounds are refused.
+func TestSnapshotRestart(t *testing.T) {
+	ctx := context.Background()
+	store, _ := secexec.OpenSnapshotStore(t.TempDir())
+	vm := newVM(t, secexec.Options{Engine: secexec.EngineInProcess, Permissions: secexec.AllowAll()})
+	if err := vm.FS().WriteFile(ctx, "/workspace/msg", []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := vm.Snapshot(ctx, store, secexec.SnapshotOptions{Restart: [][]string{{"sh", "-c", "cat /workspace/msg > /workspace/out"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Get(ctx, snap.ID)
+	if err != nil || len(got.Restart) != 1 {
+		t.Fatalf("Get: %+v %v", got, err)
+	}
+	re := newVM(t, secexec.Options{Engine: secexec.EngineInProcess, From: got})
+	procs := re.Restarted()
+	if len(procs) != 1 {
+		t.Fatalf("restarted %d processes", len(procs))
+	}
+	if st, err := procs[0].Wait(ctx); err != nil || st.ExitCode != 0 {
+		t.Fatalf("restart command: %+v %v", st, err)
+	}
+	if out := readString(t, re, "/workspace/out"); out != "hello" {
+		t.Fatalf("out = %q", out)
+	}
+	labels := map[string]string{}
+	for i := range secexec.MaxSnapshotLabels + 1 {
+		labels[fmt.Sprint(i)] = "x"
+	}
+	for _, o := range []secexec.SnapshotOptions{
+		{Labels: labels},
+		{Labels: map[string]string{"": "x"}},
+		{Restart: [][]string{{}}},
+		{Restart: make([][]string, secexec.MaxSnapshotRestart+1)},
+	} {
+		if _, err := vm.Snapshot(ctx, store, o); !errors.Is(err, errno.EINVAL) {
+			t.Errorf("options %v: %v", o, err)
+		}
+	}
+	if _, err := vm.Snapshot(ctx, nil, secexec.SnapshotOptions{}); !errors.Is(err, errno.EINVAL) {
+		t.Errorf("nil store: %v", err)
 	}
 }
