@@ -447,3 +447,27 @@ func TestSnapshotRestart(t *testing.T) {
 		t.Errorf("nil store: %v", err)
 	}
 }
+
+// TestSnapshotAcrossEngines: a snapshot taken in one engine process
+// restores in this process and in another engine process (the same
+// userland layers, so the same fingerprint).
+func TestSnapshotAcrossEngines(t *testing.T) {
+	ctx := context.Background()
+	store, _ := secexec.OpenSnapshotStore(t.TempDir())
+	vm := newVM(t, secexec.Options{Engine: secexec.EngineShared})
+	if err := vm.FS().WriteFile(ctx, "/workspace/f", []byte("across"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := vm.Snapshot(ctx, store, secexec.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In process, the VM needs the test programs' layer the engines of
+	// this test binary have (EngineMainForTest).
+	for _, mode := range []secexec.EngineMode{secexec.EngineInProcess, secexec.EnginePerVM} {
+		re := newTestProgramsVM(t, secexec.Options{Engine: mode, From: snap})
+		if got := readString(t, re, "/workspace/f"); got != "across" {
+			t.Fatalf("%v: %q", mode, got)
+		}
+	}
+}
