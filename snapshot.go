@@ -277,9 +277,10 @@ next:
 // Fork returns a new VM that starts with this VM's files, shared
 // copy-on-write: neither sees what the other writes afterwards, including
 // writes through files open at the time of the fork. The new VM has this
-// VM's options and runs where this one does (the same engine process);
-// processes are not copied. Its cost grows with the number of files, not
-// their size.
+// VM's options and memory mounts (those mounted since too) and runs where
+// this one does (the same engine process); host directory mounts are
+// mounted again, so both VMs see the same host files; processes are not
+// copied. Its cost grows with the number of files, not their size.
 func (v *VM) Fork(ctx context.Context) (*VM, error) {
 	if v.h == nil {
 		return nil, fmt.Errorf("secexec: Fork: %w", errno.ENOSYS)

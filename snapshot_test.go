@@ -170,6 +170,13 @@ func TestForkIsolated(t *testing.T) {
 			if err := parent.FS().WriteFile(ctx, "/tmp/t", []byte("tmp"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// A memory mount made after the VM: the fork has it too.
+			if err := parent.FS().Mount(ctx, secexec.Mount{Path: "/late"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := parent.FS().WriteFile(ctx, "/late/l", []byte("late"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			// A guest holds /workspace/held open and writes to it after
 			// the fork.
 			p, err := parent.Spawn(ctx, []string{"sh", "-c", `exec 3>/workspace/held; printf a >&3; read line; printf b >&3; echo done`}, nil)
@@ -200,6 +207,9 @@ func TestForkIsolated(t *testing.T) {
 			}
 			if got := readString(t, child, "/tmp/t"); got != "tmp" {
 				t.Fatalf("child /tmp/t = %q", got)
+			}
+			if got := readString(t, child, "/late/l"); got != "late" {
+				t.Fatalf("child /late/l = %q", got)
 			}
 			// Writes on each side stay there.
 			if err := child.FS().WriteFile(ctx, "/workspace/shared", []byte("child"), 0o644); err != nil {

@@ -3,6 +3,7 @@ package vmhost
 import (
 	"context"
 	"fmt"
+	"path"
 
 	"github.com/secexec/secexec/internal/snapshot"
 	"github.com/secexec/secexec/internal/vm"
@@ -35,6 +36,22 @@ func (h *Host) MemoryMounts() []string {
 		if l.Mount != "/" && l.Mount != "/tmp" {
 			out = append(out, l.Mount)
 		}
+	}
+	return out
+}
+
+// withMemoryMounts returns mounts with a memory mount added for each of
+// paths that no mount of mounts is at.
+func withMemoryMounts(mounts []vm.Mount, paths []string) []vm.Mount {
+	out := append([]vm.Mount(nil), mounts...)
+next:
+	for _, p := range paths {
+		for _, m := range out {
+			if path.Clean(m.Path) == p {
+				continue next
+			}
+		}
+		out = append(out, vm.Mount{Path: p})
 	}
 	return out
 }

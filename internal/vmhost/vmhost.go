@@ -127,6 +127,9 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 			return nil, err
 		}
 		vc.Layer = cloneLayers(cfg.ForkOf.vm)
+		// Memory mounts the parent gained after it was made are the
+		// child's too.
+		vc.Mounts = withMemoryMounts(vc.Mounts, cfg.ForkOf.MemoryMounts())
 	}
 	if cfg.Runtime != nil {
 		if err := cfg.Runtime.Configure(ctx, &vc); err != nil {
