@@ -54,13 +54,26 @@ func (c *cloner) dir(ctx context.Context, src, to *dir) error {
 		}
 	}
 	src.mu.RUnlock()
-	subdirs := make([]struct{ src, to *dir }, 0)
-	for _, e := range ents {
+	// One allocation for the directory's entries, and its map and list
+	// sized once.
+	if len(to.entries) == 0 {
+		to.entries = make(map[string]*dirent, len(ents))
+	}
+	to.order = make([]*dirent, 0, len(ents))
+	slots := make([]dirent, len(ents))
+	insert := func(i int, name string, n node) {
+		to.lastSeq++
+		slots[i] = dirent{name: name, node: n, seq: to.lastSeq}
+		to.entries[name] = &slots[i]
+		to.order = append(to.order, &slots[i])
+	}
+	var subdirs []struct{ src, to *dir }
+	for i, e := range ents {
 		if err := c.dst.chargeInode(); err != nil {
 			return err
 		}
 		if n, ok := c.seen[e.node]; ok {
-			to.insertLocked(e.name, n)
+			insert(i, e.name, n)
 			continue
 		}
 		n, err := c.node(e.node, to)
@@ -68,8 +81,10 @@ func (c *cloner) dir(ctx context.Context, src, to *dir) error {
 			c.dst.releaseInode()
 			return err
 		}
-		c.seen[e.node] = n
-		to.insertLocked(e.name, n)
+		if _, isDir := e.node.(*dir); !isDir {
+			c.seen[e.node] = n // a hard link's other names find it
+		}
+		insert(i, e.name, n)
 		if d, ok := e.node.(*dir); ok {
 			subdirs = append(subdirs, struct{ src, to *dir }{d, n.(*dir)})
 		}
@@ -87,7 +102,7 @@ func (c *cloner) dir(ctx context.Context, src, to *dir) error {
 func (c *cloner) node(n node, parent *dir) (node, error) {
 	switch src := n.(type) {
 	case *dir:
-		d := &dir{parent: parent, entries: make(map[string]*dirent)}
+		d := &dir{parent: parent}
 		d.fs, d.ino, d.typ = c.dst, src.ino, src.typ
 		return d, nil
 	case *file:
