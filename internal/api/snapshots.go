@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"path/filepath"
@@ -194,23 +193,6 @@ func (s *Server) forkVM(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apiError(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down"))
 		return
 	}
-	if !s.vms.reserve(tenant) {
-		writeError(w, &Error{Status: http.StatusTooManyRequests, Code: CodeQuota, RetryAfter: 5,
-			Message: fmt.Sprintf("at most %d VMs per tenant", s.cfg.MaxVMs)})
-		return
-	}
 	defer parent.use()()
-	child, err := parent.vm.Fork(r.Context())
-	if err != nil {
-		s.vms.unreserve(tenant)
-		writeError(w, err)
-		return
-	}
-	now := time.Now()
-	e := &vmEntry{id: newVMID(s.cfg.Replica), tenant: tenant, vm: child, created: now, lastUsed: now,
-		idleTimeout: parent.idleTimeout, procs: map[int]*process{}, contexts: map[string]io.Closer{},
-		engine: parent.engine}
-	s.vms.add(e)
-	w.Header().Set("Location", "/v1/vms/"+e.id)
-	writeJSON(w, http.StatusCreated, e.json())
+	s.admitVM(w, tenant, parent.idleTimeout, parent.engine, func() (*secexec.VM, error) { return parent.vm.Fork(r.Context()) })
 }

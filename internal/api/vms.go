@@ -471,12 +471,18 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 	if t := time.Duration(req.IdleTimeoutMS) * time.Millisecond; t > 0 && t < idle {
 		idle = t
 	}
+	s.admitVM(w, tenant, idle, engineName(opts), func() (*secexec.VM, error) { return s.cfg.NewVM(r.Context(), opts) })
+}
+
+// admitVM takes one of the tenant's VM slots, makes the VM with mk and
+// answers 201 with it (or the error, giving the slot back).
+func (s *Server) admitVM(w http.ResponseWriter, tenant string, idle time.Duration, engine string, mk func() (*secexec.VM, error)) {
 	if !s.vms.reserve(tenant) {
 		writeError(w, &Error{Status: http.StatusTooManyRequests, Code: CodeQuota, RetryAfter: 5,
 			Message: fmt.Sprintf("at most %d VMs per tenant", s.cfg.MaxVMs)})
 		return
 	}
-	vm, err := s.cfg.NewVM(r.Context(), opts)
+	vm, err := mk()
 	if err != nil {
 		s.vms.unreserve(tenant)
 		writeError(w, err)
@@ -485,7 +491,7 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	e := &vmEntry{id: newVMID(s.cfg.Replica), tenant: tenant, vm: vm, created: now, lastUsed: now,
 		idleTimeout: idle, procs: map[int]*process{}, contexts: map[string]io.Closer{},
-		engine: engineName(opts)}
+		engine: engine}
 	s.vms.add(e)
 	w.Header().Set("Location", "/v1/vms/"+e.id)
 	writeJSON(w, http.StatusCreated, e.json())
