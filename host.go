@@ -70,6 +70,27 @@ var defaultHost = NewHost(HostOptions{})
 
 // NewVM creates a VM on this Host.
 func (h *Host) NewVM(ctx context.Context, opts Options) (*VM, error) {
+	var sd seed
+	if opts.From != nil {
+		sd.from = opts.From
+		opts = applySnapshot(opts, opts.From)
+		opts.From = nil
+	}
+	v, err := h.newVM(ctx, opts, sd)
+	if err != nil {
+		return nil, err
+	}
+	if sd.from != nil {
+		if err := v.restartProcesses(ctx, sd.from); err != nil {
+			_ = v.Close()
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// newVM creates a VM whose filesystems start as sd says.
+func (h *Host) newVM(ctx context.Context, opts Options, sd seed) (*VM, error) {
 	if h.closed.Load() {
 		return nil, ErrHostClosed
 	}
@@ -78,22 +99,26 @@ func (h *Host) NewVM(ctx context.Context, opts Options) (*VM, error) {
 		return nil, err
 	}
 	opts.Clock, opts.RealTime = clk, false
-	b, err := h.newBackend(ctx, opts) // [engine] in process or in an engine process
+	b, err := h.newBackend(ctx, opts, sd) // [engine] in process or in an engine process
 	if err != nil {
 		return nil, err
 	}
-	v := &VM{b: b, opts: opts, env: defaultEnv(opts, h.hostRegistry())}
+	v := &VM{b: b, h: h, opts: opts, env: defaultEnv(opts, h.hostRegistry())}
 	v.fs = &FS{b: b}
 	return v, nil
 }
 
-// newBackend creates the VM where opts.Engine says.
-func (h *Host) newBackend(ctx context.Context, opts Options) (backend, error) {
+// newBackend creates the VM where opts.Engine says (a fork: where its
+// parent is).
+func (h *Host) newBackend(ctx context.Context, opts Options, sd seed) (backend, error) {
+	if sd.parent != nil {
+		return h.forkBackend(ctx, opts, sd.parent)
+	}
 	switch opts.Engine {
 	case EngineInProcess:
-		return newLocalBackend(ctx, opts, h.inProcessRuntime(opts))
+		return newLocalBackend(ctx, opts, h.inProcessRuntime(opts), sd.from)
 	case EngineShared, EnginePerVM:
-		return h.newRemoteBackend(ctx, opts)
+		return h.newRemoteBackend(ctx, opts, sd.from)
 	}
 	return nil, fmt.Errorf("secexec: Options.Engine %v: %w", opts.Engine, errno.EINVAL)
 }

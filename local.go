@@ -7,6 +7,7 @@ import (
 	"net"
 	"path"
 
+	"github.com/secexec/secexec/internal/snapshot"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -101,8 +102,16 @@ func hostConfig(opts Options, rt vmhost.Runtime) vmhost.Config {
 }
 
 // newLocalBackend runs the VM in this process.
-func newLocalBackend(ctx context.Context, opts Options, rt vmhost.Runtime) (backend, error) {
-	h, err := vmhost.New(ctx, hostConfig(opts, rt))
+func newLocalBackend(ctx context.Context, opts Options, rt vmhost.Runtime, from *Snapshot) (backend, error) {
+	cfg := hostConfig(opts, rt)
+	if from != nil {
+		m, err := snapshot.Load(ctx, from.Store.st, from.ID)
+		if err != nil {
+			return nil, err
+		}
+		cfg.From = &vmhost.Restore{Store: from.Store.st, Manifest: m}
+	}
+	h, err := vmhost.New(ctx, cfg)
 	if err != nil {
 		return nil, apiErr(err)
 	}

@@ -126,17 +126,11 @@ func engineMain(h *Host, rt vmhost.Runtime, log *slog.Logger) {
 // exiting.
 func Shutdown(ctx context.Context) { defaultHost.Shutdown(ctx) }
 
-func (h *Host) newRemoteBackend(ctx context.Context, opts Options) (backend, error) {
-	cfg := client.VMConfig{
-		Policy:   opts.Permissions,
-		Audit:    opts.Audit,
-		Limits:   opts.Limits,
-		Cwd:      opts.Cwd,
-		Hostname: opts.Hostname,
-		Clock:    opts.Clock,
-		Tools:    toolHost(opts.Tools),
+func (h *Host) newRemoteBackend(ctx context.Context, opts Options, from *Snapshot) (backend, error) {
+	cfg := h.clientConfig(opts)
+	if from != nil {
+		cfg.FromStore, cfg.FromID = from.Store.Dir(), from.ID
 	}
-	cfg.Mounts = hostConfig(opts, nil).Mounts
 	log := opts.Logger
 	if log == nil {
 		log = h.opts.Logger
@@ -156,7 +150,7 @@ func (h *Host) newRemoteBackend(ctx context.Context, opts Options) (backend, err
 			_ = c.Close()
 			return nil, apiErr(err)
 		}
-		return &apiBackend{api: ownedVM{v}}, nil
+		return &apiBackend{api: ownedVM{VM: v, ref: &connRef{n: 1, c: c}, once: new(sync.Once)}}, nil
 	}
 	if h.opts.Logger != nil {
 		copts.Logger = h.opts.Logger
@@ -181,12 +175,31 @@ func (h *Host) newRemoteBackend(ctx context.Context, opts Options) (backend, err
 
 // ownedVM is a VM whose engine process is its own: closing the VM ends
 // the engine too.
-type ownedVM struct{ *client.VM }
+type ownedVM struct {
+	*client.VM
+	ref  *connRef
+	once *sync.Once
+}
 
 func (o ownedVM) Close(ctx context.Context) error {
 	err := o.VM.Close(ctx)
-	_ = o.Conn().Close()
+	o.once.Do(o.ref.release)
 	return err
+}
+
+// clientConfig is the engine's description of a VM with opts.
+func (h *Host) clientConfig(opts Options) client.VMConfig {
+	cfg := client.VMConfig{
+		Policy:   opts.Permissions,
+		Audit:    opts.Audit,
+		Limits:   opts.Limits,
+		Cwd:      opts.Cwd,
+		Hostname: opts.Hostname,
+		Clock:    opts.Clock,
+		Tools:    toolHost(opts.Tools),
+	}
+	cfg.Mounts = hostConfig(opts, nil).Mounts
+	return cfg
 }
 
 // pooledVM is a VM in a shared engine of the pool: closing it releases
@@ -297,6 +310,26 @@ func (p *enginePool) release(key poolKey, e *pooledEngine) {
 }
 
 // live returns the shared engines that are up.
+// hold takes one more hold on the pooled engine of conn, for a VM forked
+// on it, and returns its release; nil if conn is no longer in the pool.
+func (p *enginePool) hold(conn *client.Conn) func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for key, e := range p.engines {
+		select {
+		case <-e.ready:
+		default:
+			continue
+		}
+		if e.conn == conn && e.err == nil {
+			e.vms++
+			var once sync.Once
+			return func() { once.Do(func() { p.release(key, e) }) }
+		}
+	}
+	return nil
+}
+
 func (p *enginePool) live() []*client.Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()

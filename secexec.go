@@ -163,6 +163,13 @@ type Options struct {
 	// bounded by Limits.ToolBytes and Limits.ToolTimeout. They run in
 	// this program in every engine mode. See Tool.
 	Tools map[string]Tool
+	// From, if set, is a snapshot the VM starts from: its files, and the
+	// options it was taken with for every option left unset here (Env is
+	// merged, these variables winning). Its restart commands are started
+	// once the VM is up (VM.Restarted). A snapshot taken over other
+	// userland layers than this program has is refused with an error
+	// matching fs.ErrNotExist.
+	From *Snapshot
 
 	// [engine] Where the VM runs; see remote.go.
 
@@ -199,9 +206,13 @@ var ErrClosed = errors.New("secexec: VM is closed")
 // VM is one sandbox. Its methods are safe for concurrent use.
 type VM struct {
 	b    backend
+	h    *Host
 	opts Options
 	env  []string
 	fs   *FS
+
+	restartedMu sync.Mutex
+	restarted   []*Process
 
 	closeOnce sync.Once
 	closeErr  error

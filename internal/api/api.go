@@ -113,6 +113,12 @@ type Config struct {
 	// MaxPreviewTTL caps (and by default is at most 1 hour of) a
 	// preview's lifetime (default 24 hours).
 	MaxPreviewTTL time.Duration
+	// SnapshotDir is where tenants' snapshots are kept, each tenant in a
+	// directory of its own; empty disables the snapshot routes (501).
+	SnapshotDir string
+	// MaxSnapshots is each tenant's quota of stored snapshots (default
+	// 64).
+	MaxSnapshots int
 	// EngineMetrics writes the engine's metrics (default secexec.Metrics).
 	EngineMetrics func(ctx context.Context, w io.Writer) error
 	// Logger; nil discards.
@@ -189,6 +195,9 @@ func (c *Config) defaults() {
 	if c.MaxPreviewTTL <= 0 {
 		c.MaxPreviewTTL = defaultMaxPreviewTTL
 	}
+	if c.MaxSnapshots <= 0 {
+		c.MaxSnapshots = 64
+	}
 	if c.EngineMetrics == nil {
 		c.EngineMetrics = secexec.Metrics
 	}
@@ -215,6 +224,9 @@ type Server struct {
 	// times out) and orders begin against Shutdown.
 	mu       sync.Mutex
 	sessions map[*wsSession]struct{}
+
+	// snapLocks holds each tenant's snapshot lock (snapshotLock).
+	snapLocks sync.Map
 
 	stopReaper context.CancelFunc
 	reaperDone chan struct{}
@@ -347,6 +359,8 @@ func (s *Server) routes() chi.Router {
 				r.Put("/archive", s.putArchive)
 				r.Post("/js/evaluate", s.jsEvaluate)
 				r.Post("/js/execute", s.jsExecute)
+				r.Post("/snapshots", s.createSnapshot)
+				r.Post("/fork", s.forkVM)
 				s.contextRoutes(r)
 				for _, m := range proxiedMethods {
 					r.Method(m, "/ports/{port}/*", http.HandlerFunc(s.proxyPort))
@@ -356,6 +370,9 @@ func (s *Server) routes() chi.Router {
 				r.Get("/watch", s.watch)
 			})
 		})
+		r.Get("/v1/snapshots", s.listSnapshots)
+		r.Get("/v1/snapshots/{sid}", s.getSnapshot)
+		r.Delete("/v1/snapshots/{sid}", s.deleteSnapshot)
 	})
 	return r
 }

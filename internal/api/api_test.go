@@ -65,6 +65,8 @@ func TestTenantIsolation(t *testing.T) {
 			{"POST", "/v1/vms/" + vmID + "/previews", map[string]any{"port": 3000}},
 			{"DELETE", "/v1/vms/" + vmID + "/previews/pv-0123456789abcdef", nil},
 			{"GET", "/v1/vms/" + vmID + "/watch?path=/workspace", nil},
+			{"POST", "/v1/vms/" + vmID + "/snapshots", map[string]any{}},
+			{"POST", "/v1/vms/" + vmID + "/fork", nil},
 			{"DELETE", "/v1/vms/" + vmID, nil},
 		} {
 			r := s.do(bob, rq.method, rq.path, rq.body)

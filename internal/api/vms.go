@@ -266,6 +266,11 @@ type CreateVMRequest struct {
 	// Engine is where the VM runs: EnginePerTenant or EnginePerVM; empty
 	// takes the server's default (Config.Engine).
 	Engine string `json:"engine,omitempty"`
+	// FromSnapshot is the id of one of the tenant's snapshots to start
+	// from: its files, and its saved options for every field this
+	// request leaves out (env is merged, this request's variables
+	// winning).
+	FromSnapshot string `json:"from_snapshot,omitempty"`
 }
 
 // LimitsJSON are the VM limits a request may set (each capped by the
@@ -441,11 +446,24 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apiError(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down"))
 		return
 	}
+	var snap *secexec.Snapshot
+	if req.FromSnapshot != "" {
+		var err error
+		if snap, err = s.tenantSnapshot(r, req.FromSnapshot); err != nil {
+			writeError(w, err)
+			return
+		}
+		if err := fromSnapshot(&req, snap); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	opts, err := s.vmOptions(&req)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	opts.From = snap
 	if err := s.placeVM(&opts, tenant, req.Engine); err != nil {
 		writeError(w, err)
 		return
@@ -458,12 +476,18 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 	if t := time.Duration(req.IdleTimeoutMS) * time.Millisecond; t > 0 && t < idle {
 		idle = t
 	}
+	s.admitVM(w, tenant, idle, engineName(opts), func() (*secexec.VM, error) { return s.cfg.NewVM(r.Context(), opts) })
+}
+
+// admitVM takes one of the tenant's VM slots, makes the VM with mk and
+// answers 201 with it (or the error, giving the slot back).
+func (s *Server) admitVM(w http.ResponseWriter, tenant string, idle time.Duration, engine string, mk func() (*secexec.VM, error)) {
 	if !s.vms.reserve(tenant) {
 		writeError(w, &Error{Status: http.StatusTooManyRequests, Code: CodeQuota, RetryAfter: 5,
 			Message: fmt.Sprintf("at most %d VMs per tenant", s.cfg.MaxVMs)})
 		return
 	}
-	vm, err := s.cfg.NewVM(r.Context(), opts)
+	vm, err := mk()
 	if err != nil {
 		s.vms.unreserve(tenant)
 		writeError(w, err)
@@ -472,7 +496,7 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	e := &vmEntry{id: newVMID(s.cfg.Replica), tenant: tenant, vm: vm, created: now, lastUsed: now,
 		idleTimeout: idle, procs: map[int]*process{}, contexts: map[string]io.Closer{},
-		engine: engineName(opts)}
+		engine: engine}
 	s.vms.add(e)
 	w.Header().Set("Location", "/v1/vms/"+e.id)
 	writeJSON(w, http.StatusCreated, e.json())

@@ -104,6 +104,7 @@ const (
 	kindFetch
 	kindGuestHTTP
 	kindTSC
+	kindFork
 )
 
 var rowDefs = []rowDef{
@@ -147,6 +148,9 @@ var rowDefs = []rowDef{
 	{id: "context-eval", label: "context evaluate 1+1", kind: kindContextEval},
 	{id: "oneshot", label: "one-shot evaluate", kind: kindOneShot},
 	{id: "create", label: "VM create+close", kind: kindCreate},
+	// A copy-on-write fork of a VM holding forkFiles files, and closing
+	// it: file data is shared, so the cost follows the file count only.
+	{id: "fork", label: "VM fork+close (2000 files)", kind: kindFork},
 	{id: "mem-vm", label: "memory per idle VM", kind: kindMemVM},
 	{id: "mem-isolate", label: "memory per live isolate", kind: kindMemIsolate},
 	{id: "hitrate", label: "V8 warm pool hit rate (paced)", kind: kindHitRate, cmd: "node -e ''", pace: hitRatePace},
@@ -159,6 +163,11 @@ var rowDefs = []rowDef{
 	{id: "sustained-true-nopool", label: "sustained true (no warm pool)", kind: kindSustainNoPool, cmd: "true"},
 	{id: "sustained-node-nopool", label: "sustained node -e '' (no warm pool)", kind: kindSustainNoPool, cmd: "node -e ''"},
 }
+
+// forkSetup fills the fork row's parent with 2000 files of 1 KiB in
+// 20 directories (~2 MB).
+const forkSetup = `for d in $(seq 1 20); do mkdir -p /workspace/fork/d$d; for f in $(seq 1 100); do ` +
+	`head -c 1024 /dev/zero > /workspace/fork/d$d/f$f; done; done`
 
 // emptyDir is the directory the ls row lists.
 const emptyDir = "/tmp/bench-empty"
@@ -372,6 +381,22 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 				return err
 			}
 			return vm.Close()
+		}
+	case kindFork:
+		parent, err := secexec.NewVM(ctx, r.options(r.cfg.Engine))
+		if err != nil {
+			return row, err
+		}
+		defer parent.Close()
+		if err := execOK(ctx, parent, forkSetup); err != nil {
+			return row, fmt.Errorf("setup: %w", err)
+		}
+		op = func() error {
+			child, err := parent.Fork(ctx)
+			if err != nil {
+				return err
+			}
+			return child.Close()
 		}
 	case kindMemVM:
 		return r.memIdleVMs(ctx, row)

@@ -90,6 +90,19 @@ func TestRunRows(t *testing.T) {
 	}
 }
 
+// The fork row forks a VM with its files (and closes the fork).
+func TestForkRow(t *testing.T) {
+	for _, engine := range []secexec.EngineMode{secexec.EngineInProcess, secexec.EngineShared} {
+		rows, err := Run(context.Background(), Config{N: 3, Engine: engine, Rows: []string{"fork"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 || rows[0].ID != "fork" || rows[0].P50 <= 0 || rows[0].P95 < rows[0].P50 {
+			t.Fatalf("rows %+v", rows)
+		}
+	}
+}
+
 // The python3 and git rows run the real commands (the git rows after
 // their set-up made a repository in the VM; git-clone clones it anew
 // each time; python-urllib's command fails if the import does).

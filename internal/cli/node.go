@@ -78,6 +78,9 @@ func runInVM(cmd *cobra.Command, vf *vmFlags, asJSON bool, files map[string][]by
 	if err != nil && res == nil {
 		return err
 	}
+	if err := vf.saveSnapshotOf(cmd, vm); err != nil {
+		return err
+	}
 	return finish(cmd, asJSON, res)
 }
 
@@ -250,8 +253,10 @@ func newEvalCmd() *cobra.Command {
 				}
 				return err
 			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(v))
-			return err
+			if _, err = fmt.Fprintln(cmd.OutOrStdout(), string(v)); err != nil {
+				return err
+			}
+			return vf.saveSnapshotOf(cmd, vm)
 		},
 	}
 	vf.register(c)

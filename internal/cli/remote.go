@@ -78,7 +78,7 @@ func (f *vmFlags) localVM() error {
 // whose VM exists already.
 var vmShapingFlags = []string{"permissions", "allow-read", "allow-write", "allow-net", "allow-npm-registry", "allow-pip-index",
 	"allow-env", "mount", "fs-bytes", "max-processes", "memory", "cpu-time", "vm-memory", "vm-cpu-time",
-	"publish", "allow-non-loopback", "real-time", "frozen-clock", "clock"}
+	"publish", "allow-non-loopback", "real-time", "frozen-clock", "clock", "from-snapshot", "save-snapshot"}
 
 // remoteVMOptions turns the VM flags into a server VM's options. Flags
 // that reach into this host (mounts, published ports) cannot apply to a
@@ -89,6 +89,9 @@ func remoteVMOptions(cmd *cobra.Command, vf *vmFlags) (client.VMOptions, error) 
 	}
 	if len(vf.publish) > 0 {
 		return client.VMOptions{}, &usageError{err: errors.New("--publish is not available with --server: the API has no ports yet")}
+	}
+	if vf.fromSnapshot != "" || vf.saveSnapshot != "" {
+		return client.VMOptions{}, &usageError{err: errors.New("--from-snapshot and --save-snapshot use a snapshot store on this host; with --server use the API's snapshot routes")}
 	}
 	opts, err := vf.options(cmd)
 	if err != nil {

@@ -130,6 +130,8 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.DurationVar(&drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running requests may finish")
 	fl.BoolVar(&guestNet, "allow-guest-network", false, "accept VM permissions that connect out (net connect/dns rules)")
 	fl.StringArrayVar(&toolNets, "allow-tool-network", nil, "let HTTP tool callbacks reach this loopback/private/link-local CIDR or address (repeatable; public addresses need none)")
+	fl.StringVar(&cfg.SnapshotDir, "snapshot-dir", "", "keep tenants' VM snapshots in this directory (each tenant in its own subdirectory); empty disables the snapshot routes")
+	fl.IntVar(&cfg.MaxSnapshots, "max-snapshots", 64, "snapshots stored per tenant")
 	fl.StringVar(&cfg.Engine, "engine", api.EnginePerTenant, "where VMs run unless their create request says: per-tenant (an engine process per tenant) or per-vm (one per VM)")
 	c.AddCommand(newServeTokenCmd())
 	return c

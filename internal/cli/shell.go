@@ -139,6 +139,7 @@ func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
 
 	// The guest's terminal is this one: same TERM, same size.
 	var p termProcess
+	var vm *secexec.VM // the local VM, saved by --save-snapshot
 	if c != nil {
 		rp, done, err := spawnRemoteTerm(cmd, c, vf, argv, rows, cols)
 		if err != nil {
@@ -147,8 +148,7 @@ func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
 		defer done()
 		p = rp
 	} else {
-		vm, err := secexec.NewVM(ctx, opts)
-		if err != nil {
+		if vm, err = secexec.NewVM(ctx, opts); err != nil {
 			return err
 		}
 		defer vm.Close()
@@ -232,6 +232,11 @@ func runTerminal(cmd *cobra.Command, vf *vmFlags, argv []string) (err error) {
 			return &exitError{code: 130}
 		}
 		return werr
+	}
+	if vm != nil {
+		if err := vf.saveSnapshotOf(cmd, vm); err != nil {
+			return err
+		}
 	}
 	if code != 0 {
 		return &exitError{code: code}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,9 @@ type vmFlags struct {
 	allowPip    bool
 	// vmID, with --server, names an existing VM to run in.
 	vmID string
+	// fromSnapshot is STORE-DIR/ID; saveSnapshot a store directory.
+	fromSnapshot string
+	saveSnapshot string
 }
 
 func (f *vmFlags) register(c *cobra.Command) {
@@ -69,6 +73,8 @@ func (f *vmFlags) register(c *cobra.Command) {
 	fl.BoolVar(&f.frozenClock, "frozen-clock", false, "stop the guests' clock at the VM's boot (Date.now, WebAssembly clocks, file times); the same as --clock frozen")
 	fl.StringVar(&f.clock, "clock", "", "the guests' clock: coarse (default: real time in 1 ms steps), real or frozen")
 	fl.StringVar(&f.vmID, "vm", "", "with --server: run in the existing VM ID (secexec vm create) instead of a fresh one, which is deleted at the end")
+	fl.StringVar(&f.fromSnapshot, "from-snapshot", "", "start the VM from snapshot STORE-DIR/ID: its files, env, cwd, hostname, clock and memory mounts (these flags win); permissions and limits come from the flags")
+	fl.StringVar(&f.saveSnapshot, "save-snapshot", "", "when the command has run, save the VM to the snapshot store in this directory and print STORE-DIR/ID on stderr")
 }
 
 // standardPermissions is what the CLI grants unless told otherwise: the
@@ -199,6 +205,13 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 		return opts, &usageError{err: fmt.Errorf("--vm-cpu-time %s: want a positive duration", f.vmCPUTime)}
 	}
 	opts.Limits.VMCPUTime = f.vmCPUTime
+	if f.fromSnapshot != "" {
+		snap, err := openSnapshot(cmd, f.fromSnapshot)
+		if err != nil {
+			return opts, err
+		}
+		opts.From = snap
+	}
 	return opts, nil
 }
 
@@ -206,6 +219,39 @@ func (f *vmFlags) options(cmd *cobra.Command) (secexec.Options, error) {
 func cutEnv(kv string) (k, v string, ok bool) {
 	k, v, ok = strings.Cut(kv, "=")
 	return k, v, ok && k != ""
+}
+
+// openSnapshot reads --from-snapshot STORE-DIR/ID.
+func openSnapshot(cmd *cobra.Command, arg string) (*secexec.Snapshot, error) {
+	dir, id := filepath.Split(filepath.Clean(arg))
+	if dir == "" || id == "" {
+		return nil, &usageError{err: fmt.Errorf("--from-snapshot %q: want STORE-DIR/ID", arg)}
+	}
+	st, err := secexec.OpenSnapshotStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	return st.Get(cmd.Context(), id)
+}
+
+// saveSnapshot saves vm to the --save-snapshot store, if one was given,
+// and prints where it went (STORE-DIR/ID, what --from-snapshot takes) on
+// stderr.
+func (f *vmFlags) saveSnapshotOf(cmd *cobra.Command, vm *secexec.VM) error {
+	if f.saveSnapshot == "" {
+		return nil
+	}
+	st, err := secexec.OpenSnapshotStore(f.saveSnapshot)
+	if err != nil {
+		return err
+	}
+	snap, err := vm.Snapshot(cmd.Context(), st, secexec.SnapshotOptions{})
+	if err != nil {
+		return fmt.Errorf("--save-snapshot: %w", err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "secexec: snapshot %s (%d files, %d bytes, %d stored)\n",
+		filepath.Join(st.Dir(), snap.ID), snap.Files, snap.Bytes, snap.Stored)
+	return nil
 }
 
 // errBadSize is the error of a size that parseSize does not read.

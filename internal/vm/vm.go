@@ -76,6 +76,10 @@ type Config struct {
 	// Tools runs the embedder's host tools; nil: the VM has none. Guests
 	// call them under the policy's tool rules.
 	Tools kernel.ToolHost
+	// Layer, if set, makes the VM's writable memory filesystems (the
+	// root's upper layer, /tmp, memory mounts) instead of empty ones: a
+	// restore from a snapshot, or a fork.
+	Layer LayerFunc
 }
 
 // VM is an assembled VM.
@@ -85,6 +89,8 @@ type VM struct {
 	Quota   *vfs.Quota
 	Checker *policy.Checker
 	cfg     Config
+	upper   *memfs.FS
+	lowers  []vfs.FileSystem
 }
 
 // New builds a VM: an overlay root (a writable memory layer over the base
@@ -134,9 +140,15 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		return nil, fmt.Errorf("vm: tool command: %w", err)
 	}
 	lowers := append(append([]vfs.FileSystem(nil), cfg.Lowers...), tools, base)
-	upper := memfs.New(memfs.Options{Quota: quota, Now: clk.Now})
+	m := &VM{Quota: quota, Checker: checker, cfg: cfg, lowers: lowers}
+	upper, err := m.newLayer(ctx, "/", memfs.Options{Quota: quota, Now: clk.Now})
+	if err != nil {
+		return nil, err
+	}
+	m.upper = upper
 	root, err := overlay.New(upper, lowers...)
 	if err != nil {
+		_ = upper.Release()
 		return nil, fmt.Errorf("vm: root overlay: %w", err)
 	}
 	v, err := vfs.New(ctx, root, vfs.Options{Authorize: guestAuthorizer(checker),
@@ -165,14 +177,18 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	}
 	// The tool command is every VM's, whatever runtime is attached.
 	k.RegisterLoader(toolcmd.Loader{})
-	m := &VM{Kernel: k, VFS: v, Quota: quota, Checker: checker, cfg: cfg}
+	m.Kernel, m.VFS = k, v
 	if err := v.Mount(ctx, vfs.Root, "/dev", devfs.New(devfs.Options{Terminals: k.Terminals(), Now: clk.Now}), vfs.MountOptions{}); err != nil {
 		return nil, fmt.Errorf("vm: mount /dev: %w", err)
 	}
 	if err := v.Mount(ctx, vfs.Root, "/proc", k.ProcFS(cfg.MemoryBytes), vfs.MountOptions{}); err != nil {
 		return nil, fmt.Errorf("vm: mount /proc: %w", err)
 	}
-	tmp := memfs.New(memfs.Options{Quota: quota, RootMode: 0o1777, Now: clk.Now})
+	tmp, err := m.newLayer(ctx, "/tmp", memfs.Options{Quota: quota, RootMode: 0o1777, Now: clk.Now})
+	if err != nil {
+		_ = k.Shutdown(ctx)
+		return nil, err
+	}
 	if err := v.Mount(ctx, vfs.Root, "/tmp", tmp, vfs.MountOptions{}); err != nil {
 		return nil, fmt.Errorf("vm: mount /tmp: %w", err)
 	}
@@ -236,7 +252,16 @@ func (m *VM) Mount(ctx context.Context, mt Mount) error {
 		}
 		fs = h
 	} else {
-		fs = memfs.New(memfs.Options{Quota: m.Quota, RootUID: UserUID, RootGID: UserGID, ReadOnly: mt.ReadOnly, Now: m.Kernel.Clock().Now})
+		opts := memfs.Options{Quota: m.Quota, RootUID: UserUID, RootGID: UserGID, ReadOnly: mt.ReadOnly, Now: m.Kernel.Clock().Now}
+		if mt.ReadOnly {
+			fs = memfs.New(opts)
+		} else {
+			mfs, err := m.newLayer(ctx, path.Clean(mt.Path), opts)
+			if err != nil {
+				return err
+			}
+			fs = mfs
+		}
 	}
 	if err := mkdirAll(ctx, m.VFS, vfs.Root, mt.Path, 0o755); err != nil {
 		_ = fs.Release()

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/secexec/secexec/internal/snapshot"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/clock"
@@ -74,6 +75,19 @@ type Config struct {
 	Runtime Runtime
 	// Tools runs the embedder's host tools; nil: none.
 	Tools kernel.ToolHost
+	// From, if set, is a snapshot whose memory layers the VM starts with;
+	// Mounts must hold a memory mount for each of its layers other than
+	// the root and /tmp (MemoryMounts of the snapshotted VM).
+	From *Restore
+	// ForkOf, if set, is a VM whose memory layers the VM starts with,
+	// shared copy-on-write.
+	ForkOf *Host
+}
+
+// Restore names a snapshot to start a VM from.
+type Restore struct {
+	Store    snapshot.Store
+	Manifest *snapshot.Manifest
 }
 
 // Host is one hosted VM. Its methods are safe for concurrent use. File
@@ -103,6 +117,20 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		Logger:   cfg.Logger,
 		Tools:    cfg.Tools,
 	}
+	switch {
+	case cfg.From != nil && cfg.ForkOf != nil:
+		return nil, fmt.Errorf("secexec: a VM is either restored or forked: %w", errno.EINVAL)
+	case cfg.From != nil:
+		vc.Layer = restoreLayers(cfg.From.Store, cfg.From.Manifest)
+	case cfg.ForkOf != nil:
+		if err := cfg.ForkOf.check(); err != nil {
+			return nil, err
+		}
+		vc.Layer = cloneLayers(cfg.ForkOf.vm)
+		// Memory mounts the parent gained after it was made are the
+		// child's too.
+		vc.Mounts = withMemoryMounts(vc.Mounts, cfg.ForkOf.MemoryMounts())
+	}
 	if cfg.Runtime != nil {
 		if err := cfg.Runtime.Configure(ctx, &vc); err != nil {
 			return nil, err
@@ -111,6 +139,16 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	m, err := vm.New(ctx, vc)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.From != nil {
+		base, err := m.Base(ctx)
+		if err == nil && base != cfg.From.Manifest.Base {
+			err = ErrBaseMismatch
+		}
+		if err != nil {
+			_ = m.Close(ctx)
+			return nil, err
+		}
 	}
 	if cfg.Runtime != nil {
 		if err := cfg.Runtime.Attach(ctx, m); err != nil {

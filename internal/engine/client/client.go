@@ -27,6 +27,7 @@ import (
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/clock"
+	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/policy"
 )
 
@@ -511,6 +512,10 @@ type VMConfig struct {
 	// Tools are the host tools this program runs for the VM's guests
 	// (the engine asks with ToolCall); nil: none.
 	Tools kernel.ToolHost
+	// FromStore and FromID name a snapshot in a directory store that the
+	// VM starts from; ForkOf is a VM of this connection it forks.
+	FromStore, FromID string
+	ForkOf            *VM
 }
 
 // auditQueue bounds the audit events waiting for a slow Audit callback;
@@ -519,7 +524,17 @@ const auditQueue = 1024
 
 // NewVM creates a VM on the engine.
 func (c *Conn) NewVM(ctx context.Context, cfg VMConfig) (*VM, error) {
-	req := &proto.CreateVM{Limits: cfg.Limits, Cwd: cfg.Cwd, Hostname: cfg.Hostname, Audit: cfg.Audit != nil, Clock: cfg.Clock}
+	req := &proto.CreateVM{Limits: cfg.Limits, Cwd: cfg.Cwd, Hostname: cfg.Hostname, Audit: cfg.Audit != nil, Clock: cfg.Clock,
+		FromStore: cfg.FromStore, FromID: cfg.FromID}
+	if cfg.ForkOf != nil {
+		if cfg.ForkOf.c != c {
+			return nil, fmt.Errorf("secexec: fork of a VM on another engine: %w", errno.EXDEV)
+		}
+		if err := cfg.ForkOf.Err(); err != nil {
+			return nil, err
+		}
+		req.ForkOf = cfg.ForkOf.id
+	}
 	if cfg.Tools != nil {
 		req.Tools = cfg.Tools.Names()
 	}

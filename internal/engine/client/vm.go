@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/secexec/secexec/internal/engine/flow"
 	"github.com/secexec/secexec/internal/engine/proto"
+	"github.com/secexec/secexec/internal/snapshot"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
@@ -664,4 +667,18 @@ func (w *streamWriter) Close() error {
 		w.c.mu.Unlock()
 	})
 	return nil
+}
+
+// SnapshotDir has the engine save the VM to the directory store dir;
+// see vmhost.Host.SnapshotDir.
+func (v *VM) SnapshotDir(ctx context.Context, dir string, meta []byte) (snapshot.Summary, error) {
+	r, err := v.call(ctx, proto.TSnapshot, &proto.Snapshot{VM: v.id, Store: dir, Meta: meta})
+	if err != nil {
+		return snapshot.Summary{}, err
+	}
+	var sum snapshot.Summary
+	if err := json.Unmarshal(r.Data, &sum); err != nil {
+		return snapshot.Summary{}, fmt.Errorf("%w: snapshot summary: %w", proto.ErrProtocol, err)
+	}
+	return sum, nil
 }

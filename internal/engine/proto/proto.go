@@ -110,6 +110,9 @@ const (
 	TCloseContext Type = 56
 	TResize       Type = 57 // version 3
 	TWatch        Type = 60 // version 4
+	// TSnapshot saves a VM's memory layers to a snapshot store the
+	// engine writes itself (version 4).
+	TSnapshot Type = 58
 )
 
 var typeNames = map[Type]string{
@@ -121,7 +124,7 @@ var typeNames = map[Type]string{
 	TReadlink: "Readlink", TChmod: "Chmod", TMount: "Mount", TUnmount: "Unmount", TRun: "Run",
 	TSpawn: "Spawn", TSignal: "Signal", TMetrics: "Metrics", TDial: "Dial",
 	TToolCall: "ToolCall", TToolResult: "ToolResult", TNewContext: "NewContext", TEvaluate: "Evaluate",
-	TCloseContext: "CloseContext", TResize: "Resize", TWatch: "Watch",
+	TCloseContext: "CloseContext", TResize: "Resize", TWatch: "Watch", TSnapshot: "Snapshot",
 }
 
 func (t Type) String() string {
@@ -132,7 +135,7 @@ func (t Type) String() string {
 }
 
 // IsRequest reports whether t is a request type, answered by a Response.
-func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TResize || t == TWatch }
+func (t Type) IsRequest() bool { return t >= TCreateVM && t <= TSnapshot || t == TWatch }
 
 // Stream numbers: the fd of a Data, Credit or Close message.
 const (
@@ -249,6 +252,22 @@ type CreateVM struct {
 	// Clock is the policy of the VM's clock (kernel/clock: 0 coarse,
 	// 1 real, 2 frozen); the engine refuses any other value.
 	Clock clock.Policy `cbor:"9,keyasint,omitempty"`
+	// FromStore and FromID name a snapshot (a directory store and a
+	// manifest id) whose memory layers the VM starts with.
+	FromStore string `cbor:"10,keyasint,omitempty"`
+	FromID    string `cbor:"11,keyasint,omitempty"`
+	// ForkOf is a VM of the same connection whose memory layers the VM
+	// starts with, shared copy-on-write.
+	ForkOf uint64 `cbor:"12,keyasint,omitempty"`
+}
+
+// Snapshot asks the engine to save VM's memory layers to the directory
+// store Store, with Meta (at most snapshot.MaxMeta bytes) in the manifest.
+// The Response's Data is the manifest's summary as JSON (no entries).
+type Snapshot struct {
+	VM    uint64 `cbor:"1,keyasint"`
+	Store string `cbor:"2,keyasint"`
+	Meta  []byte `cbor:"3,keyasint,omitempty"`
 }
 
 // VMRef names the VM a request acts on (CloseVM).
@@ -476,6 +495,8 @@ func newBody(t Type) (any, bool) {
 		return new(ContextRef), true
 	case TResize:
 		return new(Resize), true
+	case TSnapshot:
+		return new(Snapshot), true
 	}
 	return nil, false
 }

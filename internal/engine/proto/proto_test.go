@@ -63,6 +63,8 @@ func samples() []Frame {
 		{TWatch, 36, &Watch{VM: 3, Path: "/w", Recursive: true}},
 		{TSpawn, 34, &Spawn{VM: 3, Argv: []string{"bash"}, PTY: &Winsize{Rows: 24, Cols: 80}}},
 		{TResize, 35, &Resize{Proc: 34, Rows: 50, Cols: 132}},
+		{TSnapshot, 36, &Snapshot{VM: 3, Store: "/s", Meta: []byte("{}")}},
+		{TCreateVM, 37, &CreateVM{FromStore: "/s", FromID: "ab", ForkOf: 2}},
 		{TSignal, 30, &Signal{Proc: 29, Sig: 15}},
 		{TMetrics, 31, &Metrics{}},
 		{TResponse, 31, &Response{Data: []byte("# TYPE secexec_runs_total counter\nsecexec_runs_total{outcome=\"succeeded\"} 3\n")}},

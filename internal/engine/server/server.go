@@ -466,6 +466,12 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 		return c.evaluate(ctx, b)
 	case *proto.ContextRef:
 		return c.closeContext(ctx, b.Context)
+	case *proto.Snapshot:
+		v, err := c.vm(b.VM)
+		if err != nil {
+			return errResp(err)
+		}
+		return c.snapshot(ctx, v.host, b)
 	}
 	return errResp(fmt.Errorf("engine: %s: %w", f.Type, errno.ENOSYS))
 }
@@ -533,6 +539,9 @@ func (c *conn) createVM(ctx context.Context, b *proto.CreateVM) *proto.Response 
 				Target: ev.Target, Allowed: ev.Allowed, Rule: ev.Rule, To: ev.To,
 			})
 		}
+	}
+	if err := c.seed(ctx, &cfg, b); err != nil {
+		return errResp(err)
 	}
 	h, err := vmhost.New(ctx, cfg)
 	if err != nil {

@@ -21,6 +21,9 @@ type file struct {
 	pages  map[int64][]byte
 	blocks int64 // 512-byte units of stored data, for Stat.Blocks
 	opens  int   // open handles
+	// shared says pages is also another filesystem's (Clone): it is
+	// read-only until unshareLocked gives this file its own copy.
+	shared bool
 	// dead is set once the last link and the last handle are gone and the
 	// quota was credited; the file cannot be opened again.
 	dead bool
@@ -74,6 +77,7 @@ func (f *file) truncateLocked(size int64) error {
 			return err
 		}
 	case size < f.size:
+		f.unshareLocked()
 		f.dropPagesFrom(size)
 		f.fs.releaseBytes(f.size - size)
 	}
@@ -180,6 +184,7 @@ func (f *file) writeLocked(p []byte, off int64, now time.Time) (int, error) {
 			end = newEnd
 		}
 	}
+	f.unshareLocked()
 	if f.pages == nil {
 		f.pages = make(map[int64][]byte)
 	}
