@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/secexec/secexec/internal/engine/client"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/vfs"
 )
@@ -119,7 +120,10 @@ func (w *Watcher) read() (WatchEvent, error) {
 	defer w.mu.Unlock()
 	for {
 		if _, err := io.ReadFull(w.rc, w.hdr[:]); err != nil {
-			if w.closed.Load() || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			// A VM in an engine of its own closes by closing the
+			// engine's connection, which may end the stream before
+			// the VM's end does: both are the watch's end.
+			if w.closed.Load() || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, client.ErrClosed) {
 				return WatchEvent{}, io.EOF
 			}
 			return WatchEvent{}, apiErr(err)
