@@ -369,13 +369,7 @@ func (s *Shell) callFunc(name string, body *syntax.Stmt, params []string) {
 // external runs a program and waits for it.
 func (s *Shell) external(args []string) {
 	env := s.env.environ()
-	fds := map[int]*ofile{}
-	for n, o := range s.fds.files {
-		if o.std && o.fd == n {
-			continue
-		}
-		fds[n] = o
-	}
+	fds := s.childFDs()
 	var closed []int
 	for n := range s.fds.closed {
 		closed = append(closed, n)
@@ -450,6 +444,11 @@ func (s *Shell) childFDs() map[int]*ofile {
 // without a round trip through the host's poll for a sleep; if the others
 // are waiting themselves, it sleeps, longer each time.
 func (s *Shell) waitPID(pid int) ExitStatus {
+	if s.sh.running.Load() != 0 {
+		// The child has only just started: let the other goroutines
+		// (`echo hello |`) run before asking the host about it.
+		runtime.Gosched()
+	}
 	delay := 20 * time.Microsecond
 	for i := 0; ; i++ {
 		block := s.sh.running.Load() == 0

@@ -262,12 +262,22 @@ func (e *env) str(name string) string {
 // environ returns the exported variables as NAME=value, for a child.
 func (e *env) environ() []string {
 	var out []string
-	e.Each(func(name string, v expand.Variable) bool {
+	add := func(name string, v expand.Variable) bool {
 		if v.Exported && v.Set && v.Kind == expand.String {
 			out = append(out, name+"="+v.Str)
 		}
 		return true
-	})
+	}
+	if e.top.parent == nil {
+		// Outside functions there is one scope: no shadowing to sort
+		// out, and the result is sorted once below.
+		out = make([]string, 0, len(e.top.vars))
+		for name, v := range e.top.vars {
+			add(name, v)
+		}
+	} else {
+		e.Each(add)
+	}
 	for name := range e.sh.exportFuncs {
 		if kv, ok := e.sh.funcEnv(name); ok {
 			out = append(out, kv)
