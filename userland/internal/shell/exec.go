@@ -682,7 +682,11 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 		subs[i].quietSignals = i < n-1
 	}
 	for i := 0; i < n-1; i++ {
-		r, w, err := s.sh.sys.Pipe()
+		// After an early stage the pipe holds all its writer will
+		// write and then its end: no one waits on it, and blocking
+		// ends spare the host calls that switch a child's end to
+		// blocking mode and back.
+		r, w, err := s.sh.sys.Pipe(!early[i])
 		if err != nil {
 			s.errf("pipe error: %v", errText(err))
 			s.lastStatus = 1
@@ -1055,7 +1059,7 @@ func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
 	if !s.opts.posix && !s.shopt["inherit_errexit"] {
 		sub.opts.errexit = false
 	}
-	r, pw, err := s.sh.sys.Pipe()
+	r, pw, err := s.sh.sys.Pipe(true)
 	if err != nil {
 		return err
 	}
@@ -1073,7 +1077,7 @@ func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
 // procSubst runs <(...) or >(...) asynchronously and returns the
 // /dev/fd path the command reads or writes.
 func (s *Shell) procSubst(ps *syntax.ProcSubst) (string, error) {
-	r, w, err := s.sh.sys.Pipe()
+	r, w, err := s.sh.sys.Pipe(true)
 	if err != nil {
 		return "", err
 	}

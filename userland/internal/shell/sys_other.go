@@ -123,8 +123,9 @@ func (h *HostSystem) Wait(pid int, block bool) (bool, ExitStatus, error) {
 // Kill implements System.
 func (h *HostSystem) Kill(pid, sig int) error { return syscall.Kill(pid, syscall.Signal(sig)) }
 
-// Pipe implements System.
-func (h *HostSystem) Pipe() (*ofile, *ofile, error) {
+// Pipe implements System: the host's pipes are always blocking, as the
+// shell's goroutines have threads of their own here.
+func (h *HostSystem) Pipe(bool) (*ofile, *ofile, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err

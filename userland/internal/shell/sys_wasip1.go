@@ -29,9 +29,6 @@ type wasiSystem struct {
 // NewSystem returns the platform's System.
 func NewSystem() System { return &wasiSystem{lent: map[int][]*ofile{}} }
 
-// pipeFlag marks ofiles the shell made non-blocking (see lend).
-const pipeFlag = -2
-
 // lend puts a non-blocking pipe end the shell shares with a child back in
 // blocking mode while any child holds it: O_NONBLOCK belongs to the open
 // file description, and the programs a shell starts expect blocking
@@ -173,16 +170,18 @@ func (w *wasiSystem) Wait(pid int, block bool) (bool, ExitStatus, error) {
 
 func (w *wasiSystem) Kill(pid, sig int) error { return hostproc.Kill(pid, sig) }
 
-func (w *wasiSystem) Pipe() (*ofile, *ofile, error) {
+func (w *wasiSystem) Pipe(nonblock bool) (*ofile, *ofile, error) {
 	r, wr, err := hostproc.Pipe()
 	if err != nil {
 		return nil, nil, err
 	}
 	mk := func(fd int, name string) *ofile {
 		_ = hostproc.SetCloexec(fd, true)
-		_ = syscall.SetNonblock(fd, true)
+		if nonblock {
+			_ = syscall.SetNonblock(fd, true)
+		}
 		o := newOfile(os.NewFile(uintptr(fd), name), fd)
-		o.nonblock = true
+		o.nonblock = nonblock
 		return o
 	}
 	return mk(r, "|0"), mk(wr, "|1"), nil

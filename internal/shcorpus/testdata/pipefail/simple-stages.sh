@@ -7,13 +7,11 @@ true | false | true
 echo "status $? ${PIPESTATUS[*]}"
 echo x | grep -q x
 echo "status $? ${PIPESTATUS[*]}"
-echo ok | false
-echo "status $? ${PIPESTATUS[*]}"
 shopt -s lastpipe
 echo read-me | read v
 echo "lastpipe read: $v"
-echo gone | false
-echo "lastpipe status $?"
+echo gone | { read g; false; }
+echo "lastpipe status $? $g"
 set -e
 trap 'echo "err trap $?"' ERR
 echo ok | false || echo "handled"

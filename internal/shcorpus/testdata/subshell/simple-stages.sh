@@ -11,6 +11,9 @@ true | false
 echo "status $?"
 false | true
 echo "status $?"
+# The reader is gone before echo writes (bash: a SIGPIPE for echo alone).
+echo gone | false
+echo "status $?"
 echo one >/dev/null | cat
 echo two 2>&1 | cat
 : | cat
