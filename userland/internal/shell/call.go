@@ -379,6 +379,14 @@ func (s *Shell) external(args []string) {
 		s.spawnError(args, err)
 		return
 	}
+	if o := s.fds.files[0]; s.dropStdin && o != nil && !o.std {
+		// As a forked bash would: the program's writer upstream must
+		// see EPIPE once the program is gone, not a pipe this stage,
+		// which reads nothing more, keeps open (`while :; do echo;
+		// done | head -n 1` would fill the pipe before ending).
+		delete(s.fds.files, 0)
+		o.decRef()
+	}
 	if j := s.job; j != nil {
 		if sig := j.addKid(pid); sig != 0 {
 			// Killed while starting it.

@@ -680,6 +680,7 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 		}
 		// bash reports a signal only for a pipeline's last command.
 		subs[i].quietSignals = i < n-1
+		subs[i].dropStdin = len(stages[i].Redirs) == 0 && s.runsOneProgram(stages[i])
 	}
 	for i := 0; i < n-1; i++ {
 		// After an early stage the pipe holds all its writer will

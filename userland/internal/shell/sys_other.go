@@ -18,6 +18,8 @@ import (
 //lint:ignore U1000 embedded in ofile for the wasip1 build's state
 type lendState struct{}
 
+func (*lendState) markClosed() {}
+
 // HostSystem runs programs on the host with os.StartProcess.
 type HostSystem struct {
 	mu    sync.Mutex

@@ -18,6 +18,15 @@ type lendState struct {
 	mu       sync.Mutex
 	children int  // live children holding it
 	nonblock bool // the shell set O_NONBLOCK on it
+	closed   bool // the shell closed it: its number is no longer its
+}
+
+// markClosed records that the shell closed its descriptor, which unlend
+// must then leave alone (the number may be another file's by then).
+func (l *lendState) markClosed() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
 }
 
 // wasiSystem runs programs through the host_process calls.
@@ -47,7 +56,7 @@ func unlend(o *ofile) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.children--
-	if o.children == 0 && o.nonblock {
+	if o.children == 0 && o.nonblock && !o.closed {
 		_ = syscall.SetNonblock(o.fd, true)
 	}
 }
