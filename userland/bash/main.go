@@ -17,6 +17,9 @@ import (
 	"github.com/secexec/secexec/userland/internal/sysmsg"
 )
 
+// sigPIPE is SIGPIPE's number.
+const sigPIPE = 13
+
 const version = "GNU bash, version 5.2.15(1)-release (wasm32-secexec-wasi)\n"
 
 func run(argv []string) int {
@@ -128,6 +131,13 @@ func run(argv []string) int {
 		}
 		src = string(b)
 	}
+	// A pipeline stage that is a goroutine of this process (a function
+	// or loop piped into head) must end alone when its reader is gone,
+	// as bash's forked subshell does: its write fails with EPIPE and the
+	// stage exits 141. SIGPIPE would end the whole shell instead, so it
+	// stays blocked here; programs the shell starts begin with nothing
+	// blocked.
+	_ = hostproc.BlockSignal(sigPIPE)
 	sh := shell.New(diagName, sys, os.Environ(), dir)
 	if prog == "sh" {
 		// bash invoked as sh runs in POSIX mode.

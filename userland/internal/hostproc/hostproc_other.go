@@ -11,6 +11,9 @@ func Wait(pid int, noHang bool) (int, Status, error) { return 0, Status{}, ErrUn
 // Kill fails: there is no host_process outside wasip1.
 func Kill(pid, sig int) error { return ErrUnsupported }
 
+// BlockSignal fails: there is no host_process outside wasip1.
+func BlockSignal(sig int) error { return ErrUnsupported }
+
 // Pipe fails: there is no host_process outside wasip1.
 func Pipe() (r, w int, err error) { return 0, 0, ErrUnsupported }
 

@@ -369,13 +369,7 @@ func (s *Shell) callFunc(name string, body *syntax.Stmt, params []string) {
 // external runs a program and waits for it.
 func (s *Shell) external(args []string) {
 	env := s.env.environ()
-	fds := map[int]*ofile{}
-	for n, o := range s.fds.files {
-		if o.std && o.fd == n {
-			continue
-		}
-		fds[n] = o
-	}
+	fds := s.childFDs()
 	var closed []int
 	for n := range s.fds.closed {
 		closed = append(closed, n)
@@ -384,6 +378,14 @@ func (s *Shell) external(args []string) {
 	if err != nil {
 		s.spawnError(args, err)
 		return
+	}
+	if o := s.fds.files[0]; s.dropStdin && o != nil && !o.std {
+		// As a forked bash would: the program's writer upstream must
+		// see EPIPE once the program is gone, not a pipe this stage,
+		// which reads nothing more, keeps open (`while :; do echo;
+		// done | head -n 1` would fill the pipe before ending).
+		delete(s.fds.files, 0)
+		o.decRef()
 	}
 	if j := s.job; j != nil {
 		if sig := j.addKid(pid); sig != 0 {
@@ -450,6 +452,11 @@ func (s *Shell) childFDs() map[int]*ofile {
 // without a round trip through the host's poll for a sleep; if the others
 // are waiting themselves, it sleeps, longer each time.
 func (s *Shell) waitPID(pid int) ExitStatus {
+	if s.sh.running.Load() != 0 {
+		// The child has only just started: let the other goroutines
+		// (`echo hello |`) run before asking the host about it.
+		runtime.Gosched()
+	}
 	delay := 20 * time.Microsecond
 	for i := 0; ; i++ {
 		block := s.sh.running.Load() == 0

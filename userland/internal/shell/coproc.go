@@ -17,13 +17,13 @@ func (s *Shell) coproc(c *syntax.CoprocClause) {
 	if c.Name != nil {
 		name = c.Name.Lit()
 	}
-	inR, inW, err := s.sh.sys.Pipe()
+	inR, inW, err := s.sh.sys.Pipe(true)
 	if err != nil {
 		s.errf("pipe error: %v", errText(err))
 		s.lastStatus = 1
 		return
 	}
-	outR, outW, err := s.sh.sys.Pipe()
+	outR, outW, err := s.sh.sys.Pipe(true)
 	if err != nil {
 		inR.decRef()
 		inW.decRef()

@@ -469,8 +469,8 @@ func (s *Shell) caseClause(c *syntax.CaseClause) {
 
 // subshell returns a copy of the environment that changes nothing of s.
 func (s *Shell) subshell() *Shell {
-	c := *s
-	c.env = &env{sh: &c, top: s.env.top.clone()}
+	c := s.shallowSubshell()
+	c.env.top = s.env.top.clone()
 	c.funcs = maps.Clone(s.funcs)
 	c.aliases = maps.Clone(s.aliases)
 	c.shopt = maps.Clone(s.shopt)
@@ -480,28 +480,139 @@ func (s *Shell) subshell() *Shell {
 	c.caseAttr = maps.Clone(s.caseAttr)
 	c.exportFuncs = maps.Clone(s.exportFuncs)
 	c.disabled = maps.Clone(s.disabled)
-	c.procSubsts = nil
-	c.ownTraps = false
-	c.parentTraps = s.parentTraps
 	if !s.isSubshell || s.ownTraps {
 		c.parentTraps = maps.Clone(s.traps)
 	}
-	c.traps = map[string]string{}
+	if c.traps == nil {
+		c.traps = map[string]string{}
+	}
+	c.frame = &frame{arg0: s.frame.arg0, params: slices.Clone(s.frame.params)}
+	c.funcStack = slices.Clone(s.funcStack)
+	c.callLines = slices.Clone(s.callLines)
+	return c
+}
+
+// shallowSubshell is a subshell that shares s's variables, functions,
+// options and positional parameters instead of copying them: enough for
+// a command that reads them and changes none (see lightStage), and the
+// start of every subshell. It has its own descriptors, status, PID and
+// traps.
+func (s *Shell) shallowSubshell() *Shell {
+	c := *s
+	c.env = &env{sh: &c, top: s.env.top}
+	c.procSubsts = nil
+	c.ownTraps = false
+	c.parentTraps = s.parentTraps
+	c.traps = nil
 	for k, v := range s.traps {
 		if v == "" { // ignored signals stay ignored
+			if c.traps == nil {
+				c.traps = map[string]string{}
+			}
 			c.traps[k] = v
 		}
 	}
 	c.fds = s.fds.clone()
-	c.frame = &frame{arg0: s.frame.arg0, params: slices.Clone(s.frame.params)}
-	c.funcStack = slices.Clone(s.funcStack)
-	c.callLines = slices.Clone(s.callLines)
 	c.isSubshell = true
 	c.subshellLevel++
 	c.bashpid = s.sh.newPID()
 	c.exiting, c.returning, c.breakN, c.contN = false, false, 0, 0
 	c.inTrap = false
 	return &c
+}
+
+// simpleStage returns pipeline stage st's command when it is a simple
+// command of plain words (no expansion, assignment or here-document)
+// that names no function or alias, and the command's name.
+func (s *Shell) simpleStage(st *syntax.Stmt) (*syntax.CallExpr, string, bool) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 || st.Coprocess || st.Background {
+		return nil, "", false
+	}
+	for _, w := range call.Args {
+		if _, ok := plainWord(w); !ok {
+			return nil, "", false
+		}
+	}
+	for _, r := range st.Redirs {
+		if r.Hdoc != nil || r.Word == nil || r.N != nil && !validFDNumber(r.N.Value) {
+			return nil, "", false
+		}
+		if _, ok := plainWord(r.Word); !ok {
+			return nil, "", false
+		}
+	}
+	name := call.Args[0].Lit()
+	if _, ok := s.funcs[name]; ok {
+		return nil, "", false
+	}
+	if _, ok := s.aliases[name]; ok {
+		return nil, "", false
+	}
+	return call, name, true
+}
+
+// lightStage reports whether pipeline stage st can run on a shallow
+// subshell while the other stages run: a simple command (simpleStage)
+// that runs a program or a builtin that only reads the shell's state.
+// Copying the variable table and every map for it would cost more,
+// compiled to WebAssembly, than the rest of `echo hello | wc`. It shares
+// s's maps only while nothing writes them, so not when the last stage
+// runs in s itself (lastpipe).
+func (s *Shell) lightStage(st *syntax.Stmt) bool {
+	call, name, ok := s.simpleStage(st)
+	if !ok || s.shopt["lastpipe"] {
+		return false
+	}
+	if builtins[name] == nil || s.disabled[name] {
+		return true // a program
+	}
+	switch name {
+	case "echo", "true", "false", ":", "pwd", "test", "[":
+		return true
+	case "printf":
+		// printf -v assigns.
+		return len(call.Args) < 2 || call.Args[1].Lit() != "-v"
+	}
+	return false
+}
+
+// pipeBuf is the least a pipe holds before a write blocks (PIPE_BUF).
+const pipeBuf = 4096
+
+// writesOnly reports whether pipeline stage st reads nothing and writes
+// less than pipeBuf bytes, all to its standard output: the builtin echo
+// of plain words (no escapes to expand), true, false or :. Into a new,
+// empty pipe such a stage never blocks, whether or not its reader has
+// started, so it can run to its end before the other stages start (on a
+// shallow subshell: nothing runs alongside it).
+func (s *Shell) writesOnly(st *syntax.Stmt) bool {
+	call, name, ok := s.simpleStage(st)
+	if !ok || len(st.Redirs) > 0 || builtins[name] == nil || s.disabled[name] {
+		return false
+	}
+	switch name {
+	case "true", "false", ":":
+		return true
+	case "echo":
+		n := 0
+		for _, w := range call.Args[1:] {
+			n += len(w.Lit()) + 1
+		}
+		return n+1 < pipeBuf
+	}
+	return false
+}
+
+// validFDNumber reports whether n is a redirection's plain descriptor
+// number ({var} names assign a variable).
+func validFDNumber(n string) bool {
+	for i := 0; i < len(n); i++ {
+		if n[i] < '0' || n[i] > '9' {
+			return false
+		}
+	}
+	return n != ""
 }
 
 func (sh *shared) newPID() int {
@@ -555,13 +666,28 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 
 	n := len(stages)
 	subs := make([]*Shell, n)
+	// Stages that run to their end before the others start (with |&
+	// their trace output would share the pipe too).
+	early := make([]bool, n)
+	for i := range n - 1 {
+		early[i] = !all[i] && s.writesOnly(stages[i])
+	}
 	for i := range subs {
-		subs[i] = s.subshell()
+		if early[i] || s.lightStage(stages[i]) {
+			subs[i] = s.shallowSubshell()
+		} else {
+			subs[i] = s.subshell()
+		}
 		// bash reports a signal only for a pipeline's last command.
 		subs[i].quietSignals = i < n-1
+		subs[i].dropStdin = len(stages[i].Redirs) == 0 && s.runsOneProgram(stages[i])
 	}
 	for i := 0; i < n-1; i++ {
-		r, w, err := s.sh.sys.Pipe()
+		// After an early stage the pipe holds all its writer will
+		// write and then its end: no one waits on it, and blocking
+		// ends spare the host calls that switch a child's end to
+		// blocking mode and back.
+		r, w, err := s.sh.sys.Pipe(!early[i])
 		if err != nil {
 			s.errf("pipe error: %v", errText(err))
 			s.lastStatus = 1
@@ -578,12 +704,20 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 		r.decRef()
 		w.decRef()
 	}
+	status := make([]int, n)
 	chans := make([]<-chan int, n-1)
 	for i := 0; i < n-1; i++ {
 		st := stages[i]
+		if early[i] {
+			// Its output fits in the empty pipe: it runs to the end
+			// now, without a goroutine, and the next stage starts
+			// with its input waiting.
+			subs[i].stmt(st)
+			status[i] = subs[i].finish()
+			continue
+		}
 		chans[i] = s.goSub(subs[i], func(sub *Shell) { sub.stmt(st) })
 	}
-	status := make([]int, n)
 	if s.shopt["lastpipe"] {
 		// The last stage runs in this shell.
 		last := subs[n-1]
@@ -598,7 +732,9 @@ func (s *Shell) pipeline(c *syntax.BinaryCmd) {
 		status[n-1] = last.finish()
 	}
 	for i, ch := range chans {
-		status[i] = <-ch
+		if ch != nil {
+			status[i] = <-ch
+		}
 	}
 	s.pipeStatus = status
 	s.lastStatus = status[n-1]
@@ -718,12 +854,21 @@ func (s *Shell) readDir(path string) ([]fs.DirEntry, error) {
 // fields expands words into fields, one word at a time so that the side
 // effects of one ($((i++)), ${x:=v}) are seen by the next.
 func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
-	cfg := s.ecfg()
-	if s.opts.noglob {
-		cfg.ReadDir2 = nil
-	}
-	var out []string
+	var cfg *expand.Config
+	out := make([]string, 0, len(words))
 	for _, w := range words {
+		if lit, ok := plainWord(w); ok {
+			// Most words are plain text; the expander's set-up costs
+			// more than the whole command in WebAssembly.
+			out = append(out, lit)
+			continue
+		}
+		if cfg == nil {
+			cfg = s.ecfg()
+			if s.opts.noglob {
+				cfg.ReadDir2 = nil
+			}
+		}
 		if !s.opts.posix {
 			w = s.tildeAfterAssign(w)
 		}
@@ -749,6 +894,28 @@ func (s *Shell) fields(words ...*syntax.Word) ([]string, error) {
 		out = append(out, f...)
 	}
 	return out, nil
+}
+
+// plainWord returns w's text when expanding it can only give that text
+// as one field: a single literal with no character that quoting,
+// globbing, brace or tilde expansion would act on.
+func plainWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	lit, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || lit.Value == "" {
+		return "", false
+	}
+	for i := 0; i < len(lit.Value); i++ {
+		switch c := lit.Value[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '-' || c == '_' || c == '.' || c == '/' || c == ',' || c == ':' || c == '=' || c == '%' || c == '+' || c == '@':
+		default:
+			return "", false
+		}
+	}
+	return lit.Value, true
 }
 
 func (s *Shell) literal(w *syntax.Word) (string, error) {
@@ -893,7 +1060,7 @@ func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
 	if !s.opts.posix && !s.shopt["inherit_errexit"] {
 		sub.opts.errexit = false
 	}
-	r, pw, err := s.sh.sys.Pipe()
+	r, pw, err := s.sh.sys.Pipe(true)
 	if err != nil {
 		return err
 	}
@@ -911,7 +1078,7 @@ func (s *Shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
 // procSubst runs <(...) or >(...) asynchronously and returns the
 // /dev/fd path the command reads or writes.
 func (s *Shell) procSubst(ps *syntax.ProcSubst) (string, error) {
-	r, w, err := s.sh.sys.Pipe()
+	r, w, err := s.sh.sys.Pipe(true)
 	if err != nil {
 		return "", err
 	}

@@ -26,6 +26,7 @@ func (o *ofile) incRef() *ofile {
 
 func (o *ofile) decRef() {
 	if o.refs.Add(-1) == 0 && !o.std {
+		o.markClosed()
 		_ = o.f.Close()
 	}
 }

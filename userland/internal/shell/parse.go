@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -73,6 +74,24 @@ type syntaxErr struct {
 
 func newParser() *syntax.Parser { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }
 
+// spareParser is a parser for parseBash to reuse: made while the module
+// initialises, so a process's first parse (every sh -c) finds its
+// buffers allocated.
+var spareParser atomic.Pointer[syntax.Parser]
+
+func init() { spareParser.Store(newParser()) }
+
+// parseWhole parses src with the spare parser when no one else has it.
+func parseWhole(src string) (*syntax.File, error) {
+	p := spareParser.Swap(nil)
+	if p == nil {
+		p = newParser()
+	}
+	f, err := p.Parse(strings.NewReader(src), "")
+	spareParser.Store(p)
+	return f, err
+}
+
 // parseBash parses src, rewriting what mvdan refuses and bash accepts.
 func parseBash(src string) parsed {
 	orig := src
@@ -81,7 +100,7 @@ func parseBash(src string) parsed {
 	appended := 0
 	for i := 0; ; i++ {
 		var f *syntax.File
-		f, err = newParser().Parse(strings.NewReader(src), "")
+		f, err = parseWhole(src)
 		if err == nil {
 			return parsed{stmts: f.Stmts, src: src, hdoc: hdoc, appended: appended}
 		}

@@ -281,7 +281,7 @@ func (s *Shell) heredoc(rd *syntax.Redirect) (string, error) {
 
 // feed returns the read end of a pipe a goroutine fills with data.
 func (s *Shell) feed(data string) (*ofile, error) {
-	r, w, err := s.sh.sys.Pipe()
+	r, w, err := s.sh.sys.Pipe(true)
 	if err != nil {
 		return nil, err
 	}

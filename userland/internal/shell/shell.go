@@ -129,6 +129,10 @@ type Shell struct {
 	// ("Terminated"): bash reports it for foreground commands only, not
 	// in command substitutions, background jobs or early pipeline stages.
 	quietSignals bool
+	// dropStdin: this shell is a pipeline stage that runs one program
+	// and nothing after it, so it lets go of its standard input once the
+	// program has its own (see external).
+	dropStdin bool
 	// exportFuncs are the functions export -f marks: children get them
 	// in their environment as BASH_FUNC_name%%=() {...}, as bash passes
 	// them.

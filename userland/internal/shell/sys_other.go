@@ -18,6 +18,8 @@ import (
 //lint:ignore U1000 embedded in ofile for the wasip1 build's state
 type lendState struct{}
 
+func (*lendState) markClosed() {}
+
 // HostSystem runs programs on the host with os.StartProcess.
 type HostSystem struct {
 	mu    sync.Mutex
@@ -123,8 +125,9 @@ func (h *HostSystem) Wait(pid int, block bool) (bool, ExitStatus, error) {
 // Kill implements System.
 func (h *HostSystem) Kill(pid, sig int) error { return syscall.Kill(pid, syscall.Signal(sig)) }
 
-// Pipe implements System.
-func (h *HostSystem) Pipe() (*ofile, *ofile, error) {
+// Pipe implements System: the host's pipes are always blocking, as the
+// shell's goroutines have threads of their own here.
+func (h *HostSystem) Pipe(bool) (*ofile, *ofile, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err

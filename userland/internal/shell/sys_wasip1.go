@@ -18,6 +18,15 @@ type lendState struct {
 	mu       sync.Mutex
 	children int  // live children holding it
 	nonblock bool // the shell set O_NONBLOCK on it
+	closed   bool // the shell closed it: its number is no longer its
+}
+
+// markClosed records that the shell closed its descriptor, which unlend
+// must then leave alone (the number may be another file's by then).
+func (l *lendState) markClosed() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
 }
 
 // wasiSystem runs programs through the host_process calls.
@@ -28,9 +37,6 @@ type wasiSystem struct {
 
 // NewSystem returns the platform's System.
 func NewSystem() System { return &wasiSystem{lent: map[int][]*ofile{}} }
-
-// pipeFlag marks ofiles the shell made non-blocking (see lend).
-const pipeFlag = -2
 
 // lend puts a non-blocking pipe end the shell shares with a child back in
 // blocking mode while any child holds it: O_NONBLOCK belongs to the open
@@ -50,7 +56,7 @@ func unlend(o *ofile) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.children--
-	if o.children == 0 && o.nonblock {
+	if o.children == 0 && o.nonblock && !o.closed {
 		_ = syscall.SetNonblock(o.fd, true)
 	}
 }
@@ -173,16 +179,18 @@ func (w *wasiSystem) Wait(pid int, block bool) (bool, ExitStatus, error) {
 
 func (w *wasiSystem) Kill(pid, sig int) error { return hostproc.Kill(pid, sig) }
 
-func (w *wasiSystem) Pipe() (*ofile, *ofile, error) {
+func (w *wasiSystem) Pipe(nonblock bool) (*ofile, *ofile, error) {
 	r, wr, err := hostproc.Pipe()
 	if err != nil {
 		return nil, nil, err
 	}
 	mk := func(fd int, name string) *ofile {
 		_ = hostproc.SetCloexec(fd, true)
-		_ = syscall.SetNonblock(fd, true)
+		if nonblock {
+			_ = syscall.SetNonblock(fd, true)
+		}
 		o := newOfile(os.NewFile(uintptr(fd), name), fd)
-		o.nonblock = true
+		o.nonblock = nonblock
 		return o
 	}
 	return mk(r, "|0"), mk(wr, "|1"), nil

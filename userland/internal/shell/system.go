@@ -20,9 +20,12 @@ type System interface {
 	Wait(pid int, block bool) (done bool, st ExitStatus, err error)
 	// Kill sends sig to pid.
 	Kill(pid, sig int) error
-	// Pipe returns the two ends of a new pipe, close-on-exec, and ready
-	// for the shell's goroutines to use concurrently.
-	Pipe() (r, w *ofile, err error)
+	// Pipe returns the two ends of a new pipe, close-on-exec. With
+	// nonblock they are ready for the shell's goroutines to use
+	// concurrently; without, an end the shell reads or writes may block
+	// the whole process (WebAssembly has one thread), which only a pipe
+	// that is never waited on can afford (see pipeline).
+	Pipe(nonblock bool) (r, w *ofile, err error)
 	// Open opens a file for a redirection.
 	Open(path string, flag int, perm os.FileMode) (*ofile, error)
 	Getpid() int

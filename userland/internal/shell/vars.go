@@ -261,13 +261,44 @@ func (e *env) str(name string) string {
 
 // environ returns the exported variables as NAME=value, for a child.
 func (e *env) environ() []string {
-	var out []string
-	e.Each(func(name string, v expand.Variable) bool {
+	// The entries are cut from one string: a child's environment is
+	// built for every program the shell starts, and in WebAssembly each
+	// small allocation costs more than the copying.
+	var names, vals []string
+	size := 0
+	add := func(name string, v expand.Variable) bool {
 		if v.Exported && v.Set && v.Kind == expand.String {
-			out = append(out, name+"="+v.Str)
+			names, vals = append(names, name), append(vals, v.Str)
+			size += len(name) + 1 + len(v.Str)
 		}
 		return true
-	})
+	}
+	if e.top.parent == nil {
+		// Outside functions there is one scope: no shadowing to sort
+		// out, and the result is sorted once below.
+		names = make([]string, 0, len(e.top.vars))
+		vals = make([]string, 0, len(e.top.vars))
+		for name, v := range e.top.vars {
+			add(name, v)
+		}
+	} else {
+		e.Each(add)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i, name := range names {
+		b.WriteString(name)
+		b.WriteByte('=')
+		b.WriteString(vals[i])
+	}
+	all := b.String()
+	out := make([]string, len(names), len(names)+len(e.sh.exportFuncs))
+	off := 0
+	for i, name := range names {
+		n := len(name) + 1 + len(vals[i])
+		out[i] = all[off : off+n]
+		off += n
+	}
 	for name := range e.sh.exportFuncs {
 		if kv, ok := e.sh.funcEnv(name); ok {
 			out = append(out, kv)
