@@ -11,7 +11,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/secexec/secexec"
@@ -71,7 +70,7 @@ required.`,
 			srv := mcpserver.New(cfg)
 			defer srv.Close()
 			if httpAddr == "" {
-				return srv.Run(cmd.Context(), &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}})
+				return srv.Run(cmd.Context(), srv.IOTransport(io.NopCloser(cmd.InOrStdin()), nopWriteCloser{cmd.OutOrStdout()}))
 			}
 			token := os.Getenv(tokenEnv)
 			addr, err := listenAddr(httpAddr, vf.allowRemote)

@@ -148,10 +148,11 @@ func (s *Server) fileRead(ctx context.Context, req *mcp.CallToolRequest, in file
 	if length > s.cfg.MaxFileBytes {
 		return nil, out, fmt.Errorf("length %d: %w of %d (read in pieces with offset)", length, ErrWiderThanServer, s.cfg.MaxFileBytes)
 	}
-	e, err := s.lookup(req.Session, in.VMID)
+	e, release, err := s.acquire(req.Session, in.VMID)
 	if err != nil {
 		return nil, out, err
 	}
+	defer release()
 	p, err := e.check(ctx, policy.FSRead, in.Path)
 	if err != nil {
 		return nil, out, err
@@ -206,10 +207,11 @@ func (s *Server) fileWrite(ctx context.Context, req *mcp.CallToolRequest, in fil
 	if len(data) > s.cfg.MaxFileBytes {
 		return nil, out, &secexec.TooLargeError{What: "file", Size: int64(len(data)), Limit: int64(s.cfg.MaxFileBytes)}
 	}
-	e, err := s.lookup(req.Session, in.VMID)
+	e, release, err := s.acquire(req.Session, in.VMID)
 	if err != nil {
 		return nil, out, err
 	}
+	defer release()
 	p, err := e.check(ctx, policy.FSWrite, in.Path)
 	if err != nil {
 		return nil, out, err
@@ -231,10 +233,11 @@ func (s *Server) fileWrite(ctx context.Context, req *mcp.CallToolRequest, in fil
 
 func (s *Server) fileList(ctx context.Context, req *mcp.CallToolRequest, in fileListIn) (*mcp.CallToolResult, fileListOut, error) {
 	var out fileListOut
-	e, err := s.lookup(req.Session, in.VMID)
+	e, release, err := s.acquire(req.Session, in.VMID)
 	if err != nil {
 		return nil, out, err
 	}
+	defer release()
 	name := in.Path
 	if name == "" {
 		name = e.cwd

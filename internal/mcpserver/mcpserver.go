@@ -17,6 +17,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -41,6 +42,8 @@ var (
 	// ErrWiderThanServer: vm_create asked for more than the operator
 	// allows.
 	ErrWiderThanServer = errors.New("exceeds the server's maximum")
+	// ErrTooManyCalls: the session has its maximum of calls running.
+	ErrTooManyCalls = errors.New("too many calls at once")
 	// ErrTooLarge: a result would go beyond the server's output bound.
 	ErrTooLarge = errors.New("too large")
 	// ErrNoPreview: the server was started without a way to publish ports.
@@ -78,6 +81,9 @@ type Config struct {
 	MaxTimeout     time.Duration
 	// MaxPreviewsPerVM bounds the ports one VM may publish (default 4).
 	MaxPreviewsPerVM int
+	// MaxCallsPerSession bounds the tool calls one session has running
+	// at once (default 16), and so the output buffers it holds.
+	MaxCallsPerSession int
 	// Publish serves the guest's TCP port on a loopback host port and
 	// returns its URL and a function that stops serving it. Nil disables
 	// the preview tool.
@@ -90,15 +96,16 @@ type Config struct {
 
 // The defaults of Config's zero fields.
 const (
-	DefaultMaxVMs           = 16
-	DefaultMaxVMsPerSession = 4
-	DefaultMaxOutput        = 1 << 20
-	DefaultMaxFileBytes     = 1 << 20
-	DefaultMaxInput         = 1 << 20
-	DefaultMaxListEntries   = 1000
-	DefaultTimeout          = 60 * time.Second
-	DefaultMaxTimeout       = 10 * time.Minute
-	DefaultMaxPreviewsPerVM = 4
+	DefaultMaxVMs             = 16
+	DefaultMaxVMsPerSession   = 4
+	DefaultMaxOutput          = 1 << 20
+	DefaultMaxFileBytes       = 1 << 20
+	DefaultMaxInput           = 1 << 20
+	DefaultMaxListEntries     = 1000
+	DefaultTimeout            = 60 * time.Second
+	DefaultMaxTimeout         = 10 * time.Minute
+	DefaultMaxPreviewsPerVM   = 4
+	DefaultMaxCallsPerSession = 16
 )
 
 func (c *Config) fill() {
@@ -114,6 +121,7 @@ func (c *Config) fill() {
 	def(&c.MaxInput, DefaultMaxInput)
 	def(&c.MaxListEntries, DefaultMaxListEntries)
 	def(&c.MaxPreviewsPerVM, DefaultMaxPreviewsPerVM)
+	def(&c.MaxCallsPerSession, DefaultMaxCallsPerSession)
 	if c.DefaultTimeout <= 0 {
 		c.DefaultTimeout = DefaultTimeout
 	}
@@ -149,6 +157,7 @@ type session struct {
 	group   string // engine group: a session's VMs share no engine process with another's
 	vms     map[string]*vmEntry
 	pending int // creations under way
+	calls   int // tool calls running on its VMs
 }
 
 // vmEntry is one VM of a session.
@@ -206,12 +215,24 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return err
 }
 
+// MaxMessageBytes bounds one client message: room for the largest file
+// a file_write may carry in base64, with the largest input besides.
+func (s *Server) MaxMessageBytes() int64 {
+	return max(mcp.DefaultMaxRequestBodyBytes, int64(s.cfg.MaxFileBytes)/3*4+int64(s.cfg.MaxInput)+64<<10)
+}
+
+// IOTransport is the stdio transport over r and w, bounded by
+// MaxMessageBytes.
+func (s *Server) IOTransport(r io.ReadCloser, w io.WriteCloser) *mcp.IOTransport {
+	return &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: int(s.MaxMessageBytes())}
+}
+
 // HTTPHandler serves the streamable HTTP transport. Sessions idle for
 // idle are closed with their VMs (0: never). A non-empty token is
 // required as "Authorization: Bearer TOKEN" on every request.
 func (s *Server) HTTPHandler(idle time.Duration, token string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{SessionTimeout: idle, Logger: s.cfg.Logger})
+		&mcp.StreamableHTTPOptions{SessionTimeout: idle, Logger: s.cfg.Logger, MaxRequestBodyBytes: s.MaxMessageBytes()})
 	if token == "" {
 		return h
 	}
@@ -274,16 +295,27 @@ func (s *Server) endSession(ss *mcp.ServerSession) {
 	s.cfg.Logger.Info("mcp: session ended", "vms_closed", len(sess.vms))
 }
 
-// lookup returns the VM id of the calling session.
-func (s *Server) lookup(ss *mcp.ServerSession, id string) (*vmEntry, error) {
+// acquire returns the VM id of the calling session and counts a call on
+// it until release is called.
+func (s *Server) acquire(ss *mcp.ServerSession, id string) (e *vmEntry, release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sess, ok := s.sessions[ss]; ok {
-		if e, ok := sess.vms[id]; ok {
-			return e, nil
-		}
+	sess, ok := s.sessions[ss]
+	if ok {
+		e, ok = sess.vms[id]
 	}
-	return nil, fmt.Errorf("vm_id %q: %w", printable(id), ErrUnknownVM)
+	if !ok {
+		return nil, nil, fmt.Errorf("vm_id %q: %w", printable(id), ErrUnknownVM)
+	}
+	if sess.calls >= s.cfg.MaxCallsPerSession {
+		return nil, nil, fmt.Errorf("%w: this session has %d calls running", ErrTooManyCalls, sess.calls)
+	}
+	sess.calls++
+	return e, func() {
+		s.mu.Lock()
+		sess.calls--
+		s.mu.Unlock()
+	}, nil
 }
 
 // reserve takes a VM slot of the session and of the server.

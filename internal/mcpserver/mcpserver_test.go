@@ -362,6 +362,7 @@ func TestBounds(t *testing.T) {
 	c.fails("exec", map[string]any{"vm_id": vm, "command": "true", "timeout_ms": 6000}, "exceeds the server's maximum")
 	c.fails("exec", map[string]any{"vm_id": vm, "command": "echo " + strings.Repeat("x", 300)}, "too large")
 	c.fails("exec", map[string]any{"vm_id": vm}, "either command or argv")
+	c.fails("exec", map[string]any{"vm_id": vm, "command": "true", "env": map[string]any{"": "x"}}, "not a valid variable")
 	c.fails("js_eval", map[string]any{"vm_id": vm, "expression": "'x'.repeat(5000)"}, "too large")
 
 	c.fails("file_write", map[string]any{"vm_id": vm, "path": "/workspace/big", "content": strings.Repeat("x", 101)}, "too large")
@@ -450,5 +451,40 @@ func TestPermissions(t *testing.T) {
 	vm2 := c2.newVM(nil)
 	if r := c2.exec(map[string]any{"vm_id": vm2, "command": "echo hi"}); r.ExitCode == 0 || r.Stdout != "" {
 		t.Errorf("exec without an exec rule: %+v", r)
+	}
+}
+
+// A session runs at most MaxCallsPerSession tool calls at once.
+func TestCallsInFlight(t *testing.T) {
+	c := connect(t, newServer(t, mcpserver.Config{MaxCallsPerSession: 1}))
+	vm := c.newVM(nil)
+	busy := "too many calls"
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		for {
+			// Until it gets the session's one call (the loop below
+			// contends for it).
+			res, _ := c.cs.CallTool(context.WithoutCancel(t.Context()), &mcp.CallToolParams{Name: "exec",
+				Arguments: map[string]any{"vm_id": vm, "command": "sleep 60"}})
+			if res == nil || !res.IsError || !strings.Contains(resultText(res), busy) {
+				done <- res
+				return
+			}
+		}
+	}()
+	for {
+		// Until the sleep holds the call: only it can make this one fail.
+		res := c.call("file_list", map[string]any{"vm_id": vm}, nil)
+		if res.IsError {
+			if msg := resultText(res); !strings.Contains(msg, busy) {
+				t.Fatalf("file_list: %s", msg)
+			}
+			break
+		}
+	}
+	// vm_close is not a call on the VM: it ends the sleep.
+	c.ok("vm_close", map[string]any{"vm_id": vm}, &struct{}{})
+	if res := <-done; res == nil {
+		t.Fatal("no result from the exec cut short by vm_close")
 	}
 }

@@ -79,9 +79,11 @@ func (s *Server) exec(ctx context.Context, req *mcp.CallToolRequest, in execIn) 
 	for _, a := range in.Argv {
 		size += len(a) + 1
 	}
-	for k, v := range in.Env {
-		size += len(k) + len(v) + 2
+	n, err := envSize(in.Env)
+	if err != nil {
+		return nil, out, err
 	}
+	size += n
 	if err := s.inputSize("command, stdin and env", size); err != nil {
 		return nil, out, err
 	}
@@ -89,10 +91,11 @@ func (s *Server) exec(ctx context.Context, req *mcp.CallToolRequest, in execIn) 
 	if err != nil {
 		return nil, out, err
 	}
-	e, err := s.lookup(req.Session, in.VMID)
+	e, release, err := s.acquire(req.Session, in.VMID)
 	if err != nil {
 		return nil, out, err
 	}
+	defer release()
 	o := newOutput(s.cfg.MaxOutput, progressNotifier(ctx, req))
 	eo := &secexec.ExecOptions{Cwd: in.Cwd, Env: in.Env, Timeout: timeout, Stdout: o.writer(0), Stderr: o.writer(1)}
 	if in.Stdin != "" {
@@ -141,10 +144,11 @@ func (s *Server) jsEval(ctx context.Context, req *mcp.CallToolRequest, in jsEval
 	if err != nil {
 		return nil, out, err
 	}
-	e, err := s.lookup(req.Session, in.VMID)
+	e, release, err := s.acquire(req.Session, in.VMID)
 	if err != nil {
 		return nil, out, err
 	}
+	defer release()
 	val, err := e.vm.JS().Evaluate(ctx, in.Expression, &secexec.ExecOptions{Timeout: timeout, MaxOutput: s.cfg.MaxOutput})
 	if err != nil {
 		var ee *secexec.EvalError

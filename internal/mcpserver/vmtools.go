@@ -197,24 +197,18 @@ func (s *Server) narrow(in vmCreateIn) (secexec.Options, error) {
 	}
 	opts.Permissions = p
 
-	if len(in.Env) > maxEnvVars {
-		return opts, fmt.Errorf("%w: env: at most %d variables", ErrBadArgument, maxEnvVars)
+	size, err := envSize(in.Env)
+	if err != nil {
+		return opts, err
+	}
+	if err := s.inputSize("env", size); err != nil {
+		return opts, err
 	}
 	env := maps.Clone(opts.Env)
 	if env == nil {
 		env = map[string]string{}
 	}
-	size := 0
-	for k, v := range in.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
-			return opts, fmt.Errorf("%w: env: %q is not a valid variable", ErrBadArgument, printable(k))
-		}
-		size += len(k) + len(v) + 2
-		env[k] = v
-	}
-	if size > s.cfg.MaxInput {
-		return opts, fmt.Errorf("%w: env: %d bytes exceeds the limit of %d", ErrBadArgument, size, s.cfg.MaxInput)
-	}
+	maps.Copy(env, in.Env)
 	opts.Env = env
 	if in.Cwd != "" {
 		if !strings.HasPrefix(in.Cwd, "/") {
@@ -291,10 +285,11 @@ func (s *Server) preview(ctx context.Context, req *mcp.CallToolRequest, in previ
 	if in.Port <= 0 || in.Port > 65535 {
 		return nil, previewInfo{}, fmt.Errorf("%w: port %d is not a TCP port", ErrBadArgument, in.Port)
 	}
-	e, err := s.lookup(req.Session, in.VMID)
+	e, release, err := s.acquire(req.Session, in.VMID)
 	if err != nil {
 		return nil, previewInfo{}, err
 	}
+	defer release()
 	// One lock across publishing: two calls for one port share a URL, and
 	// the count cannot be overrun by concurrent calls.
 	e.mu.Lock()
@@ -317,4 +312,20 @@ func (s *Server) preview(ctx context.Context, req *mcp.CallToolRequest, in previ
 	}
 	e.previews = append(e.previews, preview{port: in.Port, url: url, stop: stop})
 	return nil, previewInfo{Port: in.Port, URL: url}, nil
+}
+
+// envSize checks a client's environment variables and returns their
+// size as the kernel counts it (KEY=VALUE and a NUL each).
+func envSize(env map[string]string) (int, error) {
+	if len(env) > maxEnvVars {
+		return 0, fmt.Errorf("%w: env: at most %d variables", ErrBadArgument, maxEnvVars)
+	}
+	size := 0
+	for k, v := range env {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			return 0, fmt.Errorf("%w: env: %q is not a valid variable", ErrBadArgument, printable(k))
+		}
+		size += len(k) + len(v) + 2
+	}
+	return size, nil
 }
