@@ -175,9 +175,54 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	}
 
 	// A server in the VM, previewed on the host.
+	url, served := serveInVM(t, cs, call, vm)
+	list := call("vm_list", nil, nil)
+	if vms, _ := list["vms"].([]any); len(vms) != 1 {
+		t.Errorf("vm_list: %v", list)
+	}
+	call("vm_close", map[string]any{"vm_id": vm}, nil)
+	<-served
+	if resp, err := http.Get(url); err == nil {
+		resp.Body.Close()
+		t.Errorf("the preview still answers after vm_close: %s", resp.Status)
+	}
+	mu.Lock()
+	if !strings.HasPrefix(streamed, "one\ntwo\n") {
+		t.Errorf("progress over HTTP carried %q", streamed)
+	}
+	mu.Unlock()
+
+	// Ending the session (DELETE) closes its VMs, and so their previews,
+	// even while a call runs on one: the server under exec ends with it.
+	vm = call("vm_create", nil, nil)["vm_id"].(string)
+	url, served = serveInVM(t, cs, call, vm)
+	req, _ = http.NewRequestWithContext(t.Context(), "DELETE", endpoint, nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("DELETE: %s", resp.Status)
+	}
+	<-served
+	if resp, err := http.Get(url); err == nil {
+		resp.Body.Close()
+		t.Errorf("the preview outlived its session: %s", resp.Status)
+	}
+}
+
+// serveInVM starts a node HTTP server on port 8080 of the VM, previews
+// it, and returns the preview's URL once the server answers through it,
+// and a channel that gets the exec's end.
+func serveInVM(t *testing.T, cs *mcp.ClientSession, call func(string, map[string]any, any) map[string]any, vm string) (string, <-chan map[string]any) {
+	t.Helper()
 	served := make(chan map[string]any, 1)
 	go func() {
-		res, err := cs.CallTool(context.WithoutCancel(t.Context()), &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"vm_id": vm,
+		// The longest timeout: only the VM's end stops it.
+		res, err := cs.CallTool(context.WithoutCancel(t.Context()), &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"vm_id": vm, "timeout_ms": 600_000,
 			"command": `node -e "require('http').createServer((q, r) => r.end('hello from the guest')).listen(8080)"`}})
 		out := map[string]any{"err": err}
 		if res != nil {
@@ -189,8 +234,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	if again := call("preview", map[string]any{"vm_id": vm, "port": 8080}, nil)["url"]; again != url {
 		t.Errorf("a second preview of the port: %v, want %s", again, url)
 	}
-	var body string
-	for body != "hello from the guest" {
+	for {
 		// The server may not be listening yet: try until it answers.
 		select {
 		case s := <-served:
@@ -206,22 +250,9 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		body = string(b)
-	}
-	list := call("vm_list", nil, nil)
-	if vms, _ := list["vms"].([]any); len(vms) != 1 {
-		t.Errorf("vm_list: %v", list)
-	}
-	call("vm_close", map[string]any{"vm_id": vm}, nil)
-	<-served
-	if resp, err := http.Get(url); err == nil {
-		resp.Body.Close()
-		t.Errorf("the preview still answers after vm_close: %s", resp.Status)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.HasPrefix(streamed, "one\ntwo\n") {
-		t.Errorf("progress over HTTP carried %q", streamed)
+		if string(b) == "hello from the guest" {
+			return url, served
+		}
 	}
 }
 

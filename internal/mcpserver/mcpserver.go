@@ -233,10 +233,43 @@ func (s *Server) IOTransport(r io.ReadCloser, w io.WriteCloser) *mcp.IOTransport
 func (s *Server) HTTPHandler(idle time.Duration, token string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{SessionTimeout: idle, Logger: s.cfg.Logger, MaxRequestBodyBytes: s.MaxMessageBytes()})
-	if token == "" {
-		return h
+	var next http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			// The SDK ends a session only once its running calls have
+			// returned, and a call on a VM (a server under exec, say)
+			// may run until its timeout: close the VMs first, which
+			// ends those calls now.
+			s.closeVMsOf(r.Header.Get("Mcp-Session-Id"))
+		}
+		h.ServeHTTP(w, r)
+	})
+	if token != "" {
+		next = requireBearer(token, next)
 	}
-	return requireBearer(token, h)
+	return next
+}
+
+// closeVMsOf closes the VMs of the session with the given id.
+func (s *Server) closeVMsOf(id string) {
+	if id == "" {
+		return
+	}
+	var vms []*vmEntry
+	s.mu.Lock()
+	for ss, sess := range s.sessions {
+		if ss.ID() != id {
+			continue
+		}
+		for vid, e := range sess.vms {
+			vms = append(vms, e)
+			delete(sess.vms, vid)
+		}
+		s.total -= len(vms)
+	}
+	s.mu.Unlock()
+	for _, e := range vms {
+		e.close()
+	}
 }
 
 // Close closes every VM of every session and refuses new ones.
@@ -347,12 +380,12 @@ func (s *Server) settle(ss *mcp.ServerSession, sess *session, e *vmEntry) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess.pending--
-	if cur, ok := s.sessions[ss]; !ok || cur != sess || s.closed {
-		return false
-	}
-	if e == nil {
-		s.total--
-		return true
+	alive := !s.closed && s.sessions[ss] == sess
+	if !alive || e == nil {
+		if !s.closed { // Close has zeroed the count already
+			s.total--
+		}
+		return alive
 	}
 	sess.vms[e.id] = e
 	return true
