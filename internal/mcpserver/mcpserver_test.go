@@ -488,3 +488,43 @@ func TestCallsInFlight(t *testing.T) {
 		t.Fatal("no result from the exec cut short by vm_close")
 	}
 }
+
+// The cost of a tool call over the SDK's in-memory transport, on top of
+// the VM's own work: compare BenchmarkExecDirect.
+func BenchmarkExecTool(b *testing.B) {
+	srv := mcpserver.New(mcpserver.Config{Base: secexec.Options{Permissions: insideVM()}})
+	defer srv.Close()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(b.Context(), st, nil); err != nil {
+		b.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(b.Context(), ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "vm_create", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		b.Fatal(err, res)
+	}
+	vm := res.StructuredContent.(map[string]any)["vm_id"]
+	for b.Loop() {
+		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"vm_id": vm, "command": "true"}})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+func BenchmarkExecDirect(b *testing.B) {
+	vm, err := secexec.NewVM(b.Context(), secexec.Options{Permissions: insideVM()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vm.Close()
+	for b.Loop() {
+		if r, err := vm.Exec(b.Context(), "true", nil); err != nil || r.ExitCode != 0 {
+			b.Fatal(err, r)
+		}
+	}
+}
