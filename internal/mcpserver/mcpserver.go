@@ -150,11 +150,17 @@ type Server struct {
 	sessions map[*mcp.ServerSession]*session
 	total    int // VMs open or being created, all sessions
 	closed   bool
+	isolate  bool // an engine group per session: set once HTTPHandler serves many sessions
 }
 
 // session is one client's VMs.
 type session struct {
-	group   string // engine group: a session's VMs share no engine process with another's
+	// group is the engine group of the session's VMs. Over HTTP each
+	// session has its own, so that its VMs share no engine process with
+	// another session's (a V8 fatal error in one loses no other's VM);
+	// a stdio server has one session, which uses the shared engine and
+	// its warm pool.
+	group   string
 	vms     map[string]*vmEntry
 	pending int // creations under way
 	calls   int // tool calls running on its VMs
@@ -231,6 +237,9 @@ func (s *Server) IOTransport(r io.ReadCloser, w io.WriteCloser) *mcp.IOTransport
 // idle are closed with their VMs (0: never). A non-empty token is
 // required as "Authorization: Bearer TOKEN" on every request.
 func (s *Server) HTTPHandler(idle time.Duration, token string) http.Handler {
+	s.mu.Lock()
+	s.isolate = true
+	s.mu.Unlock()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{SessionTimeout: idle, Logger: s.cfg.Logger, MaxRequestBodyBytes: s.MaxMessageBytes()})
 	var next http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -301,7 +310,10 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) (*session, error) {
 	if sess, ok := s.sessions[ss]; ok {
 		return sess, nil
 	}
-	sess := &session{group: "mcp-" + rand.Text()[:16], vms: map[string]*vmEntry{}}
+	sess := &session{vms: map[string]*vmEntry{}}
+	if s.isolate {
+		sess.group = "mcp-" + rand.Text()[:16]
+	}
 	s.sessions[ss] = sess
 	go func() {
 		_ = ss.Wait()
