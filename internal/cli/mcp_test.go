@@ -270,3 +270,33 @@ func TestMCPUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// Over stdio the server answers on stdout and exits 0 at the end of its
+// input; input that is not JSON-RPC ends it with one line and exit 1.
+func TestMCPStdioEnds(t *testing.T) {
+	stdin, feed := io.Pipe()
+	stdout, answers := io.Pipe()
+	var errb strings.Builder
+	code := make(chan int, 1)
+	go func() {
+		code <- cli.Main(t.Context(), []string{"mcp"}, stdin, answers, &errb)
+		answers.Close()
+	}()
+	if _, err := io.WriteString(feed, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"serverInfo"`) || !strings.Contains(line, `"name":"secexec"`) {
+		t.Errorf("initialize: %q %v", line, err)
+	}
+	feed.Close()
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	if c := <-code; c != 0 {
+		t.Errorf("exit %d at the end of input: %s", c, errb.String())
+	}
+
+	c, out, errOut := runCLI(t, "not json\n", "mcp")
+	if c != cli.ExitError || out != "" || !strings.Contains(errOut, "secexec: invalid character") {
+		t.Errorf("garbage: exit %d, stdout %q, stderr %q", c, out, errOut)
+	}
+}
