@@ -52,15 +52,11 @@ func parsePublish(s string, allowRemote bool) (publication, error) {
 // publish serves each publication until ctx ends; it returns once every
 // listener is open (or one failed to open).
 func publish(ctx context.Context, vm *secexec.VM, pubs []publication, log *slog.Logger) (stop func(), err error) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	var lns []net.Listener
+	var stops []func()
 	stop = func() {
-		cancel()
-		for _, ln := range lns {
-			_ = ln.Close()
+		for _, s := range stops {
+			s()
 		}
-		wg.Wait()
 	}
 	for _, p := range pubs {
 		ln, err := new(net.ListenConfig).Listen(ctx, "tcp", p.hostAddr)
@@ -68,24 +64,37 @@ func publish(ctx context.Context, vm *secexec.VM, pubs []publication, log *slog.
 			stop()
 			return nil, fmt.Errorf("--publish: %w", err)
 		}
-		lns = append(lns, ln)
-		wg.Add(1)
-		go func(ln net.Listener, guestPort int) {
-			defer wg.Done()
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					forward(ctx, vm, c, guestPort, log)
-				}()
-			}
-		}(ln, p.guestPort)
+		stops = append(stops, publishOn(ctx, vm, ln, p.guestPort, log))
 	}
 	return stop, nil
+}
+
+// publishOn carries every connection ln accepts to the guest's port until
+// ctx ends or stop is called; stop closes ln and returns once every
+// connection it carried is closed.
+func publishOn(ctx context.Context, vm *secexec.VM, ln net.Listener, guestPort int, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				forward(ctx, vm, c, guestPort, log)
+			}()
+		}
+	}()
+	return func() {
+		cancel()
+		_ = ln.Close()
+		wg.Wait()
+	}
 }
 
 // forward carries one host connection to the guest's port, both ways,

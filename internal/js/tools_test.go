@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/secexec/secexec/internal/npmtest"
 	"github.com/secexec/secexec/internal/vm"
 )
 
@@ -20,7 +21,7 @@ import (
 // environment replaced the main program's `process` through a vm context,
 // and the cache was JSON that the next run could not read.)
 func TestJestUnmodified(t *testing.T) {
-	mods := npmInstall(t, "testdata/npmtools", "npm-tools-")
+	mods := npmtest.Install(t, "testdata/npmtools", "npm-tools-")
 	hostNode, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("the jest test needs node on the host as its oracle")

@@ -1,0 +1,274 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/kernel/errno"
+	"github.com/secexec/secexec/kernel/policy"
+)
+
+// maxSymlinks bounds the links one path resolution follows, as Linux's
+// ELOOP limit does.
+const maxSymlinks = 40
+
+type fileReadIn struct {
+	VMID     string `json:"vm_id" jsonschema:"the id vm_create returned"`
+	Path     string `json:"path" jsonschema:"guest path, absolute or relative to the VM's working directory"`
+	Offset   int64  `json:"offset,omitempty" jsonschema:"byte offset to start at"`
+	Length   int    `json:"length,omitempty" jsonschema:"bytes to read at most (default and maximum set by the server)"`
+	Encoding string `json:"encoding,omitempty" jsonschema:"text, base64, or auto (the default: text if the bytes are valid UTF-8, else base64)"`
+}
+
+type fileReadOut struct {
+	Path      string `json:"path"`
+	Size      int64  `json:"size" jsonschema:"the whole file's size"`
+	Offset    int64  `json:"offset"`
+	Content   string `json:"content"`
+	Encoding  string `json:"encoding" jsonschema:"text or base64"`
+	Truncated bool   `json:"truncated,omitempty" jsonschema:"the file goes on beyond what was returned; read again from offset+length"`
+}
+
+type fileWriteIn struct {
+	VMID     string `json:"vm_id" jsonschema:"the id vm_create returned"`
+	Path     string `json:"path" jsonschema:"guest path, absolute or relative to the VM's working directory"`
+	Content  string `json:"content" jsonschema:"the file's new content"`
+	Encoding string `json:"encoding,omitempty" jsonschema:"text (the default) or base64"`
+	Mkdirs   bool   `json:"mkdirs,omitempty" jsonschema:"create missing parent directories"`
+}
+
+type fileWriteOut struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+}
+
+type fileListIn struct {
+	VMID string `json:"vm_id" jsonschema:"the id vm_create returned"`
+	Path string `json:"path,omitempty" jsonschema:"guest directory (default the VM's working directory)"`
+}
+
+type fileEntry struct {
+	Name string `json:"name"`
+	Type string `json:"type" jsonschema:"file, dir, symlink or other"`
+	Size int64  `json:"size"`
+}
+
+type fileListOut struct {
+	Path      string      `json:"path"`
+	Entries   []fileEntry `json:"entries"`
+	Truncated bool        `json:"truncated,omitempty" jsonschema:"the directory has more entries than the server lists"`
+}
+
+// resolve returns the absolute guest path of name with every symlink
+// followed (a missing tail is kept as given), so that the VM's permission
+// rules, which speak of resolved paths, can be checked on it.
+func (e *vmEntry) resolve(ctx context.Context, name string) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("%w: path is empty", ErrBadArgument)
+	}
+	if strings.ContainsRune(name, 0) || len(name) > policy.MaxPathLen {
+		return "", fmt.Errorf("%w: path %q: %w", ErrBadArgument, printable(name), errno.EINVAL)
+	}
+	if !path.IsAbs(name) {
+		name = path.Join(e.cwd, name)
+	}
+	fs := e.vm.FS()
+	links := 0
+	done, rest := "/", strings.Split(path.Clean(name), "/")
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == "" {
+			continue
+		}
+		next := path.Join(done, rest[i])
+		fi, err := fs.Lstat(ctx, next)
+		if errors.Is(err, iofs.ErrNotExist) {
+			return path.Join(append([]string{next}, rest[i+1:]...)...), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&iofs.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		if links++; links > maxSymlinks {
+			return "", fmt.Errorf("%s: %w", printable(name), errno.ELOOP)
+		}
+		target, err := fs.Readlink(ctx, next)
+		if err != nil {
+			return "", err
+		}
+		if !path.IsAbs(target) {
+			target = path.Join(done, target)
+		}
+		// Start over on the target followed by what is left.
+		done, rest, i = "/", append(strings.Split(path.Clean(target), "/"), rest[i+1:]...), -1
+	}
+	return done, nil
+}
+
+// check resolves name and checks op on it against the VM's policy. The
+// host's file API acts as root, so without this a client could read or
+// change through file_* what the VM's own programs may not.
+func (e *vmEntry) check(ctx context.Context, op policy.FSOp, name string) (string, error) {
+	p, err := e.resolve(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	if err := e.checker.CheckFS(op, p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+func (s *Server) fileRead(ctx context.Context, req *mcp.CallToolRequest, in fileReadIn) (*mcp.CallToolResult, fileReadOut, error) {
+	var out fileReadOut
+	switch in.Encoding {
+	case "", "auto", "text", "base64":
+	default:
+		return nil, out, fmt.Errorf("%w: encoding %q: want text, base64 or auto", ErrBadArgument, printable(in.Encoding))
+	}
+	if in.Offset < 0 || in.Length < 0 {
+		return nil, out, fmt.Errorf("%w: offset and length may not be negative", ErrBadArgument)
+	}
+	length := in.Length
+	if length == 0 {
+		length = s.cfg.MaxFileBytes
+	}
+	if length > s.cfg.MaxFileBytes {
+		return nil, out, fmt.Errorf("length %d: %w of %d (read in pieces with offset)", length, ErrWiderThanServer, s.cfg.MaxFileBytes)
+	}
+	e, release, err := s.acquire(req.Session, in.VMID)
+	if err != nil {
+		return nil, out, err
+	}
+	defer release()
+	p, err := e.check(ctx, policy.FSRead, in.Path)
+	if err != nil {
+		return nil, out, err
+	}
+	fi, err := e.vm.FS().Stat(ctx, p)
+	if err != nil {
+		return nil, out, err
+	}
+	if fi.IsDir() {
+		return nil, out, fmt.Errorf("%s: %w (list it with file_list)", printable(in.Path), errno.EISDIR)
+	}
+	data := make([]byte, 0, int(min(int64(length), max(fi.Size()-in.Offset, 0))))
+	off := in.Offset
+	for len(data) < length {
+		buf := make([]byte, min(length-len(data), secexec.MaxChunk))
+		n, err := e.vm.FS().ReadAt(ctx, p, buf, off)
+		data = append(data, buf[:n]...)
+		off += int64(n)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, out, err
+		}
+	}
+	out = fileReadOut{Path: p, Size: fi.Size(), Offset: in.Offset, Truncated: off < fi.Size()}
+	if in.Encoding == "text" || (in.Encoding != "base64" && utf8.Valid(data)) {
+		out.Content, out.Encoding = text(data), "text"
+	} else {
+		out.Content, out.Encoding = base64.StdEncoding.EncodeToString(data), "base64"
+	}
+	return nil, out, nil
+}
+
+func (s *Server) fileWrite(ctx context.Context, req *mcp.CallToolRequest, in fileWriteIn) (*mcp.CallToolResult, fileWriteOut, error) {
+	var out fileWriteOut
+	data := []byte(in.Content)
+	switch in.Encoding {
+	case "", "text":
+	case "base64":
+		if n := base64.StdEncoding.DecodedLen(len(in.Content)); n > s.cfg.MaxFileBytes+2 {
+			// Refused before decoding: no second copy of an oversize payload.
+			return nil, out, &secexec.TooLargeError{What: "file", Size: int64(n), Limit: int64(s.cfg.MaxFileBytes)}
+		}
+		var err error
+		if data, err = base64.StdEncoding.DecodeString(in.Content); err != nil {
+			return nil, out, fmt.Errorf("%w: content is not base64: %w", ErrBadArgument, err)
+		}
+	default:
+		return nil, out, fmt.Errorf("%w: encoding %q: want text or base64", ErrBadArgument, printable(in.Encoding))
+	}
+	if len(data) > s.cfg.MaxFileBytes {
+		return nil, out, &secexec.TooLargeError{What: "file", Size: int64(len(data)), Limit: int64(s.cfg.MaxFileBytes)}
+	}
+	e, release, err := s.acquire(req.Session, in.VMID)
+	if err != nil {
+		return nil, out, err
+	}
+	defer release()
+	p, err := e.check(ctx, policy.FSWrite, in.Path)
+	if err != nil {
+		return nil, out, err
+	}
+	if in.Mkdirs {
+		dir := path.Dir(p)
+		if err := e.checker.CheckFS(policy.FSMkdir, dir); err != nil {
+			return nil, out, err
+		}
+		if err := e.vm.FS().MkdirAll(ctx, dir, 0o755); err != nil {
+			return nil, out, err
+		}
+	}
+	if err := e.vm.FS().WriteFile(ctx, p, data, 0o644); err != nil {
+		return nil, out, err
+	}
+	return nil, fileWriteOut{Path: p, Bytes: len(data)}, nil
+}
+
+func (s *Server) fileList(ctx context.Context, req *mcp.CallToolRequest, in fileListIn) (*mcp.CallToolResult, fileListOut, error) {
+	var out fileListOut
+	e, release, err := s.acquire(req.Session, in.VMID)
+	if err != nil {
+		return nil, out, err
+	}
+	defer release()
+	name := in.Path
+	if name == "" {
+		name = e.cwd
+	}
+	p, err := e.check(ctx, policy.FSReaddir, name)
+	if err != nil {
+		return nil, out, err
+	}
+	ents, err := e.vm.FS().ReadDir(ctx, p)
+	if err != nil {
+		return nil, out, err
+	}
+	out = fileListOut{Path: p, Entries: []fileEntry{}}
+	if len(ents) > s.cfg.MaxListEntries {
+		ents, out.Truncated = ents[:s.cfg.MaxListEntries], true
+	}
+	for _, d := range ents {
+		fe := fileEntry{Name: d.Name(), Type: "other"}
+		switch t := d.Type(); {
+		case t.IsRegular():
+			fe.Type = "file"
+		case t.IsDir():
+			fe.Type = "dir"
+		case t&iofs.ModeSymlink != 0:
+			fe.Type = "symlink"
+		}
+		// An entry removed since the listing keeps size 0.
+		if fi, err := d.Info(); err == nil {
+			fe.Size = fi.Size()
+		}
+		out.Entries = append(out.Entries, fe)
+	}
+	return nil, out, nil
+}
