@@ -53,6 +53,10 @@ type VMOptions struct {
 	// Engine is the VM's placement: "per-tenant" or "per-vm" (empty:
 	// the server's default).
 	Engine string
+	// FromSnapshot starts the VM from one of the tenant's snapshots
+	// (VM.Snapshot): its files, and its saved options for every field
+	// left zero here.
+	FromSnapshot string
 }
 
 // VMInfo describes a VM on the server.
@@ -97,6 +101,7 @@ type createVMJSON struct {
 	Mounts        []mountJSON       `json:"mounts,omitempty"`
 	IdleTimeoutMS int64             `json:"idle_timeout_ms,omitempty"`
 	Engine        string            `json:"engine,omitempty"`
+	FromSnapshot  string            `json:"from_snapshot,omitempty"`
 }
 
 type limitsJSON struct {
@@ -123,7 +128,8 @@ type VM struct {
 // NewVM creates a VM.
 func (c *Client) NewVM(ctx context.Context, opts VMOptions) (*VM, error) {
 	req := createVMJSON{Permissions: opts.Permissions, Env: opts.Env, Cwd: opts.Cwd, Hostname: opts.Hostname,
-		Clock: opts.Clock, IdleTimeoutMS: opts.IdleTimeout.Milliseconds(), Engine: opts.Engine}
+		Clock: opts.Clock, IdleTimeoutMS: opts.IdleTimeout.Milliseconds(), Engine: opts.Engine,
+		FromSnapshot: opts.FromSnapshot}
 	if l := opts.Limits; l != (Limits{}) {
 		req.Limits = &limitsJSON{FSBytes: l.FSBytes, Processes: l.Processes, MemoryBytes: l.MemoryBytes,
 			CPUTimeMS: l.CPUTime.Milliseconds(), VMMemoryBytes: l.VMMemoryBytes, VMCPUTimeMS: l.VMCPUTime.Milliseconds()}

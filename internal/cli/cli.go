@@ -85,7 +85,7 @@ filesystem, processes, pipes, permissions (deny by default) and limits.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newVersionCmd(), newExecCmd(), newNodeCmd(), newRunCmd(), newEvalCmd(), newShellCmd(), newSoftwareCmd(), newBenchCmd(), newMetricsCmd(), newServeCmd(), newMCPCmd(), newServeLoadCmd(), newCpCmd(), newVMCmd(), newSoakCmd(), newNodeconfCmd())
+	root.AddCommand(newVersionCmd(), newExecCmd(), newNodeCmd(), newRunCmd(), newEvalCmd(), newShellCmd(), newSoftwareCmd(), newBenchCmd(), newMetricsCmd(), newServeCmd(), newMCPCmd(), newServeLoadCmd(), newCpCmd(), newVMCmd(), newPortCmd(), newSoakCmd(), newNodeconfCmd())
 	return root
 }
 

@@ -88,7 +88,7 @@ func remoteVMOptions(cmd *cobra.Command, vf *vmFlags) (client.VMOptions, error) 
 		return client.VMOptions{}, &usageError{err: errors.New("--mount shares this host's directories with a local VM; with --server copy files in with 'secexec cp'")}
 	}
 	if len(vf.publish) > 0 {
-		return client.VMOptions{}, &usageError{err: errors.New("--publish is not available with --server: the API has no ports yet")}
+		return client.VMOptions{}, &usageError{err: errors.New("--publish serves a local VM's port on this host; with --server, 'secexec port ID PORT' prints a preview URL of a server VM's port")}
 	}
 	if vf.fromSnapshot != "" || vf.saveSnapshot != "" {
 		return client.VMOptions{}, &usageError{err: errors.New("--from-snapshot and --save-snapshot use a snapshot store on this host; with --server use the API's snapshot routes")}
