@@ -7,6 +7,7 @@ python -m unittest -v test_sse test_client
 """
 
 import asyncio
+import http.server
 import importlib.metadata
 import os
 import pathlib
@@ -280,6 +281,91 @@ class RetryTimeoutTest(unittest.TestCase):
             self.assertEqual(short.vm(vm.id).exec("sleep 1; echo slept").stdout, b"slept\n")
 
 
+class Hostile(http.server.BaseHTTPRequestHandler):
+    """A server that is not secexec: what a client must survive (the real
+    server cannot be made to answer like this)."""
+
+    protocol_version = "HTTP/1.1"
+    hits: List[str] = []
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def answer(self, status: int, body: bytes, headers: Dict[str, str]) -> None:
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        Hostile.hits.append(self.path)
+        if self.path == "/v1/vms":  # draining: 503, retry after 0 s
+            self.answer(503, b'{"error":{"code":"shutting_down","message":"draining"}}', {"Retry-After": "0"})
+        elif self.path.startswith("/v1/vms/lost"):
+            self.answer(503, b'{"error":{"code":"engine_lost","message":"gone"}}', {})
+        else:  # a proxy's page, then a huge one
+            self.answer(502, b"<html>bad gateway</html>" + b"x" * 200000, {})
+
+    def do_POST(self) -> None:
+        Hostile.hits.append(self.path)
+        self.rfile.read(int(self.headers["Content-Length"]))
+        # An event line that never ends.
+        self.answer(200, b"event: stdout\ndata: " + b"A" * (2 << 20), {"Content-Type": "text/event-stream"})
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # the client hanging up on an endless answer is the point
+
+
+class HostileServerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = QuietServer(("127.0.0.1", 0), Hostile)
+        threading.Thread(target=cls.srv.serve_forever, daemon=True).start()
+        cls.url = f"http://127.0.0.1:{cls.srv.server_address[1]}"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.shutdown()
+        cls.srv.server_close()
+
+    def test_retries_bounded(self):
+        Hostile.hits.clear()
+        with Client(self.url, TOKEN, max_retries=2) as c:
+            with self.assertRaises(APIError) as cm:
+                c.list_vms()
+            self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.retry_after), (503, "shutting_down", 0.0))
+            self.assertEqual(len(Hostile.hits), 3)  # 1 + 2 retries
+            Hostile.hits.clear()
+            with self.assertRaises(APIError) as cm:
+                c.vm("lost").info()
+            self.assertEqual((cm.exception.code, len(Hostile.hits)), ("engine_lost", 1))  # never retried
+
+    def test_not_the_api(self):
+        with Client(self.url, TOKEN) as c:
+            with self.assertRaises(APIError) as cm:
+                c.vm("x").fs.read_file("/a")
+            self.assertEqual((cm.exception.status, cm.exception.code), (502, "internal"))
+            self.assertLessEqual(len(cm.exception.message), 70000)  # bounded
+            with self.assertRaises(secexec_client.SSEError):
+                list(c.vm("x").exec_stream("true"))
+
+    def test_async_too(self):
+        async def main() -> None:
+            async with AsyncClient(self.url, TOKEN, max_retries=1) as c:
+                Hostile.hits.clear()
+                with self.assertRaises(APIError):
+                    await c.list_vms()
+                self.assertEqual(len(Hostile.hits), 2)
+                with self.assertRaises(secexec_client.SSEError):
+                    await c.vm("x").exec("true", on_stdout=lambda b: None)
+
+        asyncio.run(main())
+
+
 class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
     """The asyncio client: the same shape, awaited."""
 
@@ -361,11 +447,20 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_cancel(self):
         # Cancelling a task ends its exec.
-        task = asyncio.ensure_future(self.vm.exec("sleep 30"))
-        await asyncio.sleep(0.5)
+        await self.vm.fs.write_file("/tmp/pid", b"")
+        task = asyncio.ensure_future(self.vm.exec("echo $$ > /tmp/pid; sleep 60"))
+        while not await self.vm.fs.read_file("/tmp/pid"):
+            await asyncio.sleep(0.05)
         task.cancel()
         with self.assertRaises(asyncio.CancelledError):
             await task
+        # The server ended the program (polled: how soon is not the point).
+        for _ in range(1200):
+            if (await self.vm.exec("kill -0 $(cat /tmp/pid)")).exit_code != 0:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            self.fail("the cancelled exec's program still runs")
 
 
 def tearDownModule():

@@ -11,6 +11,8 @@ import websockets.exceptions
 from websockets.legacy.client import WebSocketClientProtocol, connect
 
 from ._core import (
+    MAX_ANSWER,
+    Collector,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     DEFAULT_TIMEOUT,
@@ -113,15 +115,14 @@ class _AsyncTransport:
             resp = await self.http.send(req, stream=True)
             if resp.is_success:
                 return resp
+            body = Collector(MAX_ERROR_BODY)
             try:
-                body = b""
                 async for chunk in resp.aiter_bytes():
-                    body += chunk
-                    if len(body) > MAX_ERROR_BODY:
+                    if not body.add(chunk):
                         break
             finally:
                 await resp.aclose()
-            err = api_error(resp.status_code, resp.headers.get("Retry-After"), body)
+            err = api_error(resp.status_code, resp.headers.get("Retry-After"), bytes(body.buf))
             wait = self.policy.wait(err, attempt, deadline)
             if wait is None:
                 raise err
@@ -130,8 +131,12 @@ class _AsyncTransport:
 
     async def do(self, op: Op[T]) -> T:
         resp = await self.open(op.call)
+        body = Collector(MAX_ANSWER)
         try:
-            return op.parse(await resp.aread())
+            async for chunk in resp.aiter_bytes():
+                if not body.add(chunk):
+                    raise ProtocolError(f"{op.call.method} {op.call.path}: an answer over {MAX_ANSWER} bytes")
+            return op.parse(bytes(body.buf))
         finally:
             await resp.aclose()
 
@@ -348,7 +353,10 @@ class AsyncVM:
             return await attach(self._c.base, self._c.token, self._id, pid, self._c.policy.timeout)
         except BaseException:
             # Unattached, it would live to the server's lifetime limit.
-            await self._c.do(kill_process(self._id, pid))
+            try:
+                await self._c.do(kill_process(self._id, pid))
+            except (APIError, httpx.HTTPError):
+                pass  # the first error is the one to raise
             raise
 
 

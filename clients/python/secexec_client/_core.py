@@ -34,6 +34,8 @@ MAX_STDIN = 16 << 20
 MAX_EVENT = 1 << 20
 MAX_FRAME = 1 << 20
 MAX_ERROR_BODY = 64 << 10
+#: The largest answer read whole (a file, an archive, a listing).
+MAX_ANSWER = 1 << 30
 STDIN_CHUNK = 32 << 10
 
 # The tags of the process WebSocket's binary frames (docs/api.md).
@@ -167,6 +169,19 @@ class FileInfo:
 
 
 # -- calls
+
+
+class Collector:
+    """Gathers a body's chunks, keeping at most limit + 1 bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.buf = bytearray()
+
+    def add(self, chunk: bytes) -> bool:
+        """Adds chunk; False once the body is over the limit."""
+        self.buf += chunk[: self.limit + 1 - len(self.buf)]
+        return len(self.buf) <= self.limit
 
 
 @dataclass

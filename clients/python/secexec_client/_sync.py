@@ -13,6 +13,8 @@ import httpx
 
 from ._async import AsyncProcess, attach, check_url, new_limits, timeout_of
 from ._core import (
+    MAX_ANSWER,
+    Collector,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     DEFAULT_TIMEOUT,
@@ -101,15 +103,14 @@ class _Transport:
             resp = self.http.send(req, stream=True)
             if resp.is_success:
                 return resp
+            body = Collector(MAX_ERROR_BODY)
             try:
-                body = b""
                 for chunk in resp.iter_bytes():
-                    body += chunk
-                    if len(body) > MAX_ERROR_BODY:
+                    if not body.add(chunk):
                         break
             finally:
                 resp.close()
-            err = api_error(resp.status_code, resp.headers.get("Retry-After"), body)
+            err = api_error(resp.status_code, resp.headers.get("Retry-After"), bytes(body.buf))
             wait = self.policy.wait(err, attempt, deadline)
             if wait is None:
                 raise err
@@ -118,8 +119,12 @@ class _Transport:
 
     def do(self, op: Op[T]) -> T:
         resp = self.open(op.call)
+        body = Collector(MAX_ANSWER)
         try:
-            return op.parse(resp.read())
+            for chunk in resp.iter_bytes():
+                if not body.add(chunk):
+                    raise ProtocolError(f"{op.call.method} {op.call.path}: an answer over {MAX_ANSWER} bytes")
+            return op.parse(bytes(body.buf))
         finally:
             resp.close()
 
@@ -337,7 +342,10 @@ class VM:
             return Process(loop, loop.run(attach(self._c.base, self._c.token, self._id, pid, self._c.policy.timeout)))
         except BaseException:
             # Unattached, it would live to the server's lifetime limit.
-            self._c.do(kill_process(self._id, pid))
+            try:
+                self._c.do(kill_process(self._id, pid))
+            except (APIError, httpx.HTTPError):
+                pass  # the first error is the one to raise
             raise
 
 
