@@ -20,7 +20,7 @@ from typing import Dict, List, Set, Tuple
 import httpx
 
 import secexec_client
-from secexec_client import PTY, APIError, AsyncClient, Client, ExecResult, Output, ProcessDone
+from secexec_client import PTY, APIError, AsyncClient, Client, ExecResult, Output, ProcessDone, nodelay_transport
 
 URL = os.environ["SECEXEC_URL"]
 TOKEN = os.environ["SECEXEC_TOKEN"]
@@ -66,7 +66,7 @@ class ClientTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.c = Client(URL, TOKEN, http_client=httpx.Client(event_hooks={"request": [record]}))
+        cls.c = Client(URL, TOKEN, http_client=httpx.Client(transport=nodelay_transport(), event_hooks={"request": [record]}))
         cls.other = Client(URL, TOKEN_2)
         cls.vm = cls.c.new_vm(env={"GREETING": "hello"})
 
@@ -203,11 +203,14 @@ class ClientTest(unittest.TestCase):
 
     def test_connection_reuse(self):
         addrs: Set[Tuple[str, int]] = set()
+        nodelay: Set[int] = set()
 
         def hook(resp: httpx.Response) -> None:
-            addrs.add(resp.extensions["network_stream"].get_extra_info("client_addr"))
+            stream = resp.extensions["network_stream"]
+            addrs.add(stream.get_extra_info("client_addr"))
+            nodelay.add(stream.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
 
-        with Client(URL, TOKEN, http_client=httpx.Client(event_hooks={"response": [hook]})) as c:
+        with Client(URL, TOKEN, http_client=httpx.Client(transport=nodelay_transport(), event_hooks={"response": [hook]})) as c:
             vm = c.vm(self.vm.id)
             for _ in range(5):
                 vm.exec("true")
@@ -218,6 +221,8 @@ class ClientTest(unittest.TestCase):
                     vm.fs.lstat("/nope")
                 c.list_vms()
         self.assertEqual(len(addrs), 1, addrs)
+        # Small writes go at once: no request waits for a delayed ACK.
+        self.assertEqual(nodelay, {1})
 
 
 class RetryTimeoutTest(unittest.TestCase):

@@ -29,7 +29,7 @@ from ._core import (
     VMInfo,
 )
 from ._sse import ServerSentEvent, SSEDecoder, SSEError
-from ._sync import FS, JS, Client, JSContext, Process, VM
+from ._sync import FS, JS, VM, Client, JSContext, Process, nodelay_transport
 
 __version__ = "0.2.0"
 
@@ -67,6 +67,7 @@ __all__ = [
     "VM",
     "VMInfo",
     "__version__",
+    "nodelay_transport",
 ]
 
 # The routes this client uses, as they appear in openapi.json (checked by

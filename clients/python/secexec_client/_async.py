@@ -11,12 +11,11 @@ import websockets.exceptions
 from websockets.legacy.client import WebSocketClientProtocol, connect
 
 from ._core import (
-    MAX_ANSWER,
-    Collector,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     DEFAULT_TIMEOUT,
     JSON,
+    MAX_ANSWER,
     MAX_ERROR_BODY,
     MAX_EVENT,
     MAX_FRAME,
@@ -24,6 +23,7 @@ from ._core import (
     TAG_STDIN_EOF,
     APIError,
     Call,
+    Collector,
     ExecEvents,
     ExecResult,
     ExitStatus,

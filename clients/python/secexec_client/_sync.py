@@ -4,26 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import socket
 import threading
 import time
 from types import TracebackType
-from typing import Any, Callable, Coroutine, Dict, Iterator, List, Mapping, Optional, Sequence, Type, TypeVar, Union
+from typing import Any, Callable, Coroutine, Dict, Iterator, List, Mapping, Optional, Sequence, Type, TypeVar, Union, cast
 
 import httpx
 
 from ._async import AsyncProcess, attach, check_url, new_limits, timeout_of
 from ._core import (
-    MAX_ANSWER,
-    Collector,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     DEFAULT_TIMEOUT,
     JSON,
+    MAX_ANSWER,
     MAX_ERROR_BODY,
     MAX_EVENT,
     PTY,
     APIError,
     Call,
+    Collector,
     ExecEvents,
     ExecResult,
     ExitStatus,
@@ -64,6 +65,46 @@ from ._core import (
 from ._sse import SSEDecoder
 
 T = TypeVar("T")
+
+
+NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+
+
+def nodelay_transport() -> httpx.HTTPTransport:
+    """An httpx transport for a Client's own httpx.Client (http_client=): its
+    sockets send small writes at once (TCP_NODELAY). httpx writes a request's
+    headers and body apart; under Nagle's algorithm the body then waits for
+    the server's delayed ACK, some 40 ms a call. (asyncio sets TCP_NODELAY
+    itself: AsyncClient needs none of this.)"""
+    limits = new_limits()
+    try:  # httpx >= 0.24
+        made: httpx.HTTPTransport = cast(Any, httpx.HTTPTransport)(limits=limits, socket_options=NODELAY)
+        return made
+    except TypeError:
+        pass
+    t = httpx.HTTPTransport(limits=limits)
+    # Older httpx takes no socket options: wrap its pool's network backend.
+    pool = getattr(t, "_pool", None)
+    if pool is not None and hasattr(pool, "_network_backend"):
+        setattr(pool, "_network_backend", _NoDelayBackend(getattr(pool, "_network_backend")))
+    return t
+
+
+class _NoDelayBackend:
+    """httpcore's network backend, with TCP_NODELAY on the sockets it connects."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def connect_tcp(self, *args: Any, **kwargs: Any) -> Any:
+        stream = self._inner.connect_tcp(*args, **kwargs)
+        sock = stream.get_extra_info("socket")
+        if isinstance(sock, socket.socket):
+            sock.setsockopt(*NODELAY[0])
+        return stream
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 class _Transport:
@@ -165,7 +206,7 @@ class Client:
         http_client: Optional[httpx.Client] = None,
     ) -> None:
         policy = RetryPolicy(max_retries, max_retry_wait, timeout)
-        http = http_client if http_client is not None else httpx.Client(limits=new_limits())
+        http = http_client if http_client is not None else httpx.Client(transport=nodelay_transport())
         self._t = _Transport(check_url(base_url), token, policy, http)
 
     @property
