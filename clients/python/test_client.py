@@ -20,7 +20,7 @@ from typing import Dict, List, Set, Tuple
 import httpx
 
 import secexec_client
-from secexec_client import PTY, APIError, AsyncClient, Client, ExecResult, Output, ProcessDone, nodelay_transport
+from secexec_client import PTY, APIError, AsyncClient, Client, ExecResult, Limits, Output, ProcessDone, nodelay_transport
 
 URL = os.environ["SECEXEC_URL"]
 TOKEN = os.environ["SECEXEC_TOKEN"]
@@ -86,6 +86,25 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(APIError) as cm:
             vm.info()
         self.assertEqual((cm.exception.status, cm.exception.code), (404, "not_found"))
+
+    def test_vm_options(self):
+        with self.c.new_vm(limits=Limits(fs_bytes=1 << 20), idle_timeout=90, cwd="/tmp", hostname="pyhost") as vm:
+            self.assertEqual(vm.info().idle_timeout, 90)
+            self.assertEqual(vm.exec("pwd; cat /etc/hostname").stdout, b"/tmp\npyhost\n")
+            with self.assertRaises(APIError) as cm:
+                vm.fs.write_file("/tmp/big", b"x" * (2 << 20))
+            self.assertEqual(cm.exception.code, "no_space")
+        policy = {
+            "fs": [{"effect": "allow", "paths": ["/**"]}, {"effect": "deny", "ops": ["write"], "paths": ["/tmp/**"]}],
+            "exec": [{"effect": "allow", "commands": ["*"]}],
+        }
+        with self.c.new_vm(permissions=policy) as vm:
+            self.assertEqual(vm.exec("echo ok > /workspace/f; cat /workspace/f").stdout, b"ok\n")
+            res = vm.exec("echo no > /tmp/f")
+            self.assertEqual((res.exit_code, res.stderr), (1, b"sh: line 1: /tmp/f: Permission denied\n"))
+        with self.assertRaises(APIError) as cm:
+            self.c.new_vm(permissions={"fs": "everything"})
+        self.assertEqual((cm.exception.status, cm.exception.code), (400, "bad_permissions"))
 
     def test_exec(self):
         data = bytes(range(256))

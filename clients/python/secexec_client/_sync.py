@@ -186,14 +186,14 @@ class _Transport:
 
 
 class Client:
-    """An synchronous client of one secexec server, acting for the tenant of token.
+    """A synchronous client of one secexec server, acting for the tenant of token.
 
-    One pool of connections serves every call; share one client. Requests
-    refused for the moment (429, 503 other than engine_lost) are retried up to
-    max_retries times (negative: never), waiting as Retry-After asks (at most
-    max_retry_wait seconds). timeout bounds each call that is not an exec, an
-    evaluation or a file transfer (None: unbounded); cancel a task to end any
-    call."""
+    One pool of connections serves every call; share one client (it is safe
+    to use from several threads). Requests refused for the moment (429, 503
+    other than engine_lost) are retried up to max_retries times (negative:
+    never), waiting as Retry-After asks (at most max_retry_wait seconds).
+    timeout bounds each call that is not an exec, an evaluation or a file
+    transfer (None: unbounded); those end with their own timeout."""
 
     def __init__(
         self,
