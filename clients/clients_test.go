@@ -122,18 +122,7 @@ func (s *server) env() []string {
 // TestClients runs both clients' suites against one server.
 func TestClients(t *testing.T) {
 	s := startServer(t)
-	t.Run("python", func(t *testing.T) {
-		cmd := exec.Command("python3", "-m", "unittest", "-v", "test_client")
-		cmd.Dir = "python"
-		cmd.Env = append(s.env(), "PYTHONDONTWRITEBYTECODE=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("python3 -m unittest: %v\n%s", err, out)
-		}
-		if !strings.Contains(string(out), "OK") {
-			t.Fatalf("unexpected output:\n%s", out)
-		}
-	})
+	t.Run("python", func(t *testing.T) { testPython(t, s) })
 	t.Run("typescript", func(t *testing.T) {
 		// esbuild strips the types (no npm packages needed); node runs
 		// the node:test suite and exits non-zero on a failure.
