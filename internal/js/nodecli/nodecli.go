@@ -112,6 +112,10 @@ func Parse(argv []string) (*Invocation, error) {
 		if !strings.HasPrefix(a, "--") {
 			hasVal = false
 			name = a
+		} else {
+			// Node (and V8) take underscores for dashes in option names:
+			// --abort_on_uncaught_exception is --abort-on-uncaught-exception.
+			name = "--" + strings.ReplaceAll(name[2:], "_", "-")
 		}
 		if valueOptions[name] {
 			if !hasVal {

@@ -202,6 +202,13 @@ function fatal(err, origin = 'uncaughtException') {
   } catch (e) {
     err = e;
     code = 7;
+    // Under --abort-on-uncaught-exception nothing catches what the
+    // handler threw: V8 would abort at the throw.
+    if (abortOnUncaught) {
+      writeStderr(formatAbort(err));
+      B.exit(134);
+      return;
+    }
   }
   writeStderr(formatFatal(err));
   process.exitCode = code;
@@ -251,7 +258,7 @@ function configure(i) {
   process.argv = i.argv;
   process.argv0 = i.argv0;
   process.execArgv = i.execArgv;
-  abortOnUncaught = (i.execArgv || []).includes('--abort-on-uncaught-exception');
+  abortOnUncaught = (i.execArgv || []).some((a) => a === '--abort-on-uncaught-exception' || a === '--abort_on_uncaught_exception');
   process.env = i.env;
   process.pid = i.pid;
   process.ppid = i.ppid;

@@ -29,3 +29,6 @@ console.log(run(['--abort-on-uncaught-exception', '-e', withListener]));
 // A domain with an 'error' listener takes the error before any abort.
 console.log(run(['--abort-on-uncaught-exception', '-e', "const d = require('domain').create(); d.on('error', (e) => console.log('domain', e.message)); d.run(() => setTimeout(() => { throw new Error('caught') }, 1))"]));
 console.log(run(['--abort-on-uncaught-exception', '-e', "require('domain').create().run(() => { throw new Error('no handler') })"]));
+// Underscores for dashes, as V8 spells its flags; a domain handler that
+// throws is not caught by anything, so the process aborts.
+console.log(run(['--abort_on_uncaught_exception', '-e', "const d = require('domain').create(); d.on('error', () => { throw new Error('from handler') }); d.run(() => { throw new Error('first') })"]));
