@@ -281,6 +281,7 @@ class Test {
     if (options === undefined || options === null) options = {};
     if (name === undefined || name === null) name = (fn && fn.name) || '<anonymous>';
     name = String(name);
+    validateTestOptions(options);
     const t = new Test(this, name, { ...options, loc: options.loc || callSite() }, fn, kind);
     if (fn === undefined && kind !== 'suite' && t.skip === false && t.todo === false) t.fn = () => {};
     this.subtests.push(t);
@@ -570,6 +571,34 @@ function received(v) {
   let shown = require('node:util').inspect(v);
   if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
   return `type ${typeof v} (${shown})`;
+}
+
+// validateTestOptions checks what Node's Test constructor checks, with its
+// codes and messages, before the test exists.
+function validateTestOptions({ timeout, concurrency, signal }) {
+  if (timeout !== undefined && timeout !== null && timeout !== Infinity) {
+    if (typeof timeout !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "options.timeout" property must be of type number. Received ${received(timeout)}`);
+    if (!(timeout >= 0 && timeout <= 2147483647)) throw outOfRange('options.timeout', '>= 0 && <= 2147483647', timeout);
+  }
+  if (concurrency !== undefined && concurrency !== null && typeof concurrency !== 'boolean') {
+    if (typeof concurrency !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "options.concurrency" property must be one of type boolean or number. Received ${received(concurrency)}`);
+    if (!Number.isInteger(concurrency)) throw outOfRange('options.concurrency', 'an integer', concurrency);
+    if (concurrency < 1 || concurrency > 4294967295) throw outOfRange('options.concurrency', '>= 1 && <= 4294967295', concurrency);
+  }
+  // Node accepts anything shaped like an AbortSignal.
+  if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "options.signal" property must be an instance of AbortSignal. Received ${received(signal)}`);
+  }
+}
+
+// outOfRange is Node's ERR_OUT_OF_RANGE; integers beyond 2 ** 32 show
+// with digit separators, as Node prints them.
+function outOfRange(name, range, v) {
+  let shown = String(v);
+  if (Number.isInteger(v) && Math.abs(v) > 2 ** 32) shown = shown.replace(/\B(?=(\d{3})+$)/g, '_');
+  const e = new RangeError(`The value of "${name}" is out of range. It must be ${range}. Received ${shown}`);
+  e.code = 'ERR_OUT_OF_RANGE';
+  return e;
 }
 
 function typeError(code, msg) {
