@@ -12,6 +12,7 @@
 // created without a context, and t.test() names its parent explicitly.
 const process = require('node:process');
 const report = require('./report.js');
+const { typeError, received } = require('./errors.js');
 // The runner's own timers are the real ones even while a test mocks them.
 const timers = require('node:timers');
 
@@ -563,15 +564,6 @@ class SuiteContext {
   get filePath() { return this.#test.loc && this.#test.loc.file; }
 }
 
-// received describes a wrong argument as Node's messages do.
-function received(v) {
-  if (v === null || v === undefined) return String(v);
-  if (typeof v === 'function') return `function ${v.name}`;
-  if (typeof v === 'object') return v.constructor && v.constructor.name ? `an instance of ${v.constructor.name}` : require('node:util').inspect(v, { depth: -1 });
-  let shown = require('node:util').inspect(v);
-  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
-  return `type ${typeof v} (${shown})`;
-}
 
 // validateTestOptions checks what Node's Test constructor checks, with its
 // codes and messages, before the test exists.
@@ -601,11 +593,6 @@ function outOfRange(name, range, v) {
   return e;
 }
 
-function typeError(code, msg) {
-  const e = new TypeError(msg);
-  e.code = code;
-  return e;
-}
 
 function addHook(test, which, fn, opts = {}) {
   if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', `The "fn" argument must be of type function.${fn === undefined ? ' Received undefined' : ''}`);
