@@ -10,6 +10,7 @@ const { process, domainCapture: capture } = require('./process.js');
 const DS = require('./internal/domain_state.js');
 const { codedError } = require('./internal/errors.js');
 const P = require('./internal/primordials.js');
+const { drainForDomain: drainRejections } = require('./internal/rejections.js');
 
 // The guest's capture callback and domains share one slot: whichever
 // came first keeps it.
@@ -78,6 +79,8 @@ Domain.prototype.exit = function exit() {
   let i = stack.length - 1;
   while (i >= 0 && stack[i] !== this) i--;
   if (i < 0) return;
+  // Rejections recorded while this domain was active belong to it.
+  drainRejections();
   stack.length = i;
   setActive(stack.length === 0 ? undefined : stack[stack.length - 1]);
   updateExceptionCapture();

@@ -141,6 +141,18 @@ steps.push(() => {
   d.run(() => setTimeout(() => { throw new Error('no handler'); }, 1));
 });
 
+// A promise rejected inside a domain and never handled goes to the
+// domain; one handled in time does not.
+steps.push(() => {
+  const d = domain.create();
+  d.on('error', (er) => { log('rejection caught', er.message, er.domainThrown, domain._stack.length); setImmediate(next); });
+  d.run(() => {
+    Promise.reject(new Error('unhandled in d'));
+    const handled = Promise.reject(new Error('handled'));
+    handled.catch(() => log('caught in time'));
+  });
+});
+
 // The capture callback belongs to the domain module once it is loaded.
 steps.push(() => {
   try {
