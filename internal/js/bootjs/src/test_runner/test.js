@@ -435,7 +435,7 @@ class TestContext {
   get name() { return this.#test.name; }
   get fullName() { return this.#test.fullName; }
   get signal() { return this.#test.controller.signal; }
-  get filePath() { return this.#test.loc && this.#test.loc.file; }
+  get filePath() { return entryFile(); }
   get assert() {
     if (this.#assert) return this.#assert;
     const assert = require('node:assert');
@@ -561,9 +561,17 @@ class SuiteContext {
   get name() { return this.#test.name; }
   get fullName() { return this.#test.fullName; }
   get signal() { return this.#test.controller.signal; }
-  get filePath() { return this.#test.loc && this.#test.loc.file; }
+  get filePath() { return entryFile(); }
 }
 
+
+// entryFile is what Node's t.filePath gives: the file the process was
+// started with (each file's own process under node --test), even for a
+// test defined in a module that file required.
+function entryFile() {
+  const main = process.argv[1];
+  return typeof main === 'string' && main !== '' ? require('node:path').resolve(main) : undefined;
+}
 
 // validateTestOptions checks what Node's Test constructor checks, with its
 // codes and messages, before the test exists.
