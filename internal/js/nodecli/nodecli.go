@@ -66,7 +66,7 @@ var valueOptions = map[string]bool{
 
 // flagOptions are accepted and have no effect in the sandbox.
 var flagOptions = map[string]bool{
-	"--no-warnings": true, "--enable-source-maps": true, "--no-deprecation": true, "--trace-warnings": true,
+	"--no-warnings": true, "--enable-source-maps": true, "--no-enable-source-maps": true, "--no-deprecation": true, "--trace-warnings": true,
 	"--trace-uncaught": true, "--throw-deprecation": true, "--pending-deprecation": true, "--preserve-symlinks": true,
 	"--experimental-vm-modules": true, "--experimental-modules": true, "--experimental-strip-types": true,
 	"--experimental-transform-types": true, "--no-experimental-strip-types": true, "--experimental-detect-module": true,
