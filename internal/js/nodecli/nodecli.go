@@ -78,6 +78,9 @@ var flagOptions = map[string]bool{
 	"--experimental-websocket": true, "--no-experimental-websocket": true, "--experimental-sqlite": true,
 	"--experimental-print-required-tla": true, "--experimental-network-imports": true, "--test": false,
 	"--test-only": true, "--test-force-exit": true,
+	// V8's GC stress options change when collections happen, not what a
+	// program computes.
+	"--gc-interval": true, "--stress-compaction": true,
 }
 
 // Parse parses node's argv (argv[0] is the program name).
