@@ -165,6 +165,42 @@ string 10 true
 	if r := v.node(`process.stdout.write(require('util').getCallSites()[0].scriptName)`); r.stdout != "[eval]" {
 		t.Errorf("node -e: scriptName %q, want [eval]", r.stdout)
 	}
+
+	// --experimental-transform-types turns source maps on, so call sites
+	// name the TypeScript's own line (8) and column (18) unless
+	// --no-enable-source-maps or {sourceMap: false} say otherwise, as in
+	// Node 22.14's test-util-getcallsites.
+	v.writeFile("/workspace/cs.ts", `const { getCallSites } = require('node:util');
+
+interface CallSite {
+  A;
+  B;
+}
+
+const callSite = getCallSites()[0];
+const explicit = getCallSites({ sourceMap: false })[0];
+console.log(callSite.lineNumber, callSite.column, callSite.columnNumber, explicit.lineNumber === 9);
+`)
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--experimental-transform-types"}, "8 18 18 false\n"},
+		{[]string{"--experimental-transform-types", "--enable-source-maps"}, "8 18 18 false\n"},
+		{[]string{"--no-enable-source-maps", "--experimental-transform-types"}, ""},
+	} {
+		r := v.run("", append(append([]string{"node"}, c.flags...), "/workspace/cs.ts")...)
+		if r.code != 0 {
+			t.Errorf("%v: code %d stderr %q", c.flags, r.code, r.stderr)
+			continue
+		}
+		if c.want != "" && r.stdout != c.want {
+			t.Errorf("%v: %q, want %q", c.flags, r.stdout, c.want)
+		}
+		if c.want == "" && strings.HasPrefix(r.stdout, "8 ") {
+			t.Errorf("%v: %q: mapped although source maps are off", c.flags, r.stdout)
+		}
+	}
 }
 
 // The deprecated timers.enroll/unenroll/active/_unrefActive and util.log

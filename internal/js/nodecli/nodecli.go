@@ -66,7 +66,7 @@ var valueOptions = map[string]bool{
 
 // flagOptions are accepted and have no effect in the sandbox.
 var flagOptions = map[string]bool{
-	"--no-warnings": true, "--enable-source-maps": true, "--no-deprecation": true, "--trace-warnings": true,
+	"--no-warnings": true, "--enable-source-maps": true, "--no-enable-source-maps": true, "--no-deprecation": true, "--trace-warnings": true,
 	"--trace-uncaught": true, "--throw-deprecation": true, "--pending-deprecation": true, "--preserve-symlinks": true,
 	"--experimental-vm-modules": true, "--experimental-modules": true, "--experimental-strip-types": true,
 	"--experimental-transform-types": true, "--no-experimental-strip-types": true, "--experimental-detect-module": true,
@@ -78,6 +78,9 @@ var flagOptions = map[string]bool{
 	"--experimental-websocket": true, "--no-experimental-websocket": true, "--experimental-sqlite": true,
 	"--experimental-print-required-tla": true, "--experimental-network-imports": true, "--test": false,
 	"--test-only": true, "--test-force-exit": true,
+	// V8's GC stress options change when collections happen, not what a
+	// program computes.
+	"--gc-interval": true, "--stress-compaction": true,
 }
 
 // Parse parses node's argv (argv[0] is the program name).
@@ -112,6 +115,10 @@ func Parse(argv []string) (*Invocation, error) {
 		if !strings.HasPrefix(a, "--") {
 			hasVal = false
 			name = a
+		} else {
+			// Node (and V8) take underscores for dashes in option names:
+			// --abort_on_uncaught_exception is --abort-on-uncaught-exception.
+			name = "--" + strings.ReplaceAll(name[2:], "_", "-")
 		}
 		if valueOptions[name] {
 			if !hasVal {

@@ -23,6 +23,9 @@ func TestParse(t *testing.T) {
 		{[]string{"node", "--test"}, Invocation{Mode: ModeTest, Args: []string{}, ExecArgv: []string{"--test"}}},
 		{[]string{"node", "--test", "--test-reporter=spec", "--test-name-pattern", "x", "a.js", "test/**/*.mjs"}, Invocation{Mode: ModeTest, Args: []string{"a.js", "test/**/*.mjs"},
 			ExecArgv: []string{"--test", "--test-reporter", "spec", "--test-name-pattern", "x"}}},
+		{[]string{"node", "--abort_on_uncaught_exception", "--stack_trace_limit=5", "f.js"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{},
+			ExecArgv: []string{"--abort_on_uncaught_exception", "--stack-trace-limit", "5"}}},
+		{[]string{"node", "--gc-interval=100", "--stress-compaction", "f.js"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{}, ExecArgv: []string{"--gc-interval=100", "--stress-compaction"}}},
 		{[]string{"node", "--test-only", "f.js"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{}, ExecArgv: []string{"--test-only"}}},
 	}
 	for _, c := range cases {

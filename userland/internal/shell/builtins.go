@@ -38,6 +38,7 @@ func init() {
 		"pushd": (*Shell).pushd, "popd": (*Shell).popd, "dirs": (*Shell).dirs,
 		"fg": (*Shell).noJobControl, "bg": (*Shell).noJobControl,
 		"enable": (*Shell).enable, "help": (*Shell).help,
+		"ulimit": (*Shell).ulimitB,
 	}
 }
 

@@ -158,6 +158,7 @@ var builtinHelp = map[string][2]string{
 	"let":       {"let arg [arg ...]", "Evaluate arithmetic."},
 	"getopts":   {"getopts optstring name [arg ...]", "Parse options."},
 	"umask":     {"umask [-p] [-S] [mode]", "Show or set the file creation mask."},
+	"ulimit":    {"ulimit [-SHacdfmnstuv] [limit]", "Show process resource limits (set only the core file size)."},
 	"shopt":     {"shopt [-pqsu] [-o] [optname ...]", "Set shell options."},
 	"exec":      {"exec [-cl] [-a name] [command [argument ...]] [redirection ...]", "Replace the shell with a program, or apply redirections for good."},
 	"hash":      {"hash [-lr] [-p pathname] [-dt] [name ...]", "Remember where programs are."},

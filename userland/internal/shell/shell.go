@@ -102,6 +102,8 @@ type Shell struct {
 	noErrExit int // > 0 inside conditions, && || lists and negations
 	inTrap    bool
 	umask     int
+	// coreLimit is what ulimit -c was last set to ("" before): see ulimitB.
+	coreLimit string
 
 	sourceDepth int
 	src         string            // the source text being run (for arithmetic errors)

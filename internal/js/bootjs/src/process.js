@@ -143,12 +143,22 @@ process.exit = function exit(code) {
 process._exiting = false;
 process.report = { getReport() { return {}; }, writeReport() { return ''; } };
 process.allowedNodeEnvironmentFlags = new Set();
-process.setUncaughtExceptionCaptureCallback = (fn) => { captureFn = fn; };
+process.setUncaughtExceptionCaptureCallback = function setUncaughtExceptionCaptureCallback(fn) {
+  if (fn === null) { captureFn = null; return; }
+  if (typeof fn !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'fn', 'of type function or null', fn);
+  if (captureFn !== null) throw codedError('ERR_UNCAUGHT_EXCEPTION_CAPTURE_ALREADY_SET');
+  captureFn = fn;
+};
 process.hasUncaughtExceptionCaptureCallback = () => captureFn !== null;
+// The domain module's own way to the capture slot, after it has taken
+// process.setUncaughtExceptionCaptureCallback away from the guest.
+const domainCapture = { set(fn) { captureFn = fn; } };
+process.domain = null;
 process.setSourceMapsEnabled = () => {};
 process.constrainedMemory = () => 0;
 process.availableMemory = () => 0;
 let captureFn = null;
+let abortOnUncaught = false;
 
 function writeStderr(s) { try { B.write(2, s); } catch { /* stderr closed */ } }
 
@@ -173,20 +183,53 @@ loop.onEvent('signal', (num) => {
 // unless an 'uncaughtException' listener takes it.
 function fatal(err, origin = 'uncaughtException') {
   if (exiting) return;
-  if (captureFn) { captureFn(err); return; }
-  if (process.listenerCount('uncaughtException') > 0) {
-    try {
+  // An error thrown by the handler itself ends the process with 7, as
+  // Node's "internal exception handler run-time failure".
+  let code = 1;
+  if (captureFn === null && abortOnUncaught) {
+    // --abort-on-uncaught-exception: no listener runs; the error and where
+    // it was thrown are printed and the process dies as by abort().
+    writeStderr(formatAbort(err));
+    B.exit(134);
+    return;
+  }
+  try {
+    if (captureFn) { captureFn(err); return; }
+    if (process.listenerCount('uncaughtException') > 0) {
       process.emit('uncaughtException', err, origin);
       return;
-    } catch (e) {
-      err = e;
+    }
+  } catch (e) {
+    err = e;
+    code = 7;
+    // Under --abort-on-uncaught-exception nothing catches what the
+    // handler threw: V8 would abort at the throw.
+    if (abortOnUncaught) {
+      writeStderr(formatAbort(err));
+      B.exit(134);
+      return;
     }
   }
   writeStderr(formatFatal(err));
-  process.exitCode = 1;
-  process.exit(1);
+  process.exitCode = code;
+  process.exit(code);
 }
 loop.setFatalHandler(fatal);
+
+// formatAbort is what V8 prints before it aborts on an uncaught
+// exception: the error, then its frames under FROM.
+function formatAbort(err) {
+  let head, frames = '';
+  try {
+    head = err instanceof Error ? `${err.name}: ${err.message}` : require('./util.js').inspect(err);
+    const stack = err && typeof err.stack === 'string' ? err.stack : '';
+    const lines = stack.split('\n').filter((l) => l.startsWith('    at ')).map((l) => l.slice(7));
+    if (lines.length) frames = `\nFROM\n${lines.join('\n')}\n`;
+  } catch {
+    head = 'exception';
+  }
+  return `Uncaught ${head}\n${frames}`;
+}
 
 function formatFatal(err) {
   let body;
@@ -215,6 +258,7 @@ function configure(i) {
   process.argv = i.argv;
   process.argv0 = i.argv0;
   process.execArgv = i.execArgv;
+  abortOnUncaught = (i.execArgv || []).some((a) => a === '--abort-on-uncaught-exception' || a === '--abort_on_uncaught_exception');
   process.env = i.env;
   process.pid = i.pid;
   process.ppid = i.ppid;
@@ -230,4 +274,4 @@ function configure(i) {
   }
 }
 
-module.exports = { process, fatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };
+module.exports = { process, domainCapture, fatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };

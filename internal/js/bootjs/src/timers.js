@@ -4,6 +4,7 @@ const { B } = require('./internal/bridge.js');
 const loop = require('./internal/loop.js');
 const { codedError } = require('./internal/errors.js');
 const P = require('./internal/primordials.js');
+const DS = require('./internal/domain_state.js');
 
 const TIMEOUT_MAX = 2 ** 31 - 1;
 const active = new P.MapCtor();
@@ -12,6 +13,13 @@ const kId = Symbol('timerId');
 
 function checkCallback(cb) {
   if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', cb);
+}
+
+// inDomain marks a timer made inside a domain with it, as Node's
+// domain hook marks the resource (hidden, writable: domain.add() moves it).
+function inDomain(t) {
+  const d = DS.current();
+  if (d) P.ObjectDefineProperty(t, 'domain', { value: d, writable: true, configurable: true, enumerable: false });
 }
 
 class Timeout {
@@ -25,6 +33,7 @@ class Timeout {
     this._destroyed = false;
     this[kId] = nextId++;
     this._ref = true;
+    inDomain(this);
     P.MapPrototypeSet(active, this[kId], this);
     B.timerStart(this[kId], ms, true);
   }
@@ -46,6 +55,7 @@ class Immediate {
     this._destroyed = false;
     this._ref = true;
     this[kId] = nextId++;
+    inDomain(this);
     P.MapPrototypeSet(active, this[kId], this);
     B.timerStart(this[kId], 0, true);
   }
@@ -76,7 +86,10 @@ loop.onEvent('timer', (id) => {
   if (t instanceof Immediate) {
     t._destroyed = true;
     P.MapPrototypeDelete(active, id);
+    const d = t.domain;
+    DS.enter(d);
     P.ReflectApply(t._onImmediate, t, t._argv);
+    DS.leave(d);
     return;
   }
   if (t._repeat !== null) {
@@ -85,7 +98,10 @@ loop.onEvent('timer', (id) => {
     t._destroyed = true;
     P.MapPrototypeDelete(active, id);
   }
+  const d = t.domain;
+  DS.enter(d);
   P.ReflectApply(t._onTimeout, t, t._timerArgs);
+  DS.leave(d);
 });
 
 const promises = {

@@ -200,6 +200,20 @@ const log = deprecate(function log(...args) {
   const time = `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
   console.log('%s - %s', `${d.getDate()} ${kMonths[d.getMonth()]} ${time}`, format(...args));
 }, 'The `util.log API is deprecated. Please use console.log() with a custom formatter or a third-party logger instead.', 'DEP0059');
+// sourceMapsByDefault: getCallSites maps positions unless told not to
+// when source maps are on: the last of --enable-source-maps and
+// --no-enable-source-maps, else whether --experimental-transform-types
+// (which implies them in Node 22) was given.
+function sourceMapsByDefault() {
+  const argv = require('./process.js').process.execArgv || [];
+  let on = argv.includes('--experimental-transform-types');
+  for (const a of argv) {
+    if (a === '--enable-source-maps') on = true;
+    else if (a === '--no-enable-source-maps') on = false;
+  }
+  return on;
+}
+
 function getCallSites(frameCount = 10, options) {
   const V = require('./internal/crypto_util.js');
   if (options === undefined) {
@@ -239,7 +253,7 @@ function getCallSites(frameCount = 10, options) {
     let line = cs.getLineNumber() ?? 0;
     let col = cs.getColumnNumber() ?? 0;
     const scriptName = cs.getScriptNameOrSourceURL() || cs.getFileName() || '';
-    if (options.sourceMap === true) {
+    if (options.sourceMap === true || (options.sourceMap === undefined && sourceMapsByDefault())) {
       const m = require('./internal/module_sourcemap.js').mapLocation(scriptName, line, col);
       if (m) {
         const k = P.StringPrototypeIndexOf(m, ':');

@@ -17,6 +17,7 @@ const factories = {
   constants: () => { const c = require('./constants.js'); return { ...c.errno, ...c.signals, ...c.fs, ...c.priority }; },
   crypto: () => require('../crypto.js'),
   diagnostics_channel: () => require('../diagnostics_channel.js'),
+  domain: () => require('../domain.js'),
   events: () => require('../events.js'),
   fs: () => require('../fs.js'),
   'fs/promises': () => require('../fs.js').promises,

@@ -5,6 +5,7 @@
 // callbacks before V8 runs the promise microtasks, as Node orders them.
 const { B } = require('./bridge.js');
 const P = require('./primordials.js');
+const DS = require('./domain_state.js');
 
 const ticks = [];
 let tickScheduled = false;
@@ -17,7 +18,9 @@ function runTicks() {
   while (ticks.length > 0) {
     const t = P.ArrayPrototypeShift(ticks);
     try {
+      DS.enter(t.domain);
       P.ReflectApply(t.fn, undefined, t.args);
+      DS.leave(t.domain);
     } catch (e) {
       fatalHandler(e);
     }
@@ -28,7 +31,7 @@ function nextTick(fn, ...args) {
   if (typeof fn !== 'function') {
     throw require('./errors.js').codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', fn);
   }
-  P.ArrayPrototypePush(ticks, { fn, args });
+  P.ArrayPrototypePush(ticks, { fn, args, domain: DS.current() });
   if (!tickScheduled) {
     tickScheduled = true;
     // Ticks queued from a microtask are drained by a microtask.

@@ -9,6 +9,7 @@
 // handler attached after that report emits 'rejectionHandled'.
 const P = require('./primordials.js');
 const { B } = require('./bridge.js');
+const DS = require('./domain_state.js');
 
 // The shim writes records here: box[2i] is a promise, box[2i+1] its
 // reason, or box itself when a handler was attached later.
@@ -35,7 +36,10 @@ function drain() {
 
 function onReject(promise, reason) {
   if (arguments.length >= 2) {
-    P.WeakMapPrototypeSet(maybeUnhandled, promise, { reason, warned: false });
+    // The domain active when the records are drained: the domain module
+    // drains them as each domain exits, so a rejection made inside
+    // one is reported inside it, as Node reports it in its promise's.
+    P.WeakMapPrototypeSet(maybeUnhandled, promise, { reason, warned: false, domain: DS.current() });
     P.ArrayPrototypePush(pending, promise);
     return;
   }
@@ -105,8 +109,11 @@ function settleNow() {
       const info = P.WeakMapPrototypeGet(maybeUnhandled, promise);
       if (info === undefined) continue; // handled in the meantime
       info.warned = true;
-      const { reason } = info;
-      if (!process.emit('unhandledRejection', reason, promise)) {
+      const { reason, domain } = info;
+      // Node hands a rejection made inside a domain to that domain's
+      // 'error' listeners instead of 'unhandledRejection'.
+      const handled = domain ? domain.emit('error', reason) : process.emit('unhandledRejection', reason, promise);
+      if (!handled) {
         const err = isErrorLike(reason) ? reason : new UnhandledPromiseRejection(reason);
         if (err instanceof UnhandledPromiseRejection) {
           // Node hides its internal frames: only the message shows.
@@ -118,4 +125,25 @@ function settleNow() {
   }
 }
 
-module.exports = { settle, init, UnhandledPromiseRejection };
+// drainForDomain takes the records now, while the domain that is about
+// to exit is still active. Go settles only when the hook holds records,
+// so what this takes is settled by an immediate of its own.
+let settleQueued = false;
+function drainForDomain() {
+  drain();
+  if (pending.length === 0 || settleQueued) return;
+  settleQueued = true;
+  // The settling is the runtime's, not the exiting domain's callback.
+  const active = DS.state.active;
+  DS.state.active = null;
+  try {
+    require('../timers.js').setImmediate(() => {
+      settleQueued = false;
+      settleNow();
+    });
+  } finally {
+    DS.state.active = active;
+  }
+}
+
+module.exports = { settle, init, drainForDomain, UnhandledPromiseRejection };

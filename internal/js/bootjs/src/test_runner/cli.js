@@ -117,7 +117,7 @@ function childArgv(execArgv) {
 
 // runFile runs one test file in a child and passes its events to emit,
 // numbering its top-level tests from next.number.
-function runFile(file, cwd, argv, emit, next, extraEnv) {
+function runFile(file, cwd, argv, emit, next, extraEnv, timeout) {
   const cp = require('node:child_process');
   return new Promise((resolve) => {
     const start = performance.now();
@@ -125,6 +125,11 @@ function runFile(file, cwd, argv, emit, next, extraEnv) {
     if (next.interrupted) { resolve(); return; }
     const child = cp.spawn(process.execPath, [...argv, file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     next.children.add(child);
+    // The run's timeout bounds each file as a whole, so a file stuck in a
+    // loop that its own tests' timeouts cannot interrupt still ends.
+    let timedOut = false;
+    const timers = require('node:timers');
+    const timer = Number.isFinite(timeout) ? timers.setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeout) : null;
     child.on('exit', () => next.children.delete(child));
     let buf = '';
     let errBuf = '';
@@ -164,15 +169,21 @@ function runFile(file, cwd, argv, emit, next, extraEnv) {
     const done = (code, signal) => {
       if (settled) return;
       settled = true;
+      if (timer !== null) timers.clearTimeout(timer);
       if (buf !== '') line(buf);
       if (errBuf !== '') emit({ type: 'test:stderr', data: { nesting: 0, file, message: errBuf } });
-      if (topLevel === 0 || (code !== 0 && code !== null && !failedHere)) {
+      if (topLevel === 0 || timedOut || (code !== 0 && code !== null && !failedHere)) {
         const name = path.relative(cwd, file) || file;
         const base = { name, nesting: 0, file, line: 1, column: 1 };
         emit({ type: 'test:start', data: base });
         const details = { duration_ms: performance.now() - start };
-        const ok = code === 0 && signal === null;
-        if (!ok) {
+        const ok = code === 0 && signal === null && !timedOut;
+        if (timedOut) {
+          const cause = new Error(`test timed out after ${timeout}ms`);
+          cause.code = 'ERR_TEST_FAILURE';
+          Object.defineProperty(cause, 'secexecTestFailure', { value: true });
+          details.error = { failureType: 'testTimeoutFailure', cause };
+        } else if (!ok) {
           const cause = new Error('test failed');
           cause.code = 'ERR_TEST_FAILURE';
           Object.defineProperty(cause, 'secexecTestFailure', { value: true });
@@ -237,7 +248,7 @@ async function runAll(files, cwd, o, emit) {
     emit(e);
   };
   if (conc === 1) {
-    for (const f of files) await runFile(f, cwd, argv, out, next, o.env);
+    for (const f of files) await runFile(f, cwd, argv, out, next, o.env, o.timeout);
   } else {
     // Run ahead, report in order.
     const buffers = files.map(() => []);
@@ -263,7 +274,7 @@ async function runAll(files, cwd, o, emit) {
       while (i < files.length) {
         const k = i++;
         const local = { number: 0, count: 0, children: next.children, get interrupted() { return next.interrupted; } };
-        await runFile(files[k], cwd, argv, (e) => buffers[k].push(e), local, o.env);
+        await runFile(files[k], cwd, argv, (e) => buffers[k].push(e), local, o.env, o.timeout);
         finished[k] = true;
         drain();
       }
@@ -298,6 +309,7 @@ function parseOptions(execArgv) {
     if (a === '--test-reporter') o.reporters.push(val());
     else if (a === '--test-reporter-destination') o.destinations.push(val());
     else if (a === '--test-concurrency') o.concurrency = Number(val());
+    else if (a === '--test-timeout') o.timeout = Number(val());
   }
   return o;
 }
@@ -349,7 +361,7 @@ function run(options = {}) {
     stream.push(e);
     stream.emit(e.type, e.data);
   };
-  Promise.resolve().then(() => runAll(files, cwd, { argv, concurrency: conc === Infinity ? files.length : conc }, emitter)).then(() => stream.push(null), (err) => stream.destroy(err));
+  Promise.resolve().then(() => runAll(files, cwd, { argv, concurrency: conc === Infinity ? files.length : conc, timeout: options.timeout }, emitter)).then(() => stream.push(null), (err) => stream.destroy(err));
   return stream;
 }
 

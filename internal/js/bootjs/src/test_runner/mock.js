@@ -3,12 +3,7 @@ const process = require('node:process');
 // node:test's mock: function, method, getter and setter mocks with call
 // records, and mock.timers (a fake clock for the timer functions and
 // Date), as Node 22 documents them.
-
-function typeError(code, msg) {
-  const e = new TypeError(msg);
-  e.code = code;
-  return e;
-}
+const { typeError, received } = require('./errors.js');
 
 function rangeError(msg) {
   const e = new RangeError(msg);
@@ -171,6 +166,34 @@ class MockTracker {
   }
 }
 
+const kMockableApis = ['setInterval', 'setTimeout', 'setImmediate', 'Date', 'scheduler.wait'];
+
+// validateApis and validateNow check enable()'s options with Node's
+// codes and (odd) messages.
+function validateApis(apis) {
+  if (!Array.isArray(apis)) throw typeError('ERR_INVALID_ARG_TYPE', `The "options.apis" property must be an instance of Array. Received ${received(apis)}`);
+  for (let i = 0; i < apis.length; i++) {
+    if (typeof apis[i] !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `The "options.apis[${i}]" property must be of type string. Received ${received(apis[i])}`);
+    if (!kMockableApis.includes(apis[i])) throw typeError('ERR_INVALID_ARG_VALUE', `The property 'options.apis' option ${apis[i]} is not supported. Received ${show(apis[i])}`);
+  }
+}
+
+function validateNow(now) {
+  if (now instanceof Date) now = now.getTime();
+  if (typeof now !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "initialTime" argument must be of type number. Received ${received(now)}`);
+  if (Number.isNaN(now)) throw typeError('ERR_INVALID_ARG_VALUE', `The argument 'now' epoch must be a positive integer received NaN. Received NaN`);
+  if (now < 0) throw typeError('ERR_INVALID_ARG_VALUE', `The argument 'time' ${now}. Received 'positive integer'`);
+  return now;
+}
+
+
+function abortError(signal) {
+  const e = new Error('The operation was aborted', { cause: signal.reason });
+  e.name = 'AbortError';
+  e.code = 'ABORT_ERR';
+  return e;
+}
+
 // MockTimers replaces the timer functions (and Date) with a fake clock
 // that moves only when tick() or runAll() says so.
 class MockTimers {
@@ -187,12 +210,24 @@ class MockTimers {
       e.code = 'ERR_INVALID_STATE';
       throw e;
     }
-    const apis = opts.apis || ['setInterval', 'setTimeout', 'setImmediate', 'Date'];
-    this.#now = opts.now instanceof Date ? opts.now.getTime() : (opts.now || 0);
+    const apis = opts.apis === undefined ? ['setInterval', 'setTimeout', 'setImmediate', 'Date', 'scheduler.wait'] : opts.apis;
+    validateApis(apis);
+    // Another tracker (a parent test's) already replaced Date.
+    if (apis.includes('Date') && globalThis.Date.isMock) {
+      const e = new Error('Invalid state: Date is already being mocked!');
+      e.code = 'ERR_INVALID_STATE';
+      throw e;
+    }
+    const now = opts.now === undefined ? 0 : validateNow(opts.now);
+    this.#now = now;
     this.#enabled = true;
     this.#apis = apis;
     const g = globalThis;
-    this.#saved = { setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, setInterval: g.setInterval, clearInterval: g.clearInterval, setImmediate: g.setImmediate, clearImmediate: g.clearImmediate, Date: g.Date };
+    const tp = require('node:timers/promises');
+    this.#saved = {
+      setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, setInterval: g.setInterval, clearInterval: g.clearInterval, setImmediate: g.setImmediate, clearImmediate: g.clearImmediate, Date: g.Date,
+      promises: { setTimeout: tp.setTimeout, setImmediate: tp.setImmediate }, wait: tp.scheduler.wait,
+    };
     const add = (fn, delay, args, repeat, immediate) => {
       const t = { id: ++this.#seq, fn, args, at: this.#now + (immediate ? 0 : Math.max(1, delay | 0)), interval: repeat ? Math.max(1, delay | 0) : 0 };
       this.#timers.push(t);
@@ -203,6 +238,23 @@ class MockTimers {
       const id = h && typeof h === 'object' ? h.id : h;
       this.#timers = this.#timers.filter((t) => t.id !== id);
     };
+    // timers/promises resolve on the fake clock too, rejecting as the
+    // real ones do for a bad or aborted signal.
+    const promised = (delay, value, options, immediate) => {
+      const signal = options ? options.signal : undefined;
+      if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
+        return Promise.reject(typeError('ERR_INVALID_ARG_TYPE', `The "options.signal" property must be an instance of AbortSignal. Received ${received(signal)}`));
+      }
+      if (signal && signal.aborted) return Promise.reject(abortError(signal));
+      return new Promise((resolve, reject) => {
+        const onAbort = () => { clear(h); reject(abortError(signal)); };
+        const h = add(() => { if (signal) signal.removeEventListener('abort', onAbort); resolve(value); }, delay, [], false, immediate);
+        if (signal) signal.addEventListener('abort', onAbort, { once: true });
+      });
+    };
+    if (apis.includes('setTimeout')) tp.setTimeout = (d, v, o) => promised(d, v, o, false);
+    if (apis.includes('setImmediate')) tp.setImmediate = (v, o) => promised(0, v, o, true);
+    if (apis.includes('scheduler.wait')) tp.scheduler.wait = (d, o) => promised(d, undefined, o, false);
     if (apis.includes('setTimeout')) { g.setTimeout = (fn, d, ...a) => add(fn, d, a, false); g.clearTimeout = clear; }
     if (apis.includes('setInterval')) { g.setInterval = (fn, d, ...a) => add(fn, d, a, true); g.clearInterval = clear; }
     if (apis.includes('setImmediate')) { g.setImmediate = (fn, ...a) => add(fn, 0, a, false, true); g.clearImmediate = clear; }
@@ -215,6 +267,12 @@ class MockTimers {
         return Reflect.construct(RealDate, args, new.target);
       }
       MockDate.prototype = RealDate.prototype;
+      MockDate.isMock = true;
+      // Code that checks for the real Date by its name or source still
+      // finds it, as with Node's mock.
+      Object.defineProperty(MockDate, 'name', { value: 'Date', configurable: true });
+      Object.defineProperty(MockDate, 'length', { value: 7, configurable: true });
+      MockDate.toString = () => 'function Date() { [native code] }';
       MockDate.now = () => this.#now;
       MockDate.parse = RealDate.parse;
       MockDate.UTC = RealDate.UTC;
@@ -257,7 +315,11 @@ class MockTimers {
 
   reset() {
     if (!this.#enabled) return;
-    Object.assign(globalThis, this.#saved);
+    const { promises, wait, ...globals } = this.#saved;
+    Object.assign(globalThis, globals);
+    const tp = require('node:timers/promises');
+    Object.assign(tp, promises);
+    tp.scheduler.wait = wait;
     this.#enabled = false;
     this.#timers = [];
   }

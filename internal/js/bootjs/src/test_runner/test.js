@@ -12,6 +12,7 @@
 // created without a context, and t.test() names its parent explicitly.
 const process = require('node:process');
 const report = require('./report.js');
+const { typeError, received } = require('./errors.js');
 // The runner's own timers are the real ones even while a test mocks them.
 const timers = require('node:timers');
 
@@ -281,6 +282,7 @@ class Test {
     if (options === undefined || options === null) options = {};
     if (name === undefined || name === null) name = (fn && fn.name) || '<anonymous>';
     name = String(name);
+    validateTestOptions(options);
     const t = new Test(this, name, { ...options, loc: options.loc || callSite() }, fn, kind);
     if (fn === undefined && kind !== 'suite' && t.skip === false && t.todo === false) t.fn = () => {};
     this.subtests.push(t);
@@ -433,7 +435,7 @@ class TestContext {
   get name() { return this.#test.name; }
   get fullName() { return this.#test.fullName; }
   get signal() { return this.#test.controller.signal; }
-  get filePath() { return this.#test.loc && this.#test.loc.file; }
+  get filePath() { return entryFile(); }
   get assert() {
     if (this.#assert) return this.#assert;
     const assert = require('node:assert');
@@ -559,24 +561,46 @@ class SuiteContext {
   get name() { return this.#test.name; }
   get fullName() { return this.#test.fullName; }
   get signal() { return this.#test.controller.signal; }
-  get filePath() { return this.#test.loc && this.#test.loc.file; }
+  get filePath() { return entryFile(); }
 }
 
-// received describes a wrong argument as Node's messages do.
-function received(v) {
-  if (v === null || v === undefined) return String(v);
-  if (typeof v === 'function') return `function ${v.name}`;
-  if (typeof v === 'object') return v.constructor && v.constructor.name ? `an instance of ${v.constructor.name}` : require('node:util').inspect(v, { depth: -1 });
-  let shown = require('node:util').inspect(v);
-  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
-  return `type ${typeof v} (${shown})`;
+
+// entryFile is what Node's t.filePath gives: the file the process was
+// started with (each file's own process under node --test), even for a
+// test defined in a module that file required.
+function entryFile() {
+  const main = process.argv[1];
+  return typeof main === 'string' && main !== '' ? require('node:path').resolve(main) : undefined;
 }
 
-function typeError(code, msg) {
-  const e = new TypeError(msg);
-  e.code = code;
+// validateTestOptions checks what Node's Test constructor checks, with its
+// codes and messages, before the test exists.
+function validateTestOptions({ timeout, concurrency, signal }) {
+  if (timeout !== undefined && timeout !== null && timeout !== Infinity) {
+    if (typeof timeout !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "options.timeout" property must be of type number. Received ${received(timeout)}`);
+    if (!(timeout >= 0 && timeout <= 2147483647)) throw outOfRange('options.timeout', '>= 0 && <= 2147483647', timeout);
+  }
+  if (concurrency !== undefined && concurrency !== null && typeof concurrency !== 'boolean') {
+    if (typeof concurrency !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "options.concurrency" property must be one of type boolean or number. Received ${received(concurrency)}`);
+    if (!Number.isInteger(concurrency)) throw outOfRange('options.concurrency', 'an integer', concurrency);
+    if (concurrency < 1 || concurrency > 4294967295) throw outOfRange('options.concurrency', '>= 1 && <= 4294967295', concurrency);
+  }
+  // Node accepts anything shaped like an AbortSignal.
+  if (signal !== undefined && (signal === null || typeof signal !== 'object' || !('aborted' in signal))) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "options.signal" property must be an instance of AbortSignal. Received ${received(signal)}`);
+  }
+}
+
+// outOfRange is Node's ERR_OUT_OF_RANGE; integers beyond 2 ** 32 show
+// with digit separators, as Node prints them.
+function outOfRange(name, range, v) {
+  let shown = String(v);
+  if (Number.isInteger(v) && Math.abs(v) > 2 ** 32) shown = shown.replace(/\B(?=(\d{3})+$)/g, '_');
+  const e = new RangeError(`The value of "${name}" is out of range. It must be ${range}. Received ${shown}`);
+  e.code = 'ERR_OUT_OF_RANGE';
   return e;
 }
+
 
 function addHook(test, which, fn, opts = {}) {
   if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', `The "fn" argument must be of type function.${fn === undefined ? ' Received undefined' : ''}`);
