@@ -1,6 +1,6 @@
 // Command tools is one WASI module for many small everyday commands: xxd,
 // hexdump, file, tree, zip, unzip, bzip2 (bunzip2, bzcat), xz (unxz,
-// xzcat), patch, ps, tput, clear, stty, and the pagers less and more and
+// xzcat), patch, ps, uname, hostname, tput, clear, stty, and the pagers less and more and
 // the editor vi (vim, view, ex). Like busybox it picks the tool from the
 // base name of argv[0] ("xxd" or "/bin/xxd"); "tools NAME ARGS..." runs NAME too. Each
 // tool follows the output, messages and exit statuses of the Debian
@@ -22,29 +22,31 @@ type tool func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 // tools maps each command name to its implementation; the names must be
 // the module's aliases in wasmbuild.Aliases (a test checks it).
 var tools = map[string]tool{
-	"xxd":     runXxd,
-	"hexdump": runHexdump,
-	"file":    runFile,
-	"tree":    runTree,
-	"zip":     runZip,
-	"unzip":   runUnzip,
-	"bzip2":   runBzip2,
-	"bunzip2": runBzip2,
-	"bzcat":   runBzip2,
-	"xz":      runXz,
-	"unxz":    runXz,
-	"xzcat":   runXz,
-	"patch":   runPatch,
-	"tput":    runTput,
-	"clear":   runClear,
-	"ps":      runPs,
-	"stty":    runStty,
-	"less":    runLess,
-	"more":    runMore,
-	"vi":      runVi,
-	"vim":     runVi,
-	"view":    runVi,
-	"ex":      runVi,
+	"xxd":      runXxd,
+	"hexdump":  runHexdump,
+	"file":     runFile,
+	"tree":     runTree,
+	"zip":      runZip,
+	"unzip":    runUnzip,
+	"bzip2":    runBzip2,
+	"bunzip2":  runBzip2,
+	"bzcat":    runBzip2,
+	"xz":       runXz,
+	"unxz":     runXz,
+	"xzcat":    runXz,
+	"patch":    runPatch,
+	"tput":     runTput,
+	"clear":    runClear,
+	"ps":       runPs,
+	"stty":     runStty,
+	"less":     runLess,
+	"more":     runMore,
+	"vi":       runVi,
+	"vim":      runVi,
+	"view":     runVi,
+	"ex":       runVi,
+	"uname":    runUname,
+	"hostname": runHostname,
 }
 
 // message is an error worded (and capitalised) as the imitated program

@@ -28,8 +28,8 @@ var Commands = []string{"bash", "curl", "git", "grep", "jq", "make", "tools"}
 var Aliases = map[string][]string{
 	"bash": {"sh"},
 	"curl": {"wget"},
-	"tools": {"bunzip2", "bzcat", "bzip2", "clear", "ex", "file", "hexdump", "less", "more", "patch", "ps", "stty", "tput", "tree",
-		"unxz", "unzip", "vi", "view", "vim", "xxd", "xz", "xzcat", "zip"},
+	"tools": {"bunzip2", "bzcat", "bzip2", "clear", "ex", "file", "hexdump", "hostname", "less", "more", "patch", "ps", "stty", "tput", "tree",
+		"uname", "unxz", "unzip", "vi", "view", "vim", "xxd", "xz", "xzcat", "zip"},
 }
 
 // reactors are the commands built as WASI reactors (-buildmode=c-shared):
