@@ -2,20 +2,15 @@ package js
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/secexec/secexec/internal/js/bootjs"
+	"github.com/secexec/secexec/internal/npmtest"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/policy"
@@ -29,55 +24,11 @@ func npmPackages(t *testing.T) string {
 	return npmInstall(t, "testdata/npm", "npm-compat-")
 }
 
-// npmInstall installs the packages of dir (a package.json pinned by its
-// package-lock.json) into the cache once, under a name made of prefix and
-// the files' digest, and returns the node_modules directory.
+// npmInstall installs the packages of dir (pinned by its lockfile) into
+// the cache once and returns the node_modules directory.
 func npmInstall(t *testing.T, dir, prefix string) string {
 	t.Helper()
-	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	manifest, err := os.ReadFile(filepath.Join(dir, "package.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(append(manifest, lock...))
-	cache, err := bootjs.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	final := filepath.Join(cache, prefix+hex.EncodeToString(sum[:12]))
-	if _, err := os.Stat(filepath.Join(final, ".complete")); err == nil {
-		return filepath.Join(final, "node_modules")
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(cache, "."+prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	for name, b := range map[string][]byte{"package.json": manifest, "package-lock.json": lock} {
-		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		if _, serr := os.Stat(filepath.Join(final, ".complete")); serr != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(final, "node_modules")
+	return npmtest.Install(t, dir, prefix)
 }
 
 // Popular pure-JS packages load from a read-only node_modules mounted from

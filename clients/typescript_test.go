@@ -1,0 +1,191 @@
+package clients_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/secexec/secexec/internal/npmtest"
+)
+
+// tsDevTree installs the TypeScript package's dev dependencies (pinned
+// by its package-lock.json) into the cache once.
+func tsDevTree(t *testing.T) string {
+	t.Helper()
+	return npmtest.Install(t, "typescript", "ts-client-dev-")
+}
+
+// copyTree copies the package's sources (not its build outputs or
+// dependencies) from src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	skip := map[string]bool{"node_modules": true, "dist": true, "build": true}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if skip[d.Name()] && rel != "." {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if strings.HasSuffix(p, ".tgz") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs a command in dir and returns its output, failing t on an error.
+func run(t *testing.T, dir string, env []string, name string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.Bytes())
+	}
+	return out.Bytes()
+}
+
+// minTSTests is how many node:test tests the suite has: a lost file or
+// an emptied test shows as fewer.
+const minTSTests = 20
+
+// testTypeScript checks the package with tsc --strict, packs it with
+// npm, installs the tarball into a fresh project as a user would, and
+// runs the node:test suite there against the server.
+func testTypeScript(t *testing.T, s *server) {
+	mods := tsDevTree(t)
+	work := t.TempDir()
+	copyTree(t, "typescript", work)
+	if err := os.Symlink(mods, filepath.Join(work, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "npm_config_update_notifier=false")
+
+	// The sources and the tests, type-checked strictly; any error fails.
+	run(t, work, env, "node", filepath.Join(mods, "typescript", "bin", "tsc"), "-p", "tsconfig.test.json")
+
+	// npm pack builds dist/ (prepack) and packs what package.json lists.
+	packs := t.TempDir()
+	out := run(t, work, env, "npm", "pack", "--json", "--pack-destination", packs, "--loglevel=error")
+	var packed []struct {
+		Filename string `json:"filename"`
+		Files    []struct {
+			Path string `json:"path"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(out[bytes.IndexByte(out, '['):], &packed); err != nil || len(packed) != 1 {
+		t.Fatalf("npm pack --json: %v\n%s", err, out)
+	}
+	var files []string
+	for _, f := range packed[0].Files {
+		files = append(files, f.Path)
+	}
+	if got, want := strings.Join(files, " "), "README.md dist/index.d.ts dist/index.js dist/schema.d.ts package.json"; got != want {
+		t.Errorf("the package holds %s, want %s", got, want)
+	}
+
+	// A user's project: the tarball installed with npm, and ws (node 20
+	// has no global WebSocket) from the pinned dev tree.
+	user := t.TempDir()
+	manifest := `{"name": "secexec-client-user", "private": true, "type": "module"}`
+	if err := os.WriteFile(filepath.Join(user, "package.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, user, env, "npm", "install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
+		filepath.Join(packs, packed[0].Filename), filepath.Join(mods, "ws"))
+	tests, err := filepath.Glob(filepath.Join(work, "build", "test", "*.test.js"))
+	if err != nil || len(tests) < 2 {
+		t.Fatalf("compiled tests: %v %v", tests, err)
+	}
+	args := []string{"--test", "--test-reporter=tap"}
+	for _, f := range tests {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(user, filepath.Base(f))
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, dst)
+	}
+	cmd := exec.Command("node", args...)
+	cmd.Dir = user
+	cmd.Env = s.env()
+	res, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test: %v\n%s", err, res)
+	}
+	m := regexp.MustCompile(`(?m)^# pass (\d+)$`).FindSubmatch(res)
+	if m == nil || !bytes.Contains(res, []byte("\n# fail 0\n")) {
+		t.Fatalf("unexpected output:\n%s", res)
+	}
+	if pass, _ := strconv.Atoi(string(m[1])); pass < minTSTests {
+		t.Fatalf("only %d tests passed, want %d or more:\n%s", pass, minTSTests, res)
+	}
+	t.Logf("node --test: %s tests passed", m[1])
+}
+
+// TestTypeScriptSchemaFresh: the committed src/schema.d.ts is what the
+// package's generate script makes from internal/api/openapi.json now, so
+// the client's types cannot drift from the API (after a change to the
+// document: cd clients/typescript && npm run generate).
+func TestTypeScriptSchemaFresh(t *testing.T) {
+	mods := tsDevTree(t)
+	root := t.TempDir()
+	pkg := filepath.Join(root, "clients", "typescript")
+	copyTree(t, "typescript", pkg)
+	if err := os.Symlink(mods, filepath.Join(pkg, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "internal", "api"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../internal/api/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "internal", "api", "openapi.json"), doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(pkg, "src", "schema.d.ts")); err != nil {
+		t.Fatal(err)
+	}
+	run(t, pkg, append(os.Environ(), "npm_config_update_notifier=false"), "npm", "run", "--silent", "generate")
+	fresh, err := os.ReadFile(filepath.Join(pkg, "src", "schema.d.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile("typescript/src/schema.d.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, committed) {
+		t.Fatal("clients/typescript/src/schema.d.ts is stale: run `npm run generate` in clients/typescript")
+	}
+}
