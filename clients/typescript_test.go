@@ -87,7 +87,7 @@ func testTypeScript(t *testing.T, s *server) {
 	env := append(os.Environ(), "npm_config_update_notifier=false")
 
 	// The sources and the tests, type-checked strictly; any error fails.
-	run(t, work, env, "node", filepath.Join(mods, "typescript", "bin", "tsc"), "-p", "tsconfig.test.json")
+	run(t, work, env, "node", filepath.Join(mods, "typescript", "bin", "tsc"), "-p", "tsconfig.test.json", "--noEmit")
 
 	// npm pack builds dist/ (prepack) and packs what package.json lists.
 	packs := t.TempDir()
@@ -109,30 +109,39 @@ func testTypeScript(t *testing.T, s *server) {
 		t.Errorf("the package holds %s, want %s", got, want)
 	}
 
-	// A user's project: the tarball installed with npm, and ws (node 20
-	// has no global WebSocket) from the pinned dev tree.
+	// A user's project: the tarball installed with npm, ws (node 20 has
+	// no global WebSocket) and the types the tests use from the pinned
+	// dev tree; the tests are compiled there, strictly, against the
+	// installed package's declarations.
 	user := t.TempDir()
-	manifest := `{"name": "secexec-client-user", "private": true, "type": "module"}`
-	if err := os.WriteFile(filepath.Join(user, "package.json"), []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
+	for name, content := range map[string]string{
+		"package.json":  `{"name": "secexec-client-user", "private": true, "type": "module"}`,
+		"tsconfig.json": `{"compilerOptions": {"strict": true, "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "types": ["node"], "outDir": "out"}, "include": ["*.test.ts"]}`,
+	} {
+		if err := os.WriteFile(filepath.Join(user, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	run(t, user, env, "npm", "install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
-		filepath.Join(packs, packed[0].Filename), filepath.Join(mods, "ws"))
-	tests, err := filepath.Glob(filepath.Join(work, "build", "test", "*.test.js"))
+		filepath.Join(packs, packed[0].Filename), filepath.Join(mods, "ws"), filepath.Join(mods, "@types", "ws"),
+		filepath.Join(mods, "@types", "node"))
+	tests, err := filepath.Glob(filepath.Join("typescript", "test", "*.test.ts"))
 	if err != nil || len(tests) < 2 {
-		t.Fatalf("compiled tests: %v %v", tests, err)
+		t.Fatalf("tests: %v %v", tests, err)
 	}
-	args := []string{"--test", "--test-reporter=tap"}
 	for _, f := range tests {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dst := filepath.Join(user, filepath.Base(f))
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(user, filepath.Base(f)), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args = append(args, dst)
+	}
+	run(t, user, env, "node", filepath.Join(mods, "typescript", "bin", "tsc"), "-p", "tsconfig.json")
+	args := []string{"--test", "--test-reporter=tap"}
+	for _, f := range tests {
+		args = append(args, filepath.Join("out", strings.TrimSuffix(filepath.Base(f), ".ts")+".js"))
 	}
 	cmd := exec.Command("node", args...)
 	cmd.Dir = user
