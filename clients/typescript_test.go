@@ -72,7 +72,7 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) []
 
 // minTSTests is how many node:test tests the suite has: a lost file or
 // an emptied test shows as fewer.
-const minTSTests = 20
+const minTSTests = 22
 
 // testTypeScript checks the package with tsc --strict, packs it with
 // npm, installs the tarball into a fresh project as a user would, and
@@ -107,6 +107,15 @@ func testTypeScript(t *testing.T, s *server) {
 	}
 	if got, want := strings.Join(files, " "), "README.md dist/index.d.ts dist/index.js dist/schema.d.ts package.json"; got != want {
 		t.Errorf("the package holds %s, want %s", got, want)
+	}
+
+	// Browsers load it as is: nothing of node's.
+	dist, err := os.ReadFile(filepath.Join(work, "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`\bfrom\s+"node:|\brequire\(|\bprocess\.(?:env|argv|exit|versions?|platform|nextTick|stdout|stderr)\b|\bBuffer\.|\bimport\(`).Find(dist); m != nil {
+		t.Errorf("dist/index.js uses %q, which browsers lack", m)
 	}
 
 	// A user's project: the tarball installed with npm, ws (node 20 has

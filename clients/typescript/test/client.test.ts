@@ -4,8 +4,9 @@
 // installs the tarball into a fresh project and runs this there.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer, type Socket } from "node:net";
 import WebSocket from "ws";
-import { APIError, Client, Signals, type Process, type VM } from "@secexec/client";
+import { APIError, Client, parseRetryAfter, Signals, type Process, type VM } from "@secexec/client";
 
 const url = process.env.SECEXEC_URL!;
 const token = process.env.SECEXEC_TOKEN!;
@@ -252,4 +253,37 @@ test("client", async (t) => {
     await vm.delete();
   }
   await rejects(vm.info(), 404, "not_found");
+});
+
+test("timeoutMs bounds control calls against a server that never answers", async () => {
+  const held: Socket[] = [];
+  const silent = createServer((sock) => held.push(sock));
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  try {
+    const addr = silent.address();
+    assert.ok(addr && typeof addr === "object");
+    const sc = new Client(`http://127.0.0.1:${addr.port}`, { token, timeoutMs: 200 });
+    await assert.rejects(sc.listVMs(), (e: unknown) => e instanceof Error && e.name === "TimeoutError");
+    await assert.rejects(sc.vm("x").fs.stat("/"), (e: unknown) => e instanceof Error && e.name === "TimeoutError");
+    // An exec is not a control call: only its signal ends it.
+    const ac = new AbortController();
+    const pending = sc.vm("x").exec("true", { signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 400));
+    ac.abort();
+    await assert.rejects(pending, (e: unknown) => e instanceof Error && e.name === "AbortError");
+  } finally {
+    held.forEach((s) => s.destroy());
+    silent.close();
+  }
+});
+
+test("Retry-After", () => {
+  assert.equal(parseRetryAfter("1"), 1000);
+  assert.equal(parseRetryAfter(" 30 "), 30_000);
+  assert.equal(parseRetryAfter(null), undefined);
+  assert.equal(parseRetryAfter("soon"), undefined);
+  assert.equal(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT"), 0);
+  const later = parseRetryAfter(new Date(Date.now() + 3_600_000).toUTCString())!;
+  assert.ok(later > 3_500_000 && later <= 3_600_000, String(later));
+  assert.equal(parseRetryAfter("999999999"), 24 * 3600 * 1000);
 });
