@@ -444,8 +444,8 @@ export class Client {
     });
   }
 
-  /** Opens a WebSocket at the escaped path, authenticated by the token. */
-  dial(path: string): Promise<WebSocketLike> {
+  /** Opens a WebSocket at the escaped path, authenticated by the token; signal bounds the opening. */
+  dial(path: string, signal?: AbortSignal): Promise<WebSocketLike> {
     const Ctor = this.wsCtor;
     if (!Ctor) {
       return Promise.reject(new APIError(0, "not_implemented",
@@ -454,8 +454,18 @@ export class Client {
     const ws = new Ctor(this.url.replace(/^http/, "ws") + path, { headers: { Authorization: `Bearer ${this.token}` } });
     ws.binaryType = "arraybuffer";
     return new Promise((resolve, reject) => {
-      ws.onopen = () => resolve(ws);
+      const onAbort = () => {
+        ws.close();
+        reject(abortError(signal!));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      ws.onopen = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(ws);
+      };
       ws.onerror = (ev: { message?: string }) => {
+        signal?.removeEventListener("abort", onAbort);
         // The WebSocket API hides a refused upgrade's answer; the ws
         // package names its status in the message.
         const m = /Unexpected server response: (\d+)/.exec(ev.message ?? "");
@@ -803,7 +813,7 @@ export class VM {
     const pidPath = this.path("/processes/" + p.pid);
     let ws: WebSocketLike;
     try {
-      ws = await this.client.dial(pidPath + "/ws");
+      ws = await this.client.dial(pidPath + "/ws", opts.signal);
     } catch (e) {
       // Unattached, it would live to the server's lifetime limit.
       await this.client.control("DELETE", pidPath).catch(() => undefined);
