@@ -69,7 +69,9 @@ func startServer(t *testing.T) *server {
 	if err := os.WriteFile(tokens, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.cmd = exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--tokens-file", tokens, "--drain-timeout", "10s")
+	s.cmd = exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--tokens-file", tokens, "--drain-timeout", "10s",
+		// The clients' tests serve host tools on loopback.
+		"--allow-tool-network", "127.0.0.1/32")
 	s.cmd.Env = append(os.Environ(), cliEnv+"=1")
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {

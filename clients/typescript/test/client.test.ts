@@ -4,6 +4,7 @@
 // installs the tarball into a fresh project and runs this there.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer as createHTTPServer } from "node:http";
 import { createServer, type Socket } from "node:net";
 import WebSocket from "ws";
 import { APIError, Client, parseRetryAfter, Signals, type Process, type VM } from "@secexec/client";
@@ -240,6 +241,45 @@ test("client", async (t) => {
       } finally {
         await Promise.all(procs.map((p) => p.close()));
       }
+    });
+
+    await t.test("host tools", async () => {
+      // A tool is an HTTP endpoint of the user's; the server POSTs the
+      // guest's calls to it (the test server allows loopback tools).
+      const calls: unknown[] = [];
+      const tool = createHTTPServer((req, res) => {
+        let body = "";
+        req.on("data", (d: Buffer) => (body += d.toString()));
+        req.on("end", () => {
+          const call = JSON.parse(body) as { name: string; args: { a: number; b: number } };
+          calls.push(call.name);
+          res.setHeader("Content-Type", "application/json");
+          res.end(JSON.stringify({ sum: call.args.a + call.args.b }));
+        });
+      });
+      await new Promise<void>((resolve) => tool.listen(0, "127.0.0.1", resolve));
+      const addr = tool.address();
+      assert.ok(addr && typeof addr === "object");
+      const tvm = await c.createVM({
+        tools: [{ name: "add", url: `http://127.0.0.1:${addr.port}/add` }],
+        permissions: {
+          fs: [{ effect: "allow", paths: ["/**"] }],
+          exec: [{ effect: "allow", commands: ["*"] }],
+          env: [{ effect: "allow", keys: ["*"] }],
+          tools: [{ effect: "allow", names: ["add"] }],
+        },
+      });
+      try {
+        const r = await tvm.js.execute("require('secexec:tools').call('add', {a: 1, b: 2}).then((r) => console.log(JSON.stringify(r)))");
+        assert.equal(dec.decode(r.stderr), "");
+        assert.equal(dec.decode(r.stdout), '{"sum":3}\n');
+        assert.deepEqual(calls, ["add"]);
+      } finally {
+        await tvm.delete();
+        tool.close();
+      }
+      // A literal special address outside the allowed networks is refused.
+      await rejects(c.createVM({ tools: [{ name: "meta", url: "http://169.254.169.254/" }] }), 400, "bad_request");
     });
 
     await t.test("tenancy", async () => {
