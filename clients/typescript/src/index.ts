@@ -420,7 +420,9 @@ export class Client {
     if (c.contentType) headers["Content-Type"] = c.contentType;
     if (c.accept) headers.Accept = c.accept;
     for (let attempt = 0; ; attempt++) {
-      const r = await this.fetchFn(u, { method: c.method, body: c.body, headers, signal });
+      // The API never redirects: a redirect is refused rather than
+      // followed with the token and the body.
+      const r = await this.fetchFn(u, { method: c.method, body: c.body, headers, signal, redirect: "error" });
       if (r.ok) return r;
       const err = await readError(r);
       const retryable = r.status === 429 || (r.status === 503 && err.code !== "engine_lost");

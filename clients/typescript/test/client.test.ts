@@ -317,6 +317,33 @@ test("timeoutMs bounds control calls against a server that never answers", async
   }
 });
 
+test("a redirect is refused, never followed with the token", async () => {
+  const seen: (string | undefined)[] = [];
+  const target = createHTTPServer((req, res) => {
+    seen.push(req.headers.authorization);
+    res.end("{}");
+  });
+  await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+  const tAddr = target.address();
+  assert.ok(tAddr && typeof tAddr === "object");
+  const redirector = createHTTPServer((req, res) => {
+    res.writeHead(307, { Location: `http://127.0.0.1:${tAddr.port}${req.url}` });
+    res.end();
+  });
+  await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+  const rAddr = redirector.address();
+  assert.ok(rAddr && typeof rAddr === "object");
+  try {
+    const rc = new Client(`http://127.0.0.1:${rAddr.port}`, { token });
+    await assert.rejects(rc.listVMs(), TypeError);
+    await assert.rejects(rc.vm("x").exec("true"), TypeError);
+    assert.deepEqual(seen, []);
+  } finally {
+    redirector.close();
+    target.close();
+  }
+});
+
 test("Retry-After", () => {
   assert.equal(parseRetryAfter("1"), 1000);
   assert.equal(parseRetryAfter(" 30 "), 30_000);
