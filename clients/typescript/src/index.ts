@@ -453,7 +453,15 @@ export class Client {
       return Promise.reject(new APIError(0, "not_implemented",
         "no WebSocket: pass ClientOptions.WebSocket (on node 20, the ws package's)"));
     }
-    const ws = new Ctor(this.url.replace(/^http/, "ws") + path, { headers: { Authorization: `Bearer ${this.token}` } });
+    let ws: WebSocketLike;
+    try {
+      ws = new Ctor(this.url.replace(/^http/, "ws") + path, { headers: { Authorization: `Bearer ${this.token}` } });
+    } catch (e) {
+      // A browser's WebSocket takes the init as a subprotocol name and
+      // throws: it cannot send the token header.
+      return Promise.reject(new APIError(0, "not_implemented",
+        `this WebSocket cannot send the Authorization header (browsers cannot): ${e instanceof Error ? e.message : String(e)}`));
+    }
     ws.binaryType = "arraybuffer";
     return new Promise((resolve, reject) => {
       const onAbort = () => {

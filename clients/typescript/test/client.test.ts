@@ -193,6 +193,17 @@ test("client", async (t) => {
       assert.throws(() => p.resize(0, 10), APIError);
     });
 
+    await t.test("a WebSocket that cannot send the token", async () => {
+      // As a browser's does: the init object is taken as a subprotocol name.
+      const Browserish = function (_url: string, protocols: unknown) {
+        if (typeof protocols !== "string" && !Array.isArray(protocols)) throw new SyntaxError("invalid subprotocol");
+      } as unknown as typeof WebSocket;
+      const bc = new Client(url, { token, WebSocket: Browserish });
+      await rejects(bc.vm(vm.id).spawn(["sleep", "601"]), 0, "not_implemented");
+      // The process it started was deleted, not left to its lifetime limit.
+      assert.ok(!(await vm.processes()).some((x) => x.argv.join(" ") === "sleep 601"));
+    });
+
     await t.test("close kills the process", async () => {
       const p = await vm.spawn(["sleep", "600"]);
       await p.close();
