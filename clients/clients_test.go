@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evanw/esbuild/pkg/api"
-
 	"github.com/secexec/secexec"
 	secapi "github.com/secexec/secexec/internal/api"
 	"github.com/secexec/secexec/internal/cli"
@@ -71,7 +69,9 @@ func startServer(t *testing.T) *server {
 	if err := os.WriteFile(tokens, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.cmd = exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--tokens-file", tokens, "--drain-timeout", "10s")
+	s.cmd = exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--tokens-file", tokens, "--drain-timeout", "10s",
+		// The clients' tests serve host tools on loopback.
+		"--allow-tool-network", "127.0.0.1/32")
 	s.cmd.Env = append(os.Environ(), cliEnv+"=1")
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
@@ -123,31 +123,7 @@ func (s *server) env() []string {
 func TestClients(t *testing.T) {
 	s := startServer(t)
 	t.Run("python", func(t *testing.T) { testPython(t, s) })
-	t.Run("typescript", func(t *testing.T) {
-		// esbuild strips the types (no npm packages needed); node runs
-		// the node:test suite and exits non-zero on a failure.
-		res := api.Build(api.BuildOptions{
-			EntryPoints: []string{"typescript/secexec.test.ts"},
-			Bundle:      true, Platform: api.PlatformNode, Format: api.FormatCommonJS,
-			Target: api.ES2022, Write: false, Outfile: "test.js",
-		})
-		if len(res.Errors) > 0 {
-			t.Fatalf("esbuild: %v", res.Errors)
-		}
-		js := filepath.Join(t.TempDir(), "test.js")
-		if err := os.WriteFile(js, res.OutputFiles[0].Contents, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command("node", js)
-		cmd.Env = s.env()
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("node: %v\n%s", err, out)
-		}
-		if !strings.Contains(string(out), "# pass 7") || !strings.Contains(string(out), "# fail 0") {
-			t.Fatalf("unexpected output:\n%s", out)
-		}
-	})
+	t.Run("typescript", func(t *testing.T) { testTypeScript(t, s) })
 }
 
 // TestClientRoutesInOpenAPI: every route a client lists is in the
@@ -160,7 +136,7 @@ func TestClientRoutesInOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	re := regexp.MustCompile(`"(GET|POST|PUT|DELETE) (/[^"]*)"`)
-	for _, f := range []string{"python/secexec_client/__init__.py", "typescript/secexec.ts"} {
+	for _, f := range []string{"python/secexec_client/__init__.py", "typescript/src/index.ts"} {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -176,7 +152,7 @@ func TestClientRoutesInOpenAPI(t *testing.T) {
 			}
 		}
 		// The suffixes the client appends to a VM's path exist.
-		for _, suffix := range regexp.MustCompile(`"(/(?:exec|files|archive|js/evaluate|js/execute|contexts)[^"]*)"`).FindAllStringSubmatch(string(src), -1) {
+		for _, suffix := range regexp.MustCompile(`"(/(?:exec|files|archive|js/evaluate|js/execute|contexts|processes)[^"]*)"`).FindAllStringSubmatch(string(src), -1) {
 			p := strings.TrimSuffix(strings.SplitN(suffix[1], "?", 2)[0], "/")
 			if p == "/files" {
 				p = "/files/{path}"

@@ -18,9 +18,10 @@ import (
 // not).
 const hostPython = "/usr/bin/python3"
 
-// copyTree copies the regular files of src (skipping testdata and
-// caches) to dst: the wheel is built from a copy, so that the build's
-// droppings (build/, *.egg-info) never land in the repository.
+// copyTree copies the regular files of a client package src (not its
+// testdata, caches, dependencies, build outputs or packed tarballs) to
+// dst: packages are built from a copy, so that the build's droppings
+// (build/, *.egg-info, dist/, *.tgz) never land in the repository.
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -29,12 +30,13 @@ func copyTree(t *testing.T, src, dst string) {
 		}
 		rel, _ := filepath.Rel(src, p)
 		if d.IsDir() {
-			if d.Name() == "testdata" || d.Name() == "__pycache__" || d.Name() == "build" || strings.HasSuffix(d.Name(), ".egg-info") {
+			if rel != "." && (d.Name() == "testdata" || d.Name() == "__pycache__" || d.Name() == "build" || d.Name() == "node_modules" ||
+				d.Name() == "dist" || strings.HasSuffix(d.Name(), ".egg-info")) {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || strings.HasSuffix(p, ".tgz") {
 			return nil
 		}
 		data, err := os.ReadFile(p)

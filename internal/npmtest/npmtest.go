@@ -1,6 +1,6 @@
-// Package npmtest installs pinned npm packages for tests: the real
-// packages, with the ordinary npm client, cached so each set is fetched
-// once per machine.
+// Package npmtest installs npm trees pinned by a lockfile for tests: once
+// per content into the secexec cache, outside the repository, so that
+// tests run real npm packages without committing them.
 package npmtest
 
 import (
@@ -15,8 +15,9 @@ import (
 )
 
 // Install installs the packages of dir (a package.json pinned by its
-// package-lock.json) into the cache once, under a name made of prefix and
-// the files' digest, and returns the node_modules directory.
+// package-lock.json, dev dependencies included) with npm ci into the
+// cache once, under a name made of prefix and the files' digest, and
+// returns the node_modules directory. A failed install fails t.
 func Install(t testing.TB, dir, prefix string) string {
 	t.Helper()
 	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
@@ -39,6 +40,8 @@ func Install(t testing.TB, dir, prefix string) string {
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Installed beside its final place and renamed there when whole, so
+	// that concurrent tests never see half a tree.
 	tmp, err := os.MkdirTemp(cache, "."+prefix)
 	if err != nil {
 		t.Fatal(err)
