@@ -44,6 +44,8 @@ var (
 	pipImpl []byte
 	//go:embed _secexec_venv.py
 	venvImpl []byte
+	//go:embed _secexec_stdlib.py
+	stdlibImpl []byte
 )
 
 // pipMain runs secexec's pip: "python3 -m pip" and the pip commands.
@@ -65,9 +67,10 @@ func Files() map[string][]byte {
 		path.Join(software.PythonSupportDir, "_secexec_pip.py"):    pipImpl,
 		path.Join(software.PythonSupportDir, "pip/__init__.py"):    []byte("# secexec's pip: the installer is _secexec_pip.\n"),
 		PipProgram: []byte(pipMain),
-		path.Join(software.PythonSupportDir, "_secexec_venv.py"): venvImpl,
-		path.Join(software.PythonSupportDir, "venv/__init__.py"): []byte("from _secexec_venv import create, main  # noqa: F401\n"),
-		path.Join(software.PythonSupportDir, "venv/__main__.py"): []byte("import sys\nfrom _secexec_venv import main\nsys.exit(main())\n"),
+		path.Join(software.PythonSupportDir, "_secexec_venv.py"):   venvImpl,
+		path.Join(software.PythonSupportDir, "_secexec_stdlib.py"): stdlibImpl,
+		path.Join(software.PythonSupportDir, "venv/__init__.py"):   []byte("from _secexec_venv import create, main  # noqa: F401\n"),
+		path.Join(software.PythonSupportDir, "venv/__main__.py"):   []byte("import sys\nfrom _secexec_venv import main\nsys.exit(main())\n"),
 	}
 }
 
@@ -99,8 +102,19 @@ func Commands() map[string][]byte {
 
 // Layer returns a read-only filesystem (to be used as a lower layer of
 // VMs' roots) holding the support files, the commands and the devices.
-func Layer() vfs.FileSystem {
-	return newLayer(Files(), Commands(), map[string]device{
+func Layer() vfs.FileSystem { return LayerWith(nil) }
+
+// LayerWith returns Layer with the bytecode of bc (nil: none) beside the
+// sources: the standard library's under StdlibDir, the support files' in
+// their __pycache__ directories (bytecode.go).
+func LayerWith(bc *Bytecode) vfs.FileSystem {
+	files := Files()
+	if bc != nil {
+		for p, b := range bc.files {
+			files[p] = b
+		}
+	}
+	return newLayer(files, Commands(), map[string]device{
 		DevicePath:    {DeviceNumber, func() vfs.Handle { return &spawnHandle{} }},
 		NetDevicePath: {NetDeviceNumber, func() vfs.Handle { return &netHandle{} }},
 	})
