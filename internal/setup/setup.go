@@ -1,8 +1,9 @@
 // Package setup prepares a host to run VMs: it is the one place where
 // secexec touches the host beyond reading its caches. It fetches and
 // verifies the userland packages and the node polyfills with npm, bundles
-// the node bootstrap, compiles newly fetched large modules (CPython), and
-// creates the cache directories.
+// the node bootstrap, compiles newly fetched large modules (CPython) and
+// python3's bytecode (pysupport.EnsureBytecode), and creates the cache
+// directories.
 //
 // It runs in the client (the CLI or the program using the SDK) before an
 // engine process starts, because an engine hardens itself (seccomp denies
@@ -127,7 +128,8 @@ type Options struct {
 // Ensure makes sure everything an engine needs is in the caches: the
 // cache directories, the pinned userland packages, secexec's own commands
 // (built from source with the Go toolchain), the node bootstrap and the
-// node tools (npm and typescript, with the host's npm registry). It does
+// node tools (npm and typescript, with the host's npm registry), and
+// python3's bytecode (built by python3 itself, in a VM). It does
 // no work, and needs neither npm, Go nor the network, when all of it is
 // there already.
 func Ensure(ctx context.Context, opts Options) error {
