@@ -3,6 +3,7 @@ package pysupport_test
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/secexec/secexec/internal/pysupport"
@@ -142,5 +143,29 @@ func TestBytecodeBuildInvalidates(t *testing.T) {
 	}
 	if !bytes.Contains(changed.FileForTest(site), []byte("SECEXEC_CHANGED_SOURCE")) {
 		t.Fatal("the rebuilt sitecustomize pyc does not hold the changed source")
+	}
+}
+
+// Every python3 process draws its own hash seed and random bytes: nothing
+// that set-up prepared once (the bytecode) or that a later pre-initialised
+// image of the module restores may carry them from one process to the next.
+func TestPythonProcessesDoNotShareSeeds(t *testing.T) {
+	h := newHost(t, vmhost.Config{})
+	prog := "import os; print(hash('x'), os.urandom(16).hex())"
+	seen := map[string]bool{}
+	for i := range 4 {
+		r := run(t, h, "", "python3", "-c", prog)
+		if r.exit.Code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, r.exit.Code, r.stderr)
+		}
+		for _, f := range strings.Fields(r.stdout) {
+			if seen[f] {
+				t.Fatalf("run %d repeats %q (hash seed or urandom shared between processes)", i, f)
+			}
+			seen[f] = true
+		}
+	}
+	if len(seen) != 8 {
+		t.Fatalf("want 8 distinct values, got %v", seen)
 	}
 }
