@@ -313,7 +313,33 @@ func writeBytecode(dir, fp string, files map[string][]byte) error {
 	if err := os.Rename(f.Name(), bytecodePath(dir, fp)); err != nil {
 		return fmt.Errorf("%w: %w", ErrBytecode, err)
 	}
+	pruneBytecode(dir)
 	return nil
+}
+
+// keptBytecode is how many sets a cache directory keeps: each build
+// (another python3 module, other support sources, another secexec
+// version) adds one of about 9 MB; a few binaries of different versions
+// sharing the directory still each find theirs.
+const keptBytecode = 4
+
+// pruneBytecode removes all but the keptBytecode newest sets of dir. An
+// engine that has a removed set loaded keeps its copy in memory.
+func pruneBytecode(dir string) {
+	names, err := filepath.Glob(filepath.Join(dir, "bytecode-*"))
+	if err != nil || len(names) <= keptBytecode {
+		return
+	}
+	mtime := map[string]time.Time{}
+	for _, n := range names {
+		if st, err := os.Stat(n); err == nil {
+			mtime[n] = st.ModTime()
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return mtime[b].Compare(mtime[a]) })
+	for _, n := range names[keptBytecode:] {
+		_ = os.Remove(n)
+	}
 }
 
 // buildRuntime is the build VM's runtime: the WebAssembly engine and the

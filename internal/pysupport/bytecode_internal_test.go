@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/secexec/secexec/software"
 )
@@ -103,5 +104,31 @@ func TestBytecodeParseRefuses(t *testing.T) {
 	}
 	if _, err := parseBytecode(make([]byte, maxBytecodeBytes+1)); err == nil {
 		t.Error("more bytes than the bound: accepted")
+	}
+}
+
+// Builds for other modules or sources do not pile up: the directory keeps
+// the newest keptBytecode sets, the one just written among them.
+func TestBytecodePruned(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string][]byte{StdlibDir + "/os.pyc": []byte("os")}
+	var last software.Fingerprint
+	for i := range keptBytecode + 3 {
+		last = software.FingerprintOf([]byte{byte(i)})
+		if err := writeBytecode(dir, BytecodeFingerprint(last), files); err != nil {
+			t.Fatal(err)
+		}
+		// Distinct times, whatever the filesystem's resolution.
+		old := time.Now().Add(time.Duration(i-100) * time.Minute)
+		if err := os.Chtimes(BytecodePath(dir, last), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "bytecode-*"))
+	if len(names) != keptBytecode {
+		t.Fatalf("%d sets kept, want %d", len(names), keptBytecode)
+	}
+	if _, err := LoadBytecode(dir, last); err != nil {
+		t.Fatalf("the newest set was pruned: %v", err)
 	}
 }
