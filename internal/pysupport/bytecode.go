@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path"
@@ -150,12 +149,21 @@ func LoadBytecode(dir string, module software.Fingerprint) (*Bytecode, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxBytecodeBytes+1))
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
+	if st.Size() > maxBytecodeBytes {
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrBytecode, f.Name(), maxBytecodeBytes)
+	}
+	// The files are slices of the mapping, held for the engine's life.
+	b, err := mapFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBytecode, f.Name(), err)
+	}
 	files, err := parseBytecode(b)
 	if err != nil {
+		unmapFile(b)
 		return nil, fmt.Errorf("%w: %s: %w", ErrBytecode, f.Name(), err)
 	}
 	return &Bytecode{files: files, Fingerprint: fp}, nil
