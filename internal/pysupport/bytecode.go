@@ -67,6 +67,9 @@ var ErrBytecode = errors.New("pysupport: python bytecode")
 // Bytecode is a set of .pyc files by guest path, for LayerWith.
 type Bytecode struct {
 	files map[string][]byte
+	// mapped is the cache file's mapping the files are slices of (nil for
+	// a set just built).
+	mapped []byte
 	// Fingerprint is the key the set was built and stored under.
 	Fingerprint string
 }
@@ -166,7 +169,18 @@ func LoadBytecode(dir string, module software.Fingerprint) (*Bytecode, error) {
 		unmapFile(b)
 		return nil, fmt.Errorf("%w: %s: %w", ErrBytecode, f.Name(), err)
 	}
-	return &Bytecode{files: files, Fingerprint: fp}, nil
+	return &Bytecode{files: files, Fingerprint: fp, mapped: b}, nil
+}
+
+// CheckBytecode reports whether dir holds a valid bytecode set for
+// module: nil, an error matching os.ErrNotExist, or ErrBytecode. It keeps
+// nothing mapped.
+func CheckBytecode(dir string, module software.Fingerprint) error {
+	bc, err := LoadBytecode(dir, module)
+	if err == nil {
+		unmapFile(bc.mapped)
+	}
+	return err
 }
 
 // parseBytecode checks and splits a framed bytecode set: every path is a

@@ -232,7 +232,8 @@ func ensureBytecode(ctx context.Context, opts Options, log *slog.Logger) error {
 	if !ok {
 		return nil
 	}
-	if _, err := os.Stat(pysupport.BytecodePath(opts.Dirs.Python(), py.Fingerprint)); err == nil {
+	// Checked, not only present: a damaged set is built again.
+	if err := pysupport.CheckBytecode(opts.Dirs.Python(), py.Fingerprint); err == nil {
 		return nil
 	}
 	if opts.Progress != nil {
