@@ -88,6 +88,24 @@ func execWorks(t *testing.T, ctx context.Context) {
 	}
 }
 
+// pythonUsesBytecode checks that python3 in a fresh VM imports the
+// standard library from the bytecode set-up built.
+func pythonUsesBytecode(t *testing.T, ctx context.Context) {
+	t.Helper()
+	vm, err := ownEngineVM(ctx)
+	if err != nil {
+		t.Fatalf("NewVM: %v", err)
+	}
+	defer vm.Close()
+	res, err := vm.Exec(ctx, `python3 -c 'import json; print(json.__spec__.origin)'`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || string(res.Stdout) != "/opt/secexec/python-stdlib/json/__init__.pyc\n" {
+		t.Fatalf("exec: exit %d, stdout %q, stderr %q; want json from the bytecode directory", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
 // A first run on a machine without npm fails with a typed set-up error
 // and leaves the caches empty; with npm it sets everything up in the
 // client and the engine (which may not run programs) finds it. Damaged
@@ -111,6 +129,19 @@ func TestSetUpOnEmptyCache(t *testing.T) {
 	if len(bundles) != 1 || len(polyfills) != 1 || len(coreutils) != 1 {
 		t.Fatalf("after set-up: bundles %q, polyfills %q, coreutils %q", bundles, polyfills, coreutils)
 	}
+
+	t.Run("python3 bytecode is built, and rebuilt when damaged", func(t *testing.T) {
+		sets, _ := filepath.Glob(filepath.Join(cache, "python", "bytecode-*"))
+		if len(sets) != 1 {
+			t.Fatalf("after set-up: python bytecode sets %q, want one", sets)
+		}
+		pythonUsesBytecode(t, ctx)
+		if err := os.WriteFile(sets[0], []byte("/etc/passwd.pyc\x001\x00x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		secexec.ResetSetUpForTest()
+		withoutNPM(t, func() { pythonUsesBytecode(t, ctx) })
+	})
 
 	t.Run("damaged bootstrap is rebuilt without npm", func(t *testing.T) {
 		if err := os.WriteFile(bundles[0], []byte("// secexec-bootstrap sha256=00\nthrow 1"), 0o644); err != nil {

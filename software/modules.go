@@ -37,7 +37,7 @@ var PythonPin = ModulePin{
 		"sha512-HPAJPGMGRU2eBcXbOfyCnqiTUBrXNGJv0hkXaFXk6TQSRYEP2OVrdHE/JKbR2aTXe+A7uI1n42gVFOVHLGJolw=="},
 	Entry:    "package/dist/python.wasm",
 	Commands: []string{"python3", "python"},
-	Env:      []string{"PYTHONPATH=" + PythonSupportDir},
+	Env:      []string{"PYTHONPATH=" + PythonSupportDir + ":" + PythonStdlibDir},
 }
 
 // PythonSupportDir is the guest directory of secexec's Python support
@@ -45,6 +45,14 @@ var PythonPin = ModulePin{
 // It is not under /usr: the module shadows /usr with its embedded
 // standard library (wasi-vfs), so Python sees nothing of the VM there.
 const PythonSupportDir = "/opt/secexec/python"
+
+// PythonStdlibDir is the guest directory of the standard library's
+// bytecode out of the module's zip, uncompressed, which the runtime's
+// support layer provides when set-up has built it: on PYTHONPATH after
+// PythonSupportDir and so before the zip, which CPython would otherwise
+// read its modules from (parsing the zip's directory on every start).
+// Without it the zip serves them as before.
+const PythonStdlibDir = "/opt/secexec/python-stdlib"
 
 // DefaultModulePins returns the module packages a store knows by default.
 func DefaultModulePins() []ModulePin { return []ModulePin{clonePin(PythonPin)} }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 
 	"github.com/secexec/secexec/internal/js"
@@ -111,7 +112,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		_ = store.Close()
 		return nil, err
 	}
-	py := pysupport.Layer()
+	py := pysupport.LayerWith(loadBytecode(store, dirs, log))
 	r := &Runtime{store: store, wasm: eng, js: jsEng, log: log}
 	r.layers = []vfs.FileSystem{jsEng.Layer(), eng.SoftwareLayer(store), py}
 	switch tz, err := tzdata.Layer(ctx, dirs.Cache); {
@@ -128,6 +129,24 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// loadBytecode returns python3's bytecode from the cache set-up filled,
+// or nil (python3 then compiles and unzips on each start, slower but the
+// same) when there is none for this module and these support files.
+func loadBytecode(store *software.Store, dirs setup.Dirs, log *slog.Logger) *pysupport.Bytecode {
+	py, ok := store.Command(software.PythonPin.Commands[0])
+	if !ok {
+		return nil
+	}
+	bc, err := pysupport.LoadBytecode(dirs.Python(), py.Fingerprint)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		log.Debug("guest: no python bytecode", "err", err)
+	case err != nil:
+		log.Warn("guest: python bytecode unusable; set-up rebuilds it", "err", err)
+	}
+	return bc
 }
 
 // Configure adds the runtime's read-only layers beneath a VM's root.

@@ -44,6 +44,8 @@ var (
 	pipImpl []byte
 	//go:embed _secexec_venv.py
 	venvImpl []byte
+	//go:embed _secexec_stdlib.py
+	stdlibImpl []byte
 )
 
 // pipMain runs secexec's pip: "python3 -m pip" and the pip commands.
@@ -64,10 +66,13 @@ func Files() map[string][]byte {
 		path.Join(software.PythonSupportDir, "ssl.py"):             sslShim,
 		path.Join(software.PythonSupportDir, "_secexec_pip.py"):    pipImpl,
 		path.Join(software.PythonSupportDir, "pip/__init__.py"):    []byte("# secexec's pip: the installer is _secexec_pip.\n"),
-		PipProgram: []byte(pipMain),
-		path.Join(software.PythonSupportDir, "_secexec_venv.py"): venvImpl,
-		path.Join(software.PythonSupportDir, "venv/__init__.py"): []byte("from _secexec_venv import create, main  # noqa: F401\n"),
-		path.Join(software.PythonSupportDir, "venv/__main__.py"): []byte("import sys\nfrom _secexec_venv import main\nsys.exit(main())\n"),
+		PipProgram:     []byte(pipMain),
+		pipLauncher:    []byte(pipRun),
+		sqliteLauncher: []byte(sqliteRun),
+		path.Join(software.PythonSupportDir, "_secexec_venv.py"):   venvImpl,
+		path.Join(software.PythonSupportDir, "_secexec_stdlib.py"): stdlibImpl,
+		path.Join(software.PythonSupportDir, "venv/__init__.py"):   []byte("from _secexec_venv import create, main  # noqa: F401\n"),
+		path.Join(software.PythonSupportDir, "venv/__main__.py"):   []byte("import sys\nfrom _secexec_venv import main\nsys.exit(main())\n"),
 	}
 }
 
@@ -76,6 +81,19 @@ func Files() map[string][]byte {
 const (
 	SqlitePath    = "/usr/bin/sqlite3"
 	SqliteProgram = software.PythonSupportDir + "/sqlite3shell.py"
+)
+
+// The launchers' scripts: CPython compiles a script it runs from source
+// every time (it caches only imported modules' bytecode), so the "#!"
+// launchers run these few lines, which import the programs from their
+// pycs (bytecode.go) instead of running 1,500-line scripts.
+const (
+	pipLauncher    = software.PythonSupportDir + "/_secexec_pip_run.py"
+	sqliteLauncher = software.PythonSupportDir + "/_secexec_sqlite3_run.py"
+	// The launcher's argv: python3, this script, the launcher's path,
+	// the arguments.
+	pipRun    = "import sys\nfrom _secexec_pip import main\nsys.exit(main(sys.argv[2:]))\n"
+	sqliteRun = "from sqlite3shell import run\nrun()\n"
 )
 
 // PipProgram is the program of "python3 -m pip" and the pip commands
@@ -88,19 +106,30 @@ var PipPaths = []string{"/usr/bin/pip", "/usr/bin/pip3"}
 // Commands returns the executable files of the layer by guest path: "#!"
 // launchers of programs in the support directory.
 func Commands() map[string][]byte {
-	pip := []byte("#!/usr/bin/python3 " + software.PythonSupportDir + "/_secexec_pip.py\n# secexec's pip: python3 -m pip.\n")
+	pip := []byte("#!/usr/bin/python3 " + pipLauncher + "\n# secexec's pip: python3 -m pip.\n")
 	return map[string][]byte{
 		PipPaths[0]: pip,
 		PipPaths[1]: pip,
-		SqlitePath: []byte("#!/usr/bin/python3 " + SqliteProgram + "\n" +
-			"# secexec's sqlite3: the program above, on the SQLite library of python3.\n"),
+		SqlitePath: []byte("#!/usr/bin/python3 " + sqliteLauncher + "\n" +
+			"# secexec's sqlite3: " + SqliteProgram + ", on the SQLite library of python3.\n"),
 	}
 }
 
 // Layer returns a read-only filesystem (to be used as a lower layer of
 // VMs' roots) holding the support files, the commands and the devices.
-func Layer() vfs.FileSystem {
-	return newLayer(Files(), Commands(), map[string]device{
+func Layer() vfs.FileSystem { return LayerWith(nil) }
+
+// LayerWith returns Layer with the bytecode of bc (nil: none) beside the
+// sources: the standard library's under StdlibDir, the support files' in
+// their __pycache__ directories (bytecode.go).
+func LayerWith(bc *Bytecode) vfs.FileSystem {
+	files := Files()
+	if bc != nil {
+		for p, b := range bc.files {
+			files[p] = b
+		}
+	}
+	return newLayer(files, Commands(), map[string]device{
 		DevicePath:    {DeviceNumber, func() vfs.Handle { return &spawnHandle{} }},
 		NetDevicePath: {NetDeviceNumber, func() vfs.Handle { return &netHandle{} }},
 	})

@@ -5,21 +5,11 @@
 # module into itself, so everything built on it (http.client, urllib,
 # socketserver, asyncio, selectors) works unchanged.
 import sys as _sys
-import zipimport as _zipimport
+import _secexec_stdlib
 
 import _secexec_socket
 
 _sys.modules["_socket"] = _secexec_socket
 
 
-def _secexec_stdlib_code():
-    for entry in _sys.path:
-        if entry.endswith(".zip"):
-            try:
-                return _zipimport.zipimporter(entry).get_code("socket")
-            except (_zipimport.ZipImportError, OSError):
-                continue
-    raise ImportError("secexec: the standard socket module is missing")
-
-
-exec(_secexec_stdlib_code(), globals())
+exec(_secexec_stdlib.code("socket"), globals())

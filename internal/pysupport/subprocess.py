@@ -11,21 +11,10 @@
 # child cannot be talked to interactively: writes to p.stdin are gathered
 # and delivered as its whole input. A child whose stdin is not a pipe or
 # a file gets empty input. stderr=STDOUT interleaves as the child wrote.
-import sys as _sys
-import zipimport as _zipimport
+import _secexec_stdlib
 
 
-def _secexec_stdlib_code():
-    for entry in _sys.path:
-        if entry.endswith(".zip"):
-            try:
-                return _zipimport.zipimporter(entry).get_code("subprocess")
-            except (_zipimport.ZipImportError, OSError):
-                continue
-    raise ImportError("secexec: the standard subprocess module is missing")
-
-
-exec(_secexec_stdlib_code(), globals())
+exec(_secexec_stdlib.code("subprocess"), globals())
 
 import base64 as _base64  # noqa: E402
 import errno as _errno  # noqa: E402

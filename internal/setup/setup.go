@@ -1,8 +1,9 @@
 // Package setup prepares a host to run VMs: it is the one place where
 // secexec touches the host beyond reading its caches. It fetches and
 // verifies the userland packages and the node polyfills with npm, bundles
-// the node bootstrap, compiles newly fetched large modules (CPython), and
-// creates the cache directories.
+// the node bootstrap, compiles newly fetched large modules (CPython) and
+// python3's bytecode (pysupport.EnsureBytecode), and creates the cache
+// directories.
 //
 // It runs in the client (the CLI or the program using the SDK) before an
 // engine process starts, because an engine hardens itself (seccomp denies
@@ -25,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/secexec/secexec/internal/js/bootjs"
+	"github.com/secexec/secexec/internal/pysupport"
 	"github.com/secexec/secexec/internal/textfmt"
 	"github.com/secexec/secexec/internal/tzdata"
 	"github.com/secexec/secexec/internal/wasm"
@@ -94,6 +96,10 @@ func (d Dirs) WASM() string { return filepath.Join(d.Cache, "wasm") }
 // JS is the directory of the node polyfills, bootstrap and code caches.
 func (d Dirs) JS() string { return filepath.Join(d.Cache, "js") }
 
+// Python is the directory of python3's bytecode sets
+// (pysupport.EnsureBytecode).
+func (d Dirs) Python() string { return filepath.Join(d.Cache, "python") }
+
 // Env returns the environment variables that give an engine process
 // these directories, so that it never falls back to a default of its own.
 func (d Dirs) Env() []string {
@@ -122,7 +128,8 @@ type Options struct {
 // Ensure makes sure everything an engine needs is in the caches: the
 // cache directories, the pinned userland packages, secexec's own commands
 // (built from source with the Go toolchain), the node bootstrap and the
-// node tools (npm and typescript, with the host's npm registry). It does
+// node tools (npm and typescript, with the host's npm registry), and
+// python3's bytecode (built by python3 itself, in a VM). It does
 // no work, and needs neither npm, Go nor the network, when all of it is
 // there already.
 func Ensure(ctx context.Context, opts Options) error {
@@ -160,6 +167,11 @@ func Ensure(ctx context.Context, opts Options) error {
 	_, err = bootjs.Build(ctx, bootjs.Options{CacheDir: opts.Dirs.JS(), NPM: opts.NPM,
 		Progress: opts.Progress, Logger: log})
 	cerr, terr, oerr := <-compiled, <-tools, <-own
+	if cerr == nil {
+		if err := ensureBytecode(ctx, opts, log); err != nil {
+			return &Error{Step: stepBytecode, Err: err}
+		}
+	}
 	if oerr != nil {
 		return &Error{Step: stepOwn, Err: oerr}
 	}
@@ -205,6 +217,35 @@ func precompile(ctx context.Context, opts Options, log *slog.Logger, fetched []s
 		}
 	}
 	return nil
+}
+
+// ensureBytecode builds python3's bytecode (the standard library's out of
+// its zip, the support files' compiled) unless the cache holds it for this
+// module and these sources: python3 runs it on every start.
+func ensureBytecode(ctx context.Context, opts Options, log *slog.Logger) error {
+	st, err := software.Open(ctx, software.Options{Dir: opts.Dirs.Software, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	py, ok := st.Command(software.PythonPin.Commands[0])
+	if !ok {
+		return nil
+	}
+	// Checked, not only present: a damaged set is built again.
+	if err := pysupport.CheckBytecode(opts.Dirs.Python(), py.Fingerprint); err == nil {
+		return nil
+	}
+	if opts.Progress != nil {
+		fmt.Fprintln(opts.Progress, "userland: compiling python3's bytecode (once)")
+	}
+	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: opts.Dirs.WASM(), Logger: log})
+	if err != nil {
+		return err
+	}
+	defer eng.Close(ctx)
+	_, _, err = pysupport.EnsureBytecode(ctx, pysupport.BytecodeOptions{Dir: opts.Dirs.Python(), Engine: eng, Store: st})
+	return err
 }
 
 // ensureOwnCommands builds secexec's own commands into the userland
@@ -272,6 +313,7 @@ const (
 	stepCompile  = "WebAssembly compilation"
 	stepOwn      = "userland commands (built from source)"
 	stepTools    = "node tools (npm, typescript)"
+	stepBytecode = "python bytecode"
 )
 
 // ErrNPMNotFound is matched by an *Error whose cause is that npm, needed

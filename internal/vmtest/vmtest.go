@@ -33,6 +33,8 @@ var (
 	// CacheDir is the cache root whose userland/ holds the builds of
 	// secexec's own commands (userland/wasm.Ensure).
 	CacheDir = filepath.Join(os.TempDir(), "secexec-test-cache")
+	// PythonDir holds python3's bytecode sets (pysupport.EnsureBytecode).
+	PythonDir = filepath.Join(CacheDir, "python")
 )
 
 // Runtime is a vmhost.Runtime over one WebAssembly engine and store.
@@ -90,7 +92,13 @@ func Shared(t testing.TB) *Runtime {
 			err = e
 			return
 		}
-		shared = &Runtime{Engine: eng, Store: store, layers: []vfs.FileSystem{eng.SoftwareLayer(store), pysupport.Layer()}}
+		bc, _, e := pysupport.EnsureBytecode(ctx, pysupport.BytecodeOptions{Dir: PythonDir, Engine: eng, Store: store})
+		if e != nil {
+			_ = eng.Close(ctx)
+			err = e
+			return
+		}
+		shared = &Runtime{Engine: eng, Store: store, layers: []vfs.FileSystem{eng.SoftwareLayer(store), pysupport.LayerWith(bc)}}
 	})
 	if err != nil {
 		t.Fatalf("test runtime: %v", err)
