@@ -14,6 +14,9 @@ func Kill(pid, sig int) error { return ErrUnsupported }
 // BlockSignal fails: there is no host_process outside wasip1.
 func BlockSignal(sig int) error { return ErrUnsupported }
 
+// UnblockSignal fails: there is no host_process outside wasip1.
+func UnblockSignal(sig int) error { return ErrUnsupported }
+
 // Pipe fails: there is no host_process outside wasip1.
 func Pipe() (r, w int, err error) { return 0, 0, ErrUnsupported }
 

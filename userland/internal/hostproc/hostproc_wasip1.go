@@ -155,8 +155,11 @@ func Kill(pid, sig int) error { return errnoErr(procKill(int32(pid), uint32(sig)
 //go:wasmimport host_process proc_signal_mask_v2
 func procSignalMaskV2(how, lo, hi uint32, oldLo, oldHi unsafe.Pointer) uint32
 
-// sigBlock is proc_signal_mask_v2's SIG_BLOCK.
-const sigBlock = 0
+// proc_signal_mask_v2's SIG_BLOCK and SIG_UNBLOCK.
+const (
+	sigBlock   = 0
+	sigUnblock = 1
+)
 
 // BlockSignal adds sig (1-32) to the process's blocked set: the kernel
 // then keeps it pending instead of acting on it. Children started with
@@ -167,6 +170,16 @@ func BlockSignal(sig int) error {
 	}
 	var lo, hi uint32
 	return errnoErr(procSignalMaskV2(sigBlock, 1<<(sig-1), 0, unsafe.Pointer(&lo), unsafe.Pointer(&hi)))
+}
+
+// UnblockSignal removes sig (1-32) from the process's blocked set; a
+// pending sig is then acted on.
+func UnblockSignal(sig int) error {
+	if sig < 1 || sig > 32 {
+		return syscall.EINVAL
+	}
+	var lo, hi uint32
+	return errnoErr(procSignalMaskV2(sigUnblock, 1<<(sig-1), 0, unsafe.Pointer(&lo), unsafe.Pointer(&hi)))
 }
 
 // Pipe makes an anonymous pipe and returns its read and write ends.

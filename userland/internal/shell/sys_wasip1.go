@@ -177,7 +177,19 @@ func (w *wasiSystem) Wait(pid int, block bool) (bool, ExitStatus, error) {
 	return true, ExitStatus{Code: st.Code, Signal: st.Signal}, nil
 }
 
-func (w *wasiSystem) Kill(pid, sig int) error { return hostproc.Kill(pid, sig) }
+// sigPIPE is SIGPIPE's number.
+const sigPIPE = 13
+
+func (w *wasiSystem) Kill(pid, sig int) error {
+	// The shell keeps SIGPIPE blocked so that a pipeline stage running
+	// on one of its goroutines ends alone (userland/bash's main); a
+	// SIGPIPE it sends itself or its process group (kill -PIPE $$) must
+	// still end it with the default action, as it ends bash.
+	if sig == sigPIPE && (pid == 0 || pid == hostproc.Getpid() || pid == -hostproc.Getpid()) {
+		_ = hostproc.UnblockSignal(sig)
+	}
+	return hostproc.Kill(pid, sig)
+}
 
 func (w *wasiSystem) Pipe(nonblock bool) (*ofile, *ofile, error) {
 	r, wr, err := hostproc.Pipe()
