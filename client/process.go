@@ -290,6 +290,12 @@ func (p *Process) Close() error {
 	err := p.conn.Close(websocket.StatusNormalClosure, "")
 	p.cancel()
 	<-p.done
+	if p.status != nil {
+		// The exit frame came (the kill's, or the process's own): the
+		// server may have closed the connection before this side's
+		// close frame, which is the session's normal end.
+		return nil
+	}
 	return err
 }
 
