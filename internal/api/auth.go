@@ -174,10 +174,11 @@ const maxProtocolHeader = 1024
 // subprotocols, so that nothing downstream — a guest behind the ports
 // proxy, the WebSocket handshake answer — ever sees it; a request
 // forwarded to another replica carries it as the header the peer checks.
-// A request with an Authorization header is left as it is.
+// Only WebSocket handshakes are considered; a request with an
+// Authorization header is left as it is.
 func subprotocolAuth(r *http.Request) (*http.Request, error) {
 	vals := r.Header.Values("Sec-WebSocket-Protocol")
-	if len(vals) == 0 || r.Header.Get("Authorization") != "" {
+	if len(vals) == 0 || r.Header.Get("Authorization") != "" || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		return r, nil
 	}
 	total := 0

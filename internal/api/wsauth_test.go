@@ -120,3 +120,42 @@ func TestWebSocketSubprotocolAuth(t *testing.T) {
 		}
 	}
 }
+
+// A WebSocket to a guest's port, authenticated by the token subprotocol,
+// reaches the guest without the token: neither in the subprotocols it is
+// offered nor as an Authorization header.
+func TestPortsWebSocketSubprotocolAuth(t *testing.T) {
+	s := newServer(t, api.Config{})
+	id := s.newVM(alice, nil)
+	startPortServer(t, s, id)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	u := "ws" + strings.TrimPrefix(s.url, "http") + "/v1/vms/" + id + "/ports/3000/protocols"
+	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{Subprotocols: []string{api.SubprotocolV1, tokenProtocol(alice)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	if err := c.Write(ctx, websocket.MessageText, []byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := c.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "protocols=secexec.v1 auth=none:hi" {
+		t.Fatalf("the guest saw %q", got)
+	}
+	// A plain request is not a WebSocket handshake: the subprotocol
+	// header authenticates nothing there.
+	req, _ := http.NewRequest("GET", s.url+"/v1/vms/"+id+"/ports/3000/headers", nil)
+	req.Header.Set("Sec-WebSocket-Protocol", api.SubprotocolV1+", "+tokenProtocol(alice))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a plain request with a token subprotocol: %d", resp.StatusCode)
+	}
+}
