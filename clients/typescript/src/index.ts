@@ -129,7 +129,9 @@ export interface WebSocketLike {
 
 /**
  * A WebSocket constructor that takes `{ headers }` as its second argument:
- * node 22's global WebSocket (undici) and the ws package both do.
+ * node 22's global WebSocket (undici) and the ws package both do. One that
+ * throws on that (a browser's) is given subprotocols instead, the token
+ * among them (see docs/api.md).
  */
 export type WebSocketConstructor = new (url: string, init: { headers: Record<string, string> }) => WebSocketLike;
 
@@ -454,13 +456,20 @@ export class Client {
         "no WebSocket: pass ClientOptions.WebSocket (on node 20, the ws package's)"));
     }
     let ws: WebSocketLike;
+    const u = this.url.replace(/^http/, "ws") + path;
     try {
-      ws = new Ctor(this.url.replace(/^http/, "ws") + path, { headers: { Authorization: `Bearer ${this.token}` } });
-    } catch (e) {
+      ws = new Ctor(u, { headers: { Authorization: `Bearer ${this.token}` } });
+    } catch {
       // A browser's WebSocket takes the init as a subprotocol name and
-      // throws: it cannot send the token header.
-      return Promise.reject(new APIError(0, "not_implemented",
-        `this WebSocket cannot send the Authorization header (browsers cannot): ${e instanceof Error ? e.message : String(e)}`));
+      // throws: it cannot send the token header, so the token goes as a
+      // subprotocol, which the server takes off and never echoes.
+      try {
+        const ProtoCtor = Ctor as unknown as new (url: string, protocols: string[]) => WebSocketLike;
+        ws = new ProtoCtor(u, ["secexec.v1", "secexec.token." + base64url(this.token)]);
+      } catch (e) {
+        return Promise.reject(new APIError(0, "not_implemented",
+          `this WebSocket takes neither headers nor subprotocols: ${e instanceof Error ? e.message : String(e)}`));
+      }
     }
     ws.binaryType = "arraybuffer";
     return new Promise((resolve, reject) => {
@@ -537,6 +546,13 @@ export interface OutputChunk {
 
 /** POSIX signal numbers a caller commonly sends. */
 export const Signals = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 } as const;
+
+/** The unpadded base64url of s's UTF-8 bytes (the token subprotocol's form). */
+function base64url(s: string): string {
+  let bin = "";
+  for (const b of new TextEncoder().encode(s)) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
 
 // The tags of the process WebSocket's binary frames (docs/api.md).
 const TAG_STDIN = 0, TAG_STDOUT = 1, TAG_STDERR = 2, TAG_EXIT = 3, TAG_STDIN_EOF = 4, TAG_SIGNAL = 5, TAG_RESIZE = 6;
