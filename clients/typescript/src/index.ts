@@ -481,6 +481,13 @@ export class Client {
       signal?.addEventListener("abort", onAbort, { once: true });
       ws.onopen = () => {
         signal?.removeEventListener("abort", onAbort);
+        // Frames, and the close, may come in the same read as the
+        // handshake, before whoever awaits this takes the socket over:
+        // they are kept for it (see Process) instead of dropped.
+        const early: EarlyEvent[] = [];
+        earlyEvents.set(ws, early);
+        ws.onmessage = (ev: { data: unknown }) => { early.push({ message: ev }); };
+        ws.onclose = (ev: { code: number; reason: string }) => { early.push({ close: ev }); };
         resolve(ws);
       };
       ws.onerror = (ev: { message?: string }) => {
@@ -557,6 +564,12 @@ function base64url(s: string): string {
 // The tags of the process WebSocket's binary frames (docs/api.md).
 const TAG_STDIN = 0, TAG_STDOUT = 1, TAG_STDERR = 2, TAG_EXIT = 3, TAG_STDIN_EOF = 4, TAG_SIGNAL = 5, TAG_RESIZE = 6;
 
+/** A WebSocket event that came before its reader took the socket over. */
+type EarlyEvent = { message: { data: unknown } } | { close: { code: number; reason: string } };
+
+/** The early events of sockets dial opened, until a reader takes them. */
+const earlyEvents = new WeakMap<WebSocketLike, EarlyEvent[]>();
+
 /**
  * A process spawned on the server, attached over a WebSocket. The server
  * kills it when the session ends (close, or a lost connection).
@@ -578,7 +591,7 @@ export class Process {
     private readonly callbacks: Pick<SpawnOptions, "onStdout" | "onStderr">,
   ) {
     this.exited = new Promise<ExitStatus>((resolve, reject) => {
-      ws.onmessage = (ev: { data: unknown }) => {
+      const onmessage = (ev: { data: unknown }) => {
         try {
           this.frame(ev.data);
         } catch (e) {
@@ -588,13 +601,21 @@ export class Process {
         if (this.status) resolve(this.status);
       };
       ws.onerror = () => undefined; // onclose follows and says how it ended
-      ws.onclose = (ev: { code: number; reason: string }) => {
+      const onclose = (ev: { code: number; reason: string }) => {
         if (!this.status) {
           this.finish(this.failure ?? new APIError(0, "internal",
             `process ${pid}: the session ended before its exit (${ev.code} ${ev.reason})`));
           reject(this.failure);
         }
       };
+      const early = earlyEvents.get(ws) ?? [];
+      earlyEvents.delete(ws);
+      ws.onmessage = onmessage;
+      ws.onclose = onclose;
+      for (const e of early) {
+        if ("message" in e) onmessage(e.message);
+        else onclose(e.close);
+      }
     });
     // wait() may never be called: the rejection is also reported there.
     this.exited.catch(() => undefined);

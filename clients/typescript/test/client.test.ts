@@ -209,6 +209,16 @@ test("client", async (t) => {
       assert.equal((await p.wait()).exit_code, 0);
     });
 
+    await t.test("output that comes with the handshake is kept", async () => {
+      // The process writes and exits at once: its frames may come in the
+      // same read as the handshake, before the Process has the socket.
+      for (let i = 0; i < 20; i++) {
+        const p = await vm.spawn(["echo", "early-" + i]);
+        assert.equal(await collect(p), "early-" + i + "\n");
+        assert.equal((await p.wait()).exit_code, 0);
+      }
+    });
+
     await t.test("a WebSocket that takes neither headers nor subprotocols", async () => {
       const Neither = function () {
         throw new SyntaxError("no");
