@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -140,6 +141,11 @@ func tenantOf(ctx context.Context) string {
 // records the tenant of the others.
 func (a *authenticator) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, err := subprotocolAuth(r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
 		t, ok := a.tenant(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="secexec"`)
@@ -148,6 +154,72 @@ func (a *authenticator) middleware(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, t)))
 	})
+}
+
+// The WebSocket subprotocols of the API. A browser cannot set an
+// Authorization header on a WebSocket, so it may offer the token as a
+// subprotocol instead: ["secexec.v1", "secexec.token.<base64url token>"].
+// The server answers with SubprotocolV1 only, never echoing the token.
+const (
+	SubprotocolV1          = "secexec.v1"
+	SubprotocolTokenPrefix = "secexec.token."
+)
+
+// maxProtocolHeader bounds the Sec-WebSocket-Protocol header considered
+// for a token (a token is 64 hex digits; base64url makes 86 characters).
+const maxProtocolHeader = 1024
+
+// subprotocolAuth moves a token offered as a WebSocket subprotocol into
+// the request's Authorization header and removes it from the offered
+// subprotocols, so that nothing downstream — a guest behind the ports
+// proxy, the WebSocket handshake answer — ever sees it; a request
+// forwarded to another replica carries it as the header the peer checks.
+// Only WebSocket handshakes are considered; a request with an
+// Authorization header is left as it is.
+func subprotocolAuth(r *http.Request) (*http.Request, error) {
+	vals := r.Header.Values("Sec-WebSocket-Protocol")
+	if len(vals) == 0 || r.Header.Get("Authorization") != "" || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return r, nil
+	}
+	total := 0
+	var keep []string
+	tok, v1 := "", false
+	for _, v := range vals {
+		total += len(v)
+		if total > maxProtocolHeader {
+			return nil, apiError(http.StatusBadRequest, CodeBadRequest, "the Sec-WebSocket-Protocol header is over %d bytes", maxProtocolHeader)
+		}
+		for _, p := range strings.Split(v, ",") {
+			p = strings.TrimSpace(p)
+			if enc, ok := strings.CutPrefix(p, SubprotocolTokenPrefix); ok {
+				b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(enc, "="))
+				if err != nil || len(b) == 0 || tok != "" {
+					return nil, apiError(http.StatusUnauthorized, CodeUnauthorized, "want one subprotocol secexec.token. followed by the base64url of the token")
+				}
+				tok = string(b)
+				continue
+			}
+			if p == SubprotocolV1 {
+				v1 = true
+			}
+			if p != "" {
+				keep = append(keep, p)
+			}
+		}
+	}
+	if tok == "" {
+		return r, nil
+	}
+	if !v1 {
+		// The handshake must name a subprotocol the client offered, or
+		// a browser fails the connection; the token is not one to name.
+		return nil, apiError(http.StatusBadRequest, CodeBadRequest, "a token subprotocol needs %s offered with it", SubprotocolV1)
+	}
+	r2 := r.Clone(r.Context())
+	r2.Header.Del("Sec-WebSocket-Protocol")
+	r2.Header.Set("Sec-WebSocket-Protocol", strings.Join(keep, ", "))
+	r2.Header.Set("Authorization", "Bearer "+tok)
+	return r2, nil
 }
 
 // NewToken returns a new random bearer token (256 bits, hex).

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
@@ -53,6 +54,19 @@ func TestForwardingWebSocket(t *testing.T) {
 	out, _, exit := session(t, c)
 	if out != "through\n" || exit["exit_code"] != float64(3) {
 		t.Fatalf("stdout %q exit %v", out, exit)
+	}
+	// A browser's session, the token in a subprotocol, goes through too:
+	// the peer gets it as the header it checks.
+	pid = spawn(t, b, id, map[string]any{"cmd": "echo browser"})
+	c, resp, err := dialSubprotocol(context.Background(), b, []string{api.SubprotocolV1, tokenProtocol(alice)}, id, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := resp.Header.Get("Sec-WebSocket-Protocol"); p != api.SubprotocolV1 {
+		t.Fatalf("answered subprotocol %q", p)
+	}
+	if out, _, _ := session(t, c); out != "browser\n" {
+		t.Fatalf("stdout %q", out)
 	}
 }
 

@@ -35,6 +35,9 @@ srv.on('upgrade', (req, sock) => {
     .update(req.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').digest('base64');
   sock.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
     'Sec-WebSocket-Accept: ' + accept + '\r\n\r\n');
+  // At /protocols the echo says which subprotocols and credentials the guest saw.
+  const pre = Buffer.from(req.url !== '/protocols' ? 'echo:' :
+    'protocols=' + (req.headers['sec-websocket-protocol'] || '') + ' auth=' + (req.headers.authorization || 'none') + ':');
   let buf = Buffer.alloc(0);
   sock.on('end', () => sock.end()); // the client went: so does the server, as ws does
   sock.on('data', (d) => {
@@ -46,7 +49,7 @@ srv.on('upgrade', (req, sock) => {
       for (let i = 0; i < len; i++) data[i] ^= mask[i % 4];
       buf = buf.subarray(6 + len);
       if (op === 8) { sock.end(Buffer.from([0x88, 0])); return; }
-      if (op === 1) sock.write(Buffer.concat([Buffer.from([0x81, len + 5]), Buffer.from('echo:'), data]));
+      if (op === 1) sock.write(Buffer.concat([Buffer.from([0x81, pre.length + len]), pre, data]));
     }
   });
 });

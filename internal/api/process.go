@@ -191,7 +191,7 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 	}
 	defer end()
 	defer e.use()()
-	c, err := websocket.Accept(w, r, nil)
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{SubprotocolV1}})
 	if err != nil {
 		return // Accept answered the request
 	}

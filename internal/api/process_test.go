@@ -25,7 +25,12 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func spawn(t testing.TB, s *testServer, id string, body any) int {
 	t.Helper()
-	r := s.do(alice, "POST", "/v1/vms/"+id+"/processes", body)
+	return spawnAs(t, s, alice, id, body)
+}
+
+func spawnAs(t testing.TB, s *testServer, token, id string, body any) int {
+	t.Helper()
+	r := s.do(token, "POST", "/v1/vms/"+id+"/processes", body)
 	if r.status != http.StatusCreated {
 		t.Fatalf("spawn: %d %s", r.status, r.body)
 	}

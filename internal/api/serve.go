@@ -19,6 +19,9 @@ type ServeOptions struct {
 	DrainTimeout time.Duration
 	// Ready, if set, is called once the listener serves.
 	Ready func()
+	// Terminal, if set, serves the browser terminal page below
+	// /terminal/ (see internal/termpage), beside the API.
+	Terminal http.Handler
 }
 
 // Serve serves s on ln until ctx ends, then shuts down gracefully:
@@ -29,8 +32,15 @@ func Serve(ctx context.Context, ln net.Listener, s *Server, o ServeOptions) erro
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = 30 * time.Second
 	}
+	var h http.Handler = s
+	if o.Terminal != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/terminal/", o.Terminal)
+		mux.Handle("/", s)
+		h = mux
+	}
 	srv := &http.Server{
-		Handler:           s,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,

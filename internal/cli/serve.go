@@ -1,15 +1,21 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/secexec/secexec/internal/api"
+	"github.com/secexec/secexec/internal/setup"
+	"github.com/secexec/secexec/internal/termpage"
 )
 
 // TokenEnv holds a single bearer token for `secexec serve` (tenant
@@ -20,7 +26,7 @@ func newServeCmd() *cobra.Command {
 	var (
 		listen, tokensFile, certFile, keyFile, replica, peerTmpl string
 		previewSecretFile                                        string
-		allowRemote, guestNet                                    bool
+		allowRemote, guestNet, terminal                          bool
 		toolNets                                                 []string
 		cfg                                                      api.Config
 		drain                                                    time.Duration
@@ -93,8 +99,12 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 			if certFile != "" {
 				scheme = "https"
 			}
+			var term http.Handler
+			if terminal {
+				term = terminalPage(cmd.Context(), log)
+			}
 			return api.Serve(cmd.Context(), ln, srv, api.ServeOptions{
-				CertFile: certFile, KeyFile: keyFile, DrainTimeout: drain,
+				CertFile: certFile, KeyFile: keyFile, DrainTimeout: drain, Terminal: term,
 				Ready: func() {
 					fmt.Fprintf(cmd.ErrOrStderr(), "secexec: serving the API on %s://%s\n", scheme, ln.Addr())
 				},
@@ -133,8 +143,27 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.StringVar(&cfg.SnapshotDir, "snapshot-dir", "", "keep tenants' VM snapshots in this directory (each tenant in its own subdirectory); empty disables the snapshot routes")
 	fl.IntVar(&cfg.MaxSnapshots, "max-snapshots", 64, "snapshots stored per tenant")
 	fl.StringVar(&cfg.Engine, "engine", api.EnginePerTenant, "where VMs run unless their create request says: per-tenant (an engine process per tenant) or per-vm (one per VM)")
+	fl.BoolVar(&terminal, "terminal", false, "serve a browser terminal at /terminal/ (xterm.js, fetched with npm and cached at the first start)")
 	c.AddCommand(newServeTokenCmd())
 	return c
+}
+
+// terminalPage builds (or finds cached) the browser terminal's assets
+// in the cache directory. When they cannot be built the server still
+// serves the API, and the page says it is not set up.
+func terminalPage(ctx context.Context, log *slog.Logger) http.Handler {
+	dirs, err := setup.DefaultDirs()
+	dir := ""
+	if err == nil {
+		bctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		dir, err = termpage.Build(bctx, termpage.Options{CacheDir: filepath.Join(dirs.Cache, "terminal")})
+		cancel()
+	}
+	if err != nil {
+		log.Warn("the terminal page is not set up", "err", err)
+		dir = ""
+	}
+	return termpage.Handler("/terminal/", dir)
 }
 
 func newServeTokenCmd() *cobra.Command {

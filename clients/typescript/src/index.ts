@@ -129,7 +129,9 @@ export interface WebSocketLike {
 
 /**
  * A WebSocket constructor that takes `{ headers }` as its second argument:
- * node 22's global WebSocket (undici) and the ws package both do.
+ * node 22's global WebSocket (undici) and the ws package both do. One that
+ * throws on that (a browser's) is given subprotocols instead, the token
+ * among them (see docs/api.md).
  */
 export type WebSocketConstructor = new (url: string, init: { headers: Record<string, string> }) => WebSocketLike;
 
@@ -454,13 +456,20 @@ export class Client {
         "no WebSocket: pass ClientOptions.WebSocket (on node 20, the ws package's)"));
     }
     let ws: WebSocketLike;
+    const u = this.url.replace(/^http/, "ws") + path;
     try {
-      ws = new Ctor(this.url.replace(/^http/, "ws") + path, { headers: { Authorization: `Bearer ${this.token}` } });
-    } catch (e) {
+      ws = new Ctor(u, { headers: { Authorization: `Bearer ${this.token}` } });
+    } catch {
       // A browser's WebSocket takes the init as a subprotocol name and
-      // throws: it cannot send the token header.
-      return Promise.reject(new APIError(0, "not_implemented",
-        `this WebSocket cannot send the Authorization header (browsers cannot): ${e instanceof Error ? e.message : String(e)}`));
+      // throws: it cannot send the token header, so the token goes as a
+      // subprotocol, which the server takes off and never echoes.
+      try {
+        const ProtoCtor = Ctor as unknown as new (url: string, protocols: string[]) => WebSocketLike;
+        ws = new ProtoCtor(u, ["secexec.v1", "secexec.token." + base64url(this.token)]);
+      } catch (e) {
+        return Promise.reject(new APIError(0, "not_implemented",
+          `this WebSocket takes neither headers nor subprotocols: ${e instanceof Error ? e.message : String(e)}`));
+      }
     }
     ws.binaryType = "arraybuffer";
     return new Promise((resolve, reject) => {
@@ -472,6 +481,13 @@ export class Client {
       signal?.addEventListener("abort", onAbort, { once: true });
       ws.onopen = () => {
         signal?.removeEventListener("abort", onAbort);
+        // Frames, and the close, may come in the same read as the
+        // handshake, before whoever awaits this takes the socket over:
+        // they are kept for it (see Process) instead of dropped.
+        const early: EarlyEvent[] = [];
+        earlyEvents.set(ws, early);
+        ws.onmessage = (ev: { data: unknown }) => { early.push({ message: ev }); };
+        ws.onclose = (ev: { code: number; reason: string }) => { early.push({ close: ev }); };
         resolve(ws);
       };
       ws.onerror = (ev: { message?: string }) => {
@@ -538,8 +554,21 @@ export interface OutputChunk {
 /** POSIX signal numbers a caller commonly sends. */
 export const Signals = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 } as const;
 
+/** The unpadded base64url of s's UTF-8 bytes (the token subprotocol's form). */
+function base64url(s: string): string {
+  let bin = "";
+  for (const b of new TextEncoder().encode(s)) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
 // The tags of the process WebSocket's binary frames (docs/api.md).
 const TAG_STDIN = 0, TAG_STDOUT = 1, TAG_STDERR = 2, TAG_EXIT = 3, TAG_STDIN_EOF = 4, TAG_SIGNAL = 5, TAG_RESIZE = 6;
+
+/** A WebSocket event that came before its reader took the socket over. */
+type EarlyEvent = { message: { data: unknown } } | { close: { code: number; reason: string } };
+
+/** The early events of sockets dial opened, until a reader takes them. */
+const earlyEvents = new WeakMap<WebSocketLike, EarlyEvent[]>();
 
 /**
  * A process spawned on the server, attached over a WebSocket. The server
@@ -562,7 +591,7 @@ export class Process {
     private readonly callbacks: Pick<SpawnOptions, "onStdout" | "onStderr">,
   ) {
     this.exited = new Promise<ExitStatus>((resolve, reject) => {
-      ws.onmessage = (ev: { data: unknown }) => {
+      const onmessage = (ev: { data: unknown }) => {
         try {
           this.frame(ev.data);
         } catch (e) {
@@ -572,13 +601,21 @@ export class Process {
         if (this.status) resolve(this.status);
       };
       ws.onerror = () => undefined; // onclose follows and says how it ended
-      ws.onclose = (ev: { code: number; reason: string }) => {
+      const onclose = (ev: { code: number; reason: string }) => {
         if (!this.status) {
           this.finish(this.failure ?? new APIError(0, "internal",
             `process ${pid}: the session ended before its exit (${ev.code} ${ev.reason})`));
           reject(this.failure);
         }
       };
+      const early = earlyEvents.get(ws) ?? [];
+      earlyEvents.delete(ws);
+      ws.onmessage = onmessage;
+      ws.onclose = onclose;
+      for (const e of early) {
+        if ("message" in e) onmessage(e.message);
+        else onclose(e.close);
+      }
     });
     // wait() may never be called: the rejection is also reported there.
     this.exited.catch(() => undefined);

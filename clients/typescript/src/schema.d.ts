@@ -187,7 +187,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** WebSocket: binary frames of one tag byte + payload. Client: 0 stdin, 4 stdin EOF, 5 signal (1 byte), 6 resize (rows, cols: big-endian uint16s; terminals). Server: 1 stdout, 2 stderr, 3 exit JSON {exit_code, signal} (last). */
+        /**
+         * WebSocket: binary frames of one tag byte + payload. Client: 0 stdin, 4 stdin EOF, 5 signal (1 byte), 6 resize (rows, cols: big-endian uint16s; terminals). Server: 1 stdout, 2 stderr, 3 exit JSON {exit_code, signal} (last).
+         * @description Authenticate with `Authorization: Bearer <token>`, or, from a browser (which cannot set that header on a WebSocket), offer the subprotocols `secexec.v1` and `secexec.token.<base64url of the token, no padding>`. The token subprotocol is removed from the request before anything else sees it, and the answer names `secexec.v1` only. A token subprotocol without `secexec.v1` is 400.
+         */
         get: operations["attachProcess"];
         put?: never;
         post?: never;
@@ -1544,7 +1547,10 @@ export interface operations {
     attachProcess: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `secexec.v1, secexec.token.<base64url token>`: the bearer token for clients that cannot send an Authorization header */
+                "Sec-WebSocket-Protocol"?: string;
+            };
             path: {
                 /** @description VM id: <replica>-<16 base32 characters> */
                 id: string;

@@ -193,12 +193,37 @@ test("client", async (t) => {
       assert.throws(() => p.resize(0, 10), APIError);
     });
 
-    await t.test("a WebSocket that cannot send the token", async () => {
+    await t.test("a WebSocket that cannot send headers (a browser's) sends the token as a subprotocol", async () => {
       // As a browser's does: the init object is taken as a subprotocol name.
-      const Browserish = function (_url: string, protocols: unknown) {
-        if (typeof protocols !== "string" && !Array.isArray(protocols)) throw new SyntaxError("invalid subprotocol");
+      class Browserish extends WebSocket {
+        constructor(u: string, protocols: unknown) {
+          if (typeof protocols !== "string" && !Array.isArray(protocols)) throw new SyntaxError("invalid subprotocol");
+          super(u, protocols);
+        }
+      }
+      const bc = new Client(url, { token, WebSocket: Browserish as unknown as typeof WebSocket });
+      const p = await bc.vm(vm.id).spawn(["cat"]);
+      p.write("from-a-browser\n");
+      p.closeStdin();
+      assert.equal(await collect(p), "from-a-browser\n");
+      assert.equal((await p.wait()).exit_code, 0);
+    });
+
+    await t.test("output that comes with the handshake is kept", async () => {
+      // The process writes and exits at once: its frames may come in the
+      // same read as the handshake, before the Process has the socket.
+      for (let i = 0; i < 20; i++) {
+        const p = await vm.spawn(["echo", "early-" + i]);
+        assert.equal(await collect(p), "early-" + i + "\n");
+        assert.equal((await p.wait()).exit_code, 0);
+      }
+    });
+
+    await t.test("a WebSocket that takes neither headers nor subprotocols", async () => {
+      const Neither = function () {
+        throw new SyntaxError("no");
       } as unknown as typeof WebSocket;
-      const bc = new Client(url, { token, WebSocket: Browserish });
+      const bc = new Client(url, { token, WebSocket: Neither });
       await rejects(bc.vm(vm.id).spawn(["sleep", "601"]), 0, "not_implemented");
       // The process it started was deleted, not left to its lifetime limit.
       assert.ok(!(await vm.processes()).some((x) => x.argv.join(" ") === "sleep 601"));
