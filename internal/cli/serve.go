@@ -132,6 +132,9 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.StringArrayVar(&toolNets, "allow-tool-network", nil, "let HTTP tool callbacks reach this loopback/private/link-local CIDR or address (repeatable; public addresses need none)")
 	fl.StringVar(&cfg.SnapshotDir, "snapshot-dir", "", "keep tenants' VM snapshots in this directory (each tenant in its own subdirectory); empty disables the snapshot routes")
 	fl.IntVar(&cfg.MaxSnapshots, "max-snapshots", 64, "snapshots stored per tenant")
+	fl.StringVar(&cfg.OnIdle, "on-idle", api.OnIdleClose, "what happens to a VM idle for its idle timeout: close, or pause (saved to --snapshot-dir, resumed by its next request)")
+	fl.IntVar(&cfg.MaxPausedVMs, "max-paused-vms", 64, "paused VMs per tenant")
+	fl.DurationVar(&cfg.MaxTTL, "max-ttl", 7*24*time.Hour, "longest TTL a VM may ask for (ttl_ms on create or PATCH)")
 	fl.StringVar(&cfg.Engine, "engine", api.EnginePerTenant, "where VMs run unless their create request says: per-tenant (an engine process per tenant) or per-vm (one per VM)")
 	c.AddCommand(newServeTokenCmd())
 	return c
