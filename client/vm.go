@@ -84,13 +84,13 @@ type VMInfo struct {
 }
 
 type vmJSON struct {
-	ID            string    `json:"id"`
-	CreatedAt     time.Time `json:"created_at"`
-	LastUsedAt    time.Time `json:"last_used_at"`
-	IdleTimeoutMS int64     `json:"idle_timeout_ms"`
-	Processes     int       `json:"processes"`
-	Engine        string    `json:"engine"`
-	State         string    `json:"state"`
+	ID            string            `json:"id"`
+	CreatedAt     time.Time         `json:"created_at"`
+	LastUsedAt    time.Time         `json:"last_used_at"`
+	IdleTimeoutMS int64             `json:"idle_timeout_ms"`
+	Processes     int               `json:"processes"`
+	Engine        string            `json:"engine"`
+	State         string            `json:"state"`
 	LostReason    string            `json:"lost_reason,omitempty"`
 	Labels        map[string]string `json:"labels,omitempty"`
 	ExpiresAt     *time.Time        `json:"expires_at,omitempty"`
