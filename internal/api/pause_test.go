@@ -74,6 +74,10 @@ func TestPauseResume(t *testing.T) {
 	if r, res := s.exec(alice, id, map[string]any{"cmd": "echo kept > /workspace/f"}); r.status != 200 || res.ExitCode != 0 {
 		t.Fatalf("exec: %d %s", r.status, r.body)
 	}
+	// A spawned process does not survive the pause.
+	if r := s.do(alice, "POST", "/v1/vms/"+id+"/processes", map[string]any{"argv": []string{"cat"}}); r.status != http.StatusCreated {
+		t.Fatalf("spawn: %d %s", r.status, r.body)
+	}
 	r := s.do(alice, "POST", "/v1/vms/"+id+"/pause", map[string]any{"restart": [][]string{{"sh", "-c", "echo restarted > /tmp/r"}}})
 	var v vmInfo
 	if r.status != http.StatusOK {
@@ -143,6 +147,10 @@ func TestPauseResume(t *testing.T) {
 	}
 	if _, v := s.vmInfo(alice, id); v.State != "running" || v.Labels["app"] != "web" {
 		t.Fatalf("resumed VM = %+v", v)
+	}
+	var procs struct{ Processes []struct{ Pid int } }
+	if s.do(alice, "GET", "/v1/vms/"+id+"/processes", nil).json(t, &procs); len(procs.Processes) != 0 {
+		t.Fatalf("processes after the pause: %+v", procs)
 	}
 	// The restart command ran again in the resumed VM.
 	for i := 0; ; i++ {

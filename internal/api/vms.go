@@ -186,6 +186,18 @@ func (g *registry) unreservePaused(tenant string) {
 // its running-VM slot back (it holds a paused-VM slot instead).
 func (g *registry) paused(e *vmEntry) {
 	e.closeVM()
+	// Its processes died with it. None is attached (an attached session
+	// is a request in flight, which refuses the pause), so nobody else
+	// forgets them: their pids must not linger into the resumed VM.
+	e.mu.Lock()
+	procs := e.procs
+	e.procs = map[int]*process{}
+	e.mu.Unlock()
+	for _, p := range procs {
+		if p.held != nil {
+			p.held.end()
+		}
+	}
 	g.mu.Lock()
 	release := !e.released
 	e.released = true
