@@ -416,3 +416,30 @@ func TestPauseAfterEngineLoss(t *testing.T) {
 		t.Fatalf("earlier pause snapshot: %q %v", b, err)
 	}
 }
+
+// BenchmarkPauseResume: one pause and the transparent resume of the next
+// exec, for a VM with a few files.
+func BenchmarkPauseResume(b *testing.B) {
+	s := newServer(b, api.Config{SnapshotDir: b.TempDir()})
+	// Another VM of the tenant keeps its engine process: a resume
+	// starts a VM in it, not an engine.
+	s.newVM(alice, nil)
+	id := s.newVM(alice, nil)
+	if r, _ := s.exec(alice, id, map[string]any{"cmd": "mkdir -p /workspace/d; for i in 1 2 3 4 5 6 7 8 9 10; do echo $i > /workspace/d/$i; done"}); r.status != 200 {
+		b.Fatalf("exec: %d %s", r.status, r.body)
+	}
+	var pause, resume time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if r := s.do(alice, "POST", "/v1/vms/"+id+"/pause", nil); r.status != http.StatusOK {
+			b.Fatalf("pause: %d %s", r.status, r.body)
+		}
+		t1 := time.Now()
+		if r := s.do(alice, "GET", "/v1/vms/"+id+"/files/workspace/d/1", nil); r.status != http.StatusOK {
+			b.Fatalf("read: %d %s", r.status, r.body)
+		}
+		pause, resume = pause+t1.Sub(t0), resume+time.Since(t1)
+	}
+	b.ReportMetric(float64(pause.Milliseconds())/float64(b.N), "pause-ms/op")
+	b.ReportMetric(float64(resume.Milliseconds())/float64(b.N), "resume-ms/op")
+}
