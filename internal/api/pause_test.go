@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"sync"
@@ -442,4 +443,44 @@ func BenchmarkPauseResume(b *testing.B) {
 	}
 	b.ReportMetric(float64(pause.Milliseconds())/float64(b.N), "pause-ms/op")
 	b.ReportMetric(float64(resume.Milliseconds())/float64(b.N), "resume-ms/op")
+}
+
+// TestPausedPreviewResumes: a preview URL of a paused VM resumes it, and
+// the restart list brings its server back.
+func TestPausedPreviewResumes(t *testing.T) {
+	s := newServer(t, api.Config{SnapshotDir: t.TempDir()})
+	id := s.newVM(alice, nil)
+	startPortServer(t, s, id)
+	r := s.do(alice, "POST", "/v1/vms/"+id+"/previews", map[string]any{"port": 3000})
+	if r.status != http.StatusCreated {
+		t.Fatalf("preview: %d %s", r.status, r.body)
+	}
+	var pv struct{ URL string }
+	r.json(t, &pv)
+	if r := s.do(alice, "POST", "/v1/vms/"+id+"/pause", map[string]any{"restart": [][]string{{"node", "/workspace/srv.js"}}}); r.status != http.StatusOK {
+		t.Fatalf("pause: %d %s", r.status, r.body)
+	}
+	// The first request resumes the VM; the restarted server answers
+	// once it listens (a readiness loop).
+	for i := 0; ; i++ {
+		resp, err := http.Get(pv.URL + "hello")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			if !contains(body, "GET /hello") {
+				t.Fatalf("preview answer %q", body)
+			}
+			break
+		}
+		if i == 600 {
+			t.Fatalf("the preview never answered after the pause: %d %s", resp.StatusCode, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, v := s.vmInfo(alice, id); v.State != "running" {
+		t.Fatalf("after the preview: %+v", v)
+	}
 }
