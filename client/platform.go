@@ -102,6 +102,81 @@ func (v *VM) Fork(ctx context.Context) (*VM, error) {
 	return v.c.VM(j.ID), nil
 }
 
+// PauseOptions configure VM.Pause.
+type PauseOptions struct {
+	// Restart lists commands (argv) started again in the background
+	// when the VM resumes: processes do not survive a pause.
+	Restart [][]string
+}
+
+// Pause saves the VM on the server and frees it; its next call (or
+// Resume) restores it, with its files, env and options. Its processes
+// and JS contexts end. A VM another call is using is not paused: the
+// error matches ErrConflict.
+func (v *VM) Pause(ctx context.Context, opts PauseOptions) (VMInfo, error) {
+	cl, err := jsonCall("POST", v.path("/pause"), struct {
+		Restart [][]string `json:"restart,omitempty"`
+	}{opts.Restart})
+	if err != nil {
+		return VMInfo{}, err
+	}
+	return v.callInfo(ctx, cl)
+}
+
+// Resume restores a paused VM now rather than on its next call.
+func (v *VM) Resume(ctx context.Context) (VMInfo, error) {
+	return v.callInfo(ctx, &call{method: "POST", path: v.path("/resume")})
+}
+
+// VMPatch is a change to a VM's TTL or labels (VM.Patch).
+type VMPatch struct {
+	// TTL, when not nil, makes the VM expire this long from now (0: no
+	// TTL).
+	TTL *time.Duration
+	// Labels, when not nil, replace the VM's labels.
+	Labels map[string]string
+}
+
+// Patch changes the VM's TTL or labels; a paused VM stays paused.
+func (v *VM) Patch(ctx context.Context, p VMPatch) (VMInfo, error) {
+	var body struct {
+		TTLMS *int64 `json:"ttl_ms,omitempty"`
+		// A pointer, so that an empty map is sent (clearing the labels)
+		// and only nil is left out.
+		Labels *map[string]string `json:"labels,omitempty"`
+	}
+	if p.TTL != nil {
+		ms := p.TTL.Milliseconds()
+		body.TTLMS = &ms
+	}
+	if p.Labels != nil {
+		body.Labels = &p.Labels
+	}
+	cl, err := jsonCall("PATCH", v.path(""), body)
+	if err != nil {
+		return VMInfo{}, err
+	}
+	return v.callInfo(ctx, cl)
+}
+
+// SetTTL makes the VM expire ttl from now (0: never).
+func (v *VM) SetTTL(ctx context.Context, ttl time.Duration) (VMInfo, error) {
+	return v.Patch(ctx, VMPatch{TTL: &ttl})
+}
+
+// SetLabels replaces the VM's labels.
+func (v *VM) SetLabels(ctx context.Context, labels map[string]string) (VMInfo, error) {
+	return v.Patch(ctx, VMPatch{Labels: labels})
+}
+
+func (v *VM) callInfo(ctx context.Context, cl *call) (VMInfo, error) {
+	var j vmJSON
+	if err := v.c.doJSON(ctx, cl, &j); err != nil {
+		return VMInfo{}, err
+	}
+	return j.info(), nil
+}
+
 // Preview is a URL that opens a guest's port in a browser with no
 // credentials, until it expires or is revoked.
 type Preview struct {

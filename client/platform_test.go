@@ -179,3 +179,73 @@ func TestWatch(t *testing.T) {
 		}
 	}
 }
+
+// Pause and resume, TTL and labels through the client, against a real
+// server.
+func TestPauseTTLAndLabels(t *testing.T) {
+	s := newServer(t, api.Config{SnapshotDir: t.TempDir()})
+	ctx := context.Background()
+	c := s.client(t, alice, client.Options{})
+	vm := newVM(t, c, client.VMOptions{Labels: map[string]string{"app": "web"}, TTL: time.Hour})
+	other := newVM(t, c, client.VMOptions{Labels: map[string]string{"app": "db"}})
+	info, err := vm.Info(ctx)
+	if err != nil || info.Labels["app"] != "web" || info.ExpiresAt.IsZero() {
+		t.Fatalf("info: %+v %v", info, err)
+	}
+	if err := vm.FS().WriteFile(ctx, "/workspace/a.txt", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if info, err = vm.Pause(ctx, client.PauseOptions{}); err != nil || info.State != "paused" {
+		t.Fatalf("pause: %+v %v", info, err)
+	}
+	paused, err := c.FindVMs(ctx, client.VMFilter{State: "paused"})
+	if err != nil || len(paused) != 1 || paused[0].ID != vm.ID() {
+		t.Fatalf("paused VMs: %+v %v", paused, err)
+	}
+	// Another tenant cannot resume it.
+	if _, err := s.client(t, bob, client.Options{}).VM(vm.ID()).Resume(ctx); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("bob resumes alice's VM: %v", err)
+	}
+	// A call resumes it transparently.
+	if b, err := vm.FS().ReadFile(ctx, "/workspace/a.txt"); err != nil || string(b) != "one" {
+		t.Fatalf("read after pause: %q %v", b, err)
+	}
+	if info, err = vm.Info(ctx); err != nil || info.State != "running" {
+		t.Fatalf("after the read: %+v %v", info, err)
+	}
+	if _, err := vm.Pause(ctx, client.PauseOptions{Restart: [][]string{{"true"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if info, err = vm.Resume(ctx); err != nil || info.State != "running" {
+		t.Fatalf("resume: %+v %v", info, err)
+	}
+
+	// TTL and labels.
+	before := info.ExpiresAt
+	if info, err = vm.SetTTL(ctx, 2*time.Hour); err != nil || !info.ExpiresAt.After(before) {
+		t.Fatalf("set TTL: %+v %v", info, err)
+	}
+	if info, err = vm.SetTTL(ctx, 0); err != nil || !info.ExpiresAt.IsZero() {
+		t.Fatalf("no TTL: %+v %v", info, err)
+	}
+	if _, err := vm.SetTTL(ctx, 30*24*time.Hour); !errors.Is(err, client.ErrBadRequest) {
+		t.Fatalf("TTL over the maximum: %v", err)
+	}
+	if info, err = vm.SetLabels(ctx, map[string]string{"app": "api", "team": "a"}); err != nil || len(info.Labels) != 2 {
+		t.Fatalf("set labels: %+v %v", info, err)
+	}
+	found, err := c.FindVMs(ctx, client.VMFilter{Labels: map[string]string{"app": "api", "team": "a"}})
+	if err != nil || len(found) != 1 || found[0].ID != vm.ID() {
+		t.Fatalf("find app=api,team=a: %+v %v", found, err)
+	}
+	found, err = c.FindVMs(ctx, client.VMFilter{Labels: map[string]string{"app": "db"}, State: "running"})
+	if err != nil || len(found) != 1 || found[0].ID != other.ID() {
+		t.Fatalf("find app=db: %+v %v", found, err)
+	}
+	if info, err = vm.SetLabels(ctx, map[string]string{}); err != nil || len(info.Labels) != 0 {
+		t.Fatalf("clear labels: %+v %v", info, err)
+	}
+	if _, err := vm.SetLabels(ctx, map[string]string{"Bad Key": "x"}); !errors.Is(err, client.ErrBadRequest) {
+		t.Fatalf("bad label: %v", err)
+	}
+}

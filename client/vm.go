@@ -57,6 +57,11 @@ type VMOptions struct {
 	// (VM.Snapshot): its files, and its saved options for every field
 	// left zero here.
 	FromSnapshot string
+	// Labels are key=value labels to find the VM by (FindVMs).
+	Labels map[string]string
+	// TTL closes the VM this long after its creation, whatever its
+	// state (zero: no TTL; at most the server's maximum).
+	TTL time.Duration
 }
 
 // VMInfo describes a VM on the server.
@@ -68,27 +73,37 @@ type VMInfo struct {
 	// Processes counts the spawned processes the server holds.
 	Processes int
 	Engine    string
-	// State is "running", or "lost" when its engine process died
+	// State is "running", "paused" (saved and freed: the next call
+	// that needs it resumes it) or "lost" when its engine process died
 	// (LostReason says how).
 	State      string
 	LostReason string
+	Labels     map[string]string
+	// ExpiresAt is when its TTL ends (zero: no TTL).
+	ExpiresAt time.Time
 }
 
 type vmJSON struct {
-	ID            string    `json:"id"`
-	CreatedAt     time.Time `json:"created_at"`
-	LastUsedAt    time.Time `json:"last_used_at"`
-	IdleTimeoutMS int64     `json:"idle_timeout_ms"`
-	Processes     int       `json:"processes"`
-	Engine        string    `json:"engine"`
-	State         string    `json:"state"`
-	LostReason    string    `json:"lost_reason,omitempty"`
+	ID            string            `json:"id"`
+	CreatedAt     time.Time         `json:"created_at"`
+	LastUsedAt    time.Time         `json:"last_used_at"`
+	IdleTimeoutMS int64             `json:"idle_timeout_ms"`
+	Processes     int               `json:"processes"`
+	Engine        string            `json:"engine"`
+	State         string            `json:"state"`
+	LostReason    string            `json:"lost_reason,omitempty"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	ExpiresAt     *time.Time        `json:"expires_at,omitempty"`
 }
 
 func (j *vmJSON) info() VMInfo {
-	return VMInfo{ID: j.ID, CreatedAt: j.CreatedAt, LastUsedAt: j.LastUsedAt,
+	i := VMInfo{ID: j.ID, CreatedAt: j.CreatedAt, LastUsedAt: j.LastUsedAt,
 		IdleTimeout: time.Duration(j.IdleTimeoutMS) * time.Millisecond, Processes: j.Processes,
-		Engine: j.Engine, State: j.State, LostReason: j.LostReason}
+		Engine: j.Engine, State: j.State, LostReason: j.LostReason, Labels: j.Labels}
+	if j.ExpiresAt != nil {
+		i.ExpiresAt = *j.ExpiresAt
+	}
+	return i
 }
 
 type createVMJSON struct {
@@ -102,6 +117,8 @@ type createVMJSON struct {
 	IdleTimeoutMS int64             `json:"idle_timeout_ms,omitempty"`
 	Engine        string            `json:"engine,omitempty"`
 	FromSnapshot  string            `json:"from_snapshot,omitempty"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	TTLMS         int64             `json:"ttl_ms,omitempty"`
 }
 
 type limitsJSON struct {
@@ -129,7 +146,7 @@ type VM struct {
 func (c *Client) NewVM(ctx context.Context, opts VMOptions) (*VM, error) {
 	req := createVMJSON{Permissions: opts.Permissions, Env: opts.Env, Cwd: opts.Cwd, Hostname: opts.Hostname,
 		Clock: opts.Clock, IdleTimeoutMS: opts.IdleTimeout.Milliseconds(), Engine: opts.Engine,
-		FromSnapshot: opts.FromSnapshot}
+		FromSnapshot: opts.FromSnapshot, Labels: opts.Labels, TTLMS: opts.TTL.Milliseconds()}
 	if l := opts.Limits; l != (Limits{}) {
 		req.Limits = &limitsJSON{FSBytes: l.FSBytes, Processes: l.Processes, MemoryBytes: l.MemoryBytes,
 			CPUTimeMS: l.CPUTime.Milliseconds(), VMMemoryBytes: l.VMMemoryBytes, VMCPUTimeMS: l.VMCPUTime.Milliseconds()}
@@ -159,10 +176,30 @@ func (c *Client) VM(id string) *VM {
 
 // ListVMs lists the tenant's VMs.
 func (c *Client) ListVMs(ctx context.Context) ([]VMInfo, error) {
+	return c.FindVMs(ctx, VMFilter{})
+}
+
+// VMFilter selects VMs in FindVMs.
+type VMFilter struct {
+	// Labels the VMs must all have, with these values.
+	Labels map[string]string
+	// State is "running", "paused" or "lost"; empty: any.
+	State string
+}
+
+// FindVMs lists the tenant's VMs that match f.
+func (c *Client) FindVMs(ctx context.Context, f VMFilter) ([]VMInfo, error) {
+	q := url.Values{}
+	for k, v := range f.Labels {
+		q.Add("label", k+"="+v)
+	}
+	if f.State != "" {
+		q.Set("state", f.State)
+	}
 	var out struct {
 		VMs []vmJSON `json:"vms"`
 	}
-	if err := c.doJSON(ctx, &call{method: "GET", path: "/v1/vms"}, &out); err != nil {
+	if err := c.doJSON(ctx, &call{method: "GET", path: "/v1/vms", query: q}, &out); err != nil {
 		return nil, err
 	}
 	infos := make([]VMInfo, len(out.VMs))

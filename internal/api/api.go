@@ -119,6 +119,16 @@ type Config struct {
 	// MaxSnapshots is each tenant's quota of stored snapshots (default
 	// 64).
 	MaxSnapshots int
+	// OnIdle is what happens to a VM idle for its idle timeout:
+	// OnIdleClose (the default) closes it, OnIdlePause pauses it (needs
+	// SnapshotDir), to be resumed by its next request.
+	OnIdle string
+	// MaxPausedVMs is each tenant's quota of paused VMs, which do not
+	// count against MaxVMs (default 64).
+	MaxPausedVMs int
+	// MaxTTL caps the TTL a VM may ask for at creation or by PATCH
+	// (default 7 days).
+	MaxTTL time.Duration
 	// EngineMetrics writes the engine's metrics (default secexec.Metrics).
 	EngineMetrics func(ctx context.Context, w io.Writer) error
 	// Logger; nil discards.
@@ -198,6 +208,15 @@ func (c *Config) defaults() {
 	if c.MaxSnapshots <= 0 {
 		c.MaxSnapshots = 64
 	}
+	if c.OnIdle == "" {
+		c.OnIdle = OnIdleClose
+	}
+	if c.MaxPausedVMs <= 0 {
+		c.MaxPausedVMs = 64
+	}
+	if c.MaxTTL <= 0 {
+		c.MaxTTL = 7 * 24 * time.Hour
+	}
 	if c.EngineMetrics == nil {
 		c.EngineMetrics = secexec.Metrics
 	}
@@ -252,6 +271,12 @@ func New(cfg Config) (*Server, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
 			return nil, fmt.Errorf("%w: the preview URL %q is not scheme://host[:port]", ErrConfig, cfg.PublicURL)
 		}
+	}
+	if cfg.OnIdle != OnIdleClose && cfg.OnIdle != OnIdlePause {
+		return nil, fmt.Errorf("%w: on-idle %q is neither %q nor %q", ErrConfig, cfg.OnIdle, OnIdleClose, OnIdlePause)
+	}
+	if cfg.OnIdle == OnIdlePause && cfg.SnapshotDir == "" {
+		return nil, fmt.Errorf("%w: pausing idle VMs needs a snapshot directory", ErrConfig)
 	}
 	if !replicaName.MatchString(cfg.Replica) {
 		return nil, fmt.Errorf("%w: replica %q is not a DNS label", ErrConfig, cfg.Replica)
@@ -347,6 +372,9 @@ func (s *Server) routes() chi.Router {
 				r.Use(s.route)
 				r.Get("/", s.getVM)
 				r.Delete("/", s.deleteVM)
+				r.Patch("/", s.patchVM)
+				r.Post("/pause", s.pauseVM)
+				r.Post("/resume", s.resumeVM)
 				r.Post("/exec", s.exec)
 				r.Post("/processes", s.spawn)
 				r.Get("/processes", s.listProcesses)
@@ -384,7 +412,9 @@ const forwardedHeader = "X-Secexec-Forwarded"
 
 // route resolves {id}: a VM of another replica is forwarded to it (or
 // refused with 421); a VM of this replica must belong to the tenant,
-// else 404 — the same answer as for an id that never existed.
+// else 404 — the same answer as for an id that never existed. A paused
+// VM is resumed first, unless the request only reads, changes or deletes
+// its record or pauses it.
 func (s *Server) route(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := chi.URLParam(r, "id")
@@ -403,6 +433,14 @@ func (s *Server) route(next http.Handler) http.Handler {
 			return
 		}
 		e.touch()
+		if !keepsState(r, id) {
+			leave, err := s.enter(r.Context(), e)
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			defer leave()
+		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), vmKey{}, e)))
 	})
 }
@@ -488,11 +526,35 @@ func (s *Server) reap(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			for _, e := range s.vms.idle(now) {
-				s.cfg.Logger.Info("closing idle VM", "vm", e.id, "tenant", e.tenant)
+			for _, e := range s.vms.expired(now) {
+				s.cfg.Logger.Info("closing VM past its TTL", "vm", e.id, "tenant", e.tenant)
 				s.vms.remove(e)
 			}
+			for _, e := range s.vms.idle(now) {
+				s.idle(ctx, e)
+			}
 		}
+	}
+}
+
+// idle closes or pauses (Config.OnIdle) e, idle for its idle timeout. A
+// lost VM is closed either way.
+func (s *Server) idle(ctx context.Context, e *vmEntry) {
+	e.mu.Lock()
+	lost := e.lost != ""
+	e.mu.Unlock()
+	if s.cfg.OnIdle != OnIdlePause || lost {
+		s.cfg.Logger.Info("closing idle VM", "vm", e.id, "tenant", e.tenant)
+		s.vms.remove(e)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, resumeTimeout)
+	defer cancel()
+	if err := s.pause(ctx, e, nil); err != nil {
+		// Tried again after another idle timeout; never closed, which
+		// would lose its files.
+		s.cfg.Logger.Warn("pausing an idle VM", "vm", e.id, "tenant", e.tenant, "err", err)
+		e.touch()
 	}
 }
 

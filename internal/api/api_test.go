@@ -67,6 +67,9 @@ func TestTenantIsolation(t *testing.T) {
 			{"GET", "/v1/vms/" + vmID + "/watch?path=/workspace", nil},
 			{"POST", "/v1/vms/" + vmID + "/snapshots", map[string]any{}},
 			{"POST", "/v1/vms/" + vmID + "/fork", nil},
+			{"POST", "/v1/vms/" + vmID + "/pause", nil},
+			{"POST", "/v1/vms/" + vmID + "/resume", nil},
+			{"PATCH", "/v1/vms/" + vmID, map[string]any{"ttl_ms": 1000}},
 			{"DELETE", "/v1/vms/" + vmID, nil},
 		} {
 			r := s.do(bob, rq.method, rq.path, rq.body)

@@ -71,9 +71,9 @@ func lostMessage(err error) string {
 // VM is marked lost and its slot of the tenant's VM quota is released at
 // once. The entry stays, so that the tenant can see why (GET) and
 // remove it (DELETE), until then or until it idles out.
-func (g *registry) watch(e *vmEntry) {
-	<-e.vm.Done()
-	err := e.vm.Err()
+func (g *registry) watch(e *vmEntry, vm *secexec.VM) {
+	<-vm.Done()
+	err := vm.Err()
 	if !errors.Is(err, secexec.ErrEngineLost) {
 		return // closed on purpose
 	}

@@ -49,10 +49,11 @@ func (h *held) arm(s *Server, e *vmEntry, what string, expire func()) {
 		h.end()
 		expire()
 	})
+	vmDone := e.vm.Done() // read here: a resume replaces e.vm
 	go func() {
 		select {
 		case <-h.done:
-		case <-e.vm.Done():
+		case <-vmDone:
 			h.end()
 		}
 	}()

@@ -374,5 +374,11 @@ func (s *Server) openPreview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.touch()
+	leave, err := s.enter(r.Context(), e)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer leave()
 	s.proxyTo(w, r, e, c.Port, notFound)
 }

@@ -194,5 +194,8 @@ func (s *Server) forkVM(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer parent.use()()
-	s.admitVM(w, tenant, parent.idleTimeout, parent.engine, func() (*secexec.VM, error) { return parent.vm.Fork(r.Context()) })
+	parent.mu.Lock()
+	m := vmMeta{idle: parent.idleTimeout, engine: parent.engine, opts: parent.opts, labels: copyLabels(parent.labels), expires: parent.expires}
+	parent.mu.Unlock()
+	s.admitVM(w, tenant, m, func() (*secexec.VM, error) { return parent.vm.Fork(r.Context()) })
 }

@@ -71,6 +71,19 @@ type vmEntry struct {
 	contexts map[string]io.Closer
 	engine   string // its placement: EnginePerTenant or EnginePerVM
 	lost     string // why its engine was lost (a lostReason), "" while usable
+	// opts are the options it was made with, to resume it with.
+	opts   secexec.Options
+	labels map[string]string
+	// expires is when it is closed whatever its state (zero: never).
+	expires time.Time
+	// state is StateRunning, statePausing or StatePaused; snapshot is
+	// the id of its latest pause snapshot in the tenant's pause store.
+	state    string
+	snapshot string
+	inflight int  // requests routed to it now (see Server.enter)
+	removed  bool // taken out of the registry
+	// op is held by a pause, a resume or the removal (one at a time).
+	op chan struct{}
 	// previews are the VM's live preview URLs by id; portConns counts
 	// the requests proxied to its ports now.
 	previews  map[string]preview
@@ -113,10 +126,12 @@ type registry struct {
 	// per tenant: VMs held (plus creations under way) and runs active
 	count   map[string]int
 	running map[string]int
+	// per tenant: VMs paused (and pauses under way)
+	pausedN map[string]int
 }
 
 func newRegistry(s *Server) *registry {
-	return &registry{s: s, vms: map[string]*vmEntry{}, count: map[string]int{}, running: map[string]int{}}
+	return &registry{s: s, vms: map[string]*vmEntry{}, count: map[string]int{}, running: map[string]int{}, pausedN: map[string]int{}}
 }
 
 // reserve takes one VM slot of the tenant's quota.
@@ -144,7 +159,66 @@ func (g *registry) add(e *vmEntry) {
 	g.vms[e.id] = e
 	g.mu.Unlock()
 	g.s.metrics.vms.Inc()
-	go g.watch(e)
+	go g.watch(e, e.vm)
+}
+
+// reservePaused takes one of the tenant's paused-VM slots.
+func (g *registry) reservePaused(tenant string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.pausedN[tenant] >= g.s.cfg.MaxPausedVMs {
+		return false
+	}
+	g.pausedN[tenant]++
+	return true
+}
+
+func (g *registry) unreservePaused(tenant string) {
+	g.mu.Lock()
+	g.pausedN[tenant]--
+	if g.pausedN[tenant] == 0 {
+		delete(g.pausedN, tenant)
+	}
+	g.mu.Unlock()
+}
+
+// paused closes e's engine VM once its pause snapshot is saved and gives
+// its running-VM slot back (it holds a paused-VM slot instead).
+func (g *registry) paused(e *vmEntry) {
+	e.closeVM()
+	// Its processes died with it. None is attached (an attached session
+	// is a request in flight, which refuses the pause), so nobody else
+	// forgets them: their pids must not linger into the resumed VM.
+	e.mu.Lock()
+	procs := e.procs
+	e.procs = map[int]*process{}
+	e.mu.Unlock()
+	for _, p := range procs {
+		if p.held != nil {
+			p.held.end()
+		}
+	}
+	g.mu.Lock()
+	release := !e.released
+	e.released = true
+	g.mu.Unlock()
+	e.setState(StatePaused)
+	if release {
+		g.unreserve(e.tenant)
+	}
+}
+
+// resumed makes e running again with vm, restored from its pause
+// snapshot; the caller has reserved its running-VM slot.
+func (g *registry) resumed(e *vmEntry, vm *secexec.VM) {
+	g.mu.Lock()
+	e.released = false
+	g.mu.Unlock()
+	e.mu.Lock()
+	e.vm, e.state, e.lastUsed = vm, StateRunning, time.Now()
+	e.mu.Unlock()
+	g.unreservePaused(e.tenant)
+	go g.watch(e, vm)
 }
 
 // get returns the tenant's VM id, or nil: another tenant's VM is as
@@ -157,6 +231,21 @@ func (g *registry) get(tenant, id string) *vmEntry {
 		return nil
 	}
 	return e
+}
+
+// expired returns the VMs past their TTL, whatever their state.
+func (g *registry) expired(now time.Time) []*vmEntry {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*vmEntry
+	for _, e := range g.vms {
+		e.mu.Lock()
+		if !e.expires.IsZero() && now.After(e.expires) {
+			out = append(out, e)
+		}
+		e.mu.Unlock()
+	}
+	return out
 }
 
 func (g *registry) list(tenant string) []*vmEntry {
@@ -172,8 +261,12 @@ func (g *registry) list(tenant string) []*vmEntry {
 	return out
 }
 
-// remove takes e out of the registry and closes it, once.
+// remove takes e out of the registry and closes it (or, paused, deletes
+// its pause snapshot), once. It waits for a pause or resume under way,
+// which are bounded.
 func (g *registry) remove(e *vmEntry) bool {
+	e.op <- struct{}{}
+	defer e.unlockOp()
 	g.mu.Lock()
 	if g.vms[e.id] != e {
 		g.mu.Unlock()
@@ -185,13 +278,15 @@ func (g *registry) remove(e *vmEntry) bool {
 	g.mu.Unlock()
 	g.s.metrics.vms.Dec()
 	e.mu.Lock()
-	ctxs := e.contexts
-	e.contexts = nil
+	e.removed = true
+	wasPaused := e.state == StatePaused
 	e.mu.Unlock()
-	for _, c := range ctxs {
-		_ = c.Close()
+	if wasPaused {
+		g.unreservePaused(e.tenant)
+	} else {
+		e.closeVM()
 	}
-	_ = e.vm.Close() // kills its processes, which ends their sessions
+	g.s.deletePauseSnapshot(e)
 	if release {
 		g.unreserve(e.tenant)
 	}
@@ -217,7 +312,7 @@ func (g *registry) idle(now time.Time) []*vmEntry {
 	var out []*vmEntry
 	for _, e := range g.vms {
 		e.mu.Lock()
-		if e.active == 0 && now.Sub(e.lastUsed) > e.idleTimeout {
+		if e.active == 0 && e.inflight == 0 && e.state == StateRunning && now.Sub(e.lastUsed) > e.idleTimeout {
 			out = append(out, e)
 		}
 		e.mu.Unlock()
@@ -271,6 +366,13 @@ type CreateVMRequest struct {
 	// request leaves out (env is merged, this request's variables
 	// winning).
 	FromSnapshot string `json:"from_snapshot,omitempty"`
+	// Labels are the VM's key=value labels (at most 32; keys a-z 0-9
+	// . _ / -, up to 63 bytes; values up to 256 bytes), for filtering
+	// GET /v1/vms.
+	Labels map[string]string `json:"labels,omitempty"`
+	// TTLMS closes the VM this long after its creation whatever its
+	// state (at most the server's maximum TTL; 0: no TTL).
+	TTLMS int64 `json:"ttl_ms,omitempty"`
 }
 
 // LimitsJSON are the VM limits a request may set (each capped by the
@@ -308,12 +410,17 @@ type VMJSON struct {
 	Processes     int       `json:"processes"`
 	// Engine is the VM's placement (EnginePerTenant or EnginePerVM).
 	Engine string `json:"engine"`
-	// State is StateRunning, or StateLost once its engine process died.
+	// State is StateRunning, StatePaused, or StateLost once its engine
+	// process died.
 	State string `json:"state"`
 	// LostReason says how the engine ended when State is StateLost:
 	// engine_out_of_memory, engine_killed, engine_crashed or
 	// engine_protocol_violation.
 	LostReason string `json:"lost_reason,omitempty"`
+	// Labels are the VM's labels.
+	Labels map[string]string `json:"labels,omitempty"`
+	// ExpiresAt is when its TTL ends, if it has one.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 func (e *vmEntry) json() VMJSON {
@@ -321,9 +428,16 @@ func (e *vmEntry) json() VMJSON {
 	defer e.mu.Unlock()
 	j := VMJSON{ID: e.id, CreatedAt: e.created, LastUsedAt: e.lastUsed,
 		IdleTimeoutMS: e.idleTimeout.Milliseconds(), Processes: len(e.procs),
-		Engine: e.engine, State: StateRunning}
+		Engine: e.engine, State: StateRunning, Labels: copyLabels(e.labels)}
+	if e.state == StatePaused {
+		j.State, j.Processes = StatePaused, 0
+	}
 	if e.lost != "" {
 		j.State, j.LostReason = StateLost, e.lost
+	}
+	if !e.expires.IsZero() {
+		exp := e.expires
+		j.ExpiresAt = &exp
 	}
 	return j
 }
@@ -468,6 +582,16 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if err := checkLabels(req.Labels); err != nil {
+		writeError(w, err)
+		return
+	}
+	now := time.Now()
+	exp, err := s.ttlDeadline(req.TTLMS, now)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	idle := s.cfg.IdleTimeout
 	if req.IdleTimeoutMS < 0 {
 		writeError(w, apiError(http.StatusBadRequest, CodeBadRequest, "idle_timeout_ms must not be negative"))
@@ -476,12 +600,23 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 	if t := time.Duration(req.IdleTimeoutMS) * time.Millisecond; t > 0 && t < idle {
 		idle = t
 	}
-	s.admitVM(w, tenant, idle, engineName(opts), func() (*secexec.VM, error) { return s.cfg.NewVM(r.Context(), opts) })
+	m := vmMeta{idle: idle, engine: engineName(opts), opts: opts, labels: copyLabels(req.Labels), expires: exp}
+	m.opts.From = nil // a resume starts from its pause snapshot instead
+	s.admitVM(w, tenant, m, func() (*secexec.VM, error) { return s.cfg.NewVM(r.Context(), opts) })
+}
+
+// vmMeta is what a new VM's entry keeps besides the VM.
+type vmMeta struct {
+	idle    time.Duration
+	engine  string
+	opts    secexec.Options
+	labels  map[string]string
+	expires time.Time
 }
 
 // admitVM takes one of the tenant's VM slots, makes the VM with mk and
 // answers 201 with it (or the error, giving the slot back).
-func (s *Server) admitVM(w http.ResponseWriter, tenant string, idle time.Duration, engine string, mk func() (*secexec.VM, error)) {
+func (s *Server) admitVM(w http.ResponseWriter, tenant string, m vmMeta, mk func() (*secexec.VM, error)) {
 	if !s.vms.reserve(tenant) {
 		writeError(w, &Error{Status: http.StatusTooManyRequests, Code: CodeQuota, RetryAfter: 5,
 			Message: fmt.Sprintf("at most %d VMs per tenant", s.cfg.MaxVMs)})
@@ -495,17 +630,25 @@ func (s *Server) admitVM(w http.ResponseWriter, tenant string, idle time.Duratio
 	}
 	now := time.Now()
 	e := &vmEntry{id: newVMID(s.cfg.Replica), tenant: tenant, vm: vm, created: now, lastUsed: now,
-		idleTimeout: idle, procs: map[int]*process{}, contexts: map[string]io.Closer{},
-		engine: engine}
+		idleTimeout: m.idle, procs: map[int]*process{}, contexts: map[string]io.Closer{},
+		engine: m.engine, opts: m.opts, labels: m.labels, expires: m.expires, state: StateRunning,
+		op: make(chan struct{}, 1)}
 	s.vms.add(e)
 	w.Header().Set("Location", "/v1/vms/"+e.id)
 	writeJSON(w, http.StatusCreated, e.json())
 }
 
 func (s *Server) listVMs(w http.ResponseWriter, r *http.Request) {
+	f, err := parseVMFilter(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	out := []VMJSON{}
 	for _, e := range s.vms.list(tenantOf(r.Context())) {
-		out = append(out, e.json())
+		if j := e.json(); f.match(j) {
+			out = append(out, j)
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"vms": out})
 }

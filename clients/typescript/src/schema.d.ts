@@ -79,7 +79,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's VMs */
+        /** The tenant's VMs, filtered by labels and state */
         get: operations["listVMs"];
         put?: never;
         /** Create a VM */
@@ -106,6 +106,47 @@ export interface paths {
         post?: never;
         /** Close a VM and kill its processes */
         delete: operations["deleteVM"];
+        options?: never;
+        head?: never;
+        /** Change a VM's TTL or labels (a paused VM stays paused) */
+        patch: operations["patchVM"];
+        trace?: never;
+    };
+    "/v1/vms/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description VM id: <replica>-<16 base32 characters> */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Save the VM to a pause snapshot and free it; its next request (or /resume) restores it. Processes and JS contexts end (restart lists what starts again). Pausing a paused VM does nothing. */
+        post: operations["pauseVM"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vms/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description VM id: <replica>-<16 base32 characters> */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a paused VM now (any request to it does so too); a running VM is answered as it is */
+        post: operations["resumeVM"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -693,6 +734,12 @@ export interface components {
             engine?: "per-tenant" | "per-vm";
             /** @description id of one of the tenant's snapshots to start from: its files, and its saved options (permissions, limits, env, cwd, hostname, clock, memory mounts) for every field this request leaves out; env is merged, this request's variables winning. Another tenant's snapshot is a 404. */
             from_snapshot?: string;
+            /** @description key=value labels: at most 32, keys up to 63 of a-z 0-9 . _ / - starting and ending alphanumeric, values up to 256 bytes */
+            labels?: {
+                [key: string]: string;
+            };
+            /** @description Close the VM (and delete its pause snapshot) this long after its creation, whatever its state; at most the server's --max-ttl; absent or 0: no TTL */
+            ttl_ms?: number;
         };
         VM: {
             id: string;
@@ -705,15 +752,23 @@ export interface components {
             /** @enum {string} */
             engine: "per-tenant" | "per-vm";
             /**
-             * @description lost: the VM's engine process died; the VM no longer counts against the VM quota and only GET and DELETE are useful
+             * @description paused: saved and freed (POST /pause or idle with --on-idle pause); any request that needs it running resumes it first, GET, PATCH and DELETE leave it paused; it counts against the paused-VM quota, not the VM quota. lost: the VM's engine process died; the VM no longer counts against the VM quota and only GET and DELETE are useful
              * @enum {string}
              */
-            state: "running" | "lost";
+            state: "running" | "paused" | "lost";
             /**
              * @description How the engine ended, when state is lost
              * @enum {string}
              */
             lost_reason?: "engine_out_of_memory" | "engine_killed" | "engine_crashed" | "engine_protocol_violation";
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description When its TTL ends (absent: no TTL)
+             */
+            expires_at?: string;
         };
         VMList: {
             vms: components["schemas"]["VM"][];
@@ -808,6 +863,18 @@ export interface components {
         };
         EvaluateRequest: {
             code: string;
+        };
+        PauseRequest: {
+            /** @description Commands (argv) started again in the background when the VM resumes: processes do not survive a pause */
+            restart?: string[][];
+        };
+        PatchVM: {
+            /** @description The VM now expires this long from now (0: no TTL); at most the server's --max-ttl */
+            ttl_ms?: number;
+            /** @description Replace the VM's labels */
+            labels?: {
+                [key: string]: string;
+            };
         };
         SnapshotRequest: {
             labels?: {
@@ -944,7 +1011,12 @@ export interface operations {
     };
     listVMs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description key=value: only VMs with this label (repeatable: all must match) */
+                label?: string[];
+                /** @description only VMs in this state */
+                state?: "running" | "paused" | "lost";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -958,6 +1030,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VMList"];
+                };
+            };
+            /** @description Bad filter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No or unknown bearer token */
@@ -1192,6 +1273,317 @@ export interface operations {
             };
             /** @description The VM lives on another replica */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchVM: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description VM id: <replica>-<16 base32 characters> */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchVM"];
+            };
+        };
+        responses: {
+            /** @description The VM */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VM"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such VM (or not this tenant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The VM lives on another replica */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseVM: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description VM id: <replica>-<16 base32 characters> */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PauseRequest"];
+            };
+        };
+        responses: {
+            /** @description The paused VM */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VM"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such VM (or not this tenant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another request is using the VM, or it was lost */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The VM lives on another replica */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's paused-VM quota is used up */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Snapshots are not enabled on this server (serve --snapshot-dir) */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No space */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeVM: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description VM id: <replica>-<16 base32 characters> */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The running VM */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VM"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No or unknown bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such VM (or not this tenant's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The VM is not running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The VM lives on another replica */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's VM quota is used up (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Snapshots are not enabled on this server */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };
