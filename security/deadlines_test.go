@@ -393,8 +393,10 @@ func TestCLIDeadlines(t *testing.T) {
 			t.Fatalf("stderr %q does not name the timeout", errb.String())
 		}
 		// The VM and its engine start within the time too; the bound
-		// is generous, the LATE check is the point.
-		if el > 2*time.Second+3*time.Second {
+		// is generous (a loaded 2-core machine took 6 s), since it only
+		// has to tell a CLI that stops from one that hangs: the LATE
+		// check is the point.
+		if el > 2*time.Second+10*time.Second {
 			t.Fatalf("the CLI ran %v under --timeout 2s", el)
 		}
 		time.Sleep(3 * time.Second)
