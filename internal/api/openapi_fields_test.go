@@ -218,3 +218,39 @@ func typeOf(s *openapi3.Schema) string {
 	}
 	return strings.Join(s.Type.Slice(), ",")
 }
+
+// TestOpenAPIWebSocketFrames checks the attach route's x-websocket-frames
+// against the Tag constants the server speaks: every tag, its number and
+// its direction.
+func TestOpenAPIWebSocketFrames(t *testing.T) {
+	var doc struct {
+		Paths map[string]struct {
+			Get struct {
+				Frames []struct {
+					Tag  byte   `json:"tag"`
+					From string `json:"from"`
+					Name string `json:"name"`
+				} `json:"x-websocket-frames"`
+			} `json:"get"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(api.OpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	type frame struct {
+		tag  byte
+		from string
+	}
+	want := map[string]frame{
+		"stdin": {api.TagStdin, "client"}, "stdin_eof": {api.TagStdinEOF, "client"},
+		"signal": {api.TagSignal, "client"}, "resize": {api.TagResize, "client"},
+		"stdout": {api.TagStdout, "server"}, "stderr": {api.TagStderr, "server"}, "exit": {api.TagExit, "server"},
+	}
+	got := map[string]frame{}
+	for _, f := range doc.Paths["/v1/vms/{id}/processes/{pid}/ws"].Get.Frames {
+		got[f.Name] = frame{f.Tag, f.From}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("x-websocket-frames: %v, the server's tags %v", got, want)
+	}
+}
