@@ -40,7 +40,11 @@ func loadDoc(t testing.TB) (*openapi3.T, routers.Router) {
 		if docErr = doc.Validate(context.Background()); docErr != nil {
 			return
 		}
-		docRouter, docErr = legacy.NewRouter(doc)
+		// The test servers listen on ephemeral ports: routes are matched
+		// on any host, not only on the servers the document names.
+		hostless := *doc
+		hostless.Servers = nil
+		docRouter, docErr = legacy.NewRouter(&hostless)
 	})
 	if docErr != nil {
 		t.Fatalf("openapi.json: %v", docErr)
