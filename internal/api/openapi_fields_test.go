@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/secexec/secexec"
 	"github.com/secexec/secexec/internal/api"
 	"github.com/secexec/secexec/kernel/policy"
 )
@@ -43,6 +44,7 @@ var schemaBindings = []struct {
 	{"Preview", api.PreviewJSON{}, true},
 	{"SnapshotRequest", api.SnapshotRequest{}, false},
 	{"Snapshot", api.SnapshotJSON{}, true},
+	{"WatchEvent", secexec.WatchEvent{}, true},
 	{"Permissions", policy.Policy{}, false},
 	{"FSRule", policy.FSRule{}, false},
 	{"NetRule", policy.NetRule{}, false},
