@@ -77,9 +77,9 @@ func checkFails(t *testing.T, script string) {
 }
 
 // startServe runs `secexec serve` (this test binary as the CLI) on a
-// free loopback port with the docs' token and returns its address once
-// it is ready.
-func startServe(t *testing.T) string {
+// free loopback port with the docs' token and extra flags, and returns
+// its address once it is ready.
+func startServe(t *testing.T, flags ...string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -87,7 +87,7 @@ func startServe(t *testing.T) string {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(os.Args[0], "serve", "--listen", addr)
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--listen", addr}, flags...)...)
 	cmd.Env = append(os.Environ(), cliEnv+"=1", "SECEXEC_API_TOKEN="+docToken)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
