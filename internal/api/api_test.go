@@ -188,6 +188,7 @@ func readSSE(t *testing.T, s *testServer, path string, body any) []sseEvent {
 			cur = sseEvent{}
 		}
 	}
+	validateSSE(t, req, evs)
 	return evs
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/secexec/secexec"
@@ -26,7 +27,10 @@ func TestMain(m *testing.M) {
 		secexec.EngineMain()
 	}
 	if os.Getenv(cliEnv) == "1" {
-		code := cli.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		// As cmd/secexec does: SIGTERM drains `secexec serve`.
+		ctx, stop := cli.SignalContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
 		secexec.Shutdown(context.Background())
 		os.Exit(code)
 	}

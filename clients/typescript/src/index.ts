@@ -54,13 +54,10 @@ export type ProcessInfo = Schemas["Process"];
 export type Stat = Schemas["Stat"];
 /** How an exec ended. */
 export type Outcome = Schemas["ExecResult"]["outcome"];
-/**
- * A permissions policy (docs/permissions.md). The OpenAPI document does
- * not describe its fields yet, so it is an open object here.
- */
-export type Policy = Record<string, unknown>;
+/** A permissions policy (docs/permissions.md): rules per domain. */
+export type Policy = Schemas["Permissions"];
 /** The options of a new VM. */
-export type CreateVMOptions = Omit<Schemas["CreateVM"], "permissions"> & { permissions?: Policy };
+export type CreateVMOptions = Schemas["CreateVM"];
 
 /** How an exec ended; every output byte has been delivered when it is returned. */
 export type ExecResult = Omit<Schemas["ExecResult"], "stdout" | "stderr"> & {

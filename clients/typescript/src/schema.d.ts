@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness */
+        /**
+         * Liveness
+         * @description Answers 200 while the process runs, draining included; needs no token (for probes).
+         */
         get: operations["healthz"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness (503 while draining) */
+        /**
+         * Readiness (503 while draining)
+         * @description Answers 200 while the server accepts work and 503 once it drains (SIGTERM); needs no token (for load balancers).
+         */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This document
+         * @description This OpenAPI 3 document, as the server was built with it; needs no token.
+         */
         get: operations["openapi"];
         put?: never;
         post?: never;
@@ -62,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics: the API's, then the engine's */
+        /**
+         * Prometheus metrics: the API's, then the engine's
+         * @description Prometheus text: the API's request counters and latencies by route pattern, then the engine's. Needs a token: it describes what the tenants run.
+         */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -79,10 +91,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's VMs, filtered by labels and state */
+        /**
+         * The tenant's VMs, filtered by labels and state
+         * @description Every VM of the calling tenant, lost ones included (state lost, see docs/api.md, Fault domains).
+         */
         get: operations["listVMs"];
         put?: never;
-        /** Create a VM */
+        /**
+         * Create a VM
+         * @description Makes a VM for the calling tenant. Limits are capped by the server's maxima; permissions is a policy document (the Permissions schema, docs/permissions.md) and network rules need --allow-guest-network. from_snapshot starts from one of the tenant's snapshots. Counts against --max-vms (429 quota_exceeded).
+         */
         post: operations["createVM"];
         delete?: never;
         options?: never;
@@ -100,15 +118,24 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Describe a VM */
+        /**
+         * Describe a VM
+         * @description The VM's description; state is running, or lost with a lost_reason once its engine process died.
+         */
         get: operations["getVM"];
         put?: never;
         post?: never;
-        /** Close a VM and kill its processes */
+        /**
+         * Close a VM and kill its processes
+         * @description Closes the VM, killing its processes and closing its contexts; a lost VM is removed too (204).
+         */
         delete: operations["deleteVM"];
         options?: never;
         head?: never;
-        /** Change a VM's TTL or labels (a paused VM stays paused) */
+        /**
+         * Change a VM's TTL or labels (a paused VM stays paused)
+         * @description Sets the VM's TTL from now (`ttl_ms`; 0 clears it; capped by the server's --max-ttl) and/or replaces its labels (at most 32). A paused VM stays paused.
+         */
         patch: operations["patchVM"];
         trace?: never;
     };
@@ -124,7 +151,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Save the VM to a pause snapshot and free it; its next request (or /resume) restores it. Processes and JS contexts end (restart lists what starts again). Pausing a paused VM does nothing. */
+        /**
+         * Save the VM to a pause snapshot and free it; its next request (or /resume) restores it. Processes and JS contexts end (restart lists what starts again). Pausing a paused VM does nothing.
+         * @description Saves the VM's files and options to a pause snapshot of the tenant (not listed among its snapshots) and closes its engine VM; the id, labels, idle timeout and TTL stay. Any later request that needs the VM running, /resume, or a preview URL restores it first. Refused with 409 while another request uses the VM. Requires the server's --snapshot-dir.
+         */
         post: operations["pauseVM"];
         delete?: never;
         options?: never;
@@ -144,7 +174,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a paused VM now (any request to it does so too); a running VM is answered as it is */
+        /**
+         * Restore a paused VM now (any request to it does so too); a running VM is answered as it is
+         * @description Restores a paused VM now (the next request to it would do so too); concurrent resumes share one. 429 when the tenant has no free running-VM slot (the VM stays paused).
+         */
         post: operations["resumeVM"];
         delete?: never;
         options?: never;
@@ -164,7 +197,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run a command and wait (JSON), or stream its output (Accept: text/event-stream) */
+        /**
+         * Run a command and wait (JSON), or stream its output (Accept: text/event-stream)
+         * @description Runs argv, or cmd (a plain command line directly, anything else under sh -c), and answers when it ends. With Accept: text/event-stream the output streams instead as server-sent events (x-sse-events lists them): stdout and stderr {data: base64} as it is written, an error {code, message} if the program is stopped for writing over twice the output limit, and one exit event last.
+         */
         post: operations["exec"];
         delete?: never;
         options?: never;
@@ -182,7 +218,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Spawned processes */
+        /**
+         * Spawned processes
+         * @description The VM's spawned processes that are still alive.
+         */
         get: operations["listProcesses"];
         put?: never;
         /**
@@ -210,7 +249,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Kill a spawned process */
+        /**
+         * Kill a spawned process
+         * @description Kills a spawned process (SIGKILL) and ends its session.
+         */
         delete: operations["killProcess"];
         options?: never;
         head?: never;
@@ -230,7 +272,7 @@ export interface paths {
         };
         /**
          * WebSocket: binary frames of one tag byte + payload. Client: 0 stdin, 4 stdin EOF, 5 signal (1 byte), 6 resize (rows, cols: big-endian uint16s; terminals). Server: 1 stdout, 2 stderr, 3 exit JSON {exit_code, signal} (last).
-         * @description Authenticate with `Authorization: Bearer <token>`, or, from a browser (which cannot set that header on a WebSocket), offer the subprotocols `secexec.v1` and `secexec.token.<base64url of the token, no padding>`. The token subprotocol is removed from the request before anything else sees it, and the answer names `secexec.v1` only. A token subprotocol without `secexec.v1` is 400.
+         * @description Upgrades to a WebSocket of binary frames, each one tag byte then a payload (x-websocket-frames lists them). Client to server: 0 stdin bytes, 4 end of stdin, 5 a signal (one byte), 6 a resize (rows then cols, big-endian uint16s; terminals only). Server to client: 1 stdout bytes, 2 stderr bytes, 3 exit, JSON {exit_code, signal}, always last, after every output byte. One session per process; closing it kills the process. Authenticate with `Authorization: Bearer <token>`, or, from a browser (which cannot set that header on a WebSocket), offer the subprotocols `secexec.v1` and `secexec.token.<base64url of the token, no padding>`. The token subprotocol is removed from the request before anything else sees it, and the answer names `secexec.v1` only. A token subprotocol without `secexec.v1` is 400.
          */
         get: operations["attachProcess"];
         put?: never;
@@ -264,7 +306,10 @@ export interface paths {
          */
         put: operations["writeFile"];
         post?: never;
-        /** Remove a file or empty directory; ?recursive a tree */
+        /**
+         * Remove a file or empty directory; ?recursive a tree
+         * @description Removes a file, a symlink or an empty directory; with ?recursive a whole tree.
+         */
         delete: operations["deleteFile"];
         options?: never;
         head?: never;
@@ -284,7 +329,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** A tar of a directory */
+        /**
+         * A tar of a directory
+         * @description A tar stream of the directory at ?path, streamed and bounded by the server's file limit.
+         */
         get: operations["getArchive"];
         /**
          * Unpack a tar into a directory
@@ -310,7 +358,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Evaluate an expression in a fresh node process; its JSON value */
+        /**
+         * Evaluate an expression in a fresh node process; its JSON value
+         * @description Evaluates an expression in a fresh node process in the VM and answers its value as JSON; a throw is 422 eval_error with the guest's stack.
+         */
         post: operations["jsEvaluate"];
         delete?: never;
         options?: never;
@@ -330,7 +381,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run a CommonJS script (JSON result or event stream) */
+        /**
+         * Run a CommonJS script (JSON result or event stream)
+         * @description Runs a CommonJS script in a fresh node process in the VM; answers like exec, JSON or server-sent events (the same events as exec).
+         */
         post: operations["jsExecute"];
         delete?: never;
         options?: never;
@@ -375,7 +429,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Close a context */
+        /**
+         * Close a context
+         * @description Closes a context and frees its slot in the tenant's process quota.
+         */
         delete: operations["deleteContext"];
         options?: never;
         head?: never;
@@ -395,7 +452,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Evaluate in a context, keeping its globals */
+        /**
+         * Evaluate in a context, keeping its globals
+         * @description Evaluates code in a context; globals defined by earlier evaluations are visible. A throw is 422 eval_error; an evaluation past the context's timeout is 504 timeout.
+         */
         post: operations["contextEvaluate"];
         delete?: never;
         options?: never;
@@ -492,7 +552,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a preview: its URL answers 404 from now on */
+        /**
+         * Revoke a preview: its URL answers 404 from now on
+         * @description Revokes a preview: its URL answers 404 from now on, on every replica.
+         */
         delete: operations["revokePreview"];
         options?: never;
         head?: never;
@@ -583,7 +646,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Save the VM's files and options as a snapshot (content-addressed, deduplicated, compressed) */
+        /**
+         * Save the VM's files and options as a snapshot (content-addressed, deduplicated, compressed)
+         * @description Saves the VM's files (content-addressed, deduplicated, compressed) and options under --snapshot-dir; 501 without one. Counts against --max-snapshots.
+         */
         post: operations["createSnapshot"];
         delete?: never;
         options?: never;
@@ -603,7 +669,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make a new VM that shares this VM's files copy-on-write (writes on either side are invisible to the other) */
+        /**
+         * Make a new VM that shares this VM's files copy-on-write (writes on either side are invisible to the other)
+         * @description Makes a new VM of the same tenant that shares this VM's files copy-on-write: writes on either side are invisible to the other.
+         */
         post: operations["forkVM"];
         delete?: never;
         options?: never;
@@ -618,7 +687,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tenant's snapshots */
+        /**
+         * List the tenant's snapshots
+         * @description The calling tenant's snapshots.
+         */
         get: operations["listSnapshots"];
         put?: never;
         post?: never;
@@ -638,11 +710,17 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Describe a snapshot */
+        /**
+         * Describe a snapshot
+         * @description Describes one of the tenant's snapshots.
+         */
         get: operations["getSnapshot"];
         put?: never;
         post?: never;
-        /** Delete a snapshot */
+        /**
+         * Delete a snapshot
+         * @description Deletes a snapshot; blobs no other snapshot uses are collected.
+         */
         delete: operations["deleteSnapshot"];
         options?: never;
         head?: never;
@@ -708,8 +786,7 @@ export interface components {
             url: string;
         };
         CreateVM: {
-            /** @description Policy document (docs/permissions.md); absent = standard */
-            permissions?: Record<string, never>;
+            permissions?: components["schemas"]["Permissions"];
             limits?: components["schemas"]["Limits"];
             env?: {
                 [key: string]: string;
@@ -901,6 +978,87 @@ export interface components {
         };
         SnapshotList: {
             snapshots: components["schemas"]["Snapshot"][];
+        };
+        /** @description A VM's permission policy (kernel/policy, docs/permissions.md): rules per domain, evaluated in order, the last matching rule winning; a domain that is absent or empty denies everything in it. Keys are exact (no other case, no repeats); the whole document is at most 1 MiB. */
+        Permissions: {
+            /** @description Filesystem rules */
+            fs?: components["schemas"]["FSRule"][];
+            /** @description Network rules (connect and dns need the server's --allow-guest-network) */
+            net?: components["schemas"]["NetRule"][];
+            /** @description Which programs a guest may start */
+            exec?: components["schemas"]["ExecRule"][];
+            /** @description Which environment variables a guest may see */
+            env?: components["schemas"]["EnvRule"][];
+            /** @description Which host tools (the VM's tools) a guest may call */
+            tools?: components["schemas"]["ToolRule"][];
+        };
+        /** @description A filesystem rule */
+        FSRule: {
+            /**
+             * @description What a matching rule decides; the last matching rule of a domain wins
+             * @enum {string}
+             */
+            effect: "allow" | "deny";
+            /** @description Operations the rule covers; absent means every one (*) */
+            ops?: ("read" | "write" | "stat" | "readdir" | "mkdir" | "remove" | "rename" | "symlink" | "link" | "chmod" | "chown" | "utimes" | "truncate" | "mount" | "*")[];
+            /** @description Absolute path globs (* one segment, ** any depth) */
+            paths: string[];
+        };
+        /** @description A network rule */
+        NetRule: {
+            /**
+             * @description What a matching rule decides; the last matching rule of a domain wins
+             * @enum {string}
+             */
+            effect: "allow" | "deny";
+            /** @description Operations the rule covers; absent means every one (*) */
+            ops?: ("connect" | "listen" | "dns" | "*")[];
+            /** @description host:port patterns: names, addresses or CIDRs, * wildcards, port ranges */
+            hosts: string[];
+        };
+        /** @description A rule on the programs a guest may start */
+        ExecRule: {
+            /**
+             * @description What a matching rule decides; the last matching rule of a domain wins
+             * @enum {string}
+             */
+            effect: "allow" | "deny";
+            /** @description Program names or absolute path globs */
+            commands: string[];
+        };
+        /** @description A rule on the environment variables a guest may see */
+        EnvRule: {
+            /**
+             * @description What a matching rule decides; the last matching rule of a domain wins
+             * @enum {string}
+             */
+            effect: "allow" | "deny";
+            /** @description Variable names; * matches any run of characters */
+            keys: string[];
+        };
+        /** @description A rule on the host tools a guest may call */
+        ToolRule: {
+            /**
+             * @description What a matching rule decides; the last matching rule of a domain wins
+             * @enum {string}
+             */
+            effect: "allow" | "deny";
+            /** @description Tool names; * matches any run of characters */
+            names: string[];
+        };
+        /** @description The data of a stdout or stderr server-sent event */
+        StreamData: {
+            /**
+             * Format: byte
+             * @description The bytes written, base64
+             */
+            data: string;
+        };
+        /** @description The data of an error server-sent event: why the program was stopped (an exit event follows) */
+        StreamError: {
+            /** @description An error code, as in Error (output_too_large, ...) */
+            code: string;
+            message: string;
         };
     };
     responses: never;
