@@ -71,7 +71,9 @@ func startServer(t *testing.T) *server {
 	}
 	s.cmd = exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--tokens-file", tokens, "--drain-timeout", "10s",
 		// The clients' tests serve host tools on loopback.
-		"--allow-tool-network", "127.0.0.1/32")
+		"--allow-tool-network", "127.0.0.1/32",
+		// and save, restore and pause VMs.
+		"--snapshot-dir", filepath.Join(dir, "snapshots"))
 	s.cmd.Env = append(os.Environ(), cliEnv+"=1")
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
@@ -135,7 +137,7 @@ func TestClientRoutesInOpenAPI(t *testing.T) {
 	if err := json.Unmarshal(secapi.OpenAPI, &doc); err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(`"(GET|POST|PUT|DELETE) (/[^"]*)"`)
+	re := regexp.MustCompile(`"(GET|POST|PUT|PATCH|DELETE) (/[^"]*)"`)
 	for _, f := range []string{"python/secexec_client/__init__.py", "typescript/src/index.ts"} {
 		src, err := os.ReadFile(f)
 		if err != nil {

@@ -34,6 +34,16 @@ export const ROUTES = [
   "POST /v1/vms/{id}/contexts",
   "POST /v1/vms/{id}/contexts/{cid}/evaluate",
   "DELETE /v1/vms/{id}/contexts/{cid}",
+  "PATCH /v1/vms/{id}",
+  "POST /v1/vms/{id}/pause",
+  "POST /v1/vms/{id}/resume",
+  "POST /v1/vms/{id}/snapshots",
+  "GET /v1/snapshots",
+  "GET /v1/snapshots/{sid}",
+  "DELETE /v1/snapshots/{sid}",
+  "POST /v1/vms/{id}/fork",
+  "POST /v1/vms/{id}/previews",
+  "DELETE /v1/vms/{id}/previews/{pid}",
 ] as const;
 
 /** Stable error codes of the API. */
@@ -58,6 +68,17 @@ export type Outcome = Schemas["ExecResult"]["outcome"];
 export type Policy = Schemas["Permissions"];
 /** The options of a new VM. */
 export type CreateVMOptions = Schemas["CreateVM"];
+/** A saved VM (VM.snapshot); restore it with createVM({ from_snapshot: id }). */
+export type Snapshot = Schemas["Snapshot"];
+/** A signed, expiring URL that opens a guest's port with no credentials. */
+export type Preview = Schemas["Preview"];
+/** What VM.patch changes: the TTL from now (0 clears it) and/or the labels. */
+export type PatchVM = Schemas["PatchVM"];
+/** Filters of Client.listVMs: every label must match; state is running, paused or lost. */
+export interface VMFilter {
+  labels?: Record<string, string>;
+  state?: "running" | "paused" | "lost";
+}
 
 /** How an exec ended; every output byte has been delivered when it is returned. */
 export type ExecResult = Omit<Schemas["ExecResult"], "stdout" | "stderr"> & {
@@ -511,9 +532,29 @@ export class Client {
     return new VM(this, info.id);
   }
 
-  /** Lists the tenant's VMs. */
-  async listVMs(opts: CallOptions = {}): Promise<VMInfo[]> {
-    return (await this.control<Schemas["VMList"]>("GET", "/v1/vms", undefined, opts.signal)).vms;
+  /** Lists the tenant's VMs, those that match filter if given. */
+  async listVMs(opts: CallOptions & VMFilter = {}): Promise<VMInfo[]> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(opts.labels ?? {})) q.append("label", `${k}=${v}`);
+    if (opts.state) q.set("state", opts.state);
+    const qs = q.toString();
+    const path = "/v1/vms" + (qs !== "" ? "?" + qs : "");
+    return (await this.control<Schemas["VMList"]>("GET", path, undefined, opts.signal)).vms;
+  }
+
+  /** Lists the tenant's snapshots, oldest first. */
+  async listSnapshots(opts: CallOptions = {}): Promise<Snapshot[]> {
+    return (await this.control<Schemas["SnapshotList"]>("GET", "/v1/snapshots", undefined, opts.signal)).snapshots;
+  }
+
+  /** Describes one of the tenant's snapshots. */
+  snapshot(id: string, opts: CallOptions = {}): Promise<Snapshot> {
+    return this.control<Snapshot>("GET", "/v1/snapshots/" + encodeURIComponent(id), undefined, opts.signal);
+  }
+
+  /** Deletes one of the tenant's snapshots. */
+  async deleteSnapshot(id: string, opts: CallOptions = {}): Promise<void> {
+    await this.control("DELETE", "/v1/snapshots/" + encodeURIComponent(id), undefined, opts.signal);
   }
 
   /**
@@ -775,6 +816,43 @@ export class VM {
   /** Deletes the VM, ending its processes. */
   async delete(opts: CallOptions = {}): Promise<void> {
     await this.client.control("DELETE", this.path(""), undefined, opts.signal);
+  }
+
+  /** Saves the VM's files and options on the server; restore with createVM({ from_snapshot }). */
+  snapshot(req: Schemas["SnapshotRequest"] = {}, opts: CallOptions = {}): Promise<Snapshot> {
+    return this.client.control<Snapshot>("POST", this.path("/snapshots"), req, opts.signal);
+  }
+
+  /** A new VM whose files start as this one's, copy-on-write: writes on either side stay there. */
+  async fork(opts: CallOptions = {}): Promise<VM> {
+    const info = await this.client.control<VMInfo>("POST", this.path("/fork"), undefined, opts.signal);
+    return new VM(this.client, info.id);
+  }
+
+  /** A preview URL of the guest's TCP port (something must listen on it); ttlSeconds 0: the server's default. */
+  preview(port: number, ttlSeconds = 0, opts: CallOptions = {}): Promise<Preview> {
+    const req: Schemas["CreatePreviewRequest"] = ttlSeconds > 0 ? { port, ttl_seconds: ttlSeconds } : { port };
+    return this.client.control<Preview>("POST", this.path("/previews"), req, opts.signal);
+  }
+
+  /** Revokes a preview before it expires. */
+  async revokePreview(id: string, opts: CallOptions = {}): Promise<void> {
+    await this.client.control("DELETE", this.path("/previews/" + encodeURIComponent(id)), undefined, opts.signal);
+  }
+
+  /** Saves and frees the VM; its next request (or resume) restores it. Processes end; restart lists what starts again. */
+  pause(req: Schemas["PauseRequest"] = {}, opts: CallOptions = {}): Promise<VMInfo> {
+    return this.client.control<VMInfo>("POST", this.path("/pause"), req, opts.signal);
+  }
+
+  /** Restores a paused VM now. */
+  resume(opts: CallOptions = {}): Promise<VMInfo> {
+    return this.client.control<VMInfo>("POST", this.path("/resume"), undefined, opts.signal);
+  }
+
+  /** Changes the VM's TTL (from now; 0 clears it) and/or replaces its labels. */
+  patch(req: PatchVM, opts: CallOptions = {}): Promise<VMInfo> {
+    return this.client.control<VMInfo>("PATCH", this.path(""), req, opts.signal);
   }
 
   /**

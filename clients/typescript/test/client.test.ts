@@ -318,6 +318,59 @@ test("client", async (t) => {
       await rejects(c.createVM({ tools: [{ name: "meta", url: "http://169.254.169.254/" }] }), 400, "bad_request");
     });
 
+    await t.test("snapshots, fork, previews, pause, labels", async () => {
+      const pvm = await c.createVM({ labels: { suite: "ts" }, ttl_ms: 600000 });
+      try {
+        await pvm.fs.writeFile("/workspace/a.txt", "one");
+        const snap = await pvm.snapshot({ labels: { step: "1" } });
+        assert.equal(snap.labels?.step, "1");
+        assert.ok((await c.listSnapshots()).some((s) => s.id === snap.id));
+        assert.equal((await c.snapshot(snap.id)).id, snap.id);
+        await rejects(other.snapshot(snap.id), 404, "not_found");
+        await pvm.fs.writeFile("/workspace/a.txt", "two");
+        const restored = await c.createVM({ from_snapshot: snap.id });
+        try {
+          assert.equal(dec.decode(await restored.fs.readFile("/workspace/a.txt")), "one");
+        } finally {
+          await restored.delete();
+        }
+        const child = await pvm.fork();
+        try {
+          await child.fs.writeFile("/workspace/a.txt", "child");
+          assert.equal(dec.decode(await pvm.fs.readFile("/workspace/a.txt")), "two");
+        } finally {
+          await child.delete();
+        }
+        await c.deleteSnapshot(snap.id);
+        await rejects(c.snapshot(snap.id), 404, "not_found");
+
+        // A preview opens the guest's port with no token, until revoked.
+        await rejects(pvm.preview(3000), 404, "not_found");
+        const srv = await pvm.spawn(["node", "-e", "require('http').createServer((q, r) => r.end('hi ' + q.url)).listen(3000, () => console.log('ready'))"]);
+        for await (const chunk of srv.output()) if (dec.decode(chunk.data).includes("ready")) break;
+        const pv = await pvm.preview(3000, 60);
+        assert.equal(pv.port, 3000);
+        const res = await fetch(pv.url + "x");
+        assert.equal(await res.text(), "hi /x");
+        await pvm.revokePreview(pv.id);
+        assert.equal((await fetch(pv.url + "x")).status, 404);
+        await srv.close();
+
+        // Labels filter the list; pause frees the VM, the next request restores it.
+        assert.deepEqual((await c.listVMs({ labels: { suite: "ts" } })).map((v) => v.id), [pvm.id]);
+        const patched = await pvm.patch({ labels: { suite: "ts", more: "yes" } });
+        assert.equal(patched.labels?.more, "yes");
+        assert.equal((await pvm.pause()).state, "paused");
+        assert.deepEqual((await c.listVMs({ state: "paused" })).map((v) => v.id), [pvm.id]);
+        assert.equal(dec.decode(await pvm.fs.readFile("/workspace/a.txt")), "two");
+        assert.equal((await pvm.info()).state, "running");
+        assert.equal((await pvm.pause()).state, "paused");
+        assert.equal((await pvm.resume()).state, "running");
+      } finally {
+        await pvm.delete();
+      }
+    });
+
     await t.test("tenancy", async () => {
       assert.ok(!(await other.listVMs()).some((v) => v.id === vm.id));
       await rejects(other.vm(vm.id).exec("true"), 404, "not_found");
