@@ -32,6 +32,8 @@ TEMPLATES = [
     (re.compile(r"/files/.*$"), "/files/{path}"),
     (re.compile(r"/contexts/[^/]+"), "/contexts/{cid}"),
     (re.compile(r"/processes/\d+"), "/processes/{pid}"),
+    (re.compile(r"/previews/[^/]+$"), "/previews/{pid}"),
+    (re.compile(r"^/v1/snapshots/[^/]+$"), "/v1/snapshots/{sid}"),
     (re.compile(r"^/v1/vms/[^/]+"), "/v1/vms/{id}"),
 ]
 
@@ -86,6 +88,54 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(APIError) as cm:
             vm.info()
         self.assertEqual((cm.exception.status, cm.exception.code), (404, "not_found"))
+
+    def test_snapshots_fork_previews_pause(self):
+        with self.c.new_vm(labels={"suite": "py"}, ttl=600) as vm:
+            self.assertEqual(vm.info().labels, {"suite": "py"})
+            self.assertTrue(vm.info().expires_at)
+            vm.fs.write_file("/workspace/a.txt", b"one")
+            snap = vm.snapshot(labels={"step": "1"})
+            self.assertEqual(snap.labels, {"step": "1"})
+            self.assertIn(snap.id, [x.id for x in self.c.list_snapshots()])
+            self.assertEqual(self.c.snapshot(snap.id).id, snap.id)
+            with self.assertRaises(APIError) as cm:
+                self.other.snapshot(snap.id)
+            self.assertEqual(cm.exception.status, 404)
+            vm.fs.write_file("/workspace/a.txt", b"two")
+            with self.c.new_vm(from_snapshot=snap.id) as restored:
+                self.assertEqual(restored.fs.read_file("/workspace/a.txt"), b"one")
+            with vm.fork() as child:
+                child.fs.write_file("/workspace/a.txt", b"child")
+                self.assertEqual(vm.fs.read_file("/workspace/a.txt"), b"two")
+            self.c.delete_snapshot(snap.id)
+            with self.assertRaises(APIError) as cm:
+                self.c.snapshot(snap.id)
+            self.assertEqual(cm.exception.status, 404)
+
+            # A preview opens the guest's port with no token, until revoked.
+            with self.assertRaises(APIError) as cm:
+                vm.preview(3000)
+            self.assertEqual(cm.exception.status, 404)
+            srv = "require('http').createServer((q, r) => r.end('hi ' + q.url)).listen(3000, () => console.log('ready'))"
+            with vm.spawn(["node", "-e", srv]) as proc:
+                for out in proc:
+                    if b"ready" in out.data:
+                        break
+                pv = vm.preview(3000, ttl=60)
+                self.assertEqual(pv.port, 3000)
+                self.assertEqual(httpx.get(pv.url + "x").text, "hi /x")
+                vm.revoke_preview(pv.id)
+                self.assertEqual(httpx.get(pv.url + "x").status_code, 404)
+
+            # Labels filter the list; a pause frees the VM, its next request restores it.
+            self.assertEqual([v.id for v in self.c.list_vms(labels={"suite": "py"})], [vm.id])
+            self.assertEqual(vm.patch(labels={"suite": "py", "more": "yes"}).labels["more"], "yes")
+            self.assertEqual(vm.pause().state, "paused")
+            self.assertIn(vm.id, [v.id for v in self.c.list_vms(state="paused")])
+            self.assertEqual(vm.fs.read_file("/workspace/a.txt"), b"two")
+            self.assertEqual(vm.info().state, "running")
+            self.assertEqual(vm.pause().state, "paused")
+            self.assertEqual(vm.resume().state, "running")
 
     def test_vm_options(self):
         with self.c.new_vm(limits=Limits(fs_bytes=1 << 20), idle_timeout=90, cwd="/tmp", hostname="pyhost") as vm:
@@ -400,6 +450,25 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
     async def asyncTearDown(self):
         await self.vm.delete()
         await self.c.aclose()
+
+    async def test_snapshots_and_fork(self):
+        vm = await self.c.new_vm(labels={"suite": "pyasync"})
+        try:
+            await vm.fs.write_file("/workspace/a.txt", b"one")
+            snap = await vm.snapshot()
+            child = await vm.fork()
+            await child.fs.write_file("/workspace/a.txt", b"child")
+            self.assertEqual(await vm.fs.read_file("/workspace/a.txt"), b"one")
+            await child.delete()
+            restored = await self.c.new_vm(from_snapshot=snap.id)
+            self.assertEqual(await restored.fs.read_file("/workspace/a.txt"), b"one")
+            await restored.delete()
+            self.assertEqual((await vm.pause()).state, "paused")
+            self.assertEqual((await vm.resume()).state, "running")
+            self.assertEqual([v.id for v in await self.c.list_vms(labels={"suite": "pyasync"})], [vm.id])
+            await self.c.delete_snapshot(snap.id)
+        finally:
+            await vm.delete()
 
     async def test_exec(self):
         self.assertTrue(await self.c.healthy())

@@ -31,23 +31,31 @@ from ._core import (
     Limits,
     Op,
     Output,
+    Preview,
     ProcessDone,
     ProcessResult,
     ProtocolError,
     RetryPolicy,
+    Snapshot,
     VMInfo,
     api_error,
     code_for_status,
     command,
     context_evaluate,
+    create_preview,
+    create_snapshot,
     create_vm,
     delete_context,
+    delete_snapshot,
     delete_vm,
     exec_call,
     files_of,
+    fork_vm,
+    get_snapshot,
     get_vm,
     healthz,
     kill_process,
+    list_snapshots,
     list_vms,
     lstat,
     mkdir_all,
@@ -55,12 +63,16 @@ from ._core import (
     parse_exec,
     parse_frame,
     parse_value,
+    patch_vm,
+    pause_vm,
     process_path,
     read_archive,
     read_dir,
     read_file,
     remove,
     resize_frame,
+    resume_vm,
+    revoke_preview,
     signal_frame,
     spawn,
     stdin_frames,
@@ -215,18 +227,33 @@ class AsyncClient:
         mounts: Optional[Sequence[Mapping[str, JSON]]] = None,
         idle_timeout: Optional[float] = None,
         engine: str = "",
+        from_snapshot: str = "",
+        labels: Optional[Mapping[str, str]] = None,
+        ttl: Optional[float] = None,
     ) -> AsyncVM:
         """Creates a VM (fields as CreateVM in docs/api.md; None and "" take the server's defaults)."""
-        info = await self._t.do(create_vm(permissions, limits, env, cwd, hostname, clock, mounts, idle_timeout, engine))
+        info = await self._t.do(create_vm(permissions, limits, env, cwd, hostname, clock, mounts, idle_timeout, engine, from_snapshot, labels, ttl))
         return AsyncVM(self._t, info.id)
 
     def vm(self, vm_id: str) -> AsyncVM:
         """The VM vm_id, without asking the server."""
         return AsyncVM(self._t, vm_id)
 
-    async def list_vms(self) -> List[VMInfo]:
-        """The tenant's VMs."""
-        return await self._t.do(list_vms())
+    async def list_vms(self, *, labels: Optional[Mapping[str, str]] = None, state: str = "") -> List[VMInfo]:
+        """The tenant's VMs; with labels, those with every one of them; with state, those running, paused or lost."""
+        return await self._t.do(list_vms(labels, state))
+
+    async def list_snapshots(self) -> List[Snapshot]:
+        """The tenant's snapshots, oldest first."""
+        return await self._t.do(list_snapshots())
+
+    async def snapshot(self, snapshot_id: str) -> Snapshot:
+        """One of the tenant's snapshots."""
+        return await self._t.do(get_snapshot(snapshot_id))
+
+    async def delete_snapshot(self, snapshot_id: str) -> None:
+        """Deletes one of the tenant's snapshots."""
+        await self._t.do(delete_snapshot(snapshot_id))
 
 
 class AsyncVM:
@@ -260,6 +287,35 @@ class AsyncVM:
     async def delete(self) -> None:
         """Deletes the VM and everything in it."""
         await self._c.do(delete_vm(self._id))
+
+    async def snapshot(self, *, labels: Optional[Mapping[str, str]] = None, restart: Optional[Sequence[Sequence[str]]] = None) -> Snapshot:
+        """Saves the VM's files and options on the server; new_vm(from_snapshot=...) restores them."""
+        return await self._c.do(create_snapshot(self._id, labels, restart))
+
+    async def fork(self) -> AsyncVM:
+        """A new VM whose files start as this one's, copy-on-write: writes on either side stay there."""
+        info = await self._c.do(fork_vm(self._id))
+        return AsyncVM(self._c, info.id)
+
+    async def preview(self, port: int, ttl: Optional[float] = None) -> Preview:
+        """A URL that opens the guest's TCP port with no credentials until it expires (ttl seconds) or is revoked."""
+        return await self._c.do(create_preview(self._id, port, ttl))
+
+    async def revoke_preview(self, preview_id: str) -> None:
+        """Ends a preview before it expires."""
+        await self._c.do(revoke_preview(self._id, preview_id))
+
+    async def pause(self, *, restart: Optional[Sequence[Sequence[str]]] = None) -> VMInfo:
+        """Saves and frees the VM; its next request (or resume) restores it. Processes end; restart starts these again."""
+        return await self._c.do(pause_vm(self._id, restart))
+
+    async def resume(self) -> VMInfo:
+        """Restores a paused VM now."""
+        return await self._c.do(resume_vm(self._id))
+
+    async def patch(self, *, ttl: Optional[float] = None, labels: Optional[Mapping[str, str]] = None) -> VMInfo:
+        """Sets the VM's TTL from now (seconds; 0 clears it) and/or replaces its labels."""
+        return await self._c.do(patch_vm(self._id, ttl, labels))
 
     async def exec(
         self,

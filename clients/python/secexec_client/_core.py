@@ -145,9 +145,36 @@ class VMInfo:
     idle_timeout: float = 0.0
     processes: int = 0
     engine: str = ""
-    #: "running", or "lost" when its engine process died (lost_reason says how).
+    #: "running", "paused", or "lost" when its engine process died (lost_reason says how).
     state: str = ""
     lost_reason: str = ""
+    labels: Dict[str, str] = field(default_factory=lambda: {})
+    #: When the VM's TTL closes it ("" without a TTL).
+    expires_at: str = ""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A saved VM (VM.snapshot); new_vm(from_snapshot=id) restores it."""
+
+    id: str
+    created_at: str = ""
+    files: int = 0
+    bytes: int = 0
+    #: What storing it added (contents already stored are shared).
+    stored_bytes: int = 0
+    labels: Dict[str, str] = field(default_factory=lambda: {})
+    restart: List[List[str]] = field(default_factory=lambda: [])
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A signed, expiring URL that opens a guest's port with no credentials."""
+
+    id: str
+    url: str
+    port: int
+    expires_at: str = ""
 
 
 @dataclass(frozen=True)
@@ -274,8 +301,17 @@ def _ms(seconds: Optional[float]) -> int:
 # -- VMs
 
 
+def _labels(d: Mapping[str, Any]) -> Dict[str, str]:
+    v = d.get("labels")
+    if not isinstance(v, dict):
+        return {}
+    return {str(k): x for k, x in cast(Dict[Any, Any], v).items() if isinstance(x, str)}
+
+
 def parse_vm(d: Mapping[str, Any]) -> VMInfo:
     return VMInfo(
+        labels=_labels(d),
+        expires_at=_str(d, "expires_at"),
         id=_str(d, "id"),
         created_at=_str(d, "created_at"),
         last_used_at=_str(d, "last_used_at"),
@@ -297,8 +333,17 @@ def create_vm(
     mounts: Optional[Sequence[Mapping[str, Any]]],
     idle_timeout: Optional[float],
     engine: str,
+    from_snapshot: str = "",
+    labels: Optional[Mapping[str, str]] = None,
+    ttl: Optional[float] = None,
 ) -> Op[VMInfo]:
     body: Dict[str, Any] = {}
+    if from_snapshot:
+        body["from_snapshot"] = from_snapshot
+    if labels:
+        body["labels"] = dict(labels)
+    if ttl:
+        body["ttl_ms"] = _ms(ttl)
     if permissions is not None:
         body["permissions"] = dict(permissions)
     if limits is not None:
@@ -323,8 +368,89 @@ def create_vm(
     return Op(json_call("POST", "/v1/vms", body), lambda b: parse_vm(_json_obj(b)))
 
 
-def list_vms() -> Op[List[VMInfo]]:
-    return Op(Call("GET", "/v1/vms"), lambda b: [parse_vm(v) for v in _list(_json_obj(b), "vms")])
+def list_vms(labels: Optional[Mapping[str, str]] = None, state: str = "") -> Op[List[VMInfo]]:
+    query = urllib.parse.urlencode([("label", f"{k}={v}") for k, v in (labels or {}).items()] + ([("state", state)] if state else []))
+    return Op(Call("GET", "/v1/vms" + ("?" + query if query else "")), lambda b: [parse_vm(v) for v in _list(_json_obj(b), "vms")])
+
+
+def patch_vm(vm_id: str, ttl: Optional[float], labels: Optional[Mapping[str, str]]) -> Op[VMInfo]:
+    body: Dict[str, Any] = {}
+    if ttl is not None:
+        body["ttl_ms"] = _ms(ttl)
+    if labels is not None:
+        body["labels"] = dict(labels)
+    return Op(json_call("PATCH", vm_path(vm_id), body), lambda b: parse_vm(_json_obj(b)))
+
+
+def pause_vm(vm_id: str, restart: Optional[Sequence[Sequence[str]]]) -> Op[VMInfo]:
+    body: Dict[str, Any] = {"restart": [list(a) for a in restart]} if restart else {}
+    return Op(json_call("POST", vm_path(vm_id, "/pause"), body), lambda b: parse_vm(_json_obj(b)))
+
+
+def resume_vm(vm_id: str) -> Op[VMInfo]:
+    return Op(Call("POST", vm_path(vm_id, "/resume")), lambda b: parse_vm(_json_obj(b)))
+
+
+def fork_vm(vm_id: str) -> Op[VMInfo]:
+    return Op(Call("POST", vm_path(vm_id, "/fork")), lambda b: parse_vm(_json_obj(b)))
+
+
+def parse_snapshot(d: Mapping[str, Any]) -> Snapshot:
+    restart: List[List[str]] = []
+    raw = d.get("restart")
+    if isinstance(raw, list):
+        for argv in cast(List[Any], raw):
+            if isinstance(argv, list):
+                restart.append([str(a) for a in cast(List[Any], argv)])
+    return Snapshot(
+        id=_str(d, "id"),
+        created_at=_str(d, "created_at"),
+        files=_int(d, "files"),
+        bytes=_int(d, "bytes"),
+        stored_bytes=_int(d, "stored_bytes"),
+        labels=_labels(d),
+        restart=restart,
+    )
+
+
+def create_snapshot(vm_id: str, labels: Optional[Mapping[str, str]], restart: Optional[Sequence[Sequence[str]]]) -> Op[Snapshot]:
+    body: Dict[str, Any] = {}
+    if labels:
+        body["labels"] = dict(labels)
+    if restart:
+        body["restart"] = [list(a) for a in restart]
+    return Op(json_call("POST", vm_path(vm_id, "/snapshots"), body), lambda b: parse_snapshot(_json_obj(b)))
+
+
+def list_snapshots() -> Op[List[Snapshot]]:
+    return Op(Call("GET", "/v1/snapshots"), lambda b: [parse_snapshot(v) for v in _list(_json_obj(b), "snapshots")])
+
+
+def snapshot_path(sid: str) -> str:
+    return "/v1/snapshots/" + urllib.parse.quote(sid, safe="")
+
+
+def get_snapshot(sid: str) -> Op[Snapshot]:
+    return Op(Call("GET", snapshot_path(sid)), lambda b: parse_snapshot(_json_obj(b)))
+
+
+def delete_snapshot(sid: str) -> Op[None]:
+    return Op(Call("DELETE", snapshot_path(sid)), _none)
+
+
+def parse_preview(d: Mapping[str, Any]) -> Preview:
+    return Preview(id=_str(d, "id"), url=_str(d, "url"), port=_int(d, "port"), expires_at=_str(d, "expires_at"))
+
+
+def create_preview(vm_id: str, port: int, ttl: Optional[float]) -> Op[Preview]:
+    body: Dict[str, Any] = {"port": port}
+    if ttl:
+        body["ttl_seconds"] = max(1, round(ttl))
+    return Op(json_call("POST", vm_path(vm_id, "/previews"), body), lambda b: parse_preview(_json_obj(b)))
+
+
+def revoke_preview(vm_id: str, pid: str) -> Op[None]:
+    return Op(Call("DELETE", vm_path(vm_id, "/previews/" + urllib.parse.quote(pid, safe=""))), _none)
 
 
 def get_vm(vm_id: str) -> Op[VMInfo]:

@@ -32,31 +32,43 @@ from ._core import (
     Limits,
     Op,
     Output,
+    Preview,
     ProcessResult,
     ProtocolError,
     RetryPolicy,
+    Snapshot,
     VMInfo,
     api_error,
     command,
     context_evaluate,
+    create_preview,
+    create_snapshot,
     create_vm,
     delete_context,
+    delete_snapshot,
     delete_vm,
     exec_call,
     files_of,
+    fork_vm,
+    get_snapshot,
     get_vm,
     healthz,
     kill_process,
+    list_snapshots,
     list_vms,
     lstat,
     mkdir_all,
     new_context,
     parse_exec,
     parse_value,
+    patch_vm,
+    pause_vm,
     read_archive,
     read_dir,
     read_file,
     remove,
+    resume_vm,
+    revoke_preview,
     spawn,
     tar_of,
     write_archive,
@@ -244,18 +256,33 @@ class Client:
         mounts: Optional[Sequence[Mapping[str, JSON]]] = None,
         idle_timeout: Optional[float] = None,
         engine: str = "",
+        from_snapshot: str = "",
+        labels: Optional[Mapping[str, str]] = None,
+        ttl: Optional[float] = None,
     ) -> VM:
         """Creates a VM (fields as CreateVM in docs/api.md; None and "" take the server's defaults)."""
-        info = self._t.do(create_vm(permissions, limits, env, cwd, hostname, clock, mounts, idle_timeout, engine))
+        info = self._t.do(create_vm(permissions, limits, env, cwd, hostname, clock, mounts, idle_timeout, engine, from_snapshot, labels, ttl))
         return VM(self._t, info.id)
 
     def vm(self, vm_id: str) -> VM:
         """The VM vm_id, without asking the server."""
         return VM(self._t, vm_id)
 
-    def list_vms(self) -> List[VMInfo]:
-        """The tenant's VMs."""
-        return self._t.do(list_vms())
+    def list_vms(self, *, labels: Optional[Mapping[str, str]] = None, state: str = "") -> List[VMInfo]:
+        """The tenant's VMs; with labels, those with every one of them; with state, those running, paused or lost."""
+        return self._t.do(list_vms(labels, state))
+
+    def list_snapshots(self) -> List[Snapshot]:
+        """The tenant's snapshots, oldest first."""
+        return self._t.do(list_snapshots())
+
+    def snapshot(self, snapshot_id: str) -> Snapshot:
+        """One of the tenant's snapshots."""
+        return self._t.do(get_snapshot(snapshot_id))
+
+    def delete_snapshot(self, snapshot_id: str) -> None:
+        """Deletes one of the tenant's snapshots."""
+        self._t.do(delete_snapshot(snapshot_id))
 
 
 class VM:
@@ -289,6 +316,35 @@ class VM:
     def delete(self) -> None:
         """Deletes the VM and everything in it."""
         self._c.do(delete_vm(self._id))
+
+    def snapshot(self, *, labels: Optional[Mapping[str, str]] = None, restart: Optional[Sequence[Sequence[str]]] = None) -> Snapshot:
+        """Saves the VM's files and options on the server; new_vm(from_snapshot=...) restores them."""
+        return self._c.do(create_snapshot(self._id, labels, restart))
+
+    def fork(self) -> VM:
+        """A new VM whose files start as this one's, copy-on-write: writes on either side stay there."""
+        info = self._c.do(fork_vm(self._id))
+        return VM(self._c, info.id)
+
+    def preview(self, port: int, ttl: Optional[float] = None) -> Preview:
+        """A URL that opens the guest's TCP port with no credentials until it expires (ttl seconds) or is revoked."""
+        return self._c.do(create_preview(self._id, port, ttl))
+
+    def revoke_preview(self, preview_id: str) -> None:
+        """Ends a preview before it expires."""
+        self._c.do(revoke_preview(self._id, preview_id))
+
+    def pause(self, *, restart: Optional[Sequence[Sequence[str]]] = None) -> VMInfo:
+        """Saves and frees the VM; its next request (or resume) restores it. Processes end; restart starts these again."""
+        return self._c.do(pause_vm(self._id, restart))
+
+    def resume(self) -> VMInfo:
+        """Restores a paused VM now."""
+        return self._c.do(resume_vm(self._id))
+
+    def patch(self, *, ttl: Optional[float] = None, labels: Optional[Mapping[str, str]] = None) -> VMInfo:
+        """Sets the VM's TTL from now (seconds; 0 clears it) and/or replaces its labels."""
+        return self._c.do(patch_vm(self._id, ttl, labels))
 
     def exec(
         self,
