@@ -129,7 +129,19 @@ func parseBash(src string) parsed {
 		src = n
 	}
 	stmts, start := goodPrefix(src)
-	return parsed{stmts: stmts, src: src, err: describe(orig, src, start, err), hdoc: hdoc, appended: appended}
+	se := describe(orig, src, start, err)
+	if !strings.Contains(se.msg, "end of file") && !strings.Contains(se.msg, "looking for") {
+		// bash reads a whole line before it runs any of it, so nothing
+		// on the error's line runs, even a statement the separators
+		// after it made look complete ("0&;").
+		for i, st := range stmts {
+			if uint(st.End().Line()) >= se.line {
+				stmts = stmts[:i]
+				break
+			}
+		}
+	}
+	return parsed{stmts: stmts, src: src, err: se, hdoc: hdoc, appended: appended}
 }
 
 // errPos returns a parse error's offset and text.
