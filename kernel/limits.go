@@ -72,6 +72,11 @@ type Limits struct {
 	VMCPUTime time.Duration
 }
 
+// DefaultProcessMemoryBytes is the memory each engine gives one process
+// when Limits.MemoryBytes is zero (wasm.DefaultMemoryLimitPages,
+// js.DefaultHeapLimit).
+const DefaultProcessMemoryBytes = 128 << 20
+
 // DefaultVMMemoryBytes is the VM-wide memory limit a VM gets unless
 // configured otherwise: eight processes at the engines' default 128 MiB.
 const DefaultVMMemoryBytes = 1 << 30

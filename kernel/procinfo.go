@@ -54,6 +54,20 @@ func (v procView) Uptime() time.Duration         { return v.k.clock.Elapsed() }
 func (v procView) Boot() time.Time               { return v.k.clock.Boot() }
 func (v procView) MemInfo() (total, free uint64) { return v.mem, v.mem }
 
+func (v procView) Limits() procfs.Limits {
+	l := v.k.limits
+	mem := l.MemoryBytes
+	if mem <= 0 {
+		mem = DefaultProcessMemoryBytes
+	}
+	return procfs.Limits{
+		CPUTime:   l.CPUTime,
+		Memory:    uint64(mem),
+		Processes: uint64(max(l.Processes, 0)),
+		OpenFiles: uint64(max(l.FDsPerProcess, 0)),
+	}
+}
+
 func (v procView) Mounts() []procfs.MountInfo {
 	ms := v.k.vfs.Mounts()
 	out := make([]procfs.MountInfo, 0, len(ms))

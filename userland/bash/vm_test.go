@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +120,41 @@ func TestShellInstancesRecycled(t *testing.T) {
 	after := eng.Stats()
 	if n := after.Recycled - before.Recycled; n < 10 {
 		t.Fatalf("%d of 20 shells ran on recycled instances: before %+v after %+v", n, before, after)
+	}
+}
+
+// TestUlimitShowsTheVMsLimits: ulimit reads the limits the kernel
+// enforces on each process (from /proc/self/limits) in bash's units, and
+// a guest cannot change them.
+func TestUlimitShowsTheVMsLimits(t *testing.T) {
+	h := vmtest.NewHost(t, vmhost.Config{Limits: kernel.Limits{
+		CPUTime: 90 * time.Second, MemoryBytes: 64 << 20, Processes: 37, FDsPerProcess: 99}})
+	for script, want := range map[string]string{
+		"ulimit -n":                  "99\n",
+		"ulimit -Hn":                 "99\n",
+		"ulimit -u":                  "37\n",
+		"ulimit -t":                  "90\n",
+		"ulimit -v":                  "65536\n",
+		"ulimit -d":                  "65536\n",
+		"ulimit -f":                  "unlimited\n",
+		"ulimit -c":                  "0\n",
+		"ulimit -H -c":               "unlimited\n",
+		"ulimit -n -u":               "open files                          (-n) 99\nmax user processes                  (-u) 37\n",
+		"ulimit -c 0; ulimit -c":     "0\n",
+		"ulimit -a | grep -c .":      "9\n",
+		"ulimit -n 1000000; echo $?": "1\n",
+	} {
+		r := vmtest.Run(t, h, "", nil, "sh", "-c", script)
+		if r.Stdout != want {
+			t.Errorf("%s: %q (exit %d, %q), want %q", script, r.Stdout, r.Exit.Code, r.Stderr, want)
+		}
+	}
+	// With nothing configured, the engines' own per-process memory and
+	// the kernel's default counts show.
+	d := vmtest.NewHost(t, vmhost.Config{})
+	r := vmtest.Run(t, d, "", nil, "sh", "-c", "ulimit -v; ulimit -t; ulimit -n")
+	want := fmt.Sprintf("%d\nunlimited\n%d\n", kernel.DefaultProcessMemoryBytes/1024, kernel.DefaultLimits().FDsPerProcess)
+	if r.Stdout != want {
+		t.Errorf("defaults: %q, want %q", r.Stdout, want)
 	}
 }

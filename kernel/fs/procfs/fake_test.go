@@ -23,6 +23,7 @@ type fakeKernel struct {
 	total    uint64
 	free     uint64
 	mounts   []MountInfo
+	limits   Limits
 }
 
 type callerKey struct{}
@@ -70,6 +71,7 @@ func (k *fakeKernel) Uptime() time.Duration         { return k.uptime }
 func (k *fakeKernel) Boot() time.Time               { return k.boot }
 func (k *fakeKernel) MemInfo() (total, free uint64) { return k.total, k.free }
 func (k *fakeKernel) Mounts() []MountInfo           { return k.mounts }
+func (k *fakeKernel) Limits() Limits                { return k.limits }
 
 type fakeProc struct {
 	mu      sync.Mutex

@@ -45,6 +45,7 @@ const (
 	kPidStat
 	kStatm
 	kStatus
+	kLimits
 	kFd
 	kFdinfoDir
 	kFdinfo
@@ -87,6 +88,7 @@ var specs = [numKinds]spec{
 	kPidStat:       {"stat", vfs.TypeRegular, 0o444},
 	kStatm:         {"statm", vfs.TypeRegular, 0o444},
 	kStatus:        {"status", vfs.TypeRegular, 0o444},
+	kLimits:        {"limits", vfs.TypeRegular, 0o444},
 	kFd:            {"", vfs.TypeSymlink, 0o700},
 	kFdinfoDir:     {"fdinfo", vfs.TypeDir, 0o500},
 	kFdinfo:        {"", vfs.TypeRegular, 0o400},
@@ -98,7 +100,7 @@ var children = map[kind][]kind{
 	kRoot:      {kCPUInfo, kLoadavg, kMeminfo, kMounts, kSelf, kStat, kSys, kUptime, kVersion},
 	kSys:       {kSysKernel},
 	kSysKernel: {kDomainname, kHostname, kOSRelease, kOSType, kKernelVersion},
-	kPid:       {kCmdline, kComm, kCwd, kEnviron, kExe, kFdDir, kFdinfoDir, kPidMounts, kPidRoot, kPidStat, kStatm, kStatus},
+	kPid:       {kCmdline, kComm, kCwd, kEnviron, kExe, kFdDir, kFdinfoDir, kLimits, kPidMounts, kPidRoot, kPidStat, kStatm, kStatus},
 }
 
 // node is every inode of procfs. It is a small comparable value, so two

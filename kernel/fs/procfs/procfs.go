@@ -6,7 +6,7 @@
 // kernel version or uptime).
 //
 // The layout follows Linux's: /proc/self, /proc/<pid>/{cmdline, comm, cwd,
-// environ, exe, fd/, mounts, root, stat, statm, status}, and the global
+// environ, exe, fd/, fdinfo/, limits, mounts, root, stat, statm, status}, and the global
 // cpuinfo, loadavg, meminfo, mounts, stat, uptime, version and
 // sys/kernel/{domainname, hostname, osrelease, ostype, version}. Files are
 // generated when opened and the snapshot is kept in the handle, so reads
@@ -48,6 +48,25 @@ type Kernel interface {
 	MemInfo() (total, free uint64)
 	// Mounts returns the VM's mount table in mount order.
 	Mounts() []MountInfo
+	// Limits returns the resource limits every process of the VM runs
+	// under, for /proc/<pid>/limits.
+	Limits() Limits
+}
+
+// Limits are the per-process resource limits of a VM, as
+// /proc/<pid>/limits shows them (soft and hard alike: a guest cannot
+// raise or lower them). Zero means unlimited.
+type Limits struct {
+	// CPUTime is RLIMIT_CPU: the CPU time after which a process gets
+	// SIGXCPU.
+	CPUTime time.Duration
+	// Memory is RLIMIT_DATA and RLIMIT_AS: one process's memory (a
+	// WebAssembly instance's linear memory, an isolate's heap), in bytes.
+	Memory uint64
+	// Processes is RLIMIT_NPROC: the VM's processes, zombies included.
+	Processes uint64
+	// OpenFiles is RLIMIT_NOFILE: one process's descriptors.
+	OpenFiles uint64
 }
 
 // Process is one process of the VM, as procfs sees it.

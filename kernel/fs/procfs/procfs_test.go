@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -209,7 +211,7 @@ func TestPidDir(t *testing.T) {
 	fs := New(k)
 	ctx := as(42)
 	dir := mustLookup(t, ctx, fs, "42")
-	want := []string{"cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "mounts", "root", "stat", "statm", "status"}
+	want := []string{"cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "limits", "mounts", "root", "stat", "statm", "status"}
 	if got := names(readDirAll(t, ctx, dir, 4)); !slices.Equal(got, want) {
 		t.Errorf("readdir = %v, want %v", got, want)
 	}
@@ -220,7 +222,7 @@ func TestPidDir(t *testing.T) {
 	}
 	modes := map[string]uint32{
 		"cmdline": vfs.S_IFREG | 0o444, "environ": vfs.S_IFREG | 0o400, "cwd": vfs.S_IFLNK | 0o777,
-		"fd": vfs.S_IFDIR | 0o500, "status": vfs.S_IFREG | 0o444, "fd/0": vfs.S_IFLNK | 0o500,
+		"fd": vfs.S_IFDIR | 0o500, "status": vfs.S_IFREG | 0o444, "limits": vfs.S_IFREG | 0o444, "fd/0": vfs.S_IFLNK | 0o500,
 		"fd/1": vfs.S_IFLNK | 0o300, "fd/2": vfs.S_IFLNK | 0o700,
 		"fdinfo": vfs.S_IFDIR | 0o500, "fdinfo/1": vfs.S_IFREG | 0o400,
 	}
@@ -815,4 +817,84 @@ func TestConcurrentChurn(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLimits: /proc/<pid>/limits has Linux's layout, row for row (the
+// host's own file is the oracle for the names and columns), with the VM's
+// numbers in the rows it enforces.
+func TestLimits(t *testing.T) {
+	k := newFake()
+	k.limits = Limits{CPUTime: 2500 * time.Millisecond, Memory: 64 << 20, Processes: 37, OpenFiles: 99}
+	fs := New(k)
+	got := mustRead(t, as(42), fs, "42/limits")
+	rows := limitRows(t, got)
+	want := map[string][2]string{
+		"Max cpu time":       {"3", "3"},
+		"Max data size":      {"67108864", "67108864"},
+		"Max address space":  {"67108864", "67108864"},
+		"Max processes":      {"37", "37"},
+		"Max open files":     {"99", "99"},
+		"Max core file size": {"0", "unlimited"},
+		"Max file size":      {"unlimited", "unlimited"},
+	}
+	for name, v := range want {
+		if rows[name] != v {
+			t.Errorf("%s = %q, want %q", name, rows[name], v)
+		}
+	}
+	k.limits = Limits{}
+	if rows := limitRows(t, mustRead(t, as(42), fs, "42/limits")); rows["Max cpu time"] != [2]string{"unlimited", "unlimited"} {
+		t.Errorf("no CPU limit reads %q", rows["Max cpu time"])
+	}
+
+	host, err := os.ReadFile("/proc/self/limits")
+	if err != nil {
+		t.Fatalf("the host's /proc/self/limits is the oracle: %v", err)
+	}
+	hostLines, ourLines := strings.Split(string(host), "\n"), strings.Split(got, "\n")
+	if len(hostLines) != len(ourLines) {
+		t.Fatalf("%d lines, the host has %d:\n%s", len(ourLines), len(hostLines), got)
+	}
+	for i := range hostLines {
+		// Names are the first 26 columns; each value column starts where
+		// the host's does.
+		h, o := hostLines[i], ourLines[i]
+		if len(h) < 26 || len(o) < 26 {
+			continue
+		}
+		if h[:26] != o[:26] {
+			t.Errorf("line %d: %q, host %q", i, o[:26], h[:26])
+		}
+		if hf, of := columnStarts(h), columnStarts(o); i == 0 && !slices.Equal(hf, of) {
+			t.Errorf("header columns at %v, host %v", of, hf)
+		}
+	}
+}
+
+// limitRows parses a limits file into name -> {soft, hard}.
+func limitRows(t *testing.T, s string) map[string][2]string {
+	t.Helper()
+	rows := map[string][2]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n")[1:] {
+		if len(line) < 26 {
+			t.Fatalf("short line %q", line)
+		}
+		f := strings.Fields(line[26:])
+		if len(f) < 2 {
+			t.Fatalf("line %q", line)
+		}
+		rows[strings.TrimSpace(line[:26])] = [2]string{f[0], f[1]}
+	}
+	return rows
+}
+
+// columnStarts returns where each field of a header line begins.
+func columnStarts(s string) []int {
+	var at []int
+	for i := range s {
+		if s[i] != ' ' && (i == 0 || s[i-1] == ' ' && i > 1 && s[i-2] == ' ') {
+			at = append(at, i)
+		}
+	}
+	return at
 }

@@ -55,6 +55,8 @@ func (fs *FS) generate(n node) []byte {
 		return renderStatm(n.proc.Status())
 	case kStatus:
 		return renderStatus(n.proc.Status(), n.proc.FDs())
+	case kLimits:
+		return renderLimits(k.Limits())
 	}
 	return nil
 }
@@ -344,4 +346,43 @@ func renderFdinfo(ctx context.Context, f vfs.File) []byte {
 		out += fmt.Sprintf("tty-index:\t%d\n", t.TTYIndex())
 	}
 	return []byte(out)
+}
+
+// renderLimits renders /proc/<pid>/limits in Linux's layout
+// (fs/proc/base.c proc_pid_limits). The rows secexec enforces per process
+// carry the VM's numbers; a core file is never written, so its limit is
+// 0; the rest are unlimited, as nothing bounds them per process.
+func renderLimits(l Limits) []byte {
+	num := func(v uint64) string {
+		if v == 0 {
+			return "unlimited"
+		}
+		return fmt.Sprint(v)
+	}
+	// RLIMIT_CPU counts whole seconds; a limit of part of one still
+	// stops the process, so it rounds up.
+	cpu := uint64((l.CPUTime + time.Second - 1) / time.Second)
+	rows := []struct{ name, soft, hard, unit string }{
+		{"Max cpu time", num(cpu), num(cpu), "seconds"},
+		{"Max file size", "unlimited", "unlimited", "bytes"},
+		{"Max data size", num(l.Memory), num(l.Memory), "bytes"},
+		{"Max stack size", "unlimited", "unlimited", "bytes"},
+		{"Max core file size", "0", "unlimited", "bytes"},
+		{"Max resident set", "unlimited", "unlimited", "bytes"},
+		{"Max processes", num(l.Processes), num(l.Processes), "processes"},
+		{"Max open files", num(l.OpenFiles), num(l.OpenFiles), "files"},
+		{"Max locked memory", "unlimited", "unlimited", "bytes"},
+		{"Max address space", num(l.Memory), num(l.Memory), "bytes"},
+		{"Max file locks", "unlimited", "unlimited", "locks"},
+		{"Max pending signals", "unlimited", "unlimited", "signals"},
+		{"Max msgqueue size", "unlimited", "unlimited", "bytes"},
+		{"Max nice priority", "0", "0", ""},
+		{"Max realtime priority", "0", "0", ""},
+		{"Max realtime timeout", "unlimited", "unlimited", "us"},
+	}
+	b := fmt.Appendf(nil, "%-25s %-20s %-20s %-10s\n", "Limit", "Soft Limit", "Hard Limit", "Units")
+	for _, r := range rows {
+		b = fmt.Appendf(b, "%-25s %-20s %-20s %-10s\n", r.name, r.soft, r.hard, r.unit)
+	}
+	return b
 }

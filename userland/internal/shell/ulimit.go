@@ -2,37 +2,43 @@ package shell
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
 
-// ulimitResource is one resource ulimit reports, in bash's -a order.
+// ulimitResource is one resource ulimit reports, in bash's -a order: its
+// label, the row of /proc/self/limits it reads, and the unit bash counts
+// it in (bytes per unit; 1 for counts and seconds).
 type ulimitResource struct {
 	opt   byte
 	label string
+	row   string
+	unit  uint64
 }
 
 var ulimitResources = []ulimitResource{
-	{'c', "core file size              (blocks, -c)"},
-	{'d', "data seg size               (kbytes, -d)"},
-	{'f', "file size                   (blocks, -f)"},
-	{'m', "max memory size             (kbytes, -m)"},
-	{'n', "open files                          (-n)"},
-	{'s', "stack size                  (kbytes, -s)"},
-	{'t', "cpu time                   (seconds, -t)"},
-	{'u', "max user processes                  (-u)"},
-	{'v', "virtual memory              (kbytes, -v)"},
+	{'c', "core file size              (blocks, -c)", "Max core file size", 1024},
+	{'d', "data seg size               (kbytes, -d)", "Max data size", 1024},
+	{'f', "file size                   (blocks, -f)", "Max file size", 1024},
+	{'m', "max memory size             (kbytes, -m)", "Max resident set", 1024},
+	{'n', "open files                          (-n)", "Max open files", 1},
+	{'s', "stack size                  (kbytes, -s)", "Max stack size", 1024},
+	{'t', "cpu time                   (seconds, -t)", "Max cpu time", 1},
+	{'u', "max user processes                  (-u)", "Max processes", 1},
+	{'v', "virtual memory              (kbytes, -v)", "Max address space", 1024},
 }
 
-// ulimitB is bash's ulimit for a process with no per-process rlimits: the
-// VM's limits (memory, CPU, files, processes) bound it as a whole and the
-// shell cannot see or change them, so every resource reads "unlimited".
-// Only the core file size may be set, to any value: the VM never writes a
-// core file, so every such limit holds (scripts run `ulimit -c 0` before
-// a program expected to abort, as Node's tests do).
+// ulimitB is bash's ulimit over the VM's per-process limits, which the
+// kernel publishes in /proc/self/limits (CPU time, memory, processes,
+// open files; the rest are unlimited). A guest cannot change them, so
+// setting one fails as an unprivileged raise does — except the core file
+// size, which may be set to any value: the VM never writes a core file,
+// so every such limit holds (scripts run `ulimit -c 0` before a program
+// expected to abort, as Node's tests do).
 func (s *Shell) ulimitB(args []string) int {
 	var opts []byte
-	all := false
+	all, hard := false, false
 	args = args[1:]
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
 		if args[0] == "--" {
@@ -42,8 +48,10 @@ func (s *Shell) ulimitB(args []string) int {
 		for i := 1; i < len(args[0]); i++ {
 			c := args[0][i]
 			switch {
-			case c == 'S' || c == 'H':
-				// Soft and hard limits are the same here.
+			case c == 'S':
+				hard = false
+			case c == 'H':
+				hard = true
 			case c == 'a':
 				all = true
 			case strings.IndexByte("cdfmnstuv", c) >= 0:
@@ -57,8 +65,9 @@ func (s *Shell) ulimitB(args []string) int {
 		args = args[1:]
 	}
 	if all {
+		rows := readLimits()
 		for _, r := range ulimitResources {
-			s.out(1, fmt.Sprintf("%s %s\n", r.label, s.ulimitValue(r.opt)))
+			s.out(1, fmt.Sprintf("%s %s\n", r.label, s.ulimitValue(rows, r, hard)))
 		}
 		return 0
 	}
@@ -66,15 +75,17 @@ func (s *Shell) ulimitB(args []string) int {
 		opts = []byte{'f'}
 	}
 	if len(args) == 0 {
+		rows := readLimits()
 		for _, o := range opts {
-			if len(opts) > 1 {
-				for _, r := range ulimitResources {
-					if r.opt == o {
-						s.out(1, r.label+" ")
-					}
+			for _, r := range ulimitResources {
+				if r.opt != o {
+					continue
 				}
+				if len(opts) > 1 {
+					s.out(1, r.label+" ")
+				}
+				s.out(1, s.ulimitValue(rows, r, hard)+"\n")
 			}
-			s.out(1, s.ulimitValue(o)+"\n")
 		}
 		return 0
 	}
@@ -99,12 +110,55 @@ func (s *Shell) ulimitB(args []string) int {
 	return status
 }
 
-// ulimitValue is what ulimit prints for the resource opt.
-func (s *Shell) ulimitValue(opt byte) string {
-	if opt == 'c' && s.coreLimit != "" {
+// ulimitValue is what ulimit prints for r: its soft (or hard) limit in
+// bash's unit, from the rows of /proc/self/limits.
+func (s *Shell) ulimitValue(rows map[string][2]string, r ulimitResource, hard bool) string {
+	if r.opt == 'c' && s.coreLimit != "" {
 		return s.coreLimit
 	}
-	return "unlimited"
+	v, ok := rows[r.row]
+	if !ok {
+		return "unlimited"
+	}
+	col := v[0]
+	if hard {
+		col = v[1]
+	}
+	n, err := strconv.ParseUint(col, 10, 64)
+	if err != nil {
+		return "unlimited"
+	}
+	return strconv.FormatUint(n/r.unit, 10)
+}
+
+// readLimits reads /proc/self/limits into row name -> {soft, hard}. With
+// no /proc (a VM without one) every limit reads unlimited, which is what
+// the kernel enforces per process then too.
+func readLimits() map[string][2]string {
+	rows := map[string][2]string{}
+	b, err := os.ReadFile("/proc/self/limits")
+	if err != nil {
+		return rows
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) == 0 {
+		return rows
+	}
+	// The name column ends where the header's "Soft Limit" begins.
+	at := strings.Index(lines[0], "Soft Limit")
+	if at <= 0 {
+		return rows
+	}
+	for _, line := range lines[1:] {
+		if len(line) <= at {
+			continue
+		}
+		f := strings.Fields(line[at:])
+		if len(f) >= 2 {
+			rows[strings.TrimSpace(line[:at])] = [2]string{f[0], f[1]}
+		}
+	}
+	return rows
 }
 
 // ulimitName is bash's name of a resource in errors: the label before
