@@ -16,7 +16,8 @@ import (
 //
 // The host's Files (the Host's own methods) act as root inside the VM,
 // outside the permission policy (the embedder is trusted; rules govern
-// guests), and what they create belongs to the guest user. The guest's
+// guests), and what they create belongs to the guest user from the start
+// (vfs.Caller.Owner). The guest's
 // Files (Host.Guest) act as the VM's user under the VM's policy, as a
 // guest process would: every path is resolved, symlinks followed in the
 // guest's namespace, and the policy checked on the path reached, in one
@@ -195,15 +196,6 @@ func (fs *Files) WriteAt(ctx context.Context, name string, off int64, data []byt
 	return nil
 }
 
-// own gives a file the host just created to the guest user; what the
-// guest creates is its own already.
-func (fs *Files) own(ctx context.Context, name string) error {
-	if fs.guest {
-		return nil
-	}
-	return fs.h.vm.VFS.SetAttr(ctx, fs.caller, name, false, vfs.SetAttr{Mask: vfs.SetUID | vfs.SetGID, UID: vm.UserUID, GID: vm.UserGID})
-}
-
 // WriteFile writes data to a file, creating it with perm (before umask)
 // or truncating it.
 func (fs *Files) WriteFile(ctx context.Context, name string, data []byte, perm uint32) error {
@@ -211,17 +203,11 @@ func (fs *Files) WriteFile(ctx context.Context, name string, data []byte, perm u
 	if err != nil {
 		return err
 	}
-	_, statErr := fs.h.vm.VFS.Lstat(ctx, fs.caller, name)
 	f, err := fs.h.vm.VFS.Open(ctx, fs.caller, name, vfs.O_WRONLY|vfs.O_CREAT|vfs.O_TRUNC, perm)
 	if err != nil {
 		return err
 	}
 	defer f.DecRef()
-	if errno.Of(statErr) == errno.ENOENT {
-		if err := fs.own(ctx, name); err != nil {
-			return err
-		}
-	}
 	for len(data) > 0 {
 		n, err := f.Write(ctx, data)
 		if err != nil {
@@ -238,10 +224,7 @@ func (fs *Files) Mkdir(ctx context.Context, name string, perm uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := fs.h.vm.VFS.Mkdir(ctx, fs.caller, name, perm); err != nil {
-		return err
-	}
-	return fs.own(ctx, name)
+	return fs.h.vm.VFS.Mkdir(ctx, fs.caller, name, perm)
 }
 
 // MkdirAll creates a directory and any missing parents.
@@ -269,13 +252,10 @@ func (fs *Files) MkdirAll(ctx context.Context, name string, perm uint32) error {
 			return err
 		}
 	}
-	if err := fs.h.vm.VFS.Mkdir(ctx, fs.caller, name, perm); err != nil {
-		if errno.Of(err) == errno.EEXIST {
-			return nil
-		}
+	if err := fs.h.vm.VFS.Mkdir(ctx, fs.caller, name, perm); err != nil && errno.Of(err) != errno.EEXIST {
 		return err
 	}
-	return fs.own(ctx, name)
+	return nil
 }
 
 // DirEntry is one entry of ReadDir.
@@ -376,10 +356,7 @@ func (fs *Files) Symlink(ctx context.Context, target, link string) error {
 	if err != nil {
 		return err
 	}
-	if err := fs.h.vm.VFS.Symlink(ctx, fs.caller, target, link); err != nil {
-		return err
-	}
-	return fs.own(ctx, link)
+	return fs.h.vm.VFS.Symlink(ctx, fs.caller, target, link)
 }
 
 // Readlink returns the target of a symbolic link.

@@ -166,7 +166,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &Host{vm: m, cwd: cwd, log: log, done: make(chan struct{})}
-	h.Files = &Files{h: h, caller: &vfs.Caller{Cwd: cwd, Umask: 0o022}}
+	h.Files = &Files{h: h, caller: &vfs.Caller{Cwd: cwd, Umask: 0o022, Owner: &vfs.Owner{UID: vm.UserUID, GID: vm.UserGID}}}
 	// The credentials guest programs run with (spawnProcess), and their
 	// default umask.
 	h.guest = &Files{h: h, caller: &vfs.Caller{UID: vm.UserUID, GID: vm.UserGID, Cwd: cwd, Umask: 0o022}, guest: true}
