@@ -300,3 +300,32 @@ func TestGuestFSSymlinkRace(t *testing.T) {
 		})
 	}
 }
+
+// The cost of acting as the guest: the policy check on each path is the
+// only work the host's FS does not do. Compare host and guest per engine
+// mode.
+func BenchmarkFSReadFile(b *testing.B) {
+	for _, mode := range []secexec.EngineMode{secexec.EngineInProcess, secexec.EngineShared} {
+		vm, err := secexec.NewVM(b.Context(), secexec.Options{Engine: mode, Permissions: secexec.AllowAll().
+			DenyFS(policy.AllFSOps(), "/etc/secret/**").DenyFS(policy.WriteOps(), "/workspace/ro/**")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = vm.Close() })
+		if err := vm.FS().MkdirAll(b.Context(), "/workspace/a/b", 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := vm.FS().WriteFile(b.Context(), "/workspace/a/b/f", []byte("data"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for i, fsys := range []*secexec.FS{vm.FS(), vm.FS().AsGuest()} {
+			b.Run(mode.String()+"/"+[]string{"host", "guest"}[i], func(b *testing.B) {
+				for b.Loop() {
+					if _, err := fsys.ReadFile(b.Context(), "/workspace/a/b/f"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
