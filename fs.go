@@ -48,9 +48,11 @@ type FS struct {
 // to act for a less trusted party, such as an agent's file tools, instead
 // of checking a path and then acting on it as root.
 //
-// Denials are errors matching fs.ErrPermission (a *policy.DeniedError from
-// the policy, or EACCES/EPERM from the file modes); Mount and Unmount
-// fail with EPERM, as they would for the guest. The two FS share the VM.
+// Watch is the guest's inotify: the policy and the file modes decide
+// the watch and, below a recursive one, what it reports. Denials are
+// errors matching fs.ErrPermission (a *policy.DeniedError from the
+// policy, or EACCES/EPERM from the file modes); Mount and Unmount fail
+// with EPERM, as they would for the guest. The two FS share the VM.
 func (f *FS) AsGuest() *FS { return &FS{b: f.b.asGuest()} }
 
 // Stat is the full attribute set of a guest file, Linux-shaped.

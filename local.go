@@ -64,7 +64,6 @@ type vmAPI interface {
 	Run(ctx context.Context, spec vmhost.RunSpec) (*vmhost.Exit, error)
 	Spawn(ctx context.Context, spec vmhost.SpawnSpec) (vmhost.Process, error)
 	Dial(ctx context.Context, port uint16) (net.Conn, error)
-	Watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error)
 	NewContext(ctx context.Context, spec vmhost.ContextSpec) (vmhost.JSContext, error)
 	Close(ctx context.Context) error
 	Done() <-chan struct{}
@@ -316,7 +315,7 @@ func (b *apiBackend) dial(ctx context.Context, port uint16) (net.Conn, error) {
 }
 
 func (b *apiBackend) watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error) {
-	rc, err := b.api.Watch(ctx, name, recursive)
+	rc, err := b.files.Watch(ctx, name, recursive)
 	return rc, apiErr(err)
 }
 

@@ -2,6 +2,7 @@ package vmhost
 
 import (
 	"context"
+	"io"
 	"path"
 	"sort"
 
@@ -47,6 +48,7 @@ type FileOps interface {
 	Symlink(ctx context.Context, target, link string) error
 	Readlink(ctx context.Context, name string) (string, error)
 	Chmod(ctx context.Context, name string, mode uint32) error
+	Watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error)
 }
 
 var _ FileOps = (*Files)(nil)

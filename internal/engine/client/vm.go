@@ -482,8 +482,8 @@ func (v *VM) Dial(ctx context.Context, port uint16) (net.Conn, error) {
 
 // Watch watches path in the VM (see proto.Watch): the stream of its
 // inotify records, which Close ends.
-func (v *VM) Watch(ctx context.Context, path string, recursive bool) (io.ReadCloser, error) {
-	p, err := v.start(ctx, proto.TWatch, &proto.Watch{VM: v.id, Path: path, Recursive: recursive})
+func (f *Files) Watch(ctx context.Context, path string, recursive bool) (io.ReadCloser, error) {
+	p, err := f.v.start(ctx, proto.TWatch, &proto.Watch{VM: f.v.id, Path: path, Recursive: recursive, Guest: f.guest})
 	if err != nil {
 		return nil, err
 	}

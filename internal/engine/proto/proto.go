@@ -388,11 +388,12 @@ type Dial struct {
 // Watch watches Path (with Recursive, the tree below it) in the VM for
 // the embedder. Like Dial, it is a process without a program: fd 1
 // carries the events as struct inotify_event records (names relative to
-// Path), fd 0 is unused, and Signal ends the watch.
+// Path), fd 0 is unused, and Signal ends the watch. Guest as in PathOp.
 type Watch struct {
 	VM        uint64 `cbor:"1,keyasint"`
 	Path      string `cbor:"2,keyasint"`
 	Recursive bool   `cbor:"3,keyasint"`
+	Guest     bool   `cbor:"4,keyasint,omitempty"`
 }
 
 // Metrics asks for the engine's metrics: the Response carries them in

@@ -60,6 +60,7 @@ func samples() []Frame {
 		{TReadFile, 46, &PathOp{VM: 3, Name: "l/../a", Limit: 100, Offset: 5, Chunk: true, Guest: true}},
 		{TWriteFile, 47, &WriteFile{VM: 3, Name: "/f", Size: 1, Data: []byte("x"), Offset: 9, At: true, Guest: true}},
 		{TRename, 48, &TwoPaths{VM: 3, Old: "/a", New: "/b", Guest: true}},
+		{TWatch, 49, &Watch{VM: 3, Path: "/w", Guest: true}},
 		{TRun, 28, &Run{VM: 3, Argv: []string{"echo", "hi"}, Env: []string{"A=1"}, Cwd: "/", Timeout: 1e9, Stdin: true}},
 		{TSpawn, 29, &Spawn{VM: 3, Argv: []string{"cat"}}},
 		{TDial, 33, &Dial{VM: 3, Port: 8080}},

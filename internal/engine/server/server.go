@@ -453,7 +453,7 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 			c.endStdin(f.ID, stdin)
 			return errResp(err)
 		}
-		rc, err := v.host.Watch(ctx, b.Path, b.Recursive)
+		rc, err := filesOf(v.host, b.Guest).Watch(ctx, b.Path, b.Recursive)
 		if err != nil {
 			c.endStdin(f.ID, stdin)
 			return errResp(err)
