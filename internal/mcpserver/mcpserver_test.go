@@ -529,6 +529,34 @@ func BenchmarkExecTool(b *testing.B) {
 	}
 }
 
+// A file_read of a small file two directories down: the file tools'
+// cost per call, path checks included.
+func BenchmarkFileReadTool(b *testing.B) {
+	srv := mcpserver.New(mcpserver.Config{Base: secexec.Options{Permissions: insideVM()}})
+	defer srv.Close()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(b.Context(), st, nil); err != nil {
+		b.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(b.Context(), ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+		return res
+	}
+	vm := call("vm_create", map[string]any{}).StructuredContent.(map[string]any)["vm_id"]
+	call("file_write", map[string]any{"vm_id": vm, "path": "/workspace/a/b/f", "content": "data", "mkdirs": true})
+	for b.Loop() {
+		call("file_read", map[string]any{"vm_id": vm, "path": "/workspace/a/b/f"})
+	}
+}
+
 func BenchmarkExecDirect(b *testing.B) {
 	vm, err := secexec.NewVM(b.Context(), secexec.Options{Permissions: insideVM()})
 	if err != nil {
