@@ -122,14 +122,19 @@ func (s *Server) fileRead(ctx context.Context, req *mcp.CallToolRequest, in file
 	if fi.IsDir() {
 		return nil, out, fmt.Errorf("%s: %w (list it with file_list)", printable(in.Path), errno.EISDIR)
 	}
-	data := make([]byte, 0, int(min(int64(length), max(fi.Size()-in.Offset, 0))))
+	// Read what the stat found there, at most length: buffers the size
+	// of the answer, not of the largest answer allowed. The first read
+	// happens even for nothing, so the kernel refuses what is not a
+	// regular file (a device such as /dev/zero says size 0).
+	want := int(min(int64(length), max(fi.Size()-in.Offset, 0)))
+	data := make([]byte, 0, want)
 	off := in.Offset
-	for len(data) < length {
-		buf := make([]byte, min(length-len(data), secexec.MaxChunk))
+	for {
+		buf := make([]byte, min(want-len(data), secexec.MaxChunk))
 		n, err := fs.ReadAt(ctx, in.Path, buf, off)
 		data = append(data, buf[:n]...)
 		off += int64(n)
-		if err == io.EOF {
+		if err == io.EOF || err == nil && len(data) >= want {
 			break
 		}
 		if err != nil {
