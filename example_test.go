@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/kernel/policy"
 )
 
 // A VM's filesystem is its own: files written through the API live in the
@@ -28,6 +29,34 @@ func ExampleFS() {
 	// Output:
 	// "hello\n"
 	// true
+}
+
+// AsGuest acts for someone less trusted than the embedder (an agent's
+// file tools, say): as the VM's guest user, under the VM's policy, with
+// each path resolved and checked in the same kernel walk that acts on it.
+// Here the policy denies /workspace/secret; a symlink the guest could
+// make does not lead around it, while the host's FS reaches everything.
+func ExampleFS_AsGuest() {
+	ctx := context.Background()
+	perms := secexec.AllowAll().DenyFS(policy.AllFSOps(), "/workspace/secret", "/workspace/secret/**")
+	vm, err := secexec.NewVM(ctx, secexec.Options{Permissions: perms})
+	if err != nil {
+		panic(err)
+	}
+	defer vm.Close()
+
+	host, guest := vm.FS(), vm.FS().AsGuest()
+	_ = host.MkdirAll(ctx, "/workspace/secret", 0o755)
+	_ = host.WriteFile(ctx, "/workspace/secret/key", []byte("k"), 0o644)
+	_ = host.Symlink(ctx, "secret/key", "/workspace/door")
+
+	_, err = guest.ReadFile(ctx, "/workspace/door")
+	fmt.Println(errors.Is(err, fs.ErrPermission))
+	data, _ := host.ReadFile(ctx, "/workspace/door")
+	fmt.Printf("%q\n", data)
+	// Output:
+	// true
+	// "k"
 }
 
 // A command line runs in the VM's shell (or, as here, directly when it is

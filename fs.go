@@ -31,9 +31,29 @@ func (e *TooLargeError) Error() string {
 // and files and directories the API creates belong to the guest user so
 // guest programs can change them. Paths are absolute guest paths, or
 // relative to the VM's working directory.
+//
+// The FS that AsGuest returns acts as the guest instead.
 type FS struct {
 	b backend
 }
+
+// AsGuest returns the VM's filesystem as its guest user sees it: every
+// operation acts as the guest user (uid GuestUID) under the VM's
+// permission policy, exactly as a guest process's system call would. The
+// kernel resolves each path (symlinks followed in the guest's namespace,
+// ".." never above the root, mounts crossed), checks the policy and the
+// file modes on what it reached, and performs the operation on that same
+// file in one walk: a guest that swaps a symlink or renames a directory
+// meanwhile cannot make it touch anything its own open could not. Use it
+// to act for a less trusted party, such as an agent's file tools, instead
+// of checking a path and then acting on it as root.
+//
+// Watch is the guest's inotify: the policy and the file modes decide
+// the watch and, below a recursive one, what it reports. Denials are
+// errors matching fs.ErrPermission (a *policy.DeniedError from the
+// policy, or EACCES/EPERM from the file modes); Mount and Unmount fail
+// with EPERM, as they would for the guest. The two FS share the VM.
+func (f *FS) AsGuest() *FS { return &FS{b: f.b.asGuest()} }
 
 // Stat is the full attribute set of a guest file, Linux-shaped.
 type Stat struct {

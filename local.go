@@ -10,7 +10,7 @@ import (
 	"github.com/secexec/secexec/internal/snapshot"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
-	"github.com/secexec/secexec/kernel/vfs"
+	"github.com/secexec/secexec/kernel/errno"
 )
 
 // backend is what a VM handle talks to: the VM in this process, or (with
@@ -32,6 +32,7 @@ type backend interface {
 	chmod(ctx context.Context, name string, mode uint32) error
 	mount(ctx context.Context, m Mount) error
 	unmount(ctx context.Context, guestPath string) error
+	asGuest() backend
 	run(ctx context.Context, argv, env []string, opts *ExecOptions) (*Result, error)
 	spawn(ctx context.Context, argv, env []string, opts *SpawnOptions) (*Process, error)
 	dial(ctx context.Context, port uint16) (net.Conn, error)
@@ -55,25 +56,14 @@ type processHandle interface {
 // the same arguments, results and errors, so one adapter (apiBackend)
 // serves both transports and they cannot drift apart.
 type vmAPI interface {
-	ReadFile(ctx context.Context, name string, limit int64) ([]byte, error)
-	WriteFile(ctx context.Context, name string, data []byte, perm uint32) error
-	ReadAt(ctx context.Context, name string, off int64, n int) ([]byte, error)
-	WriteAt(ctx context.Context, name string, off int64, data []byte) error
-	Mkdir(ctx context.Context, name string, perm uint32) error
-	MkdirAll(ctx context.Context, name string, perm uint32) error
-	ReadDir(ctx context.Context, name string) (string, []vmhost.DirEntry, error)
-	Stat(ctx context.Context, name string, follow bool) (vfs.Stat, error)
-	Remove(ctx context.Context, name string, all bool) error
-	Rename(ctx context.Context, oldname, newname string) error
-	Symlink(ctx context.Context, target, link string) error
-	Readlink(ctx context.Context, name string) (string, error)
-	Chmod(ctx context.Context, name string, mode uint32) error
+	// The host's file operations, and the guest's.
+	vmhost.FileOps
+	Guest() vmhost.FileOps
 	Mount(ctx context.Context, m vm.Mount) error
 	Unmount(ctx context.Context, guestPath string) error
 	Run(ctx context.Context, spec vmhost.RunSpec) (*vmhost.Exit, error)
 	Spawn(ctx context.Context, spec vmhost.SpawnSpec) (vmhost.Process, error)
 	Dial(ctx context.Context, port uint16) (net.Conn, error)
-	Watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error)
 	NewContext(ctx context.Context, spec vmhost.ContextSpec) (vmhost.JSContext, error)
 	Close(ctx context.Context) error
 	Done() <-chan struct{}
@@ -115,7 +105,7 @@ func newLocalBackend(ctx context.Context, opts Options, rt vmhost.Runtime, from 
 	if err != nil {
 		return nil, apiErr(err)
 	}
-	return &apiBackend{api: h}, nil
+	return newAPIBackend(h), nil
 }
 
 // apiErr translates the errors of the internal packages to the public
@@ -137,6 +127,21 @@ func apiErr(err error) error {
 // apiBackend adapts a vmAPI to the VM handle.
 type apiBackend struct {
 	api vmAPI
+	// files are the file operations the backend's FS performs: the
+	// host's (api), or the guest's for FS.AsGuest.
+	files vmhost.FileOps
+	guest bool
+}
+
+func newAPIBackend(api vmAPI) *apiBackend { return &apiBackend{api: api, files: api} }
+
+// asGuest returns the backend whose file operations act as the VM's guest
+// user under the VM's policy.
+func (b *apiBackend) asGuest() backend {
+	if b.guest {
+		return b
+	}
+	return &apiBackend{api: b.api, files: b.api.Guest(), guest: true}
 }
 
 func (b *apiBackend) close(ctx context.Context) error { return apiErr(b.api.Close(ctx)) }
@@ -144,33 +149,33 @@ func (b *apiBackend) done() <-chan struct{}           { return b.api.Done() }
 func (b *apiBackend) err() error                      { return apiErr(b.api.Err()) }
 
 func (b *apiBackend) readFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	data, err := b.api.ReadFile(ctx, name, limit)
+	data, err := b.files.ReadFile(ctx, name, limit)
 	return data, apiErr(err)
 }
 
 func (b *apiBackend) writeFile(ctx context.Context, name string, data []byte, perm uint32) error {
-	return apiErr(b.api.WriteFile(ctx, name, data, perm))
+	return apiErr(b.files.WriteFile(ctx, name, data, perm))
 }
 
 func (b *apiBackend) readAt(ctx context.Context, name string, off int64, n int) ([]byte, error) {
-	data, err := b.api.ReadAt(ctx, name, off, n)
+	data, err := b.files.ReadAt(ctx, name, off, n)
 	return data, apiErr(err)
 }
 
 func (b *apiBackend) writeAt(ctx context.Context, name string, off int64, data []byte) error {
-	return apiErr(b.api.WriteAt(ctx, name, off, data))
+	return apiErr(b.files.WriteAt(ctx, name, off, data))
 }
 
 func (b *apiBackend) mkdir(ctx context.Context, name string, perm uint32) error {
-	return apiErr(b.api.Mkdir(ctx, name, perm))
+	return apiErr(b.files.Mkdir(ctx, name, perm))
 }
 
 func (b *apiBackend) mkdirAll(ctx context.Context, name string, perm uint32) error {
-	return apiErr(b.api.MkdirAll(ctx, name, perm))
+	return apiErr(b.files.MkdirAll(ctx, name, perm))
 }
 
 func (b *apiBackend) readDir(ctx context.Context, name string) ([]DirEntry, error) {
-	dir, ents, err := b.api.ReadDir(ctx, name)
+	dir, ents, err := b.files.ReadDir(ctx, name)
 	if err != nil {
 		return nil, apiErr(err)
 	}
@@ -185,7 +190,7 @@ func (b *apiBackend) readDir(ctx context.Context, name string) ([]DirEntry, erro
 }
 
 func (b *apiBackend) stat(ctx context.Context, name string, follow bool) (*FileInfo, error) {
-	st, err := b.api.Stat(ctx, name, follow)
+	st, err := b.files.Stat(ctx, name, follow)
 	if err != nil {
 		return nil, apiErr(err)
 	}
@@ -193,31 +198,38 @@ func (b *apiBackend) stat(ctx context.Context, name string, follow bool) (*FileI
 }
 
 func (b *apiBackend) remove(ctx context.Context, name string, all bool) error {
-	return apiErr(b.api.Remove(ctx, name, all))
+	return apiErr(b.files.Remove(ctx, name, all))
 }
 
 func (b *apiBackend) rename(ctx context.Context, oldname, newname string) error {
-	return apiErr(b.api.Rename(ctx, oldname, newname))
+	return apiErr(b.files.Rename(ctx, oldname, newname))
 }
 
 func (b *apiBackend) symlink(ctx context.Context, target, link string) error {
-	return apiErr(b.api.Symlink(ctx, target, link))
+	return apiErr(b.files.Symlink(ctx, target, link))
 }
 
 func (b *apiBackend) readlink(ctx context.Context, name string) (string, error) {
-	s, err := b.api.Readlink(ctx, name)
+	s, err := b.files.Readlink(ctx, name)
 	return s, apiErr(err)
 }
 
 func (b *apiBackend) chmod(ctx context.Context, name string, mode uint32) error {
-	return apiErr(b.api.Chmod(ctx, name, mode))
+	return apiErr(b.files.Chmod(ctx, name, mode))
 }
 
 func (b *apiBackend) mount(ctx context.Context, m Mount) error {
+	if b.guest {
+		// Mounts are the embedder's: a guest may not change them.
+		return errno.Path("mount", m.Path, errno.EPERM)
+	}
 	return apiErr(b.api.Mount(ctx, vm.Mount(m)))
 }
 
 func (b *apiBackend) unmount(ctx context.Context, guestPath string) error {
+	if b.guest {
+		return errno.Path("umount", guestPath, errno.EPERM)
+	}
 	return apiErr(b.api.Unmount(ctx, guestPath))
 }
 
@@ -303,7 +315,7 @@ func (b *apiBackend) dial(ctx context.Context, port uint16) (net.Conn, error) {
 }
 
 func (b *apiBackend) watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error) {
-	rc, err := b.api.Watch(ctx, name, recursive)
+	rc, err := b.files.Watch(ctx, name, recursive)
 	return rc, apiErr(err)
 }
 

@@ -150,7 +150,7 @@ func (h *Host) newRemoteBackend(ctx context.Context, opts Options, from *Snapsho
 			_ = c.Close()
 			return nil, apiErr(err)
 		}
-		return &apiBackend{api: ownedVM{VM: v, ref: &connRef{n: 1, c: c}, once: new(sync.Once)}}, nil
+		return newAPIBackend(ownedVM{VM: v, ref: &connRef{n: 1, c: c}, once: new(sync.Once)}), nil
 	}
 	if h.opts.Logger != nil {
 		copts.Logger = h.opts.Logger
@@ -164,7 +164,7 @@ func (h *Host) newRemoteBackend(ctx context.Context, opts Options, from *Snapsho
 		}
 		v, err := c.NewVM(ctx, cfg)
 		if err == nil {
-			return &apiBackend{api: pooledVM{VM: v, release: release}}, nil
+			return newAPIBackend(pooledVM{VM: v, release: release}), nil
 		}
 		release()
 		if !errors.Is(err, ErrEngineLost) || attempt > 0 {

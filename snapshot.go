@@ -328,7 +328,7 @@ func (h *Host) forkBackend(ctx context.Context, opts Options, parent *VM) (backe
 		if err != nil {
 			return nil, apiErr(err)
 		}
-		return &apiBackend{api: child}, nil
+		return newAPIBackend(child), nil
 	case ownedVM:
 		cfg := h.clientConfig(opts)
 		cfg.ForkOf = api.VM
@@ -338,7 +338,7 @@ func (h *Host) forkBackend(ctx context.Context, opts Options, parent *VM) (backe
 			api.ref.release()
 			return nil, apiErr(err)
 		}
-		return &apiBackend{api: ownedVM{VM: child, ref: api.ref, once: new(sync.Once)}}, nil
+		return newAPIBackend(ownedVM{VM: child, ref: api.ref, once: new(sync.Once)}), nil
 	case pooledVM:
 		cfg := h.clientConfig(opts)
 		cfg.ForkOf = api.VM
@@ -351,7 +351,7 @@ func (h *Host) forkBackend(ctx context.Context, opts Options, parent *VM) (backe
 			release()
 			return nil, apiErr(err)
 		}
-		return &apiBackend{api: pooledVM{VM: child, release: release}}, nil
+		return newAPIBackend(pooledVM{VM: child, release: release}), nil
 	}
 	return nil, fmt.Errorf("secexec: Fork: %w", errno.ENOSYS)
 }

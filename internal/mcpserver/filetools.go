@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -17,10 +16,6 @@ import (
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/policy"
 )
-
-// maxSymlinks bounds the links one path resolution follows, as Linux's
-// ELOOP limit does.
-const maxSymlinks = 40
 
 type fileReadIn struct {
 	VMID     string `json:"vm_id" jsonschema:"the id vm_create returned"`
@@ -69,10 +64,10 @@ type fileListOut struct {
 	Truncated bool        `json:"truncated,omitempty" jsonschema:"the directory has more entries than the server lists"`
 }
 
-// resolve returns the absolute guest path of name with every symlink
-// followed (a missing tail is kept as given), so that the VM's permission
-// rules, which speak of resolved paths, can be checked on it.
-func (e *vmEntry) resolve(ctx context.Context, name string) (string, error) {
+// guestPath checks a path a client named and returns it absolute (from
+// the VM's working directory) for the tools' answers. The operation
+// itself is given the path as named, for the kernel to resolve.
+func (e *vmEntry) guestPath(name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("%w: path is empty", ErrBadArgument)
 	}
@@ -80,56 +75,18 @@ func (e *vmEntry) resolve(ctx context.Context, name string) (string, error) {
 		return "", fmt.Errorf("%w: path %q: %w", ErrBadArgument, printable(name), errno.EINVAL)
 	}
 	if !path.IsAbs(name) {
-		name = path.Join(e.cwd, name)
+		return path.Join(e.cwd, name), nil
 	}
-	fs := e.vm.FS()
-	links := 0
-	done, rest := "/", strings.Split(path.Clean(name), "/")
-	for i := 0; i < len(rest); i++ {
-		if rest[i] == "" {
-			continue
-		}
-		next := path.Join(done, rest[i])
-		fi, err := fs.Lstat(ctx, next)
-		if errors.Is(err, iofs.ErrNotExist) {
-			return path.Join(append([]string{next}, rest[i+1:]...)...), nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&iofs.ModeSymlink == 0 {
-			done = next
-			continue
-		}
-		if links++; links > maxSymlinks {
-			return "", fmt.Errorf("%s: %w", printable(name), errno.ELOOP)
-		}
-		target, err := fs.Readlink(ctx, next)
-		if err != nil {
-			return "", err
-		}
-		if !path.IsAbs(target) {
-			target = path.Join(done, target)
-		}
-		// Start over on the target followed by what is left.
-		done, rest, i = "/", append(strings.Split(path.Clean(target), "/"), rest[i+1:]...), -1
-	}
-	return done, nil
+	return path.Clean(name), nil
 }
 
-// check resolves name and checks op on it against the VM's policy. The
-// host's file API acts as root, so without this a client could read or
-// change through file_* what the VM's own programs may not.
-func (e *vmEntry) check(ctx context.Context, op policy.FSOp, name string) (string, error) {
-	p, err := e.resolve(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	if err := e.checker.CheckFS(op, p); err != nil {
-		return "", err
-	}
-	return p, nil
-}
+// files returns the VM's filesystem as its guest user sees it. The file
+// tools act for a client no more trusted than the VM's programs, so they
+// go through the kernel as a guest process's system calls do: each path
+// is resolved, checked against the VM's policy and file modes, and acted
+// on in one walk, and a symlink the guest swaps meanwhile cannot lead
+// them anywhere the guest may not go.
+func (e *vmEntry) files() *secexec.FS { return e.vm.FS().AsGuest() }
 
 func (s *Server) fileRead(ctx context.Context, req *mcp.CallToolRequest, in fileReadIn) (*mcp.CallToolResult, fileReadOut, error) {
 	var out fileReadOut
@@ -153,25 +110,31 @@ func (s *Server) fileRead(ctx context.Context, req *mcp.CallToolRequest, in file
 		return nil, out, err
 	}
 	defer release()
-	p, err := e.check(ctx, policy.FSRead, in.Path)
+	p, err := e.guestPath(in.Path)
 	if err != nil {
 		return nil, out, err
 	}
-	fi, err := e.vm.FS().Stat(ctx, p)
+	fs := e.files()
+	fi, err := fs.Stat(ctx, in.Path)
 	if err != nil {
 		return nil, out, err
 	}
 	if fi.IsDir() {
 		return nil, out, fmt.Errorf("%s: %w (list it with file_list)", printable(in.Path), errno.EISDIR)
 	}
-	data := make([]byte, 0, int(min(int64(length), max(fi.Size()-in.Offset, 0))))
+	// Read what the stat found there, at most length: buffers the size
+	// of the answer, not of the largest answer allowed. The first read
+	// happens even for nothing, so the kernel refuses what is not a
+	// regular file (a device such as /dev/zero says size 0).
+	want := int(min(int64(length), max(fi.Size()-in.Offset, 0)))
+	data := make([]byte, 0, want)
 	off := in.Offset
-	for len(data) < length {
-		buf := make([]byte, min(length-len(data), secexec.MaxChunk))
-		n, err := e.vm.FS().ReadAt(ctx, p, buf, off)
+	for {
+		buf := make([]byte, min(want-len(data), secexec.MaxChunk))
+		n, err := fs.ReadAt(ctx, in.Path, buf, off)
 		data = append(data, buf[:n]...)
 		off += int64(n)
-		if err == io.EOF {
+		if err == io.EOF || err == nil && len(data) >= want {
 			break
 		}
 		if err != nil {
@@ -212,20 +175,17 @@ func (s *Server) fileWrite(ctx context.Context, req *mcp.CallToolRequest, in fil
 		return nil, out, err
 	}
 	defer release()
-	p, err := e.check(ctx, policy.FSWrite, in.Path)
+	p, err := e.guestPath(in.Path)
 	if err != nil {
 		return nil, out, err
 	}
+	fs := e.files()
 	if in.Mkdirs {
-		dir := path.Dir(p)
-		if err := e.checker.CheckFS(policy.FSMkdir, dir); err != nil {
-			return nil, out, err
-		}
-		if err := e.vm.FS().MkdirAll(ctx, dir, 0o755); err != nil {
+		if err := fs.MkdirAll(ctx, path.Dir(p), 0o755); err != nil {
 			return nil, out, err
 		}
 	}
-	if err := e.vm.FS().WriteFile(ctx, p, data, 0o644); err != nil {
+	if err := fs.WriteFile(ctx, in.Path, data, 0o644); err != nil {
 		return nil, out, err
 	}
 	return nil, fileWriteOut{Path: p, Bytes: len(data)}, nil
@@ -242,11 +202,11 @@ func (s *Server) fileList(ctx context.Context, req *mcp.CallToolRequest, in file
 	if name == "" {
 		name = e.cwd
 	}
-	p, err := e.check(ctx, policy.FSReaddir, name)
+	p, err := e.guestPath(name)
 	if err != nil {
 		return nil, out, err
 	}
-	ents, err := e.vm.FS().ReadDir(ctx, p)
+	ents, err := e.files().ReadDir(ctx, name)
 	if err != nil {
 		return nil, out, err
 	}

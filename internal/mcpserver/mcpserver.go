@@ -170,8 +170,7 @@ type session struct {
 type vmEntry struct {
 	id       string
 	vm       *secexec.VM
-	checker  *policy.Checker // the VM's own policy, for the file tools
-	cwd      string          // the VM's working directory, for relative paths
+	cwd      string // the VM's working directory, for relative paths
 	created  time.Time
 	mu       sync.Mutex
 	closed   bool

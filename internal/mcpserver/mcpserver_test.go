@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -413,7 +414,15 @@ func TestBounds(t *testing.T) {
 func TestPermissions(t *testing.T) {
 	base := insideVM()
 	base.DenyFS(policy.AllFSOps(), "/etc/secret/**")
-	srv := newServer(t, mcpserver.Config{Base: secexec.Options{Permissions: base, Limits: secexec.Limits{FSBytes: 8 << 20}}})
+	// The denied trees exist (memory mounts): the tools act as the
+	// guest, whose open of a path under a missing directory says ENOENT
+	// before any rule is asked.
+	secret := t.TempDir()
+	if err := os.WriteFile(filepath.Join(secret, "key"), []byte("SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mounts := []secexec.Mount{{Path: "/etc/secret", HostDir: secret}, {Path: "/workspace/private"}, {Path: "/workspace/ro"}}
+	srv := newServer(t, mcpserver.Config{Base: secexec.Options{Permissions: base, Limits: secexec.Limits{FSBytes: 8 << 20}, Mounts: mounts}})
 	c := connect(t, srv)
 	c.fails("vm_create", map[string]any{"fs_bytes": 16 << 20}, "fs_bytes", "exceeds the server's maximum")
 	c.fails("vm_create", map[string]any{"memory_bytes": 1 << 40}, "memory_bytes", "exceeds the server's maximum")
@@ -432,8 +441,12 @@ func TestPermissions(t *testing.T) {
 	c.exec(map[string]any{"vm_id": vm, "command": "ln -s /workspace/private /workspace/door; ln -s ../workspace/ro /tmp/ro2"})
 	c.fails("file_write", map[string]any{"vm_id": vm, "path": "/workspace/door/a", "content": "x"}, "permission denied")
 	c.fails("file_write", map[string]any{"vm_id": vm, "path": "/tmp/ro2/f", "content": "y"}, "permission denied")
+	// ...and the file modes hold as for the guest user (/root is root's
+	// 0700, /etc root's 0755), whatever the policy allows...
+	c.fails("file_list", map[string]any{"vm_id": vm, "path": "/root"}, "permission denied")
+	c.fails("file_write", map[string]any{"vm_id": vm, "path": "/etc/motd", "content": "x"}, "permission denied")
 	// ...and for the VM's programs.
-	for _, cmd := range []string{"mkdir /workspace/private", "mkdir /workspace/ro"} {
+	for _, cmd := range []string{"mkdir /workspace/private/d", "mkdir /workspace/ro/d", "cat /etc/secret/key", "ls /root", "echo x > /etc/motd"} {
 		r := c.exec(map[string]any{"vm_id": vm, "command": cmd})
 		if r.ExitCode == 0 || !strings.Contains(r.Stderr, "ermission denied") {
 			t.Errorf("%s in the guest: %+v", cmd, r)
@@ -513,6 +526,34 @@ func BenchmarkExecTool(b *testing.B) {
 		if err != nil || res.IsError {
 			b.Fatal(err, res)
 		}
+	}
+}
+
+// A file_read of a small file two directories down: the file tools'
+// cost per call, path checks included.
+func BenchmarkFileReadTool(b *testing.B) {
+	srv := mcpserver.New(mcpserver.Config{Base: secexec.Options{Permissions: insideVM()}})
+	defer srv.Close()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(b.Context(), st, nil); err != nil {
+		b.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(b.Context(), ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+		return res
+	}
+	vm := call("vm_create", map[string]any{}).StructuredContent.(map[string]any)["vm_id"]
+	call("file_write", map[string]any{"vm_id": vm, "path": "/workspace/a/b/f", "content": "data", "mkdirs": true})
+	for b.Loop() {
+		call("file_read", map[string]any{"vm_id": vm, "path": "/workspace/a/b/f"})
 	}
 }
 

@@ -117,8 +117,9 @@ func (s *Server) vmCreate(ctx context.Context, req *mcp.CallToolRequest, in vmCr
 	if err != nil {
 		return nil, out, err
 	}
-	checker, err := policy.Compile(opts.Permissions)
-	if err != nil {
+	// A policy that does not compile is the client's doing (its
+	// deny_paths): say so before any VM is made.
+	if _, err := policy.Compile(opts.Permissions); err != nil {
 		return nil, out, fmt.Errorf("%w: %w", ErrBadArgument, err)
 	}
 	sess, err := s.reserve(req.Session)
@@ -131,7 +132,7 @@ func (s *Server) vmCreate(ctx context.Context, req *mcp.CallToolRequest, in vmCr
 		s.settle(req.Session, sess, nil)
 		return nil, out, fmt.Errorf("vm_create: %w", err)
 	}
-	e := &vmEntry{id: "vm-" + strings.ToLower(rand.Text()[:12]), vm: vm, checker: checker, cwd: cmp.Or(opts.Cwd, secexec.Workspace), created: time.Now()}
+	e := &vmEntry{id: "vm-" + strings.ToLower(rand.Text()[:12]), vm: vm, cwd: cmp.Or(opts.Cwd, secexec.Workspace), created: time.Now()}
 	if !s.settle(req.Session, sess, e) {
 		_ = vm.Close()
 		return nil, out, ErrClosed

@@ -209,12 +209,35 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	return m, nil
 }
 
-// guestAuthorizer checks guest operations against the policy. Calls that
-// do not come from a guest process (the embedder's own filesystem API) are
-// trusted: the policy governs guests, not the host that configured it.
+type guestKey struct{}
+
+// AsGuest returns a context whose filesystem calls on a VM are decided as
+// a guest process's are: the VM's policy is checked on the path the
+// kernel resolves, in the same walk that then performs the operation, so
+// nothing can change between the check and the use. The embedder's file
+// API acting for a guest (an agent's file tools) needs it; pair it with
+// the guest's credentials in the vfs.Caller, or file modes still let root
+// through.
+func AsGuest(ctx context.Context) context.Context {
+	return context.WithValue(ctx, guestKey{}, true)
+}
+
+// isGuest reports whether a filesystem call is a guest's: it comes from a
+// guest process, or from the embedder acting as the guest (AsGuest).
+func isGuest(ctx context.Context) bool {
+	if _, ok := kernel.ProcessFromContext(ctx); ok {
+		return true
+	}
+	guest, _ := ctx.Value(guestKey{}).(bool)
+	return guest
+}
+
+// guestAuthorizer checks guest operations against the policy. The
+// embedder's own calls (its filesystem API, unless AsGuest) are trusted:
+// the policy governs guests, not the host that configured it.
 func guestAuthorizer(c *policy.Checker) vfs.Authorizer {
 	return func(ctx context.Context, op vfs.Op, p string) error {
-		if _, guest := kernel.ProcessFromContext(ctx); !guest {
+		if !isGuest(ctx) {
 			return nil
 		}
 		return c.CheckFS(policy.FSOp(op), p)
@@ -226,7 +249,7 @@ func guestAuthorizer(c *policy.Checker) vfs.Authorizer {
 // policy.Checker.CheckFSRelocate). The embedder's own calls are trusted.
 func guestMoveAuthorizer(c *policy.Checker) vfs.MoveAuthorizer {
 	return func(ctx context.Context, op vfs.Op, from, to string, tree bool) error {
-		if _, guest := kernel.ProcessFromContext(ctx); !guest {
+		if !isGuest(ctx) {
 			return nil
 		}
 		return c.CheckFSRelocate(policy.FSOp(op), from, to, tree)

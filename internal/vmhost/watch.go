@@ -24,12 +24,18 @@ const (
 // embedder and returns the stream of its events: struct inotify_event
 // records, little-endian, names relative to name. Close ends the watch;
 // the stream also ends (io.EOF) when the VM closes.
-func (h *Host) Watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error) {
-	if err := h.check(); err != nil {
+//
+// The guest's watch (Host.Guest) is the guest's inotify: the policy and
+// the file modes decide the watch and, below a recursive one, which
+// events it sees.
+func (fs *Files) Watch(ctx context.Context, name string, recursive bool) (io.ReadCloser, error) {
+	ctx, err := fs.begin(ctx)
+	if err != nil {
 		return nil, err
 	}
+	h := fs.h
 	set := h.vm.VFS.NewWatchSet(vfs.WatchSetOptions{MaxQueued: WatchQueue, MaxQueuedBytes: WatchQueueBytes, MaxQueuedPerWatch: WatchQueue})
-	if _, err := set.Add(ctx, h.caller, name, vfs.WatchOptions{Recursive: recursive}); err != nil {
+	if _, err := set.Add(ctx, fs.caller, name, vfs.WatchOptions{Recursive: recursive}); err != nil {
 		set.DecRef()
 		return nil, err
 	}

@@ -212,7 +212,8 @@ func (v *VFS) create(ctx context.Context, c *Caller, r *resolution, mode uint32,
 	if r.parent.mnt.ReadOnly {
 		return nil, errno.EROFS
 	}
-	opts := CreateOptions{Mode: mode &^ (c.Umask & 0o777), UID: c.UID, GID: c.GID}
+	uid, gid := c.owner()
+	opts := CreateOptions{Mode: mode &^ (c.Umask & 0o777), UID: uid, GID: gid}
 	// BSD group semantics of a setgid directory, as Linux applies them.
 	if pst, err := r.parent.ino.Stat(ctx); err == nil && pst.Mode&S_ISGID != 0 {
 		opts.GID = pst.GID
@@ -331,7 +332,8 @@ func (v *VFS) Symlink(ctx context.Context, c *Caller, target, linkpath string) e
 	if r.parent.mnt.ReadOnly {
 		return errno.Path("symlink", linkpath, errno.EROFS)
 	}
-	_, err = r.parent.ino.Symlink(ctx, r.name, target, CreateOptions{Mode: S_IFLNK | 0o777, UID: c.UID, GID: c.GID})
+	uid, gid := c.owner()
+	_, err = r.parent.ino.Symlink(ctx, r.name, target, CreateOptions{Mode: S_IFLNK | 0o777, UID: uid, GID: gid})
 	if err == nil {
 		v.notifyCreate(r.node.path, false)
 	}

@@ -321,3 +321,40 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// A caller with an Owner keeps its own rights (root's here) but what it
+// creates (files, directories, symlinks) belongs to the Owner at once.
+func TestCallerOwner(t *testing.T) {
+	v := newTree(t, nil)
+	ctx := context.Background()
+	host := &vfs.Caller{Cwd: "/", Umask: 0o022, Owner: &vfs.Owner{UID: 1000, GID: 1001}}
+	if err := v.SetAttr(ctx, &vfs.Caller{Cwd: "/"}, "/secret", false, vfs.SetAttr{Mask: vfs.SetMode, Mode: 0o700}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := v.Open(ctx, host, "/secret/new", vfs.O_WRONLY|vfs.O_CREAT, 0o644)
+	if err != nil {
+		t.Fatalf("root's rights: %v", err)
+	}
+	f.DecRef()
+	if err := v.Mkdir(ctx, host, "/secret/dir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Symlink(ctx, host, "new", "/secret/link"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/secret/new", "/secret/dir", "/secret/link"} {
+		st, err := v.Lstat(ctx, host, p)
+		if err != nil || st.UID != 1000 || st.GID != 1001 {
+			t.Errorf("%s: uid %d gid %d %v", p, st.UID, st.GID, err)
+		}
+	}
+	// An existing file keeps its owner when opened with O_CREAT.
+	f, err = v.Open(ctx, host, "/etc/passwd", vfs.O_WRONLY|vfs.O_CREAT, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.DecRef()
+	if st, err := v.Stat(ctx, host, "/etc/passwd"); err != nil || st.UID != 0 {
+		t.Errorf("/etc/passwd: uid %d %v", st.UID, err)
+	}
+}

@@ -95,6 +95,25 @@ type Caller struct {
 	Cwd string
 	// Umask is applied to the mode of files and directories created.
 	Umask uint32
+	// Owner, if set, owns what the caller creates instead of UID and GID.
+	// The host acting as root makes the guest user's files this way, in
+	// the one walk that creates them: a chown after the fact would look
+	// the name up again, and a guest could have swapped a directory on
+	// the way for a symlink to a file of root's by then.
+	Owner *Owner
+}
+
+// Owner is the user and group of a new file.
+type Owner struct {
+	UID, GID uint32
+}
+
+// owner returns the ids a file the caller creates gets.
+func (c *Caller) owner() (uid, gid uint32) {
+	if c.Owner != nil {
+		return c.Owner.UID, c.Owner.GID
+	}
+	return c.UID, c.GID
 }
 
 // Root is a Caller with uid 0 at "/", for host-side setup of a VM.

@@ -559,6 +559,7 @@ func (c *Conn) NewVM(ctx context.Context, cfg VMConfig) (*VM, error) {
 		return nil, ctx.Err()
 	}
 	v := &VM{c: c, id: r.VM, done: make(chan struct{}), tools: cfg.Tools}
+	v.Files = &Files{v: v}
 	lim := kernel.DefaultLimits()
 	v.toolBytes, v.toolTimeout = lim.ToolBytes, lim.ToolTimeout
 	if cfg.Limits.ToolBytes > 0 {

@@ -24,6 +24,8 @@ import (
 // VM is a VM on an engine. It offers the operations of vmhost.Host with
 // the same arguments, results and errors.
 type VM struct {
+	*Files // the host's
+
 	c     *Conn
 	id    uint64
 	audit chan policy.Event
@@ -103,32 +105,46 @@ func (v *VM) Close(ctx context.Context) error {
 	return err
 }
 
+// Files are the file operations of a VM on an engine, as the host (the
+// VM's own methods) or as the guest (Guest): vmhost.Files over the
+// connection.
+type Files struct {
+	v     *VM
+	guest bool
+}
+
+var _ vmhost.FileOps = (*Files)(nil)
+
+// Guest returns the file operations of the VM's guest user under the
+// VM's policy (see vmhost.Files).
+func (v *VM) Guest() vmhost.FileOps { return &Files{v: v, guest: true} }
+
 // ReadFile returns the contents of a file, failing with
 // *vmhost.TooLargeError past limit bytes.
-func (v *VM) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	if err := v.Err(); err != nil {
+func (f *Files) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	if err := f.v.Err(); err != nil {
 		return nil, err
 	}
-	id := v.c.nextID.Add(1)
-	ch, err := v.c.begin(id)
+	id := f.v.c.nextID.Add(1)
+	ch, err := f.v.c.begin(id)
 	if err != nil {
 		return nil, err
 	}
-	v.c.mu.Lock()
-	if v.c.files != nil {
-		v.c.files[id] = &download{limit: limit}
+	f.v.c.mu.Lock()
+	if f.v.c.files != nil {
+		f.v.c.files[id] = &download{limit: limit}
 	}
-	v.c.mu.Unlock()
-	if err := v.c.send(proto.TReadFile, id, &proto.PathOp{VM: v.id, Name: name, Limit: limit}); err != nil {
-		v.c.forget(id)
+	f.v.c.mu.Unlock()
+	if err := f.v.c.send(proto.TReadFile, id, &proto.PathOp{VM: f.v.id, Guest: f.guest, Name: name, Limit: limit}); err != nil {
+		f.v.c.forget(id)
 		return nil, err
 	}
-	r, err := v.c.wait(ctx, id, ch, false)
+	r, err := f.v.c.wait(ctx, id, ch, false)
 	if err != nil {
 		return nil, err
 	}
 	if r.Err != nil {
-		return nil, v.fix(r.Err.Err())
+		return nil, f.v.fix(r.Err.Err())
 	}
 	if r.Data == nil {
 		r.Data = []byte{}
@@ -138,8 +154,8 @@ func (v *VM) ReadFile(ctx context.Context, name string, limit int64) ([]byte, er
 
 // ReadAt reads up to n bytes (at most proto.MaxChunk) of the regular
 // file name at offset off; see vmhost.Host.ReadAt.
-func (v *VM) ReadAt(ctx context.Context, name string, off int64, n int) ([]byte, error) {
-	r, err := v.call(ctx, proto.TReadFile, &proto.PathOp{VM: v.id, Name: name, Offset: off, Limit: int64(min(max(n, 0), proto.MaxChunk)), Chunk: true})
+func (f *Files) ReadAt(ctx context.Context, name string, off int64, n int) ([]byte, error) {
+	r, err := f.v.call(ctx, proto.TReadFile, &proto.PathOp{VM: f.v.id, Guest: f.guest, Name: name, Offset: off, Limit: int64(min(max(n, 0), proto.MaxChunk)), Chunk: true})
 	if err != nil {
 		return nil, err
 	}
@@ -151,61 +167,61 @@ func (v *VM) ReadAt(ctx context.Context, name string, off int64, n int) ([]byte,
 
 // WriteAt writes data (at most proto.MaxChunk bytes) into the existing
 // file name at offset off; see vmhost.Host.WriteAt.
-func (v *VM) WriteAt(ctx context.Context, name string, off int64, data []byte) error {
+func (f *Files) WriteAt(ctx context.Context, name string, off int64, data []byte) error {
 	if len(data) > proto.MaxChunk {
 		return &vmhost.TooLargeError{What: "chunk", Size: int64(len(data)), Limit: proto.MaxChunk}
 	}
-	_, err := v.call(ctx, proto.TWriteFile, &proto.WriteFile{VM: v.id, Name: name, Size: int64(len(data)), Data: data, Offset: off, At: true})
+	_, err := f.v.call(ctx, proto.TWriteFile, &proto.WriteFile{VM: f.v.id, Guest: f.guest, Name: name, Size: int64(len(data)), Data: data, Offset: off, At: true})
 	return err
 }
 
 // WriteFile writes data to a file, creating it with perm or truncating it.
-func (v *VM) WriteFile(ctx context.Context, name string, data []byte, perm uint32) error {
-	if err := v.Err(); err != nil {
+func (f *Files) WriteFile(ctx context.Context, name string, data []byte, perm uint32) error {
+	if err := f.v.Err(); err != nil {
 		return err
 	}
 	first := data[:min(len(data), proto.MaxChunk)]
-	id := v.c.nextID.Add(1)
-	ch, err := v.c.begin(id)
+	id := f.v.c.nextID.Add(1)
+	ch, err := f.v.c.begin(id)
 	if err != nil {
 		return err
 	}
-	req := &proto.WriteFile{VM: v.id, Name: name, Perm: perm, Size: int64(len(data)), Data: first}
-	if err := v.c.send(proto.TWriteFile, id, req); err != nil {
-		v.c.forget(id)
+	req := &proto.WriteFile{VM: f.v.id, Guest: f.guest, Name: name, Perm: perm, Size: int64(len(data)), Data: first}
+	if err := f.v.c.send(proto.TWriteFile, id, req); err != nil {
+		f.v.c.forget(id)
 		return err
 	}
 	// The rest follows as file data; the engine holds it until complete.
 	for rest := data[len(first):]; len(rest) > 0; {
 		n := min(len(rest), proto.MaxChunk)
-		if err := v.c.send(proto.TData, id, &proto.Data{Fd: proto.FdFile, Bytes: rest[:n], EOF: n == len(rest)}); err != nil {
-			v.c.forget(id)
+		if err := f.v.c.send(proto.TData, id, &proto.Data{Fd: proto.FdFile, Bytes: rest[:n], EOF: n == len(rest)}); err != nil {
+			f.v.c.forget(id)
 			return err
 		}
 		rest = rest[n:]
 	}
-	r, err := v.c.wait(ctx, id, ch, false)
+	r, err := f.v.c.wait(ctx, id, ch, false)
 	if err != nil {
 		return err
 	}
-	return v.fix(r.Err.Err())
+	return f.v.fix(r.Err.Err())
 }
 
 // Mkdir creates one directory.
-func (v *VM) Mkdir(ctx context.Context, name string, perm uint32) error {
-	_, err := v.call(ctx, proto.TMkdir, &proto.PathOp{VM: v.id, Name: name, Mode: perm})
+func (f *Files) Mkdir(ctx context.Context, name string, perm uint32) error {
+	_, err := f.v.call(ctx, proto.TMkdir, &proto.PathOp{VM: f.v.id, Guest: f.guest, Name: name, Mode: perm})
 	return err
 }
 
 // MkdirAll creates a directory and any missing parents.
-func (v *VM) MkdirAll(ctx context.Context, name string, perm uint32) error {
-	_, err := v.call(ctx, proto.TMkdirAll, &proto.PathOp{VM: v.id, Name: name, Mode: perm})
+func (f *Files) MkdirAll(ctx context.Context, name string, perm uint32) error {
+	_, err := f.v.call(ctx, proto.TMkdirAll, &proto.PathOp{VM: f.v.id, Guest: f.guest, Name: name, Mode: perm})
 	return err
 }
 
 // ReadDir returns a directory's resolved path and its sorted entries.
-func (v *VM) ReadDir(ctx context.Context, name string) (string, []vmhost.DirEntry, error) {
-	r, err := v.call(ctx, proto.TReadDir, &proto.PathOp{VM: v.id, Name: name})
+func (f *Files) ReadDir(ctx context.Context, name string) (string, []vmhost.DirEntry, error) {
+	r, err := f.v.call(ctx, proto.TReadDir, &proto.PathOp{VM: f.v.id, Guest: f.guest, Name: name})
 	if err != nil {
 		return "", nil, err
 	}
@@ -217,12 +233,12 @@ func (v *VM) ReadDir(ctx context.Context, name string) (string, []vmhost.DirEntr
 }
 
 // Stat returns the attributes of name.
-func (v *VM) Stat(ctx context.Context, name string, follow bool) (vfs.Stat, error) {
+func (f *Files) Stat(ctx context.Context, name string, follow bool) (vfs.Stat, error) {
 	t := proto.TLstat
 	if follow {
 		t = proto.TStat
 	}
-	r, err := v.call(ctx, t, &proto.PathOp{VM: v.id, Name: name})
+	r, err := f.v.call(ctx, t, &proto.PathOp{VM: f.v.id, Guest: f.guest, Name: name})
 	if err != nil {
 		return vfs.Stat{}, err
 	}
@@ -235,30 +251,30 @@ func (v *VM) Stat(ctx context.Context, name string, follow bool) (vfs.Stat, erro
 }
 
 // Remove removes name (with all, recursively).
-func (v *VM) Remove(ctx context.Context, name string, all bool) error {
+func (f *Files) Remove(ctx context.Context, name string, all bool) error {
 	t := proto.TRemove
 	if all {
 		t = proto.TRemoveAll
 	}
-	_, err := v.call(ctx, t, &proto.PathOp{VM: v.id, Name: name})
+	_, err := f.v.call(ctx, t, &proto.PathOp{VM: f.v.id, Guest: f.guest, Name: name})
 	return err
 }
 
 // Rename renames oldname to newname.
-func (v *VM) Rename(ctx context.Context, oldname, newname string) error {
-	_, err := v.call(ctx, proto.TRename, &proto.TwoPaths{VM: v.id, Old: oldname, New: newname})
+func (f *Files) Rename(ctx context.Context, oldname, newname string) error {
+	_, err := f.v.call(ctx, proto.TRename, &proto.TwoPaths{VM: f.v.id, Guest: f.guest, Old: oldname, New: newname})
 	return err
 }
 
 // Symlink creates link pointing to target.
-func (v *VM) Symlink(ctx context.Context, target, link string) error {
-	_, err := v.call(ctx, proto.TSymlink, &proto.TwoPaths{VM: v.id, Old: target, New: link})
+func (f *Files) Symlink(ctx context.Context, target, link string) error {
+	_, err := f.v.call(ctx, proto.TSymlink, &proto.TwoPaths{VM: f.v.id, Guest: f.guest, Old: target, New: link})
 	return err
 }
 
 // Readlink returns a symlink's target.
-func (v *VM) Readlink(ctx context.Context, name string) (string, error) {
-	r, err := v.call(ctx, proto.TReadlink, &proto.PathOp{VM: v.id, Name: name})
+func (f *Files) Readlink(ctx context.Context, name string) (string, error) {
+	r, err := f.v.call(ctx, proto.TReadlink, &proto.PathOp{VM: f.v.id, Guest: f.guest, Name: name})
 	if err != nil {
 		return "", err
 	}
@@ -266,8 +282,8 @@ func (v *VM) Readlink(ctx context.Context, name string) (string, error) {
 }
 
 // Chmod sets the mode bits of name.
-func (v *VM) Chmod(ctx context.Context, name string, mode uint32) error {
-	_, err := v.call(ctx, proto.TChmod, &proto.PathOp{VM: v.id, Name: name, Mode: mode})
+func (f *Files) Chmod(ctx context.Context, name string, mode uint32) error {
+	_, err := f.v.call(ctx, proto.TChmod, &proto.PathOp{VM: f.v.id, Guest: f.guest, Name: name, Mode: mode})
 	return err
 }
 
@@ -466,8 +482,8 @@ func (v *VM) Dial(ctx context.Context, port uint16) (net.Conn, error) {
 
 // Watch watches path in the VM (see proto.Watch): the stream of its
 // inotify records, which Close ends.
-func (v *VM) Watch(ctx context.Context, path string, recursive bool) (io.ReadCloser, error) {
-	p, err := v.start(ctx, proto.TWatch, &proto.Watch{VM: v.id, Path: path, Recursive: recursive})
+func (f *Files) Watch(ctx context.Context, path string, recursive bool) (io.ReadCloser, error) {
+	p, err := f.v.start(ctx, proto.TWatch, &proto.Watch{VM: f.v.id, Path: path, Recursive: recursive, Guest: f.guest})
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ import (
 
 // Version is the protocol version this package speaks. Hello and Welcome
 // carry it; a peer with another version is refused.
-const Version = 4
+const Version = 5
 
 // Frame and stream limits of the protocol.
 const (
@@ -49,7 +49,7 @@ const (
 	EnvMode = "SECEXEC_ENGINE"
 	// ModeValue is EnvMode's value; it names the protocol version, so an
 	// engine binary of another version refuses to serve.
-	ModeValue = "proto4"
+	ModeValue = "proto5"
 	EngineFD  = 3
 	TokenFD   = 4
 	// EnvLogLevel carries the client's log level (slog's names: DEBUG,
@@ -282,6 +282,10 @@ type VMRef struct {
 // A ReadFile with Chunk set reads one piece of a regular file: at most
 // Limit bytes (and at most MaxChunk) at Offset, answered inline in the
 // Response (vmhost.Host.ReadAt).
+//
+// With Guest set, the operation acts as the VM's guest user under the
+// VM's policy (vmhost.Host.Guest) instead of as the host; Unmount refuses
+// it.
 type PathOp struct {
 	VM     uint64 `cbor:"1,keyasint"`
 	Name   string `cbor:"2,keyasint"`
@@ -289,14 +293,16 @@ type PathOp struct {
 	Limit  int64  `cbor:"4,keyasint,omitempty"`
 	Offset int64  `cbor:"5,keyasint,omitempty"`
 	Chunk  bool   `cbor:"6,keyasint,omitempty"`
+	Guest  bool   `cbor:"7,keyasint,omitempty"`
 }
 
 // TwoPaths is the body of Rename (Old → New) and Symlink (a link New
-// pointing to Old).
+// pointing to Old); Guest as in PathOp.
 type TwoPaths struct {
-	VM  uint64 `cbor:"1,keyasint"`
-	Old string `cbor:"2,keyasint"`
-	New string `cbor:"3,keyasint"`
+	VM    uint64 `cbor:"1,keyasint"`
+	Old   string `cbor:"2,keyasint"`
+	New   string `cbor:"3,keyasint"`
+	Guest bool   `cbor:"4,keyasint,omitempty"`
 }
 
 // WriteFile writes Size bytes to Name: Data, then (if Size is larger) the
@@ -304,7 +310,7 @@ type TwoPaths struct {
 //
 // With At set, Data (all of it: Size equals its length) is written into
 // the existing file at Offset without truncating it (vmhost.Host.WriteAt),
-// so a file is streamed in pieces.
+// so a file is streamed in pieces. Guest as in PathOp.
 type WriteFile struct {
 	VM     uint64 `cbor:"1,keyasint"`
 	Name   string `cbor:"2,keyasint"`
@@ -313,6 +319,7 @@ type WriteFile struct {
 	Data   []byte `cbor:"5,keyasint,omitempty"`
 	Offset int64  `cbor:"6,keyasint,omitempty"`
 	At     bool   `cbor:"7,keyasint,omitempty"`
+	Guest  bool   `cbor:"8,keyasint,omitempty"`
 }
 
 // MountReq mounts a filesystem into VM.
@@ -381,11 +388,12 @@ type Dial struct {
 // Watch watches Path (with Recursive, the tree below it) in the VM for
 // the embedder. Like Dial, it is a process without a program: fd 1
 // carries the events as struct inotify_event records (names relative to
-// Path), fd 0 is unused, and Signal ends the watch.
+// Path), fd 0 is unused, and Signal ends the watch. Guest as in PathOp.
 type Watch struct {
 	VM        uint64 `cbor:"1,keyasint"`
 	Path      string `cbor:"2,keyasint"`
 	Recursive bool   `cbor:"3,keyasint"`
+	Guest     bool   `cbor:"4,keyasint,omitempty"`
 }
 
 // Metrics asks for the engine's metrics: the Response carries them in

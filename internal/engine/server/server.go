@@ -390,10 +390,11 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 		if err != nil {
 			return errResp(err)
 		}
+		files := filesOf(v.host, b.Guest)
 		if b.At {
-			return errResp(v.host.WriteAt(ctx, b.Name, b.Offset, data))
+			return errResp(files.WriteAt(ctx, b.Name, b.Offset, data))
 		}
-		return errResp(v.host.WriteFile(ctx, b.Name, data, b.Perm))
+		return errResp(files.WriteFile(ctx, b.Name, data, b.Perm))
 	case *proto.PathOp:
 		v, err := c.vm(b.VM)
 		if err != nil {
@@ -405,10 +406,11 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 		if err != nil {
 			return errResp(err)
 		}
+		files := filesOf(v.host, b.Guest)
 		if f.Type == proto.TRename {
-			return errResp(v.host.Rename(ctx, b.Old, b.New))
+			return errResp(files.Rename(ctx, b.Old, b.New))
 		}
-		return errResp(v.host.Symlink(ctx, b.Old, b.New))
+		return errResp(files.Symlink(ctx, b.Old, b.New))
 	case *proto.MountReq:
 		v, err := c.vm(b.VM)
 		if err != nil {
@@ -451,7 +453,7 @@ func (c *conn) handle(ctx context.Context, f proto.Frame, up *upload, stdin *flo
 			c.endStdin(f.ID, stdin)
 			return errResp(err)
 		}
-		rc, err := v.host.Watch(ctx, b.Path, b.Recursive)
+		rc, err := filesOf(v.host, b.Guest).Watch(ctx, b.Path, b.Recursive)
 		if err != nil {
 			c.endStdin(f.ID, stdin)
 			return errResp(err)
@@ -574,7 +576,24 @@ func (c *conn) closeVM(ctx context.Context, id uint64) *proto.Response {
 	return errResp(err)
 }
 
-func (c *conn) pathOp(ctx context.Context, id uint64, t proto.Type, h *vmhost.Host, b *proto.PathOp) *proto.Response {
+// filesOf returns the file operations of the host or, with guest, of the
+// VM's guest user under the VM's policy.
+func filesOf(h *vmhost.Host, guest bool) vmhost.FileOps {
+	if guest {
+		return h.Guest()
+	}
+	return h.Files
+}
+
+func (c *conn) pathOp(ctx context.Context, id uint64, t proto.Type, host *vmhost.Host, b *proto.PathOp) *proto.Response {
+	if t == proto.TUnmount {
+		if b.Guest {
+			// Mounts are the embedder's: a guest may not change them.
+			return errResp(errno.Path("umount", b.Name, errno.EPERM))
+		}
+		return errResp(host.Unmount(ctx, b.Name))
+	}
+	h := filesOf(host, b.Guest)
 	switch t {
 	case proto.TReadFile:
 		if b.Chunk {
@@ -631,8 +650,6 @@ func (c *conn) pathOp(ctx context.Context, id uint64, t proto.Type, h *vmhost.Ho
 			return errResp(err)
 		}
 		return &proto.Response{Target: target}
-	case proto.TUnmount:
-		return errResp(h.Unmount(ctx, b.Name))
 	}
 	return errResp(fmt.Errorf("engine: %s: %w", t, errno.ENOSYS))
 }
