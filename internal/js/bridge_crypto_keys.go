@@ -20,6 +20,7 @@ import (
 
 	v8 "github.com/tommie/v8go"
 
+	"github.com/secexec/secexec/internal/node/cfrg"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -48,7 +49,7 @@ func (c *keyCache) put(der []byte, k any) {
 // keyInfo is what JavaScript learns of a key besides its bytes.
 type keyInfo struct {
 	Type  string `json:"type"` // private or public
-	Kind  string `json:"akt"`  // rsa, ec, ed25519, x25519
+	Kind  string `json:"akt"`  // rsa, ec, ed25519, x25519, ed448, x448
 	Bits  int    `json:"modulusLength,omitempty"`
 	Exp   int    `json:"publicExponent,omitempty"`
 	Curve string `json:"namedCurve,omitempty"`
@@ -132,6 +133,9 @@ func infoOf(k any) (keyInfo, error) {
 		}
 		return keyInfo{Type: "public", Kind: "x25519"}, nil
 	}
+	if kind, priv := cfrg.Kind(k); kind != "" {
+		return keyInfo{Type: map[bool]string{true: "private", false: "public"}[priv], Kind: kind}, nil
+	}
 	return keyInfo{}, errOSSLUnsupported
 }
 
@@ -146,7 +150,7 @@ func publicOf(k any) any {
 	case *ecdh.PrivateKey:
 		return k.PublicKey()
 	}
-	return k
+	return cfrg.PublicOf(k)
 }
 
 func isPrivate(k any) bool {
@@ -154,16 +158,54 @@ func isPrivate(k any) bool {
 	case *rsa.PrivateKey, *ecdsa.PrivateKey, ed25519.PrivateKey, *ecdh.PrivateKey:
 		return true
 	}
-	return false
+	_, priv := cfrg.Kind(k)
+	return priv
 }
 
 // canonical returns the DER a KeyObject holds: PKCS #8 for private keys,
 // SPKI for public keys.
 func canonical(k any) ([]byte, error) {
 	if isPrivate(k) {
-		return x509.MarshalPKCS8PrivateKey(k)
+		return marshalPKCS8(k)
+	}
+	return marshalSPKI(k)
+}
+
+// marshalPKCS8 and marshalSPKI add Ed448 and X448 (package cfrg) to the
+// standard library's encoders; parsePKCS8 and parseSPKI do the same for
+// its decoders.
+func marshalPKCS8(k any) ([]byte, error) {
+	if cfrg.IsKey(k) {
+		return cfrg.MarshalPKCS8(k)
+	}
+	return x509.MarshalPKCS8PrivateKey(k)
+}
+
+func marshalSPKI(k any) ([]byte, error) {
+	if cfrg.IsKey(k) {
+		return cfrg.MarshalSPKI(k)
 	}
 	return x509.MarshalPKIXPublicKey(k)
+}
+
+func parsePKCS8(der []byte) (any, error) {
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		if ck, cerr := cfrg.ParsePKCS8(der); cerr == nil {
+			return ck, nil
+		}
+	}
+	return k, err
+}
+
+func parseSPKI(der []byte) (any, error) {
+	k, err := x509.ParsePKIXPublicKey(der)
+	if err != nil {
+		if ck, cerr := cfrg.ParseSPKI(der); cerr == nil {
+			return ck, nil
+		}
+	}
+	return k, err
 }
 
 var (
@@ -182,7 +224,7 @@ func parsePrivateDER(typ string, der []byte) (any, error) {
 	var err error
 	switch typ {
 	case "pkcs8":
-		k, err = x509.ParsePKCS8PrivateKey(der)
+		k, err = parsePKCS8(der)
 	case "pkcs1":
 		k, err = x509.ParsePKCS1PrivateKey(der)
 	case "sec1":
@@ -210,7 +252,7 @@ func parsePublicDER(typ string, der []byte) (any, error) {
 	var err error
 	switch typ {
 	case "spki":
-		k, err = x509.ParsePKIXPublicKey(der)
+		k, err = parseSPKI(der)
 	case "pkcs1":
 		k, err = x509.ParsePKCS1PublicKey(der)
 	case "pkcs8", "sec1":
@@ -436,6 +478,18 @@ func parseJWK(kind string, data []byte) (any, error) {
 				return nil, errJWKData
 			}
 			return k, nil
+		case "Ed448", "X448":
+			var d []byte
+			if priv {
+				if d, err = b64u(j.D); err != nil {
+					return nil, errJWKData
+				}
+			}
+			k, err := cfrg.FromJWK(j.Crv, x, d, priv)
+			if err != nil {
+				return nil, errJWKData
+			}
+			return k, nil
 		}
 		return nil, cryptoErr("ERR_CRYPTO_INVALID_JWK", "Unsupported JWK EC curve: "+j.Crv+".")
 	}
@@ -507,6 +561,9 @@ func exportJWK(k any) ([]byte, error) {
 	case *ecdh.PrivateKey:
 		return okpJWK("X25519", k.PublicKey().Bytes(), k.Bytes())
 	}
+	if crv, x, d := cfrg.JWK(k); crv != "" {
+		return okpJWK(crv, x, d)
+	}
 	return nil, errOSSLUnsupported
 }
 
@@ -531,10 +588,10 @@ func exportKey(k any, format, typ string) ([]byte, error) {
 	switch typ {
 	case "pkcs8":
 		label = "PRIVATE KEY"
-		der, err = x509.MarshalPKCS8PrivateKey(k)
+		der, err = marshalPKCS8(k)
 	case "spki":
 		label = "PUBLIC KEY"
-		der, err = x509.MarshalPKIXPublicKey(k)
+		der, err = marshalSPKI(k)
 	case "pkcs1":
 		switch k := k.(type) {
 		case *rsa.PrivateKey:
@@ -601,12 +658,12 @@ func (r *rt) keyFromDER(der []byte) (any, error) {
 	if k, ok := c.m[string(der)]; ok {
 		return k, nil
 	}
-	k, err := x509.ParsePKCS8PrivateKey(der)
+	k, err := parsePKCS8(der)
 	if err != nil {
 		if len(der) > maxPrivateKeyDER {
 			return nil, errno.EINVAL
 		}
-		k, err = x509.ParsePKIXPublicKey(der)
+		k, err = parseSPKI(der)
 	}
 	if err != nil {
 		return nil, errno.EINVAL
@@ -683,6 +740,10 @@ func (r *rt) generateKey(kind string, opts []byte) (any, error) {
 		_, k, err = ed25519.GenerateKey(rand.Reader)
 	case "x25519":
 		k, err = ecdh.X25519().GenerateKey(rand.Reader)
+	case "ed448":
+		k, err = cfrg.GenerateEd448(rand.Reader)
+	case "x448":
+		k, err = cfrg.GenerateX448(rand.Reader)
 	default:
 		return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "key type "+kind+" is not supported in this sandbox")
 	}

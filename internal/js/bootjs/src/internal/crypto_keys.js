@@ -155,7 +155,6 @@ function validateJWK(jwk, priv) {
       if (!['Ed25519', 'Ed448', 'X25519', 'X448'].includes(jwk.crv)) throw invalidValue('key.crv', jwk.crv, "must be one of: 'Ed25519', 'Ed448', 'X25519', 'X448'");
       str('x');
       if (priv) str('d');
-      if (jwk.crv === 'Ed448' || jwk.crv === 'X448') throw cryptoError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', `${jwk.crv} keys are not supported in this sandbox`);
       break;
     default:
       throw invalidValue('key.kty', jwk.kty, "must be one of: 'RSA', 'EC', 'OKP'");

@@ -72,19 +72,22 @@ function makeKey(keyObject, algorithm, usages, extractable) {
 function isCryptoKey(v) { return v !== null && typeof v === 'object' && !!slot(v); }
 
 // Algorithm names per operation, and the members each takes.
-const names = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDSA', 'ECDH', 'Ed25519', 'X25519', 'AES-CTR', 'AES-CBC',
+const names = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDSA', 'ECDH', 'Ed25519', 'Ed448', 'X25519', 'X448', 'AES-CTR', 'AES-CBC',
   'AES-GCM', 'AES-KW', 'HMAC', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', 'HKDF', 'PBKDF2'];
 const rsa = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP'];
+const cfrg = ['Ed25519', 'Ed448', 'X25519', 'X448'];
+// The raw (and JWK "x") length of each CFRG curve's keys.
+const cfrgBytes = { Ed25519: 32, X25519: 32, Ed448: 57, X448: 56 };
 const aes = ['AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW'];
 const ops = {
   digest: ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'],
-  generateKey: [...rsa, 'ECDSA', 'ECDH', 'Ed25519', 'X25519', ...aes, 'HMAC'],
-  importKey: [...rsa, 'ECDSA', 'ECDH', 'Ed25519', 'X25519', ...aes, 'HMAC', 'HKDF', 'PBKDF2'],
-  sign: ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA', 'Ed25519', 'HMAC'],
-  verify: ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA', 'Ed25519', 'HMAC'],
+  generateKey: [...rsa, 'ECDSA', 'ECDH', 'Ed25519', 'Ed448', 'X25519', 'X448', ...aes, 'HMAC'],
+  importKey: [...rsa, 'ECDSA', 'ECDH', 'Ed25519', 'Ed448', 'X25519', 'X448', ...aes, 'HMAC', 'HKDF', 'PBKDF2'],
+  sign: ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA', 'Ed25519', 'Ed448', 'HMAC'],
+  verify: ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA', 'Ed25519', 'Ed448', 'HMAC'],
   encrypt: ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM'],
   decrypt: ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM'],
-  deriveBits: ['ECDH', 'X25519', 'HKDF', 'PBKDF2'],
+  deriveBits: ['ECDH', 'X25519', 'X448', 'HKDF', 'PBKDF2'],
   'get key length': ['AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW', 'HMAC', 'HKDF', 'PBKDF2'],
   wrapKey: ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW'],
   unwrapKey: ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW'],
@@ -110,6 +113,7 @@ const dicts = {
   sign: {
     'RSA-PSS': ['RsaPssParams', [['saltLength', 'int', true]]],
     ECDSA: ['EcdsaParams', [['hash', 'hash', true]]],
+    Ed448: ['Ed448Params', [['context', 'buffer', false]]],
   },
   encrypt: {
     'RSA-OAEP': ['RsaOaepParams', [['label', 'buffer', false]]],
@@ -120,6 +124,7 @@ const dicts = {
   deriveBits: {
     ECDH: ['EcdhKeyDeriveParams', [['public', 'key', true]]],
     X25519: ['EcdhKeyDeriveParams', [['public', 'key', true]]],
+    X448: ['EcdhKeyDeriveParams', [['public', 'key', true]]],
     HKDF: ['HkdfParams', [['hash', 'hash', true], ['salt', 'buffer', true], ['info', 'buffer', true]]],
     PBKDF2: ['Pbkdf2Params', [['hash', 'hash', true], ['salt', 'buffer', true], ['iterations', 'int', true]]],
   },
@@ -197,8 +202,8 @@ function allowedUsages(name) {
     case 'AES-KW': return [['wrapKey', 'unwrapKey']];
     case 'AES-CTR': case 'AES-CBC': case 'AES-GCM': return [['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']];
     case 'PBKDF2': case 'HKDF': return [['deriveKey', 'deriveBits']];
-    case 'ECDSA': case 'Ed25519': case 'RSASSA-PKCS1-v1_5': case 'RSA-PSS': return [['sign'], ['verify']];
-    case 'ECDH': case 'X25519': return [['deriveKey', 'deriveBits'], []];
+    case 'ECDSA': case 'Ed25519': case 'Ed448': case 'RSASSA-PKCS1-v1_5': case 'RSA-PSS': return [['sign'], ['verify']];
+    case 'ECDH': case 'X25519': case 'X448': return [['deriveKey', 'deriveBits'], []];
     case 'RSA-OAEP': return [['decrypt', 'unwrapKey'], ['encrypt', 'wrapKey']];
   }
   return [[]];
@@ -210,7 +215,7 @@ function usageWord(name, generating) {
   if (name === 'HMAC') return 'an HMAC';
   if (aes.includes(name)) return 'an AES';
   if (rsa.includes(name)) return generating ? 'a RSA' : `an ${name}`;
-  if (generating && (name === 'ECDSA' || name === 'ECDH' || name === 'Ed25519' || name === 'X25519')) return `an ${name}`;
+  if (generating && (name === 'ECDSA' || name === 'ECDH' || cfrg.includes(name))) return `an ${name}`;
   return `a ${name}`;
 }
 function checkUsages(name, usages, which, generating) {
@@ -329,7 +334,7 @@ function jwkAlg(name, alg, lengthBits) {
   return undefined;
 }
 
-const sigAlgs = ['HMAC', 'ECDSA', 'Ed25519', 'RSASSA-PKCS1-v1_5', 'RSA-PSS'];
+const sigAlgs = ['HMAC', 'ECDSA', 'Ed25519', 'Ed448', 'RSASSA-PKCS1-v1_5', 'RSA-PSS'];
 function checkJwk(jwk, usages, extractable, kty, name) {
   if (jwk === null || typeof jwk !== 'object' || !jwk.kty) throw dom('Invalid keyData', 'DataError');
   if (jwk.kty !== kty) throw dom('Invalid JWK "kty" Parameter', 'DataError');
@@ -407,7 +412,7 @@ function importAsym(format, keyData, alg, extractable, usages) {
       if (point.length !== 2 * n + 1 || point[0] !== 4) throw dom('Invalid keyData', 'DataError');
       jwk = { kty: 'EC', crv: alg.namedCurve, x: b64u(sub(point, 1, 1 + n)), y: b64u(sub(point, 1 + n)) };
     } else {
-      if (raw.length !== 32) throw dom(`${name} raw keys must be exactly 32-bytes`, 'DataError');
+      if (raw.length !== cfrgBytes[name]) throw dom(`${name} raw keys must be exactly ${cfrgBytes[name]}-bytes`, 'DataError');
       jwk = { kty: 'OKP', crv: name, x: b64u(raw) };
     }
     ko = attempt(() => K.createPublicKey({ key: jwk, format: 'jwk' }));
@@ -524,6 +529,9 @@ function signVerify(op, alg, d, data, signature) {
   }
   let hash = null;
   const opts = { key: ko };
+  if (name === 'Ed448' && alg.context && alg.context.length) {
+    throw dom('Non zero-length context is not yet supported.', 'NotSupportedError');
+  }
   if (name === 'ECDSA') {
     hash = nodeHash(alg.hash);
     opts.dsaEncoding = 'ieee-p1363';
@@ -725,10 +733,11 @@ function derive(alg, d, length, usage) {
       return require('./crypto_kdf.js').hkdfSync(nodeHash(alg.hash), raw, alg.salt, alg.info, length / 8);
     } catch (e) { throw new DOMException('The operation failed for an operation-specific reason', { name: 'OperationError', cause: e }); }
   }
-  // ECDH, X25519
+  // ECDH, X25519, X448
   const pub = s(alg.public);
   if (ko.type !== 'private') throw dom('The requested operation is not valid for the provided key', 'InvalidAccessError');
   if (pub.keyObject.type !== 'public') throw dom('algorithm.public must be a public key', 'InvalidAccessError');
+  if (!['ECDH', 'X25519', 'X448'].includes(pub.algorithm.name)) throw dom('Keys must be ECDH, X25519, or X448 keys', 'InvalidAccessError');
   if (pub.algorithm.name !== name) throw dom('The public and private keys must be of the same type', 'InvalidAccessError');
   if (name === 'ECDH' && pub.algorithm.namedCurve !== d.algorithm.namedCurve) throw dom('Named curve mismatch', 'InvalidAccessError');
   let bits;
