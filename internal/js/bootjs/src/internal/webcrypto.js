@@ -190,6 +190,7 @@ function normalize(alg, op) {
 }
 
 const blockBits = { 'SHA-1': 512, 'SHA-256': 512, 'SHA-384': 1024, 'SHA-512': 1024 };
+const hashBytes = { 'SHA-1': 20, 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 };
 const nodeHash = (h) => h.name.replace('-', '').toLowerCase();
 const curves = { 'P-256': 'prime256v1', 'P-384': 'secp384r1', 'P-521': 'secp521r1' };
 const curveNames = { prime256v1: 'P-256', secp256r1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
@@ -538,7 +539,16 @@ function signVerify(op, alg, d, data, signature) {
   } else if (rsa.includes(name)) {
     hash = nodeHash(d.algorithm.hash);
     opts.padding = name === 'RSA-PSS' ? 6 : 1;
-    if (name === 'RSA-PSS') opts.saltLength = alg.saltLength;
+    if (name === 'RSA-PSS') {
+      // Node checks the salt against the key before it signs or verifies.
+      const max = Math.ceil((d.algorithm.modulusLength - 1) / 8) - hashBytes[d.algorithm.hash.name] - 2;
+      if (alg.saltLength > max) {
+        throw new DOMException('The operation failed for an operation-specific reason', {
+          name: 'OperationError', cause: U.outOfRange('algorithm.saltLength', `>= 0 && <= ${max}`, alg.saltLength),
+        });
+      }
+      opts.saltLength = alg.saltLength;
+    }
   }
   if (op === 'sign') {
     try { return toAB(S.sign(hash, data, opts)); } catch (e) { throw new DOMException('The operation failed for an operation-specific reason', { name: 'OperationError', cause: e }); }
