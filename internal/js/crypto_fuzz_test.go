@@ -12,6 +12,8 @@ import (
 	"math/big"
 	"slices"
 	"testing"
+
+	"github.com/secexec/secexec/internal/node/cfrg"
 )
 
 // keySeeds are valid keys in every encoding the importer reads.
@@ -28,14 +30,22 @@ func keySeeds(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, k := range []any{rk, ek, dk} {
-		der, err := x509.MarshalPKCS8PrivateKey(k)
+	ed448k, err := cfrg.GenerateEd448(rand.Reader)
+	if err != nil {
+		f.Fatal(err)
+	}
+	x448k, err := cfrg.GenerateX448(rand.Reader)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, k := range []any{rk, ek, dk, ed448k, x448k} {
+		der, err := marshalPKCS8(k)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(der, uint8(1))
 		f.Add(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), uint8(0))
-		pub, err := x509.MarshalPKIXPublicKey(publicOf(k))
+		pub, err := marshalSPKI(publicOf(k))
 		if err != nil {
 			f.Fatal(err)
 		}
