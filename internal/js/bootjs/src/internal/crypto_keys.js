@@ -27,6 +27,10 @@ class KeyObject {
     return ko;
   }
 
+  toCryptoKey(algorithm, extractable, keyUsages) {
+    return require('./webcrypto.js').toCryptoKey(this, algorithm, extractable, keyUsages);
+  }
+
   equals(otherKeyObject) {
     if (!(otherKeyObject instanceof KeyObject)) throw U.invalidType('otherKeyObject', 'an instance of KeyObject', otherKeyObject);
     if (otherKeyObject === this) return true;

@@ -351,11 +351,15 @@ function checkJwk(jwk, usages, extractable, kty, name) {
 function importSecret(format, keyData, alg, extractable, usages) {
   const name = alg.name;
   if ((name === 'PBKDF2' || name === 'HKDF')) {
-    if (format !== 'raw') throw dom(`Unable to import ${name} key with format ${format}`, 'NotSupportedError');
+    if (format !== 'raw' && format !== 'KeyObject') throw dom(`Unable to import ${name} key with format ${format}`, 'NotSupportedError');
     if (extractable) throw dom(`${name} keys are not extractable`, 'SyntaxError');
   }
   let raw;
   if (format === 'raw') raw = argData(keyData, 'importKey', '2nd');
+  else if (format === 'KeyObject') {
+    if (keyData.type !== 'secret') throw dom('Invalid key type', 'DataError');
+    raw = K.secretBytes(keyData);
+  }
   else if (format === 'jwk') {
     checkJwk(keyData, usages, extractable, 'oct', name);
     if (typeof keyData.k !== 'string') throw dom('Invalid keyData', 'DataError');
@@ -370,7 +374,7 @@ function importSecret(format, keyData, alg, extractable, usages) {
     if (bits !== 128 && bits !== 192 && bits !== 256) throw dom('Invalid key length', 'DataError');
     a = { name, length: bits };
   } else if (name === 'HMAC') {
-    if (bits === 0) throw dom('Zero-length key is not supported', 'DataError');
+    if (bits === 0 || alg.length === 0) throw dom('Zero-length key is not supported', 'DataError');
     if (alg.length !== undefined && alg.length !== bits) throw dom('Invalid key length', 'DataError');
     a = { name, hash: { name: alg.hash.name }, length: bits };
   } else {
@@ -391,7 +395,11 @@ function importAsym(format, keyData, alg, extractable, usages) {
   const attempt = (f, msg = 'Invalid keyData') => {
     try { return f(); } catch (e) { throw new DOMException(msg, { name: 'DataError', cause: e }); }
   };
-  if (format === 'spki') {
+  if (format === 'KeyObject') {
+    checkUsages(name, usages, keyData.type === 'private' ? 0 : 1);
+    if (keyData.type === 'secret') throw dom('Invalid key type', 'DataError');
+    ko = keyData;
+  } else if (format === 'spki') {
     checkUsages(name, usages, 1);
     const der = argData(keyData, 'importKey', '2nd');
     ko = attempt(() => K.createPublicKey({ key: der, format: 'der', type: 'spki' }));
@@ -439,7 +447,9 @@ function importAsym(format, keyData, alg, extractable, usages) {
   if (ec && curveNames[ko.asymmetricKeyDetails.namedCurve] !== alg.namedCurve) throw dom('Named curve mismatch', 'DataError');
   if (ko.type === 'private' && usages.length === 0) throw dom('Usages cannot be empty when importing a private key.', 'SyntaxError');
   const a = algorithmOf(name, ko, alg);
-  return makeKey(ko, a, usages, ko.type === 'public' ? true : extractable);
+  // Imported public keys are always extractable, but not those made by
+  // KeyObject.toCryptoKey (as in Node 22).
+  return makeKey(ko, a, usages, ko.type === 'public' && format !== 'KeyObject' ? true : extractable);
 }
 
 async function importKey(format, keyData, algorithm, extractable, keyUsages) {
@@ -459,6 +469,14 @@ function importNormalized(format, keyData, alg, extractable, usages) {
     return importSecret(format, keyData, alg, extractable, usages);
   }
   return importAsym(format, keyData, alg, extractable, usages);
+}
+
+// toCryptoKey is KeyObject.prototype.toCryptoKey (Node 22.10): the
+// key imported as importKey would, from the KeyObject itself.
+function toCryptoKey(keyObject, algorithm, extractable, keyUsages) {
+  const alg = normalize(algorithm, 'importKey');
+  const usages = usageList(keyUsages, 'toCryptoKey', '3rd');
+  return importNormalized('KeyObject', keyObject, alg, !!extractable, usages);
 }
 
 // --- exportKey
@@ -857,6 +875,6 @@ function cloneAlgorithm(a) {
 }
 
 module.exports = {
-  CryptoKey, isCryptoKey, keyObjectOf, makeKey,
+  CryptoKey, isCryptoKey, keyObjectOf, makeKey, toCryptoKey,
   digest, generateKey, importKey, exportKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey, wrapKey, unwrapKey,
 };
