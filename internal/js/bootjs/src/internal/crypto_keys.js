@@ -209,7 +209,7 @@ function createPrivateKey(key) {
 function createPublicKey(key) {
   const k0 = key instanceof KeyObject ? key : (key && typeof key === 'object' && key.key instanceof KeyObject ? key.key : null);
   if (k0) {
-    if (k0.type !== 'private') throw U.invalidType('key', 'of type string or an instance of ArrayBuffer, Buffer, TypedArray, or DataView', k0);
+    if (k0.type !== 'private') throw cryptoError('ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE', `Invalid key object type ${k0.type}, expected private.`);
     return publicFromPrivate(k0);
   }
   return prepareKey(key, 'public');
