@@ -21,6 +21,7 @@ import (
 	v8 "github.com/tommie/v8go"
 
 	"github.com/secexec/secexec/internal/node/cfrg"
+	"github.com/secexec/secexec/internal/node/keyenc"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -211,12 +212,44 @@ func parseSPKI(der []byte) (any, error) {
 var (
 	errASN1      = osslErr("0680007B", "asn1 encoding routines", "header too long", "ERR_OSSL_ASN1_HEADER_TOO_LONG")
 	errASN1Field = osslErr("06800079", "asn1 encoding routines", "field missing", "ERR_OSSL_ASN1_FIELD_MISSING")
-	// errEncrypted reports an encrypted private key: we do not decrypt
-	// PKCS #8 or legacy PEM encryption.
-	errEncrypted = cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "Encrypted private keys are not supported in this sandbox")
+	// errNoPassphrase is OpenSSL 3's report of an encrypted PEM key read
+	// without a passphrase (it asked a callback, which had none).
+	errNoPassphrase = osslErr("07880109", "common libcrypto routines", "interrupted or cancelled", "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED")
+	// errMissingPassphrase is Node's for encrypted DER without one.
+	errMissingPassphrase = cryptoErr("ERR_MISSING_PASSPHRASE", "Passphrase required for encrypted key")
 )
 
-func parsePrivateDER(typ string, der []byte) (any, error) {
+// keyPassphrase is the passphrase given with key material (if any) and
+// how to run the work of decrypting with it.
+type keyPassphrase struct {
+	given bool
+	pass  []byte
+	// work runs fn, PBKDF2's work of cost (iterations times blocks), or
+	// refuses it; nil runs it in place (tests).
+	work func(cost int64, fn func()) error
+}
+
+// decryptPKCS8 decrypts an EncryptedPrivateKeyInfo with pp.
+func (pp *keyPassphrase) decryptPKCS8(der []byte) ([]byte, error) {
+	d, err := keyenc.ParsePKCS8(der)
+	if err != nil {
+		return nil, errOSSLUnsupported
+	}
+	var plain []byte
+	var derr error
+	run := func() { plain, derr = d.Decrypt(pp.pass) }
+	if pp.work == nil {
+		run()
+	} else if err := pp.work(d.Cost(), run); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, errBadDecrypt
+	}
+	return plain, nil
+}
+
+func parsePrivateDER(typ string, der []byte, pp *keyPassphrase) (any, error) {
 	if len(der) > maxPrivateKeyDER {
 		return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("private keys larger than %d bytes are not supported in this sandbox", maxPrivateKeyDER))
 	}
@@ -225,6 +258,16 @@ func parsePrivateDER(typ string, der []byte) (any, error) {
 	switch typ {
 	case "pkcs8":
 		k, err = parsePKCS8(der)
+		if err != nil && keyenc.IsEncryptedPKCS8(der) {
+			if pp == nil || !pp.given {
+				return nil, errMissingPassphrase
+			}
+			plain, derr := pp.decryptPKCS8(der)
+			if derr != nil {
+				return nil, derr
+			}
+			return parsePrivateDER("pkcs8", plain, nil)
+		}
 	case "pkcs1":
 		k, err = x509.ParsePKCS1PrivateKey(der)
 	case "sec1":
@@ -247,7 +290,7 @@ func asn1Err(der []byte) error {
 	return errASN1
 }
 
-func parsePublicDER(typ string, der []byte) (any, error) {
+func parsePublicDER(typ string, der []byte, pp *keyPassphrase) (any, error) {
 	var k any
 	var err error
 	switch typ {
@@ -256,7 +299,7 @@ func parsePublicDER(typ string, der []byte) (any, error) {
 	case "pkcs1":
 		k, err = x509.ParsePKCS1PublicKey(der)
 	case "pkcs8", "sec1":
-		p, err := parsePrivateDER(typ, der)
+		p, err := parsePrivateDER(typ, der, pp)
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +315,7 @@ func parsePublicDER(typ string, der []byte) (any, error) {
 
 // parsePEM reads the first PEM block that holds a key of the wanted kind;
 // text around and between blocks is skipped, as OpenSSL does.
-func parsePEM(kind string, data []byte) (any, error) {
+func parsePEM(kind string, data []byte, pp *keyPassphrase) (any, error) {
 	rest := data
 	for {
 		var b *pem.Block
@@ -280,30 +323,42 @@ func parsePEM(kind string, data []byte) (any, error) {
 		if b == nil {
 			return nil, errOSSLUnsupported
 		}
-		if _, enc := b.Headers["Proc-Type"]; enc && b.Type != "CERTIFICATE" {
-			return nil, errEncrypted
+		body := b.Bytes
+		if b.Type != "CERTIFICATE" && (keyenc.IsEncryptedPEM(b) || b.Type == "ENCRYPTED PRIVATE KEY") {
+			if pp == nil || !pp.given {
+				return nil, errNoPassphrase
+			}
+			var err error
+			if b.Type == "ENCRYPTED PRIVATE KEY" {
+				body, err = pp.decryptPKCS8(b.Bytes)
+			} else if body, err = keyenc.DecryptPEM(b, pp.pass); errors.Is(err, keyenc.ErrBadDecrypt) {
+				err = errBadDecrypt
+			} else if err != nil {
+				err = errOSSLUnsupported
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 		var k any
 		var err error
 		switch b.Type {
-		case "PRIVATE KEY":
-			k, err = parsePrivateDER("pkcs8", b.Bytes)
+		case "PRIVATE KEY", "ENCRYPTED PRIVATE KEY":
+			k, err = parsePrivateDER("pkcs8", body, nil)
 		case "RSA PRIVATE KEY":
-			k, err = parsePrivateDER("pkcs1", b.Bytes)
+			k, err = parsePrivateDER("pkcs1", body, nil)
 		case "EC PRIVATE KEY":
-			k, err = parsePrivateDER("sec1", b.Bytes)
-		case "ENCRYPTED PRIVATE KEY":
-			return nil, errEncrypted
+			k, err = parsePrivateDER("sec1", body, nil)
 		case "PUBLIC KEY":
 			if kind == "private" {
 				return nil, errOSSLUnsupported
 			}
-			k, err = parsePublicDER("spki", b.Bytes)
+			k, err = parsePublicDER("spki", body, nil)
 		case "RSA PUBLIC KEY":
 			if kind == "private" {
 				return nil, errOSSLUnsupported
 			}
-			k, err = parsePublicDER("pkcs1", b.Bytes)
+			k, err = parsePublicDER("pkcs1", body, nil)
 		case "CERTIFICATE":
 			if kind == "private" {
 				return nil, errOSSLUnsupported
@@ -577,8 +632,11 @@ func okpJWK(crv string, x, d []byte) ([]byte, error) {
 }
 
 // exportKey encodes k as format (pem, der) and type (pkcs8, pkcs1, sec1,
-// spki); JavaScript has checked that the type suits the key.
-func exportKey(k any, format, typ string) ([]byte, error) {
+// spki), encrypted with cipher and pass when cipher is not empty (PKCS #8
+// encryption for pkcs8, legacy PEM encryption for the others);
+// JavaScript has checked that the type suits the key and the encryption
+// the format.
+func exportKey(k any, format, typ, cipher string, pass []byte) ([]byte, error) {
 	if format == "jwk" {
 		return exportJWK(k)
 	}
@@ -614,6 +672,23 @@ func exportKey(k any, format, typ string) ([]byte, error) {
 	if err != nil {
 		return nil, errOSSLUnsupported
 	}
+	if cipher != "" {
+		if !keyenc.KnownCipher(cipher) {
+			return nil, cryptoErr("ERR_CRYPTO_UNKNOWN_CIPHER", "Unknown cipher")
+		}
+		if typ == "pkcs8" {
+			if der, err = keyenc.EncryptPKCS8(rand.Reader, der, cipher, pass); err != nil {
+				return nil, errOSSLUnsupported
+			}
+			label = "ENCRYPTED PRIVATE KEY"
+		} else {
+			b, err := keyenc.EncryptPEM(rand.Reader, label, der, cipher, pass)
+			if err != nil {
+				return nil, errOSSLUnsupported
+			}
+			return pem.EncodeToMemory(b), nil
+		}
+	}
 	if format == "pem" {
 		return pem.EncodeToMemory(&pem.Block{Type: label, Bytes: der}), nil
 	}
@@ -622,8 +697,8 @@ func exportKey(k any, format, typ string) ([]byte, error) {
 
 // importKey parses guest key material: kind is private or public (a
 // public key may be derived from private material), format pem, der or
-// jwk, typ the DER type.
-func importKey(kind, format, typ string, data []byte) (any, error) {
+// jwk, typ the DER type, pp the passphrase of encrypted material.
+func importKey(kind, format, typ string, data []byte, pp *keyPassphrase) (any, error) {
 	if len(data) > maxKeyInput {
 		return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("key material larger than %d bytes is not supported in this sandbox", maxKeyInput))
 	}
@@ -631,12 +706,12 @@ func importKey(kind, format, typ string, data []byte) (any, error) {
 	var err error
 	switch format {
 	case "pem":
-		k, err = parsePEM(kind, data)
+		k, err = parsePEM(kind, data, pp)
 	case "der":
 		if kind == "private" {
-			k, err = parsePrivateDER(typ, data)
+			k, err = parsePrivateDER(typ, data, pp)
 		} else {
-			k, err = parsePublicDER(typ, data)
+			k, err = parsePublicDER(typ, data, pp)
 		}
 	case "jwk":
 		k, err = parseJWK(kind, data)
@@ -650,6 +725,22 @@ func importKey(kind, format, typ string, data []byte) (any, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// keyDecryptWork bounds the PBKDF2 work of decrypting a guest's key as
+// pbkdf2() is bounded, and runs what is heavy on a charged host thread.
+func (r *rt) keyDecryptWork(cost int64, fn func()) error {
+	if cost > maxPBKDF2Work {
+		return cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("encrypted keys whose PBKDF2 work is above %d are not supported in this sandbox", maxPBKDF2Work))
+	}
+	if cost < minHeavyPBKDF2 {
+		fn()
+		return nil
+	}
+	return r.heavy(func(*atomic.Bool) error {
+		fn()
+		return nil
+	})
 }
 
 // keyFromDER returns the key a KeyObject's canonical DER holds.
@@ -763,10 +854,11 @@ func init() {
 		format, err2 := argString(args, 1)
 		typ, err3 := argString(args, 2)
 		data := r.cs().take(0)
+		pp := &keyPassphrase{given: argBool(args, 3), pass: r.cs().take(1), work: r.keyDecryptWork}
 		if err1 != nil || err2 != nil || err3 != nil {
 			return nil, errno.EINVAL
 		}
-		k, err := importKey(kind, format, typ, data)
+		k, err := importKey(kind, format, typ, data, pp)
 		if err != nil {
 			return nil, err
 		}
@@ -790,6 +882,8 @@ func init() {
 	register("keyExport", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		format, err1 := argString(args, 0)
 		typ, err2 := argString(args, 1)
+		cipher, _ := argString(args, 2) // empty or absent: not encrypted
+		pass := r.cs().take(1)
 		if err1 != nil || err2 != nil {
 			return nil, errno.EINVAL
 		}
@@ -797,7 +891,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		out, err := exportKey(k, format, typ)
+		out, err := exportKey(k, format, typ, cipher, pass)
 		if err != nil {
 			return nil, err
 		}

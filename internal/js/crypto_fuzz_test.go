@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/secexec/secexec/internal/node/cfrg"
+	"github.com/secexec/secexec/kernel/errno"
 )
 
 // keySeeds are valid keys in every encoding the importer reads.
@@ -78,7 +79,15 @@ func FuzzKeyImport(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, sel uint8) {
 		m := modes[int(sel)%len(modes)]
-		k, err := importKey(m.kind, m.format, m.typ, data)
+		k, err := importKey(m.kind, m.format, m.typ, data, &keyPassphrase{given: true, pass: []byte("pw"), work: func(cost int64, fn func()) error {
+			// As the bridge bounds it, but tighter: a fuzzer's iteration
+			// counts must not stall it.
+			if cost > 1<<12 {
+				return errno.EINVAL
+			}
+			fn()
+			return nil
+		}})
 		if err != nil {
 			return
 		}
@@ -89,7 +98,7 @@ func FuzzKeyImport(f *testing.F) {
 		if err != nil {
 			t.Fatalf("imported key does not marshal: %v", err)
 		}
-		back, err := importKey(m.kind, "der", map[bool]string{true: "pkcs8", false: "spki"}[isPrivate(k)], der)
+		back, err := importKey(m.kind, "der", map[bool]string{true: "pkcs8", false: "spki"}[isPrivate(k)], der, nil)
 		if err != nil {
 			t.Fatalf("canonical DER does not import: %v", err)
 		}
@@ -99,10 +108,11 @@ func FuzzKeyImport(f *testing.F) {
 		}
 		for _, typ := range []string{"pkcs8", "spki", "pkcs1", "sec1"} {
 			for _, format := range []string{"pem", "der"} {
-				_, _ = exportKey(k, format, typ)
+				_, _ = exportKey(k, format, typ, "", nil)
+				_, _ = exportKey(k, format, typ, "aes-128-cbc", []byte("pw"))
 			}
 		}
-		if _, err := exportKey(k, "jwk", ""); err != nil {
+		if _, err := exportKey(k, "jwk", "", "", nil); err != nil {
 			t.Fatalf("jwk export: %v", err)
 		}
 	})

@@ -88,16 +88,19 @@ class AsymmetricKeyObject extends KeyObject {
     }
     if (format !== 'pem' && format !== 'der') throw invalidValue('options.format', format);
     checkEncodingType(d.type, d.info.akt, type, 'options.type');
-    if (d.type === 'private') {
-      const { cipher, passphrase } = options;
-      if (cipher !== undefined || passphrase !== undefined) {
-        if (cipher === undefined) throw invalidValue('options.cipher', cipher);
-        if (passphrase === undefined) throw invalidValue('options.passphrase', passphrase);
-        throw cryptoError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'Encrypted private key export is not supported in this sandbox');
+    let cipher = '';
+    if (d.type === 'private' && (options.cipher !== undefined || options.passphrase !== undefined)) {
+      const { passphrase } = options;
+      cipher = options.cipher;
+      if (typeof cipher !== 'string') throw invalidValue('options.cipher', cipher);
+      if (typeof passphrase !== 'string' && !U.isBufferLike(passphrase)) throw invalidValue('options.passphrase', passphrase);
+      if (format === 'der' && type !== 'pkcs8') {
+        throw cryptoError('ERR_CRYPTO_INCOMPATIBLE_KEY_OPTIONS', `The selected key encoding ${type} does not support encryption.`);
       }
+      give(1, passphraseBytes(passphrase));
     }
     give(0, d.bytes);
-    const res = bytes(call(B.keyExport, format, type));
+    const res = bytes(call(B.keyExport, format, type, cipher));
     return format === 'pem' ? res.toString('latin1') : res;
   }
 }
@@ -109,6 +112,8 @@ class PublicKeyObject extends AsymmetricKeyObject {
 class PrivateKeyObject extends AsymmetricKeyObject {
   constructor(handle) { super('private', handle); }
 }
+
+function passphraseBytes(p) { return typeof p === 'string' ? lazyBuffer().from(p, 'utf8') : U.asU8(p); }
 
 function checkEncodingType(kind, akt, type, name) {
   const ok = kind === 'public' ? ['pkcs1', 'spki'] : ['pkcs1', 'pkcs8', 'sec1'];
@@ -171,7 +176,7 @@ function validateJWK(jwk, priv) {
 // takes private material). It returns a KeyObject.
 function prepareKey(key, kind, argName = 'key') {
   if (key instanceof KeyObject) return key;
-  let material = key, format = 'pem', type, encoding;
+  let material = key, format = 'pem', type, encoding, passphrase;
   if (typeof key !== 'string' && !U.isBufferLike(key)) {
     if (key === null || typeof key !== 'object') throw U.invalidType(argName, keyArgTypes, key);
     material = key.key;
@@ -179,6 +184,10 @@ function prepareKey(key, kind, argName = 'key') {
     if (key.format !== undefined) format = key.format;
     type = key.type;
     encoding = key.encoding;
+    passphrase = key.passphrase;
+    if (passphrase !== undefined && typeof passphrase !== 'string' && !U.isBufferLike(passphrase)) {
+      throw invalidValue('options.passphrase', passphrase);
+    }
     if (format !== 'pem' && format !== 'der' && format !== 'jwk') throw invalidValue('options.format', format);
     if (format !== 'jwk' && typeof material !== 'string' && !U.isBufferLike(material)) {
       throw U.invalidType('key.key', keyArgTypes, material);
@@ -195,7 +204,8 @@ function prepareKey(key, kind, argName = 'key') {
   }
   const u8 = typeof material === 'string' ? lazyBuffer().from(material, encoding || 'utf8') : U.asU8(material);
   give(0, u8);
-  return makeAsym(call(B.keyImport, kind, format, type || ''), 0);
+  if (passphrase !== undefined) give(1, passphraseBytes(passphrase));
+  return makeAsym(call(B.keyImport, kind, format, type || '', passphrase !== undefined), 0);
 }
 
 function createPrivateKey(key) {
@@ -262,7 +272,14 @@ function generateKeyPairSync(type, options) {
   const pubEnc = checkEncodingOpts(options.publicKeyEncoding, 'public', akt, 'options.publicKeyEncoding');
   const privEnc = checkEncodingOpts(options.privateKeyEncoding, 'private', akt, 'options.privateKeyEncoding');
   if (privEnc && privEnc.format !== 'jwk' && (privEnc.cipher !== undefined || privEnc.passphrase !== undefined)) {
-    throw cryptoError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'Encrypted private key export is not supported in this sandbox');
+    // Checked before the key is made, as Node does.
+    if (typeof privEnc.cipher !== 'string') throw invalidValue('options.privateKeyEncoding.cipher', privEnc.cipher);
+    if (typeof privEnc.passphrase !== 'string' && !U.isBufferLike(privEnc.passphrase)) {
+      throw invalidValue('options.privateKeyEncoding.passphrase', privEnc.passphrase);
+    }
+    if (privEnc.format === 'der' && privEnc.type !== 'pkcs8') {
+      throw cryptoError('ERR_CRYPTO_INCOMPATIBLE_KEY_OPTIONS', `The selected key encoding ${privEnc.type} does not support encryption.`);
+    }
   }
   give(0, lazyBuffer().from(JSON.stringify(opts)));
   const infoJSON = call(B.keyGenerate, type);
