@@ -2,6 +2,8 @@ package js
 
 import (
 	"bytes"
+	"encoding/asn1"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,5 +152,51 @@ func TestWebCryptoHostInterop(t *testing.T) {
 
 	if got, want := vm("errors"), host("errors"); got != want {
 		t.Errorf("errors differ\n--- VM\n%s\n--- host\n%s", got, want)
+	}
+}
+
+// TestEncryptedKeyIterations: an encrypted PKCS #8 key names its own
+// PBKDF2 iteration count, which a guest chooses. A count past the bound
+// pbkdf2() has is refused before any work; a large one within it runs on
+// a charged host thread (heavy) and ends in the wrong passphrase's error.
+func TestEncryptedKeyIterations(t *testing.T) {
+	enc := func(iter int) string {
+		type algo struct {
+			OID    asn1.ObjectIdentifier
+			Params asn1.RawValue `asn1:"optional"`
+		}
+		must := func(b []byte, err error) []byte {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		kdf := must(asn1.Marshal(struct {
+			Salt []byte
+			Iter int
+		}{make([]byte, 8), iter}))
+		iv := must(asn1.Marshal(make([]byte, 16)))
+		params := must(asn1.Marshal(struct{ KDF, Scheme algo }{
+			algo{asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 5, 12}, asn1.RawValue{FullBytes: kdf}},
+			algo{asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 1, 42}, asn1.RawValue{FullBytes: iv}},
+		}))
+		return hex.EncodeToString(must(asn1.Marshal(struct {
+			Algo algo
+			Data []byte
+		}{algo{asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 5, 13}, asn1.RawValue{FullBytes: params}}, make([]byte, 64)})))
+	}
+	v := newVM(t, nil)
+	r := v.node(`
+const c = require('crypto');
+for (const h of process.argv.slice(1)) {
+  try {
+    c.createPrivateKey({ key: Buffer.from(h, 'hex'), format: 'der', type: 'pkcs8', passphrase: 'guess' });
+    console.log('imported');
+  } catch (e) { console.log(e.code); }
+}
+`, enc(1<<31-1), enc(1<<20), enc(2048))
+	want := "ERR_OUT_OF_RANGE\nERR_OSSL_BAD_DECRYPT\nERR_OSSL_BAD_DECRYPT\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("code %d\nstdout %s\nwant %s\nstderr %s", r.code, r.stdout, want, trunc(r.stderr))
 	}
 }
