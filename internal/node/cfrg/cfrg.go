@@ -296,31 +296,26 @@ func JWK(k any) (crv string, x, d []byte) {
 func FromJWK(crv string, x, d []byte, private bool) (any, error) {
 	switch crv {
 	case "Ed448":
-		pub, err := NewEd448Public(x)
-		if err != nil {
-			return nil, err
-		}
-		if !private {
-			return pub, nil
-		}
-		k, err := NewEd448Private(d)
-		if err != nil || !k.Public().Equal(pub) {
-			return nil, ErrInvalid
-		}
-		return k, nil
+		return fromJWK(NewEd448Public, NewEd448Private, x, d, private)
 	case "X448":
-		pub, err := NewX448Public(x)
-		if err != nil {
-			return nil, err
-		}
-		if !private {
-			return pub, nil
-		}
-		k, err := NewX448Private(d)
-		if err != nil || !k.Public().Equal(pub) {
-			return nil, ErrInvalid
-		}
-		return k, nil
+		return fromJWK(NewX448Public, NewX448Private, x, d, private)
 	}
 	return nil, ErrInvalid
+}
+
+func fromJWK[Pub interface{ Equal(Pub) bool }, Priv interface{ Public() Pub }](
+	newPub func([]byte) (Pub, error), newPriv func([]byte) (Priv, error), x, d []byte, private bool,
+) (any, error) {
+	pub, err := newPub(x)
+	if err != nil {
+		return nil, err
+	}
+	if !private {
+		return pub, nil
+	}
+	k, err := newPriv(d)
+	if err != nil || !k.Public().Equal(pub) {
+		return nil, ErrInvalid
+	}
+	return k, nil
 }

@@ -6,30 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/secexec/secexec/internal/node/hostnode"
 )
 
-// hostNode runs script under the machine's node with stdin and returns
-// its stdout: node (OpenSSL) is the oracle for the encodings and the
-// curve arithmetic.
-func hostNode(t *testing.T, script, stdin string) []byte {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("this test needs node on the host (.ci/run installs it)")
-	}
-	cmd := exec.Command(node, "-e", script)
-	cmd.Stdin = strings.NewReader(stdin)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("host node: %v\n%s", err, stderr.String())
-	}
-	return out
-}
+// hostNode runs script under the machine's node (OpenSSL, the oracle).
+var hostNode = hostnode.Run
 
 // hostKeys is what the host's node makes for each curve.
 type hostKeys struct {

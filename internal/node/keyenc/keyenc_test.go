@@ -9,29 +9,14 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/secexec/secexec/internal/node/hostnode"
 )
 
-// hostNode runs script under the machine's node (OpenSSL 3, the oracle)
-// with stdin and returns its stdout.
-func hostNode(t *testing.T, script, stdin string) []byte {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("this test needs node on the host (.ci/run installs it)")
-	}
-	cmd := exec.Command(node, "-e", script)
-	cmd.Stdin = strings.NewReader(stdin)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("host node: %v\n%s", err, stderr.String())
-	}
-	return out
-}
+// hostNode runs script under the machine's node (OpenSSL, the oracle).
+var hostNode = hostnode.Run
 
 var cipherNames = []string{"aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "des-ede3-cbc"}
 
