@@ -48,3 +48,8 @@ show('passphrase a number', () => c.createPrivateKey({ key: 'x', passphrase: 1 }
 show('unencrypted with a passphrase', () => c.createPrivateKey({ key: ec.privateKey.export({ format: 'pem', type: 'sec1' }), passphrase: 'x' }).type);
 show('keygen pkcs1 der encrypted', () => c.generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { format: 'der', type: 'pkcs1', cipher: 'aes-128-cbc', passphrase: 'x' } }));
 show('keygen encrypted', () => c.createPrivateKey({ key: c.generateKeyPairSync('ec', { namedCurve: 'P-384', privateKeyEncoding: { format: 'pem', type: 'sec1', cipher: 'aes-128-cbc', passphrase: 'top secret' } }).privateKey, passphrase: 'top secret' }).asymmetricKeyDetails.namedCurve);
+for (const o of [{ paramEncoding: 'x' }, { publicKeyEncoding: 0 }, { privateKeyEncoding: null },
+  { privateKeyEncoding: { type: 'pkcs8', format: 'pem', cipher: 1, passphrase: 'x' } },
+  { privateKeyEncoding: { type: 'pkcs8', format: 'pem', cipher: 'aes-128-cbc', passphrase: 2 } }]) {
+  show(`keygen options ${JSON.stringify(o)}`, () => typeof c.generateKeyPairSync('ec', { namedCurve: 'P-256', ...o }).privateKey);
+}

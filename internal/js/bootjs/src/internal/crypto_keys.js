@@ -239,8 +239,8 @@ function createSecretKey(key, encoding) {
 const keyTypes = ['rsa', 'rsa-pss', 'dsa', 'ec', 'ed25519', 'ed448', 'x25519', 'x448', 'dh'];
 
 function checkEncodingOpts(enc, kind, akt, name) {
-  if (enc === undefined) return undefined;
-  U.validateObject(enc, name);
+  if (enc === undefined || enc === null) return undefined;
+  if (typeof enc !== 'object') throw invalidValue(name, enc);
   const { format, type } = enc;
   if (format === 'jwk') return enc;
   if (format !== 'pem' && format !== 'der') throw invalidValue(`${name}.format`, format);
@@ -266,6 +266,10 @@ function generateKeyPairSync(type, options) {
     opts = { modulusLength, publicExponent: publicExponent || 0 };
   } else if (type === 'ec') {
     U.validateString(options.namedCurve, 'options.namedCurve');
+    const { paramEncoding } = options;
+    if (paramEncoding !== undefined && paramEncoding !== 'named' && paramEncoding !== 'explicit') {
+      throw invalidValue('options.paramEncoding', paramEncoding);
+    }
     opts = { namedCurve: options.namedCurve };
   }
   const akt = type;
