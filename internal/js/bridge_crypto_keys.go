@@ -276,6 +276,11 @@ func parsePrivateDER(typ string, der []byte, pp *keyPassphrase) (any, error) {
 		return nil, errno.EINVAL
 	}
 	if err != nil {
+		if _, perr := x509.ParsePKCS1PublicKey(der); typ == "pkcs1" && perr == nil {
+			// A public key where a private one was wanted: OpenSSL's
+			// decoders find no decoder for it.
+			return nil, errOSSLUnsupported
+		}
 		return nil, asn1Err(der)
 	}
 	return k, nil
@@ -297,7 +302,14 @@ func parsePublicDER(typ string, der []byte, pp *keyPassphrase) (any, error) {
 	case "spki":
 		k, err = parseSPKI(der)
 	case "pkcs1":
+		// A PKCS #1 private key serves as public key material too: the
+		// DER tells them apart, as OpenSSL does.
 		k, err = x509.ParsePKCS1PublicKey(der)
+		if err != nil {
+			if p, perr := parsePrivateDER("pkcs1", der, nil); perr == nil {
+				return publicOf(p), nil
+			}
+		}
 	case "pkcs8", "sec1":
 		p, err := parsePrivateDER(typ, der, pp)
 		if err != nil {
