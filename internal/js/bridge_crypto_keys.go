@@ -22,6 +22,7 @@ import (
 
 	"github.com/secexec/secexec/internal/node/cfrg"
 	"github.com/secexec/secexec/internal/node/keyenc"
+	"github.com/secexec/secexec/internal/node/rsakey"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -563,6 +564,10 @@ func parseJWK(kind string, data []byte) (any, error) {
 	return nil, errJWKData
 }
 
+// errRSAExponent is OpenSSL's refusal of an even or too small exponent
+// (Node gives it no code).
+var errRSAExponent = osslErr("020000B2", "rsa routines", "pub exponent out of range", "")
+
 var errRSATooShort = cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("RSA keys shorter than %d bits are not supported in this sandbox", minRSABits))
 
 func b64e(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
@@ -824,13 +829,21 @@ func (r *rt) generateKey(kind string, opts []byte) (any, error) {
 		if o.ModulusLength > maxRSAGenBits {
 			return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("The value of \"options.modulusLength\" is out of range. It must be <= %d in this sandbox. Received %d", maxRSAGenBits, o.ModulusLength))
 		}
-		if o.PublicExponent != 0 && o.PublicExponent != 65537 {
-			return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "RSA public exponents other than 65537 are not supported in this sandbox")
+		e := o.PublicExponent
+		if e == 0 {
+			e = 65537
+		}
+		if e < 3 || e%2 == 0 {
+			return nil, errRSAExponent
+		}
+		if e > rsakey.MaxExponent {
+			// Go's crypto/rsa uses no larger exponent.
+			return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", fmt.Sprintf("RSA public exponents above %d are not supported in this sandbox", rsakey.MaxExponent))
 		}
 		bits := o.ModulusLength
-		err = r.heavy(func(*atomic.Bool) error {
+		err = r.heavy(func(stop *atomic.Bool) error {
 			var gerr error
-			k, gerr = rsa.GenerateKey(rand.Reader, bits)
+			k, gerr = rsakey.GenerateKey(rand.Reader, bits, e, stop)
 			return gerr
 		})
 	case "ec":

@@ -45,7 +45,7 @@ function convert(e) {
     const err = new Error(parts[2]);
     err.library = parts[3];
     err.reason = parts[4];
-    err.code = parts[1];
+    if (parts[1]) err.code = parts[1];
     return err;
   }
   if (e === 'ECANCELED' || e === 'ETIMEDOUT') return cryptoError('ERR_CRYPTO_OPERATION_FAILED', 'The operation was interrupted');

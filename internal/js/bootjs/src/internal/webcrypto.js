@@ -289,7 +289,7 @@ async function generateKey(algorithm, extractable, keyUsages) {
   try {
     pair = gen();
   } catch (e) {
-    // What this sandbox cannot generate (RSA exponents other than 65537)
+    // What this sandbox cannot generate (RSA exponents of 2^31 and more)
     // says so; the rest is Node's OperationError.
     if (e && e.code === 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM') throw new DOMException(e.message, { name: 'NotSupportedError', cause: e });
     throw new DOMException('The operation failed for an operation-specific reason', { name: 'OperationError', cause: e });
