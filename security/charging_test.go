@@ -26,6 +26,8 @@ func TestChargingCryptoLoopCPULimit(t *testing.T) {
 	vm := newVM(t, secexec.Options{Permissions: secexec.AllowAll(), Limits: secexec.Limits{CPUTime: time.Second}})
 	for _, tc := range []struct{ name, code string }{
 		{"keygen", `const c = require('crypto'); for (;;) c.generateKeyPairSync('rsa', { modulusLength: 2048 });`},
+		// Exponents other than 65537 are made by internal/node/rsakey.
+		{"keygen-e3", `const c = require('crypto'); for (;;) c.generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 });`},
 		// The asynchronous form runs the same host computation.
 		{"scrypt-async", `const c = require('crypto');
 			(function again() { c.scrypt('pw', 'salt', 64, { N: 1 << 14, r: 8 }, (err) => { if (err) throw err; again(); }); })();`},

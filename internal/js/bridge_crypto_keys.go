@@ -20,6 +20,9 @@ import (
 
 	v8 "github.com/tommie/v8go"
 
+	"github.com/secexec/secexec/internal/node/cfrg"
+	"github.com/secexec/secexec/internal/node/keyenc"
+	"github.com/secexec/secexec/internal/node/rsakey"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -48,7 +51,7 @@ func (c *keyCache) put(der []byte, k any) {
 // keyInfo is what JavaScript learns of a key besides its bytes.
 type keyInfo struct {
 	Type  string `json:"type"` // private or public
-	Kind  string `json:"akt"`  // rsa, ec, ed25519, x25519
+	Kind  string `json:"akt"`  // rsa, ec, ed25519, x25519, ed448, x448
 	Bits  int    `json:"modulusLength,omitempty"`
 	Exp   int    `json:"publicExponent,omitempty"`
 	Curve string `json:"namedCurve,omitempty"`
@@ -132,6 +135,9 @@ func infoOf(k any) (keyInfo, error) {
 		}
 		return keyInfo{Type: "public", Kind: "x25519"}, nil
 	}
+	if kind, priv := cfrg.Kind(k); kind != "" {
+		return keyInfo{Type: map[bool]string{true: "private", false: "public"}[priv], Kind: kind}, nil
+	}
 	return keyInfo{}, errOSSLUnsupported
 }
 
@@ -146,7 +152,7 @@ func publicOf(k any) any {
 	case *ecdh.PrivateKey:
 		return k.PublicKey()
 	}
-	return k
+	return cfrg.PublicOf(k)
 }
 
 func isPrivate(k any) bool {
@@ -154,27 +160,97 @@ func isPrivate(k any) bool {
 	case *rsa.PrivateKey, *ecdsa.PrivateKey, ed25519.PrivateKey, *ecdh.PrivateKey:
 		return true
 	}
-	return false
+	_, priv := cfrg.Kind(k)
+	return priv
 }
 
 // canonical returns the DER a KeyObject holds: PKCS #8 for private keys,
 // SPKI for public keys.
 func canonical(k any) ([]byte, error) {
 	if isPrivate(k) {
-		return x509.MarshalPKCS8PrivateKey(k)
+		return marshalPKCS8(k)
+	}
+	return marshalSPKI(k)
+}
+
+// marshalPKCS8 and marshalSPKI add Ed448 and X448 (package cfrg) to the
+// standard library's encoders; parsePKCS8 and parseSPKI do the same for
+// its decoders.
+func marshalPKCS8(k any) ([]byte, error) {
+	if cfrg.IsKey(k) {
+		return cfrg.MarshalPKCS8(k)
+	}
+	return x509.MarshalPKCS8PrivateKey(k)
+}
+
+func marshalSPKI(k any) ([]byte, error) {
+	if cfrg.IsKey(k) {
+		return cfrg.MarshalSPKI(k)
 	}
 	return x509.MarshalPKIXPublicKey(k)
+}
+
+func parsePKCS8(der []byte) (any, error) {
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		if ck, cerr := cfrg.ParsePKCS8(der); cerr == nil {
+			return ck, nil
+		}
+	}
+	return k, err
+}
+
+func parseSPKI(der []byte) (any, error) {
+	k, err := x509.ParsePKIXPublicKey(der)
+	if err != nil {
+		if ck, cerr := cfrg.ParseSPKI(der); cerr == nil {
+			return ck, nil
+		}
+	}
+	return k, err
 }
 
 var (
 	errASN1      = osslErr("0680007B", "asn1 encoding routines", "header too long", "ERR_OSSL_ASN1_HEADER_TOO_LONG")
 	errASN1Field = osslErr("06800079", "asn1 encoding routines", "field missing", "ERR_OSSL_ASN1_FIELD_MISSING")
-	// errEncrypted reports an encrypted private key: we do not decrypt
-	// PKCS #8 or legacy PEM encryption.
-	errEncrypted = cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "Encrypted private keys are not supported in this sandbox")
+	// errNoPassphrase is OpenSSL 3's report of an encrypted PEM key read
+	// without a passphrase (it asked a callback, which had none).
+	errNoPassphrase = osslErr("07880109", "common libcrypto routines", "interrupted or cancelled", "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED")
+	// errMissingPassphrase is Node's for encrypted DER without one.
+	errMissingPassphrase = cryptoErr("ERR_MISSING_PASSPHRASE", "Passphrase required for encrypted key")
 )
 
-func parsePrivateDER(typ string, der []byte) (any, error) {
+// keyPassphrase is the passphrase given with key material (if any) and
+// how to run the work of decrypting with it.
+type keyPassphrase struct {
+	given bool
+	pass  []byte
+	// work runs fn, PBKDF2's work of cost (iterations times blocks), or
+	// refuses it; nil runs it in place (tests).
+	work func(cost int64, fn func()) error
+}
+
+// decryptPKCS8 decrypts an EncryptedPrivateKeyInfo with pp.
+func (pp *keyPassphrase) decryptPKCS8(der []byte) ([]byte, error) {
+	d, err := keyenc.ParsePKCS8(der)
+	if err != nil {
+		return nil, errOSSLUnsupported
+	}
+	var plain []byte
+	var derr error
+	run := func() { plain, derr = d.Decrypt(pp.pass) }
+	if pp.work == nil {
+		run()
+	} else if err := pp.work(d.Cost(), run); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, errBadDecrypt
+	}
+	return plain, nil
+}
+
+func parsePrivateDER(typ string, der []byte, pp *keyPassphrase) (any, error) {
 	if len(der) > maxPrivateKeyDER {
 		return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("private keys larger than %d bytes are not supported in this sandbox", maxPrivateKeyDER))
 	}
@@ -182,7 +258,17 @@ func parsePrivateDER(typ string, der []byte) (any, error) {
 	var err error
 	switch typ {
 	case "pkcs8":
-		k, err = x509.ParsePKCS8PrivateKey(der)
+		k, err = parsePKCS8(der)
+		if err != nil && keyenc.IsEncryptedPKCS8(der) {
+			if pp == nil || !pp.given {
+				return nil, errMissingPassphrase
+			}
+			plain, derr := pp.decryptPKCS8(der)
+			if derr != nil {
+				return nil, derr
+			}
+			return parsePrivateDER("pkcs8", plain, nil)
+		}
 	case "pkcs1":
 		k, err = x509.ParsePKCS1PrivateKey(der)
 	case "sec1":
@@ -191,6 +277,11 @@ func parsePrivateDER(typ string, der []byte) (any, error) {
 		return nil, errno.EINVAL
 	}
 	if err != nil {
+		if _, perr := x509.ParsePKCS1PublicKey(der); typ == "pkcs1" && perr == nil {
+			// A public key where a private one was wanted: OpenSSL's
+			// decoders find no decoder for it.
+			return nil, errOSSLUnsupported
+		}
 		return nil, asn1Err(der)
 	}
 	return k, nil
@@ -205,16 +296,23 @@ func asn1Err(der []byte) error {
 	return errASN1
 }
 
-func parsePublicDER(typ string, der []byte) (any, error) {
+func parsePublicDER(typ string, der []byte, pp *keyPassphrase) (any, error) {
 	var k any
 	var err error
 	switch typ {
 	case "spki":
-		k, err = x509.ParsePKIXPublicKey(der)
+		k, err = parseSPKI(der)
 	case "pkcs1":
+		// A PKCS #1 private key serves as public key material too: the
+		// DER tells them apart, as OpenSSL does.
 		k, err = x509.ParsePKCS1PublicKey(der)
+		if err != nil {
+			if p, perr := parsePrivateDER("pkcs1", der, nil); perr == nil {
+				return publicOf(p), nil
+			}
+		}
 	case "pkcs8", "sec1":
-		p, err := parsePrivateDER(typ, der)
+		p, err := parsePrivateDER(typ, der, pp)
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +328,7 @@ func parsePublicDER(typ string, der []byte) (any, error) {
 
 // parsePEM reads the first PEM block that holds a key of the wanted kind;
 // text around and between blocks is skipped, as OpenSSL does.
-func parsePEM(kind string, data []byte) (any, error) {
+func parsePEM(kind string, data []byte, pp *keyPassphrase) (any, error) {
 	rest := data
 	for {
 		var b *pem.Block
@@ -238,30 +336,42 @@ func parsePEM(kind string, data []byte) (any, error) {
 		if b == nil {
 			return nil, errOSSLUnsupported
 		}
-		if _, enc := b.Headers["Proc-Type"]; enc && b.Type != "CERTIFICATE" {
-			return nil, errEncrypted
+		body := b.Bytes
+		if b.Type != "CERTIFICATE" && (keyenc.IsEncryptedPEM(b) || b.Type == "ENCRYPTED PRIVATE KEY") {
+			if pp == nil || !pp.given {
+				return nil, errNoPassphrase
+			}
+			var err error
+			if b.Type == "ENCRYPTED PRIVATE KEY" {
+				body, err = pp.decryptPKCS8(b.Bytes)
+			} else if body, err = keyenc.DecryptPEM(b, pp.pass); errors.Is(err, keyenc.ErrBadDecrypt) {
+				err = errBadDecrypt
+			} else if err != nil {
+				err = errOSSLUnsupported
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 		var k any
 		var err error
 		switch b.Type {
-		case "PRIVATE KEY":
-			k, err = parsePrivateDER("pkcs8", b.Bytes)
+		case "PRIVATE KEY", "ENCRYPTED PRIVATE KEY":
+			k, err = parsePrivateDER("pkcs8", body, nil)
 		case "RSA PRIVATE KEY":
-			k, err = parsePrivateDER("pkcs1", b.Bytes)
+			k, err = parsePrivateDER("pkcs1", body, nil)
 		case "EC PRIVATE KEY":
-			k, err = parsePrivateDER("sec1", b.Bytes)
-		case "ENCRYPTED PRIVATE KEY":
-			return nil, errEncrypted
+			k, err = parsePrivateDER("sec1", body, nil)
 		case "PUBLIC KEY":
 			if kind == "private" {
 				return nil, errOSSLUnsupported
 			}
-			k, err = parsePublicDER("spki", b.Bytes)
+			k, err = parsePublicDER("spki", body, nil)
 		case "RSA PUBLIC KEY":
 			if kind == "private" {
 				return nil, errOSSLUnsupported
 			}
-			k, err = parsePublicDER("pkcs1", b.Bytes)
+			k, err = parsePublicDER("pkcs1", body, nil)
 		case "CERTIFICATE":
 			if kind == "private" {
 				return nil, errOSSLUnsupported
@@ -436,11 +546,27 @@ func parseJWK(kind string, data []byte) (any, error) {
 				return nil, errJWKData
 			}
 			return k, nil
+		case "Ed448", "X448":
+			var d []byte
+			if priv {
+				if d, err = b64u(j.D); err != nil {
+					return nil, errJWKData
+				}
+			}
+			k, err := cfrg.FromJWK(j.Crv, x, d, priv)
+			if err != nil {
+				return nil, errJWKData
+			}
+			return k, nil
 		}
 		return nil, cryptoErr("ERR_CRYPTO_INVALID_JWK", "Unsupported JWK EC curve: "+j.Crv+".")
 	}
 	return nil, errJWKData
 }
+
+// errRSAExponent is OpenSSL's refusal of an even or too small exponent
+// (Node gives it no code).
+var errRSAExponent = osslErr("020000B2", "rsa routines", "pub exponent out of range", "")
 
 var errRSATooShort = cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("RSA keys shorter than %d bits are not supported in this sandbox", minRSABits))
 
@@ -507,6 +633,9 @@ func exportJWK(k any) ([]byte, error) {
 	case *ecdh.PrivateKey:
 		return okpJWK("X25519", k.PublicKey().Bytes(), k.Bytes())
 	}
+	if crv, x, d := cfrg.JWK(k); crv != "" {
+		return okpJWK(crv, x, d)
+	}
 	return nil, errOSSLUnsupported
 }
 
@@ -520,8 +649,11 @@ func okpJWK(crv string, x, d []byte) ([]byte, error) {
 }
 
 // exportKey encodes k as format (pem, der) and type (pkcs8, pkcs1, sec1,
-// spki); JavaScript has checked that the type suits the key.
-func exportKey(k any, format, typ string) ([]byte, error) {
+// spki), encrypted with cipher and pass when cipher is not empty (PKCS #8
+// encryption for pkcs8, legacy PEM encryption for the others);
+// JavaScript has checked that the type suits the key and the encryption
+// the format.
+func exportKey(k any, format, typ, cipher string, pass []byte) ([]byte, error) {
 	if format == "jwk" {
 		return exportJWK(k)
 	}
@@ -531,10 +663,10 @@ func exportKey(k any, format, typ string) ([]byte, error) {
 	switch typ {
 	case "pkcs8":
 		label = "PRIVATE KEY"
-		der, err = x509.MarshalPKCS8PrivateKey(k)
+		der, err = marshalPKCS8(k)
 	case "spki":
 		label = "PUBLIC KEY"
-		der, err = x509.MarshalPKIXPublicKey(k)
+		der, err = marshalSPKI(k)
 	case "pkcs1":
 		switch k := k.(type) {
 		case *rsa.PrivateKey:
@@ -557,6 +689,23 @@ func exportKey(k any, format, typ string) ([]byte, error) {
 	if err != nil {
 		return nil, errOSSLUnsupported
 	}
+	if cipher != "" {
+		if !keyenc.KnownCipher(cipher) {
+			return nil, cryptoErr("ERR_CRYPTO_UNKNOWN_CIPHER", "Unknown cipher")
+		}
+		if typ == "pkcs8" {
+			if der, err = keyenc.EncryptPKCS8(rand.Reader, der, cipher, pass); err != nil {
+				return nil, errOSSLUnsupported
+			}
+			label = "ENCRYPTED PRIVATE KEY"
+		} else {
+			b, err := keyenc.EncryptPEM(rand.Reader, label, der, cipher, pass)
+			if err != nil {
+				return nil, errOSSLUnsupported
+			}
+			return pem.EncodeToMemory(b), nil
+		}
+	}
 	if format == "pem" {
 		return pem.EncodeToMemory(&pem.Block{Type: label, Bytes: der}), nil
 	}
@@ -565,8 +714,8 @@ func exportKey(k any, format, typ string) ([]byte, error) {
 
 // importKey parses guest key material: kind is private or public (a
 // public key may be derived from private material), format pem, der or
-// jwk, typ the DER type.
-func importKey(kind, format, typ string, data []byte) (any, error) {
+// jwk, typ the DER type, pp the passphrase of encrypted material.
+func importKey(kind, format, typ string, data []byte, pp *keyPassphrase) (any, error) {
 	if len(data) > maxKeyInput {
 		return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("key material larger than %d bytes is not supported in this sandbox", maxKeyInput))
 	}
@@ -574,12 +723,12 @@ func importKey(kind, format, typ string, data []byte) (any, error) {
 	var err error
 	switch format {
 	case "pem":
-		k, err = parsePEM(kind, data)
+		k, err = parsePEM(kind, data, pp)
 	case "der":
 		if kind == "private" {
-			k, err = parsePrivateDER(typ, data)
+			k, err = parsePrivateDER(typ, data, pp)
 		} else {
-			k, err = parsePublicDER(typ, data)
+			k, err = parsePublicDER(typ, data, pp)
 		}
 	case "jwk":
 		k, err = parseJWK(kind, data)
@@ -595,18 +744,34 @@ func importKey(kind, format, typ string, data []byte) (any, error) {
 	return k, nil
 }
 
+// keyDecryptWork bounds the PBKDF2 work of decrypting a guest's key as
+// pbkdf2() is bounded, and runs what is heavy on a charged host thread.
+func (r *rt) keyDecryptWork(cost int64, fn func()) error {
+	if cost > maxPBKDF2Work {
+		return cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("encrypted keys whose PBKDF2 work is above %d are not supported in this sandbox", maxPBKDF2Work))
+	}
+	if cost < minHeavyPBKDF2 {
+		fn()
+		return nil
+	}
+	return r.heavy(func(*atomic.Bool) error {
+		fn()
+		return nil
+	})
+}
+
 // keyFromDER returns the key a KeyObject's canonical DER holds.
 func (r *rt) keyFromDER(der []byte) (any, error) {
 	c := &r.cs().keys
 	if k, ok := c.m[string(der)]; ok {
 		return k, nil
 	}
-	k, err := x509.ParsePKCS8PrivateKey(der)
+	k, err := parsePKCS8(der)
 	if err != nil {
 		if len(der) > maxPrivateKeyDER {
 			return nil, errno.EINVAL
 		}
-		k, err = x509.ParsePKIXPublicKey(der)
+		k, err = parseSPKI(der)
 	}
 	if err != nil {
 		return nil, errno.EINVAL
@@ -664,13 +829,21 @@ func (r *rt) generateKey(kind string, opts []byte) (any, error) {
 		if o.ModulusLength > maxRSAGenBits {
 			return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("The value of \"options.modulusLength\" is out of range. It must be <= %d in this sandbox. Received %d", maxRSAGenBits, o.ModulusLength))
 		}
-		if o.PublicExponent != 0 && o.PublicExponent != 65537 {
-			return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "RSA public exponents other than 65537 are not supported in this sandbox")
+		e := o.PublicExponent
+		if e == 0 {
+			e = 65537
+		}
+		if e < 3 || e%2 == 0 {
+			return nil, errRSAExponent
+		}
+		if e > rsakey.MaxExponent {
+			// Go's crypto/rsa uses no larger exponent.
+			return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", fmt.Sprintf("RSA public exponents above %d are not supported in this sandbox", rsakey.MaxExponent))
 		}
 		bits := o.ModulusLength
-		err = r.heavy(func(*atomic.Bool) error {
+		err = r.heavy(func(stop *atomic.Bool) error {
 			var gerr error
-			k, gerr = rsa.GenerateKey(rand.Reader, bits)
+			k, gerr = rsakey.GenerateKey(rand.Reader, bits, e, stop)
 			return gerr
 		})
 	case "ec":
@@ -683,6 +856,10 @@ func (r *rt) generateKey(kind string, opts []byte) (any, error) {
 		_, k, err = ed25519.GenerateKey(rand.Reader)
 	case "x25519":
 		k, err = ecdh.X25519().GenerateKey(rand.Reader)
+	case "ed448":
+		k, err = cfrg.GenerateEd448(rand.Reader)
+	case "x448":
+		k, err = cfrg.GenerateX448(rand.Reader)
 	default:
 		return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "key type "+kind+" is not supported in this sandbox")
 	}
@@ -702,10 +879,11 @@ func init() {
 		format, err2 := argString(args, 1)
 		typ, err3 := argString(args, 2)
 		data := r.cs().take(0)
+		pp := &keyPassphrase{given: argBool(args, 3), pass: r.cs().take(1), work: r.keyDecryptWork}
 		if err1 != nil || err2 != nil || err3 != nil {
 			return nil, errno.EINVAL
 		}
-		k, err := importKey(kind, format, typ, data)
+		k, err := importKey(kind, format, typ, data, pp)
 		if err != nil {
 			return nil, err
 		}
@@ -729,6 +907,8 @@ func init() {
 	register("keyExport", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		format, err1 := argString(args, 0)
 		typ, err2 := argString(args, 1)
+		cipher, _ := argString(args, 2) // empty or absent: not encrypted
+		pass := r.cs().take(1)
 		if err1 != nil || err2 != nil {
 			return nil, errno.EINVAL
 		}
@@ -736,7 +916,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		out, err := exportKey(k, format, typ)
+		out, err := exportKey(k, format, typ, cipher, pass)
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 
 	v8 "github.com/tommie/v8go"
 
+	"github.com/secexec/secexec/internal/node/cfrg"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -153,6 +154,11 @@ func signWith(k any, o signOpts) ([]byte, error) {
 			return nil, errInvalidDigest
 		}
 		return ed25519.Sign(k, o.digested), nil
+	case *cfrg.Ed448PrivateKey:
+		if o.hash != "" {
+			return nil, errInvalidDigest
+		}
+		return k.Sign(o.digested), nil
 	}
 	return nil, errKeyTypeOp
 }
@@ -200,6 +206,11 @@ func verifyWith(k any, o signOpts, sig []byte) (bool, error) {
 			return false, errInvalidDigest
 		}
 		return ed25519.Verify(k, o.digested, sig), nil
+	case *cfrg.Ed448PublicKey:
+		if o.hash != "" {
+			return false, errInvalidDigest
+		}
+		return k.Verify(o.digested, sig), nil
 	}
 	return false, errKeyTypeOp
 }
@@ -546,6 +557,17 @@ func init() {
 		qk, err2 := r.keyFromDER(qder)
 		if err1 != nil || err2 != nil {
 			return nil, errno.EINVAL
+		}
+		if p, ok := pk.(*cfrg.X448PrivateKey); ok {
+			q, ok := publicOf(qk).(*cfrg.X448PublicKey)
+			if !ok {
+				return nil, cryptoErr("ERR_CRYPTO_INCOMPATIBLE_KEY", "")
+			}
+			s, err := p.Shared(q)
+			if err != nil {
+				return nil, cryptoErr("ERR_CRYPTO_OPERATION_FAILED", "Failed to compute the shared secret")
+			}
+			return r.bytesResult(s)
 		}
 		priv, pkind := toECDH(pk)
 		pub, qkind := toECDH(publicOf(qk))

@@ -12,6 +12,9 @@ import (
 	"math/big"
 	"slices"
 	"testing"
+
+	"github.com/secexec/secexec/internal/node/cfrg"
+	"github.com/secexec/secexec/kernel/errno"
 )
 
 // keySeeds are valid keys in every encoding the importer reads.
@@ -28,14 +31,22 @@ func keySeeds(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, k := range []any{rk, ek, dk} {
-		der, err := x509.MarshalPKCS8PrivateKey(k)
+	ed448k, err := cfrg.GenerateEd448(rand.Reader)
+	if err != nil {
+		f.Fatal(err)
+	}
+	x448k, err := cfrg.GenerateX448(rand.Reader)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, k := range []any{rk, ek, dk, ed448k, x448k} {
+		der, err := marshalPKCS8(k)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(der, uint8(1))
 		f.Add(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), uint8(0))
-		pub, err := x509.MarshalPKIXPublicKey(publicOf(k))
+		pub, err := marshalSPKI(publicOf(k))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -68,7 +79,15 @@ func FuzzKeyImport(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, sel uint8) {
 		m := modes[int(sel)%len(modes)]
-		k, err := importKey(m.kind, m.format, m.typ, data)
+		k, err := importKey(m.kind, m.format, m.typ, data, &keyPassphrase{given: true, pass: []byte("pw"), work: func(cost int64, fn func()) error {
+			// As the bridge bounds it, but tighter: a fuzzer's iteration
+			// counts must not stall it.
+			if cost > 1<<12 {
+				return errno.EINVAL
+			}
+			fn()
+			return nil
+		}})
 		if err != nil {
 			return
 		}
@@ -79,7 +98,7 @@ func FuzzKeyImport(f *testing.F) {
 		if err != nil {
 			t.Fatalf("imported key does not marshal: %v", err)
 		}
-		back, err := importKey(m.kind, "der", map[bool]string{true: "pkcs8", false: "spki"}[isPrivate(k)], der)
+		back, err := importKey(m.kind, "der", map[bool]string{true: "pkcs8", false: "spki"}[isPrivate(k)], der, nil)
 		if err != nil {
 			t.Fatalf("canonical DER does not import: %v", err)
 		}
@@ -89,10 +108,11 @@ func FuzzKeyImport(f *testing.F) {
 		}
 		for _, typ := range []string{"pkcs8", "spki", "pkcs1", "sec1"} {
 			for _, format := range []string{"pem", "der"} {
-				_, _ = exportKey(k, format, typ)
+				_, _ = exportKey(k, format, typ, "", nil)
+				_, _ = exportKey(k, format, typ, "aes-128-cbc", []byte("pw"))
 			}
 		}
-		if _, err := exportKey(k, "jwk", ""); err != nil {
+		if _, err := exportKey(k, "jwk", "", "", nil); err != nil {
 			t.Fatalf("jwk export: %v", err)
 		}
 	})

@@ -1,6 +1,12 @@
 package js
 
 import (
+	"bytes"
+	"encoding/asn1"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -74,5 +80,123 @@ const name = async (k, f) => {
 	}
 	if strings.Contains(r.stderr, "panic") {
 		t.Fatalf("stderr: %s", r.stderr)
+	}
+}
+
+// TestWebCryptoHostInterop uses the host's node as the oracle for
+// crypto.subtle: keys of every algorithm generated in the VM, exported in
+// every format, are imported by the host, which verifies the VM's
+// signatures, decrypts its ciphertexts, unwraps its keys, derives the
+// same bits and exports the same JWKs; then the same the other way round.
+// Both sides also fail the same calls with the same error names
+// (testdata/webcrypto_interop.js holds both halves).
+func TestWebCryptoHostInterop(t *testing.T) {
+	hostNode, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("this test needs node on the host")
+	}
+	script, err := os.ReadFile("testdata/webcrypto_interop.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	hostFile := filepath.Join(tmp, "interop.js")
+	if err := os.WriteFile(hostFile, script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(hostNode, append([]string{"--no-warnings", hostFile}, args...)...)
+		cmd.Dir = tmp
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("host node %v: %v\n%s", args, err, stderr.String())
+		}
+		return string(out)
+	}
+	v := newVM(t, nil)
+	v.writeFile("/workspace/interop.js", string(script))
+	vm := func(args ...string) string {
+		t.Helper()
+		r := v.run("", append([]string{"node", "interop.js"}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("node %v in the VM: exit %d\n%s\n%s", args, r.code, r.stdout, trunc(r.stderr))
+		}
+		return r.stdout
+	}
+	// allOK checks a check run's report: every line ok, and enough of them
+	// that no algorithm was skipped.
+	allOK := func(who, report string) {
+		t.Helper()
+		lines := strings.Split(strings.TrimSpace(report), "\n")
+		for _, l := range lines {
+			if !strings.HasSuffix(l, ": ok") {
+				t.Errorf("%s: %s", who, l)
+			}
+		}
+		if len(lines) < 240 {
+			t.Errorf("%s made only %d checks:\n%s", who, len(lines), report)
+		}
+	}
+
+	vmKeys := vm("gen")
+	if err := os.WriteFile(filepath.Join(tmp, "vm.json"), []byte(vmKeys), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	allOK("the host on the VM's keys", host("check", "vm.json"))
+
+	v.writeFile("/workspace/host.json", host("gen"))
+	allOK("the VM on the host's keys", vm("check", "host.json"))
+
+	if got, want := vm("errors"), host("errors"); got != want {
+		t.Errorf("errors differ\n--- VM\n%s\n--- host\n%s", got, want)
+	}
+}
+
+// TestEncryptedKeyIterations: an encrypted PKCS #8 key names its own
+// PBKDF2 iteration count, which a guest chooses. A count past the bound
+// pbkdf2() has is refused before any work; a large one within it runs on
+// a charged host thread (heavy) and ends in the wrong passphrase's error.
+func TestEncryptedKeyIterations(t *testing.T) {
+	enc := func(iter int) string {
+		type algo struct {
+			OID    asn1.ObjectIdentifier
+			Params asn1.RawValue `asn1:"optional"`
+		}
+		must := func(b []byte, err error) []byte {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		kdf := must(asn1.Marshal(struct {
+			Salt []byte
+			Iter int
+		}{make([]byte, 8), iter}))
+		iv := must(asn1.Marshal(make([]byte, 16)))
+		params := must(asn1.Marshal(struct{ KDF, Scheme algo }{
+			algo{asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 5, 12}, asn1.RawValue{FullBytes: kdf}},
+			algo{asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 1, 42}, asn1.RawValue{FullBytes: iv}},
+		}))
+		return hex.EncodeToString(must(asn1.Marshal(struct {
+			Algo algo
+			Data []byte
+		}{algo{asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 5, 13}, asn1.RawValue{FullBytes: params}}, make([]byte, 64)})))
+	}
+	v := newVM(t, nil)
+	r := v.node(`
+const c = require('crypto');
+for (const h of process.argv.slice(1)) {
+  try {
+    c.createPrivateKey({ key: Buffer.from(h, 'hex'), format: 'der', type: 'pkcs8', passphrase: 'guess' });
+    console.log('imported');
+  } catch (e) { console.log(e.code); }
+}
+`, enc(1<<31-1), enc(1<<20), enc(2048))
+	want := "ERR_OUT_OF_RANGE\nERR_OSSL_BAD_DECRYPT\nERR_OSSL_BAD_DECRYPT\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("code %d\nstdout %s\nwant %s\nstderr %s", r.code, r.stdout, want, trunc(r.stderr))
 	}
 }

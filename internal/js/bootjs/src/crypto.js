@@ -56,14 +56,14 @@ function randomUUID() {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 function getRandomValues(ta) {
+  // Node throws DOMExceptions here, from node:crypto as from Web Crypto.
   if (!ArrayBuffer.isView(ta) || ta instanceof Float32Array || ta instanceof Float64Array || ta instanceof DataView) {
-    const e = new TypeError("The data argument must be an integer-type TypedArray");
-    e.code = 'ERR_INVALID_ARG_TYPE';
-    throw e;
+    const { DOMException } = require('./internal/web.js');
+    throw new DOMException('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
   }
   if (ta.byteLength > 65536) {
     const { DOMException } = require('./internal/web.js');
-    throw new DOMException(`The ArrayBufferView's byte length (${ta.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`, 'QuotaExceededError');
+    throw new DOMException('The requested length exceeds 65,536 bytes', 'QuotaExceededError');
   }
   fillRandom(asU8(ta));
   return ta;

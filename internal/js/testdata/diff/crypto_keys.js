@@ -203,3 +203,17 @@ show('generate modulus', () => crypto.generateKeyPairSync('rsa', {}));
 show('new KeyObject', () => new crypto.KeyObject());
 show('secret type', () => crypto.createSecretKey(5));
 show('equals', () => sk.equals(5));
+{
+  // PKCS #1 DER: a private key serves where a public one is wanted (the
+  // DER tells them apart); a public key where a private one is wanted is
+  // OpenSSL's DECODER error.
+  const k = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const pubDER = k.publicKey.export({ format: 'der', type: 'pkcs1' });
+  const privDER = k.privateKey.export({ format: 'der', type: 'pkcs1' });
+  const msg = Buffer.from('pkcs1');
+  for (const key of [pubDER, privDER]) {
+    const ct = crypto.publicEncrypt({ key, format: 'der', type: 'pkcs1' }, msg);
+    console.log('pkcs1 der as public', crypto.privateDecrypt(k.privateKey, ct).equals(msg));
+  }
+  try { crypto.createPrivateKey({ key: pubDER, format: 'der', type: 'pkcs1' }); } catch (e) { console.log('pkcs1 public as private', e.message, e.library); }
+}

@@ -27,6 +27,10 @@ class KeyObject {
     return ko;
   }
 
+  toCryptoKey(algorithm, extractable, keyUsages) {
+    return require('./webcrypto.js').toCryptoKey(this, algorithm, extractable, keyUsages);
+  }
+
   equals(otherKeyObject) {
     if (!(otherKeyObject instanceof KeyObject)) throw U.invalidType('otherKeyObject', 'an instance of KeyObject', otherKeyObject);
     if (otherKeyObject === this) return true;
@@ -84,16 +88,19 @@ class AsymmetricKeyObject extends KeyObject {
     }
     if (format !== 'pem' && format !== 'der') throw invalidValue('options.format', format);
     checkEncodingType(d.type, d.info.akt, type, 'options.type');
-    if (d.type === 'private') {
-      const { cipher, passphrase } = options;
-      if (cipher !== undefined || passphrase !== undefined) {
-        if (cipher === undefined) throw invalidValue('options.cipher', cipher);
-        if (passphrase === undefined) throw invalidValue('options.passphrase', passphrase);
-        throw cryptoError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'Encrypted private key export is not supported in this sandbox');
+    let cipher = '';
+    if (d.type === 'private' && (options.cipher !== undefined || options.passphrase !== undefined)) {
+      const { passphrase } = options;
+      cipher = options.cipher;
+      if (typeof cipher !== 'string') throw invalidValue('options.cipher', cipher);
+      if (typeof passphrase !== 'string' && !U.isBufferLike(passphrase)) throw invalidValue('options.passphrase', passphrase);
+      if (format === 'der' && type !== 'pkcs8') {
+        throw cryptoError('ERR_CRYPTO_INCOMPATIBLE_KEY_OPTIONS', `The selected key encoding ${type} does not support encryption.`);
       }
+      give(1, passphraseBytes(passphrase));
     }
     give(0, d.bytes);
-    const res = bytes(call(B.keyExport, format, type));
+    const res = bytes(call(B.keyExport, format, type, cipher));
     return format === 'pem' ? res.toString('latin1') : res;
   }
 }
@@ -105,6 +112,8 @@ class PublicKeyObject extends AsymmetricKeyObject {
 class PrivateKeyObject extends AsymmetricKeyObject {
   constructor(handle) { super('private', handle); }
 }
+
+function passphraseBytes(p) { return typeof p === 'string' ? lazyBuffer().from(p, 'utf8') : U.asU8(p); }
 
 function checkEncodingType(kind, akt, type, name) {
   const ok = kind === 'public' ? ['pkcs1', 'spki'] : ['pkcs1', 'pkcs8', 'sec1'];
@@ -155,7 +164,6 @@ function validateJWK(jwk, priv) {
       if (!['Ed25519', 'Ed448', 'X25519', 'X448'].includes(jwk.crv)) throw invalidValue('key.crv', jwk.crv, "must be one of: 'Ed25519', 'Ed448', 'X25519', 'X448'");
       str('x');
       if (priv) str('d');
-      if (jwk.crv === 'Ed448' || jwk.crv === 'X448') throw cryptoError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', `${jwk.crv} keys are not supported in this sandbox`);
       break;
     default:
       throw invalidValue('key.kty', jwk.kty, "must be one of: 'RSA', 'EC', 'OKP'");
@@ -168,7 +176,7 @@ function validateJWK(jwk, priv) {
 // takes private material). It returns a KeyObject.
 function prepareKey(key, kind, argName = 'key') {
   if (key instanceof KeyObject) return key;
-  let material = key, format = 'pem', type, encoding;
+  let material = key, format = 'pem', type, encoding, passphrase;
   if (typeof key !== 'string' && !U.isBufferLike(key)) {
     if (key === null || typeof key !== 'object') throw U.invalidType(argName, keyArgTypes, key);
     material = key.key;
@@ -176,6 +184,10 @@ function prepareKey(key, kind, argName = 'key') {
     if (key.format !== undefined) format = key.format;
     type = key.type;
     encoding = key.encoding;
+    passphrase = key.passphrase;
+    if (passphrase !== undefined && typeof passphrase !== 'string' && !U.isBufferLike(passphrase)) {
+      throw invalidValue('options.passphrase', passphrase);
+    }
     if (format !== 'pem' && format !== 'der' && format !== 'jwk') throw invalidValue('options.format', format);
     if (format !== 'jwk' && typeof material !== 'string' && !U.isBufferLike(material)) {
       throw U.invalidType('key.key', keyArgTypes, material);
@@ -192,7 +204,8 @@ function prepareKey(key, kind, argName = 'key') {
   }
   const u8 = typeof material === 'string' ? lazyBuffer().from(material, encoding || 'utf8') : U.asU8(material);
   give(0, u8);
-  return makeAsym(call(B.keyImport, kind, format, type || ''), 0);
+  if (passphrase !== undefined) give(1, passphraseBytes(passphrase));
+  return makeAsym(call(B.keyImport, kind, format, type || '', passphrase !== undefined), 0);
 }
 
 function createPrivateKey(key) {
@@ -206,7 +219,7 @@ function createPrivateKey(key) {
 function createPublicKey(key) {
   const k0 = key instanceof KeyObject ? key : (key && typeof key === 'object' && key.key instanceof KeyObject ? key.key : null);
   if (k0) {
-    if (k0.type !== 'private') throw U.invalidType('key', 'of type string or an instance of ArrayBuffer, Buffer, TypedArray, or DataView', k0);
+    if (k0.type !== 'private') throw cryptoError('ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE', `Invalid key object type ${k0.type}, expected private.`);
     return publicFromPrivate(k0);
   }
   return prepareKey(key, 'public');
@@ -226,8 +239,8 @@ function createSecretKey(key, encoding) {
 const keyTypes = ['rsa', 'rsa-pss', 'dsa', 'ec', 'ed25519', 'ed448', 'x25519', 'x448', 'dh'];
 
 function checkEncodingOpts(enc, kind, akt, name) {
-  if (enc === undefined) return undefined;
-  U.validateObject(enc, name);
+  if (enc === undefined || enc === null) return undefined;
+  if (typeof enc !== 'object') throw invalidValue(name, enc);
   const { format, type } = enc;
   if (format === 'jwk') return enc;
   if (format !== 'pem' && format !== 'der') throw invalidValue(`${name}.format`, format);
@@ -253,13 +266,24 @@ function generateKeyPairSync(type, options) {
     opts = { modulusLength, publicExponent: publicExponent || 0 };
   } else if (type === 'ec') {
     U.validateString(options.namedCurve, 'options.namedCurve');
+    const { paramEncoding } = options;
+    if (paramEncoding !== undefined && paramEncoding !== 'named' && paramEncoding !== 'explicit') {
+      throw invalidValue('options.paramEncoding', paramEncoding);
+    }
     opts = { namedCurve: options.namedCurve };
   }
   const akt = type;
   const pubEnc = checkEncodingOpts(options.publicKeyEncoding, 'public', akt, 'options.publicKeyEncoding');
   const privEnc = checkEncodingOpts(options.privateKeyEncoding, 'private', akt, 'options.privateKeyEncoding');
   if (privEnc && privEnc.format !== 'jwk' && (privEnc.cipher !== undefined || privEnc.passphrase !== undefined)) {
-    throw cryptoError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'Encrypted private key export is not supported in this sandbox');
+    // Checked before the key is made, as Node does.
+    if (typeof privEnc.cipher !== 'string') throw invalidValue('options.privateKeyEncoding.cipher', privEnc.cipher);
+    if (typeof privEnc.passphrase !== 'string' && !U.isBufferLike(privEnc.passphrase)) {
+      throw invalidValue('options.privateKeyEncoding.passphrase', privEnc.passphrase);
+    }
+    if (privEnc.format === 'der' && privEnc.type !== 'pkcs8') {
+      throw cryptoError('ERR_CRYPTO_INCOMPATIBLE_KEY_OPTIONS', `The selected key encoding ${privEnc.type} does not support encryption.`);
+    }
   }
   give(0, lazyBuffer().from(JSON.stringify(opts)));
   const infoJSON = call(B.keyGenerate, type);

@@ -85,7 +85,7 @@ class Sign extends Writable {
     if (s.done) throw cryptoError('ERR_CRYPTO_INVALID_STATE', 'Not initialised');
     if (!privateKey) throw cryptoError('ERR_CRYPTO_SIGN_KEY_REQUIRED', 'No key provided to sign');
     const k = privateKeyOf(privateKey);
-    if (k.asymmetricKeyType === 'ed25519') throw cryptoError('ERR_CRYPTO_UNSUPPORTED_OPERATION');
+    if (k.asymmetricKeyType === 'ed25519' || k.asymmetricKeyType === 'ed448') throw cryptoError('ERR_CRYPTO_UNSUPPORTED_OPERATION');
     s.done = true;
     const sig = signRaw(k, s.name, s.hash.digest(), privateKey);
     return U.encodeOut(sig, outputEncoding);
@@ -115,7 +115,7 @@ class Verify extends Writable {
     if (s.done) throw cryptoError('ERR_CRYPTO_INVALID_STATE', 'Not initialised');
     const k = publicKeyOf(object);
     const sig = toBuf(signature, 'signature', sigEncoding);
-    if (k.asymmetricKeyType === 'ed25519') throw cryptoError('ERR_CRYPTO_UNSUPPORTED_OPERATION');
+    if (k.asymmetricKeyType === 'ed25519' || k.asymmetricKeyType === 'ed448') throw cryptoError('ERR_CRYPTO_UNSUPPORTED_OPERATION');
     s.done = true;
     return verifyRaw(k, s.name, s.hash.digest(), object, sig);
   }
@@ -128,7 +128,7 @@ function oneShotDigest(algorithm, data, k) {
   if (algorithm !== null && algorithm !== undefined) U.validateString(algorithm, 'algorithm');
   const u8 = toBuf(data, 'data', undefined, `an instance of ${'Buffer, TypedArray, or DataView'}`);
   const akt = k.asymmetricKeyType;
-  if (akt === 'ed25519') {
+  if (akt === 'ed25519' || akt === 'ed448') {
     if (algorithm === null || algorithm === undefined) return ['', u8];
     const name = U.digestName(algorithm);
     if (!name) throw cryptoError('ERR_CRYPTO_INVALID_DIGEST', `Invalid digest: ${algorithm}`);
@@ -288,7 +288,7 @@ function diffieHellman(options) {
   if (privateKey.type !== 'private') throw cryptoError('ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE', `Invalid key object type ${privateKey.type}, expected private.`);
   if (publicKey.type !== 'public' && publicKey.type !== 'private') throw cryptoError('ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE', `Invalid key object type ${publicKey.type}, expected private or public.`);
   const a = privateKey.asymmetricKeyType, b = publicKey.asymmetricKeyType;
-  if (a !== b || (a !== 'ec' && a !== 'x25519')) throw cryptoError('ERR_CRYPTO_INCOMPATIBLE_KEY', `Incompatible key types for Diffie-Hellman: ${a} and ${b}`);
+  if (a !== b || (a !== 'ec' && a !== 'x25519' && a !== 'x448')) throw cryptoError('ERR_CRYPTO_INCOMPATIBLE_KEY', `Incompatible key types for Diffie-Hellman: ${a} and ${b}`);
   give(0, K.keyBytes(privateKey));
   give(1, K.keyBytes(publicKey));
   try {

@@ -14,6 +14,7 @@ const kinds = {
   ERR_OUT_OF_RANGE: RangeError, ERR_INVALID_ARG_VALUE: TypeError, ERR_INVALID_ARG_TYPE: TypeError,
   ERR_FEATURE_UNAVAILABLE_ON_PLATFORM: TypeError, ERR_CRYPTO_ECDH_INVALID_FORMAT: TypeError, ERR_UNKNOWN_ENCODING: TypeError,
   ERR_CRYPTO_INVALID_MESSAGELEN: RangeError, ERR_MISSING_OPTION: TypeError, ERR_CRYPTO_SCRYPT_INVALID_PARAMETER: Error,
+  ERR_MISSING_PASSPHRASE: TypeError,
 };
 const defaults = {
   ERR_CRYPTO_UNKNOWN_CIPHER: 'Unknown cipher', ERR_CRYPTO_INVALID_KEYLEN: 'Invalid key length',
@@ -44,7 +45,7 @@ function convert(e) {
     const err = new Error(parts[2]);
     err.library = parts[3];
     err.reason = parts[4];
-    err.code = parts[1];
+    if (parts[1]) err.code = parts[1];
     return err;
   }
   if (e === 'ECANCELED' || e === 'ETIMEDOUT') return cryptoError('ERR_CRYPTO_OPERATION_FAILED', 'The operation was interrupted');

@@ -9,7 +9,13 @@ class DOMException extends Error {
     super(message);
     const name = typeof options === 'string' ? options : options.name || 'Error';
     Object.defineProperty(this, 'name', { value: name, configurable: true, writable: true });
-    const codes = { IndexSizeError: 1, NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11, SyntaxError: 12, InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20, TimeoutError: 23, InvalidCharacterError: 5, DataCloneError: 25 };
+    // WebIDL's legacy codes (names without one have 0).
+    const codes = {
+      IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5, NoModificationAllowedError: 7,
+      NotFoundError: 8, NotSupportedError: 9, InUseAttributeError: 10, InvalidStateError: 11, SyntaxError: 12, InvalidModificationError: 13,
+      NamespaceError: 14, InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20,
+      URLMismatchError: 21, QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
+    };
     Object.defineProperty(this, 'code', { value: codes[name] || 0, configurable: true });
     if (typeof options === 'object' && options && 'cause' in options) this.cause = options.cause;
   }

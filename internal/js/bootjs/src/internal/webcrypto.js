@@ -72,19 +72,22 @@ function makeKey(keyObject, algorithm, usages, extractable) {
 function isCryptoKey(v) { return v !== null && typeof v === 'object' && !!slot(v); }
 
 // Algorithm names per operation, and the members each takes.
-const names = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDSA', 'ECDH', 'Ed25519', 'X25519', 'AES-CTR', 'AES-CBC',
+const names = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDSA', 'ECDH', 'Ed25519', 'Ed448', 'X25519', 'X448', 'AES-CTR', 'AES-CBC',
   'AES-GCM', 'AES-KW', 'HMAC', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', 'HKDF', 'PBKDF2'];
 const rsa = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP'];
+const cfrg = ['Ed25519', 'Ed448', 'X25519', 'X448'];
+// The raw (and JWK "x") length of each CFRG curve's keys.
+const cfrgBytes = { Ed25519: 32, X25519: 32, Ed448: 57, X448: 56 };
 const aes = ['AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW'];
 const ops = {
   digest: ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'],
-  generateKey: [...rsa, 'ECDSA', 'ECDH', 'Ed25519', 'X25519', ...aes, 'HMAC'],
-  importKey: [...rsa, 'ECDSA', 'ECDH', 'Ed25519', 'X25519', ...aes, 'HMAC', 'HKDF', 'PBKDF2'],
-  sign: ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA', 'Ed25519', 'HMAC'],
-  verify: ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA', 'Ed25519', 'HMAC'],
+  generateKey: [...rsa, 'ECDSA', 'ECDH', 'Ed25519', 'Ed448', 'X25519', 'X448', ...aes, 'HMAC'],
+  importKey: [...rsa, 'ECDSA', 'ECDH', 'Ed25519', 'Ed448', 'X25519', 'X448', ...aes, 'HMAC', 'HKDF', 'PBKDF2'],
+  sign: ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA', 'Ed25519', 'Ed448', 'HMAC'],
+  verify: ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA', 'Ed25519', 'Ed448', 'HMAC'],
   encrypt: ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM'],
   decrypt: ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM'],
-  deriveBits: ['ECDH', 'X25519', 'HKDF', 'PBKDF2'],
+  deriveBits: ['ECDH', 'X25519', 'X448', 'HKDF', 'PBKDF2'],
   'get key length': ['AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW', 'HMAC', 'HKDF', 'PBKDF2'],
   wrapKey: ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW'],
   unwrapKey: ['RSA-OAEP', 'AES-CTR', 'AES-CBC', 'AES-GCM', 'AES-KW'],
@@ -110,6 +113,7 @@ const dicts = {
   sign: {
     'RSA-PSS': ['RsaPssParams', [['saltLength', 'int', true]]],
     ECDSA: ['EcdsaParams', [['hash', 'hash', true]]],
+    Ed448: ['Ed448Params', [['context', 'buffer', false]]],
   },
   encrypt: {
     'RSA-OAEP': ['RsaOaepParams', [['label', 'buffer', false]]],
@@ -120,6 +124,7 @@ const dicts = {
   deriveBits: {
     ECDH: ['EcdhKeyDeriveParams', [['public', 'key', true]]],
     X25519: ['EcdhKeyDeriveParams', [['public', 'key', true]]],
+    X448: ['EcdhKeyDeriveParams', [['public', 'key', true]]],
     HKDF: ['HkdfParams', [['hash', 'hash', true], ['salt', 'buffer', true], ['info', 'buffer', true]]],
     PBKDF2: ['Pbkdf2Params', [['hash', 'hash', true], ['salt', 'buffer', true], ['iterations', 'int', true]]],
   },
@@ -185,6 +190,7 @@ function normalize(alg, op) {
 }
 
 const blockBits = { 'SHA-1': 512, 'SHA-256': 512, 'SHA-384': 1024, 'SHA-512': 1024 };
+const hashBytes = { 'SHA-1': 20, 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 };
 const nodeHash = (h) => h.name.replace('-', '').toLowerCase();
 const curves = { 'P-256': 'prime256v1', 'P-384': 'secp384r1', 'P-521': 'secp521r1' };
 const curveNames = { prime256v1: 'P-256', secp256r1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
@@ -197,8 +203,8 @@ function allowedUsages(name) {
     case 'AES-KW': return [['wrapKey', 'unwrapKey']];
     case 'AES-CTR': case 'AES-CBC': case 'AES-GCM': return [['encrypt', 'decrypt', 'wrapKey', 'unwrapKey']];
     case 'PBKDF2': case 'HKDF': return [['deriveKey', 'deriveBits']];
-    case 'ECDSA': case 'Ed25519': case 'RSASSA-PKCS1-v1_5': case 'RSA-PSS': return [['sign'], ['verify']];
-    case 'ECDH': case 'X25519': return [['deriveKey', 'deriveBits'], []];
+    case 'ECDSA': case 'Ed25519': case 'Ed448': case 'RSASSA-PKCS1-v1_5': case 'RSA-PSS': return [['sign'], ['verify']];
+    case 'ECDH': case 'X25519': case 'X448': return [['deriveKey', 'deriveBits'], []];
     case 'RSA-OAEP': return [['decrypt', 'unwrapKey'], ['encrypt', 'wrapKey']];
   }
   return [[]];
@@ -210,7 +216,7 @@ function usageWord(name, generating) {
   if (name === 'HMAC') return 'an HMAC';
   if (aes.includes(name)) return 'an AES';
   if (rsa.includes(name)) return generating ? 'a RSA' : `an ${name}`;
-  if (generating && (name === 'ECDSA' || name === 'ECDH' || name === 'Ed25519' || name === 'X25519')) return `an ${name}`;
+  if (generating && (name === 'ECDSA' || name === 'ECDH' || cfrg.includes(name))) return `an ${name}`;
   return `a ${name}`;
 }
 function checkUsages(name, usages, which, generating) {
@@ -283,7 +289,7 @@ async function generateKey(algorithm, extractable, keyUsages) {
   try {
     pair = gen();
   } catch (e) {
-    // What this sandbox cannot generate (RSA exponents other than 65537)
+    // What this sandbox cannot generate (RSA exponents of 2^31 and more)
     // says so; the rest is Node's OperationError.
     if (e && e.code === 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM') throw new DOMException(e.message, { name: 'NotSupportedError', cause: e });
     throw new DOMException('The operation failed for an operation-specific reason', { name: 'OperationError', cause: e });
@@ -329,7 +335,7 @@ function jwkAlg(name, alg, lengthBits) {
   return undefined;
 }
 
-const sigAlgs = ['HMAC', 'ECDSA', 'Ed25519', 'RSASSA-PKCS1-v1_5', 'RSA-PSS'];
+const sigAlgs = ['HMAC', 'ECDSA', 'Ed25519', 'Ed448', 'RSASSA-PKCS1-v1_5', 'RSA-PSS'];
 function checkJwk(jwk, usages, extractable, kty, name) {
   if (jwk === null || typeof jwk !== 'object' || !jwk.kty) throw dom('Invalid keyData', 'DataError');
   if (jwk.kty !== kty) throw dom('Invalid JWK "kty" Parameter', 'DataError');
@@ -345,11 +351,15 @@ function checkJwk(jwk, usages, extractable, kty, name) {
 function importSecret(format, keyData, alg, extractable, usages) {
   const name = alg.name;
   if ((name === 'PBKDF2' || name === 'HKDF')) {
-    if (format !== 'raw') throw dom(`Unable to import ${name} key with format ${format}`, 'NotSupportedError');
+    if (format !== 'raw' && format !== 'KeyObject') throw dom(`Unable to import ${name} key with format ${format}`, 'NotSupportedError');
     if (extractable) throw dom(`${name} keys are not extractable`, 'SyntaxError');
   }
   let raw;
   if (format === 'raw') raw = argData(keyData, 'importKey', '2nd');
+  else if (format === 'KeyObject') {
+    if (keyData.type !== 'secret') throw dom('Invalid key type', 'DataError');
+    raw = K.secretBytes(keyData);
+  }
   else if (format === 'jwk') {
     checkJwk(keyData, usages, extractable, 'oct', name);
     if (typeof keyData.k !== 'string') throw dom('Invalid keyData', 'DataError');
@@ -364,7 +374,7 @@ function importSecret(format, keyData, alg, extractable, usages) {
     if (bits !== 128 && bits !== 192 && bits !== 256) throw dom('Invalid key length', 'DataError');
     a = { name, length: bits };
   } else if (name === 'HMAC') {
-    if (bits === 0) throw dom('Zero-length key is not supported', 'DataError');
+    if (bits === 0 || alg.length === 0) throw dom('Zero-length key is not supported', 'DataError');
     if (alg.length !== undefined && alg.length !== bits) throw dom('Invalid key length', 'DataError');
     a = { name, hash: { name: alg.hash.name }, length: bits };
   } else {
@@ -385,7 +395,11 @@ function importAsym(format, keyData, alg, extractable, usages) {
   const attempt = (f, msg = 'Invalid keyData') => {
     try { return f(); } catch (e) { throw new DOMException(msg, { name: 'DataError', cause: e }); }
   };
-  if (format === 'spki') {
+  if (format === 'KeyObject') {
+    checkUsages(name, usages, keyData.type === 'private' ? 0 : 1);
+    if (keyData.type === 'secret') throw dom('Invalid key type', 'DataError');
+    ko = keyData;
+  } else if (format === 'spki') {
     checkUsages(name, usages, 1);
     const der = argData(keyData, 'importKey', '2nd');
     ko = attempt(() => K.createPublicKey({ key: der, format: 'der', type: 'spki' }));
@@ -407,7 +421,7 @@ function importAsym(format, keyData, alg, extractable, usages) {
       if (point.length !== 2 * n + 1 || point[0] !== 4) throw dom('Invalid keyData', 'DataError');
       jwk = { kty: 'EC', crv: alg.namedCurve, x: b64u(sub(point, 1, 1 + n)), y: b64u(sub(point, 1 + n)) };
     } else {
-      if (raw.length !== 32) throw dom(`${name} raw keys must be exactly 32-bytes`, 'DataError');
+      if (raw.length !== cfrgBytes[name]) throw dom(`${name} raw keys must be exactly ${cfrgBytes[name]}-bytes`, 'DataError');
       jwk = { kty: 'OKP', crv: name, x: b64u(raw) };
     }
     ko = attempt(() => K.createPublicKey({ key: jwk, format: 'jwk' }));
@@ -433,7 +447,9 @@ function importAsym(format, keyData, alg, extractable, usages) {
   if (ec && curveNames[ko.asymmetricKeyDetails.namedCurve] !== alg.namedCurve) throw dom('Named curve mismatch', 'DataError');
   if (ko.type === 'private' && usages.length === 0) throw dom('Usages cannot be empty when importing a private key.', 'SyntaxError');
   const a = algorithmOf(name, ko, alg);
-  return makeKey(ko, a, usages, ko.type === 'public' ? true : extractable);
+  // Imported public keys are always extractable, but not those made by
+  // KeyObject.toCryptoKey (as in Node 22).
+  return makeKey(ko, a, usages, ko.type === 'public' && format !== 'KeyObject' ? true : extractable);
 }
 
 async function importKey(format, keyData, algorithm, extractable, keyUsages) {
@@ -453,6 +469,14 @@ function importNormalized(format, keyData, alg, extractable, usages) {
     return importSecret(format, keyData, alg, extractable, usages);
   }
   return importAsym(format, keyData, alg, extractable, usages);
+}
+
+// toCryptoKey is KeyObject.prototype.toCryptoKey (Node 22.10): the
+// key imported as importKey would, from the KeyObject itself.
+function toCryptoKey(keyObject, algorithm, extractable, keyUsages) {
+  const alg = normalize(algorithm, 'importKey');
+  const usages = usageList(keyUsages, 'toCryptoKey', '3rd');
+  return importNormalized('KeyObject', keyObject, alg, !!extractable, usages);
 }
 
 // --- exportKey
@@ -524,13 +548,25 @@ function signVerify(op, alg, d, data, signature) {
   }
   let hash = null;
   const opts = { key: ko };
+  if (name === 'Ed448' && alg.context && alg.context.length) {
+    throw dom('Non zero-length context is not yet supported.', 'NotSupportedError');
+  }
   if (name === 'ECDSA') {
     hash = nodeHash(alg.hash);
     opts.dsaEncoding = 'ieee-p1363';
   } else if (rsa.includes(name)) {
     hash = nodeHash(d.algorithm.hash);
     opts.padding = name === 'RSA-PSS' ? 6 : 1;
-    if (name === 'RSA-PSS') opts.saltLength = alg.saltLength;
+    if (name === 'RSA-PSS') {
+      // Node checks the salt against the key before it signs or verifies.
+      const max = Math.ceil((d.algorithm.modulusLength - 1) / 8) - hashBytes[d.algorithm.hash.name] - 2;
+      if (alg.saltLength > max) {
+        throw new DOMException('The operation failed for an operation-specific reason', {
+          name: 'OperationError', cause: U.outOfRange('algorithm.saltLength', `>= 0 && <= ${max}`, alg.saltLength),
+        });
+      }
+      opts.saltLength = alg.saltLength;
+    }
   }
   if (op === 'sign') {
     try { return toAB(S.sign(hash, data, opts)); } catch (e) { throw new DOMException('The operation failed for an operation-specific reason', { name: 'OperationError', cause: e }); }
@@ -725,10 +761,11 @@ function derive(alg, d, length, usage) {
       return require('./crypto_kdf.js').hkdfSync(nodeHash(alg.hash), raw, alg.salt, alg.info, length / 8);
     } catch (e) { throw new DOMException('The operation failed for an operation-specific reason', { name: 'OperationError', cause: e }); }
   }
-  // ECDH, X25519
+  // ECDH, X25519, X448
   const pub = s(alg.public);
   if (ko.type !== 'private') throw dom('The requested operation is not valid for the provided key', 'InvalidAccessError');
   if (pub.keyObject.type !== 'public') throw dom('algorithm.public must be a public key', 'InvalidAccessError');
+  if (!['ECDH', 'X25519', 'X448'].includes(pub.algorithm.name)) throw dom('Keys must be ECDH, X25519, or X448 keys', 'InvalidAccessError');
   if (pub.algorithm.name !== name) throw dom('The public and private keys must be of the same type', 'InvalidAccessError');
   if (name === 'ECDH' && pub.algorithm.namedCurve !== d.algorithm.namedCurve) throw dom('Named curve mismatch', 'InvalidAccessError');
   let bits;
@@ -838,6 +875,6 @@ function cloneAlgorithm(a) {
 }
 
 module.exports = {
-  CryptoKey, isCryptoKey, keyObjectOf, makeKey,
+  CryptoKey, isCryptoKey, keyObjectOf, makeKey, toCryptoKey,
   digest, generateKey, importKey, exportKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey, wrapKey, unwrapKey,
 };
