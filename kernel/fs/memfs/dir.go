@@ -321,7 +321,7 @@ func dropLinkLocked(n node, now time.Time) {
 	default:
 		b.fs.releaseInode()
 	}
-	b.fs.forget(b.ino)
+	b.fs.forget(b)
 }
 
 // Unlink removes the non-directory name.
@@ -397,7 +397,7 @@ func (d *dir) killLocked(now time.Time) {
 	c.ctime = now
 	c.order, c.removed = nil, 0
 	d.fs.releaseInode()
-	d.fs.forget(d.ino)
+	d.fs.forget(&d.inode)
 }
 
 // ReadDir returns up to max entries created after the one cookie names

@@ -231,7 +231,7 @@ func (f *file) freeLocked() {
 	// The size stays, so a racing Stat of the removed inode still reports
 	// it as Linux would; only the data goes.
 	c.pages, c.blocks, c.shared = nil, 0, false
-	f.fs.forget(f.ino)
+	f.fs.forget(&f.inode)
 }
 
 // Open returns a handle on the file's data. A file whose last link and

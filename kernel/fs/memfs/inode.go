@@ -76,6 +76,10 @@ type inode struct {
 	// own, and the fields of the embedding type.
 	mu sync.RWMutex
 	c  *core
+	// gone is set, under mu, once the filesystem forgot the inode (no name
+	// or handle is left): a copy made for a late change through a view the
+	// VFS still holds must not bring it back into the table.
+	gone bool
 
 	// amu guards the atime of an owned core against readers that record
 	// an access while holding mu shared. It is always taken last.
@@ -130,7 +134,9 @@ func (n *inode) ownLocked() *core {
 	c.epoch = n.fs.epoch
 	c.shared = c.entries != nil || c.order != nil || c.pages != nil
 	n.c = &c
-	n.fs.publish(n.ino, &c)
+	if !n.gone {
+		n.fs.publish(n.ino, &c)
+	}
 	return &c
 }
 

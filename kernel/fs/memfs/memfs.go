@@ -293,8 +293,10 @@ func (fs *FS) publish(ino uint64, c *core) {
 }
 
 // forget drops an inode that no name or handle refers to any more; views
-// the VFS still holds keep their last core.
-func (fs *FS) forget(ino uint64) {
+// the VFS still holds keep their last core. n.mu must be held exclusively.
+func (fs *FS) forget(n *inode) {
+	n.gone = true
+	ino := n.ino
 	fs.viewsMu.Lock()
 	delete(fs.views, ino)
 	delete(fs.orphans, ino)
