@@ -62,6 +62,6 @@ func (fs *FS) Clone(ctx context.Context, opts Options) (*FS, error) {
 	root := &dir{}
 	root.bindIno(dst, fs.root.ino, dst.inodes.get(fs.root.ino))
 	dst.root = root
-	dst.views[root.ino] = root
+	dst.views.Store(root.ino, root)
 	return dst, nil
 }

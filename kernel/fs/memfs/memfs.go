@@ -95,11 +95,13 @@ type FS struct {
 	renameMu sync.Mutex
 	root     *dir
 
-	// viewsMu guards views, inodes and orphans. It is taken last.
-	viewsMu sync.RWMutex
-	// views maps inode numbers to this filesystem's view of them, made on
-	// first use, so that every lookup of one inode returns one object.
-	views map[uint64]node
+	// viewsMu guards inodes and orphans, and changes to views. It is
+	// taken last.
+	viewsMu sync.Mutex
+	// views maps inode numbers to this filesystem's view of them (node),
+	// made on first use, so that every lookup of one inode returns one
+	// object. Reading it takes no lock: every lookup does.
+	views sync.Map
 	// inodes maps inode numbers to this filesystem's cores: a persistent
 	// table that Clone shares in O(1).
 	inodes table
@@ -146,7 +148,7 @@ func New(opts Options) *FS {
 
 // newFS returns a filesystem with no inodes, not even a root.
 func newFS(opts Options) *FS {
-	fs := &FS{quota: opts.Quota, readOnly: opts.ReadOnly, now: opts.Now, epoch: epochs.Add(1), views: make(map[uint64]node)}
+	fs := &FS{quota: opts.Quota, readOnly: opts.ReadOnly, now: opts.Now, epoch: epochs.Add(1)}
 	if fs.now == nil {
 		fs.now = time.Now
 	}
@@ -279,7 +281,7 @@ func (fs *FS) releaseInode() {
 func (fs *FS) register(n node) {
 	b := n.base()
 	fs.viewsMu.Lock()
-	fs.views[b.ino] = n
+	fs.views.Store(b.ino, n)
 	fs.inodes.set(b.ino, b.c, fs.epoch)
 	fs.viewsMu.Unlock()
 }
@@ -298,7 +300,7 @@ func (fs *FS) forget(n *inode) {
 	n.gone = true
 	ino := n.ino
 	fs.viewsMu.Lock()
-	delete(fs.views, ino)
+	fs.views.Delete(ino)
 	delete(fs.orphans, ino)
 	fs.inodes.set(ino, nil, fs.epoch)
 	fs.viewsMu.Unlock()
@@ -323,17 +325,15 @@ func (fs *FS) orphan(f *file, on bool) {
 // (a directory entry naming an inode the table lacks) is EIO: it would
 // be a bug, and a guest must not be able to turn it into a panic.
 func (fs *FS) node(ino uint64, parent *dir) (node, error) {
-	fs.viewsMu.RLock()
-	n := fs.views[ino]
-	fs.viewsMu.RUnlock()
-	if n != nil {
-		return n, nil
+	if n, ok := fs.views.Load(ino); ok {
+		return n.(node), nil
 	}
 	fs.viewsMu.Lock()
 	defer fs.viewsMu.Unlock()
-	if n := fs.views[ino]; n != nil {
-		return n, nil
+	if n, ok := fs.views.Load(ino); ok {
+		return n.(node), nil
 	}
+	var n node
 	c := fs.inodes.get(ino)
 	if c == nil {
 		return nil, errno.EIO
@@ -356,6 +356,6 @@ func (fs *FS) node(ino uint64, parent *dir) (node, error) {
 		s.bindIno(fs, ino, c)
 		n = s
 	}
-	fs.views[ino] = n
+	fs.views.Store(ino, n)
 	return n, nil
 }
