@@ -112,6 +112,7 @@ func (f *core) setPage(i int64, pg []byte) {
 	f.blocks += blocksOf(len(pg)) - blocksOf(len(f.pages[i]))
 	if len(pg) == 0 {
 		delete(f.pages, i)
+		delete(f.cowPages, i)
 		return
 	}
 	f.pages[i] = pg
@@ -188,6 +189,13 @@ func (f *file) writeLocked(p []byte, off int64, now time.Time) (int, error) {
 		idx, in := off/PageSize, int(off%PageSize)
 		chunk := min(len(p), PageSize-in)
 		pg := c.pages[idx]
+		if _, cow := c.cowPages[idx]; cow {
+			// Shared with a frozen core: write into a copy. growPage may
+			// write past len within cap, so it needs the copy as well.
+			pg = append(make([]byte, 0, max(len(pg), min(in+chunk, PageSize))), pg...)
+			c.pages[idx] = pg
+			delete(c.cowPages, idx)
+		}
 		if need := in + chunk; need > len(pg) {
 			pg = growPage(pg, need)
 			c.setPage(idx, pg)
@@ -230,7 +238,7 @@ func (f *file) freeLocked() {
 	f.fs.releaseInode()
 	// The size stays, so a racing Stat of the removed inode still reports
 	// it as Linux would; only the data goes.
-	c.pages, c.blocks, c.shared = nil, 0, false
+	c.pages, c.cowPages, c.blocks, c.shared = nil, nil, 0, false
 	f.fs.forget(&f.inode)
 }
 
@@ -326,9 +334,12 @@ func (h *handle) Close() error {
 	return nil
 }
 
-// pagesLocked returns the core with pages this filesystem may change,
-// copying the core and then its pages if they are shared with a frozen
-// core; mu must be held exclusively and fs.forkMu shared.
+// pagesLocked returns the core with a page map this filesystem may
+// change, copying the core and then the map if it is shared with a frozen
+// core; mu must be held exclusively and fs.forkMu shared. The pages
+// themselves stay shared (cowPages) until each is written, so the first
+// write after a fork costs one map entry per page and one page copy, not
+// a copy of the file.
 func (f *file) pagesLocked() *core {
 	c := f.ownLocked()
 	if !c.shared {
@@ -336,9 +347,11 @@ func (f *file) pagesLocked() *core {
 	}
 	c.shared = false
 	pages := make(map[int64][]byte, len(c.pages))
+	cow := make(map[int64]struct{}, len(c.pages))
 	for i, pg := range c.pages {
-		pages[i] = append(make([]byte, 0, len(pg)), pg...)
+		pages[i] = pg
+		cow[i] = struct{}{}
 	}
-	c.pages = pages
+	c.pages, c.cowPages = pages, cow
 	return c
 }

@@ -554,3 +554,40 @@ func BenchmarkForkFirstWrite(b *testing.B) {
 		_ = c.Release()
 	}
 }
+
+// TestForkPagesCopiedOneByOne: the first write after a fork copies the
+// page it touches, not the file; the other pages stay shared with the
+// other side. A page truncated short and then grown again in place (a
+// page's spare capacity) is copied first too, or the growth would write
+// into the other side's bytes.
+func TestForkPagesCopiedOneByOne(t *testing.T) {
+	src := New(Options{})
+	f := mustCreate(t, rootOf(t, src), "f")
+	h := mustOpen(t, f, vfs.O_RDWR)
+	defer h.Close()
+	orig := bytes.Repeat([]byte("0123456789"), PageSize)[:4*PageSize]
+	mustWrite(t, h, orig, 0)
+	dst := mustClone(t, src, nil)
+	df := walk(t, dst, "f")
+
+	mustWrite(t, h, []byte("W"), 5)
+	pc, cc := f.(*file).c, df.(*file).c
+	if &pc.pages[0][0] == &cc.pages[0][0] {
+		t.Fatal("the written page is still shared")
+	}
+	if &pc.pages[1][0] != &cc.pages[1][0] {
+		t.Fatal("an unwritten page was copied")
+	}
+	// Truncate into page 1 on the parent, then grow it in place.
+	wantErr(t, "truncate", f.SetAttr(bg, vfs.SetAttr{Mask: vfs.SetSize, Size: PageSize + 10}), 0)
+	mustWrite(t, h, []byte("GROW"), PageSize+20)
+	if got := readAll(t, df); !bytes.Equal(got, orig) {
+		t.Fatalf("the child's data changed: %q", got[PageSize:PageSize+30])
+	}
+	want := append(append([]byte{}, orig[:PageSize+10]...), make([]byte, 10)...)
+	want = append(want, "GROW"...)
+	want[5] = 'W'
+	if got := readAll(t, f); !bytes.Equal(got, want) {
+		t.Fatalf("parent = %q", got[PageSize:])
+	}
+}

@@ -51,10 +51,13 @@ type core struct {
 	removed int
 	lastSeq uint64
 
-	// A regular file's data: see file.
-	size   int64
-	pages  map[int64][]byte
-	blocks int64
+	// A regular file's data: see file. cowPages holds the indices of the
+	// pages still shared with a frozen core (the map is this core's own):
+	// a write copies such a page first.
+	size     int64
+	pages    map[int64][]byte
+	cowPages map[int64]struct{}
+	blocks   int64
 	// dead is set once the last link and the last handle are gone and the
 	// quota was credited; the file cannot be opened again.
 	dead bool
