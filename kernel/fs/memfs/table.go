@@ -19,9 +19,13 @@ const (
 	tableMask  = tableWidth - 1
 )
 
-// tableNode is an inner node (kids) or a leaf (cores), never both.
+// tableNode is an inner node (kids) or a leaf (cores), never both. used
+// counts its non-nil slots: a node that empties is dropped from its
+// parent, so a guest creating and removing files without end (inode
+// numbers are never reused) leaves no trail of empty nodes behind.
 type tableNode struct {
 	epoch uint64
+	used  int
 	kids  *[tableWidth]*tableNode
 	cores *[tableWidth]*core
 }
@@ -50,7 +54,13 @@ func (t *table) get(ino uint64) *core {
 // set makes c (nil to delete) the core of ino, copying the nodes on its
 // path that are not of epoch.
 func (t *table) set(ino uint64, c *core, epoch uint64) {
-	if c == nil && t.get(ino) == nil {
+	if c == nil {
+		if t.get(ino) == nil {
+			return
+		}
+		if t.clear(&t.root, t.levels-1, ino, epoch) {
+			t.root, t.levels = nil, 0
+		}
 		return
 	}
 	for !t.fits(ino) {
@@ -59,7 +69,7 @@ func (t *table) set(ino uint64, c *core, epoch uint64) {
 			continue
 		}
 		up := newTableNode(epoch, false)
-		up.kids[0] = t.root
+		up.kids[0], up.used = t.root, 1
 		t.root, t.levels = up, t.levels+1
 	}
 	n := own(&t.root, epoch)
@@ -67,10 +77,31 @@ func (t *table) set(ino uint64, c *core, epoch uint64) {
 		slot := &n.kids[(ino>>(tableShift*l))&tableMask]
 		if *slot == nil {
 			*slot = newTableNode(epoch, l == 1)
+			n.used++
 		}
 		n = own(slot, epoch)
 	}
-	n.cores[ino&tableMask] = c
+	slot := &n.cores[ino&tableMask]
+	if *slot == nil {
+		n.used++
+	}
+	*slot = c
+}
+
+// clear removes ino, which is present, below *p at level l, and reports
+// whether *p became empty (the caller then drops it).
+func (t *table) clear(p **tableNode, l int, ino uint64, epoch uint64) bool {
+	n := own(p, epoch)
+	i := (ino >> (tableShift * l)) & tableMask
+	if l == 0 {
+		n.cores[i] = nil
+	} else if !t.clear(&n.kids[i], l-1, ino, epoch) {
+		return false
+	} else {
+		n.kids[i] = nil
+	}
+	n.used--
+	return n.used == 0
 }
 
 // forked returns a copy of t that shares all its nodes.
@@ -93,7 +124,7 @@ func own(p **tableNode, epoch uint64) *tableNode {
 	if n.epoch == epoch {
 		return n
 	}
-	cp := &tableNode{epoch: epoch}
+	cp := &tableNode{epoch: epoch, used: n.used}
 	if n.kids != nil {
 		kids := *n.kids
 		cp.kids = &kids
