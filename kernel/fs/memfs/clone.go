@@ -55,10 +55,10 @@ func (fs *FS) Clone(ctx context.Context, opts Options) (*FS, error) {
 
 	fs.epoch = epochs.Add(1)
 	dst.inodes = fs.inodes.forked()
-	for ino := range fs.orphans {
-		dst.inodes.set(ino, nil, dst.epoch)
-	}
 	dst.lastIno.Store(fs.lastIno.Load())
+	for ino := range fs.orphans {
+		dst.inodes.del(ino, dst.epoch, dst.lastIno.Load()+1)
+	}
 	root := &dir{}
 	root.bindIno(dst, fs.root.ino, dst.inodes.get(fs.root.ino))
 	dst.root = root

@@ -302,7 +302,7 @@ func (fs *FS) forget(n *inode) {
 	fs.viewsMu.Lock()
 	fs.views.Delete(ino)
 	delete(fs.orphans, ino)
-	fs.inodes.set(ino, nil, fs.epoch)
+	fs.inodes.del(ino, fs.epoch, fs.lastIno.Load()+1)
 	fs.viewsMu.Unlock()
 }
 

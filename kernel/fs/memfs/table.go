@@ -51,18 +51,9 @@ func (t *table) get(ino uint64) *core {
 	return n.cores[ino&tableMask]
 }
 
-// set makes c (nil to delete) the core of ino, copying the nodes on its
-// path that are not of epoch.
+// set makes c the core of ino, copying the nodes on its path that are
+// not of epoch.
 func (t *table) set(ino uint64, c *core, epoch uint64) {
-	if c == nil {
-		if t.get(ino) == nil {
-			return
-		}
-		if t.clear(&t.root, t.levels-1, ino, epoch) {
-			t.root, t.levels = nil, 0
-		}
-		return
-	}
 	for !t.fits(ino) {
 		if t.root == nil {
 			t.root, t.levels = newTableNode(epoch, true), 1
@@ -88,20 +79,41 @@ func (t *table) set(ino uint64, c *core, epoch uint64) {
 	*slot = c
 }
 
+// del removes ino, copying the nodes on its path that are not of epoch.
+// A node left empty is dropped if no inode number from next on (numbers
+// are handed out in order and never reused) can fall in its range: a
+// create/remove loop then reuses the one leaf it works in instead of
+// making and dropping it each time.
+func (t *table) del(ino uint64, epoch, next uint64) {
+	if t.get(ino) == nil {
+		return
+	}
+	if t.clear(&t.root, t.levels-1, ino, epoch, next) {
+		t.root, t.levels = nil, 0
+	}
+}
+
 // clear removes ino, which is present, below *p at level l, and reports
-// whether *p became empty (the caller then drops it).
-func (t *table) clear(p **tableNode, l int, ino uint64, epoch uint64) bool {
+// whether *p became empty and droppable (the caller then drops it).
+func (t *table) clear(p **tableNode, l int, ino uint64, epoch, next uint64) bool {
 	n := own(p, epoch)
 	i := (ino >> (tableShift * l)) & tableMask
 	if l == 0 {
 		n.cores[i] = nil
-	} else if !t.clear(&n.kids[i], l-1, ino, epoch) {
+	} else if !t.clear(&n.kids[i], l-1, ino, epoch, next) {
 		return false
 	} else {
 		n.kids[i] = nil
 	}
 	n.used--
-	return n.used == 0
+	// The last number of n's range; a shift of 64 or more is the whole
+	// number space.
+	shift := uint(tableShift * (l + 1))
+	last := ^uint64(0)
+	if shift < 64 {
+		last = ino | (1<<shift - 1)
+	}
+	return n.used == 0 && last < next
 }
 
 // forked returns a copy of t that shares all its nodes.
