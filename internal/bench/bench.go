@@ -148,9 +148,11 @@ var rowDefs = []rowDef{
 	{id: "context-eval", label: "context evaluate 1+1", kind: kindContextEval},
 	{id: "oneshot", label: "one-shot evaluate", kind: kindOneShot},
 	{id: "create", label: "VM create+close", kind: kindCreate},
-	// A copy-on-write fork of a VM holding forkFiles files, and closing
-	// it: file data is shared, so the cost follows the file count only.
-	{id: "fork", label: "VM fork+close (2000 files)", kind: kindFork},
+	// A copy-on-write fork of a VM and closing it. The fork shares the
+	// parent's whole inode table and copies nothing, so the two rows, 50
+	// times apart in files, must cost the same.
+	{id: "fork", label: "VM fork+close (2000 files)", kind: kindFork, setup: forkSetup},
+	{id: "fork-100k", label: "VM fork+close (100000 files)", kind: kindFork, setup: forkSetup100k},
 	{id: "mem-vm", label: "memory per idle VM", kind: kindMemVM},
 	{id: "mem-isolate", label: "memory per live isolate", kind: kindMemIsolate},
 	{id: "hitrate", label: "V8 warm pool hit rate (paced)", kind: kindHitRate, cmd: "node -e ''", pace: hitRatePace},
@@ -168,6 +170,13 @@ var rowDefs = []rowDef{
 // 20 directories (~2 MB).
 const forkSetup = `for d in $(seq 1 20); do mkdir -p /workspace/fork/d$d; for f in $(seq 1 100); do ` +
 	`head -c 1024 /dev/zero > /workspace/fork/d$d/f$f; done; done`
+
+// forkSetup100k fills the fork-100k row's parent with 100000 files of
+// 1 KiB in 1000 directories (~100 MB), from one node process: a shell
+// loop would start 100000 processes.
+const forkSetup100k = `node -e 'const fs = require("fs"); const b = Buffer.alloc(1024); ` +
+	`for (let d = 0; d < 1000; d++) { const p = "/workspace/fork/d" + d; fs.mkdirSync(p, {recursive: true}); ` +
+	`for (let f = 0; f < 100; f++) fs.writeFileSync(p + "/f" + f, b); }'`
 
 // emptyDir is the directory the ls row lists.
 const emptyDir = "/tmp/bench-empty"
@@ -383,12 +392,16 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 			return vm.Close()
 		}
 	case kindFork:
-		parent, err := secexec.NewVM(ctx, r.options(r.cfg.Engine))
+		o := r.options(r.cfg.Engine)
+		// Room for the 100k-file tree on both sides (a fork is charged
+		// in full to its own VM).
+		o.Limits = secexec.Limits{FSBytes: 256 << 20, FSInodes: 200000}
+		parent, err := secexec.NewVM(ctx, o)
 		if err != nil {
 			return row, err
 		}
 		defer parent.Close()
-		if err := execOK(ctx, parent, forkSetup); err != nil {
+		if err := execOK(ctx, parent, d.setup); err != nil {
 			return row, fmt.Errorf("setup: %w", err)
 		}
 		op = func() error {

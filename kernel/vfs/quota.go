@@ -56,6 +56,22 @@ func (q *Quota) ReleaseInode() {
 	}
 }
 
+// ChargeInodes reserves n inodes at once, or fails with ENOSPC and
+// reserves nothing: a fork charges a whole tree in one step.
+func (q *Quota) ChargeInodes(n int64) error {
+	if q == nil || n <= 0 {
+		return nil
+	}
+	return charge(&q.inodes, q.maxInodes, n)
+}
+
+// ReleaseInodes returns n inodes.
+func (q *Quota) ReleaseInodes(n int64) {
+	if q != nil && n > 0 {
+		q.inodes.Add(-n)
+	}
+}
+
 // Usage reports the bytes and inodes in use and the limits (0 = none).
 func (q *Quota) Usage() (bytes, maxBytes, inodes, maxInodes int64) {
 	if q == nil {

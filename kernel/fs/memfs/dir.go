@@ -15,34 +15,69 @@ import (
 // is the number of the last entry returned. Removing an entry only marks
 // it, so cookies held by concurrent readers stay valid; the slice is
 // compacted once most of it is marks, which keeps removal O(1) amortized.
+//
+// The entries live in the core (entries, order, removed, lastSeq): order
+// is ascending by seq, and removed counts the marks still in it.
 type dir struct {
 	inode
 
-	// parent is the directory holding this one. It changes only under
-	// fs.renameMu, which is what reading it requires (the root's is nil).
+	// parent is the directory holding this one, in this filesystem. It
+	// changes only under fs.renameMu, which is what reading it requires
+	// (the root's is nil). Views of directories are made only by looking
+	// them up in their parent, so every one knows it.
 	parent *dir
-
-	// Guarded by inode.mu.
-	entries map[string]*dirent
-	order   []*dirent // ascending seq; removed entries stay until compaction
-	removed int       // removed entries still in order
-	lastSeq uint64
 }
 
-// dirent is one name in a directory.
+// dirent is one name in a directory. It names its inode by number, not
+// by view: a directory's core may be shared by filesystems that each
+// have their own views. A dirent of a frozen core is never changed.
 type dirent struct {
 	name    string
-	node    node
+	ino     uint64
+	typ     vfs.FileType
 	seq     uint64
 	removed bool
 }
 
 func (fs *FS) newDir(parent *dir, opts vfs.CreateOptions, now time.Time) *dir {
-	d := &dir{parent: parent, entries: make(map[string]*dirent)}
-	d.init(fs, vfs.TypeDir, opts, now)
-	d.nlink = 2
+	c := fs.newCore(vfs.TypeDir, opts, now)
+	c.entries = make(map[string]*dirent)
+	c.nlink = 2
+	d := &dir{parent: parent}
+	d.bind(fs, c)
 	return d
 }
+
+// entriesLocked returns the core with entries this filesystem may change,
+// copying the core and then its entries if they are shared; mu must be
+// held exclusively and fs.forkMu shared. Copying the entries is the one
+// cost of a fork that grows with a directory's size, paid once per side
+// and directory, and only by directories whose names change.
+func (d *dir) entriesLocked() *core {
+	c := d.ownLocked()
+	if !c.shared {
+		return c
+	}
+	c.shared = false
+	live := len(c.order) - c.removed
+	slab := make([]dirent, 0, live)
+	entries := make(map[string]*dirent, live)
+	order := make([]*dirent, 0, live)
+	for _, e := range c.order {
+		if e.removed {
+			continue
+		}
+		slab = append(slab, *e)
+		x := &slab[len(slab)-1]
+		entries[x.name] = x
+		order = append(order, x)
+	}
+	c.entries, c.order, c.removed = entries, order, 0
+	return c
+}
+
+// child returns the view of the entry e of d.
+func (d *dir) child(e *dirent) (node, error) { return d.fs.node(e.ino, d) }
 
 // Stat reports a directory size that grows with its entries, as tmpfs
 // does.
@@ -50,7 +85,7 @@ func (d *dir) Stat(context.Context) (vfs.Stat, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	st := d.statLocked()
-	st.Size = int64(len(d.entries)+2) * bogoDirentSize
+	st.Size = int64(len(d.c.entries)+2) * bogoDirentSize
 	return st, nil
 }
 
@@ -73,49 +108,53 @@ func (d *dir) Open(context.Context, vfs.OpenFlags) (vfs.Handle, error) {
 func (d *dir) Lookup(_ context.Context, name string) (vfs.Inode, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	e := d.entries[name]
+	e := d.c.entries[name]
 	if e == nil {
 		return nil, errno.ENOENT
 	}
-	// e.node changes when a rename replaces the entry: read it locked.
-	return e.node, nil
+	// e.ino changes when a rename replaces the entry: read it locked.
+	return d.child(e)
 }
 
-// insertLocked adds a new entry; mu must be held exclusively.
+// insertLocked adds a new entry; mu must be held exclusively and the
+// entries owned (entriesLocked).
 func (d *dir) insertLocked(name string, n node) {
-	d.lastSeq++
-	e := &dirent{name: name, node: n, seq: d.lastSeq}
-	d.entries[name] = e
-	d.order = append(d.order, e)
+	c := d.c
+	c.lastSeq++
+	b := n.base()
+	e := &dirent{name: name, ino: b.ino, typ: b.typ, seq: c.lastSeq}
+	c.entries[name] = e
+	c.order = append(c.order, e)
 }
 
-// removeLocked drops the entry e; mu must be held exclusively.
+// removeLocked drops the entry e; mu must be held exclusively and the
+// entries owned (entriesLocked).
 func (d *dir) removeLocked(e *dirent) {
-	delete(d.entries, e.name)
+	c := d.c
+	delete(c.entries, e.name)
 	e.removed = true
-	e.node = nil
-	d.removed++
-	if d.removed > 16 && d.removed*2 > len(d.order) {
-		kept := d.order[:0]
-		for _, x := range d.order {
+	c.removed++
+	if c.removed > 16 && c.removed*2 > len(c.order) {
+		kept := c.order[:0]
+		for _, x := range c.order {
 			if !x.removed {
 				kept = append(kept, x)
 			}
 		}
-		clear(d.order[len(kept):])
-		d.order = kept
-		d.removed = 0
+		clear(c.order[len(kept):])
+		c.order = kept
+		c.removed = 0
 	}
 }
 
 // checkCreateLocked reports why name cannot be created here, if it cannot;
 // mu must be held.
 func (d *dir) checkCreateLocked(name string) error {
-	if d.nlink == 0 {
+	if d.c.nlink == 0 {
 		// Creating in a removed directory, as Linux reports it.
 		return errno.ENOENT
 	}
-	if _, ok := d.entries[name]; ok {
+	if _, ok := d.c.entries[name]; ok {
 		return errno.EEXIST
 	}
 	return nil
@@ -127,6 +166,8 @@ func (d *dir) add(name string, mk func(now time.Time) (node, error)) (vfs.Inode,
 	if d.fs.readOnly {
 		return nil, errno.EROFS
 	}
+	d.fs.forkMu.RLock()
+	defer d.fs.forkMu.RUnlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.checkCreateLocked(name); err != nil {
@@ -141,6 +182,8 @@ func (d *dir) add(name string, mk func(now time.Time) (node, error)) (vfs.Inode,
 		d.fs.releaseInode()
 		return nil, err
 	}
+	d.entriesLocked()
+	d.fs.register(n)
 	d.insertLocked(name, n)
 	d.touchLocked(now)
 	return n, nil
@@ -158,13 +201,14 @@ func (d *dir) Create(_ context.Context, name string, opts vfs.CreateOptions) (vf
 		return nil, errno.EINVAL
 	}
 	return d.add(name, func(now time.Time) (node, error) {
+		c := d.fs.newCore(typ, opts, now)
 		if typ == vfs.TypeRegular {
 			f := &file{}
-			f.init(d.fs, typ, opts, now)
+			f.bind(d.fs, c)
 			return f, nil
 		}
 		s := &special{}
-		s.init(d.fs, typ, opts, now)
+		s.bind(d.fs, c)
 		return s, nil
 	})
 }
@@ -172,11 +216,11 @@ func (d *dir) Create(_ context.Context, name string, opts vfs.CreateOptions) (vf
 // Mkdir makes a directory.
 func (d *dir) Mkdir(_ context.Context, name string, opts vfs.CreateOptions) (vfs.Inode, error) {
 	return d.add(name, func(now time.Time) (node, error) {
-		if d.nlink >= maxDirLinks {
+		if d.c.nlink >= maxDirLinks {
 			return nil, errno.EMLINK
 		}
 		c := d.fs.newDir(d, opts, now)
-		d.nlink++ // the child's ".."
+		d.ownLocked().nlink++ // the child's ".."
 		return c, nil
 	})
 }
@@ -198,9 +242,11 @@ func (d *dir) Symlink(_ context.Context, name, target string, opts vfs.CreateOpt
 		if err := d.fs.chargeBytes(int64(len(target))); err != nil {
 			return nil, err
 		}
-		s := &symlink{target: target}
 		opts.Mode = 0o777
-		s.init(d.fs, vfs.TypeSymlink, opts, now)
+		c := d.fs.newCore(vfs.TypeSymlink, opts, now)
+		c.target = target
+		s := &symlink{}
+		s.bind(d.fs, c)
 		return s, nil
 	})
 }
@@ -219,6 +265,8 @@ func (d *dir) Link(_ context.Context, name string, target vfs.Inode) error {
 	if tb.typ == vfs.TypeDir {
 		return errno.EPERM
 	}
+	d.fs.forkMu.RLock()
+	defer d.fs.forkMu.RUnlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.checkCreateLocked(name); err != nil {
@@ -227,18 +275,20 @@ func (d *dir) Link(_ context.Context, name string, target vfs.Inode) error {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
 	switch {
-	case tb.nlink == 0:
+	case tb.c.nlink == 0:
 		// The target was removed after the VFS found it.
 		return errno.ENOENT
-	case tb.nlink >= MaxLinks:
+	case tb.c.nlink >= MaxLinks:
 		return errno.EMLINK
 	}
 	if err := d.fs.chargeInode(); err != nil {
 		return err
 	}
 	now := d.fs.now()
-	tb.nlink++
-	tb.ctime = now
+	tc := tb.ownLocked()
+	tc.nlink++
+	tc.ctime = now
+	d.entriesLocked()
 	d.insertLocked(name, t)
 	d.touchLocked(now)
 	return nil
@@ -250,9 +300,10 @@ func (d *dir) Link(_ context.Context, name string, target vfs.Inode) error {
 // open, that waits for the last Close).
 func dropLinkLocked(n node, now time.Time) {
 	b := n.base()
-	b.nlink--
-	b.ctime = now
-	if b.nlink > 0 {
+	c := b.ownLocked()
+	c.nlink--
+	c.ctime = now
+	if c.nlink > 0 {
 		b.fs.releaseInode()
 		return
 	}
@@ -260,13 +311,17 @@ func dropLinkLocked(n node, now time.Time) {
 	case *file:
 		if x.opens == 0 {
 			x.freeLocked()
+		} else {
+			b.fs.orphan(x, true)
 		}
+		return
 	case *symlink:
-		b.fs.releaseBytes(int64(len(x.target)))
+		b.fs.releaseBytes(int64(len(c.target)))
 		b.fs.releaseInode()
 	default:
 		b.fs.releaseInode()
 	}
+	b.fs.forget(b)
 }
 
 // Unlink removes the non-directory name.
@@ -274,21 +329,28 @@ func (d *dir) Unlink(_ context.Context, name string) error {
 	if d.fs.readOnly {
 		return errno.EROFS
 	}
+	d.fs.forkMu.RLock()
+	defer d.fs.forkMu.RUnlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	e := d.entries[name]
+	e := d.c.entries[name]
 	if e == nil {
 		return errno.ENOENT
 	}
-	if _, isDir := e.node.(*dir); isDir {
+	if e.typ == vfs.TypeDir {
 		return errno.EISDIR
 	}
+	n, err := d.child(e)
+	if err != nil {
+		return err
+	}
 	now := d.fs.now()
-	b := e.node.base()
+	b := n.base()
 	b.mu.Lock()
-	dropLinkLocked(e.node, now)
+	dropLinkLocked(n, now)
 	b.mu.Unlock()
-	d.removeLocked(e)
+	d.entriesLocked()
+	d.removeLocked(d.c.entries[name])
 	d.touchLocked(now)
 	return nil
 }
@@ -298,36 +360,44 @@ func (d *dir) Rmdir(_ context.Context, name string) error {
 	if d.fs.readOnly {
 		return errno.EROFS
 	}
+	d.fs.forkMu.RLock()
+	defer d.fs.forkMu.RUnlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	e := d.entries[name]
+	e := d.c.entries[name]
 	if e == nil {
 		return errno.ENOENT
 	}
-	c, ok := e.node.(*dir)
-	if !ok {
+	if e.typ != vfs.TypeDir {
 		return errno.ENOTDIR
 	}
+	n, err := d.child(e)
+	if err != nil {
+		return err
+	}
+	c := n.(*dir)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.entries) > 0 {
+	if len(c.c.entries) > 0 {
 		return errno.ENOTEMPTY
 	}
 	now := d.fs.now()
 	c.killLocked(now)
-	d.nlink--
-	d.removeLocked(e)
+	d.entriesLocked().nlink--
+	d.removeLocked(d.c.entries[name])
 	d.touchLocked(now)
 	return nil
 }
 
-// killLocked marks an empty directory removed and credits its inode; its
-// lock must be held.
+// killLocked marks an empty directory removed, credits its inode and
+// forgets it; its lock must be held.
 func (d *dir) killLocked(now time.Time) {
-	d.nlink = 0
-	d.ctime = now
-	d.order, d.removed = nil, 0
+	c := d.ownLocked()
+	c.nlink = 0
+	c.ctime = now
+	c.order, c.removed = nil, 0
 	d.fs.releaseInode()
+	d.fs.forget(&d.inode)
 }
 
 // ReadDir returns up to max entries created after the one cookie names
@@ -339,18 +409,18 @@ func (d *dir) ReadDir(_ context.Context, cookie uint64, max int) ([]vfs.Dirent, 
 		return nil, errno.EINVAL
 	}
 	d.mu.RLock()
-	i := sort.Search(len(d.order), func(i int) bool { return d.order[i].seq > cookie })
+	order := d.c.order
+	i := sort.Search(len(order), func(i int) bool { return order[i].seq > cookie })
 	var out []vfs.Dirent
-	for ; i < len(d.order) && len(out) < max; i++ {
-		e := d.order[i]
+	for ; i < len(order) && len(out) < max; i++ {
+		e := order[i]
 		if e.removed {
 			continue
 		}
 		if out == nil {
-			out = make([]vfs.Dirent, 0, min(max, len(d.order)-i))
+			out = make([]vfs.Dirent, 0, min(max, len(order)-i))
 		}
-		b := e.node.base()
-		out = append(out, vfs.Dirent{Name: e.name, Ino: b.ino, Type: b.typ, Next: e.seq})
+		out = append(out, vfs.Dirent{Name: e.name, Ino: e.ino, Type: e.typ, Next: e.seq})
 	}
 	d.mu.RUnlock()
 	d.touchAtime()
@@ -373,6 +443,8 @@ func (d *dir) Rename(_ context.Context, oldName string, newDir vfs.Inode, newNam
 		}
 		return errno.EXDEV
 	}
+	d.fs.forkMu.RLock()
+	defer d.fs.forkMu.RUnlock()
 	if nd == d {
 		// Renaming files within one directory locks the directory and
 		// leaves only, so it need not wait for other renames. If a
@@ -410,12 +482,8 @@ func (d *dir) Rename(_ context.Context, oldName string, newDir vfs.Inode, newNam
 
 // hasDirLocked reports whether name is a directory entry; mu must be held.
 func (d *dir) hasDirLocked(name string) bool {
-	e := d.entries[name]
-	if e == nil {
-		return false
-	}
-	_, ok := e.node.(*dir)
-	return ok
+	e := d.c.entries[name]
+	return e != nil && e.typ == vfs.TypeDir
 }
 
 // isAncestorOf reports whether d is a strict ancestor of x; fs.renameMu
@@ -432,29 +500,37 @@ func (d *dir) isAncestorOf(x *dir) bool {
 // renameLocked does the work of Rename with both directories locked (and
 // fs.renameMu held if they differ).
 func (d *dir) renameLocked(oldName string, nd *dir, newName string) error {
-	if d.nlink == 0 || nd.nlink == 0 {
+	if d.c.nlink == 0 || nd.c.nlink == 0 {
 		return errno.ENOENT
 	}
-	src := d.entries[oldName]
+	src := d.c.entries[oldName]
 	if src == nil {
 		return errno.ENOENT
 	}
-	dst := nd.entries[newName]
-	if dst != nil && dst.node == src.node {
+	dst := nd.c.entries[newName]
+	if dst != nil && dst.ino == src.ino {
 		// Two names of one inode (or a name onto itself): rename(2) does
 		// nothing and succeeds.
 		return nil
 	}
-	srcDir, srcIsDir := src.node.(*dir)
+	srcNode, err := d.child(src)
+	if err != nil {
+		return err
+	}
+	srcDir, srcIsDir := srcNode.(*dir)
 	if srcIsDir && nd != d && (srcDir == nd || srcDir.isAncestorOf(nd)) {
 		// The VFS refuses this first; checking again keeps the tree a tree
 		// (and the lock order sound) whatever the caller.
 		return errno.EINVAL
 	}
+	var dstNode node
 	var dstDir *dir
 	if dst != nil {
+		if dstNode, err = nd.child(dst); err != nil {
+			return err
+		}
 		var dstIsDir bool
-		dstDir, dstIsDir = dst.node.(*dir)
+		dstDir, dstIsDir = dstNode.(*dir)
 		switch {
 		case srcIsDir && !dstIsDir:
 			return errno.ENOTDIR
@@ -465,46 +541,47 @@ func (d *dir) renameLocked(oldName string, nd *dir, newName string) error {
 			return errno.ENOTEMPTY
 		}
 	}
-	if srcIsDir && nd != d && nd.nlink >= maxDirLinks {
+	if srcIsDir && nd != d && nd.c.nlink >= maxDirLinks {
 		return errno.EMLINK
 	}
 
 	// Lock the two children. Neither is an ancestor of the other (checked
 	// above), so no operation holds one of them while waiting for the
 	// other.
-	sb := src.node.base()
+	sb := srcNode.base()
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	now := d.fs.now()
 	if dst != nil {
-		db := dst.node.base()
+		db := dstNode.base()
 		db.mu.Lock()
 		defer db.mu.Unlock()
 		if dstDir != nil {
-			if len(dstDir.entries) > 0 {
+			if len(dstDir.c.entries) > 0 {
 				return errno.ENOTEMPTY
 			}
 			dstDir.killLocked(now)
-			nd.nlink--
+			nd.ownLocked().nlink--
 		} else {
-			dropLinkLocked(dst.node, now)
+			dropLinkLocked(dstNode, now)
 		}
 	}
-	n := src.node
-	d.removeLocked(src)
-	if dst != nil {
+	d.entriesLocked()
+	nd.entriesLocked()
+	d.removeLocked(d.c.entries[oldName])
+	if dst := nd.c.entries[newName]; dst != nil {
 		// Keep the replaced entry's place in the directory order, so a
 		// concurrent reader sees newName exactly once.
-		dst.node = n
+		dst.ino, dst.typ = sb.ino, sb.typ
 	} else {
-		nd.insertLocked(newName, n)
+		nd.insertLocked(newName, srcNode)
 	}
 	if srcIsDir && nd != d {
-		d.nlink--
-		nd.nlink++
+		d.c.nlink--
+		nd.c.nlink++
 		srcDir.parent = nd
 	}
-	sb.ctime = now
+	sb.ownLocked().ctime = now
 	d.touchLocked(now)
 	nd.touchLocked(now)
 	return nil

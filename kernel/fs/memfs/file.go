@@ -12,21 +12,14 @@ import (
 // file is a regular file. Its data is a sparse set of pages: page i holds
 // the bytes [i*PageSize, i*PageSize+len(page)); every byte below size that
 // no page holds reads as zero. A page grows only as far as the highest byte
-// written into it, so a ten-byte file costs ten bytes, not a page.
+// written into it, so a ten-byte file costs ten bytes, not a page. The
+// data is in the core: size, pages, and blocks (512-byte units of stored
+// data, for Stat.Blocks).
 type file struct {
 	inode
 
-	// Guarded by inode.mu.
-	size   int64
-	pages  map[int64][]byte
-	blocks int64 // 512-byte units of stored data, for Stat.Blocks
-	opens  int   // open handles
-	// shared says pages is also another filesystem's (Clone): it is
-	// read-only until unshareLocked gives this file its own copy.
-	shared bool
-	// dead is set once the last link and the last handle are gone and the
-	// quota was credited; the file cannot be opened again.
-	dead bool
+	// opens counts this filesystem's open handles; guarded by inode.mu.
+	opens int
 }
 
 // Stat returns the attributes with the size and the blocks actually
@@ -35,8 +28,8 @@ func (f *file) Stat(context.Context) (vfs.Stat, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	st := f.statLocked()
-	st.Size = f.size
-	st.Blocks = f.blocks
+	st.Size = f.c.size
+	st.Blocks = f.c.blocks
 	return st, nil
 }
 
@@ -47,11 +40,13 @@ func (f *file) SetAttr(_ context.Context, attr vfs.SetAttr) error {
 	if f.fs.readOnly {
 		return errno.EROFS
 	}
+	f.fs.forkMu.RLock()
+	defer f.fs.forkMu.RUnlock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.fs.now()
 	if attr.Mask&vfs.SetSize != 0 {
-		if f.dead {
+		if f.c.dead {
 			return errno.ENOENT
 		}
 		if err := f.truncateLocked(attr.Size); err != nil {
@@ -72,21 +67,21 @@ func (f *file) truncateLocked(size int64) error {
 		return errno.EINVAL
 	case size > MaxFileSize:
 		return errno.EFBIG
-	case size > f.size:
-		if err := f.fs.chargeBytes(size - f.size); err != nil {
+	case size > f.c.size:
+		if err := f.fs.chargeBytes(size - f.c.size); err != nil {
 			return err
 		}
-	case size < f.size:
-		f.unshareLocked()
-		f.dropPagesFrom(size)
-		f.fs.releaseBytes(f.size - size)
+	case size < f.c.size:
+		f.pagesLocked().dropPagesFrom(size)
+		f.fs.releaseBytes(f.c.size - size)
 	}
-	f.size = size
+	f.ownLocked().size = size
 	return nil
 }
 
-// dropPagesFrom frees the data at and after off.
-func (f *file) dropPagesFrom(off int64) {
+// dropPagesFrom frees the data at and after off; the pages must be the
+// core's own (pagesLocked).
+func (f *core) dropPagesFrom(off int64) {
 	first := off / PageSize
 	if in := int(off % PageSize); in != 0 {
 		if pg, ok := f.pages[first]; ok && len(pg) > in {
@@ -113,10 +108,11 @@ func (f *file) dropPagesFrom(off int64) {
 
 // setPage replaces page i, keeping blocks in step; an empty page is
 // deleted.
-func (f *file) setPage(i int64, pg []byte) {
+func (f *core) setPage(i int64, pg []byte) {
 	f.blocks += blocksOf(len(pg)) - blocksOf(len(f.pages[i]))
 	if len(pg) == 0 {
 		delete(f.pages, i)
+		delete(f.cowPages, i)
 		return
 	}
 	f.pages[i] = pg
@@ -124,8 +120,8 @@ func (f *file) setPage(i int64, pg []byte) {
 
 func blocksOf(n int) int64 { return int64((n + 511) / 512) }
 
-// readLocked copies the data at off into p; mu must be held.
-func (f *file) readLocked(p []byte, off int64) int {
+// readLocked copies the data at off into p; the view's mu must be held.
+func (f *core) readLocked(p []byte, off int64) int {
 	if off >= f.size {
 		return 0
 	}
@@ -161,21 +157,21 @@ func (f *file) writeLocked(p []byte, off int64, now time.Time) (int, error) {
 		return 0, nil
 	case off >= MaxFileSize:
 		return 0, errno.EFBIG
-	case f.dead:
+	case f.c.dead:
 		return 0, errno.EIO
 	}
 	if room := MaxFileSize - off; int64(len(p)) > room {
 		p = p[:room]
 	}
 	end := off + int64(len(p))
-	if end > f.size {
-		got, err := f.fs.chargeBytesUpTo(end - f.size)
-		if err != nil && (errno.Of(err) != errno.ENOSPC || off >= f.size) {
+	if size := f.c.size; end > size {
+		got, err := f.fs.chargeBytesUpTo(end - size)
+		if err != nil && (errno.Of(err) != errno.ENOSPC || off >= size) {
 			return 0, err
 		}
 		// With no room at all, the part of p over existing data still
 		// goes in.
-		if newEnd := f.size + got; newEnd < end {
+		if newEnd := size + got; newEnd < end {
 			if newEnd <= off {
 				f.fs.releaseBytes(got)
 				return 0, errno.ENOSPC
@@ -184,24 +180,31 @@ func (f *file) writeLocked(p []byte, off int64, now time.Time) (int, error) {
 			end = newEnd
 		}
 	}
-	f.unshareLocked()
-	if f.pages == nil {
-		f.pages = make(map[int64][]byte)
+	c := f.pagesLocked()
+	if c.pages == nil {
+		c.pages = make(map[int64][]byte)
 	}
 	n := len(p)
 	for len(p) > 0 {
 		idx, in := off/PageSize, int(off%PageSize)
 		chunk := min(len(p), PageSize-in)
-		pg := f.pages[idx]
+		pg := c.pages[idx]
+		if _, cow := c.cowPages[idx]; cow {
+			// Shared with a frozen core: write into a copy. growPage may
+			// write past len within cap, so it needs the copy as well.
+			pg = append(make([]byte, 0, max(len(pg), min(in+chunk, PageSize))), pg...)
+			c.pages[idx] = pg
+			delete(c.cowPages, idx)
+		}
 		if need := in + chunk; need > len(pg) {
 			pg = growPage(pg, need)
-			f.setPage(idx, pg)
+			c.setPage(idx, pg)
 		}
 		copy(pg[in:], p[:chunk])
 		p = p[chunk:]
 		off += int64(chunk)
 	}
-	f.size = max(f.size, end)
+	c.size = max(c.size, end)
 	f.touchLocked(now)
 	return n, nil
 }
@@ -223,17 +226,20 @@ func growPage(pg []byte, need int) []byte {
 }
 
 // freeLocked credits the quota with the file's data and its inode once it
-// has neither links nor handles; mu must be held exclusively.
+// has neither links nor handles, and forgets it; mu must be held
+// exclusively and fs.forkMu shared.
 func (f *file) freeLocked() {
-	if f.dead {
+	if f.c.dead {
 		return
 	}
-	f.dead = true
-	f.fs.releaseBytes(f.size)
+	c := f.ownLocked()
+	c.dead = true
+	f.fs.releaseBytes(c.size)
 	f.fs.releaseInode()
 	// The size stays, so a racing Stat of the removed inode still reports
 	// it as Linux would; only the data goes.
-	f.pages, f.blocks = nil, 0
+	c.pages, c.cowPages, c.blocks, c.shared = nil, nil, 0, false
+	f.fs.forget(&f.inode)
 }
 
 // Open returns a handle on the file's data. A file whose last link and
@@ -245,7 +251,7 @@ func (f *file) Open(_ context.Context, flags vfs.OpenFlags) (vfs.Handle, error) 
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.dead {
+	if f.c.dead {
 		return nil, errno.ENOENT
 	}
 	f.opens++
@@ -268,7 +274,7 @@ func (h *handle) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
 		return 0, errno.EINVAL
 	}
 	h.f.mu.RLock()
-	n := h.f.readLocked(p, off)
+	n := h.f.c.readLocked(p, off)
 	h.f.mu.RUnlock()
 	h.f.touchAtime()
 	return n, nil
@@ -280,6 +286,8 @@ func (h *handle) WriteAt(_ context.Context, p []byte, off int64) (int, error) {
 		return 0, errno.EBADF
 	}
 	f := h.f
+	f.fs.forkMu.RLock()
+	defer f.fs.forkMu.RUnlock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.writeLocked(p, off, f.fs.now())
@@ -292,10 +300,12 @@ func (h *handle) Append(_ context.Context, p []byte) (int, int64, error) {
 		return 0, 0, errno.EBADF
 	}
 	f := h.f
+	f.fs.forkMu.RLock()
+	defer f.fs.forkMu.RUnlock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n, err := f.writeLocked(p, f.size, f.fs.now())
-	return n, f.size, err
+	n, err := f.writeLocked(p, f.c.size, f.fs.now())
+	return n, f.c.size, err
 }
 
 // Sync does nothing: memory is as stable as this filesystem gets.
@@ -313,11 +323,35 @@ func (h *handle) Close() error {
 		return errno.EBADF
 	}
 	f := h.f
+	f.fs.forkMu.RLock()
+	defer f.fs.forkMu.RUnlock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.opens--
-	if f.opens == 0 && f.nlink == 0 {
+	if f.opens == 0 && f.c.nlink == 0 {
 		f.freeLocked()
 	}
 	return nil
+}
+
+// pagesLocked returns the core with a page map this filesystem may
+// change, copying the core and then the map if it is shared with a frozen
+// core; mu must be held exclusively and fs.forkMu shared. The pages
+// themselves stay shared (cowPages) until each is written, so the first
+// write after a fork costs one map entry per page and one page copy, not
+// a copy of the file.
+func (f *file) pagesLocked() *core {
+	c := f.ownLocked()
+	if !c.shared {
+		return c
+	}
+	c.shared = false
+	pages := make(map[int64][]byte, len(c.pages))
+	cow := make(map[int64]struct{}, len(c.pages))
+	for i, pg := range c.pages {
+		pages[i] = pg
+		cow[i] = struct{}{}
+	}
+	c.pages, c.cowPages = pages, cow
+	return c
 }

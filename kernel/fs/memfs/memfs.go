@@ -83,18 +83,43 @@ type FS struct {
 	now      func() time.Time
 
 	lastIno atomic.Uint64
+	// forkMu is held shared by every change and exclusively by Clone, so
+	// a fork sees no change half made and, once it has frozen the cores,
+	// no change can still be writing into one.
+	forkMu sync.RWMutex
+	// epoch marks the cores this filesystem may change in place (see
+	// core). It changes only under forkMu held exclusively.
+	epoch uint64
 	// renameMu serializes renames between different directories, so the
 	// ancestry of directories is stable while one is in progress.
 	renameMu sync.Mutex
 	root     *dir
 
-	// bytes and inodes are what this filesystem has charged to the quota.
+	// viewsMu guards inodes and orphans, and changes to views. It is
+	// taken last.
+	viewsMu sync.Mutex
+	// views maps inode numbers to this filesystem's view of them (node),
+	// made on first use, so that every lookup of one inode returns one
+	// object. Reading it takes no lock: every lookup does.
+	views sync.Map
+	// inodes maps inode numbers to this filesystem's cores: a persistent
+	// table that Clone shares in O(1).
+	inodes table
+	// orphans are files with no name left but open handles: they are
+	// charged here until their last close, and a clone leaves them out.
+	orphans map[uint64]*file
+
+	// bytes and icount are what this filesystem has charged to the quota.
 	// Release swaps in releasedMark and returns the balance, after which
 	// every charge is refunded and refused, and every release ignored, so
 	// the shared quota is neither leaked nor double-credited.
 	bytes  atomic.Int64
-	inodes atomic.Int64
+	icount atomic.Int64
 }
+
+// epochs numbers the epochs of every filesystem of the process, so that
+// no two ever share one.
+var epochs atomic.Uint64
 
 const releasedMark = math.MinInt64
 
@@ -111,15 +136,22 @@ var (
 // New returns an empty filesystem: a root directory and nothing else. The
 // root directory is not charged to the quota, so New cannot fail.
 func New(opts Options) *FS {
-	fs := &FS{quota: opts.Quota, readOnly: opts.ReadOnly, now: opts.Now}
-	if fs.now == nil {
-		fs.now = time.Now
-	}
+	fs := newFS(opts)
 	mode := opts.RootMode & vfs.ModePerm
 	if mode == 0 {
 		mode = 0o755
 	}
 	fs.root = fs.newDir(nil, vfs.CreateOptions{Mode: mode, UID: opts.RootUID, GID: opts.RootGID}, fs.now())
+	fs.register(fs.root)
+	return fs
+}
+
+// newFS returns a filesystem with no inodes, not even a root.
+func newFS(opts Options) *FS {
+	fs := &FS{quota: opts.Quota, readOnly: opts.ReadOnly, now: opts.Now, epoch: epochs.Add(1)}
+	if fs.now == nil {
+		fs.now = time.Now
+	}
 	return fs
 }
 
@@ -154,10 +186,8 @@ func (fs *FS) Release() error {
 	if n := fs.bytes.Swap(releasedMark); n > 0 {
 		fs.quota.ReleaseBytes(n)
 	}
-	if n := fs.inodes.Swap(releasedMark); n > 0 {
-		for range n {
-			fs.quota.ReleaseInode()
-		}
+	if n := fs.icount.Swap(releasedMark); n > 0 {
+		fs.quota.ReleaseInodes(n)
 	}
 	return nil
 }
@@ -232,7 +262,7 @@ func (fs *FS) chargeInode() error {
 	if err := fs.quota.ChargeInode(); err != nil {
 		return err
 	}
-	if !account(&fs.inodes, 1) {
+	if !account(&fs.icount, 1) {
 		fs.quota.ReleaseInode()
 		return errno.EIO
 	}
@@ -241,7 +271,91 @@ func (fs *FS) chargeInode() error {
 
 // releaseInode returns one inode of quota.
 func (fs *FS) releaseInode() {
-	if account(&fs.inodes, -1) {
+	if account(&fs.icount, -1) {
 		fs.quota.ReleaseInode()
 	}
+}
+
+// register records a new inode's view and core; the caller holds
+// fs.forkMu shared (or is making the filesystem).
+func (fs *FS) register(n node) {
+	b := n.base()
+	fs.viewsMu.Lock()
+	fs.views.Store(b.ino, n)
+	fs.inodes.set(b.ino, b.c, fs.epoch)
+	fs.viewsMu.Unlock()
+}
+
+// publish records c as the core of ino after a copy; the caller holds the
+// inode's lock exclusively and fs.forkMu shared.
+func (fs *FS) publish(ino uint64, c *core) {
+	fs.viewsMu.Lock()
+	fs.inodes.set(ino, c, fs.epoch)
+	fs.viewsMu.Unlock()
+}
+
+// forget drops an inode that no name or handle refers to any more; views
+// the VFS still holds keep their last core. n.mu must be held exclusively.
+func (fs *FS) forget(n *inode) {
+	n.gone = true
+	ino := n.ino
+	fs.viewsMu.Lock()
+	fs.views.Delete(ino)
+	delete(fs.orphans, ino)
+	fs.inodes.del(ino, fs.epoch, fs.lastIno.Load()+1)
+	fs.viewsMu.Unlock()
+}
+
+// orphan records or clears f as a file with no name but open handles.
+func (fs *FS) orphan(f *file, on bool) {
+	fs.viewsMu.Lock()
+	if on {
+		if fs.orphans == nil {
+			fs.orphans = make(map[uint64]*file)
+		}
+		fs.orphans[f.ino] = f
+	} else {
+		delete(fs.orphans, f.ino)
+	}
+	fs.viewsMu.Unlock()
+}
+
+// node returns the view of inode ino, the child of parent, making it on
+// first use from the core this filesystem's table holds. A missing core
+// (a directory entry naming an inode the table lacks) is EIO: it would
+// be a bug, and a guest must not be able to turn it into a panic.
+func (fs *FS) node(ino uint64, parent *dir) (node, error) {
+	if n, ok := fs.views.Load(ino); ok {
+		return n.(node), nil
+	}
+	fs.viewsMu.Lock()
+	defer fs.viewsMu.Unlock()
+	if n, ok := fs.views.Load(ino); ok {
+		return n.(node), nil
+	}
+	var n node
+	c := fs.inodes.get(ino)
+	if c == nil {
+		return nil, errno.EIO
+	}
+	switch c.typ {
+	case vfs.TypeDir:
+		d := &dir{parent: parent}
+		d.bindIno(fs, ino, c)
+		n = d
+	case vfs.TypeRegular:
+		f := &file{}
+		f.bindIno(fs, ino, c)
+		n = f
+	case vfs.TypeSymlink:
+		s := &symlink{}
+		s.bindIno(fs, ino, c)
+		n = s
+	default:
+		s := &special{}
+		s.bindIno(fs, ino, c)
+		n = s
+	}
+	fs.views.Store(ino, n)
+	return n, nil
 }

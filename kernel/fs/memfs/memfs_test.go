@@ -201,14 +201,14 @@ func TestSparseTruncate(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := n.(*file)
-	if len(f.pages) != 0 {
-		t.Fatalf("truncate allocated %d pages", len(f.pages))
+	if len(f.c.pages) != 0 {
+		t.Fatalf("truncate allocated %d pages", len(f.c.pages))
 	}
 	h := mustOpen(t, n, vfs.O_RDWR)
 	defer h.Close()
 	mustWrite(t, h, []byte("x"), 1<<29)
-	if len(f.pages) != 1 || cap(f.pages[(1<<29)/PageSize]) > 64 {
-		t.Fatalf("one byte written stored %d pages", len(f.pages))
+	if len(f.c.pages) != 1 || cap(f.c.pages[(1<<29)/PageSize]) > 64 {
+		t.Fatalf("one byte written stored %d pages", len(f.c.pages))
 	}
 	st := mustStat(t, n)
 	if st.Size != 1<<30 || st.Blocks != 1 {
@@ -222,8 +222,8 @@ func TestSparseTruncate(t *testing.T) {
 	if err := n.SetAttr(bg, vfs.SetAttr{Mask: vfs.SetSize, Size: 10}); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.pages) != 0 || mustStat(t, n).Blocks != 0 {
-		t.Fatalf("shrink kept %d pages", len(f.pages))
+	if len(f.c.pages) != 0 || mustStat(t, n).Blocks != 0 {
+		t.Fatalf("shrink kept %d pages", len(f.c.pages))
 	}
 }
 
@@ -432,7 +432,7 @@ func TestMaxLinks(t *testing.T) {
 	fs := New(Options{})
 	root := rootOf(t, fs)
 	n := mustCreate(t, root, "f")
-	n.(*file).nlink = MaxLinks - 1 // skip creating 65k names
+	n.(*file).c.nlink = MaxLinks - 1 // skip creating 65k names
 	wantErr(t, "last link", root.Link(bg, "a", n), 0)
 	wantErr(t, "link beyond max", root.Link(bg, "b", n), errno.EMLINK)
 }
@@ -684,8 +684,8 @@ func TestReadDir(t *testing.T) {
 	if !slices.Equal(got, wantAll) {
 		t.Fatalf("iteration across removals = %v\nwant %v", got, wantAll)
 	}
-	if d := root.(*dir); d.removed*2 > len(d.order) && d.removed > 16 {
-		t.Fatalf("no compaction: %d removed of %d", d.removed, len(d.order))
+	if d := root.(*dir); d.c.removed*2 > len(d.c.order) && d.c.removed > 16 {
+		t.Fatalf("no compaction: %d removed of %d", d.c.removed, len(d.c.order))
 	}
 }
 
