@@ -114,8 +114,15 @@ type Config struct {
 	// preview's lifetime (default 24 hours).
 	MaxPreviewTTL time.Duration
 	// SnapshotDir is where tenants' snapshots are kept, each tenant in a
-	// directory of its own; empty disables the snapshot routes (501).
+	// directory of its own; empty (and no SnapshotStore) disables the
+	// snapshot routes and pause (501).
 	SnapshotDir string
+	// SnapshotStore is the same for a fleet: a directory or an
+	// s3://BUCKET/PREFIX?endpoint=...&region=... URL that every replica
+	// shares, authenticated with SnapshotCredentials. At most one of
+	// SnapshotDir and SnapshotStore is set.
+	SnapshotStore       string
+	SnapshotCredentials secexec.StoreCredentials
 	// MaxSnapshots is each tenant's quota of stored snapshots (default
 	// 64).
 	MaxSnapshots int
@@ -227,11 +234,14 @@ func (c *Config) defaults() {
 
 // Server is the API: an http.Handler plus the VMs it owns.
 type Server struct {
-	cfg     Config
-	auth    *authenticator
-	router  chi.Router
-	vms     *registry
-	metrics *apiMetrics
+	cfg Config
+	// storeLoc is the snapshot store's location (SnapshotDir or
+	// SnapshotStore); "" when there is none.
+	storeLoc string
+	auth     *authenticator
+	router   chi.Router
+	vms      *registry
+	metrics  *apiMetrics
 	// held counts each tenant's spawned processes and JS contexts.
 	held slots
 
@@ -275,14 +285,25 @@ func New(cfg Config) (*Server, error) {
 	if cfg.OnIdle != OnIdleClose && cfg.OnIdle != OnIdlePause {
 		return nil, fmt.Errorf("%w: on-idle %q is neither %q nor %q", ErrConfig, cfg.OnIdle, OnIdleClose, OnIdlePause)
 	}
-	if cfg.OnIdle == OnIdlePause && cfg.SnapshotDir == "" {
-		return nil, fmt.Errorf("%w: pausing idle VMs needs a snapshot directory", ErrConfig)
+	storeLoc := cfg.SnapshotDir
+	if cfg.SnapshotStore != "" {
+		if storeLoc != "" {
+			return nil, fmt.Errorf("%w: a snapshot directory and a snapshot store are both set", ErrConfig)
+		}
+		storeLoc = cfg.SnapshotStore
+		if _, err := secexec.OpenSnapshotStoreAt(storeLoc, cfg.SnapshotCredentials); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	if cfg.OnIdle == OnIdlePause && storeLoc == "" {
+		return nil, fmt.Errorf("%w: pausing idle VMs needs a snapshot directory or store", ErrConfig)
 	}
 	if !replicaName.MatchString(cfg.Replica) {
 		return nil, fmt.Errorf("%w: replica %q is not a DNS label", ErrConfig, cfg.Replica)
 	}
 	s := &Server{
 		cfg:      cfg,
+		storeLoc: storeLoc,
 		auth:     &authenticator{tokens: cfg.Tokens},
 		metrics:  newAPIMetrics(),
 		sessions: map[*wsSession]struct{}{},

@@ -2,13 +2,10 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -131,11 +128,10 @@ func (f vmFilter) match(j VMJSON) bool {
 // own snapshots (not listed, not deletable, not counted by
 // MaxSnapshots), counted instead by MaxPausedVMs.
 func (s *Server) pauseStore(tenant string) (*secexec.SnapshotStore, error) {
-	if s.cfg.SnapshotDir == "" {
-		return nil, apiError(http.StatusNotImplemented, CodeNotImplemented, "pause is not enabled on this server (serve --snapshot-dir)")
+	if s.storeLoc == "" {
+		return nil, apiError(http.StatusNotImplemented, CodeNotImplemented, "pause is not enabled on this server (serve --snapshot-dir or --snapshot-store)")
 	}
-	sum := sha256.Sum256([]byte(tenant))
-	return secexec.OpenSnapshotStore(filepath.Join(s.cfg.SnapshotDir, "p-"+hex.EncodeToString(sum[:12])))
+	return s.openStore("p-" + tenantHash(tenant))
 }
 
 // lockOp takes e's transition lock (pause, resume and remove run one at

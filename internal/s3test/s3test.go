@@ -156,6 +156,9 @@ func (s *Server) URL(prefix string) string {
 	return "s3://" + s.Bucket + "/" + prefix + "?endpoint=" + url.QueryEscape(s.Endpoint) + "&region=us-east-1"
 }
 
+// PID returns the server's process id.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
 // Stop kills the server (as a crash would) and waits for it.
 func (s *Server) Stop() {
 	if s.cmd.Process != nil {
