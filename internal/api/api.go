@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
@@ -27,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/internal/snapshot"
 )
 
 // OpenAPI is the OpenAPI 3 document of the API (served at /openapi.json).
@@ -236,8 +238,10 @@ func (c *Config) defaults() {
 type Server struct {
 	cfg Config
 	// storeLoc is the snapshot store's location (SnapshotDir or
-	// SnapshotStore); "" when there is none.
+	// SnapshotStore); "" when there is none. recs are the VMs' records
+	// there (durable.go).
 	storeLoc string
+	recs     snapshot.Records
 	auth     *authenticator
 	router   chi.Router
 	vms      *registry
@@ -309,6 +313,21 @@ func New(cfg Config) (*Server, error) {
 		sessions: map[*wsSession]struct{}{},
 	}
 	s.vms = newRegistry(s)
+	if storeLoc != "" {
+		recs, err := snapshot.OpenRecords(storeLoc, cfg.SnapshotCredentials)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		s.recs = recs
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err = s.loadRecords(ctx)
+		cancel()
+		if err != nil {
+			// Serving goes on: the records stay in the store, and a
+			// request for one of the VMs still finds it (route).
+			cfg.Logger.Error("loading paused VMs from the snapshot store", "err", err)
+		}
+	}
 	s.router = s.routes()
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopReaper, s.reaperDone = cancel, make(chan struct{})
@@ -444,31 +463,77 @@ func (s *Server) route(next http.Handler) http.Handler {
 			writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
 			return
 		}
+		tenant := tenantOf(r.Context())
+		// This replica's own VMs, and those it adopted from others.
+		if e := s.vms.get(tenant, id); e != nil {
+			s.serveVM(w, r, e, next)
+			return
+		}
 		if replica != s.cfg.Replica {
-			s.forward(w, r, replica)
+			s.forward(w, r, replica, func(w http.ResponseWriter, r *http.Request) {
+				s.adoptAndServe(w, r, replica, next)
+			})
 			return
 		}
-		e := s.vms.get(tenantOf(r.Context()), id)
-		if e == nil {
-			writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
-			return
-		}
-		e.touch()
-		if !keepsState(r, id) {
-			leave, err := s.enter(r.Context(), e)
-			if err != nil {
-				writeError(w, err)
+		// Not here: another replica may have adopted it (its record
+		// says which), or it is this replica's and not loaded yet.
+		if s.recs != nil {
+			rec, _, err := s.readRecord(r.Context(), tenant, id)
+			switch {
+			case err == nil && rec.Owner != s.cfg.Replica && replicaName.MatchString(rec.Owner):
+				owner := rec.Owner
+				s.forward(w, r, owner, func(w http.ResponseWriter, r *http.Request) {
+					s.adoptAndServe(w, r, owner, next)
+				})
 				return
+			case err == nil:
+				s.adoptAndServe(w, r, s.cfg.Replica, next)
+				return
+			case !errors.Is(err, snapshot.ErrNotFound):
+				s.cfg.Logger.Warn("reading a VM's record", "vm", id, "err", err)
 			}
-			defer leave()
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), vmKey{}, e)))
+		writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
 	})
+}
+
+// serveVM serves r on e, resuming e first unless the request leaves a
+// paused VM paused.
+func (s *Server) serveVM(w http.ResponseWriter, r *http.Request, e *vmEntry, next http.Handler) {
+	e.touch()
+	if !keepsState(r, e.id) {
+		leave, err := s.enter(r.Context(), e)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer leave()
+	}
+	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), vmKey{}, e)))
+}
+
+// adoptAndServe serves r on the VM of the URL after adopting it from
+// replica from, which did not answer (or forwards it to the replica that
+// adopted it first).
+func (s *Server) adoptAndServe(w http.ResponseWriter, r *http.Request, from string, next http.Handler) {
+	e, owner, err := s.adopt(r.Context(), tenantOf(r.Context()), chi.URLParam(r, "id"), from)
+	switch {
+	case err != nil:
+		writeError(w, err)
+	case owner != "":
+		s.forward(w, r, owner, nil)
+	default:
+		s.serveVM(w, r, e, next)
+	}
 }
 
 // forward proxies r to the replica holding the VM. The peer checks the
 // bearer token and the tenant itself.
-func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string) {
+//
+// When the peer cannot be dialled (it is down: nothing of the request
+// reached it) and unreachable is set, unreachable serves the request
+// instead (adoption, durable.go).
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string, unreachable http.HandlerFunc) {
 	base, ok := "", false
 	if s.cfg.PeerURL != nil && r.Header.Get(forwardedHeader) == "" {
 		base, ok = s.cfg.PeerURL(replica)
@@ -482,6 +547,13 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string)
 		writeError(w, apiError(http.StatusMisdirectedRequest, CodeWrongReplica, "no address for replica %q", replica))
 		return
 	}
+	body := r.Body
+	if unreachable != nil && body != nil {
+		// The proxy's transport closes the body it was given, even when
+		// the dial fails: the request's own must stay readable for
+		// unreachable.
+		r.Body = io.NopCloser(body)
+	}
 	p := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(u)
@@ -492,6 +564,12 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string)
 		FlushInterval: -1, // server-sent events go through as they come
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			s.cfg.Logger.Warn("forwarding to replica failed", "replica", replica, "err", err)
+			var op *net.OpError
+			if unreachable != nil && errors.As(err, &op) && op.Op == "dial" {
+				r.Body = body
+				unreachable(w, r)
+				return
+			}
 			writeError(w, apiError(http.StatusBadGateway, CodeWrongReplica, "replica %q did not answer", replica))
 		},
 	}

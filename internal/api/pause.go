@@ -205,6 +205,16 @@ func (s *Server) resume(e *vmEntry) error {
 	// shares it, so one client going away must not fail the others.
 	ctx, cancel := context.WithTimeout(context.Background(), resumeTimeout)
 	defer cancel()
+	// The record says who runs the VM: written before the VM runs, so
+	// that a replica that adopted it meanwhile wins and this one drops
+	// its copy rather than run a second.
+	if err := s.saveRecord(ctx, e, StateRunning); err != nil {
+		s.vms.unreserve(e.tenant)
+		if errors.Is(err, errMoved) {
+			s.vms.lose(e)
+		}
+		return err
+	}
 	vm, err := s.restorePaused(ctx, e)
 	if err != nil {
 		s.vms.unreserve(e.tenant)
@@ -274,8 +284,21 @@ func (s *Server) pause(ctx context.Context, e *vmEntry, restart [][]string) erro
 		return fmt.Errorf("pause: %w", err)
 	}
 	e.mu.Lock()
-	e.snapshot = snap.ID
+	e.snapshot, e.restart = snap.ID, restart
 	e.mu.Unlock()
+	if err := s.saveRecord(ctx, e, StatePaused); err != nil {
+		s.vms.unreservePaused(e.tenant)
+		e.mu.Lock()
+		e.snapshot = prev
+		e.mu.Unlock()
+		_ = st.Delete(context.WithoutCancel(ctx), snap.ID)
+		if errors.Is(err, errMoved) {
+			s.vms.lose(e)
+			return err
+		}
+		e.setState(StateRunning)
+		return fmt.Errorf("pause: %w", err)
+	}
 	s.vms.paused(e)
 	// The snapshot of an earlier pause is kept until this one is saved.
 	if prev != "" && prev != snap.ID {

@@ -211,7 +211,7 @@ func (s *Server) forkVM(w http.ResponseWriter, r *http.Request) {
 	}
 	defer parent.use()()
 	parent.mu.Lock()
-	m := vmMeta{idle: parent.idleTimeout, engine: parent.engine, opts: parent.opts, labels: copyLabels(parent.labels), expires: parent.expires}
+	m := vmMeta{idle: parent.idleTimeout, engine: parent.engine, opts: parent.opts, create: parent.create, labels: copyLabels(parent.labels), expires: parent.expires}
 	parent.mu.Unlock()
 	s.admitVM(w, tenant, m, func() (*secexec.VM, error) { return parent.vm.Fork(r.Context()) })
 }
