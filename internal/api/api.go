@@ -132,6 +132,11 @@ type Config struct {
 	// OnIdleClose (the default) closes it, OnIdlePause pauses it (needs
 	// SnapshotDir), to be resumed by its next request.
 	OnIdle string
+	// SnapshotEvery, when positive, saves every running VM this often
+	// (those used, or with processes, since their last save) to its
+	// pause store, recorded so that after a crash the VM resumes, here
+	// or on another replica, as it was saved (needs a snapshot store).
+	SnapshotEvery time.Duration
 	// MaxPausedVMs is each tenant's quota of paused VMs, which do not
 	// count against MaxVMs (default 64).
 	MaxPausedVMs int
@@ -242,10 +247,13 @@ type Server struct {
 	// there (durable.go).
 	storeLoc string
 	recs     snapshot.Records
-	auth     *authenticator
-	router   chi.Router
-	vms      *registry
-	metrics  *apiMetrics
+	// saverDone is closed when saveLoop has ended (at once without
+	// SnapshotEvery).
+	saverDone chan struct{}
+	auth      *authenticator
+	router    chi.Router
+	vms       *registry
+	metrics   *apiMetrics
 	// held counts each tenant's spawned processes and JS contexts.
 	held slots
 
@@ -302,6 +310,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.OnIdle == OnIdlePause && storeLoc == "" {
 		return nil, fmt.Errorf("%w: pausing idle VMs needs a snapshot directory or store", ErrConfig)
 	}
+	if cfg.SnapshotEvery != 0 && (storeLoc == "" || cfg.SnapshotEvery < minSnapshotEvery) {
+		return nil, fmt.Errorf("%w: snapshot-every needs a snapshot directory or store, and at least %v", ErrConfig, minSnapshotEvery)
+	}
 	if !replicaName.MatchString(cfg.Replica) {
 		return nil, fmt.Errorf("%w: replica %q is not a DNS label", ErrConfig, cfg.Replica)
 	}
@@ -332,8 +343,18 @@ func New(cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopReaper, s.reaperDone = cancel, make(chan struct{})
 	go s.reap(ctx)
+	s.saverDone = make(chan struct{})
+	if cfg.SnapshotEvery > 0 {
+		go s.saveLoop(ctx)
+	} else {
+		close(s.saverDone)
+	}
 	return s, nil
 }
+
+// minSnapshotEvery is the shortest SnapshotEvery: each save walks the
+// VM's files.
+const minSnapshotEvery = 100 * time.Millisecond
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
@@ -362,6 +383,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.stopReaper()
 	<-s.reaperDone
+	<-s.saverDone
 	s.vms.closeAll()
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/secexec/secexec"
 	"github.com/secexec/secexec/internal/snapshot"
 )
 
@@ -257,4 +258,93 @@ func (s *Server) adopt(ctx context.Context, tenant, id, from string) (*vmEntry, 
 		}
 	}
 	return nil, "", apiError(http.StatusConflict, CodeConflict, "the VM is moving between replicas; retry")
+}
+
+// saveLoop saves running VMs every SnapshotEvery (Config), one at a
+// time, so that a replica that dies loses only what changed since.
+func (s *Server) saveLoop(ctx context.Context) {
+	defer close(s.saverDone)
+	t := time.NewTicker(s.cfg.SnapshotEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, e := range s.vms.toSave() {
+			if ctx.Err() != nil {
+				return
+			}
+			if err := s.save(ctx, e); err != nil {
+				// Tried again next time: a file written while it was
+				// saved (EAGAIN), a store that did not answer.
+				s.cfg.Logger.Warn("saving a running VM", "vm", e.id, "tenant", e.tenant, "err", err)
+			}
+		}
+	}
+}
+
+// toSave returns the running VMs that may have changed since their last
+// save: used since, or running processes (which may write files).
+func (g *registry) toSave() []*vmEntry {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*vmEntry
+	for _, e := range g.vms {
+		e.mu.Lock()
+		if e.state == StateRunning && !e.removed && e.lost == "" &&
+			(e.savedAt.IsZero() || e.lastUsed.After(e.savedAt) || e.active > 0 || len(e.procs) > 0) {
+			out = append(out, e)
+		}
+		e.mu.Unlock()
+	}
+	return out
+}
+
+// save snapshots running e to its tenant's pause store and records it
+// (state running), then deletes its previous save. The VM keeps
+// running and serving requests meanwhile.
+func (s *Server) save(ctx context.Context, e *vmEntry) error {
+	st, err := s.pauseStore(e.tenant)
+	if err != nil {
+		return err
+	}
+	if err := e.lockOp(ctx); err != nil {
+		return err
+	}
+	defer e.unlockOp()
+	e.mu.Lock()
+	ok := e.state == StateRunning && !e.removed && e.lost == ""
+	prev, vm, restart := e.snapshot, e.vm, e.restart
+	e.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	started := time.Now()
+	sctx, cancel := context.WithTimeout(ctx, resumeTimeout)
+	snap, err := vm.Snapshot(sctx, st, secexec.SnapshotOptions{Restart: restart})
+	cancel()
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.snapshot, e.savedAt = snap.ID, started
+	e.mu.Unlock()
+	if err := s.saveRecord(ctx, e, StateRunning); err != nil {
+		e.mu.Lock()
+		e.snapshot = prev
+		e.mu.Unlock()
+		_ = st.Delete(context.WithoutCancel(ctx), snap.ID)
+		if errors.Is(err, errMoved) {
+			s.vms.lose(e)
+		}
+		return err
+	}
+	if prev != "" && prev != snap.ID {
+		if err := st.Delete(context.WithoutCancel(ctx), prev); err != nil && !errors.Is(err, snapshot.ErrNotFound) {
+			s.cfg.Logger.Warn("deleting a VM's previous save", "vm", e.id, "snapshot", prev, "err", err)
+		}
+	}
+	return nil
 }

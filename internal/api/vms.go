@@ -87,8 +87,9 @@ type vmEntry struct {
 	// replica last wrote or read ("" : none).
 	restart    [][]string
 	recVersion string
-	inflight   int  // requests routed to it now (see Server.enter)
-	removed    bool // taken out of the registry
+	savedAt    time.Time // when its last periodic save began (SnapshotEvery)
+	inflight   int       // requests routed to it now (see Server.enter)
+	removed    bool      // taken out of the registry
 	// op is held by a pause, a resume or the removal (one at a time).
 	op chan struct{}
 	// previews are the VM's live preview URLs by id; portConns counts

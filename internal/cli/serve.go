@@ -153,6 +153,7 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.IntVar(&cfg.MaxSnapshots, "max-snapshots", 64, "snapshots stored per tenant")
 	fl.StringVar(&cfg.OnIdle, "on-idle", api.OnIdleClose, "what happens to a VM idle for its idle timeout: close, or pause (saved to --snapshot-dir, resumed by its next request)")
 	fl.IntVar(&cfg.MaxPausedVMs, "max-paused-vms", 64, "paused VMs per tenant")
+	fl.DurationVar(&cfg.SnapshotEvery, "snapshot-every", 0, "save running VMs this often (those used since their last save) to the snapshot store, so that a replica that dies loses only what changed since; 0: never")
 	fl.DurationVar(&cfg.MaxTTL, "max-ttl", 7*24*time.Hour, "longest TTL a VM may ask for (ttl_ms on create or PATCH)")
 	fl.StringVar(&cfg.Engine, "engine", api.EnginePerTenant, "where VMs run unless their create request says: per-tenant (an engine process per tenant) or per-vm (one per VM)")
 	fl.BoolVar(&terminal, "terminal", false, "serve a browser terminal at /terminal/ (xterm.js, fetched with npm and cached at the first start)")

@@ -200,11 +200,20 @@ func (s *S3Store) blobKey(h string) string      { return s.prefix + "blobs/" + h
 func (s *S3Store) manifestKey(id string) string { return s.prefix + "manifests/" + id + ".json" }
 func (s *S3Store) touchKey(h string) string     { return s.prefix + "touched/" + h }
 
+// s3Response returns the S3 error answer err holds, if any.
+func s3Response(err error) minio.ErrorResponse {
+	var r minio.ErrorResponse
+	if errors.As(err, &r) {
+		return r
+	}
+	return minio.ToErrorResponse(err)
+}
+
 // s3Code returns the S3 error code of err ("" for none).
-func s3Code(err error) string { return minio.ToErrorResponse(err).Code }
+func s3Code(err error) string { return s3Response(err).Code }
 
 func isNotFound(err error) bool {
-	r := minio.ToErrorResponse(err)
+	r := s3Response(err)
 	return r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound && r.Code != "NoSuchBucket"
 }
 
@@ -318,28 +327,38 @@ func (s *S3Store) PutManifest(ctx context.Context, id string, data []byte) error
 }
 
 // getBounded reads the object key, at most limit bytes, with its ETag.
+// An object replaced while it is read (the client's later range
+// requests are conditional on the first ETag) is read again.
 func (s *S3Store) getBounded(ctx context.Context, key string, limit int64) ([]byte, string, error) {
+	for try := 0; ; try++ {
+		data, etag, err := s.getOnce(ctx, key, limit)
+		if s3Code(err) == "PreconditionFailed" && try < 3 {
+			continue
+		}
+		return data, etag, err
+	}
+}
+
+func (s *S3Store) getOnce(ctx context.Context, key string, limit int64) ([]byte, string, error) {
 	obj, err := s.c.GetObject(ctx, s.bucket, key, minio.GetObjectOptions{})
 	if err != nil {
 		return nil, "", s3Err("get", err)
 	}
 	defer obj.Close()
-	info, err := obj.Stat()
+	// The first read sends the request; Stat then answers from it.
+	data, err := io.ReadAll(io.LimitReader(obj, limit+1))
 	if isNotFound(err) {
 		return nil, "", ErrNotFound
 	}
 	if err != nil {
 		return nil, "", s3Err("get", err)
 	}
-	if info.Size > limit {
-		return nil, "", fmt.Errorf("snapshot: %s: %d bytes over %d: %w", path.Base(key), info.Size, limit, ErrCorrupt)
-	}
-	data, err := io.ReadAll(io.LimitReader(obj, limit+1))
-	if err != nil {
-		return nil, "", s3Err("get", err)
-	}
 	if int64(len(data)) > limit {
 		return nil, "", fmt.Errorf("snapshot: %s: over %d bytes: %w", path.Base(key), limit, ErrCorrupt)
+	}
+	info, err := obj.Stat()
+	if err != nil {
+		return nil, "", s3Err("get", err)
 	}
 	return data, info.ETag, nil
 }
