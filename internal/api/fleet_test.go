@@ -2,10 +2,18 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/secexec/secexec"
 	"github.com/secexec/secexec/internal/api"
+	"github.com/secexec/secexec/internal/s3test"
+	"github.com/secexec/secexec/internal/snapshot"
 )
 
 // TestForwardingToOwningReplica: two replicas, each forwarding requests
@@ -80,4 +88,125 @@ func replicaPair(t *testing.T) (a, b *testServer) {
 	b = newServer(t, api.Config{Replica: "b", PeerURL: peer, PreviewSecret: secret})
 	urls["a"], urls["b"] = a.url, b.url
 	return a, b
+}
+
+// TestFleetResumesOnAnotherReplica: two replicas share an S3 store
+// (a real versitygw); a VM made on A is saved by --snapshot-every, A
+// dies (listener and engines gone), and a request for the VM through B
+// adopts it: B restores it from A's last save, with its files, for its
+// tenant only. When A comes back it does not run the VM again: it
+// forwards the VM's requests to B, the owner the store names now.
+func TestFleetResumesOnAnotherReplica(t *testing.T) {
+	srv := s3test.Start(t)
+	loc := srv.URL("fleet")
+	creds := secexec.StoreCredentials{AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}
+	var mu sync.Mutex
+	urls := map[string]string{}
+	peer := func(r string) (string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		u, ok := urls[r]
+		return u, ok
+	}
+	secret := []byte("a fleet's shared preview secret, 32 bytes or more")
+	replica := func(name string, every time.Duration) *testServer {
+		s := newServer(t, api.Config{Replica: name, PeerURL: peer, PreviewSecret: secret,
+			SnapshotStore: loc, SnapshotCredentials: creds, SnapshotEvery: every})
+		mu.Lock()
+		urls[name] = s.url
+		mu.Unlock()
+		return s
+	}
+	a, b := replica("a", 200*time.Millisecond), replica("b", 200*time.Millisecond)
+	id := a.newVM(alice, map[string]any{"labels": map[string]string{"app": "web"}})
+	if r, res := a.exec(alice, id, map[string]any{"cmd": "echo kept > /workspace/f"}); r.status != 200 || res.ExitCode != 0 {
+		t.Fatalf("exec on a: %d %s", r.status, r.body)
+	}
+	wrote := time.Now()
+	recs, err := snapshot.OpenRecords(loc, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := waitRecord(t, recs, id, func(r fleetRecord) bool { return r.Owner == "a" && r.SavedAt.After(wrote) })
+	if rec.State != "running" {
+		t.Fatalf("a's save: %+v", rec)
+	}
+	a.kill()
+
+	// Through b: the VM is adopted, paused, then resumed by the exec.
+	if code, v := b.vmInfo(alice, id); code != http.StatusOK || v.State != "paused" || v.Labels["app"] != "web" {
+		t.Fatalf("GET through b after a died: %d %+v", code, v)
+	}
+	if r := b.do(bob, "POST", "/v1/vms/"+id+"/exec", map[string]any{"cmd": "true"}); r.status != http.StatusNotFound {
+		t.Fatalf("bob through b: %d %s", r.status, r.body)
+	}
+	r, res := b.exec(alice, id, map[string]any{"cmd": "cat /workspace/f"})
+	if r.status != 200 || string(res.Stdout) != "kept\n" {
+		t.Fatalf("exec through b: %d %q %s", r.status, res.Stdout, r.body)
+	}
+	if rec := waitRecord(t, recs, id, func(r fleetRecord) bool { return true }); rec.Owner != "b" {
+		t.Fatalf("the record names %q, not b", rec.Owner)
+	}
+	if r, _ := b.exec(alice, id, map[string]any{"cmd": "echo on-b > /workspace/g"}); r.status != 200 {
+		t.Fatalf("exec through b: %d %s", r.status, r.body)
+	}
+
+	// a comes back: it leaves the VM to b and sends its requests there.
+	a2 := replica("a", 0)
+	var list struct{ VMs []vmInfo }
+	if a2.do(alice, "GET", "/v1/vms", nil).json(t, &list); len(list.VMs) != 0 {
+		t.Fatalf("a loaded the VM b owns: %+v", list)
+	}
+	r, res = a2.exec(alice, id, map[string]any{"cmd": "cat /workspace/f /workspace/g"})
+	if r.status != 200 || string(res.Stdout) != "kept\non-b\n" {
+		t.Fatalf("exec through the new a: %d %q %s", r.status, res.Stdout, r.body)
+	}
+	if r := a2.do(bob, "GET", "/v1/vms/"+id, nil); r.status != http.StatusNotFound {
+		t.Fatalf("bob through the new a: %d %s", r.status, r.body)
+	}
+	// Deleted through a, it is gone from the store.
+	if r := a2.do(alice, "DELETE", "/v1/vms/"+id, nil); r.status != http.StatusNoContent {
+		t.Fatalf("delete through a: %d %s", r.status, r.body)
+	}
+	if _, _, err := recs.GetRecord(context.Background(), recordKey(t, recs, id)); !errors.Is(err, snapshot.ErrNotFound) {
+		t.Fatalf("the record after delete: %v", err)
+	}
+}
+
+// fleetRecord is the part of a VM's record in the store the fleet test
+// reads.
+type fleetRecord struct {
+	Owner, State string
+	SavedAt      time.Time `json:"saved_at"`
+}
+
+// recordKey finds the name of the record of VM id.
+func recordKey(t *testing.T, recs snapshot.Records, id string) string {
+	t.Helper()
+	names, err := recs.ListRecords(context.Background(), "vms/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if strings.HasSuffix(n, "/"+id) {
+			return n
+		}
+	}
+	return "vms/none/" + id
+}
+
+// waitRecord polls the store until the record of id satisfies ok (a
+// readiness poll with a bound, not a timed assertion).
+func waitRecord(t *testing.T, recs snapshot.Records, id string, ok func(fleetRecord) bool) fleetRecord {
+	t.Helper()
+	for range 1500 {
+		data, _, err := recs.GetRecord(context.Background(), recordKey(t, recs, id))
+		var rec fleetRecord
+		if err == nil && json.Unmarshal(data, &rec) == nil && ok(rec) {
+			return rec
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the record of %s never came", id)
+	return fleetRecord{}
 }
