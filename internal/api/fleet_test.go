@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -209,4 +211,116 @@ func waitRecord(t *testing.T, recs snapshot.Records, id string, ok func(fleetRec
 	}
 	t.Fatalf("the record of %s never came", id)
 	return fleetRecord{}
+}
+
+// TestFleetNeverRunsTwoCopies: replica a is alive but the others cannot
+// reach it (a partition). Another tenant's request adopts nothing; then b
+// and c, asked for a's VM at the same time, both try to adopt it and
+// exactly one wins the store's conditional write (the other forwards to
+// it). a's next save of the VM is refused by the store, so a drops its
+// copy and from then on forwards the VM's requests to the winner.
+func TestFleetNeverRunsTwoCopies(t *testing.T) {
+	srv := s3test.Start(t)
+	loc := srv.URL("split")
+	creds := secexec.StoreCredentials{AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}
+	dead := "http://" + closedAddr(t)
+	var mu sync.Mutex
+	urls := map[string]string{}
+	secret := []byte("a fleet's shared preview secret, 32 bytes or more")
+	replica := func(name string, every time.Duration) *testServer {
+		peer := func(r string) (string, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if r == "a" && name != "a" {
+				return dead, true // b and c cannot reach a
+			}
+			u, ok := urls[r]
+			return u, ok
+		}
+		s := newServer(t, api.Config{Replica: name, PeerURL: peer, PreviewSecret: secret,
+			SnapshotStore: loc, SnapshotCredentials: creds, SnapshotEvery: every})
+		mu.Lock()
+		urls[name] = s.url
+		mu.Unlock()
+		return s
+	}
+	a := replica("a", 150*time.Millisecond)
+	b, c := replica("b", 0), replica("c", 0)
+	id := a.newVM(alice, nil)
+	if r, _ := a.exec(alice, id, map[string]any{"cmd": "echo from-a > /workspace/f"}); r.status != 200 {
+		t.Fatalf("exec on a: %d %s", r.status, r.body)
+	}
+	wrote := time.Now()
+	recs, err := snapshot.OpenRecords(loc, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRecord(t, recs, id, func(r fleetRecord) bool { return r.SavedAt.After(wrote) })
+	// Another tenant finds nothing to adopt.
+	if r := b.do(bob, "POST", "/v1/vms/"+id+"/exec", map[string]any{"cmd": "true"}); r.status != http.StatusNotFound {
+		t.Fatalf("bob through b: %d %s", r.status, r.body)
+	}
+	if rec := waitRecord(t, recs, id, func(fleetRecord) bool { return true }); rec.Owner != "a" {
+		t.Fatalf("bob's request moved the VM to %s", rec.Owner)
+	}
+	// b and c race to adopt it.
+	var wg sync.WaitGroup
+	outs := make([]string, 6)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := []*testServer{b, c}[i%2]
+			r, res := s.exec(alice, id, map[string]any{"cmd": "cat /workspace/f"})
+			outs[i] = fmt.Sprintf("%d %s", r.status, res.Stdout)
+		}()
+	}
+	wg.Wait()
+	for i, o := range outs {
+		if o != "200 from-a\n" {
+			t.Errorf("exec %d through %s: %q", i, []string{"b", "c"}[i%2], o)
+		}
+	}
+	owner := waitRecord(t, recs, id, func(fleetRecord) bool { return true }).Owner
+	held := 0
+	for _, s := range []*testServer{b, c} {
+		var list struct{ VMs []vmInfo }
+		s.do(alice, "GET", "/v1/vms", nil).json(t, &list)
+		held += len(list.VMs)
+	}
+	if (owner != "b" && owner != "c") || held != 1 {
+		t.Fatalf("owner %q, copies on b and c: %d", owner, held)
+	}
+	// a's next save is refused: it drops its copy...
+	for i := 0; ; i++ {
+		var list struct{ VMs []vmInfo }
+		if a.do(alice, "GET", "/v1/vms", nil).json(t, &list); len(list.VMs) == 0 {
+			break
+		}
+		if i == 1500 {
+			t.Fatal("a kept running the VM another replica owns")
+		}
+		a.exec(alice, id, map[string]any{"cmd": "true"}) // used: due for a save
+		time.Sleep(20 * time.Millisecond)
+	}
+	// ...and sends the VM's requests to its owner.
+	r, res := a.exec(alice, id, map[string]any{"cmd": "cat /workspace/f"})
+	if r.status != 200 || string(res.Stdout) != "from-a\n" {
+		t.Fatalf("exec through a after it lost the VM: %d %q %s", r.status, res.Stdout, r.body)
+	}
+	if rec := waitRecord(t, recs, id, func(fleetRecord) bool { return true }); rec.Owner != owner {
+		t.Fatalf("owner moved from %s to %s", owner, rec.Owner)
+	}
+}
+
+// closedAddr returns a loopback address nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
 }
