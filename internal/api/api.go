@@ -491,6 +491,13 @@ func (s *Server) route(next http.Handler) http.Handler {
 			s.serveVM(w, r, e, next)
 			return
 		}
+		if replica != s.cfg.Replica && r.Header.Get(forwardedHeader) != "" && s.recs != nil {
+			// Forwarded here as the owner the VM's record names: this
+			// replica may be registering it still (adopt takes no VM
+			// from anyone here, "").
+			s.adoptAndServe(w, r, "", next)
+			return
+		}
 		if replica != s.cfg.Replica {
 			s.forward(w, r, replica, func(w http.ResponseWriter, r *http.Request) {
 				s.adoptAndServe(w, r, replica, next)
@@ -504,7 +511,7 @@ func (s *Server) route(next http.Handler) http.Handler {
 			switch {
 			case err == nil && rec.Owner != s.cfg.Replica && replicaName.MatchString(rec.Owner):
 				owner := rec.Owner
-				s.forward(w, r, owner, func(w http.ResponseWriter, r *http.Request) {
+				s.forwardTo(w, r, owner, true, func(w http.ResponseWriter, r *http.Request) {
 					s.adoptAndServe(w, r, owner, next)
 				})
 				return
@@ -543,7 +550,7 @@ func (s *Server) adoptAndServe(w http.ResponseWriter, r *http.Request, from stri
 	case err != nil:
 		writeError(w, err)
 	case owner != "":
-		s.forward(w, r, owner, nil)
+		s.forwardTo(w, r, owner, true, nil)
 	default:
 		s.serveVM(w, r, e, next)
 	}
@@ -556,8 +563,22 @@ func (s *Server) adoptAndServe(w http.ResponseWriter, r *http.Request, from stri
 // reached it) and unreachable is set, unreachable serves the request
 // instead (adoption, durable.go).
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string, unreachable http.HandlerFunc) {
+	s.forwardTo(w, r, replica, false, unreachable)
+}
+
+// forwardAgainHeader marks a request forwarded a second time: by the
+// replica a VM's id names to the replica its record names (which adopted
+// it). A request carrying it is not forwarded again.
+const forwardAgainHeader = "X-Secexec-Forwarded-Again"
+
+// forwardTo is forward; toOwner says replica is the owner the VM's
+// record names, which a request one replica forwarded already may still
+// be forwarded to, once.
+func (s *Server) forwardTo(w http.ResponseWriter, r *http.Request, replica string, toOwner bool, unreachable http.HandlerFunc) {
 	base, ok := "", false
-	if s.cfg.PeerURL != nil && r.Header.Get(forwardedHeader) == "" {
+	first := r.Header.Get(forwardedHeader) == ""
+	again := !first && toOwner && r.Header.Get(forwardAgainHeader) == ""
+	if s.cfg.PeerURL != nil && (first || again) {
 		base, ok = s.cfg.PeerURL(replica)
 	}
 	if !ok {
@@ -580,6 +601,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(u)
 			pr.Out.Header.Set(forwardedHeader, s.cfg.Replica)
+			if again {
+				pr.Out.Header.Set(forwardAgainHeader, s.cfg.Replica)
+			}
 			// The peer builds preview URLs from the host the client used.
 			pr.SetXForwarded()
 		},

@@ -216,6 +216,8 @@ func (s *Server) register(rec vmRecord, version string) error {
 // one replica wins) and the VM is registered here, paused, to be resumed
 // from its last save by the request. It returns the entry, or the
 // replica that owns the VM now when that is neither from nor this one.
+// With from "" it takes the VM from nobody: it registers a VM whose
+// record names this replica, or says who owns it.
 func (s *Server) adopt(ctx context.Context, tenant, id, from string) (*vmEntry, string, error) {
 	notFound := apiError(http.StatusNotFound, CodeNotFound, "no such VM")
 	if s.recs == nil {
@@ -306,14 +308,11 @@ func (g *registry) toSave() []*vmEntry {
 // (state running), then deletes its previous save. The VM keeps
 // running and serving requests meanwhile.
 func (s *Server) save(ctx context.Context, e *vmEntry) error {
-	st, err := s.pauseStore(e.tenant)
+	st, unlock, err := s.lockForSave(ctx, e)
 	if err != nil {
 		return err
 	}
-	if err := e.lockOp(ctx); err != nil {
-		return err
-	}
-	defer e.unlockOp()
+	defer unlock()
 	e.mu.Lock()
 	ok := e.state == StateRunning && !e.removed && e.lost == ""
 	prev, vm, restart := e.snapshot, e.vm, e.restart
@@ -332,19 +331,46 @@ func (s *Server) save(ctx context.Context, e *vmEntry) error {
 	e.snapshot, e.savedAt = snap.ID, started
 	e.mu.Unlock()
 	if err := s.saveRecord(ctx, e, StateRunning); err != nil {
-		e.mu.Lock()
-		e.snapshot = prev
-		e.mu.Unlock()
-		_ = st.Delete(context.WithoutCancel(ctx), snap.ID)
-		if errors.Is(err, errMoved) {
-			s.vms.lose(e)
-		}
+		s.abandonSave(ctx, st, e, prev, snap.ID, err)
 		return err
 	}
-	if prev != "" && prev != snap.ID {
-		if err := st.Delete(context.WithoutCancel(ctx), prev); err != nil && !errors.Is(err, snapshot.ErrNotFound) {
-			s.cfg.Logger.Warn("deleting a VM's previous save", "vm", e.id, "snapshot", prev, "err", err)
-		}
-	}
+	s.dropSave(ctx, st, e, prev, snap.ID)
 	return nil
+}
+
+// lockForSave opens e's pause store and takes e's op lock (pause,
+// resume, save and removal run one at a time).
+func (s *Server) lockForSave(ctx context.Context, e *vmEntry) (*secexec.SnapshotStore, func(), error) {
+	st, err := s.pauseStore(e.tenant)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.lockOp(ctx); err != nil {
+		return nil, nil, err
+	}
+	return st, e.unlockOp, nil
+}
+
+// abandonSave undoes the save id of e whose record could not be written
+// (err): e keeps prev, the new snapshot goes, and if another replica owns
+// e now this one drops its copy.
+func (s *Server) abandonSave(ctx context.Context, st *secexec.SnapshotStore, e *vmEntry, prev, id string, err error) {
+	e.mu.Lock()
+	e.snapshot = prev
+	e.mu.Unlock()
+	_ = st.Delete(context.WithoutCancel(ctx), id)
+	if errors.Is(err, errMoved) {
+		s.vms.lose(e)
+	}
+}
+
+// dropSave deletes e's earlier save prev, now that id replaces it: kept
+// until then, so a failure midway leaves the earlier one whole.
+func (s *Server) dropSave(ctx context.Context, st *secexec.SnapshotStore, e *vmEntry, prev, id string) {
+	if prev == "" || prev == id {
+		return
+	}
+	if err := st.Delete(context.WithoutCancel(ctx), prev); err != nil && !errors.Is(err, snapshot.ErrNotFound) {
+		s.cfg.Logger.Warn("deleting a VM's previous save", "vm", e.id, "snapshot", prev, "err", err)
+	}
 }

@@ -97,38 +97,18 @@ func replicaPair(t *testing.T) (a, b *testServer) {
 // dies (listener and engines gone), and a request for the VM through B
 // adopts it: B restores it from A's last save, with its files, for its
 // tenant only. When A comes back it does not run the VM again: it
-// forwards the VM's requests to B, the owner the store names now.
+// forwards the VM's requests to B, the owner the store names now (those
+// another replica forwarded to it, too).
 func TestFleetResumesOnAnotherReplica(t *testing.T) {
-	srv := s3test.Start(t)
-	loc := srv.URL("fleet")
-	creds := secexec.StoreCredentials{AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}
-	var mu sync.Mutex
-	urls := map[string]string{}
-	peer := func(r string) (string, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		u, ok := urls[r]
-		return u, ok
-	}
-	secret := []byte("a fleet's shared preview secret, 32 bytes or more")
-	replica := func(name string, every time.Duration) *testServer {
-		s := newServer(t, api.Config{Replica: name, PeerURL: peer, PreviewSecret: secret,
-			SnapshotStore: loc, SnapshotCredentials: creds, SnapshotEvery: every})
-		mu.Lock()
-		urls[name] = s.url
-		mu.Unlock()
-		return s
-	}
-	a, b := replica("a", 200*time.Millisecond), replica("b", 200*time.Millisecond)
+	f := newFleet(t, "fleet", "")
+	a, b := f.replica("a", 200*time.Millisecond), f.replica("b", 200*time.Millisecond)
 	id := a.newVM(alice, map[string]any{"labels": map[string]string{"app": "web"}})
 	if r, res := a.exec(alice, id, map[string]any{"cmd": "echo kept > /workspace/f"}); r.status != 200 || res.ExitCode != 0 {
 		t.Fatalf("exec on a: %d %s", r.status, r.body)
 	}
 	wrote := time.Now()
-	recs, err := snapshot.OpenRecords(loc, creds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a.touch(id)
+	recs := f.records()
 	rec := waitRecord(t, recs, id, func(r fleetRecord) bool { return r.Owner == "a" && r.SavedAt.After(wrote) })
 	if rec.State != "running" {
 		t.Fatalf("a's save: %+v", rec)
@@ -154,7 +134,7 @@ func TestFleetResumesOnAnotherReplica(t *testing.T) {
 	}
 
 	// a comes back: it leaves the VM to b and sends its requests there.
-	a2 := replica("a", 0)
+	a2 := f.replica("a", 0)
 	var list struct{ VMs []vmInfo }
 	if a2.do(alice, "GET", "/v1/vms", nil).json(t, &list); len(list.VMs) != 0 {
 		t.Fatalf("a loaded the VM b owns: %+v", list)
@@ -166,12 +146,73 @@ func TestFleetResumesOnAnotherReplica(t *testing.T) {
 	if r := a2.do(bob, "GET", "/v1/vms/"+id, nil); r.status != http.StatusNotFound {
 		t.Fatalf("bob through the new a: %d %s", r.status, r.body)
 	}
+	// A third replica sends the request where the id says, to a, which
+	// passes it on to b, once more.
+	c := f.replica("c", 0)
+	if r, res := c.exec(alice, id, map[string]any{"cmd": "cat /workspace/g"}); r.status != 200 || string(res.Stdout) != "on-b\n" {
+		t.Fatalf("exec through c: %d %q %s", r.status, res.Stdout, r.body)
+	}
 	// Deleted through a, it is gone from the store.
 	if r := a2.do(alice, "DELETE", "/v1/vms/"+id, nil); r.status != http.StatusNoContent {
 		t.Fatalf("delete through a: %d %s", r.status, r.body)
 	}
 	if _, _, err := recs.GetRecord(context.Background(), recordKey(t, recs, id)); !errors.Is(err, snapshot.ErrNotFound) {
 		t.Fatalf("the record after delete: %v", err)
+	}
+}
+
+// fleet is replicas sharing a snapshot store in a real versitygw.
+type fleet struct {
+	t     *testing.T
+	loc   string
+	creds secexec.StoreCredentials
+	// cut is a replica the others cannot dial ("" : none).
+	cut  string
+	mu   sync.Mutex
+	urls map[string]string
+}
+
+func newFleet(t *testing.T, prefix, cut string) *fleet {
+	srv := s3test.Start(t)
+	return &fleet{t: t, loc: srv.URL(prefix), creds: secexec.StoreCredentials{AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey},
+		cut: cut, urls: map[string]string{}}
+}
+
+// replica starts replica name, saving running VMs every every (0: never).
+func (f *fleet) replica(name string, every time.Duration) *testServer {
+	dead := "http://" + closedAddr(f.t)
+	peer := func(r string) (string, bool) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if r == f.cut && name != f.cut {
+			return dead, true
+		}
+		u, ok := f.urls[r]
+		return u, ok
+	}
+	s := newServer(f.t, api.Config{Replica: name, PeerURL: peer, PreviewSecret: []byte("a fleet's shared preview secret, 32 bytes or more"),
+		SnapshotStore: f.loc, SnapshotCredentials: f.creds, SnapshotEvery: every})
+	f.mu.Lock()
+	f.urls[name] = s.url
+	f.mu.Unlock()
+	return s
+}
+
+// records opens the fleet's VM records, as the replicas do.
+func (f *fleet) records() snapshot.Records {
+	recs, err := snapshot.OpenRecords(f.loc, f.creds)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return recs
+}
+
+// touch uses VM id through s (a GET), so that its next periodic save
+// starts after now.
+func (s *testServer) touch(id string) {
+	s.t.Helper()
+	if r := s.do(alice, "GET", "/v1/vms/"+id, nil); r.status != http.StatusOK {
+		s.t.Fatalf("GET %s: %d %s", id, r.status, r.body)
 	}
 }
 
@@ -220,41 +261,16 @@ func waitRecord(t *testing.T, recs snapshot.Records, id string, ok func(fleetRec
 // it). a's next save of the VM is refused by the store, so a drops its
 // copy and from then on forwards the VM's requests to the winner.
 func TestFleetNeverRunsTwoCopies(t *testing.T) {
-	srv := s3test.Start(t)
-	loc := srv.URL("split")
-	creds := secexec.StoreCredentials{AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}
-	dead := "http://" + closedAddr(t)
-	var mu sync.Mutex
-	urls := map[string]string{}
-	secret := []byte("a fleet's shared preview secret, 32 bytes or more")
-	replica := func(name string, every time.Duration) *testServer {
-		peer := func(r string) (string, bool) {
-			mu.Lock()
-			defer mu.Unlock()
-			if r == "a" && name != "a" {
-				return dead, true // b and c cannot reach a
-			}
-			u, ok := urls[r]
-			return u, ok
-		}
-		s := newServer(t, api.Config{Replica: name, PeerURL: peer, PreviewSecret: secret,
-			SnapshotStore: loc, SnapshotCredentials: creds, SnapshotEvery: every})
-		mu.Lock()
-		urls[name] = s.url
-		mu.Unlock()
-		return s
-	}
-	a := replica("a", 150*time.Millisecond)
-	b, c := replica("b", 0), replica("c", 0)
+	f := newFleet(t, "split", "a") // b and c cannot reach a
+	a := f.replica("a", 150*time.Millisecond)
+	b, c := f.replica("b", 0), f.replica("c", 0)
 	id := a.newVM(alice, nil)
 	if r, _ := a.exec(alice, id, map[string]any{"cmd": "echo from-a > /workspace/f"}); r.status != 200 {
 		t.Fatalf("exec on a: %d %s", r.status, r.body)
 	}
 	wrote := time.Now()
-	recs, err := snapshot.OpenRecords(loc, creds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a.touch(id)
+	recs := f.records()
 	waitRecord(t, recs, id, func(r fleetRecord) bool { return r.SavedAt.After(wrote) })
 	// Another tenant finds nothing to adopt.
 	if r := b.do(bob, "POST", "/v1/vms/"+id+"/exec", map[string]any{"cmd": "true"}); r.status != http.StatusNotFound {
@@ -273,6 +289,9 @@ func TestFleetNeverRunsTwoCopies(t *testing.T) {
 			s := []*testServer{b, c}[i%2]
 			r, res := s.exec(alice, id, map[string]any{"cmd": "cat /workspace/f"})
 			outs[i] = fmt.Sprintf("%d %s", r.status, res.Stdout)
+			if r.status != 200 {
+				outs[i] += string(r.body)
+			}
 		}()
 	}
 	wg.Wait()

@@ -245,14 +245,11 @@ func (s *Server) restorePaused(ctx context.Context, e *vmEntry) (*secexec.VM, er
 // another request uses the VM; its spawned processes and JS contexts
 // end. The caller holds no lock.
 func (s *Server) pause(ctx context.Context, e *vmEntry, restart [][]string) error {
-	st, err := s.pauseStore(e.tenant)
+	st, unlock, err := s.lockForSave(ctx, e)
 	if err != nil {
 		return err
 	}
-	if err := e.lockOp(ctx); err != nil {
-		return err
-	}
-	defer e.unlockOp()
+	defer unlock()
 	e.mu.Lock()
 	switch {
 	case e.removed:
@@ -288,12 +285,8 @@ func (s *Server) pause(ctx context.Context, e *vmEntry, restart [][]string) erro
 	e.mu.Unlock()
 	if err := s.saveRecord(ctx, e, StatePaused); err != nil {
 		s.vms.unreservePaused(e.tenant)
-		e.mu.Lock()
-		e.snapshot = prev
-		e.mu.Unlock()
-		_ = st.Delete(context.WithoutCancel(ctx), snap.ID)
+		s.abandonSave(ctx, st, e, prev, snap.ID, err)
 		if errors.Is(err, errMoved) {
-			s.vms.lose(e)
 			return err
 		}
 		e.setState(StateRunning)
@@ -301,11 +294,7 @@ func (s *Server) pause(ctx context.Context, e *vmEntry, restart [][]string) erro
 	}
 	s.vms.paused(e)
 	// The snapshot of an earlier pause is kept until this one is saved.
-	if prev != "" && prev != snap.ID {
-		if err := st.Delete(context.WithoutCancel(ctx), prev); err != nil {
-			s.cfg.Logger.Warn("deleting an old pause snapshot", "vm", e.id, "snapshot", prev, "err", err)
-		}
-	}
+	s.dropSave(ctx, st, e, prev, snap.ID)
 	s.cfg.Logger.Info("paused VM", "vm", e.id, "tenant", e.tenant, "snapshot", snap.ID)
 	return nil
 }

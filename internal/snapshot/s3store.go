@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -399,14 +398,11 @@ func (s *S3Store) List(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
+	names := make([]string, 0, len(keys))
 	for k := range keys {
-		if id, ok := strings.CutSuffix(k, ".json"); ok && ValidID(id) {
-			ids = append(ids, id)
-		}
+		names = append(names, k)
 	}
-	sort.Strings(ids)
-	return ids, nil
+	return manifestIDs(names), nil
 }
 
 // Delete removes manifest id, then the blobs no remaining manifest refers

@@ -212,22 +212,7 @@ func TestS3KillMidSnapshot(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	ids, err := st.List(bg)
-	if err != nil || len(ids) < 4 {
-		t.Fatalf("ids %v, %v", ids, err)
-	}
-	for _, id := range ids {
-		m, err := Load(bg, st, id)
-		if err != nil {
-			t.Fatalf("snapshot %s after kill: %v", id, err)
-		}
-		if err := Restore(bg, st, m.Layer("/"), memfs.New(memfs.Options{})); err != nil {
-			t.Fatalf("snapshot %s after kill: %v", id, err)
-		}
-	}
-	if _, err := Load(bg, st, first.ID); err != nil {
-		t.Fatalf("the previous snapshot: %v", err)
-	}
+	checkAllRestore(t, st, 4, first.ID)
 }
 
 // TestRecordsCAS: both stores' records are compare-and-swap: of writers

@@ -275,14 +275,24 @@ func (s *DirStore) List(context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	var ids []string
+	names := make([]string, 0, len(ents))
 	for _, e := range ents {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && ValidID(id) {
+		names = append(names, e.Name())
+	}
+	return manifestIDs(names), nil
+}
+
+// manifestIDs returns the sorted ids of the manifest file (or key) names
+// among names.
+func manifestIDs(names []string) []string {
+	var ids []string
+	for _, n := range names {
+		if id, ok := strings.CutSuffix(n, ".json"); ok && ValidID(id) {
 			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)
-	return ids, nil
+	return ids
 }
 
 // Delete removes manifest id, then collects the blobs and temporary
