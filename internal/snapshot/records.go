@@ -68,11 +68,18 @@ func checkRecordDir(dir string) error {
 // OpenRecords opens the records kept at loc (an s3:// URL or a
 // directory).
 func OpenRecords(loc string, creds Credentials) (Records, error) {
-	st, err := Open(loc, creds)
-	if err != nil {
-		return nil, err
+	if IsS3(loc) {
+		return OpenS3(loc, creds)
 	}
-	return st.(Records), nil
+	if loc == "" {
+		return nil, fmt.Errorf("snapshot: no store location: %w", errno.EINVAL)
+	}
+	// Only records/ (made by the first write): the directory holds
+	// stores, it is not one.
+	if err := os.MkdirAll(loc, 0o700); err != nil {
+		return nil, fmt.Errorf("snapshot: records %s: %w", loc, err)
+	}
+	return &DirStore{dir: loc}, nil
 }
 
 func (s *S3Store) recordKey(name string) string { return s.prefix + "records/" + name + ".json" }
