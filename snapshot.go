@@ -22,9 +22,12 @@ import (
 // included) in the middle of a snapshot leaves every earlier snapshot
 // readable. Its methods are safe for concurrent use.
 type SnapshotStore struct {
-	st    snapshot.Store
-	loc   string
-	creds snapshot.Credentials
+	st  snapshot.Store
+	loc string
+	// creds is a pointer so that printing a store (%+v, which does not
+	// call the String method of an unexported field) shows an address,
+	// not the secret.
+	creds *snapshot.Credentials
 }
 
 // StoreCredentials authenticate to an S3 snapshot store. They are handed
@@ -38,7 +41,7 @@ func OpenSnapshotStore(dir string) (*SnapshotStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SnapshotStore{st: st, loc: st.Dir()}, nil
+	return &SnapshotStore{st: st, loc: st.Dir(), creds: &snapshot.Credentials{}}, nil
 }
 
 // OpenSnapshotStoreAt opens the store at loc: a directory, or
@@ -53,7 +56,7 @@ func OpenSnapshotStoreAt(loc string, creds StoreCredentials) (*SnapshotStore, er
 	if err != nil {
 		return nil, err
 	}
-	return &SnapshotStore{st: st, loc: loc, creds: creds}, nil
+	return &SnapshotStore{st: st, loc: loc, creds: &creds}, nil
 }
 
 // Dir returns the store's directory ("" for an S3 store).
@@ -62,6 +65,13 @@ func (s *SnapshotStore) Dir() string {
 		return d.Dir()
 	}
 	return ""
+}
+
+func (s *SnapshotStore) credentials() snapshot.Credentials {
+	if s.creds == nil {
+		return snapshot.Credentials{}
+	}
+	return *s.creds
 }
 
 // Location returns the store's directory or s3:// URL.
@@ -234,7 +244,7 @@ func (v *VM) Snapshot(ctx context.Context, store *SnapshotStore, opts SnapshotOp
 	if !ok {
 		return nil, fmt.Errorf("secexec: Snapshot: %w", errno.ENOSYS)
 	}
-	sum, err := snapper.SnapshotTo(ctx, store.loc, store.creds, raw)
+	sum, err := snapper.SnapshotTo(ctx, store.loc, store.credentials(), raw)
 	if err != nil {
 		return nil, apiErr(err)
 	}

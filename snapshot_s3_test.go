@@ -3,6 +3,7 @@ package secexec_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,6 +68,10 @@ func TestSnapshotS3(t *testing.T) {
 	}
 	if _, err := store.Get(ctx, list[0].ID); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("deleted snapshot: %v", err)
+	}
+	// Printing a store does not show its secret.
+	if p := fmt.Sprintf("%v %+v %#v", store, *store, store); strings.Contains(p, srv.SecretKey) {
+		t.Fatalf("a printed store shows its secret: %s", p)
 	}
 	// A store with wrong credentials is an error, never a snapshot.
 	bad, err := secexec.OpenSnapshotStoreAt(srv.URL("sdk"), secexec.StoreCredentials{AccessKeyID: srv.AccessKey, SecretAccessKey: "wrong"})
