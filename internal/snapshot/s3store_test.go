@@ -101,9 +101,40 @@ func TestS3Corruption(t *testing.T) {
 	if err := Restore(bg, st, m.Layer("/"), memfs.New(memfs.Options{})); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("corrupt blob: %v", err)
 	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(bp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A small file's blob, which Restore fetches ahead: swapped for
+	// another valid blob, and then grown far past its file.
+	var small, other string
+	for _, e := range m.Layers[0].Entries {
+		if e.Size > 0 && e.Size < 1000 && small == "" {
+			small = e.Blob
+		} else if e.Size > 1000 {
+			other = e.Blob
+		}
+	}
+	sp := objectPath(srv, "p/blobs/"+small)
+	orig, _ := os.ReadFile(sp)
+	big, _ := os.ReadFile(objectPath(srv, "p/blobs/"+other))
+	for _, bad := range [][]byte{big, append(append([]byte{}, orig...), make([]byte, 1<<20)...)} {
+		if err := os.WriteFile(sp, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := Restore(bg, st, m.Layer("/"), memfs.New(memfs.Options{})); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("corrupt small blob: %v", err)
+		}
+	}
+	if err := os.WriteFile(sp, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Restore(bg, st, m.Layer("/"), memfs.New(memfs.Options{})); err != nil {
+		t.Fatalf("repaired store: %v", err)
+	}
 	mp := objectPath(srv, "p/manifests/"+m.ID+".json")
-	orig, _ := os.ReadFile(mp)
-	if err := os.WriteFile(mp, append(orig, ' '), 0o600); err != nil {
+	manifest, _ := os.ReadFile(mp)
+	if err := os.WriteFile(mp, append(manifest, ' '), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Load(bg, st, m.ID); !errors.Is(err, ErrCorrupt) {

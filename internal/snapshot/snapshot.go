@@ -471,6 +471,12 @@ func Restore(ctx context.Context, store Store, l *Layer, dst vfs.FileSystem) err
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends a prefetcher
+	var pf *prefetcher
+	if _, ok := store.(remoteStore); ok {
+		pf = startPrefetch(ctx, store, l)
+	}
 	nodes := map[string]vfs.Inode{".": root}
 	type dirTime struct {
 		n     vfs.Inode
@@ -522,7 +528,7 @@ func Restore(ctx context.Context, store Store, l *Layer, dst vfs.FileSystem) err
 			n, err = parent.Symlink(ctx, name, e.Target, opts)
 		case vfs.TypeRegular:
 			if n, err = parent.Create(ctx, name, opts); err == nil && e.Size > 0 {
-				err = fill(ctx, store, n, e, buf)
+				err = fill(ctx, store, n, e, buf, pf.take(ctx, i))
 			} else if err == nil && e.Blob != "" {
 				err = bad("empty file with a blob")
 			}
@@ -576,12 +582,17 @@ func validPath(p string) bool {
 	return true
 }
 
-// fill writes the blob of e into the file n, checking its size and hash.
-func fill(ctx context.Context, store Store, n vfs.Inode, e Entry, buf []byte) error {
+// fill writes the blob of e into the file n, checking its size and hash:
+// the blob pre fetched ahead, or else one it reads from store.
+func fill(ctx context.Context, store Store, n vfs.Inode, e Entry, buf []byte, pre func() (io.ReadCloser, error)) error {
 	if !validHash(e.Blob) {
 		return fmt.Errorf("blob name %q: %w", e.Blob, ErrCorrupt)
 	}
-	rc, err := store.OpenBlob(ctx, e.Blob)
+	open := pre
+	if open == nil {
+		open = func() (io.ReadCloser, error) { return store.OpenBlob(ctx, e.Blob) }
+	}
+	rc, err := open()
 	if err != nil {
 		return err
 	}
