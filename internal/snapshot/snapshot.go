@@ -170,9 +170,10 @@ type capturer struct {
 	entries int
 	buf     []byte
 
-	// Small files are compressed and stored by up to putWorkers
-	// goroutines at once: a store's cost per blob is mostly waiting for
-	// the disk (fsync), which overlaps.
+	// Small files are checked against the store, compressed and stored
+	// by up to putWorkers goroutines at once: a store's cost per blob is
+	// mostly waiting for the disk (fsync) or the network (S3), which
+	// overlaps.
 	sem    chan struct{}
 	wg     sync.WaitGroup
 	stored atomic.Int64
@@ -298,11 +299,9 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 	if c.done[blob] {
 		return size, blob, nil
 	}
-	has, err := c.store.HasBlob(ctx, blob)
-	if err != nil {
-		return 0, "", err
-	}
-	if !has && size <= smallBlob {
+	if size <= smallBlob {
+		// Whether the store has it is asked in the background too: for
+		// a remote store each question is a round trip, which overlap.
 		if err := c.firstErr(); err != nil {
 			return 0, "", err
 		}
@@ -321,6 +320,12 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 				c.fail(fmt.Errorf("snapshot: a file changed while it was stored: %w", errno.EAGAIN))
 				return
 			}
+			if has, err := c.store.HasBlob(ctx, blob); err != nil || has {
+				if err != nil {
+					c.fail(err)
+				}
+				return
+			}
 			var z bytes.Buffer
 			zw := gzipWriters.Get().(*gzip.Writer)
 			zw.Reset(&z)
@@ -335,6 +340,10 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 			c.stored.Add(n)
 		}()
 		return size, blob, nil
+	}
+	has, err := c.store.HasBlob(ctx, blob)
+	if err != nil {
+		return 0, "", err
 	}
 	if !has {
 		// The second read streams through gzip into the store and is
