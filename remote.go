@@ -129,7 +129,7 @@ func Shutdown(ctx context.Context) { defaultHost.Shutdown(ctx) }
 func (h *Host) newRemoteBackend(ctx context.Context, opts Options, from *Snapshot) (backend, error) {
 	cfg := h.clientConfig(opts)
 	if from != nil {
-		cfg.FromStore, cfg.FromID = from.Store.Dir(), from.ID
+		cfg.FromStore, cfg.FromID, cfg.FromCreds = from.Store.loc, from.ID, from.Store.credentials()
 	}
 	log := opts.Logger
 	if log == nil {

@@ -13,15 +13,27 @@ import (
 	"github.com/secexec/secexec/kernel/errno"
 )
 
-// SnapshotStore keeps VM snapshots durably in a local directory: each
-// file's content once (by SHA-256, gzip-compressed) however many
-// snapshots hold it, and one manifest per snapshot. Every write goes to a
-// temporary name, is fsynced and renamed into place, so a crash (kill -9
+// SnapshotStore keeps VM snapshots durably, in a local directory or in
+// S3-compatible object storage: each file's content once (by SHA-256,
+// gzip-compressed) however many snapshots hold it, and one manifest per
+// snapshot, written after every content it names. In a directory every
+// write goes to a temporary name, is fsynced and renamed into place; in
+// S3 every object is one atomic PUT. Either way a crash (kill -9
 // included) in the middle of a snapshot leaves every earlier snapshot
 // readable. Its methods are safe for concurrent use.
 type SnapshotStore struct {
-	st *snapshot.DirStore
+	st  snapshot.Store
+	loc string
+	// creds is a pointer so that printing a store (%+v, which does not
+	// call the String method of an unexported field) shows an address,
+	// not the secret.
+	creds *snapshot.Credentials
 }
+
+// StoreCredentials authenticate to an S3 snapshot store. They are handed
+// to engine processes through the engine protocol, never their argv or
+// environment, and print as a redacted placeholder.
+type StoreCredentials = snapshot.Credentials
 
 // OpenSnapshotStore opens (creating it if needed) the store in dir.
 func OpenSnapshotStore(dir string) (*SnapshotStore, error) {
@@ -29,11 +41,41 @@ func OpenSnapshotStore(dir string) (*SnapshotStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SnapshotStore{st: st}, nil
+	return &SnapshotStore{st: st, loc: st.Dir(), creds: &snapshot.Credentials{}}, nil
 }
 
-// Dir returns the store's directory.
-func (s *SnapshotStore) Dir() string { return s.st.Dir() }
+// OpenSnapshotStoreAt opens the store at loc: a directory, or
+// s3://BUCKET[/PREFIX][?endpoint=http(s)://HOST:PORT][&region=REGION]
+// (AWS S3 when no endpoint is given) with creds, which the URL itself
+// must not carry.
+func OpenSnapshotStoreAt(loc string, creds StoreCredentials) (*SnapshotStore, error) {
+	if !snapshot.IsS3(loc) {
+		return OpenSnapshotStore(loc)
+	}
+	st, err := snapshot.OpenS3(loc, creds)
+	if err != nil {
+		return nil, err
+	}
+	return &SnapshotStore{st: st, loc: loc, creds: &creds}, nil
+}
+
+// Dir returns the store's directory ("" for an S3 store).
+func (s *SnapshotStore) Dir() string {
+	if d, ok := s.st.(*snapshot.DirStore); ok {
+		return d.Dir()
+	}
+	return ""
+}
+
+func (s *SnapshotStore) credentials() snapshot.Credentials {
+	if s.creds == nil {
+		return snapshot.Credentials{}
+	}
+	return *s.creds
+}
+
+// Location returns the store's directory or s3:// URL.
+func (s *SnapshotStore) Location() string { return s.loc }
 
 // Get returns the snapshot id, checking its manifest against its id. An
 // unknown id is an error matching fs.ErrNotExist.
@@ -197,12 +239,12 @@ func (v *VM) Snapshot(ctx context.Context, store *SnapshotStore, opts SnapshotOp
 		return nil, fmt.Errorf("secexec: Snapshot: %w", errno.ENOSYS)
 	}
 	snapper, ok := b.api.(interface {
-		SnapshotDir(ctx context.Context, dir string, meta []byte) (snapshot.Summary, error)
+		SnapshotTo(ctx context.Context, loc string, creds snapshot.Credentials, meta []byte) (snapshot.Summary, error)
 	})
 	if !ok {
 		return nil, fmt.Errorf("secexec: Snapshot: %w", errno.ENOSYS)
 	}
-	sum, err := snapper.SnapshotDir(ctx, store.Dir(), raw)
+	sum, err := snapper.SnapshotTo(ctx, store.loc, store.credentials(), raw)
 	if err != nil {
 		return nil, apiErr(err)
 	}

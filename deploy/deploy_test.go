@@ -196,6 +196,35 @@ func TestManifestsAgree(t *testing.T) {
 	if env["POD_IP"] != "status.podIP" || env["POD_NAMESPACE"] != "metadata.namespace" {
 		t.Errorf("env %v", env)
 	}
+	// The snapshot store is shared S3, its credentials from a Secret
+	// (never in args), reachable through the NetworkPolicy.
+	secretEnv := map[string]string{}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			secretEnv[e.Name] = e.ValueFrom.SecretKeyRef.Name
+		}
+	}
+	store := ""
+	for _, a := range c.Args {
+		if v, ok := strings.CutPrefix(a, "--snapshot-store="); ok {
+			store = v
+		}
+		if strings.Contains(a, "AWS_") || strings.Contains(a, "@") {
+			t.Errorf("credentials in args: %s", a)
+		}
+	}
+	if !strings.HasPrefix(store, "s3://") || secretEnv["AWS_ACCESS_KEY_ID"] == "" || secretEnv["AWS_SECRET_ACCESS_KEY"] == "" {
+		t.Errorf("snapshot store %q, secret env %v", store, secretEnv)
+	}
+	https := false
+	for _, e := range m.netpol.Spec.Egress {
+		for _, p := range e.Ports {
+			https = https || p.Port != nil && p.Port.IntVal == 443
+		}
+	}
+	if !https {
+		t.Errorf("NetworkPolicy egress does not reach the S3 store: %+v", m.netpol.Spec.Egress)
+	}
 	// SIGTERM drains before the kubelet kills.
 	if g := pod.Spec.TerminationGracePeriodSeconds; g == nil || *g <= 30 || !contains(c.Args, "--drain-timeout=30s") {
 		t.Errorf("grace period %v must exceed --drain-timeout", g)

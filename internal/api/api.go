@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
@@ -27,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/internal/snapshot"
 )
 
 // OpenAPI is the OpenAPI 3 document of the API (served at /openapi.json).
@@ -114,8 +116,15 @@ type Config struct {
 	// preview's lifetime (default 24 hours).
 	MaxPreviewTTL time.Duration
 	// SnapshotDir is where tenants' snapshots are kept, each tenant in a
-	// directory of its own; empty disables the snapshot routes (501).
+	// directory of its own; empty (and no SnapshotStore) disables the
+	// snapshot routes and pause (501).
 	SnapshotDir string
+	// SnapshotStore is the same for a fleet: a directory or an
+	// s3://BUCKET/PREFIX?endpoint=...&region=... URL that every replica
+	// shares, authenticated with SnapshotCredentials. At most one of
+	// SnapshotDir and SnapshotStore is set.
+	SnapshotStore       string
+	SnapshotCredentials secexec.StoreCredentials
 	// MaxSnapshots is each tenant's quota of stored snapshots (default
 	// 64).
 	MaxSnapshots int
@@ -123,6 +132,11 @@ type Config struct {
 	// OnIdleClose (the default) closes it, OnIdlePause pauses it (needs
 	// SnapshotDir), to be resumed by its next request.
 	OnIdle string
+	// SnapshotEvery, when positive, saves every running VM this often
+	// (those used, or with processes, since their last save) to its
+	// pause store, recorded so that after a crash the VM resumes, here
+	// or on another replica, as it was saved (needs a snapshot store).
+	SnapshotEvery time.Duration
 	// MaxPausedVMs is each tenant's quota of paused VMs, which do not
 	// count against MaxVMs (default 64).
 	MaxPausedVMs int
@@ -227,11 +241,19 @@ func (c *Config) defaults() {
 
 // Server is the API: an http.Handler plus the VMs it owns.
 type Server struct {
-	cfg     Config
-	auth    *authenticator
-	router  chi.Router
-	vms     *registry
-	metrics *apiMetrics
+	cfg Config
+	// storeLoc is the snapshot store's location (SnapshotDir or
+	// SnapshotStore); "" when there is none. recs are the VMs' records
+	// there (durable.go).
+	storeLoc string
+	recs     snapshot.Records
+	// saverDone is closed when saveLoop has ended (at once without
+	// SnapshotEvery).
+	saverDone chan struct{}
+	auth      *authenticator
+	router    chi.Router
+	vms       *registry
+	metrics   *apiMetrics
 	// held counts each tenant's spawned processes and JS contexts.
 	held slots
 
@@ -275,25 +297,64 @@ func New(cfg Config) (*Server, error) {
 	if cfg.OnIdle != OnIdleClose && cfg.OnIdle != OnIdlePause {
 		return nil, fmt.Errorf("%w: on-idle %q is neither %q nor %q", ErrConfig, cfg.OnIdle, OnIdleClose, OnIdlePause)
 	}
-	if cfg.OnIdle == OnIdlePause && cfg.SnapshotDir == "" {
-		return nil, fmt.Errorf("%w: pausing idle VMs needs a snapshot directory", ErrConfig)
+	storeLoc := cfg.SnapshotDir
+	if cfg.SnapshotStore != "" {
+		if storeLoc != "" {
+			return nil, fmt.Errorf("%w: a snapshot directory and a snapshot store are both set", ErrConfig)
+		}
+		storeLoc = cfg.SnapshotStore
+		if _, err := secexec.OpenSnapshotStoreAt(storeLoc, cfg.SnapshotCredentials); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	if cfg.OnIdle == OnIdlePause && storeLoc == "" {
+		return nil, fmt.Errorf("%w: pausing idle VMs needs a snapshot directory or store", ErrConfig)
+	}
+	if cfg.SnapshotEvery != 0 && (storeLoc == "" || cfg.SnapshotEvery < minSnapshotEvery) {
+		return nil, fmt.Errorf("%w: snapshot-every needs a snapshot directory or store, and at least %v", ErrConfig, minSnapshotEvery)
 	}
 	if !replicaName.MatchString(cfg.Replica) {
 		return nil, fmt.Errorf("%w: replica %q is not a DNS label", ErrConfig, cfg.Replica)
 	}
 	s := &Server{
 		cfg:      cfg,
+		storeLoc: storeLoc,
 		auth:     &authenticator{tokens: cfg.Tokens},
 		metrics:  newAPIMetrics(),
 		sessions: map[*wsSession]struct{}{},
 	}
 	s.vms = newRegistry(s)
+	if storeLoc != "" {
+		recs, err := snapshot.OpenRecords(storeLoc, cfg.SnapshotCredentials)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		s.recs = recs
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err = s.loadRecords(ctx)
+		cancel()
+		if err != nil {
+			// Serving goes on: the records stay in the store, and a
+			// request for one of the VMs still finds it (route).
+			cfg.Logger.Error("loading paused VMs from the snapshot store", "err", err)
+		}
+	}
 	s.router = s.routes()
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopReaper, s.reaperDone = cancel, make(chan struct{})
 	go s.reap(ctx)
+	s.saverDone = make(chan struct{})
+	if cfg.SnapshotEvery > 0 {
+		go s.saveLoop(ctx)
+	} else {
+		close(s.saverDone)
+	}
 	return s, nil
 }
+
+// minSnapshotEvery is the shortest SnapshotEvery: each save walks the
+// VM's files.
+const minSnapshotEvery = 100 * time.Millisecond
 
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
@@ -322,6 +383,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.stopReaper()
 	<-s.reaperDone
+	<-s.saverDone
 	s.vms.closeAll()
 	return err
 }
@@ -423,33 +485,100 @@ func (s *Server) route(next http.Handler) http.Handler {
 			writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
 			return
 		}
+		tenant := tenantOf(r.Context())
+		// This replica's own VMs, and those it adopted from others.
+		if e := s.vms.get(tenant, id); e != nil {
+			s.serveVM(w, r, e, next)
+			return
+		}
+		if replica != s.cfg.Replica && r.Header.Get(forwardedHeader) != "" && s.recs != nil {
+			// Forwarded here as the owner the VM's record names: this
+			// replica may be registering it still (adopt takes no VM
+			// from anyone here, "").
+			s.adoptAndServe(w, r, "", next)
+			return
+		}
 		if replica != s.cfg.Replica {
-			s.forward(w, r, replica)
+			s.forward(w, r, replica, func(w http.ResponseWriter, r *http.Request) {
+				s.adoptAndServe(w, r, replica, next)
+			})
 			return
 		}
-		e := s.vms.get(tenantOf(r.Context()), id)
-		if e == nil {
-			writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
-			return
-		}
-		e.touch()
-		if !keepsState(r, id) {
-			leave, err := s.enter(r.Context(), e)
-			if err != nil {
-				writeError(w, err)
+		// Not here: another replica may have adopted it (its record
+		// says which), or it is this replica's and not loaded yet.
+		if s.recs != nil {
+			rec, _, err := s.readRecord(r.Context(), tenant, id)
+			switch {
+			case err == nil && rec.Owner != s.cfg.Replica && replicaName.MatchString(rec.Owner):
+				owner := rec.Owner
+				s.forwardTo(w, r, owner, true, func(w http.ResponseWriter, r *http.Request) {
+					s.adoptAndServe(w, r, owner, next)
+				})
 				return
+			case err == nil:
+				s.adoptAndServe(w, r, s.cfg.Replica, next)
+				return
+			case !errors.Is(err, snapshot.ErrNotFound):
+				s.cfg.Logger.Warn("reading a VM's record", "vm", id, "err", err)
 			}
-			defer leave()
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), vmKey{}, e)))
+		writeError(w, apiError(http.StatusNotFound, CodeNotFound, "no such VM"))
 	})
+}
+
+// serveVM serves r on e, resuming e first unless the request leaves a
+// paused VM paused.
+func (s *Server) serveVM(w http.ResponseWriter, r *http.Request, e *vmEntry, next http.Handler) {
+	e.touch()
+	if !keepsState(r, e.id) {
+		leave, err := s.enter(r.Context(), e)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer leave()
+	}
+	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), vmKey{}, e)))
+}
+
+// adoptAndServe serves r on the VM of the URL after adopting it from
+// replica from, which did not answer (or forwards it to the replica that
+// adopted it first).
+func (s *Server) adoptAndServe(w http.ResponseWriter, r *http.Request, from string, next http.Handler) {
+	e, owner, err := s.adopt(r.Context(), tenantOf(r.Context()), chi.URLParam(r, "id"), from)
+	switch {
+	case err != nil:
+		writeError(w, err)
+	case owner != "":
+		s.forwardTo(w, r, owner, true, nil)
+	default:
+		s.serveVM(w, r, e, next)
+	}
 }
 
 // forward proxies r to the replica holding the VM. The peer checks the
 // bearer token and the tenant itself.
-func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string) {
+//
+// When the peer cannot be dialled (it is down: nothing of the request
+// reached it) and unreachable is set, unreachable serves the request
+// instead (adoption, durable.go).
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string, unreachable http.HandlerFunc) {
+	s.forwardTo(w, r, replica, false, unreachable)
+}
+
+// forwardAgainHeader marks a request forwarded a second time: by the
+// replica a VM's id names to the replica its record names (which adopted
+// it). A request carrying it is not forwarded again.
+const forwardAgainHeader = "X-Secexec-Forwarded-Again"
+
+// forwardTo is forward; toOwner says replica is the owner the VM's
+// record names, which a request one replica forwarded already may still
+// be forwarded to, once.
+func (s *Server) forwardTo(w http.ResponseWriter, r *http.Request, replica string, toOwner bool, unreachable http.HandlerFunc) {
 	base, ok := "", false
-	if s.cfg.PeerURL != nil && r.Header.Get(forwardedHeader) == "" {
+	first := r.Header.Get(forwardedHeader) == ""
+	again := !first && toOwner && r.Header.Get(forwardAgainHeader) == ""
+	if s.cfg.PeerURL != nil && (first || again) {
 		base, ok = s.cfg.PeerURL(replica)
 	}
 	if !ok {
@@ -461,16 +590,32 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, replica string)
 		writeError(w, apiError(http.StatusMisdirectedRequest, CodeWrongReplica, "no address for replica %q", replica))
 		return
 	}
+	body := r.Body
+	if unreachable != nil && body != nil {
+		// The proxy's transport closes the body it was given, even when
+		// the dial fails: the request's own must stay readable for
+		// unreachable.
+		r.Body = io.NopCloser(body)
+	}
 	p := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(u)
 			pr.Out.Header.Set(forwardedHeader, s.cfg.Replica)
+			if again {
+				pr.Out.Header.Set(forwardAgainHeader, s.cfg.Replica)
+			}
 			// The peer builds preview URLs from the host the client used.
 			pr.SetXForwarded()
 		},
 		FlushInterval: -1, // server-sent events go through as they come
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			s.cfg.Logger.Warn("forwarding to replica failed", "replica", replica, "err", err)
+			var op *net.OpError
+			if unreachable != nil && errors.As(err, &op) && op.Op == "dial" {
+				r.Body = body
+				unreachable(w, r)
+				return
+			}
 			writeError(w, apiError(http.StatusBadGateway, CodeWrongReplica, "replica %q did not answer", replica))
 		},
 	}

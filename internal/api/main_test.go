@@ -54,6 +54,16 @@ type testServer struct {
 	t   testing.TB
 	api *api.Server
 	url string
+	hs  *httptest.Server
+}
+
+// kill stops the server as a crash would for its clients: its listener
+// closes (connections are refused) and its VMs and engines end; what it
+// saved in the store stays.
+func (s *testServer) kill() {
+	s.hs.CloseClientConnections()
+	s.hs.Close()
+	_ = s.api.Shutdown(context.Background())
 }
 
 func newServer(t testing.TB, cfg api.Config) *testServer {
@@ -70,7 +80,7 @@ func newServer(t testing.TB, cfg api.Config) *testServer {
 		hs.Close()
 		_ = s.Shutdown(context.Background())
 	})
-	return &testServer{t: t, api: s, url: hs.URL}
+	return &testServer{t: t, api: s, url: hs.URL, hs: hs}
 }
 
 // response is an answer read whole.

@@ -2,13 +2,10 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -131,11 +128,10 @@ func (f vmFilter) match(j VMJSON) bool {
 // own snapshots (not listed, not deletable, not counted by
 // MaxSnapshots), counted instead by MaxPausedVMs.
 func (s *Server) pauseStore(tenant string) (*secexec.SnapshotStore, error) {
-	if s.cfg.SnapshotDir == "" {
-		return nil, apiError(http.StatusNotImplemented, CodeNotImplemented, "pause is not enabled on this server (serve --snapshot-dir)")
+	if s.storeLoc == "" {
+		return nil, apiError(http.StatusNotImplemented, CodeNotImplemented, "pause is not enabled on this server (serve --snapshot-dir or --snapshot-store)")
 	}
-	sum := sha256.Sum256([]byte(tenant))
-	return secexec.OpenSnapshotStore(filepath.Join(s.cfg.SnapshotDir, "p-"+hex.EncodeToString(sum[:12])))
+	return s.openStore("p-" + tenantHash(tenant))
 }
 
 // lockOp takes e's transition lock (pause, resume and remove run one at
@@ -209,6 +205,16 @@ func (s *Server) resume(e *vmEntry) error {
 	// shares it, so one client going away must not fail the others.
 	ctx, cancel := context.WithTimeout(context.Background(), resumeTimeout)
 	defer cancel()
+	// The record says who runs the VM: written before the VM runs, so
+	// that a replica that adopted it meanwhile wins and this one drops
+	// its copy rather than run a second.
+	if err := s.saveRecord(ctx, e, StateRunning); err != nil {
+		s.vms.unreserve(e.tenant)
+		if errors.Is(err, errMoved) {
+			s.vms.lose(e)
+		}
+		return err
+	}
 	vm, err := s.restorePaused(ctx, e)
 	if err != nil {
 		s.vms.unreserve(e.tenant)
@@ -239,14 +245,11 @@ func (s *Server) restorePaused(ctx context.Context, e *vmEntry) (*secexec.VM, er
 // another request uses the VM; its spawned processes and JS contexts
 // end. The caller holds no lock.
 func (s *Server) pause(ctx context.Context, e *vmEntry, restart [][]string) error {
-	st, err := s.pauseStore(e.tenant)
+	st, unlock, err := s.lockForSave(ctx, e)
 	if err != nil {
 		return err
 	}
-	if err := e.lockOp(ctx); err != nil {
-		return err
-	}
-	defer e.unlockOp()
+	defer unlock()
 	e.mu.Lock()
 	switch {
 	case e.removed:
@@ -278,15 +281,20 @@ func (s *Server) pause(ctx context.Context, e *vmEntry, restart [][]string) erro
 		return fmt.Errorf("pause: %w", err)
 	}
 	e.mu.Lock()
-	e.snapshot = snap.ID
+	e.snapshot, e.restart = snap.ID, restart
 	e.mu.Unlock()
+	if err := s.saveRecord(ctx, e, StatePaused); err != nil {
+		s.vms.unreservePaused(e.tenant)
+		s.abandonSave(ctx, st, e, prev, snap.ID, err)
+		if errors.Is(err, errMoved) {
+			return err
+		}
+		e.setState(StateRunning)
+		return fmt.Errorf("pause: %w", err)
+	}
 	s.vms.paused(e)
 	// The snapshot of an earlier pause is kept until this one is saved.
-	if prev != "" && prev != snap.ID {
-		if err := st.Delete(context.WithoutCancel(ctx), prev); err != nil {
-			s.cfg.Logger.Warn("deleting an old pause snapshot", "vm", e.id, "snapshot", prev, "err", err)
-		}
-	}
+	s.dropSave(ctx, st, e, prev, snap.ID)
 	s.cfg.Logger.Info("paused VM", "vm", e.id, "tenant", e.tenant, "snapshot", snap.ID)
 	return nil
 }

@@ -357,11 +357,11 @@ func (s *Server) openPreview(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	if replica != s.cfg.Replica {
-		s.forward(w, r, replica)
+	e := s.vms.get(c.Tenant, c.VM)
+	if e == nil && replica != s.cfg.Replica {
+		s.forward(w, r, replica, nil)
 		return
 	}
-	e := s.vms.get(c.Tenant, c.VM)
 	if e == nil {
 		notFound(w)
 		return

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/secexec/secexec"
+	"github.com/secexec/secexec/internal/snapshot"
 )
 
 // SnapshotRequest is the body of POST /v1/vms/{id}/snapshots.
@@ -45,15 +45,31 @@ func snapshotJSON(s *secexec.Snapshot) SnapshotJSON {
 		Labels: s.Labels, Restart: s.Restart}
 }
 
-// tenantStore opens the tenant's own snapshot store: a directory of its
-// own under Config.SnapshotDir, named by a hash of the tenant so that no
-// tenant name can reach another's (or any other) directory.
+// tenantStore opens the tenant's own snapshot store: a directory (or
+// key prefix) of its own in the server's store, named by a hash of the
+// tenant so that no tenant name can reach another's (or any other)
+// store.
 func (s *Server) tenantStore(tenant string) (*secexec.SnapshotStore, error) {
-	if s.cfg.SnapshotDir == "" {
-		return nil, apiError(http.StatusNotImplemented, CodeNotImplemented, "snapshots are not enabled on this server (serve --snapshot-dir)")
+	if s.storeLoc == "" {
+		return nil, apiError(http.StatusNotImplemented, CodeNotImplemented, "snapshots are not enabled on this server (serve --snapshot-dir or --snapshot-store)")
 	}
+	return s.openStore("t-" + tenantHash(tenant))
+}
+
+// tenantHash names a tenant in store keys: a hash, so that no tenant
+// name can reach another's keys.
+func tenantHash(tenant string) string {
 	sum := sha256.Sum256([]byte(tenant))
-	return secexec.OpenSnapshotStore(filepath.Join(s.cfg.SnapshotDir, "t-"+hex.EncodeToString(sum[:12])))
+	return hex.EncodeToString(sum[:12])
+}
+
+// openStore opens the store named name inside the server's.
+func (s *Server) openStore(name string) (*secexec.SnapshotStore, error) {
+	st, err := secexec.OpenSnapshotStoreAt(snapshot.Join(s.storeLoc, name), s.cfg.SnapshotCredentials)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot store: %w", err)
+	}
+	return st, nil
 }
 
 // tenantSnapshot returns the tenant's snapshot id; another tenant's is as
@@ -195,7 +211,7 @@ func (s *Server) forkVM(w http.ResponseWriter, r *http.Request) {
 	}
 	defer parent.use()()
 	parent.mu.Lock()
-	m := vmMeta{idle: parent.idleTimeout, engine: parent.engine, opts: parent.opts, labels: copyLabels(parent.labels), expires: parent.expires}
+	m := vmMeta{idle: parent.idleTimeout, engine: parent.engine, opts: parent.opts, create: parent.create, labels: copyLabels(parent.labels), expires: parent.expires}
 	parent.mu.Unlock()
 	s.admitVM(w, tenant, m, func() (*secexec.VM, error) { return parent.vm.Fork(r.Context()) })
 }

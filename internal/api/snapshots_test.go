@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/secexec/secexec"
 	"github.com/secexec/secexec/internal/api"
+	"github.com/secexec/secexec/internal/s3test"
 )
 
 type snapshotJSON struct {
@@ -19,7 +21,19 @@ type snapshotJSON struct {
 // from it (its files and env come back), fork a VM (writes stay on their
 // side), delete the snapshot; and another tenant sees none of it.
 func TestSnapshotsAPI(t *testing.T) {
-	s := newServer(t, api.Config{SnapshotDir: t.TempDir(), MaxSnapshots: 2})
+	testSnapshotsAPI(t, api.Config{SnapshotDir: t.TempDir(), MaxSnapshots: 2})
+}
+
+// TestSnapshotsAPIS3: the same with serve --snapshot-store, each tenant
+// under a prefix of its own in a real S3 server (versitygw).
+func TestSnapshotsAPIS3(t *testing.T) {
+	srv := s3test.Start(t)
+	testSnapshotsAPI(t, api.Config{SnapshotStore: srv.URL("tenants"), MaxSnapshots: 2,
+		SnapshotCredentials: secexec.StoreCredentials{AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}})
+}
+
+func testSnapshotsAPI(t *testing.T, cfg api.Config) {
+	s := newServer(t, cfg)
 	id := s.newVM(alice, map[string]any{"env": map[string]string{"A": "1"}, "cwd": "/w"})
 	if r, res := s.exec(alice, id, map[string]any{"cmd": "echo saved > f; echo tmp > /tmp/t"}); r.status != 200 || res.ExitCode != 0 {
 		t.Fatalf("exec: %d %s", r.status, r.body)

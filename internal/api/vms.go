@@ -71,8 +71,10 @@ type vmEntry struct {
 	contexts map[string]io.Closer
 	engine   string // its placement: EnginePerTenant or EnginePerVM
 	lost     string // why its engine was lost (a lostReason), "" while usable
-	// opts are the options it was made with, to resume it with.
+	// opts are the options it was made with, to resume it with; create
+	// is the request that made them (see vmRecord).
 	opts   secexec.Options
+	create CreateVMRequest
 	labels map[string]string
 	// expires is when it is closed whatever its state (zero: never).
 	expires time.Time
@@ -80,8 +82,14 @@ type vmEntry struct {
 	// the id of its latest pause snapshot in the tenant's pause store.
 	state    string
 	snapshot string
-	inflight int  // requests routed to it now (see Server.enter)
-	removed  bool // taken out of the registry
+	// restart are the commands its last pause asked to restart;
+	// recVersion is the version of its record in the store that this
+	// replica last wrote or read ("" : none).
+	restart    [][]string
+	recVersion string
+	savedAt    time.Time // when its last periodic save began (SnapshotEvery)
+	inflight   int       // requests routed to it now (see Server.enter)
+	removed    bool      // taken out of the registry
 	// op is held by a pause, a resume or the removal (one at a time).
 	op chan struct{}
 	// previews are the VM's live preview URLs by id; portConns counts
@@ -160,6 +168,19 @@ func (g *registry) add(e *vmEntry) {
 	g.mu.Unlock()
 	g.s.metrics.vms.Inc()
 	go g.watch(e, e.vm)
+}
+
+// addPaused adds e, paused (loaded from its record), unless its id is
+// held already.
+func (g *registry) addPaused(e *vmEntry) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.vms[e.id] != nil {
+		return false
+	}
+	g.vms[e.id] = e
+	g.s.metrics.vms.Inc()
+	return true
 }
 
 // reservePaused takes one of the tenant's paused-VM slots.
@@ -261,10 +282,14 @@ func (g *registry) list(tenant string) []*vmEntry {
 	return out
 }
 
-// remove takes e out of the registry and closes it (or, paused, deletes
-// its pause snapshot), once. It waits for a pause or resume under way,
+// remove takes e out of the registry and closes it, deleting its pause
+// snapshot and record, once. It waits for a pause or resume under way,
 // which are bounded.
-func (g *registry) remove(e *vmEntry) bool {
+func (g *registry) remove(e *vmEntry) bool { return g.take(e, false) }
+
+// take is remove; with keepSaved, a VM saved in the store (a record)
+// keeps its pause snapshot and record, to be loaded by the next server.
+func (g *registry) take(e *vmEntry, keepSaved bool) bool {
 	e.op <- struct{}{}
 	defer e.unlockOp()
 	g.mu.Lock()
@@ -286,11 +311,33 @@ func (g *registry) remove(e *vmEntry) bool {
 	} else {
 		e.closeVM()
 	}
-	g.s.deletePauseSnapshot(e)
+	e.mu.Lock()
+	saved := e.recVersion != ""
+	e.mu.Unlock()
+	if !keepSaved || !saved {
+		g.s.deletePauseSnapshot(e)
+		g.s.dropRecord(e)
+	}
 	if release {
 		g.unreserve(e.tenant)
 	}
 	return true
+}
+
+// lose drops e, which another replica owns now: closed here, its pause
+// snapshot and record left to the new owner.
+func (g *registry) lose(e *vmEntry) {
+	e.mu.Lock()
+	e.recVersion = "" // not ours to delete
+	e.mu.Unlock()
+	g.s.cfg.Logger.Warn("another replica took the VM over; dropping this copy", "vm", e.id, "tenant", e.tenant)
+	go func() {
+		// take waits for e's op lock, which the caller holds.
+		e.mu.Lock()
+		e.snapshot = ""
+		e.mu.Unlock()
+		g.take(e, false)
+	}()
 }
 
 func (g *registry) closeAll() {
@@ -301,7 +348,7 @@ func (g *registry) closeAll() {
 	}
 	g.mu.Unlock()
 	for _, e := range all {
-		g.remove(e)
+		g.take(e, true)
 	}
 }
 
@@ -600,8 +647,12 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request) {
 	if t := time.Duration(req.IdleTimeoutMS) * time.Millisecond; t > 0 && t < idle {
 		idle = t
 	}
-	m := vmMeta{idle: idle, engine: engineName(opts), opts: opts, labels: copyLabels(req.Labels), expires: exp}
+	m := vmMeta{idle: idle, engine: engineName(opts), opts: opts, labels: copyLabels(req.Labels), expires: exp, create: req}
 	m.opts.From = nil // a resume starts from its pause snapshot instead
+	// What the record keeps of the request: the VM's own settings, not
+	// how it started (from_snapshot) nor what the record has apart.
+	m.create.FromSnapshot, m.create.Labels, m.create.TTLMS, m.create.IdleTimeoutMS = "", nil, 0, 0
+	m.create.Engine = m.engine
 	s.admitVM(w, tenant, m, func() (*secexec.VM, error) { return s.cfg.NewVM(r.Context(), opts) })
 }
 
@@ -610,6 +661,7 @@ type vmMeta struct {
 	idle    time.Duration
 	engine  string
 	opts    secexec.Options
+	create  CreateVMRequest
 	labels  map[string]string
 	expires time.Time
 }
@@ -631,7 +683,7 @@ func (s *Server) admitVM(w http.ResponseWriter, tenant string, m vmMeta, mk func
 	now := time.Now()
 	e := &vmEntry{id: newVMID(s.cfg.Replica), tenant: tenant, vm: vm, created: now, lastUsed: now,
 		idleTimeout: m.idle, procs: map[int]*process{}, contexts: map[string]io.Closer{},
-		engine: m.engine, opts: m.opts, labels: m.labels, expires: m.expires, state: StateRunning,
+		engine: m.engine, opts: m.opts, create: m.create, labels: m.labels, expires: m.expires, state: StateRunning,
 		op: make(chan struct{}, 1)}
 	s.vms.add(e)
 	w.Header().Set("Location", "/v1/vms/"+e.id)

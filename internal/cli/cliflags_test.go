@@ -172,3 +172,45 @@ func TestServePreviewFlags(t *testing.T) {
 		}
 	}
 }
+
+// serve refuses a snapshot store URL that carries credentials or that it
+// cannot parse, a credentials file it cannot read or that lacks a key,
+// and --snapshot-every without a store, before serving; no error repeats
+// a secret.
+func TestServeSnapshotStoreFlags(t *testing.T) {
+	t.Setenv(cli.TokenEnv, "a-token")
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	half := write("half", "AWS_ACCESS_KEY_ID=AKIAEXAMPLE\n")
+	odd := write("odd", "AWS_ACCESS_KEY_ID=AKIAEXAMPLE\nAWS_SECRET_ACCESS_KEY=hunter2\nPASSWORD=hunter2\n")
+	noeq := write("noeq", "hunter2\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--snapshot-store", "s3://AKIA:hunter2@bucket/p"}, "must not carry credentials"},
+		{[]string{"--snapshot-store", "s3://bucket/p?endpoint=ftp://h"}, "want http(s)://host"},
+		{[]string{"--snapshot-store", "s3://bucket/p", "--snapshot-dir", dir}, "both set"},
+		{[]string{"--snapshot-store", "s3://bucket/p", "--snapshot-store-credentials", filepath.Join(dir, "none")}, "--snapshot-store-credentials"},
+		{[]string{"--snapshot-store", "s3://bucket/p", "--snapshot-store-credentials", half}, "want AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
+		{[]string{"--snapshot-store", "s3://bucket/p", "--snapshot-store-credentials", odd}, `unknown key "PASSWORD"`},
+		{[]string{"--snapshot-store", "s3://bucket/p", "--snapshot-store-credentials", noeq}, "line 1 is not KEY=VALUE"},
+		{[]string{"--snapshot-every", "1m"}, "snapshot-every needs a snapshot directory or store"},
+		{[]string{"--snapshot-dir", dir, "--snapshot-every", "1ms"}, "at least 100ms"},
+	} {
+		args := append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...)
+		code, _, errOut := runCLI(t, "", args...)
+		if code != cli.ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error about %q", tc.args, code, errOut, tc.want)
+		}
+		if strings.Contains(errOut, "hunter2") {
+			t.Errorf("%q: the error shows the secret: %s", tc.args, errOut)
+		}
+	}
+}

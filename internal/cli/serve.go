@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/secexec/secexec"
 	"github.com/secexec/secexec/internal/api"
 	"github.com/secexec/secexec/internal/setup"
 	"github.com/secexec/secexec/internal/termpage"
@@ -25,7 +27,7 @@ const TokenEnv = "SECEXEC_API_TOKEN"
 func newServeCmd() *cobra.Command {
 	var (
 		listen, tokensFile, certFile, keyFile, replica, peerTmpl string
-		previewSecretFile                                        string
+		previewSecretFile, storeCredsFile                        string
 		allowRemote, guestNet, terminal                          bool
 		toolNets                                                 []string
 		cfg                                                      api.Config
@@ -80,6 +82,11 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 			if previewSecretFile != "" {
 				if cfg.PreviewSecret, err = os.ReadFile(previewSecretFile); err != nil {
 					return &usageError{err: fmt.Errorf("--preview-secret-file: %w", err)}
+				}
+			}
+			if cfg.SnapshotStore != "" {
+				if cfg.SnapshotCredentials, err = storeCredentials(storeCredsFile); err != nil {
+					return &usageError{err: err}
 				}
 			}
 			cfg.AllowGuestNetwork = guestNet
@@ -141,14 +148,58 @@ requests for --drain-timeout and closes every VM. docs/api.md has more.`,
 	fl.BoolVar(&guestNet, "allow-guest-network", false, "accept VM permissions that connect out (net connect/dns rules)")
 	fl.StringArrayVar(&toolNets, "allow-tool-network", nil, "let HTTP tool callbacks reach this loopback/private/link-local CIDR or address (repeatable; public addresses need none)")
 	fl.StringVar(&cfg.SnapshotDir, "snapshot-dir", "", "keep tenants' VM snapshots in this directory (each tenant in its own subdirectory); empty disables the snapshot routes")
+	fl.StringVar(&cfg.SnapshotStore, "snapshot-store", "", "instead of --snapshot-dir, a store every replica of a fleet shares: s3://BUCKET/PREFIX?endpoint=http(s)://HOST:PORT&region=REGION (AWS S3 without endpoint), credentials from $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY or --snapshot-store-credentials")
+	fl.StringVar(&storeCredsFile, "snapshot-store-credentials", "", "file of the S3 store's credentials: lines AWS_ACCESS_KEY_ID=..., AWS_SECRET_ACCESS_KEY=... (and AWS_SESSION_TOKEN=...)")
 	fl.IntVar(&cfg.MaxSnapshots, "max-snapshots", 64, "snapshots stored per tenant")
 	fl.StringVar(&cfg.OnIdle, "on-idle", api.OnIdleClose, "what happens to a VM idle for its idle timeout: close, or pause (saved to --snapshot-dir, resumed by its next request)")
 	fl.IntVar(&cfg.MaxPausedVMs, "max-paused-vms", 64, "paused VMs per tenant")
+	fl.DurationVar(&cfg.SnapshotEvery, "snapshot-every", 0, "save running VMs this often (those used since their last save) to the snapshot store, so that a replica that dies loses only what changed since; 0: never")
 	fl.DurationVar(&cfg.MaxTTL, "max-ttl", 7*24*time.Hour, "longest TTL a VM may ask for (ttl_ms on create or PATCH)")
 	fl.StringVar(&cfg.Engine, "engine", api.EnginePerTenant, "where VMs run unless their create request says: per-tenant (an engine process per tenant) or per-vm (one per VM)")
 	fl.BoolVar(&terminal, "terminal", false, "serve a browser terminal at /terminal/ (xterm.js, fetched with npm and cached at the first start)")
 	c.AddCommand(newServeTokenCmd())
 	return c
+}
+
+// storeCredentials reads the S3 store's credentials from file, or from
+// the standard AWS variables when file is "".
+func storeCredentials(file string) (secexec.StoreCredentials, error) {
+	if file == "" {
+		return secexec.StoreCredentials{AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"),
+			SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")}, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return secexec.StoreCredentials{}, fmt.Errorf("--snapshot-store-credentials: %w", err)
+	}
+	if len(data) > 64<<10 {
+		return secexec.StoreCredentials{}, errors.New("--snapshot-store-credentials: the file is over 64 KiB")
+	}
+	var c secexec.StoreCredentials
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		switch k = strings.TrimSpace(k); {
+		case !ok:
+			return c, fmt.Errorf("--snapshot-store-credentials: line %d is not KEY=VALUE", i+1)
+		case k == "AWS_ACCESS_KEY_ID":
+			c.AccessKeyID = strings.TrimSpace(v)
+		case k == "AWS_SECRET_ACCESS_KEY":
+			c.SecretAccessKey = strings.TrimSpace(v)
+		case k == "AWS_SESSION_TOKEN":
+			c.SessionToken = strings.TrimSpace(v)
+		default:
+			// The key only: the line may hold a secret.
+			return c, fmt.Errorf("--snapshot-store-credentials: line %d: unknown key %.40q", i+1, k)
+		}
+	}
+	if c.AccessKeyID == "" || c.SecretAccessKey == "" {
+		return c, errors.New("--snapshot-store-credentials: want AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+	}
+	return c, nil
 }
 
 // terminalPage builds (or finds cached) the browser terminal's assets

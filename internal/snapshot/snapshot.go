@@ -170,9 +170,10 @@ type capturer struct {
 	entries int
 	buf     []byte
 
-	// Small files are compressed and stored by up to putWorkers
-	// goroutines at once: a store's cost per blob is mostly waiting for
-	// the disk (fsync), which overlaps.
+	// Small files are checked against the store, compressed and stored
+	// by up to putWorkers goroutines at once: a store's cost per blob is
+	// mostly waiting for the disk (fsync) or the network (S3), which
+	// overlaps.
 	sem    chan struct{}
 	wg     sync.WaitGroup
 	stored atomic.Int64
@@ -298,11 +299,9 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 	if c.done[blob] {
 		return size, blob, nil
 	}
-	has, err := c.store.HasBlob(ctx, blob)
-	if err != nil {
-		return 0, "", err
-	}
-	if !has && size <= smallBlob {
+	if size <= smallBlob {
+		// Whether the store has it is asked in the background too: for
+		// a remote store each question is a round trip, which overlap.
 		if err := c.firstErr(); err != nil {
 			return 0, "", err
 		}
@@ -321,6 +320,12 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 				c.fail(fmt.Errorf("snapshot: a file changed while it was stored: %w", errno.EAGAIN))
 				return
 			}
+			if has, err := c.store.HasBlob(ctx, blob); err != nil || has {
+				if err != nil {
+					c.fail(err)
+				}
+				return
+			}
 			var z bytes.Buffer
 			zw := gzipWriters.Get().(*gzip.Writer)
 			zw.Reset(&z)
@@ -335,6 +340,10 @@ func (c *capturer) file(ctx context.Context, n vfs.Inode) (int64, string, error)
 			c.stored.Add(n)
 		}()
 		return size, blob, nil
+	}
+	has, err := c.store.HasBlob(ctx, blob)
+	if err != nil {
+		return 0, "", err
 	}
 	if !has {
 		// The second read streams through gzip into the store and is
@@ -471,6 +480,12 @@ func Restore(ctx context.Context, store Store, l *Layer, dst vfs.FileSystem) err
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends a prefetcher
+	var pf *prefetcher
+	if _, ok := store.(remoteStore); ok {
+		pf = startPrefetch(ctx, store, l)
+	}
 	nodes := map[string]vfs.Inode{".": root}
 	type dirTime struct {
 		n     vfs.Inode
@@ -522,7 +537,7 @@ func Restore(ctx context.Context, store Store, l *Layer, dst vfs.FileSystem) err
 			n, err = parent.Symlink(ctx, name, e.Target, opts)
 		case vfs.TypeRegular:
 			if n, err = parent.Create(ctx, name, opts); err == nil && e.Size > 0 {
-				err = fill(ctx, store, n, e, buf)
+				err = fill(ctx, store, n, e, buf, pf.take(ctx, i))
 			} else if err == nil && e.Blob != "" {
 				err = bad("empty file with a blob")
 			}
@@ -576,12 +591,17 @@ func validPath(p string) bool {
 	return true
 }
 
-// fill writes the blob of e into the file n, checking its size and hash.
-func fill(ctx context.Context, store Store, n vfs.Inode, e Entry, buf []byte) error {
+// fill writes the blob of e into the file n, checking its size and hash:
+// the blob pre fetched ahead, or else one it reads from store.
+func fill(ctx context.Context, store Store, n vfs.Inode, e Entry, buf []byte, pre func() (io.ReadCloser, error)) error {
 	if !validHash(e.Blob) {
 		return fmt.Errorf("blob name %q: %w", e.Blob, ErrCorrupt)
 	}
-	rc, err := store.OpenBlob(ctx, e.Blob)
+	open := pre
+	if open == nil {
+		open = func() (io.ReadCloser, error) { return store.OpenBlob(ctx, e.Blob) }
+	}
+	rc, err := open()
 	if err != nil {
 		return err
 	}

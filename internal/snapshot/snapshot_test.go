@@ -265,8 +265,15 @@ func TestKillMidSnapshot(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
+	checkAllRestore(t, st, 3, first.ID)
+}
+
+// checkAllRestore checks that st lists at least n snapshots, first among
+// them, and that each one loads and restores.
+func checkAllRestore(t *testing.T, st Store, n int, first string) {
+	t.Helper()
 	ids, err := st.List(bg)
-	if err != nil || len(ids) < 3 {
+	if err != nil || len(ids) < n {
 		t.Fatalf("ids %v, %v", ids, err)
 	}
 	for _, id := range ids {
@@ -278,7 +285,7 @@ func TestKillMidSnapshot(t *testing.T) {
 			t.Fatalf("snapshot %s after kill: %v", id, err)
 		}
 	}
-	if _, err := Load(bg, st, first.ID); err != nil {
+	if _, err := Load(bg, st, first); err != nil {
 		t.Fatalf("the previous snapshot: %v", err)
 	}
 }

@@ -83,6 +83,9 @@ type DirStore struct {
 	// a crash leaves at most unreferenced temporary files.
 	pendingMu sync.Mutex
 	pending   map[string]string
+	// recMu orders the record writes of this process; flock orders
+	// those of others (see lockRecords).
+	recMu sync.Mutex
 }
 
 // GCGrace is how old an unreferenced blob or temporary file must be
@@ -272,14 +275,24 @@ func (s *DirStore) List(context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	var ids []string
+	names := make([]string, 0, len(ents))
 	for _, e := range ents {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && ValidID(id) {
+		names = append(names, e.Name())
+	}
+	return manifestIDs(names), nil
+}
+
+// manifestIDs returns the sorted ids of the manifest file (or key) names
+// among names.
+func manifestIDs(names []string) []string {
+	var ids []string
+	for _, n := range names {
+		if id, ok := strings.CutSuffix(n, ".json"); ok && ValidID(id) {
 			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)
-	return ids, nil
+	return ids
 }
 
 // Delete removes manifest id, then collects the blobs and temporary
@@ -307,29 +320,9 @@ func (s *DirStore) Delete(ctx context.Context, id string) error {
 // collect removes unreferenced old blobs and stale temporary files; s.mu
 // is held.
 func (s *DirStore) collect(ctx context.Context) error {
-	ids, err := s.List(ctx)
-	if err != nil {
+	live, err := liveBlobs(ctx, s)
+	if err != nil || live == nil {
 		return err
-	}
-	live := make(map[string]bool)
-	for _, id := range ids {
-		data, err := s.GetManifest(ctx, id)
-		if err != nil {
-			return err
-		}
-		m, err := Decode(id, data)
-		if err != nil {
-			// An unreadable manifest keeps every blob: collecting on a
-			// guess could destroy a snapshot that is only misread.
-			return nil
-		}
-		for _, l := range m.Layers {
-			for _, e := range l.Entries {
-				if e.Blob != "" {
-					live[e.Blob] = true
-				}
-			}
-		}
 	}
 	old := time.Now().Add(-GCGrace)
 	return filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {

@@ -90,10 +90,11 @@ func cloneLayers(parent *vm.VM) vm.LayerFunc {
 	}
 }
 
-// SnapshotDir saves the VM to the directory store dir and returns the
-// snapshot's summary: the same call the engine protocol makes.
-func (h *Host) SnapshotDir(ctx context.Context, dir string, meta []byte) (snapshot.Summary, error) {
-	st, err := snapshot.OpenDir(dir)
+// SnapshotTo saves the VM to the store at loc (a directory or an s3://
+// URL, see snapshot.Open) and returns the snapshot's summary: the same
+// call the engine protocol makes.
+func (h *Host) SnapshotTo(ctx context.Context, loc string, creds snapshot.Credentials, meta []byte) (snapshot.Summary, error) {
+	st, err := snapshot.Open(loc, creds)
 	if err != nil {
 		return snapshot.Summary{}, err
 	}

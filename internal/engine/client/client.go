@@ -23,6 +23,7 @@ import (
 
 	"github.com/secexec/secexec/internal/engine/flow"
 	"github.com/secexec/secexec/internal/engine/proto"
+	"github.com/secexec/secexec/internal/snapshot"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/kernel"
@@ -512,9 +513,11 @@ type VMConfig struct {
 	// Tools are the host tools this program runs for the VM's guests
 	// (the engine asks with ToolCall); nil: none.
 	Tools kernel.ToolHost
-	// FromStore and FromID name a snapshot in a directory store that the
-	// VM starts from; ForkOf is a VM of this connection it forks.
+	// FromStore and FromID name a snapshot in a store (a directory or
+	// an s3:// URL, authenticated by FromCreds) that the VM starts from;
+	// ForkOf is a VM of this connection it forks.
 	FromStore, FromID string
+	FromCreds         snapshot.Credentials
 	ForkOf            *VM
 }
 
@@ -525,7 +528,7 @@ const auditQueue = 1024
 // NewVM creates a VM on the engine.
 func (c *Conn) NewVM(ctx context.Context, cfg VMConfig) (*VM, error) {
 	req := &proto.CreateVM{Limits: cfg.Limits, Cwd: cfg.Cwd, Hostname: cfg.Hostname, Audit: cfg.Audit != nil, Clock: cfg.Clock,
-		FromStore: cfg.FromStore, FromID: cfg.FromID}
+		FromStore: cfg.FromStore, FromID: cfg.FromID, FromAuth: StoreAuth(cfg.FromCreds)}
 	if cfg.ForkOf != nil {
 		if cfg.ForkOf.c != c {
 			return nil, fmt.Errorf("secexec: fork of a VM on another engine: %w", errno.EXDEV)

@@ -685,10 +685,10 @@ func (w *streamWriter) Close() error {
 	return nil
 }
 
-// SnapshotDir has the engine save the VM to the directory store dir;
-// see vmhost.Host.SnapshotDir.
-func (v *VM) SnapshotDir(ctx context.Context, dir string, meta []byte) (snapshot.Summary, error) {
-	r, err := v.call(ctx, proto.TSnapshot, &proto.Snapshot{VM: v.id, Store: dir, Meta: meta})
+// SnapshotTo has the engine save the VM to the store at loc; see
+// vmhost.Host.SnapshotTo.
+func (v *VM) SnapshotTo(ctx context.Context, loc string, creds snapshot.Credentials, meta []byte) (snapshot.Summary, error) {
+	r, err := v.call(ctx, proto.TSnapshot, &proto.Snapshot{VM: v.id, Store: loc, Meta: meta, Auth: StoreAuth(creds)})
 	if err != nil {
 		return snapshot.Summary{}, err
 	}
@@ -697,4 +697,12 @@ func (v *VM) SnapshotDir(ctx context.Context, dir string, meta []byte) (snapshot
 		return snapshot.Summary{}, fmt.Errorf("%w: snapshot summary: %w", proto.ErrProtocol, err)
 	}
 	return sum, nil
+}
+
+// StoreAuth returns the protocol's form of creds (nil for none).
+func StoreAuth(creds snapshot.Credentials) *proto.StoreAuth {
+	if creds == (snapshot.Credentials{}) {
+		return nil
+	}
+	return &proto.StoreAuth{AccessKeyID: creds.AccessKeyID, SecretAccessKey: creds.SecretAccessKey, SessionToken: creds.SessionToken}
 }

@@ -252,22 +252,42 @@ type CreateVM struct {
 	// Clock is the policy of the VM's clock (kernel/clock: 0 coarse,
 	// 1 real, 2 frozen); the engine refuses any other value.
 	Clock clock.Policy `cbor:"9,keyasint,omitempty"`
-	// FromStore and FromID name a snapshot (a directory store and a
-	// manifest id) whose memory layers the VM starts with.
+	// FromStore and FromID name a snapshot (a store location: a
+	// directory or an s3:// URL; and a manifest id) whose memory layers
+	// the VM starts with.
 	FromStore string `cbor:"10,keyasint,omitempty"`
 	FromID    string `cbor:"11,keyasint,omitempty"`
 	// ForkOf is a VM of the same connection whose memory layers the VM
 	// starts with, shared copy-on-write.
 	ForkOf uint64 `cbor:"12,keyasint,omitempty"`
+	// FromAuth authenticates the engine to an S3 FromStore (version 5).
+	FromAuth *StoreAuth `cbor:"13,keyasint,omitempty"`
 }
 
-// Snapshot asks the engine to save VM's memory layers to the directory
-// store Store, with Meta (at most snapshot.MaxMeta bytes) in the manifest.
-// The Response's Data is the manifest's summary as JSON (no entries).
+// StoreAuth are the credentials of an S3 snapshot store (version 5).
+// They cross the protocol rather than the engine's argv or environment,
+// which other processes of the host can read.
+type StoreAuth struct {
+	AccessKeyID     string `cbor:"1,keyasint,omitempty"`
+	SecretAccessKey string `cbor:"2,keyasint,omitempty"`
+	SessionToken    string `cbor:"3,keyasint,omitempty"`
+}
+
+// String keeps the credentials out of logs and error texts.
+func (a *StoreAuth) String() string { return "StoreAuth{redacted}" }
+
+// GoString keeps the credentials out of %#v.
+func (a *StoreAuth) GoString() string { return a.String() }
+
+// Snapshot asks the engine to save VM's memory layers to the store at
+// Store (a directory, or an s3:// URL authenticated by Auth: version 5),
+// with Meta (at most snapshot.MaxMeta bytes) in the manifest. The
+// Response's Data is the manifest's summary as JSON (no entries).
 type Snapshot struct {
-	VM    uint64 `cbor:"1,keyasint"`
-	Store string `cbor:"2,keyasint"`
-	Meta  []byte `cbor:"3,keyasint,omitempty"`
+	VM    uint64     `cbor:"1,keyasint"`
+	Store string     `cbor:"2,keyasint"`
+	Meta  []byte     `cbor:"3,keyasint,omitempty"`
+	Auth  *StoreAuth `cbor:"4,keyasint,omitempty"`
 }
 
 // VMRef names the VM a request acts on (CloseVM).

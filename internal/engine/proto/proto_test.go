@@ -69,6 +69,8 @@ func samples() []Frame {
 		{TResize, 35, &Resize{Proc: 34, Rows: 50, Cols: 132}},
 		{TSnapshot, 36, &Snapshot{VM: 3, Store: "/s", Meta: []byte("{}")}},
 		{TCreateVM, 37, &CreateVM{FromStore: "/s", FromID: "ab", ForkOf: 2}},
+		{TSnapshot, 38, &Snapshot{VM: 3, Store: "s3://b/p?endpoint=http%3A%2F%2F127.0.0.1%3A9000", Auth: &StoreAuth{AccessKeyID: "k", SecretAccessKey: "s", SessionToken: "t"}}},
+		{TCreateVM, 39, &CreateVM{FromStore: "s3://b/p", FromID: "ab", FromAuth: &StoreAuth{AccessKeyID: "k", SecretAccessKey: "s"}}},
 		{TSignal, 30, &Signal{Proc: 29, Sig: 15}},
 		{TMetrics, 31, &Metrics{}},
 		{TResponse, 31, &Response{Data: []byte("# TYPE secexec_runs_total counter\nsecexec_runs_total{outcome=\"succeeded\"} 3\n")}},

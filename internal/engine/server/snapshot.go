@@ -24,7 +24,7 @@ func (c *conn) seed(ctx context.Context, cfg *vmhost.Config, b *proto.CreateVM) 
 		}
 		cfg.ForkOf = parent.host
 	case b.FromStore != "" || b.FromID != "":
-		st, err := snapshot.OpenDir(b.FromStore)
+		st, err := snapshot.Open(b.FromStore, storeCreds(b.FromAuth))
 		if err != nil {
 			return err
 		}
@@ -37,13 +37,21 @@ func (c *conn) seed(ctx context.Context, cfg *vmhost.Config, b *proto.CreateVM) 
 	return nil
 }
 
-// snapshot saves a VM to a directory store and answers with the
+// storeCreds turns the protocol's credentials into the store's.
+func storeCreds(a *proto.StoreAuth) snapshot.Credentials {
+	if a == nil {
+		return snapshot.Credentials{}
+	}
+	return snapshot.Credentials{AccessKeyID: a.AccessKeyID, SecretAccessKey: a.SecretAccessKey, SessionToken: a.SessionToken}
+}
+
+// snapshot saves a VM to a store and answers with the
 // manifest's summary (snapshot.Summary).
 func (c *conn) snapshot(ctx context.Context, h *vmhost.Host, b *proto.Snapshot) *proto.Response {
 	if len(b.Meta) > snapshot.MaxMeta {
 		return errResp(&vmhost.TooLargeError{What: "snapshot metadata", Size: int64(len(b.Meta)), Limit: snapshot.MaxMeta})
 	}
-	sum, err := h.SnapshotDir(ctx, b.Store, b.Meta)
+	sum, err := h.SnapshotTo(ctx, b.Store, storeCreds(b.Auth), b.Meta)
 	if err != nil {
 		return errResp(err)
 	}
