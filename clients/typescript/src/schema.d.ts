@@ -153,7 +153,7 @@ export interface paths {
         put?: never;
         /**
          * Save the VM to a pause snapshot and free it; its next request (or /resume) restores it. Processes and JS contexts end (restart lists what starts again). Pausing a paused VM does nothing.
-         * @description Saves the VM's files and options to a pause snapshot of the tenant (not listed among its snapshots) and closes its engine VM; the id, labels, idle timeout and TTL stay. Any later request that needs the VM running, /resume, or a preview URL restores it first. Refused with 409 while another request uses the VM. Requires the server's --snapshot-dir.
+         * @description Saves the VM's files and options to a pause snapshot of the tenant (not listed among its snapshots) and closes its engine VM; the id, labels, idle timeout and TTL stay. Any later request that needs the VM running, /resume, or a preview URL restores it first. Refused with 409 while another request uses the VM. Requires the server's snapshot store (--snapshot-dir or --snapshot-store).
          */
         post: operations["pauseVM"];
         delete?: never;
@@ -648,7 +648,7 @@ export interface paths {
         put?: never;
         /**
          * Save the VM's files and options as a snapshot (content-addressed, deduplicated, compressed)
-         * @description Saves the VM's files (content-addressed, deduplicated, compressed) and options under --snapshot-dir; 501 without one. Counts against --max-snapshots.
+         * @description Saves the VM's files (content-addressed, deduplicated, compressed) and options in the server's snapshot store (--snapshot-dir or --snapshot-store); 501 without one. Counts against --max-snapshots.
          */
         post: operations["createSnapshot"];
         delete?: never;
@@ -1636,7 +1636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Snapshots are not enabled on this server (serve --snapshot-dir) */
+            /** @description Snapshots are not enabled on this server (serve --snapshot-dir or --snapshot-store) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -4772,7 +4772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Snapshots are not enabled on this server (serve --snapshot-dir) */
+            /** @description Snapshots are not enabled on this server (serve --snapshot-dir or --snapshot-store) */
             501: {
                 headers: {
                     [name: string]: unknown;
