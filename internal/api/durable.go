@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -192,6 +193,45 @@ func (s *Server) loadRecords(ctx context.Context) error {
 		s.cfg.Logger.Info("loaded a paused VM from the store", "vm", rec.ID, "tenant", rec.Tenant)
 	}
 	return nil
+}
+
+// maxPausedElsewhere bounds how many records of other replicas one list
+// reads.
+const maxPausedElsewhere = 1024
+
+// pausedElsewhere returns the tenant's paused VMs that other replicas own
+// in the shared record store, leaving out the ids in have. So a fleet's
+// list names every paused VM, also those of a replica that is gone for
+// good (its name was a pod's address): a request for one adopts it.
+func (s *Server) pausedElsewhere(ctx context.Context, tenant string, have map[string]bool) []VMJSON {
+	if s.recs == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, recordsTimeout)
+	defer cancel()
+	names, err := s.recs.ListRecords(ctx, "vms/"+tenantHash(tenant)+"/")
+	if err != nil {
+		s.cfg.Logger.Warn("listing the tenant's VM records", "err", err)
+		return nil
+	}
+	var out []VMJSON
+	for i, name := range names {
+		id := path.Base(name)
+		if i >= maxPausedElsewhere || ctx.Err() != nil {
+			break
+		}
+		if have[id] {
+			continue
+		}
+		rec, _, err := s.readRecord(ctx, tenant, id)
+		if err != nil || rec.State != StatePaused || rec.Owner == s.cfg.Replica {
+			continue
+		}
+		j := VMJSON{ID: rec.ID, CreatedAt: rec.Created, LastUsedAt: rec.SavedAt, IdleTimeoutMS: rec.IdleTimeout,
+			Engine: rec.Engine, State: StatePaused, Labels: copyLabels(rec.Labels), ExpiresAt: rec.Expires}
+		out = append(out, j)
+	}
+	return out
 }
 
 // register adds the paused VM rec describes to the registry, counted

@@ -343,3 +343,42 @@ func closedAddr(t *testing.T) string {
 	l.Close()
 	return addr
 }
+
+// TestFleetListsOrphanedPausedVMs: a replica paused a VM and never came
+// back (in Kubernetes a restarted pod has a new name). Another replica's
+// list names the VM, paused, and a request for it adopts it. Another
+// tenant sees none of it.
+func TestFleetListsOrphanedPausedVMs(t *testing.T) {
+	f := newFleet(t, "orphans", "")
+	a := f.replica("a", 0)
+	id := a.newVM(alice, map[string]any{"labels": map[string]string{"app": "orphan"}})
+	if r, res := a.exec(alice, id, map[string]any{"cmd": "echo left > /workspace/f"}); r.status != 200 || res.ExitCode != 0 {
+		t.Fatalf("exec on a: %d %s", r.status, r.body)
+	}
+	if r := a.do(alice, "POST", "/v1/vms/"+id+"/pause", nil); r.status != http.StatusOK {
+		t.Fatalf("pause: %d %s", r.status, r.body)
+	}
+	a.kill()
+
+	d := f.replica("d", 0)
+	var list struct{ VMs []vmInfo }
+	if r := d.do(alice, "GET", "/v1/vms?state=paused&label=app=orphan", nil); r.status != 200 {
+		t.Fatalf("list: %d %s", r.status, r.body)
+	} else if r.json(t, &list); len(list.VMs) != 1 || list.VMs[0].ID != id || list.VMs[0].State != "paused" || list.VMs[0].Labels["app"] != "orphan" {
+		t.Fatalf("d's list: %+v", list)
+	}
+	if d.do(alice, "GET", "/v1/vms?state=running", nil).json(t, &list); len(list.VMs) != 0 {
+		t.Fatalf("running list: %+v", list)
+	}
+	if d.do(bob, "GET", "/v1/vms", nil).json(t, &list); len(list.VMs) != 0 {
+		t.Fatalf("bob's list: %+v", list)
+	}
+	r, res := d.exec(alice, id, map[string]any{"cmd": "cat /workspace/f"})
+	if r.status != 200 || string(res.Stdout) != "left\n" {
+		t.Fatalf("exec through d: %d %q %s", r.status, res.Stdout, r.body)
+	}
+	// d owns it now: listed once, running.
+	if d.do(alice, "GET", "/v1/vms", nil).json(t, &list); len(list.VMs) != 1 || list.VMs[0].State != "running" {
+		t.Fatalf("after adoption: %+v", list)
+	}
+}

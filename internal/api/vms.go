@@ -697,8 +697,16 @@ func (s *Server) listVMs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := []VMJSON{}
-	for _, e := range s.vms.list(tenantOf(r.Context())) {
+	tenant := tenantOf(r.Context())
+	have := map[string]bool{}
+	for _, e := range s.vms.list(tenant) {
+		have[e.id] = true
 		if j := e.json(); f.match(j) {
+			out = append(out, j)
+		}
+	}
+	for _, j := range s.pausedElsewhere(r.Context(), tenant, have) {
+		if f.match(j) {
 			out = append(out, j)
 		}
 	}
