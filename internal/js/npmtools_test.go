@@ -1,0 +1,186 @@
+package js
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/secexec/secexec/internal/npmtest"
+	"github.com/secexec/secexec/internal/vm"
+)
+
+// toolRun is one command of a tool case: argv runs under node, in the
+// case's directory, on the host and in a VM.
+type toolRun struct {
+	argv []string
+	// exact asks for the same stdout and stderr as host node's, byte for
+	// byte once the host's directories read as the VM's.
+	exact bool
+	// want are lines of stdout+stderr that host node prints (checked,
+	// so that they stay true) and the VM must print too.
+	want []string
+}
+
+// toolCase is a project of a few files and the tool commands run in it.
+type toolCase struct {
+	name  string
+	files map[string]string
+	runs  []toolRun
+}
+
+// hostResult is what a command printed and its exit code.
+type hostResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// runHostTool runs node with argv in dir, with env, and returns what it
+// printed with dir and the node_modules tree (mods) read as /workspace
+// and /workspace/node_modules, the paths the VM has them at.
+func runHostTool(t *testing.T, hostNode, dir, mods string, env, argv []string) hostResult {
+	t.Helper()
+	cmd := exec.Command(hostNode, argv...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	realMods, err := filepath.EvalSymlinks(mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vmPaths := strings.NewReplacer(realMods, "/workspace/node_modules", mods, "/workspace/node_modules", dir, "/workspace")
+	return hostResult{code: code, stdout: vmPaths.Replace(stdout.String()), stderr: vmPaths.Replace(stderr.String())}
+}
+
+// Real tools, unmodified and installed with npm (testdata/npmtools,
+// pinned by its lockfile), run in a VM as an agent runs them: each
+// command's exit code and output are host node's running the same tool
+// on the same files (host node is the oracle; the tools support the
+// host's node 20 as well as the VM's node 22).
+func TestNpmToolsUnmodified(t *testing.T) {
+	mods := npmtest.Install(t, "testdata/npmtools", "npm-tools-")
+	hostNode, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("the npm tools test needs node on the host as its oracle")
+	}
+	cases := []toolCase{{
+		// mocha 12 in an ES module that declares its own __dirname: a
+		// failing test exits 1, and its frame names the spec file.
+		name: "mocha",
+		files: map[string]string{
+			"package.json": `{"name":"mt","private":true}`,
+			"sum.spec.mjs": `import assert from 'node:assert';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+const __dirname = path.dirname(fileURLToPath(import.meta.url));
+describe('sum', () => {
+  it('adds', () => { assert.strictEqual(1 + 1, 3); });
+  it('knows its directory', () => { assert.strictEqual(__dirname, process.cwd()); });
+});
+`,
+			"ok.spec.mjs": "import assert from 'node:assert';\nit('passes', () => { assert.ok(true); });\n",
+		},
+		runs: []toolRun{
+			{argv: []string{"node_modules/mocha/bin/mocha.js", "sum.spec.mjs"}, want: []string{
+				"  1 passing", "  1 failing", "  1) sum\n       adds:\n", "      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+				"      at Context.<anonymous> (file:///workspace/sum.spec.mjs:6:29)"}},
+			{argv: []string{"node_modules/mocha/bin/mocha.js", "ok.spec.mjs"}, want: []string{"  ✔ passes", "  1 passing"}},
+		},
+	}, {
+		// prettier formats (its plugins load through import() inside
+		// new Function) and --check fails on an unformatted file.
+		name: "prettier",
+		files: map[string]string{
+			"in.js":   "const  a = {b:1,\n  c: [1,2,3]}\nfunction f( x ){return x*2}\n",
+			"in.ts":   "interface P {a:string,b?:number}\nconst p:P={a:'x'}\n",
+			"ok.json": "{ \"a\": 1 }\n",
+		},
+		runs: []toolRun{
+			{argv: []string{"node_modules/prettier/bin/prettier.cjs", "in.js", "in.ts"}, exact: true},
+			{argv: []string{"node_modules/prettier/bin/prettier.cjs", "--check", "in.js", "ok.json"}, exact: true,
+				want: []string{"[warn] in.js", "Code style issues found in the above file. Run Prettier with --write to fix."}},
+		},
+	}, {
+		// eslint with a flat config: the errors, and exit 1.
+		name: "eslint",
+		files: map[string]string{
+			"package.json":     `{"name":"el","private":true}`,
+			"eslint.config.js": "module.exports = [{ files: ['**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { console: 'readonly' } }, rules: { 'no-unused-vars': 'error', 'no-undef': 'error', semi: 'error' } }];\n",
+			"bad.js":           "const unused = 1;\nconsole.log(missing)\n",
+			"good.js":          "console.log(1);\n",
+		},
+		runs: []toolRun{
+			{argv: []string{"node_modules/eslint/bin/eslint.js", "bad.js", "good.js"}, exact: true,
+				want: []string{"  1:7   error  'unused' is assigned a value but never used  no-unused-vars", "✖ 3 problems (3 errors, 0 warnings)"}},
+			{argv: []string{"node_modules/eslint/bin/eslint.js", "good.js"}, exact: true},
+			{argv: []string{"node_modules/eslint/bin/eslint.js", "--format", "json", "bad.js"}, exact: true},
+		},
+	}, {
+		// yargs 18 (an ES module with the __dirname idiom inside):
+		// parsing, and a missing option's help on stderr with exit 1.
+		name: "yargs",
+		files: map[string]string{
+			"package.json": `{"name":"yt","private":true,"type":"module"}`,
+			"cli.js": `import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+const argv = yargs(hideBin(process.argv)).scriptName('cli').option('n', { type: 'number', demandOption: true })
+  .command('greet <who>', 'greets', (y) => y.positional('who', { type: 'string' }), (a) => console.log('hello', a.who, a.n * 2))
+  .strict().parse();
+console.log(JSON.stringify(argv._));
+`,
+		},
+		runs: []toolRun{
+			{argv: []string{"cli.js", "greet", "world", "-n", "21"}, exact: true, want: []string{"hello world 42", `["greet"]`}},
+			{argv: []string{"cli.js", "greet", "world"}, exact: true, want: []string{"Missing required argument: n"}},
+			{argv: []string{"cli.js", "--help"}, exact: true, want: []string{"cli greet <who>  greets"}},
+		},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			host := t.TempDir()
+			if err := os.Symlink(mods, filepath.Join(host, "node_modules")); err != nil {
+				t.Fatal(err)
+			}
+			v := newVM(t, nil, vm.Mount{Path: "/workspace/node_modules", HostDir: mods, ReadOnly: true})
+			for name, data := range c.files {
+				if err := os.WriteFile(filepath.Join(host, name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				v.writeFile("/workspace/"+name, data)
+			}
+			for _, run := range c.runs {
+				want := runHostTool(t, hostNode, host, filepath.Join(host, "node_modules"), []string{"PATH=/usr/bin:/bin", "HOME=" + host}, run.argv)
+				for _, w := range run.want {
+					if !strings.Contains(want.stdout+want.stderr, w) {
+						t.Fatalf("%q: host node does not print %q\nstdout:\n%s\nstderr:\n%s", run.argv, w, want.stdout, want.stderr)
+					}
+				}
+				got := v.runEnv("", []string{"PATH=/usr/bin:/bin", "HOME=/workspace"}, append([]string{"node"}, run.argv...)...)
+				if got.code != want.code {
+					t.Errorf("%q: exit %d, host %d\nstdout:\n%s\nstderr:\n%s", run.argv, got.code, want.code, got.stdout, trunc(got.stderr))
+					continue
+				}
+				for _, w := range run.want {
+					if !strings.Contains(got.stdout+got.stderr, w) {
+						t.Errorf("%q: missing %q\nstdout:\n%s\nstderr:\n%s", run.argv, w, got.stdout, trunc(got.stderr))
+					}
+				}
+				if run.exact && (got.stdout != want.stdout || got.stderr != want.stderr) {
+					t.Errorf("%q: output differs from host node's\n--- stdout\n%s\n--- host stdout\n%s\n--- stderr\n%s\n--- host stderr\n%s",
+						run.argv, got.stdout, want.stdout, got.stderr, want.stderr)
+				}
+			}
+		})
+	}
+}
