@@ -10,6 +10,7 @@ import (
 
 	"github.com/secexec/secexec/internal/npmtest"
 	"github.com/secexec/secexec/internal/vm"
+	"github.com/secexec/secexec/kernel"
 )
 
 // toolRun is one command of a tool case: argv runs under node, in the
@@ -29,6 +30,9 @@ type toolCase struct {
 	name  string
 	files map[string]string
 	runs  []toolRun
+	// memory is each process's memory limit when the default (128 MiB)
+	// is too little for the tool, as an agent would raise it.
+	memory int64
 }
 
 // hostResult is what a command printed and its exit code.
@@ -145,6 +149,23 @@ console.log(JSON.stringify(argv._));
 			{argv: []string{"cli.js", "greet", "world"}, exact: true, want: []string{"Missing required argument: n"}},
 			{argv: []string{"cli.js", "--help"}, exact: true, want: []string{"cli greet <who>  greets"}},
 		},
+	}, {
+		// typescript 5's tsc type-checks (a type error exits 2 with
+		// tsc's message) and compiles what runs under node. It loads a
+		// 9 MB compiler and the lib .d.ts files: more than 128 MiB of heap.
+		name:   "tsc",
+		memory: 512 << 20,
+		files: map[string]string{
+			"package.json":  `{"name":"ts","private":true,"type":"module"}`,
+			"tsconfig.json": `{ "compilerOptions": { "target": "ES2022", "module": "nodenext", "strict": true, "outDir": "out" }, "include": ["src"] }`,
+			"src/add.ts":    "export function add(a: number, b: number): number { return a + b; }\n",
+			"src/main.ts":   "import { add } from './add.js';\nconst s: string = add(1, 2);\nconsole.log(s);\n",
+		},
+		runs: []toolRun{
+			{argv: []string{"node_modules/typescript/bin/tsc", "-p", "."}, exact: true,
+				want: []string{"src/main.ts(2,7): error TS2322: Type 'number' is not assignable to type 'string'."}},
+			{argv: []string{"out/main.js"}, exact: true, want: []string{"3\n"}},
+		},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -152,8 +173,19 @@ console.log(JSON.stringify(argv._));
 			if err := os.Symlink(mods, filepath.Join(host, "node_modules")); err != nil {
 				t.Fatal(err)
 			}
-			v := newVM(t, nil, vm.Mount{Path: "/workspace/node_modules", HostDir: mods, ReadOnly: true})
+			v := newConfiguredVM(t, engine(t), vm.Config{
+				Limits: kernel.Limits{MemoryBytes: c.memory},
+				Mounts: []vm.Mount{{Path: "/workspace/node_modules", HostDir: mods, ReadOnly: true}},
+			})
 			for name, data := range c.files {
+				if dir := filepath.Dir(name); dir != "." {
+					if _, err := os.Stat(filepath.Join(host, dir)); err != nil {
+						if err := os.Mkdir(filepath.Join(host, dir), 0o755); err != nil {
+							t.Fatal(err)
+						}
+						mkdir(t, v, "/workspace/"+dir)
+					}
+				}
 				if err := os.WriteFile(filepath.Join(host, name), []byte(data), 0o644); err != nil {
 					t.Fatal(err)
 				}
