@@ -2,15 +2,22 @@ package js
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/secexec/secexec/internal/npmtest"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/kernel"
+	"github.com/secexec/secexec/kernel/vfs"
 )
 
 // toolRun is one command of a tool case: argv runs under node, in the
@@ -214,5 +221,87 @@ console.log(JSON.stringify(argv._));
 				}
 			}
 		})
+	}
+}
+
+// fastify 5, unmodified, serves in a VM and answers the host (through the
+// kernel's DialGuest, as vm.Net does): routes with params and a JSON
+// schema, whose validation error is fastify's 400.
+func TestFastifyFromHost(t *testing.T) {
+	mods := npmtest.Install(t, "testdata/npmtools", "npm-tools-")
+	v := newVM(t, nil, vm.Mount{Path: "/workspace/node_modules", HostDir: mods, ReadOnly: true})
+	v.writeFile("/workspace/server.js", `
+const fastify = require('fastify')();
+fastify.get('/hello/:name', async (req) => ({ hello: req.params.name, q: req.query.q }));
+fastify.post('/sum', { schema: { body: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number' }, b: { type: 'number' } } } } },
+  async (req, reply) => reply.code(201).send({ sum: req.body.a + req.body.b }));
+fastify.get('/bye', async () => { setImmediate(() => fastify.close()); return 'bye'; });
+fastify.listen({ port: 3000, host: '127.0.0.1' }).then((addr) => console.log('listening', addr));
+`)
+	k := v.vm.Kernel
+	outW, out := collect(k, t)
+	errW, errOut := collect(k, t)
+	p, err := k.SpawnHost(context.Background(), kernel.SpawnOptions{Argv: []string{"node", "server.js"},
+		Env: []string{"PATH=/usr/bin:/bin"}, Cwd: "/workspace", Files: []vfs.File{nil, outW, errW}})
+	outW.DecRef()
+	errW.DecRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return k.DialGuest(ctx, 3000) },
+	}}
+	do := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, "http://app"+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body != "" {
+			req.Header.Set("content-type", "application/json")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v\nstderr: %s", method, path, err, trunc(errOut()))
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	// The server is up once a connection is accepted.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		c, err := k.DialGuest(context.Background(), 3000)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = p.Signal(kernel.SIGKILL)
+			t.Fatalf("fastify never listened: %v\nstderr: %s", err, trunc(errOut()))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, c := range []struct{ method, path, body, want string }{
+		{"GET", "/hello/host?q=1", "", `200 {"hello":"host","q":"1"}`},
+		{"POST", "/sum", `{"a":2,"b":40}`, `201 {"sum":42}`},
+		{"POST", "/sum", `{"a":2}`, `400 {"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request","message":"body must have required property 'b'"}`},
+		{"GET", "/nope", "", `404 {"message":"Route GET:/nope not found","error":"Not Found","statusCode":404}`},
+		{"GET", "/bye", "", "200 bye"},
+	} {
+		if code, body := do(c.method, c.path, c.body); fmt.Sprint(code, " ", body) != c.want {
+			t.Errorf("%s %s: %d %s, want %s", c.method, c.path, code, body, c.want)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if st, err := p.HostWait(ctx); err != nil || st.ShellCode() != 0 {
+		_ = p.Signal(kernel.SIGKILL)
+		t.Errorf("the server ended with %v, %v\nstderr: %s", st, err, trunc(errOut()))
+	}
+	if got := out(); got != "listening http://127.0.0.1:3000\n" {
+		t.Errorf("stdout %q", got)
 	}
 }
