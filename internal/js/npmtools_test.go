@@ -305,3 +305,29 @@ fastify.listen({ port: 3000, host: '127.0.0.1' }).then((addr) => console.log('li
 		t.Errorf("stdout %q", got)
 	}
 }
+
+// A native addon (a package's prebuilt .node file) fails to load, by
+// require, import and process.dlopen, with Node's code for disabled
+// addons and one line that names the file, says native code cannot run
+// in the sandbox and which WebAssembly builds to use instead: npm
+// packages show it, or wrap it as their error's cause.
+func TestNativeAddonSaysSo(t *testing.T) {
+	v := newVM(t, nil)
+	v.writeFile("/workspace/addon.node", "\x7fELF\x02\x01\x01\x00"+strings.Repeat("\x00", 64))
+	v.writeFile("/workspace/load.mjs", `
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const show = (how, e) => console.log(how, e.name, e.code, JSON.stringify(e.message));
+try { require('./addon.node'); } catch (e) { show('require', e); }
+try { await import('./addon.node'); } catch (e) { show('import', e); }
+try { process.dlopen({ exports: {} }, '/workspace/addon.node'); } catch (e) { show('dlopen', e); }
+`)
+	r := v.run("", "node", "load.mjs")
+	const why = ` because loading addons is disabled: native code cannot run in the sandbox (it runs WebAssembly and JavaScript); use a WebAssembly build of the package, e.g. esbuild-wasm, @swc/wasm or a napi-rs wasm32-wasi package."`
+	want := "require Error ERR_DLOPEN_DISABLED \"Cannot load native addon /workspace/addon.node" + why + "\n" +
+		"import Error ERR_DLOPEN_DISABLED \"Cannot load native addon /workspace/addon.node" + why + "\n" +
+		"dlopen Error ERR_DLOPEN_DISABLED \"Cannot load native addon /workspace/addon.node" + why + "\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", r.code, r.stdout, want, trunc(r.stderr))
+	}
+}
