@@ -24,6 +24,8 @@ import (
 // case's directory, on the host and in a VM.
 type toolRun struct {
 	argv []string
+	// env is added to the environment of both runs.
+	env []string
 	// exact asks for the same stdout and stderr as host node's, byte for
 	// byte once the host's directories read as the VM's.
 	exact bool
@@ -173,6 +175,26 @@ console.log(JSON.stringify(argv._));
 				want: []string{"src/main.ts(2,7): error TS2322: Type 'number' is not assignable to type 'string'."}},
 			{argv: []string{"out/main.js"}, exact: true, want: []string{"3\n"}},
 		},
+	}, {
+		// tsx runs TypeScript through esbuild-wasm (esbuild's native
+		// binary cannot run in a VM). esbuild's synchronous API runs its
+		// service in a worker thread, which a VM does not have:
+		// ESBUILD_WORKER_THREADS=0, esbuild's own switch, makes it run
+		// the service as a child node process instead.
+		name: "tsx",
+		files: map[string]string{
+			"package.json": `{"name":"tt","private":true,"type":"module"}`,
+			"main.ts": `import path from 'node:path';
+import { double } from './lib.ts';
+interface P { n: number }
+const p: P = { n: 21 };
+console.log(path.basename(import.meta.filename), double(p.n));
+`,
+			"lib.ts": "export const double = (n: number): number => n * 2;\n",
+		},
+		runs: []toolRun{
+			{argv: []string{"node_modules/tsx/dist/cli.mjs", "main.ts"}, env: []string{"ESBUILD_WORKER_THREADS=0"}, exact: true, want: []string{"main.ts 42"}},
+		},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -199,13 +221,13 @@ console.log(JSON.stringify(argv._));
 				v.writeFile("/workspace/"+name, data)
 			}
 			for _, run := range c.runs {
-				want := runHostTool(t, hostNode, host, filepath.Join(host, "node_modules"), []string{"PATH=/usr/bin:/bin", "HOME=" + host}, run.argv)
+				want := runHostTool(t, hostNode, host, filepath.Join(host, "node_modules"), append([]string{"PATH=/usr/bin:/bin", "HOME=" + host}, run.env...), run.argv)
 				for _, w := range run.want {
 					if !strings.Contains(want.stdout+want.stderr, w) {
 						t.Fatalf("%q: host node does not print %q\nstdout:\n%s\nstderr:\n%s", run.argv, w, want.stdout, want.stderr)
 					}
 				}
-				got := v.runEnv("", []string{"PATH=/usr/bin:/bin", "HOME=/workspace"}, append([]string{"node"}, run.argv...)...)
+				got := v.runEnv("", append([]string{"PATH=/usr/bin:/bin", "HOME=/workspace"}, run.env...), append([]string{"node"}, run.argv...)...)
 				if got.code != want.code {
 					t.Errorf("%q: exit %d, host %d\nstdout:\n%s\nstderr:\n%s", run.argv, got.code, want.code, got.stdout, trunc(got.stderr))
 					continue
