@@ -195,6 +195,22 @@ console.log(path.basename(import.meta.filename), double(p.n));
 		runs: []toolRun{
 			{argv: []string{"node_modules/tsx/dist/cli.mjs", "main.ts"}, env: []string{"ESBUILD_WORKER_THREADS=0"}, exact: true, want: []string{"main.ts 42"}},
 		},
+	}, {
+		// @swc/wasm, swc's WebAssembly build (its native one cannot run
+		// in a VM): TypeScript with decorators to JavaScript, a parse
+		// and a minification.
+		name: "swc",
+		files: map[string]string{
+			"swc.cjs": `const swc = require('@swc/wasm');
+const src = '@sealed class A { @log m(x: number): number { return x * 2; } }\nfunction sealed(c: any) {}\nfunction log(...a: any[]) {}\nexport const n: number = new A().m(21);\n';
+console.log(swc.transformSync(src, { jsc: { parser: { syntax: 'typescript', decorators: true }, target: 'es2022' } }).code);
+console.log(swc.parseSync('let a = 1; a++', { syntax: 'ecmascript' }).body.map((s) => s.type).join());
+console.log(swc.minifySync('function add(first, second) { return first + second; } console.log(add(1, 2));', { mangle: true, compress: true }).code);
+`,
+		},
+		runs: []toolRun{
+			{argv: []string{"swc.cjs"}, exact: true, want: []string{"VariableDeclaration,ExpressionStatement"}},
+		},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -345,7 +361,7 @@ try { await import('./addon.node'); } catch (e) { show('import', e); }
 try { process.dlopen({ exports: {} }, '/workspace/addon.node'); } catch (e) { show('dlopen', e); }
 `)
 	r := v.run("", "node", "load.mjs")
-	const why = ` because loading addons is disabled: native code cannot run in the sandbox (it runs WebAssembly and JavaScript); use a WebAssembly build of the package, e.g. esbuild-wasm, @swc/wasm or a napi-rs wasm32-wasi package."`
+	const why = ` because loading addons is disabled: native code cannot run in the sandbox (it runs WebAssembly and JavaScript); use a WebAssembly or JavaScript build of the package, e.g. esbuild-wasm or @swc/wasm."`
 	want := "require Error ERR_DLOPEN_DISABLED \"Cannot load native addon /workspace/addon.node" + why + "\n" +
 		"import Error ERR_DLOPEN_DISABLED \"Cannot load native addon /workspace/addon.node" + why + "\n" +
 		"dlopen Error ERR_DLOPEN_DISABLED \"Cannot load native addon /workspace/addon.node" + why + "\n"
