@@ -211,6 +211,24 @@ console.log(swc.minifySync('function add(first, second) { return first + second;
 		runs: []toolRun{
 			{argv: []string{"swc.cjs"}, exact: true, want: []string{"VariableDeclaration,ExpressionStatement"}},
 		},
+	}, {
+		// esbuild-wasm (esbuild's WebAssembly build, which the tree has
+		// for esbuild): the asynchronous API talks to a child node
+		// process serving esbuild over its stdin and stdout.
+		name: "esbuild-wasm",
+		files: map[string]string{
+			"es.mjs": `import * as esbuild from 'esbuild';
+const t = await esbuild.transform('const n: number = 40 + 2; export default n;', { loader: 'ts', format: 'cjs' });
+console.log(t.code);
+const b = await esbuild.build({ stdin: { contents: 'import { x } from "./x.js"; console.log(x * 2);', resolveDir: '.' }, bundle: true, write: false, format: 'esm', logLevel: 'silent' });
+console.log(b.outputFiles[0].text);
+await esbuild.stop();
+`,
+			"x.js": "export const x = 21;\n",
+		},
+		runs: []toolRun{
+			{argv: []string{"es.mjs"}, exact: true, want: []string{"const n = 40 + 2;", "console.log(x * 2);"}},
+		},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
