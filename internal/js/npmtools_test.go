@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,8 @@ type toolRun struct {
 	// byte once the host's directories read as the VM's.
 	exact bool
 	// want are lines of stdout+stderr that host node prints (checked,
-	// so that they stay true) and the VM must print too.
+	// so that they stay true) and the VM must print too, colour codes
+	// left out.
 	want []string
 }
 
@@ -43,6 +45,9 @@ type toolCase struct {
 	// is too little for the tool, as an agent would raise it.
 	memory int64
 }
+
+// ansiCodes matches the terminal colour codes tools print.
+var ansiCodes = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // hostResult is what a command printed and its exit code.
 type hostResult struct {
@@ -229,6 +234,42 @@ await esbuild.stop();
 		runs: []toolRun{
 			{argv: []string{"es.mjs"}, exact: true, want: []string{"const n = 40 + 2;", "console.log(x * 2);"}},
 		},
+	}, {
+		// vitest 4 (vite 7, rollup as @rollup/wasm-node, esbuild as
+		// esbuild-wasm; its tests run in forked node processes): a
+		// failing test exits 1 and its frame names the test file.
+		name: "vitest",
+		files: map[string]string{
+			"package.json": `{"name":"vt","private":true,"type":"module"}`,
+			"sum.test.js":  "import { test, expect } from 'vitest';\ntest('adds', () => { expect(1 + 1).toBe(3); });\ntest('ok', () => { expect(2).toBe(2); });\n",
+			"ok.test.ts":   "import { test, expect } from 'vitest';\nconst n: number = 2;\ntest('typed', () => { expect(n * 21).toBe(42); });\n",
+		},
+		runs: []toolRun{
+			{argv: []string{"node_modules/vitest/vitest.mjs", "run", "sum.test.js"}, want: []string{
+				" FAIL  sum.test.js > adds", "AssertionError: expected 2 to be 3 // Object.is equality", " ❯ sum.test.js:2:36",
+				"      Tests  1 failed | 1 passed (2)"}},
+			{argv: []string{"node_modules/vitest/vitest.mjs", "run", "ok.test.ts"}, want: []string{" ✓ ok.test.ts (1 test)", "      Tests  1 passed (1)"}},
+		},
+	}, {
+		// vite 7 builds a small app (rollup as @rollup/wasm-node,
+		// esbuild-wasm minifying) into the files host node builds.
+		name: "vite",
+		files: map[string]string{
+			"package.json":  `{"name":"app","private":true,"type":"module"}`,
+			"index.html":    `<!doctype html><html><head><title>app</title></head><body><div id="app"></div><script type="module" src="/src/main.js"></script></body></html>`,
+			"src/main.js":   "import { greet } from './greet.js';\nimport './style.css';\ndocument.querySelector('#app').textContent = greet('vite');\n",
+			"src/greet.js":  "export const greet = (name) => `hello ${name}`;\nexport const unused = () => 'shaken off';\n",
+			"src/style.css": "#app { color: rebeccapurple; }\n",
+			"show.cjs": `const fs = require('fs'), path = require('path');
+const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))
+  .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+for (const f of walk('dist')) console.log('== ' + f + '\\n' + fs.readFileSync(f, 'utf8'));
+`,
+		},
+		runs: []toolRun{
+			{argv: []string{"node_modules/vite/bin/vite.js", "build"}, want: []string{"✓ 5 modules transformed.", "dist/index.html"}},
+			{argv: []string{"show.cjs"}, exact: true, want: []string{"== dist/index.html", "hello ${"}},
+		},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -257,7 +298,7 @@ await esbuild.stop();
 			for _, run := range c.runs {
 				want := runHostTool(t, hostNode, host, filepath.Join(host, "node_modules"), append([]string{"PATH=/usr/bin:/bin", "HOME=" + host}, run.env...), run.argv)
 				for _, w := range run.want {
-					if !strings.Contains(want.stdout+want.stderr, w) {
+					if !strings.Contains(ansiCodes.ReplaceAllString(want.stdout+want.stderr, ""), w) {
 						t.Fatalf("%q: host node does not print %q\nstdout:\n%s\nstderr:\n%s", run.argv, w, want.stdout, want.stderr)
 					}
 				}
@@ -267,7 +308,7 @@ await esbuild.stop();
 					continue
 				}
 				for _, w := range run.want {
-					if !strings.Contains(got.stdout+got.stderr, w) {
+					if !strings.Contains(ansiCodes.ReplaceAllString(got.stdout+got.stderr, ""), w) {
 						t.Errorf("%q: missing %q\nstdout:\n%s\nstderr:\n%s", run.argv, w, got.stdout, trunc(got.stderr))
 					}
 				}
