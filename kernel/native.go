@@ -44,7 +44,7 @@ const nativeExitCode = 126
 
 func (n nativeProgram) Run(ctx context.Context, p *Process) int {
 	msg := n.path + ": cannot execute: a native " + n.format +
-		" executable cannot run in the sandbox (it runs WebAssembly and JavaScript); use a WebAssembly build of the program, e.g. esbuild-wasm, @swc/wasm or a napi-rs wasm32-wasi package\n"
+		" executable cannot run in the sandbox (it runs WebAssembly and JavaScript); use a WebAssembly build of the program, e.g. esbuild-wasm or @swc/wasm\n"
 	_, _ = p.Write(ctx, 2, []byte(msg))
 	return nativeExitCode
 }

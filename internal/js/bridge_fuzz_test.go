@@ -38,7 +38,7 @@ func (p *panicWatch) Handle(_ context.Context, r slog.Record) error {
 const bridgeFuzzScript = `
 const B = globalThis.__test_bridge; const d = Buffer.from(process.argv[1] || '', 'hex'); let i = 0;
 const next = () => i < d.length ? d[i++] : 0;
-const skip = new Set(['exit', 'setScratch', 'read', 'readStart', 'spawnSync', 'spawn', 'kill', 'sleep', 'accept', 'connect', 'lookup']);
+const skip = new Set(['exit', 'setScratch', 'read', 'readStart', 'readOnce', 'spawnSync', 'spawn', 'kill', 'sleep', 'accept', 'connect', 'lookup']);
 const names = Object.getOwnPropertyNames(B).sort().filter(n => !skip.has(n));
 const vals = [undefined, null, -1, 0, 1, 2, 3, 2**31, -(2**31), 2**53, 1e300, NaN, Infinity, 0.5, '', 'x', '/', '/tmp', '\u0000', '../../..',
   {}, [], () => 1, Symbol('s'), 10n, true, new Uint8Array(4), new ArrayBuffer(8), new Proxy({}, { get() { throw new Error('trap') } }),

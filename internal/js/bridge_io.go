@@ -23,8 +23,11 @@ const maxHandles = 4096
 // reader reads a descriptor on its own goroutine and posts each chunk to
 // the loop, waiting until the loop delivered it before reading on.
 type reader struct {
-	h      int
-	ref    bool
+	h   int
+	ref bool
+	// once marks a reader of one read (fs.read on a pipe or terminal):
+	// it ends with its first chunk.
+	once   bool
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	paused bool
@@ -82,6 +85,30 @@ func (r *rt) startReader(fd, h int) error {
 		}
 		return ev, n == 0 || err != nil
 	})
+}
+
+// startReadOnce reads fd once, up to n bytes (at most readChunk), on a
+// goroutine and posts what it got to the loop as reader h's chunk, so
+// that fs.read on a pipe or a terminal waits without stopping the loop
+// (a Go WebAssembly program, esbuild-wasm's service, reads its stdin so
+// while its timers must run).
+func (r *rt) startReadOnce(fd, h, n int) error {
+	if n <= 0 || n > readChunk {
+		n = readChunk
+	}
+	if err := r.startReadLoop(fd, h, func(ctx context.Context, f vfs.File) (event, bool) {
+		buf := make([]byte, n)
+		got, err := f.Read(ctx, buf)
+		ev := event{kind: "data", data: buf[:got]}
+		if err != nil && got == 0 {
+			ev.code = errnoName(err)
+		}
+		return ev, true
+	}); err != nil {
+		return err
+	}
+	r.readers[h].once = true
+	return nil
 }
 
 // startReadLoop registers reader h of fd and runs next on a goroutine of
@@ -335,6 +362,15 @@ func init() {
 			return nil, errno.EINVAL
 		}
 		return nil, r.startReader(fd, h)
+	})
+	register("readOnce", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		fd, err1 := argInt(args, 0)
+		h, err2 := argInt(args, 1)
+		n, err3 := argInt(args, 2)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, errno.EINVAL
+		}
+		return nil, r.startReadOnce(fd, h, n)
 	})
 	register("readPause", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		h, err := argInt(args, 0)

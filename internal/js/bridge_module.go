@@ -305,7 +305,8 @@ func init() {
 		f := r.resolver().FormatOf(file)
 		switch f {
 		case modules.Addon:
-			return nil, guestError("ERR_DLOPEN_DISABLED: Cannot load native addon because loading addons is disabled.")
+			// The runtime words the error (bootjs errors.js).
+			return nil, guestError("ERR_DLOPEN_DISABLED: " + file)
 		case modules.ESM, modules.TSModule, modules.TSCommonJS:
 			m, err := r.transform(src, file, f)
 			if err != nil {

@@ -18,7 +18,7 @@ func TestBridgeHostileArguments(t *testing.T) {
 	v := newVM(t, e)
 	r := v.node(`
 const B = globalThis.__test_bridge;
-const skip = new Set(['exit', 'setScratch', 'read', 'readStart', 'spawnSync', 'spawn', 'kill']);
+const skip = new Set(['exit', 'setScratch', 'read', 'readStart', 'readOnce', 'spawnSync', 'spawn', 'kill']);
 const vals = [undefined, null, -1, 0, 1, 2, 3, 2**31, -(2**31), 2**53, 1e300, -1e300, NaN, Infinity, -Infinity, 0.5,
   '', 'x', '/', '/tmp', '\u0000', 'a'.repeat(5000), '../../..', {}, [], () => 1, Symbol('s'), 10n, true, new Uint8Array(4)];
 let calls = 0, threw = 0;
@@ -38,6 +38,9 @@ for (const name of names) {
 // blocking read of stdin.
 try { B.kill(999999, 9) } catch (e) { threw++ }
 try { B.read(12345, 10, -1) } catch (e) { threw++ }
+// readOnce of a descriptor that is not open, or with arguments that are
+// not numbers, throws before it starts a reader.
+for (const args of [[12345, 7, 10], ['x', 1, 1], [0, {}, 1], [0, 1, 'n']]) { try { B.readOnce(...args); console.log('no throw') } catch (e) { threw++ } }
 console.log('done', names.length > 50, calls > 10000, threw > 0);
 `)
 	if r.code != 0 || !strings.HasSuffix(r.stdout, "done true true true\n") {

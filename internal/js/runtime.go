@@ -729,7 +729,7 @@ func (r *rt) handle(ev event) (bool, error) {
 			}
 			return true, nil
 		}
-		if ev.code != "" || len(ev.data) == 0 {
+		if ev.code != "" || len(ev.data) == 0 || rd.once {
 			delete(r.readers, ev.a)
 			rd.stop()
 		}

@@ -117,6 +117,7 @@ class ChildProcess extends EventEmitter {
 function pipeReadable(fd, child) {
   const { Readable } = require('./stream.js');
   let handle = null;
+  let refd = true;
   const r = new Readable({
     read() {
       if (handle === null) {
@@ -124,6 +125,7 @@ function pipeReadable(fd, child) {
           if (chunk === null) { handle = -1; B.close(fd); r.push(null); return; }
           if (!r.push(chunk)) reader.pause(handle);
         }, (err) => r.destroy(err));
+        if (!refd) reader.ref(handle, false);
       } else if (handle !== -1) reader.resume(handle);
     },
     destroy(err, cb) {
@@ -134,7 +136,16 @@ function pipeReadable(fd, child) {
     },
   });
   r.on('close', () => child._maybeClose());
+  addRef(r, (on) => { refd = on; if (handle !== null && handle !== -1) reader.ref(handle, on); });
   return r;
+}
+
+// addRef gives a child's stdio stream a socket's ref() and unref(): an
+// unreferenced pipe does not keep the process alive (esbuild unrefs its
+// service's pipes and child, and the parent exits while it idles).
+function addRef(stream, setRef) {
+  stream.ref = function ref() { setRef(true); return this; };
+  stream.unref = function unref() { setRef(false); return this; };
 }
 
 const writer = require('./internal/writer.js');
@@ -366,6 +377,7 @@ function duplexStream(fd, child) {
   let handle = null;
   let closed = false;
   const closeFd = () => { if (!closed) { closed = true; try { B.close(fd); } catch { /* */ } } };
+  let refd = true;
   const d = new Duplex({
     allowHalfOpen: false,
     read() {
@@ -374,6 +386,7 @@ function duplexStream(fd, child) {
           if (chunk === null) { handle = -1; d.push(null); return; }
           if (!d.push(chunk)) reader.pause(handle);
         }, (err) => d.destroy(err));
+        if (!refd) reader.ref(handle, false);
       } else if (handle !== -1) reader.resume(handle);
     },
     write(chunk, enc, cb) {
@@ -394,6 +407,7 @@ function duplexStream(fd, child) {
   d.on('finish', () => { if (d.readableEnded) d.destroy(); });
   d.on('end', () => { if (d.writableFinished) d.destroy(); });
   d.on('close', () => child._maybeClose());
+  addRef(d, (on) => { refd = on; if (handle !== null && handle !== -1) reader.ref(handle, on); });
   return d;
 }
 
@@ -407,6 +421,8 @@ function pipeWritable(fd) {
     final(cb) { if (!closed) { closed = true; try { B.close(fd); } catch { /* */ } } cb(); },
     destroy(err, cb) { if (!closed) { closed = true; try { B.close(fd); } catch { /* */ } } cb(err); },
   });
+  // Only writes in flight hold the loop, as a socket's do.
+  addRef(w, () => {});
   return w;
 }
 

@@ -652,6 +652,54 @@ for (const [name, fn] of Object.entries(syncAPI)) {
   };
   Object.defineProperty(fs[base], 'name', { value: base });
 }
+// fs.read on a pipe, socket or terminal waits for its data on a
+// goroutine (internal/reader.js), not on the loop's thread: a program
+// that reads its stdin so (esbuild-wasm's service, any Go WebAssembly
+// program) keeps its timers and other I/O running meanwhile, as in Node.
+// Regular files, and reads at a position, are read at once.
+const readNow = fs.read;
+fs.read = function read(fd, ...args) {
+  const cb = args[args.length - 1];
+  if (typeof cb !== 'function' || !Number.isInteger(fd) || !mayBlock(fd)) return readNow(fd, ...args);
+  const a = args.slice(0, -1);
+  let buffer, offset, length, position;
+  if (a.length === 0 || (a.length === 1 && a[0] !== null && typeof a[0] === 'object' && !ArrayBuffer.isView(a[0]))) {
+    const o = a[0] || {};
+    buffer = o.buffer ?? lazyBuffer().alloc(16384);
+    offset = o.offset ?? 0;
+    length = o.length ?? (ArrayBuffer.isView(buffer) ? buffer.byteLength - offset : 0);
+    position = o.position ?? null;
+  } else if (a.length === 2 && a[1] !== null && typeof a[1] === 'object') {
+    buffer = a[0];
+    ({ offset = 0, length = ArrayBuffer.isView(buffer) ? buffer.byteLength - offset : 0, position = null } = a[1]);
+  } else {
+    [buffer, offset = 0, length, position = null] = a;
+    if (length === undefined && ArrayBuffer.isView(buffer)) length = buffer.byteLength - offset;
+  }
+  // What is not a plain read of the next bytes into a valid range goes
+  // the synchronous way, which reports its errors.
+  if (!ArrayBuffer.isView(buffer) || !Number.isInteger(offset) || !Number.isInteger(length) || length <= 0 || offset < 0 ||
+      offset + length > buffer.byteLength || (position !== null && position !== -1 && position !== undefined)) {
+    return readNow(fd, ...args);
+  }
+  const u8 = asU8(buffer);
+  require('./internal/reader.js').readOnce(fd, length, (err, chunk) => {
+    if (err) {
+      cb(err);
+      return;
+    }
+    const n = chunk ? chunk.length : 0;
+    if (n > 0) u8.set(chunk, offset);
+    cb(null, n, buffer);
+  });
+};
+
+function mayBlock(fd) {
+  let st;
+  try { st = fstatSync(fd); } catch { return false; }
+  return st.isFIFO() || st.isSocket() || st.isCharacterDevice();
+}
+
 fs.exists = function exists(path, cb) { const r = existsSync(path); process.nextTick(cb, r); };
 fs.realpath.native = (p, o, cb) => { if (typeof o === 'function') { cb = o; o = undefined; } let r, e = null; try { r = realpathSync.native(p, o); } catch (x) { e = x; } process.nextTick(cb, e, r); };
 // util.promisify(fs.read) resolves to { bytesRead, buffer }, as Node's.

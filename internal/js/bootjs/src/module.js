@@ -170,8 +170,11 @@ function compileError(e) {
   }
   if (typeof e === 'string' && e.startsWith('ERR_')) {
     const i = e.indexOf(':');
+    const code = e.slice(0, i);
+    // Go names the addon; the words are errors.js's.
+    if (code === 'ERR_DLOPEN_DISABLED') return codedError(code, e.slice(i + 1).trim());
     const err = new Error(e.slice(i + 1).trim());
-    err.code = e.slice(0, i);
+    err.code = code;
     return err;
   }
   return require('./internal/errors.js').fromBridge(e, 'open');
@@ -238,8 +241,8 @@ Module._extensions['.json'] = function loadJSON(module, filename) {
     throw err;
   }
 };
-Module._extensions['.node'] = function loadNode() {
-  throw codedError('ERR_DLOPEN_DISABLED');
+Module._extensions['.node'] = function loadNode(module, filename) {
+  throw codedError('ERR_DLOPEN_DISABLED', typeof filename === 'string' ? filename : undefined);
 };
 
 Module.prototype._compile = function _compile(content, filename) {

@@ -119,7 +119,7 @@ process.emitWarning = function emitWarning(warning, type, code) {
 };
 process.binding = function binding(name) { throw accessDenied(`process.binding('${name}')`); };
 process._linkedBinding = process.binding;
-process.dlopen = function dlopen() { throw codedError('ERR_DLOPEN_DISABLED'); };
+process.dlopen = function dlopen(module, filename) { throw codedError('ERR_DLOPEN_DISABLED', typeof filename === 'string' ? filename : undefined); };
 process.abort = function abort() { writeStderr('Aborted\n'); B.exit(134); };
 process.kill = function kill(pid, sig = 'SIGTERM') {
   if (pid != (pid | 0)) throw codedError('ERR_INVALID_ARG_TYPE', 'pid', 'of type number', pid);

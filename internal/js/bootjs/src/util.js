@@ -69,16 +69,41 @@ function isDeepStrictEqual(a, b) {
   }
 }
 
-function styleText(format, text) {
+// styleText colours text as Node 22.13 and 20.18 on do: unless told not to
+// validate the stream, no colour goes to a stream that is not a colour
+// terminal (FORCE_COLOR decides when set), so a tool's piped output
+// (eslint's report) is plain.
+function styleText(format, text, { validateStream = true, stream } = {}) {
+  if (typeof text !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'text', 'string', text);
+  if (typeof validateStream !== 'boolean') throw codedError('ERR_INVALID_ARG_TYPE', 'options.validateStream', 'boolean', validateStream);
+  let plain = false;
+  if (validateStream) {
+    if (stream === undefined) stream = require('./process.js').process.stdout;
+    if (!isStream(stream)) throw codedError('ERR_INVALID_ARG_TYPE', 'stream', ['ReadableStream', 'WritableStream', 'Stream'], stream);
+    plain = !shouldColorize(stream);
+  }
   const formats = Array.isArray(format) ? format : [format];
   let left = '', right = '';
   for (const f of formats) {
-    const code = inspect.colors[f];
+    const code = typeof f === 'string' && Object.hasOwn(inspect.colors, f) ? inspect.colors[f] : undefined;
     if (!code) throw codedError('ERR_INVALID_ARG_VALUE', 'format', f);
     left += `\u001b[${code[0]}m`;
     right = `\u001b[${code[1]}m` + right;
   }
-  return `${left}${text}${right}`;
+  return plain ? text : `${left}${text}${right}`;
+}
+
+function isStream(s) {
+  if (s === null || typeof s !== 'object') return false;
+  if (s._readableState || s._writableState) return true;
+  if (typeof s.on === 'function' && (typeof s.write === 'function' || typeof s.pipe === 'function')) return true;
+  return s instanceof globalThis.ReadableStream || s instanceof globalThis.WritableStream;
+}
+
+function shouldColorize(stream) {
+  const { process } = require('./process.js');
+  if (process.env.FORCE_COLOR !== undefined) return require('./tty.js').WriteStream.prototype.getColorDepth() > 2;
+  return stream?.isTTY === true && (typeof stream.getColorDepth === 'function' ? stream.getColorDepth() > 2 : true);
 }
 
 function parseArgs(config = {}) {

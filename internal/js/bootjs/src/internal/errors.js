@@ -87,7 +87,10 @@ const messages = {
   ERR_INVALID_PACKAGE_TARGET: (m) => m,
   ERR_PACKAGE_IMPORT_NOT_DEFINED: (m) => m,
   ERR_UNKNOWN_FILE_EXTENSION: (ext, p) => `Unknown file extension "${ext}" for ${p}`,
-  ERR_DLOPEN_DISABLED: () => 'Cannot load native addon because loading addons is disabled.',
+  // Node's words for --no-addons, then why and what to use instead (the
+  // kernel says the same of a native executable), so that a package
+  // whose loader shows the error points at its WebAssembly build.
+  ERR_DLOPEN_DISABLED: (file) => `Cannot load native addon${file ? ' ' + file : ''} because loading addons is disabled: native code cannot run in the sandbox (it runs WebAssembly and JavaScript); use a WebAssembly or JavaScript build of the package, e.g. esbuild-wasm or @swc/wasm.`,
   ERR_FS_EISDIR: (p) => `Path is a directory: rm returned EISDIR (is a directory) ${p}`,
   ERR_FS_FILE_TOO_LARGE: (n) => `File size (${n}) is greater than 2 GiB`,
   ERR_STREAM_WRITE_AFTER_END: () => 'write after end',

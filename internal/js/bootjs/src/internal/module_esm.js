@@ -218,6 +218,7 @@ function importNotFound(specifier, referrer, e) {
 }
 
 const schemeRE = /^([a-zA-Z][a-zA-Z\d+\-.]*):/;
+const pathLikeRE = /^(\/|\.\.?(\/|$)|file:)/;
 
 // target resolves an import: a builtin's name, or the module's record
 // (created and compiled if new).
@@ -269,10 +270,17 @@ function importMeta(rec) {
   meta.resolve = function resolve(specifier) {
     if (builtins.has(specifier)) return P.StringPrototypeStartsWith(specifier, 'node:') ? specifier : `node:${specifier}`;
     let f;
+    specifier = `${specifier}`;
     try {
-      f = B.resolve(`${specifier}`, path.dirname(filename), 'import');
+      f = B.resolve(specifier, path.dirname(filename), 'import');
     } catch (e) {
-      throw importNotFound(`${specifier}`, rec.module, e);
+      const err = importNotFound(specifier, rec.module, e);
+      // As Node's: a path or file URL resolves to the URL it names even
+      // when nothing is there (only a package must be found).
+      if (err && err.code === 'ERR_MODULE_NOT_FOUND' && pathLikeRE.test(specifier)) {
+        return new (require('../url.js').URL)(specifier, rec.fn.script).href;
+      }
+      throw err;
     }
     return require('../url.js').pathToFileURL(f).href;
   };

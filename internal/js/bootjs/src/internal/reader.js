@@ -16,6 +16,18 @@ function start(fd, onData, onError) {
   B.readStart(fd, h);
   return h;
 }
+// readOnce reads fd once, up to length bytes, without blocking the loop:
+// cb(err) or cb(null, chunk), chunk null at the end of the file.
+function readOnce(fd, length, cb) {
+  const h = nextHandle++;
+  handles.set(h, { onData: (chunk) => cb(null, chunk), onError: cb, paused: false, once: true });
+  try {
+    B.readOnce(fd, h, length);
+  } catch (e) {
+    handles.delete(h);
+    require('../process.js').process.nextTick(cb, fromBridge(e, 'read'));
+  }
+}
 function pause(h) { const s = handles.get(h); if (s && !s.paused) { s.paused = true; B.readPause(h, true); } }
 function resume(h) { const s = handles.get(h); if (s && s.paused) { s.paused = false; B.readPause(h, false); } }
 function stop(h) { if (handles.delete(h)) B.readStop(h); }
@@ -34,8 +46,9 @@ loop.onEvent('data', (h, n, code) => {
     s.onData(null);
     return;
   }
+  if (s.once) handles.delete(h);
   const { Buffer } = require('../buffer.js');
   s.onData(takeBytes(n, (k) => Buffer.allocUnsafe(k)));
 });
 
-module.exports = { start, pause, resume, stop, ref };
+module.exports = { start, readOnce, pause, resume, stop, ref };
