@@ -212,8 +212,8 @@ func TestParseBaseline(t *testing.T) {
 		{`{"p50_ms":{"mem-vm":1}}`, false}, // not a latency row
 		{`{"p50_ms":{"fetch":100,"node-cold":50,"tsc-cold":3000}}`, true},
 		{`{"p50_ms":{"sustained-node":1}}`, false}, // a throughput row
-		{`{"p50_ms":{"nope":1}}`, false},   // unknown row
-		{`{"p50_ms":{"true":-1}}`, false},  // out of range
+		{`{"p50_ms":{"nope":1}}`, false},           // unknown row
+		{`{"p50_ms":{"true":-1}}`, false},          // out of range
 		{`{"p50_ms":{"true":1},"x":1}`, false},
 		{`{"factor":0.5}`, false},
 		{`{"min_hit_rate":101}`, false},
