@@ -33,10 +33,12 @@ import (
 // to a temporary file and renamed, carry the digest of their payload and
 // their own key, and are dropped (and removed) when either does not
 // match, so a truncated, garbled or misplaced file costs a compile and
-// nothing else. V8 also verifies a code cache against its source and
-// rejects a mismatch. The directory is bounded in bytes: past the bound
-// the least recently used entries (by modification time, touched on each
-// hit) are removed.
+// nothing else. V8 also checks a code cache's own header (its version,
+// flags, the source's length) and refuses a mismatch, but not the
+// source's content: the content digest in the name is what ties an entry
+// to its source. The directory is bounded in bytes: past the bound the
+// least recently used entries (by modification time, touched on each hit)
+// are removed.
 type diskCache struct {
 	dir string
 	ns  [32]byte // fingerprint of V8 and this executable
