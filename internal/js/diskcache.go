@@ -54,7 +54,11 @@ type diskCache struct {
 	wg      sync.WaitGroup
 
 	mu   sync.Mutex
-	size int64 // bytes in dir as last counted; -1 before the first count
+	size int64 // bytes in dir as last counted plus written since; -1 before the first count
+	// written counts the bytes this process wrote since it last counted
+	// the directory: other engine processes write to it too, so it is
+	// counted again after every max/8 bytes written here.
+	written int64
 
 	hits, misses, bad, writes, rejected atomic.Int64
 }
@@ -268,11 +272,13 @@ func (c *diskCache) write(k [32]byte, data []byte) error {
 	c.writes.Add(1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	n := int64(len(hdr) + len(data))
+	c.written += n
 	if c.size >= 0 {
-		c.size += int64(len(hdr) + len(data))
+		c.size += n
 	}
-	if c.size < 0 || c.size > c.max {
-		c.size = c.trim()
+	if c.size < 0 || c.size > c.max || c.written > c.max/8 {
+		c.size, c.written = c.trim(), 0
 	}
 	return nil
 }

@@ -198,20 +198,8 @@ func TestDiskCacheBound(t *testing.T) {
 		c.put(diskCode, fmt.Sprint("key", i), bytes.Repeat([]byte{byte(i)}, 100<<10))
 		c.wait()
 	}
-	var total int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		info, err := d.Info()
-		total += info.Size()
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if total > max {
-		t.Fatalf("cache holds %d bytes, bound %d", total, max)
+	if total := dirBytes(t, dir); total > max {
+		t.Fatalf("cache holds %d bytes, bound %d", total, int64(max))
 	}
 	if _, ok := c.get(diskCode, "key39"); !ok {
 		t.Fatal("newest entry evicted")
@@ -221,6 +209,18 @@ func TestDiskCacheBound(t *testing.T) {
 	}
 	if _, err := os.Stat(old); err == nil {
 		t.Fatal("left-over temporary file kept")
+	}
+	// Two engine processes writing to one directory: each counts the
+	// other's entries again after max/8 bytes of its own.
+	c2 := newDiskCache(dir, max, nil, slog.New(slog.DiscardHandler))
+	for i := range 40 {
+		for j, cc := range []*diskCache{c, c2} {
+			cc.put(diskCode, fmt.Sprint("two", i, j), bytes.Repeat([]byte{byte(i)}, 100<<10))
+			cc.wait()
+		}
+	}
+	if got := dirBytes(t, dir); got > max*3/2 {
+		t.Fatalf("two writers left %d bytes, bound %d", got, max)
 	}
 	// A payload larger than an entry may be is not written.
 	before := c.stats().Writes
@@ -239,4 +239,24 @@ func mustAge(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return name
+}
+
+// dirBytes is the size of the files in dir.
+func dirBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	var total int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			total += info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total
 }
