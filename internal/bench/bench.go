@@ -73,6 +73,9 @@ type Config struct {
 	Progress func(id string)
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+
+	// gate is set by Gate: slow rows take fewer samples (rowDef.gateN).
+	gate bool
 }
 
 // rowDef describes one row.
@@ -86,6 +89,11 @@ type rowDef struct {
 	pace time.Duration
 	// maxN caps the samples of a slow row; 0 means Config.N.
 	maxN int
+	// gateN caps the samples of a slow row when Gate measures it (three
+	// rounds); 0 means maxN.
+	gateN int
+	// prepare readies a VM for a cold row's command (untimed).
+	prepare func(ctx context.Context, vm *secexec.VM) error
 }
 
 type rowKind int
@@ -105,6 +113,7 @@ const (
 	kindGuestHTTP
 	kindTSC
 	kindFork
+	kindCold
 )
 
 var rowDefs = []rowDef{
@@ -160,6 +169,12 @@ var rowDefs = []rowDef{
 	{id: "fetch", label: "node fetch of a loopback URL (whole exec)", kind: kindFetch},
 	{id: "guest-http", label: "guest HTTP server, requests from the host", kind: kindGuestHTTP},
 	{id: "tsc", label: "tsc --noEmit, small project (whole exec)", kind: kindTSC, maxN: 10},
+	// Cold rows: each sample is the first exec of a fresh engine process
+	// (a VM of its own, started untimed), which finds only what the
+	// host's on-disk caches kept from earlier engines.
+	{id: "node-cold", label: "node -e '' (fresh engine process)", kind: kindCold, cmd: "node -e ''", gateN: 5},
+	{id: "tsc-cold", label: "tsc --noEmit, small project (fresh engine process)", kind: kindCold,
+		cmd: "tsc --noEmit -p " + tscProject, prepare: writeTSProject, gateN: 3},
 	{id: "sustained-true", label: "sustained true", kind: kindSustain, cmd: "true"},
 	{id: "sustained-node", label: "sustained node -e ''", kind: kindSustain, cmd: "node -e ''"},
 	{id: "sustained-true-nopool", label: "sustained true (no warm pool)", kind: kindSustainNoPool, cmd: "true"},
@@ -224,6 +239,18 @@ func (c *Config) defaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+}
+
+// samples is how many samples row d takes.
+func (c *Config) samples(d rowDef) int {
+	n := c.N
+	if d.maxN > 0 && n > d.maxN {
+		n = d.maxN
+	}
+	if c.gate && d.gateN > 0 && n > d.gateN {
+		n = d.gateN
+	}
+	return n
 }
 
 func (c *Config) selected() ([]rowDef, error) {
@@ -432,6 +459,8 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 		op = f.op
 	case kindGuestHTTP:
 		return r.guestHTTP(ctx, d)
+	case kindCold:
+		return r.cold(ctx, d)
 	case kindTSC:
 		vm, err := r.execVM(ctx)
 		if err != nil {
@@ -444,14 +473,48 @@ func (r *runner) measure(ctx context.Context, d rowDef) (Row, error) {
 	default:
 		return row, fmt.Errorf("row kind %d not measurable here", d.kind)
 	}
-	n := r.cfg.N
-	if d.maxN > 0 && n > d.maxN {
-		n = d.maxN
-	}
+	n := r.cfg.samples(d)
 	row.N = n
 	samples, err := sample(n, d.pace, op)
 	if err != nil {
 		return row, err
+	}
+	row.P50, row.P95 = percentile(samples, 50), percentile(samples, 95)
+	return row, nil
+}
+
+// cold measures a cold row: each sample starts a VM in an engine
+// process of its own (untimed), prepares it, and times d.cmd, the
+// engine's first exec. One untimed sample first fills the host's on-disk
+// caches, as any earlier engine on the host would have.
+func (r *runner) cold(ctx context.Context, d rowDef) (Row, error) {
+	row := Row{ID: d.id, Label: d.label, Unit: UnitMs, N: r.cfg.samples(d)}
+	once := func() (time.Duration, error) {
+		opts := r.options(secexec.EnginePerVM)
+		vm, err := secexec.NewVM(ctx, opts)
+		if err != nil {
+			return 0, err
+		}
+		defer vm.Close()
+		if d.prepare != nil {
+			if err := d.prepare(ctx, vm); err != nil {
+				return 0, err
+			}
+		}
+		t := time.Now()
+		err = execOK(ctx, vm, d.cmd)
+		return time.Since(t), err
+	}
+	if _, err := once(); err != nil {
+		return row, err
+	}
+	samples := make([]float64, 0, row.N)
+	for range row.N {
+		dt, err := once()
+		if err != nil {
+			return row, err
+		}
+		samples = append(samples, ms(dt))
 	}
 	row.P50, row.P95 = percentile(samples, 50), percentile(samples, 95)
 	return row, nil

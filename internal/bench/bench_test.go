@@ -109,6 +109,26 @@ func TestForkRow(t *testing.T) {
 	}
 }
 
+// A cold row runs its command as the first exec of fresh engine
+// processes (the command fails the row if it fails), and Gate takes
+// fewer samples of the slow ones.
+func TestColdRows(t *testing.T) {
+	rows, err := Run(context.Background(), Config{N: 2, Engine: secexec.EngineInProcess, Rows: []string{"node-cold"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].ID != "node-cold" || rows[0].N != 2 || rows[0].P50 <= 0 || rows[0].P95 < rows[0].P50 {
+		t.Fatalf("rows %+v", rows)
+	}
+	tsc := rowDefs[rowIndex("tsc-cold")]
+	if n := (&Config{N: 30}).samples(tsc); n != 30 {
+		t.Errorf("tsc-cold takes %d samples, want 30", n)
+	}
+	if n := (&Config{N: 30, gate: true}).samples(tsc); n != tsc.gateN {
+		t.Errorf("tsc-cold takes %d samples in the gate, want %d", n, tsc.gateN)
+	}
+}
+
 // The python3 and git rows run the real commands (the git rows after
 // their set-up made a repository in the VM; git-clone clones it anew
 // each time; python-urllib's command fails if the import does).
@@ -196,8 +216,10 @@ func TestParseBaseline(t *testing.T) {
 		{`{"p50_ms":{"true":1}}`, true},
 		{`{"p50_ms":{"true":1},"factor":3,"floor_ms":2,"min_hit_rate":95}`, true},
 		{`{"p50_ms":{"mem-vm":1}}`, false}, // not a latency row
-		{`{"p50_ms":{"nope":1}}`, false},   // unknown row
-		{`{"p50_ms":{"true":-1}}`, false},  // out of range
+		{`{"p50_ms":{"fetch":100,"node-cold":50,"tsc-cold":3000}}`, true},
+		{`{"p50_ms":{"sustained-node":1}}`, false}, // a throughput row
+		{`{"p50_ms":{"nope":1}}`, false},           // unknown row
+		{`{"p50_ms":{"true":-1}}`, false},          // out of range
 		{`{"p50_ms":{"true":1},"x":1}`, false},
 		{`{"factor":0.5}`, false},
 		{`{"min_hit_rate":101}`, false},

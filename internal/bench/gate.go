@@ -61,7 +61,7 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 	}
 	for id, v := range b.P50 {
 		i := rowIndex(id)
-		if i < 0 || rowDefs[i].kind > kindCreate {
+		if i < 0 || (rowDefs[i].kind > kindCreate && rowDefs[i].kind != kindFetch && rowDefs[i].kind != kindCold) {
 			return nil, fmt.Errorf("%w: %q is not a latency row", ErrBadBaseline, id)
 		}
 		if !(v > 0 && v < 1e6) {
@@ -122,6 +122,7 @@ func Gate(ctx context.Context, cfg Config, b *Baseline) ([]Verdict, error) {
 		ids = append(ids, "hitrate")
 	}
 	cfg.Rows = ids
+	cfg.gate = true
 	best := map[string]float64{}
 	for range Rounds {
 		rows, err := Run(ctx, cfg)

@@ -46,6 +46,8 @@ const (
 type pendingCache struct {
 	key    string
 	script *v8.UnboundScript
+	// disk: the source is large enough for the on-disk cache.
+	disk bool
 }
 
 // procFS is the filesystem as the process sees it, for module
@@ -134,7 +136,15 @@ func (r *rt) compile(code, filename, head string) (*v8.Value, error) {
 	sum := sha256.Sum256([]byte(wrapped))
 	key := string(sum[:])
 	opts := v8.CompileOptions{}
+	disk := len(wrapped) >= diskMinSource
 	cached, hit := r.e.codes.get(key)
+	fromDisk := false
+	if !hit && disk {
+		if cached, hit = r.e.disk.get(diskCode, key); hit {
+			fromDisk = true
+			r.e.codes.put(key, cached)
+		}
+	}
 	if hit && len(cached) > 0 {
 		opts.CachedData = &v8.CompilerCachedData{Bytes: cached}
 	}
@@ -146,8 +156,11 @@ func (r *rt) compile(code, filename, head string) (*v8.Value, error) {
 	if err != nil {
 		return nil, r.compileError(err, filename, code, len(head))
 	}
+	if fromDisk && opts.CachedData.Rejected {
+		r.e.disk.rejected.Add(1)
+	}
 	if (!hit || opts.CachedData.Rejected) && len(r.pendingCaches) < maxPendingCaches {
-		r.pendingCaches = append(r.pendingCaches, &pendingCache{key: key, script: us})
+		r.pendingCaches = append(r.pendingCaches, &pendingCache{key: key, script: us, disk: disk})
 	}
 	return fn, nil
 }
@@ -189,6 +202,9 @@ func (r *rt) flushCodeCaches() {
 		cd := pc.script.CreateCodeCache()
 		if cd != nil && !cd.Rejected && len(cd.Bytes) > 0 {
 			r.e.codes.put(pc.key, cd.Bytes)
+			if pc.disk {
+				r.e.disk.put(diskCode, pc.key, cd.Bytes)
+			}
 		}
 	}
 	r.pendingCaches = nil
@@ -199,7 +215,14 @@ func (r *rt) flushCodeCaches() {
 func (r *rt) transform(src, filename string, f modules.Format) (*modules.Module, error) {
 	sum := sha256.Sum256([]byte(string(f) + "\x00" + filename + "\x00" + src))
 	key := "t" + string(sum[:])
-	if b, ok := r.e.codes.get(key); ok {
+	disk := len(src) >= diskMinSource
+	b, ok := r.e.codes.get(key)
+	if !ok && disk {
+		if b, ok = r.e.disk.get(diskTransform, key); ok {
+			r.e.codes.put(key, b)
+		}
+	}
+	if ok {
 		var m modules.Module
 		if m.UnmarshalBinary(b) == nil {
 			return &m, nil
@@ -219,6 +242,9 @@ func (r *rt) transform(src, filename string, f modules.Format) (*modules.Module,
 	}
 	if b, err := m.MarshalBinary(); err == nil {
 		r.e.codes.put(key, b)
+		if disk {
+			r.e.disk.put(diskTransform, key, b)
+		}
 	}
 	return m, nil
 }

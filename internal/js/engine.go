@@ -15,10 +15,12 @@ package js
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +63,15 @@ type Config struct {
 	// stays warm without a claim before its parked isolates are disposed
 	// (default DefaultWarmDrainAfter).
 	WarmDrainAfter time.Duration
+	// CodeCacheDir holds the on-disk code cache (see DiskCacheBytes);
+	// empty means the v8cache directory in CacheDir (or in
+	// bootjs.DefaultCacheDir()).
+	CodeCacheDir string
+	// DiskCacheBytes bounds the on-disk code cache, which keeps the
+	// bootstrap's code cache and those of large modules (undici,
+	// typescript) and transforms across engine processes: 0 means
+	// DefaultDiskCacheBytes, negative turns the cache off.
+	DiskCacheBytes int64
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -86,6 +97,7 @@ type Engine struct {
 	bundle *bootjs.Bundle
 	layer  vfs.FileSystem
 	codes  *codeCache
+	disk   *diskCache // nil when off
 	pool   *pool
 
 	// phases turns on per-process phase timing (SECEXEC_SESSION_PHASES=1).
@@ -111,8 +123,10 @@ type Engine struct {
 	// bootBase is the size of the first bootstrap cache, made right
 	// after bootstrapping; upgrades stay within maxBootCacheGrowth of it.
 	bootBase int
-	closed   bool
-	running  sync.WaitGroup
+	// bootFromDisk is the bootstrap cache read from disk, if any.
+	bootFromDisk *v8.CompilerCachedData
+	closed       bool
+	running      sync.WaitGroup
 }
 
 // ErrClosed is returned when a closed Engine is asked to run a process.
@@ -144,6 +158,8 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, log: log, bundle: b, layer: layer, codes: newCodeCache(64 << 20)}
+	e.disk = newDiskCache(codeCacheDir(cfg), diskCacheBytes(cfg), v8Flags, log)
+	e.loadBootCache()
 	if os.Getenv("SECEXEC_SESSION_PHASES") == "1" {
 		e.phases, e.phaseLevel = true, slog.LevelInfo
 	}
@@ -171,7 +187,60 @@ func (e *Engine) Close() error {
 		e.pool.close()
 	}
 	e.running.Wait()
+	e.disk.wait()
 	return nil
+}
+
+// codeCacheDir is where the on-disk code cache of cfg lives, "" if
+// nowhere.
+func codeCacheDir(cfg Config) string {
+	if cfg.CodeCacheDir != "" {
+		return cfg.CodeCacheDir
+	}
+	dir := cfg.CacheDir
+	if dir == "" {
+		d, err := bootjs.DefaultCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = d
+	}
+	return filepath.Join(dir, "v8cache")
+}
+
+func diskCacheBytes(cfg Config) int64 {
+	if cfg.DiskCacheBytes == 0 {
+		return DefaultDiskCacheBytes
+	}
+	return cfg.DiskCacheBytes
+}
+
+// loadBootCache takes the bootstrap's code cache from disk, so that the
+// first isolates of a new engine process do not compile the bootstrap.
+// The entry holds the size of the first cache of its line (bootBase)
+// before the cache itself, so upgrades stay bounded across processes.
+func (e *Engine) loadBootCache() {
+	b, ok := e.disk.get(diskBoot, e.bundle.Digest)
+	if !ok || len(b) <= 8 {
+		return
+	}
+	base := binary.LittleEndian.Uint64(b)
+	if base == 0 || base > uint64(len(b)) {
+		return
+	}
+	e.bootCache = &v8.CompilerCachedData{Bytes: b[8:]}
+	e.bootFromDisk = e.bootCache
+	e.bootBase = int(base)
+}
+
+// saveBootCache writes the bootstrap's code cache to disk. Called with
+// e.mu held.
+func (e *Engine) saveBootCache() {
+	if e.disk == nil || e.bootCache == nil {
+		return
+	}
+	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 8+len(e.bootCache.Bytes)), uint64(e.bootBase))
+	e.disk.put(diskBoot, e.bundle.Digest, append(b, e.bootCache.Bytes...))
 }
 
 func (e *Engine) acquire() error {

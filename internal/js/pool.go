@@ -436,6 +436,8 @@ type Stats struct {
 	// LiveIsolates counts isolates not yet disposed of: running a
 	// process, booting or parked.
 	LiveIsolates int64
+	// DiskCache counts the on-disk code cache's lookups and writes.
+	DiskCache DiskCacheStats
 }
 
 // PoolKeyStats describe one key of the warm pool.
@@ -453,9 +455,9 @@ type PoolKeyStats struct {
 func (e *Engine) Stats() Stats {
 	p := e.pool
 	if p == nil {
-		return Stats{LiveIsolates: e.live.Load()}
+		return Stats{LiveIsolates: e.live.Load(), DiskCache: e.disk.stats()}
 	}
-	st := Stats{PoolHits: p.hits.Load(), PoolMisses: p.misses.Load(), PoolDrained: p.drained.Load(), LiveIsolates: e.live.Load()}
+	st := Stats{PoolHits: p.hits.Load(), PoolMisses: p.misses.Load(), PoolDrained: p.drained.Load(), LiveIsolates: e.live.Load(), DiskCache: e.disk.stats()}
 	p.mu.Lock()
 	for _, kp := range p.keys {
 		st.PoolParked += len(kp.parked)

@@ -274,6 +274,9 @@ func (r *rt) boot() error {
 		return fmt.Errorf("run bootstrap: %w", err)
 	}
 	val.Release()
+	if opts.CachedData != nil && opts.CachedData.Rejected && cache == e.bootFromDisk {
+		e.disk.rejected.Add(1)
+	}
 	if cache == nil || (opts.CachedData != nil && opts.CachedData.Rejected) {
 		// The cache is made after the bootstrap ran, so it holds the
 		// functions bootstrapping compiled.
@@ -281,6 +284,7 @@ func (r *rt) boot() error {
 		if cd != nil && !cd.Rejected && len(cd.Bytes) > 0 {
 			e.mu.Lock()
 			e.bootCache, e.bootBase = cd, len(cd.Bytes)
+			e.saveBootCache()
 			e.mu.Unlock()
 		}
 	}
@@ -844,6 +848,7 @@ func (r *rt) upgradeBootCache() {
 	if e.bootCache == nil || len(cd.Bytes) > len(e.bootCache.Bytes) {
 		e.bootCache = cd
 		e.bootUpgrades++
+		e.saveBootCache()
 	}
 }
 

@@ -17,19 +17,22 @@ var v8FlagsOnce sync.Once
 // frames of bridge calls below the limit.
 const stackSizeKB = 984
 
+// v8Flags are the flags every isolate runs with. Code caches depend on
+// them (V8 rejects a cache made under other flags), so the on-disk cache
+// keys by them too.
+var v8Flags = []string{
+	// TurboFan's unrolled loops can miss TerminateExecution
+	// (ARCHITECTURE.md "Facts measured"); a guest loop must always be
+	// stoppable.
+	"--no-turboshaft-loop-unrolling",
+	"--stack-size=" + itoa(stackSizeKB),
+	// WebAssembly memories are not ArrayBuffer allocations V8 reports as
+	// external memory: bound each one (256 MiB).
+	"--wasm-max-mem-pages=4096",
+}
+
 func initV8() {
-	v8FlagsOnce.Do(func() {
-		v8.SetFlags(
-			// TurboFan's unrolled loops can miss TerminateExecution
-			// (ARCHITECTURE.md "Facts measured"); a guest loop must always
-			// be stoppable.
-			"--no-turboshaft-loop-unrolling",
-			"--stack-size="+itoa(stackSizeKB),
-			// WebAssembly memories are not ArrayBuffer allocations V8
-			// reports as external memory: bound each one (256 MiB).
-			"--wasm-max-mem-pages=4096",
-		)
-	})
+	v8FlagsOnce.Do(func() { v8.SetFlags(v8Flags...) })
 }
 
 func itoa(n int) string {
