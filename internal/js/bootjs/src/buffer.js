@@ -4,11 +4,22 @@ const mod = require('buffer/');
 const { Buffer } = mod;
 const enc = require('./internal/encoding.js');
 
-// Faster utf-8 conversions for large buffers, in Go.
+// UTF-8 is decoded in Go, as V8 does (one U+FFFD per maximal subpart
+// of an ill-formed sequence; the polyfill's decoder differs), and fast
+// for large buffers.
 const origToString = Buffer.prototype.toString;
 Buffer.prototype.toString = function toString(encoding, start, end) {
   if (arguments.length === 0 || encoding === 'utf8' || encoding === 'utf-8' || encoding === undefined) {
     if (start === undefined && end === undefined) return enc.utf8Decode(this);
+    // Node's clamping of start and end.
+    const len = this.length;
+    if (start === undefined || start <= 0) start = 0;
+    else if (start >= len) return '';
+    else start = Math.trunc(start) || 0;
+    if (end === undefined || end > len) end = len;
+    else end = Math.trunc(end) || 0;
+    if (end <= start) return '';
+    return enc.utf8Decode(this.subarray(start, end));
   }
   return Reflect.apply(origToString, this, arguments);
 };
@@ -51,5 +62,5 @@ module.exports = {
   transcode: (src, from, to) => Buffer.from(Buffer.from(src).toString(from), to),
   Blob: globalThis.Blob,
   File: globalThis.File,
-  resolveObjectURL: () => undefined,
+  resolveObjectURL: (url) => require('./internal/whatwg_url.js').resolveObjectURL(url),
 };

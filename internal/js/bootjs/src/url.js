@@ -1,13 +1,9 @@
 'use strict';
 // url: WHATWG URL (whatwg-url) and the legacy API (url polyfill), plus
 // the file URL helpers.
-const whatwg = require('whatwg-url');
 const legacy = require('url/');
 const { codedError } = require('./internal/errors.js');
-const { URL, URLSearchParams } = whatwg;
-
-if (!URL.canParse) URL.canParse = (u, b) => { try { new URL(u, b); return true; } catch { return false; } };
-if (!URL.parse) URL.parse = (u, b) => { try { return new URL(u, b); } catch { return null; } };
+const { URL, URLSearchParams } = require('./internal/whatwg_url.js');
 
 function fileURLToPath(u) {
   if (typeof u === 'string') u = new URL(u);

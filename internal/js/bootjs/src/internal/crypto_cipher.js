@@ -95,7 +95,7 @@ class CipherBase extends Transform {
     if (enc === undefined || enc === null || enc === 'buffer') return buf;
     if (!lazyBuffer().isEncoding(enc)) throw cryptoError('ERR_UNKNOWN_ENCODING', `Unknown encoding: ${enc}`);
     if (!this._decoder) {
-      const { StringDecoder } = require('string_decoder/');
+      const { StringDecoder } = require('../string_decoder.js');
       this._decoder = new StringDecoder(enc);
     }
     return end ? this._decoder.end(buf) : this._decoder.write(buf);

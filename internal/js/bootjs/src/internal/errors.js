@@ -78,6 +78,15 @@ const messages = {
   ERR_DOMAIN_CALLBACK_NOT_AVAILABLE: () => 'A callback was registered through process.setUncaughtExceptionCaptureCallback(), which is mutually exclusive with using the `domain` module',
   ERR_DOMAIN_CANNOT_SET_UNCAUGHT_EXCEPTION_CAPTURE: () => 'The `domain` module is in use, which is mutually exclusive with calling process.setUncaughtExceptionCaptureCallback()',
   ERR_INVALID_THIS: (t) => `Value of "this" must be of type ${t}`,
+  ERR_MISSING_ARGS: (...names) => {
+    const q = names.map((n) => (Array.isArray(n) ? n.map((a) => `"${a}"`).join(' or ') : `"${n}"`));
+    if (q.length === 1) return `The ${q[0]} argument must be specified`;
+    if (q.length === 2) return `The ${q[0]} and ${q[1]} arguments must be specified`;
+    return `The ${q.slice(0, -1).join(', ')}, and ${q[q.length - 1]} arguments must be specified`;
+  },
+  ERR_UNKNOWN_ENCODING: (e) => `Unknown encoding: ${e}`,
+  ERR_ARG_NOT_ITERABLE: (what) => `${what} must be iterable`,
+  ERR_INVALID_TUPLE: (what, shape) => `${what} must be an iterable ${shape} tuple`,
   ERR_CRYPTO_HASH_FINALIZED: () => 'Digest already called',
   ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: () => 'Input buffers must have the same byte length',
   ERR_REQUIRE_ESM: (f) => `require() of ES Module ${f} not supported.`,
@@ -103,6 +112,7 @@ const kinds = {
   ERR_INVALID_URL_SCHEME: TypeError, ERR_BUFFER_TOO_LARGE: RangeError, ERR_CHILD_PROCESS_STDIO_MAXBUFFER: RangeError,
   ERR_INVALID_THIS: TypeError, ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: RangeError, ERR_UNKNOWN_FILE_EXTENSION: TypeError,
   ERR_INVALID_STATE: Error, ERR_UNSUPPORTED_ESM_URL_SCHEME: Error,
+  ERR_MISSING_ARGS: TypeError, ERR_UNKNOWN_ENCODING: TypeError, ERR_ARG_NOT_ITERABLE: TypeError, ERR_INVALID_TUPLE: TypeError,
 };
 
 function describe(v) {
