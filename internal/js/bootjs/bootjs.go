@@ -477,6 +477,18 @@ func bundle(nodeModules string) (*Bundle, error) {
 			b.OnResolve(api.OnResolveOptions{Filter: `^string_decoder/?$`}, func(api.OnResolveArgs) (api.OnResolveResult, error) {
 				return api.OnResolveResult{Path: stringDecoder}, nil
 			})
+			// The assert polyfill (Node's assert of an earlier release)
+			// inspects values and makes its argument errors with the
+			// runtime's util and errors, so its messages are Node 22's.
+			b.OnResolve(api.OnResolveOptions{Filter: `^(util/?|\./internal/errors|\.\./errors)$`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+				if !strings.Contains(filepath.ToSlash(a.Importer), "/node_modules/assert/build/") {
+					return api.OnResolveResult{}, nil
+				}
+				if strings.HasPrefix(a.Path, "util") {
+					return api.OnResolveResult{Path: filepath.Join(srcDir, "util.js")}, nil
+				}
+				return api.OnResolveResult{Path: filepath.Join(srcDir, "internal", "assert_errors.js")}, nil
+			})
 			// npm packages bundled with the runtime require builtins
 			// as "node:NAME": those are the runtime's own, loaded
 			// through its registry when first required.

@@ -128,8 +128,8 @@ function timingSafeEqual(a, b) {
 
 function pbkdf2Sync(password, salt, iterations, keylen, digest) {
   const p = toBytes(password, 'utf8', 'password'), s = toBytes(salt, 'utf8', 'salt');
-  if (!Number.isInteger(iterations) || iterations < 1 || iterations > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'iterations', '>= 1 && <= 2147483647', iterations);
-  if (!Number.isInteger(keylen) || keylen < 0 || keylen > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'keylen', '>= 0 && <= 2147483647', keylen);
+  U.validateInt(iterations, 'iterations', 1, 2 ** 31 - 1);
+  U.validateInt(keylen, 'keylen', 0, 2 ** 31 - 1);
   const digestName = normAlg(digest);
   // Go's pbkdf2 refuses an empty key; Node gives an empty Buffer.
   if (keylen === 0) return lazyBuffer().alloc(0);

@@ -8,8 +8,8 @@ function denied(name, why) {
 }
 
 const factories = {
-  assert: () => require('assert/'),
-  'assert/strict': () => require('assert/').strict,
+  assert: () => require('../assert.js'),
+  'assert/strict': () => require('../assert.js').strict,
   async_hooks: () => require('../async_hooks.js'),
   buffer: () => require('../buffer.js'),
   child_process: () => require('../child_process.js'),
