@@ -3,6 +3,9 @@
 const mod = require('buffer/');
 const { Buffer } = mod;
 const enc = require('./internal/encoding.js');
+const types = require('./internal/types.js');
+const kMaxLength = mod.kMaxLength;
+const { codedError } = require('./internal/errors.js');
 
 // UTF-8 is decoded in Go, as V8 does (one U+FFFD per maximal subpart
 // of an ill-formed sequence; the polyfill's decoder differs), and fast
@@ -44,11 +47,87 @@ Buffer.from = function from(value, enc, len) {
   return Reflect.apply(origFrom, this, [value, enc, len]);
 };
 const origByteLength = Buffer.byteLength;
-Buffer.byteLength = function byteLength(s, enc) { return origByteLength(s, isB64url(enc) ? 'base64' : enc); };
+Buffer.byteLength = function byteLength(s, enc) {
+  if (typeof s !== 'string') {
+    if (ArrayBuffer.isView(s) || types.isAnyArrayBuffer(s)) return s.byteLength;
+    throw codedError('ERR_INVALID_ARG_TYPE', 'string', ['string', 'Buffer', 'ArrayBuffer'], s);
+  }
+  return origByteLength(s, isB64url(enc) ? 'base64' : enc);
+};
+
+// Node's argument checks for comparing and joining buffers: any
+// Uint8Array is accepted, anything else is ERR_INVALID_ARG_TYPE.
+function checkBytes(v, name) {
+  if (!types.isUint8Array(v)) throw codedError('ERR_INVALID_ARG_TYPE', name, ['Buffer', 'Uint8Array'], v);
+}
+
+function checkOffset(v, name, max) {
+  if (typeof v !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type number', v);
+  if (!Number.isInteger(v)) throw codedError('ERR_OUT_OF_RANGE', name, 'an integer', v);
+  if (v < 0 || v > max) throw codedError('ERR_OUT_OF_RANGE', name, `>= 0 && <= ${max}`, v);
+}
+
+// compareBytes orders a[as:ae] against b[bs:be] as memcmp and then the
+// lengths do.
+function compareBytes(a, b, as, ae, bs, be) {
+  const n = Math.min(ae - as, be - bs);
+  for (let i = 0; i < n; i++) {
+    if (a[as + i] !== b[bs + i]) return a[as + i] < b[bs + i] ? -1 : 1;
+  }
+  const la = ae - as;
+  const lb = be - bs;
+  return la === lb ? 0 : la < lb ? -1 : 1;
+}
+
+Buffer.compare = function compare(buf1, buf2) {
+  checkBytes(buf1, 'buf1');
+  checkBytes(buf2, 'buf2');
+  return compareBytes(buf1, buf2, 0, buf1.length, 0, buf2.length);
+};
+
+Buffer.prototype.equals = function equals(otherBuffer) {
+  checkBytes(otherBuffer, 'otherBuffer');
+  if (this === otherBuffer) return true;
+  if (this.byteLength !== otherBuffer.byteLength) return false;
+  return compareBytes(this, otherBuffer, 0, this.length, 0, otherBuffer.length) === 0;
+};
+
+Buffer.prototype.compare = function compare(target, targetStart, targetEnd, sourceStart, sourceEnd) {
+  checkBytes(target, 'target');
+  if (arguments.length === 1) return compareBytes(this, target, 0, this.length, 0, target.length);
+  if (targetStart === undefined) targetStart = 0;
+  else checkOffset(targetStart, 'targetStart', kMaxLength);
+  if (targetEnd === undefined) targetEnd = target.length;
+  else checkOffset(targetEnd, 'targetEnd', target.length);
+  if (sourceStart === undefined) sourceStart = 0;
+  else checkOffset(sourceStart, 'sourceStart', kMaxLength);
+  if (sourceEnd === undefined) sourceEnd = this.length;
+  else checkOffset(sourceEnd, 'sourceEnd', this.length);
+  if (sourceStart >= sourceEnd) return targetStart >= targetEnd ? 0 : -1;
+  if (targetStart >= targetEnd) return 1;
+  if (sourceStart > this.length) throw rangeError('The value of "sourceStart" is out of range.');
+  if (targetStart > target.length) throw rangeError('The value of "targetStart" is out of range.');
+  return compareBytes(this, target, sourceStart, sourceEnd, targetStart, targetEnd);
+};
+
+function rangeError(message) {
+  const err = new RangeError(message);
+  err.code = 'ERR_OUT_OF_RANGE';
+  return err;
+}
+
+const origConcat = Buffer.concat;
+Buffer.concat = function concat(list, length) {
+  if (!Array.isArray(list)) throw codedError('ERR_INVALID_ARG_TYPE', 'list', ['Array'], list);
+  for (let i = 0; i < list.length; i++) checkBytes(list[i], `list[${i}]`);
+  if (length !== undefined) checkOffset(length, 'length', kMaxLength);
+  return Reflect.apply(origConcat, this, [list, length]);
+};
 const origIsEncoding = Buffer.isEncoding;
 Buffer.isEncoding = function isEncoding(enc) { return isB64url(enc) || origIsEncoding(enc); };
 
-const kMaxLength = mod.kMaxLength;
+require('./internal/buffer_rw.js').install(Buffer.prototype);
+
 module.exports = {
   ...mod,
   Buffer,

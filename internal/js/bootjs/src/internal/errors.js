@@ -70,6 +70,7 @@ const messages = {
   ERR_AMBIGUOUS_ARGUMENT: (name, reason) => `The "${name}" argument is ambiguous. ${reason}`,
   ERR_OUT_OF_RANGE: (name, range, value) => `The value of "${name}" is out of range. It must be ${range}. Received ${received(value)}`,
   ERR_INVALID_RETURN_VALUE: (input, name, value) => `Expected ${input} to be returned from the "${name}" function but got ${describe(value)}.`,
+  ERR_BUFFER_OUT_OF_BOUNDS: (name) => (name ? `"${name}" is outside of buffer bounds` : 'Attempt to access memory outside buffer bounds'),
   ERR_UNAVAILABLE_DURING_EXIT: () => 'Cannot call function in process exit handler',
   ERR_UNKNOWN_BUILTIN_MODULE: (m) => `No such built-in module: ${m}`,
   ERR_ACCESS_DENIED: (what) => `Access to this API has been restricted: ${what}`,
@@ -120,7 +121,7 @@ const kinds = {
   ERR_INVALID_URL_SCHEME: TypeError, ERR_BUFFER_TOO_LARGE: RangeError, ERR_CHILD_PROCESS_STDIO_MAXBUFFER: RangeError,
   ERR_INVALID_THIS: TypeError, ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: RangeError, ERR_UNKNOWN_FILE_EXTENSION: TypeError,
   ERR_INVALID_STATE: Error, ERR_UNSUPPORTED_ESM_URL_SCHEME: Error,
-  ERR_MISSING_ARGS: TypeError, ERR_INVALID_RETURN_VALUE: TypeError, ERR_UNKNOWN_ENCODING: TypeError, ERR_ARG_NOT_ITERABLE: TypeError, ERR_INVALID_TUPLE: TypeError,
+  ERR_MISSING_ARGS: TypeError, ERR_BUFFER_OUT_OF_BOUNDS: RangeError, ERR_INVALID_RETURN_VALUE: TypeError, ERR_UNKNOWN_ENCODING: TypeError, ERR_ARG_NOT_ITERABLE: TypeError, ERR_INVALID_TUPLE: TypeError,
 };
 
 // primitiveTypes are the names typeList says "of type" before.

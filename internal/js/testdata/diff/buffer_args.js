@@ -1,0 +1,47 @@
+// Buffer: Node's argument checks and results for the number read/write
+// methods, compare, equals, concat and byteLength.
+const show = (f) => {
+  try { console.log('ok', f()); } catch (e) { console.log('throws', e.name, e.code, e.message); }
+};
+const b = Buffer.from([1, 2, 3, 4, 5, 6, 7, 0xf8, 0x80, 0xff]);
+for (const m of ['readUInt8', 'readInt16LE', 'readUint16BE', 'readInt32BE', 'readUInt32LE', 'readFloatLE', 'readDoubleBE', 'readBigInt64LE', 'readBigUint64BE']) {
+  for (const off of [undefined, 0, 2, 3, 9, 10, -1, 1.5, NaN, Infinity, '1', null, -4294967297]) show(() => [m, off, b[m](off)]);
+}
+for (const [m, n] of [['readUIntLE', 3], ['readIntBE', 6], ['readIntLE', 5], ['readUIntBE', 7], ['readUIntLE', 0], ['readIntLE', 2.5], ['readUIntBE', '2']]) {
+  show(() => [m, n, b[m](1, n)]);
+  show(() => [m, n, b[m](undefined, n)]);
+}
+const w = Buffer.alloc(10);
+const writes = [
+  ['writeUInt8', 255], ['writeUInt8', 256], ['writeInt8', -129], ['writeInt8', -1.5], ['writeUInt16LE', 65535], ['writeInt16BE', -32769],
+  ['writeUInt32BE', 2 ** 32], ['writeInt32LE', -(2 ** 31)], ['writeFloatBE', 1.5], ['writeDoubleLE', -0.1], ['writeUInt16LE', NaN],
+  ['writeBigInt64LE', 2n ** 63n], ['writeBigUInt64BE', 2n ** 64n], ['writeBigInt64BE', -1n], ['writeBigUInt64LE', 'bad'], ['writeBigInt64LE', 5],
+];
+for (const [m, v] of writes) {
+  for (const off of [0, 2, 8, -1, 1.5, '0']) show(() => [m, v, off, w[m](v, off), w.toString('hex')]);
+}
+for (const [m, v, n] of [['writeUIntLE', 2 ** 40, 5], ['writeUIntBE', 2 ** 40 - 1, 5], ['writeIntLE', -(2 ** 47), 6], ['writeIntBE', 2 ** 47, 6], ['writeUIntLE', 1, 7], ['writeIntBE', -3, 3]]) {
+  show(() => [m, v, n, w[m](v, 1, n), w.toString('hex')]);
+}
+const x = Buffer.from('abcdef');
+show(() => [x.compare(Buffer.from('abd')), x.compare(new Uint8Array([97])), Buffer.compare(x, Buffer.from('abcdef'))]);
+show(() => x.compare('abc'));
+show(() => Buffer.compare(x, 'abc'));
+show(() => Buffer.compare(1, x));
+show(() => [x.compare(Buffer.from('cd'), 0, 2, 2, 4), x.compare(Buffer.from('cd'), 0, 2, 4, 4), x.compare(Buffer.from('cd'), 2, 2, 0, 1)]);
+show(() => x.compare(Buffer.from('cd'), 0, -1));
+show(() => x.compare(Buffer.from('cd'), 0, 3));
+show(() => x.compare(Buffer.from('cd'), 0, 2, 0, 7));
+show(() => x.compare(Buffer.from('cd'), '0'));
+show(() => x.compare(Buffer.from('cd'), 3, 2, 7 - 2, 6));
+show(() => [x.equals(new Uint8Array([97, 98, 99, 100, 101, 102])), x.equals(Buffer.from('abc'))]);
+show(() => x.equals('abcdef'));
+show(() => Buffer.concat([x, new Uint8Array([1, 2])]).toString('hex'));
+show(() => Buffer.concat([x, new Uint8Array([1, 2])], 3).toString('hex'));
+show(() => Buffer.concat([x, 'abc']));
+show(() => Buffer.concat());
+show(() => Buffer.concat([x], 1.5));
+show(() => Buffer.concat([x], '3'));
+show(() => [Buffer.byteLength('héllo'), Buffer.byteLength(x), Buffer.byteLength(new ArrayBuffer(7)), Buffer.byteLength(new DataView(new ArrayBuffer(3)))]);
+show(() => Buffer.byteLength(32));
+show(() => Buffer.byteLength({}));
