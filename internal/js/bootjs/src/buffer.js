@@ -42,10 +42,42 @@ Buffer.prototype.write = function write(string, ...rest) {
   return Reflect.apply(origWrite, this, [string, ...rest]);
 };
 const origFrom = Buffer.from;
+const fromArgs = ['string', 'Buffer', 'ArrayBuffer', 'Array', 'Array-like Object'];
+// Buffer.from takes what Node's takes, in Node's order (an object's
+// valueOf, then array-likes, then Symbol.toPrimitive); the polyfill
+// converts.
 Buffer.from = function from(value, enc, len) {
   if (isB64url(enc)) enc = 'base64';
-  return Reflect.apply(origFrom, this, [value, enc, len]);
+  if (typeof value === 'string') return Reflect.apply(origFrom, this, [value, enc, len]);
+  if (typeof value === 'object' && value !== null) {
+    if (types.isAnyArrayBuffer(value)) return Reflect.apply(origFrom, this, [value, enc, len]);
+    const prim = typeof value.valueOf === 'function' ? value.valueOf() : undefined;
+    if (prim != null && prim !== value && (typeof prim === 'string' || typeof prim === 'object')) return from(prim, enc, len);
+    if (value.length !== undefined || types.isAnyArrayBuffer(value.buffer)) {
+      if (typeof value.length !== 'number') return Buffer.alloc(0);
+      return Reflect.apply(origFrom, this, [value]);
+    }
+    if (value.type === 'Buffer' && Array.isArray(value.data)) return Reflect.apply(origFrom, this, [value.data]);
+    if (typeof value[Symbol.toPrimitive] === 'function') {
+      const str = value[Symbol.toPrimitive]('string');
+      if (typeof str === 'string') return Reflect.apply(origFrom, this, [str, enc]);
+    }
+  }
+  throw codedError('ERR_INVALID_ARG_TYPE', 'first argument', fromArgs, value);
 };
+
+// checkSize is Node's check of a size to allocate.
+function checkSize(size) {
+  if (typeof size !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'size', 'of type number', size);
+  if (!(size >= 0 && size <= kMaxLength)) throw codedError('ERR_OUT_OF_RANGE', 'size', `>= 0 && <= ${kMaxLength}`, size);
+}
+for (const name of ['alloc', 'allocUnsafe', 'allocUnsafeSlow']) {
+  const orig = Buffer[name];
+  Buffer[name] = { [name](size, ...rest) {
+    checkSize(size);
+    return Reflect.apply(orig, this, [size, ...rest]);
+  } }[name];
+}
 const origByteLength = Buffer.byteLength;
 Buffer.byteLength = function byteLength(s, enc) {
   if (typeof s !== 'string') {

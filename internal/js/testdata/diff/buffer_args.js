@@ -45,3 +45,11 @@ show(() => Buffer.concat([x], '3'));
 show(() => [Buffer.byteLength('héllo'), Buffer.byteLength(x), Buffer.byteLength(new ArrayBuffer(7)), Buffer.byteLength(new DataView(new ArrayBuffer(3)))]);
 show(() => Buffer.byteLength(32));
 show(() => Buffer.byteLength({}));
+for (const v of [{}, 5, null, undefined, Symbol('s'), () => {}, { length: '2' }, { valueOf: () => 'ab' }, new String('cd'), { [Symbol.toPrimitive]: () => 'ef' }, { type: 'Buffer', data: [7, 8] }, new Uint16Array([258, 3]), [1, 2, 300], Object.create(ArrayBuffer.prototype)]) {
+  show(() => Buffer.from(v));
+}
+for (const name of ['alloc', 'allocUnsafe', 'allocUnsafeSlow']) {
+  show(() => Buffer[name]('5'));
+  show(() => Buffer[name](null));
+  show(() => Buffer[name](3).length);
+}
