@@ -48,7 +48,12 @@ function randomInt(min, max, cb) {
   if (typeof cb === 'function') { process.nextTick(cb, null, r); return undefined; }
   return r;
 }
-function randomUUID() {
+function randomUUID(options) {
+  if (options !== undefined) {
+    U.validateObject(options, 'options');
+    const { disableEntropyCache = false } = options;
+    if (typeof disableEntropyCache !== 'boolean') throw U.invalidType('options.disableEntropyCache', 'of type boolean', disableEntropyCache);
+  }
   const b = fillRandom(new Uint8Array(16));
   b[6] = (b[6] & 0x0f) | 0x40;
   b[8] = (b[8] & 0x3f) | 0x80;
@@ -70,6 +75,7 @@ function getRandomValues(ta) {
 }
 
 const U = require('./internal/crypto_util.js');
+const deprecate = (fn, msg, code) => require('./util.js').deprecate(fn, msg, code);
 const hashes = U.hashNames;
 function normAlg(alg) {
   const m = U.digestName(alg);
@@ -114,8 +120,15 @@ class Hash {
   once() { return this; }
 }
 
-function createHash(alg, options) { void options; return new Hash(alg); }
-function createHmac(alg, key) { return new Hash(alg, key); }
+function createHash(alg, options) {
+  U.validateString(alg, 'algorithm');
+  if (options !== undefined && (options === null || typeof options !== 'object')) U.validateObject(options, 'options');
+  return new Hash(alg);
+}
+function createHmac(alg, key) {
+  U.validateString(alg, 'hmac');
+  return new Hash(alg, key);
+}
 function hash(alg, data, enc = 'hex') { return createHash(alg).update(data).digest(enc); }
 
 function timingSafeEqual(a, b) {
@@ -126,10 +139,17 @@ function timingSafeEqual(a, b) {
   return d === 0;
 }
 
-function pbkdf2Sync(password, salt, iterations, keylen, digest) {
+// pbkdf2Args checks pbkdf2's arguments in Node's order.
+function pbkdf2Args(password, salt, iterations, keylen, digest) {
+  U.validateString(digest, 'digest');
   const p = toBytes(password, 'utf8', 'password'), s = toBytes(salt, 'utf8', 'salt');
   U.validateInt(iterations, 'iterations', 1, 2 ** 31 - 1);
   U.validateInt(keylen, 'keylen', 0, 2 ** 31 - 1);
+  return [p, s];
+}
+
+function pbkdf2Sync(password, salt, iterations, keylen, digest) {
+  const [p, s] = pbkdf2Args(password, salt, iterations, keylen, digest);
   const digestName = normAlg(digest);
   // Go's pbkdf2 refuses an empty key; Node gives an empty Buffer.
   if (keylen === 0) return lazyBuffer().alloc(0);
@@ -139,6 +159,14 @@ function pbkdf2Sync(password, salt, iterations, keylen, digest) {
   return takeBytes(B.pbkdf2(iterations, keylen, digestName), (k) => lazyBuffer().allocUnsafe(k));
 }
 function pbkdf2(password, salt, iterations, keylen, digest, cb) {
+  if (typeof digest === 'function') {
+    cb = digest;
+    digest = undefined;
+  }
+  // Bad arguments throw here, as in Node; only the work's own failure
+  // goes to the callback.
+  pbkdf2Args(password, salt, iterations, keylen, digest);
+  U.validateFunction(cb, 'callback');
   let r, e = null;
   try { r = pbkdf2Sync(password, salt, iterations, keylen, digest); } catch (x) { e = x; }
   process.nextTick(cb, e, r);
@@ -171,7 +199,19 @@ const rsaAliases = ['RSA-MD5', 'RSA-SHA1', 'RSA-SHA224', 'RSA-SHA256', 'RSA-SHA3
 
 module.exports = {
   randomBytes, pseudoRandomBytes: randomBytes, randomFillSync, randomFill, randomInt, randomUUID, getRandomValues,
-  createHash, createHmac, hash, Hash, Hmac: Hash, timingSafeEqual, pbkdf2Sync, pbkdf2,
+  createHash, createHmac, hash, timingSafeEqual, pbkdf2Sync, pbkdf2,
+  // Deprecated constructors, callable without new: Hash(algorithm,
+  // options) and Hmac(algorithm, key, options).
+  Hash: deprecate(U.callable(Hash, 'Hash', (a) => { U.validateString(a[0], 'algorithm'); return [a[0]]; }), 'crypto.Hash constructor is deprecated.', 'DEP0179'),
+  Hmac: deprecate(U.callable(Hash, 'Hmac', (a) => { U.validateString(a[0], 'hmac'); return [a[0], a[1]]; }), 'crypto.Hmac constructor is deprecated.', 'DEP0181'),
+  getFips: () => 0,
+  setFips(enabled) {
+    if (typeof enabled !== 'boolean' && typeof enabled !== 'number') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'val', ['boolean', 'number'], enabled);
+    }
+    // No FIPS provider in the sandbox.
+    if (enabled) throw new Error('Cannot set FIPS mode in a non-FIPS build.');
+  },
   getHashes: () => [...rsaAliases, ...hashes].sort(),
   getCiphers: lazyFn(cipherMod, 'getCiphers'), getCipherInfo: lazyFn(cipherMod, 'getCipherInfo'),
   getCurves: () => ['prime256v1', 'secp384r1', 'secp521r1'],
@@ -191,5 +231,12 @@ module.exports = {
   createDiffieHellmanGroup: unsupported('createDiffieHellmanGroup'),
 };
 for (const [name, mod] of [['Cipheriv', cipherMod], ['Decipheriv', cipherMod], ['Sign', signMod], ['Verify', signMod], ['ECDH', signMod]]) {
-  Object.defineProperty(module.exports, name, { get: () => mod()[name], enumerable: true, configurable: true });
+  let fn;
+  Object.defineProperty(module.exports, name, {
+    get: () => (fn ||= U.callable(mod()[name])), enumerable: true, configurable: true,
+  });
 }
+Object.defineProperty(module.exports, 'fips', {
+  get: deprecate(() => 0, 'The crypto.fips is deprecated. Please use crypto.getFips()', 'DEP0093'),
+  enumerable: true, configurable: true,
+});
