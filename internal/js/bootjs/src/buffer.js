@@ -160,6 +160,52 @@ Buffer.isEncoding = function isEncoding(enc) { return isB64url(enc) || origIsEnc
 
 require('./internal/buffer_rw.js').install(Buffer.prototype);
 
+// validatedBytes is the input of isAscii/isUtf8 as bytes: a TypedArray
+// or an ArrayBuffer, not detached.
+function validatedBytes(input) {
+  let ab;
+  if (types.isTypedArray(input)) ab = input.buffer;
+  else if (types.isAnyArrayBuffer(input)) ab = input;
+  else throw codedError('ERR_INVALID_ARG_TYPE', 'input', ['ArrayBuffer', 'Buffer', 'TypedArray'], input);
+  if (ab.detached) {
+    const err = new Error('Cannot validate on a detached buffer');
+    err.code = 'ERR_INVALID_STATE';
+    throw err;
+  }
+  return ab === input ? new Uint8Array(ab) : new Uint8Array(ab, input.byteOffset, input.byteLength);
+}
+
+// Buffer's inspect, as Node shows it: at most INSPECT_MAX_BYTES bytes,
+// how many more, then the buffer's own non-index properties.
+let inspectMaxBytes = 50;
+const isIndexKey = (k, n) => typeof k === 'string' && /^(0|[1-9][0-9]*)$/.test(k) && Number(k) < n;
+function inspectBuffer(recurseTimes, ctx) {
+  const shown = Math.min(inspectMaxBytes, this.length);
+  const remaining = this.length - inspectMaxBytes;
+  const hex = [];
+  for (let i = 0; i < shown; i++) hex.push((this[i] < 16 ? '0' : '') + this[i].toString(16));
+  let str = hex.join(' ');
+  if (remaining > 0) str += ` ... ${remaining} more byte${remaining > 1 ? 's' : ''}`;
+  if (ctx) {
+    const extra = { __proto__: null };
+    let any = false;
+    for (const key of Reflect.ownKeys(this)) {
+      if (isIndexKey(key, this.length)) continue;
+      if (!ctx.showHidden && !Object.getOwnPropertyDescriptor(this, key).enumerable) continue;
+      extra[key] = this[key];
+      any = true;
+    }
+    if (any) {
+      if (this.length !== 0) str += ', ';
+      // Drop "[Object: null prototype] {" and " }".
+      str += require('./util.js').inspect(extra, { ...ctx, breakLength: Infinity, compact: true }).slice(27, -2);
+    }
+  }
+  return `<${this.constructor.name} ${str}>`;
+}
+Buffer.prototype[Symbol.for('nodejs.util.inspect.custom')] = inspectBuffer;
+Buffer.prototype.inspect = inspectBuffer;
+
 module.exports = {
   ...mod,
   Buffer,
@@ -168,10 +214,26 @@ module.exports = {
   constants: { MAX_LENGTH: kMaxLength, MAX_STRING_LENGTH: (1 << 29) - 24 },
   kMaxLength,
   kStringMaxLength: (1 << 29) - 24,
-  isUtf8: (b) => { try { new enc.TextDecoder('utf-8', { fatal: true }).decode(b); return true; } catch { return false; } },
-  isAscii: (b) => { for (const x of new Uint8Array(b.buffer || b, b.byteOffset || 0, b.byteLength)) if (x >= 0x80) return false; return true; },
+  isUtf8(input) {
+    const u8 = validatedBytes(input);
+    try { new enc.TextDecoder('utf-8', { fatal: true }).decode(u8); return true; } catch { return false; }
+  },
+  isAscii(input) {
+    const u8 = validatedBytes(input);
+    for (let i = 0; i < u8.length; i++) if (u8[i] >= 0x80) return false;
+    return true;
+  },
   transcode: (src, from, to) => Buffer.from(Buffer.from(src).toString(from), to),
   Blob: globalThis.Blob,
   File: globalThis.File,
   resolveObjectURL: (url) => require('./internal/whatwg_url.js').resolveObjectURL(url),
 };
+Object.defineProperty(module.exports, 'INSPECT_MAX_BYTES', {
+  get() { return inspectMaxBytes; },
+  set(v) {
+    if (typeof v !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'INSPECT_MAX_BYTES', 'of type number', v);
+    if (!(v >= 0)) throw codedError('ERR_OUT_OF_RANGE', 'INSPECT_MAX_BYTES', '>= 0', v);
+    inspectMaxBytes = v;
+  },
+  enumerable: true, configurable: true,
+});

@@ -53,3 +53,18 @@ for (const name of ['alloc', 'allocUnsafe', 'allocUnsafeSlow']) {
   show(() => Buffer[name](null));
   show(() => Buffer[name](3).length);
 }
+const buffer = require('buffer');
+const util = require('util');
+for (const v of [undefined, 'x', 5n, {}, null, new DataView(new ArrayBuffer(1))]) {
+  show(() => buffer.isAscii(v));
+  show(() => buffer.isUtf8(v));
+}
+show(() => [buffer.isAscii(new ArrayBuffer(2)), buffer.isAscii(new Uint16Array([0x80])), buffer.isUtf8(Buffer.from([0xe2, 0x82])), buffer.isUtf8(new Uint8Array([0x41]).buffer)]);
+for (const v of [-1, NaN, '2', null]) show(() => { buffer.INSPECT_MAX_BYTES = v; });
+const ib = Buffer.from('123456');
+ib.prop = 1;
+Object.defineProperty(ib, 'hidden', { value: 3, enumerable: false });
+show(() => [util.inspect(ib), util.inspect(ib, { showHidden: true }), util.inspect(Buffer.alloc(60)), util.inspect({ b: Buffer.from('ab') }, { depth: -1 })]);
+buffer.INSPECT_MAX_BYTES = 2;
+show(() => [util.inspect(ib), util.inspect(Buffer.from('123')), util.inspect(Buffer.from('12')), util.inspect(Buffer.alloc(0)), buffer.INSPECT_MAX_BYTES]);
+buffer.INSPECT_MAX_BYTES = 50;
