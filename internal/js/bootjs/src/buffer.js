@@ -7,34 +7,41 @@ const types = require('./internal/types.js');
 const kMaxLength = mod.kMaxLength;
 const { codedError } = require('./internal/errors.js');
 
-// UTF-8 is decoded in Go, as V8 does (one U+FFFD per maximal subpart
-// of an ill-formed sequence; the polyfill's decoder differs), and fast
-// for large buffers.
-const origToString = Buffer.prototype.toString;
-Buffer.prototype.toString = function toString(encoding, start, end) {
-  if (arguments.length === 0 || encoding === 'utf8' || encoding === 'utf-8' || encoding === undefined) {
-    if (start === undefined && end === undefined) return enc.utf8Decode(this);
-    // Node's clamping of start and end.
-    const len = this.length;
-    if (start === undefined || start <= 0) start = 0;
-    else if (start >= len) return '';
-    else start = Math.trunc(start) || 0;
-    if (end === undefined || end > len) end = len;
-    else end = Math.trunc(end) || 0;
-    if (end <= start) return '';
-    return enc.utf8Decode(this.subarray(start, end));
-  }
-  return Reflect.apply(origToString, this, arguments);
-};
-
 // base64url (Node 15+) is base64 with the URL alphabet and no padding;
 // the polyfill's decoder already accepts that alphabet.
 const isB64url = (e) => typeof e === 'string' && e.toLowerCase() === 'base64url';
 const b64ToUrl = (s) => s.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-const origToString2 = Buffer.prototype.toString;
+
+// The encodings Buffer#toString knows, by each spelling Node accepts.
+const encodingNames = {
+  utf8: 'utf8', 'utf-8': 'utf8', ucs2: 'utf16le', 'ucs-2': 'utf16le', utf16le: 'utf16le', 'utf-16le': 'utf16le',
+  latin1: 'latin1', binary: 'latin1', base64: 'base64', base64url: 'base64url', hex: 'hex', ascii: 'ascii',
+};
+
+// toString is Node's: start and end clamped first (an empty range is ''
+// whatever the encoding), then an unknown encoding is
+// ERR_UNKNOWN_ENCODING. UTF-8 is decoded in Go, as V8 does (one U+FFFD
+// per maximal subpart of an ill-formed sequence; the polyfill's decoder
+// differs), and fast for large buffers.
+const origToString = Buffer.prototype.toString;
 Buffer.prototype.toString = function toString(encoding, start, end) {
-  if (isB64url(encoding)) return b64ToUrl(Reflect.apply(origToString2, this, ['base64', start, end]));
-  return Reflect.apply(origToString2, this, arguments);
+  if (arguments.length === 0) return enc.utf8Decode(this);
+  const len = this.length;
+  if (start <= 0) start = 0;
+  else if (start >= len) return '';
+  else start = Math.trunc(start) || 0;
+  if (end === undefined || end > len) end = len;
+  else end = Math.trunc(end) || 0;
+  if (end <= start) return '';
+  let name = 'utf8';
+  if (encoding !== undefined) {
+    const spelled = `${encoding}`;
+    name = encodingNames[spelled] ?? encodingNames[spelled.toLowerCase()];
+    if (name === undefined) throw codedError('ERR_UNKNOWN_ENCODING', encoding);
+  }
+  if (name === 'utf8') return enc.utf8Decode(start === 0 && end === len ? this : this.subarray(start, end));
+  if (name === 'base64url') return b64ToUrl(Reflect.apply(origToString, this, ['base64', start, end]));
+  return Reflect.apply(origToString, this, [name, start, end]);
 };
 const origWrite = Buffer.prototype.write;
 Buffer.prototype.write = function write(string, ...rest) {

@@ -68,3 +68,8 @@ show(() => [util.inspect(ib), util.inspect(ib, { showHidden: true }), util.inspe
 buffer.INSPECT_MAX_BYTES = 2;
 show(() => [util.inspect(ib), util.inspect(Buffer.from('123')), util.inspect(Buffer.from('12')), util.inspect(Buffer.alloc(0)), buffer.INSPECT_MAX_BYTES]);
 buffer.INSPECT_MAX_BYTES = 50;
+const tb = Buffer.from('héllo wörld');
+for (const [e, s, n] of [[undefined, 1, 4], ['UTF8', 0, 3], ['Hex', -5, 2.7], ['latin1', '1', '3'], ['ucs2', 0, 5], ['base64URL', 1, undefined], ['binary', 3, 1], [0, 1, 2], [null, 1, 2], ['nope', 0, 0], ['nope', 0, 2], [1, 20, 30], ['ascii', NaN, 4]]) {
+  show(() => tb.toString(e, s, n));
+}
+show(() => tb.toString(Symbol('x'), 0, 1));
