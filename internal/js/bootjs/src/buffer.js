@@ -155,6 +155,42 @@ function rangeError(message) {
   return err;
 }
 
+// toInteger is Node's loose integer conversion of copy's positions.
+function toInteger(n, dflt) {
+  n = +n;
+  if (!Number.isNaN(n) && n >= Number.MIN_SAFE_INTEGER && n <= Number.MAX_SAFE_INTEGER) return n % 1 === 0 ? n : Math.floor(n);
+  return dflt;
+}
+
+// copy is Node's: positions checked (ERR_OUT_OF_RANGE), the copy cut to
+// what fits, the number of bytes copied returned.
+Buffer.prototype.copy = function copy(target, targetStart, sourceStart, sourceEnd) {
+  checkBytes(this, 'source');
+  checkBytes(target, 'target');
+  if (targetStart === undefined) targetStart = 0;
+  else {
+    targetStart = Number.isInteger(targetStart) ? targetStart : toInteger(targetStart, 0);
+    if (targetStart < 0) throw codedError('ERR_OUT_OF_RANGE', 'targetStart', '>= 0', targetStart);
+  }
+  if (sourceStart === undefined) sourceStart = 0;
+  else {
+    sourceStart = Number.isInteger(sourceStart) ? sourceStart : toInteger(sourceStart, 0);
+    if (sourceStart < 0 || sourceStart > this.byteLength) {
+      throw codedError('ERR_OUT_OF_RANGE', 'sourceStart', `>= 0 && <= ${this.byteLength}`, sourceStart);
+    }
+  }
+  if (sourceEnd === undefined) sourceEnd = this.byteLength;
+  else {
+    sourceEnd = Number.isInteger(sourceEnd) ? sourceEnd : toInteger(sourceEnd, 0);
+    if (sourceEnd < 0) throw codedError('ERR_OUT_OF_RANGE', 'sourceEnd', '>= 0', sourceEnd);
+  }
+  if (targetStart >= target.byteLength || sourceStart >= sourceEnd) return 0;
+  const n = Math.min(sourceEnd - sourceStart, target.byteLength - targetStart, this.byteLength - sourceStart);
+  if (n <= 0) return 0;
+  Uint8Array.prototype.set.call(target, this.subarray(sourceStart, sourceStart + n), targetStart);
+  return n;
+};
+
 const origConcat = Buffer.concat;
 Buffer.concat = function concat(list, length) {
   if (!Array.isArray(list)) throw codedError('ERR_INVALID_ARG_TYPE', 'list', ['Array'], list);

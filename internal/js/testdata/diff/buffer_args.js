@@ -73,3 +73,12 @@ for (const [e, s, n] of [[undefined, 1, 4], ['UTF8', 0, 3], ['Hex', -5, 2.7], ['
   show(() => tb.toString(e, s, n));
 }
 show(() => tb.toString(Symbol('x'), 0, 1));
+const src = Buffer.from('abcdefgh');
+for (const args of [[], [2], [0, 3], [0, 3, 5], [6, 0, 8], [0, -1], [0, 9], [-1], [0, 0, -1], ['2', '1', '4.7'], [NaN, NaN, NaN], [0, 8], [20]]) {
+  const dst = Buffer.alloc(7, '.');
+  show(() => [src.copy(dst, ...args), dst.toString()]);
+}
+show(() => src.copy('x'));
+show(() => src.copy(new Uint8Array(3)));
+show(() => Buffer.prototype.copy.call(new Uint8Array(2), Buffer.alloc(2)));
+show(() => Buffer.prototype.copy.call('ab', Buffer.alloc(2)));
