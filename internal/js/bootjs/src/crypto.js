@@ -22,7 +22,11 @@ function fillRandom(u8) {
 }
 
 function randomBytes(size, cb) {
-  if (!Number.isInteger(size) || size < 0 || size > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'size', '>= 0 && <= 2147483647', size);
+  // Node's assertSize: any number in range, cut to an integer.
+  if (typeof size !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'size', 'of type number', size);
+  if (Number.isNaN(size) || size < 0 || size > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'size', '>= 0 && <= 2147483647', size);
+  size >>>= 0;
+  if (cb !== undefined) U.validateFunction(cb, 'callback');
   const buf = fillRandom(lazyBuffer().allocUnsafe(size));
   if (typeof cb === 'function') { process.nextTick(cb, null, buf); return undefined; }
   return buf;
@@ -84,11 +88,12 @@ function normAlg(alg) {
 }
 
 class Hash {
-  #id; #done = false;
+  #id; #done = false; #hmac = false;
   constructor(alg, key, id) {
     if (id !== undefined) { this.#id = id; return; }
     if (key === undefined) this.#id = B.hashNew(normAlg(alg), -1);
     else {
+      this.#hmac = true;
       const k = key instanceof keys.KeyObject && key.type === 'secret' ? keys.secretBytes(key) : toBytes(key, 'utf8', 'key');
       this.#id = B.hashNew(normAlg(alg), giveBytes(k));
     }
@@ -103,7 +108,12 @@ class Hash {
     return this;
   }
   digest(enc) {
-    if (this.#done) throw codedError('ERR_CRYPTO_HASH_FINALIZED');
+    if (this.#done) {
+      // An Hmac digested again gives nothing, as in Node; a Hash throws.
+      if (!this.#hmac) throw codedError('ERR_CRYPTO_HASH_FINALIZED');
+      const empty = lazyBuffer().alloc(0);
+      return enc && enc !== 'buffer' ? empty.toString(enc) : empty;
+    }
     this.#done = true;
     const out = takeBytes(B.hashDigest(this.#id), (k) => lazyBuffer().allocUnsafe(k));
     return enc && enc !== 'buffer' ? out.toString(enc) : out;
@@ -129,7 +139,18 @@ function createHmac(alg, key) {
   U.validateString(alg, 'hmac');
   return new Hash(alg, key);
 }
-function hash(alg, data, enc = 'hex') { return createHash(alg).update(data).digest(enc); }
+const hashEncodings = ['hex', 'base64', 'base64url', 'latin1', 'binary', 'utf8', 'utf-8', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le', 'ascii', 'buffer'];
+function hash(alg, data, enc = 'hex') {
+  U.validateString(alg, 'algorithm');
+  if (typeof data !== 'string' && !ArrayBuffer.isView(data)) {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'input', ['Buffer', 'TypedArray', 'DataView', 'string'], data);
+  }
+  if (enc !== 'hex') {
+    U.validateString(enc, 'outputEncoding');
+    if (!hashEncodings.includes(enc.toLowerCase())) throw codedError('ERR_INVALID_ARG_VALUE', 'outputEncoding', enc);
+  }
+  return createHash(alg).update(data).digest(enc);
+}
 
 function timingSafeEqual(a, b) {
   const x = asU8(a), y = asU8(b);

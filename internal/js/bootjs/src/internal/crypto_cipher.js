@@ -223,6 +223,12 @@ const nids = {
 };
 
 function getCipherInfo(nameOrNid, options) {
+  if (typeof nameOrNid !== 'string' && typeof nameOrNid !== 'number') throw U.invalidType('nameOrNid', 'one of type string or number', nameOrNid);
+  if (options !== undefined) {
+    U.validateObject(options, 'options');
+    if (options.keyLength !== undefined) U.validateInt(options.keyLength, 'options.keyLength', -(2 ** 31), 2 ** 31 - 1);
+    if (options.ivLength !== undefined) U.validateInt(options.ivLength, 'options.ivLength', -(2 ** 31), 2 ** 31 - 1);
+  }
   let name;
   if (typeof nameOrNid === 'number') {
     name = Object.keys(nids).find((k) => nids[k] === nameOrNid);
@@ -230,7 +236,7 @@ function getCipherInfo(nameOrNid, options) {
   } else if (typeof nameOrNid === 'string') {
     name = nameOrNid.toLowerCase().replace(/^aes-(\d+)-gcm$/, 'id-aes$1-gcm').replace(/^aes(\d+)$/, 'aes-$1-cbc');
   } else {
-    throw U.invalidType('nameOrNid', 'of type string or number', nameOrNid);
+    throw U.invalidType('nameOrNid', 'one of type string or number', nameOrNid);
   }
   if (!nids[name]) return undefined;
   const info = cipherInfo(name);
