@@ -12,6 +12,7 @@ const { codedError } = require('./errors.js');
 
 const { ArrayPrototypePush, ArrayPrototypeSplice, ArrayPrototypeSlice, ArrayPrototypeJoin, ReflectApply } = P;
 const toWellFormed = P.uncurry(String.prototype.toWellFormed);
+const ArrayPrototypeSort = P.uncurry(Array.prototype.sort);
 const IteratorPrototype = P.ObjectGetPrototypeOf(P.ObjectGetPrototypeOf([][Symbol.iterator]()));
 const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 const lazyInspect = () => require('../util.js').inspect;
@@ -174,18 +175,15 @@ class URLSearchParams {
 
   sort() {
     checkParams(this);
-    // A stable insertion sort by UTF-16 code units, over the pairs.
+    // Stable (V8's sort is), by UTF-16 code units, in O(n log n): the
+    // list may be long.
     const list = this.#list;
-    for (let i = 2; i < list.length; i += 2) {
-      const name = list[i];
-      const value = list[i + 1];
-      let j = i - 2;
-      for (; j >= 0 && list[j] > name; j -= 2) {
-        list[j + 2] = list[j];
-        list[j + 3] = list[j + 1];
-      }
-      list[j + 2] = name;
-      list[j + 3] = value;
+    const pairs = [];
+    for (let i = 0; i < list.length; i += 2) ArrayPrototypePush(pairs, [list[i], list[i + 1]]);
+    ArrayPrototypeSort(pairs, (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (let i = 0; i < pairs.length; i++) {
+      list[2 * i] = pairs[i][0];
+      list[2 * i + 1] = pairs[i][1];
     }
     this.#update();
   }
