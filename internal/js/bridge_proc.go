@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
-	"strings"
 	"unicode/utf8"
 
 	v8 "github.com/tommie/v8go"
@@ -191,21 +190,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		// strings.ToValidUTF8 would merge runs of bad bytes into one
-		// U+FFFD; the WHATWG decoder emits one per maximal subpart, as
-		// Go's range loop over a string does.
-		var s string
-		if utf8.Valid(b) {
-			s = string(b)
-		} else {
-			var sb strings.Builder
-			sb.Grow(len(b) + 16)
-			for _, c := range string(b) {
-				sb.WriteRune(c)
-			}
-			s = sb.String()
-		}
-		return r.string(s)
+		return r.string(decodeUTF8(b))
 	})
 	register("utf8Valid", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		n, err := argInt(args, 0)

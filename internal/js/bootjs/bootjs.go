@@ -460,6 +460,7 @@ func bundle(nodeModules string) (*Bundle, error) {
 		return nil, fmt.Errorf("bootjs: staging sources: %w", err)
 	}
 	processShim := filepath.Join(srcDir, "internal", "process_shim.js")
+	stringDecoder := filepath.Join(srcDir, "string_decoder.js")
 	opts := buildOptions(stage, nodeModules)
 	opts.EntryPoints = []string{filepath.Join(srcDir, "main.js")}
 	opts.Format, opts.Platform = api.FormatIIFE, api.PlatformBrowser
@@ -470,6 +471,23 @@ func bundle(nodeModules string) (*Bundle, error) {
 			// "process" package; give them the runtime's real process.
 			b.OnResolve(api.OnResolveOptions{Filter: `^process(/|/browser(\.js)?)?$`}, func(api.OnResolveArgs) (api.OnResolveResult, error) {
 				return api.OnResolveResult{Path: processShim}, nil
+			})
+			// They get the runtime's StringDecoder too (readable-stream's
+			// setEncoding), not the old npm copy of Node's.
+			b.OnResolve(api.OnResolveOptions{Filter: `^string_decoder/?$`}, func(api.OnResolveArgs) (api.OnResolveResult, error) {
+				return api.OnResolveResult{Path: stringDecoder}, nil
+			})
+			// The assert polyfill (Node's assert of an earlier release)
+			// inspects values and makes its argument errors with the
+			// runtime's util and errors, so its messages are Node 22's.
+			b.OnResolve(api.OnResolveOptions{Filter: `^(util/?|\./internal/errors|\.\./errors)$`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+				if !strings.Contains(filepath.ToSlash(a.Importer), "/node_modules/assert/build/") {
+					return api.OnResolveResult{}, nil
+				}
+				if strings.HasPrefix(a.Path, "util") {
+					return api.OnResolveResult{Path: filepath.Join(srcDir, "util.js")}, nil
+				}
+				return api.OnResolveResult{Path: filepath.Join(srcDir, "internal", "assert_errors.js")}, nil
 			})
 			// npm packages bundled with the runtime require builtins
 			// as "node:NAME": those are the runtime's own, loaded

@@ -22,7 +22,11 @@ function fillRandom(u8) {
 }
 
 function randomBytes(size, cb) {
-  if (!Number.isInteger(size) || size < 0 || size > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'size', '>= 0 && <= 2147483647', size);
+  // Node's assertSize: any number in range, cut to an integer.
+  if (typeof size !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'size', 'of type number', size);
+  if (Number.isNaN(size) || size < 0 || size > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'size', '>= 0 && <= 2147483647', size);
+  size >>>= 0;
+  if (cb !== undefined) U.validateFunction(cb, 'callback');
   const buf = fillRandom(lazyBuffer().allocUnsafe(size));
   if (typeof cb === 'function') { process.nextTick(cb, null, buf); return undefined; }
   return buf;
@@ -48,7 +52,12 @@ function randomInt(min, max, cb) {
   if (typeof cb === 'function') { process.nextTick(cb, null, r); return undefined; }
   return r;
 }
-function randomUUID() {
+function randomUUID(options) {
+  if (options !== undefined) {
+    U.validateObject(options, 'options');
+    const { disableEntropyCache = false } = options;
+    if (typeof disableEntropyCache !== 'boolean') throw U.invalidType('options.disableEntropyCache', 'of type boolean', disableEntropyCache);
+  }
   const b = fillRandom(new Uint8Array(16));
   b[6] = (b[6] & 0x0f) | 0x40;
   b[8] = (b[8] & 0x3f) | 0x80;
@@ -70,6 +79,7 @@ function getRandomValues(ta) {
 }
 
 const U = require('./internal/crypto_util.js');
+const deprecate = (fn, msg, code) => require('./util.js').deprecate(fn, msg, code);
 const hashes = U.hashNames;
 function normAlg(alg) {
   const m = U.digestName(alg);
@@ -78,11 +88,12 @@ function normAlg(alg) {
 }
 
 class Hash {
-  #id; #done = false;
+  #id; #done = false; #hmac = false;
   constructor(alg, key, id) {
     if (id !== undefined) { this.#id = id; return; }
     if (key === undefined) this.#id = B.hashNew(normAlg(alg), -1);
     else {
+      this.#hmac = true;
       const k = key instanceof keys.KeyObject && key.type === 'secret' ? keys.secretBytes(key) : toBytes(key, 'utf8', 'key');
       this.#id = B.hashNew(normAlg(alg), giveBytes(k));
     }
@@ -97,7 +108,12 @@ class Hash {
     return this;
   }
   digest(enc) {
-    if (this.#done) throw codedError('ERR_CRYPTO_HASH_FINALIZED');
+    if (this.#done) {
+      // An Hmac digested again gives nothing, as in Node; a Hash throws.
+      if (!this.#hmac) throw codedError('ERR_CRYPTO_HASH_FINALIZED');
+      const empty = lazyBuffer().alloc(0);
+      return enc && enc !== 'buffer' ? empty.toString(enc) : empty;
+    }
     this.#done = true;
     const out = takeBytes(B.hashDigest(this.#id), (k) => lazyBuffer().allocUnsafe(k));
     return enc && enc !== 'buffer' ? out.toString(enc) : out;
@@ -114,9 +130,27 @@ class Hash {
   once() { return this; }
 }
 
-function createHash(alg, options) { void options; return new Hash(alg); }
-function createHmac(alg, key) { return new Hash(alg, key); }
-function hash(alg, data, enc = 'hex') { return createHash(alg).update(data).digest(enc); }
+function createHash(alg, options) {
+  U.validateString(alg, 'algorithm');
+  if (options !== undefined && (options === null || typeof options !== 'object')) U.validateObject(options, 'options');
+  return new Hash(alg);
+}
+function createHmac(alg, key) {
+  U.validateString(alg, 'hmac');
+  return new Hash(alg, key);
+}
+const hashEncodings = ['hex', 'base64', 'base64url', 'latin1', 'binary', 'utf8', 'utf-8', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le', 'ascii', 'buffer'];
+function hash(alg, data, enc = 'hex') {
+  U.validateString(alg, 'algorithm');
+  if (typeof data !== 'string' && !ArrayBuffer.isView(data)) {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'input', ['Buffer', 'TypedArray', 'DataView', 'string'], data);
+  }
+  if (enc !== 'hex') {
+    U.validateString(enc, 'outputEncoding');
+    if (!hashEncodings.includes(enc.toLowerCase())) throw codedError('ERR_INVALID_ARG_VALUE', 'outputEncoding', enc);
+  }
+  return createHash(alg).update(data).digest(enc);
+}
 
 function timingSafeEqual(a, b) {
   const x = asU8(a), y = asU8(b);
@@ -126,10 +160,17 @@ function timingSafeEqual(a, b) {
   return d === 0;
 }
 
-function pbkdf2Sync(password, salt, iterations, keylen, digest) {
+// pbkdf2Args checks pbkdf2's arguments in Node's order.
+function pbkdf2Args(password, salt, iterations, keylen, digest) {
+  U.validateString(digest, 'digest');
   const p = toBytes(password, 'utf8', 'password'), s = toBytes(salt, 'utf8', 'salt');
-  if (!Number.isInteger(iterations) || iterations < 1 || iterations > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'iterations', '>= 1 && <= 2147483647', iterations);
-  if (!Number.isInteger(keylen) || keylen < 0 || keylen > 2 ** 31 - 1) throw codedError('ERR_OUT_OF_RANGE', 'keylen', '>= 0 && <= 2147483647', keylen);
+  U.validateInt(iterations, 'iterations', 1, 2 ** 31 - 1);
+  U.validateInt(keylen, 'keylen', 0, 2 ** 31 - 1);
+  return [p, s];
+}
+
+function pbkdf2Sync(password, salt, iterations, keylen, digest) {
+  const [p, s] = pbkdf2Args(password, salt, iterations, keylen, digest);
   const digestName = normAlg(digest);
   // Go's pbkdf2 refuses an empty key; Node gives an empty Buffer.
   if (keylen === 0) return lazyBuffer().alloc(0);
@@ -139,6 +180,14 @@ function pbkdf2Sync(password, salt, iterations, keylen, digest) {
   return takeBytes(B.pbkdf2(iterations, keylen, digestName), (k) => lazyBuffer().allocUnsafe(k));
 }
 function pbkdf2(password, salt, iterations, keylen, digest, cb) {
+  if (typeof digest === 'function') {
+    cb = digest;
+    digest = undefined;
+  }
+  // Bad arguments throw here, as in Node; only the work's own failure
+  // goes to the callback.
+  pbkdf2Args(password, salt, iterations, keylen, digest);
+  U.validateFunction(cb, 'callback');
   let r, e = null;
   try { r = pbkdf2Sync(password, salt, iterations, keylen, digest); } catch (x) { e = x; }
   process.nextTick(cb, e, r);
@@ -171,7 +220,19 @@ const rsaAliases = ['RSA-MD5', 'RSA-SHA1', 'RSA-SHA224', 'RSA-SHA256', 'RSA-SHA3
 
 module.exports = {
   randomBytes, pseudoRandomBytes: randomBytes, randomFillSync, randomFill, randomInt, randomUUID, getRandomValues,
-  createHash, createHmac, hash, Hash, Hmac: Hash, timingSafeEqual, pbkdf2Sync, pbkdf2,
+  createHash, createHmac, hash, timingSafeEqual, pbkdf2Sync, pbkdf2,
+  // Deprecated constructors, callable without new: Hash(algorithm,
+  // options) and Hmac(algorithm, key, options).
+  Hash: deprecate(U.callable(Hash, 'Hash', (a) => { U.validateString(a[0], 'algorithm'); return [a[0]]; }), 'crypto.Hash constructor is deprecated.', 'DEP0179'),
+  Hmac: deprecate(U.callable(Hash, 'Hmac', (a) => { U.validateString(a[0], 'hmac'); return [a[0], a[1]]; }), 'crypto.Hmac constructor is deprecated.', 'DEP0181'),
+  getFips: () => 0,
+  setFips(enabled) {
+    if (typeof enabled !== 'boolean' && typeof enabled !== 'number') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'val', ['boolean', 'number'], enabled);
+    }
+    // No FIPS provider in the sandbox.
+    if (enabled) throw new Error('Cannot set FIPS mode in a non-FIPS build.');
+  },
   getHashes: () => [...rsaAliases, ...hashes].sort(),
   getCiphers: lazyFn(cipherMod, 'getCiphers'), getCipherInfo: lazyFn(cipherMod, 'getCipherInfo'),
   getCurves: () => ['prime256v1', 'secp384r1', 'secp521r1'],
@@ -191,5 +252,12 @@ module.exports = {
   createDiffieHellmanGroup: unsupported('createDiffieHellmanGroup'),
 };
 for (const [name, mod] of [['Cipheriv', cipherMod], ['Decipheriv', cipherMod], ['Sign', signMod], ['Verify', signMod], ['ECDH', signMod]]) {
-  Object.defineProperty(module.exports, name, { get: () => mod()[name], enumerable: true, configurable: true });
+  let fn;
+  Object.defineProperty(module.exports, name, {
+    get: () => (fn ||= U.callable(mod()[name])), enumerable: true, configurable: true,
+  });
 }
+Object.defineProperty(module.exports, 'fips', {
+  get: deprecate(() => 0, 'The crypto.fips is deprecated. Please use crypto.getFips()', 'DEP0093'),
+  enumerable: true, configurable: true,
+});

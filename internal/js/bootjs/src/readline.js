@@ -12,7 +12,7 @@ class Interface extends EventEmitter {
     this._buf = '';
     this._prompt = '> ';
     this._questions = [];
-    const { StringDecoder } = require('string_decoder/');
+    const { StringDecoder } = require('./string_decoder.js');
     const dec = new StringDecoder('utf8');
     this._onData = (chunk) => {
       this._buf += typeof chunk === 'string' ? chunk : dec.write(chunk);

@@ -1,13 +1,9 @@
 'use strict';
 // url: WHATWG URL (whatwg-url) and the legacy API (url polyfill), plus
 // the file URL helpers.
-const whatwg = require('whatwg-url');
 const legacy = require('url/');
 const { codedError } = require('./internal/errors.js');
-const { URL, URLSearchParams } = whatwg;
-
-if (!URL.canParse) URL.canParse = (u, b) => { try { new URL(u, b); return true; } catch { return false; } };
-if (!URL.parse) URL.parse = (u, b) => { try { return new URL(u, b); } catch { return null; } };
+const { URL, URLSearchParams } = require('./internal/whatwg_url.js');
 
 function fileURLToPath(u) {
   if (typeof u === 'string') u = new URL(u);
@@ -23,27 +19,147 @@ function fileURLToPath(u) {
   return decodeURIComponent(p);
 }
 
-function pathToFileURL(p) {
-  const path = require('./path.js');
-  let resolved = path.resolve(p);
-  if (p.endsWith('/') && !resolved.endsWith('/')) resolved += '/';
-  const u = new URL('file://');
-  u.pathname = resolved.replace(/%/g, '%25').replace(/\\/g, '%5C').replace(/\n/g, '%0A').replace(/\r/g, '%0D').replace(/\t/g, '%09');
-  return u;
+// pathChar says how pathToFileURL writes each ASCII character of a
+// path: itself, or percent-encoded (controls, space and the characters
+// a URL would read otherwise: " # % < > ? [ \ ] ^ ` { | } ~ DEL).
+const pathEncoded = new Set(' "#%<>?[\\]^`{|}~\x7f');
+
+function encodePath(p, windows) {
+  let out = '';
+  for (const ch of p) {
+    const c = ch.codePointAt(0);
+    if (windows && ch === '\\') out += '/';
+    else if (c < 0x20 || pathEncoded.has(ch)) out += `%${c.toString(16).toUpperCase().padStart(2, '0')}`;
+    else if (c < 0x80) out += ch;
+    else out += encodeURIComponent(ch);
+  }
+  return out;
 }
 
-function urlToHttpOptions(u) {
-  return {
-    protocol: u.protocol, hostname: u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname,
-    hash: u.hash, search: u.search, pathname: u.pathname, path: `${u.pathname || ''}${u.search || ''}`, href: u.href,
-    port: u.port !== '' ? Number(u.port) : undefined,
-    auth: u.username || u.password ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
+// win32Normalize resolves the . and .. segments of a Windows path with
+// backslashes (there is no Windows working directory to resolve against).
+function win32Normalize(p) {
+  const parts = p.replace(/\//g, '\\').split('\\');
+  const out = [];
+  for (let i = 0; i < parts.length; i++) {
+    const seg = parts[i];
+    if (seg === '.' || (seg === '' && i > 0 && i < parts.length - 1)) continue;
+    if (seg === '..') {
+      if (out.length > 1) out.pop();
+      continue;
+    }
+    out.push(seg);
+  }
+  return out.join('\\');
+}
+
+// pathToFileURL turns a path into a file: URL, as Node does; with
+// { windows: true } the path is a Windows one (drive letters, UNC shares,
+// \\?\ prefixes).
+function pathToFileURL(filepath, options = undefined) {
+  const path = require('./path.js');
+  const windows = options != null && options.windows !== undefined ? Boolean(options.windows) : false;
+  if (typeof filepath !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'path', 'of type string', filepath);
+  if (windows) {
+    let unc = -1;
+    if (filepath.startsWith('\\\\?\\UNC\\')) unc = 8;
+    else if (filepath.startsWith('\\\\?\\')) filepath = filepath.slice(4);
+    else if (filepath.startsWith('\\\\')) unc = 2;
+    if (unc !== -1) {
+      const end = filepath.indexOf('\\', unc);
+      if (end === -1) throw codedError('ERR_INVALID_ARG_VALUE', 'path', filepath, 'Missing UNC resource path');
+      if (end === unc) throw codedError('ERR_INVALID_ARG_VALUE', 'path', filepath, 'Empty UNC servername');
+      const u = new URL('file://');
+      u.hostname = filepath.slice(unc, end);
+      u.pathname = encodePath(filepath.slice(end), true);
+      return u;
+    }
+  }
+  let resolved = windows ? win32Normalize(filepath) : path.resolve(filepath);
+  // resolve drops a trailing separator: keep it.
+  const last = filepath[filepath.length - 1];
+  if ((last === '/' || (windows && last === '\\')) && !/[\\/]$/.test(resolved)) resolved += '/';
+  const encoded = encodePath(resolved, windows);
+  return new URL(`file://${windows ? '/' : ''}${encoded}`);
+}
+
+// urlToHttpOptions is Node's: the URL's own properties (a copy of a
+// URL, which has none of its getters' values, works too), then the
+// request options taken from it.
+function urlToHttpOptions(url) {
+  const { hostname, pathname, port, username, password, search } = url;
+  const options = {
+    __proto__: null,
+    ...url,
+    protocol: url.protocol,
+    hostname: hostname && hostname[0] === '[' ? hostname.slice(1, -1) : hostname,
+    hash: url.hash,
+    search,
+    pathname,
+    path: `${pathname || ''}${search || ''}`,
+    href: url.href,
   };
+  if (port !== '') options.port = Number(port);
+  if (username || password) options.auth = `${decodeURIComponent(username)}:${decodeURIComponent(password)}`;
+  return options;
+}
+
+// parse is the legacy url.parse: a string only, and a parsed query as
+// Node's querystring gives it (an object without prototype).
+function parse(url, parseQueryString, slashesDenoteHost) {
+  if (url instanceof legacy.Url) return url;
+  if (typeof url !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'url', 'of type string', url);
+  const out = legacy.parse(url, parseQueryString, slashesDenoteHost);
+  if (parseQueryString && out.query !== null && typeof out.query === 'object') {
+    if (out.search) {
+      out.query = require('./internal/builtins.js').load('querystring').parse(out.search.slice(1));
+    } else {
+      // No query at all: Node says so with a null search.
+      out.search = null;
+      out.query = { __proto__: null };
+    }
+  }
+  return out;
+}
+
+function format(urlObject, options) {
+  if (typeof urlObject === 'string') return legacy.format(parse(urlObject));
+  if (typeof urlObject !== 'object' || urlObject === null) {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'urlObject', ['Object', 'string'], urlObject);
+  }
+  if (urlObject instanceof URL) return formatURL(urlObject, options);
+  return legacy.format(urlObject);
+}
+
+// formatURL is url.format of a WHATWG URL, with its options.
+function formatURL(u, options) {
+  let fragment = true, unicode = false, search = true, auth = true;
+  if (options !== undefined) {
+    if (options === null || typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+    if (options.fragment !== undefined) fragment = Boolean(options.fragment);
+    if (options.unicode !== undefined) unicode = Boolean(options.unicode);
+    if (options.search !== undefined) search = Boolean(options.search);
+    if (options.auth !== undefined) auth = Boolean(options.auth);
+  }
+  const c = new URL(u.href);
+  if (!fragment) c.hash = '';
+  if (!search) c.search = '';
+  if (!auth) {
+    c.username = '';
+    c.password = '';
+  }
+  let href = c.href;
+  if (unicode && c.hostname) {
+    const host = require('punycode/').toUnicode(c.hostname);
+    const at = href.indexOf(c.host, c.protocol.length);
+    if (at !== -1) href = href.slice(0, at) + host + href.slice(at + c.hostname.length);
+  }
+  return href;
 }
 
 module.exports = {
   URL, URLSearchParams, fileURLToPath, pathToFileURL, urlToHttpOptions,
-  parse: legacy.parse, format: (u, o) => (u instanceof URL ? u.href : legacy.format(u, o)), resolve: legacy.resolve,
+  parse, format, resolve: legacy.resolve,
   resolveObject: legacy.resolveObject, Url: legacy.Url,
   domainToASCII: (d) => { try { return new URL(`ws://${d}`).hostname; } catch { return ''; } },
   domainToUnicode: (d) => require('punycode/').toUnicode(d),

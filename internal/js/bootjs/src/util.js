@@ -162,6 +162,9 @@ function deprecate(fn, msg, code) {
     return new.target ? Reflect.construct(fn, args, new.target) : Reflect.apply(fn, this, args);
   }
   Object.setPrototypeOf(deprecated, fn);
+  // A deprecated class: new on the wrapper makes instances of fn's
+  // prototype, and instanceof holds either way.
+  if (fn.prototype) deprecated.prototype = fn.prototype;
   return deprecated;
 }
 
@@ -229,12 +232,15 @@ const log = deprecate(function log(...args) {
 // when source maps are on: the last of --enable-source-maps and
 // --no-enable-source-maps, else whether --experimental-transform-types
 // (which implies them in Node 22) was given.
+// Index loops and primordials: a guest may have replaced the array
+// iterator (Node's own tests do, with getCallSites under it).
 function sourceMapsByDefault() {
+  const P = require('./internal/primordials.js');
   const argv = require('./process.js').process.execArgv || [];
-  let on = argv.includes('--experimental-transform-types');
-  for (const a of argv) {
-    if (a === '--enable-source-maps') on = true;
-    else if (a === '--no-enable-source-maps') on = false;
+  let on = P.ArrayPrototypeIndexOf(argv, '--experimental-transform-types') !== -1;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--enable-source-maps') on = true;
+    else if (argv[i] === '--no-enable-source-maps') on = false;
   }
   return on;
 }
@@ -273,12 +279,13 @@ function getCallSites(frameCount = 10, options) {
   const P = require('./internal/primordials.js');
   if (!P.ArrayIsArray(sites)) return [];
   const out = [];
+  const mapByDefault = options.sourceMap === undefined && sourceMapsByDefault();
   for (let i = 0; i < sites.length; i++) {
     const cs = sites[i];
     let line = cs.getLineNumber() ?? 0;
     let col = cs.getColumnNumber() ?? 0;
     const scriptName = cs.getScriptNameOrSourceURL() || cs.getFileName() || '';
-    if (options.sourceMap === true || (options.sourceMap === undefined && sourceMapsByDefault())) {
+    if (options.sourceMap === true || mapByDefault) {
       const m = require('./internal/module_sourcemap.js').mapLocation(scriptName, line, col);
       if (m) {
         const k = P.StringPrototypeIndexOf(m, ':');

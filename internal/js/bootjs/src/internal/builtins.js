@@ -8,8 +8,8 @@ function denied(name, why) {
 }
 
 const factories = {
-  assert: () => require('assert/'),
-  'assert/strict': () => require('assert/').strict,
+  assert: () => require('../assert.js'),
+  'assert/strict': () => require('../assert.js').strict,
   async_hooks: () => require('../async_hooks.js'),
   buffer: () => require('../buffer.js'),
   child_process: () => require('../child_process.js'),
@@ -40,7 +40,7 @@ const factories = {
   stream: () => require('../stream.js'),
   'stream/promises': () => require('../stream.js').promises,
   'stream/web': () => ({ ...require('./lazy.js').lazy('web-streams-polyfill'), TextEncoderStream: globalThis.TextEncoderStream, TextDecoderStream: globalThis.TextDecoderStream }),
-  string_decoder: () => require('string_decoder/'),
+  string_decoder: () => require('../string_decoder.js'),
   sys: () => require('../util.js'),
   timers: () => require('../timers.js'),
   'timers/promises': () => require('../timers.js').promises,

@@ -95,7 +95,7 @@ class CipherBase extends Transform {
     if (enc === undefined || enc === null || enc === 'buffer') return buf;
     if (!lazyBuffer().isEncoding(enc)) throw cryptoError('ERR_UNKNOWN_ENCODING', `Unknown encoding: ${enc}`);
     if (!this._decoder) {
-      const { StringDecoder } = require('string_decoder/');
+      const { StringDecoder } = require('../string_decoder.js');
       this._decoder = new StringDecoder(enc);
     }
     return end ? this._decoder.end(buf) : this._decoder.write(buf);
@@ -223,6 +223,12 @@ const nids = {
 };
 
 function getCipherInfo(nameOrNid, options) {
+  if (typeof nameOrNid !== 'string' && typeof nameOrNid !== 'number') throw U.invalidType('nameOrNid', 'one of type string or number', nameOrNid);
+  if (options !== undefined) {
+    U.validateObject(options, 'options');
+    if (options.keyLength !== undefined) U.validateInt(options.keyLength, 'options.keyLength', -(2 ** 31), 2 ** 31 - 1);
+    if (options.ivLength !== undefined) U.validateInt(options.ivLength, 'options.ivLength', -(2 ** 31), 2 ** 31 - 1);
+  }
   let name;
   if (typeof nameOrNid === 'number') {
     name = Object.keys(nids).find((k) => nids[k] === nameOrNid);
@@ -230,7 +236,7 @@ function getCipherInfo(nameOrNid, options) {
   } else if (typeof nameOrNid === 'string') {
     name = nameOrNid.toLowerCase().replace(/^aes-(\d+)-gcm$/, 'id-aes$1-gcm').replace(/^aes(\d+)$/, 'aes-$1-cbc');
   } else {
-    throw U.invalidType('nameOrNid', 'of type string or number', nameOrNid);
+    throw U.invalidType('nameOrNid', 'one of type string or number', nameOrNid);
   }
   if (!nids[name]) return undefined;
   const info = cipherInfo(name);

@@ -78,6 +78,8 @@ function hkdfArgs(digest, ikm, salt, info, keylen) {
   if (i.byteLength > 1024) throw U.outOfRange('info', 'must not contain more than 1024 bytes', i.byteLength);
   const name = U.digestName(digest);
   if (!name) throw cryptoError('ERR_CRYPTO_INVALID_DIGEST', `Invalid digest: ${digest}`);
+  // HKDF yields at most 255 blocks of the digest's size.
+  if (keylen > 255 * require('../crypto.js').createHash(name).digest().length) throw cryptoError('ERR_CRYPTO_INVALID_KEYLEN');
   return [name, key, s, i, keylen];
 }
 

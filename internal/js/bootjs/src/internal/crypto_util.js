@@ -153,7 +153,18 @@ function encodeOut(buf, enc) {
   return buf.toString(enc);
 }
 
+// callable makes class C a function that, as Node's crypto classes do,
+// also constructs when called without new (crypto.Sign('sha256')); its
+// instances are C's and subclasses work.
+function callable(C, name = C.name, args = (a) => a) {
+  const F = function (...a) { return Reflect.construct(C, args(a), new.target || F); };
+  Object.defineProperty(F, 'name', { value: name, configurable: true });
+  F.prototype = C.prototype;
+  Object.setPrototypeOf(F, C);
+  return F;
+}
+
 module.exports = {
-  B, call, give, pack, invalidType, bytes, out, convert, cryptoError, outOfRange, toBuf, isBufferLike, bufTypes, validateString, validateObject,
+  callable, B, call, give, pack, invalidType, bytes, out, convert, cryptoError, outOfRange, toBuf, isBufferLike, bufTypes, validateString, validateObject,
   validateFunction, validateInt, invalidValue, digestName, hashNames, encodeOut, lazyBuffer, asU8,
 };

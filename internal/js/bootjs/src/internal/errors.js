@@ -58,11 +58,20 @@ function fromBridge(e, syscall, path, dest) {
 }
 
 const messages = {
+  // expected is Node's list of accepted types (['string', 'Buffer']),
+  // or the phrase after "must be" ('of type string').
   ERR_INVALID_ARG_TYPE: (name, expected, actual) =>
-    `The ${name.endsWith(' argument') ? name : `"${name}" ${name.includes('.') ? 'property' : 'argument'}`} must be ${expected}. Received ${describe(actual)}`,
-  ERR_INVALID_ARG_VALUE: (name, value, reason = 'is invalid') =>
-    `The ${name.includes('.') ? 'property' : 'argument'} "${name}" ${reason}. Received ${describe(value)}`,
-  ERR_OUT_OF_RANGE: (name, range, value) => `The value of "${name}" is out of range. It must be ${range}. Received ${describe(value)}`,
+    `The ${name.endsWith(' argument') ? name : `"${name}" ${name.includes('.') ? 'property' : 'argument'}`} must be ${Array.isArray(expected) ? typeList(expected) : expected}. Received ${describe(actual)}`,
+  ERR_INVALID_ARG_VALUE: (name, value, reason = 'is invalid') => {
+    let shown = require('../util.js').inspect(value);
+    if (shown.length > 128) shown = `${shown.slice(0, 128)}...`;
+    return `The ${name.includes('.') ? 'property' : 'argument'} '${name}' ${reason}. Received ${shown}`;
+  },
+  ERR_AMBIGUOUS_ARGUMENT: (name, reason) => `The "${name}" argument is ambiguous. ${reason}`,
+  ERR_OUT_OF_RANGE: (name, range, value) => `The value of "${name}" is out of range. It must be ${range}. Received ${received(value)}`,
+  ERR_INVALID_RETURN_VALUE: (input, name, value) => `Expected ${input} to be returned from the "${name}" function but got ${describe(value)}.`,
+  ERR_BUFFER_OUT_OF_BOUNDS: (name) => (name ? `"${name}" is outside of buffer bounds` : 'Attempt to access memory outside buffer bounds'),
+  ERR_UNAVAILABLE_DURING_EXIT: () => 'Cannot call function in process exit handler',
   ERR_UNKNOWN_BUILTIN_MODULE: (m) => `No such built-in module: ${m}`,
   ERR_ACCESS_DENIED: (what) => `Access to this API has been restricted: ${what}`,
   ERR_METHOD_NOT_IMPLEMENTED: (m) => `The ${m} method is not implemented`,
@@ -78,6 +87,15 @@ const messages = {
   ERR_DOMAIN_CALLBACK_NOT_AVAILABLE: () => 'A callback was registered through process.setUncaughtExceptionCaptureCallback(), which is mutually exclusive with using the `domain` module',
   ERR_DOMAIN_CANNOT_SET_UNCAUGHT_EXCEPTION_CAPTURE: () => 'The `domain` module is in use, which is mutually exclusive with calling process.setUncaughtExceptionCaptureCallback()',
   ERR_INVALID_THIS: (t) => `Value of "this" must be of type ${t}`,
+  ERR_MISSING_ARGS: (...names) => {
+    const q = names.map((n) => (Array.isArray(n) ? n.map((a) => `"${a}"`).join(' or ') : `"${n}"`));
+    if (q.length === 1) return `The ${q[0]} argument must be specified`;
+    if (q.length === 2) return `The ${q[0]} and ${q[1]} arguments must be specified`;
+    return `The ${q.slice(0, -1).join(', ')}, and ${q[q.length - 1]} arguments must be specified`;
+  },
+  ERR_UNKNOWN_ENCODING: (e) => `Unknown encoding: ${e}`,
+  ERR_ARG_NOT_ITERABLE: (what) => `${what} must be iterable`,
+  ERR_INVALID_TUPLE: (what, shape) => `${what} must be an iterable ${shape} tuple`,
   ERR_CRYPTO_HASH_FINALIZED: () => 'Digest already called',
   ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: () => 'Input buffers must have the same byte length',
   ERR_REQUIRE_ESM: (f) => `require() of ES Module ${f} not supported.`,
@@ -101,23 +119,85 @@ const messages = {
 };
 
 const kinds = {
-  ERR_INVALID_ARG_TYPE: TypeError, ERR_INVALID_ARG_VALUE: TypeError, ERR_OUT_OF_RANGE: RangeError,
+  ERR_INVALID_ARG_TYPE: TypeError, ERR_INVALID_ARG_VALUE: TypeError, ERR_AMBIGUOUS_ARGUMENT: TypeError, ERR_OUT_OF_RANGE: RangeError,
   ERR_UNKNOWN_SIGNAL: TypeError, ERR_INVALID_URL: TypeError, ERR_INVALID_FILE_URL_PATH: TypeError,
   ERR_INVALID_URL_SCHEME: TypeError, ERR_BUFFER_TOO_LARGE: RangeError, ERR_CHILD_PROCESS_STDIO_MAXBUFFER: RangeError,
   ERR_INVALID_THIS: TypeError, ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: RangeError, ERR_UNKNOWN_FILE_EXTENSION: TypeError,
   ERR_INVALID_STATE: Error, ERR_UNSUPPORTED_ESM_URL_SCHEME: Error,
+  ERR_MISSING_ARGS: TypeError, ERR_BUFFER_OUT_OF_BOUNDS: RangeError, ERR_INVALID_RETURN_VALUE: TypeError, ERR_UNKNOWN_ENCODING: TypeError, ERR_ARG_NOT_ITERABLE: TypeError, ERR_INVALID_TUPLE: TypeError,
 };
 
-function describe(v) {
-  if (v == null) return String(v);
-  if (typeof v === 'function') return `function ${v.name}`;
-  if (typeof v === 'object') {
-    if (v.constructor && v.constructor.name) return `an instance of ${v.constructor.name}`;
-    return 'an instance of Object';
+// primitiveTypes are the names typeList says "of type" before.
+const primitiveTypes = ['string', 'function', 'number', 'object', 'Function', 'Object', 'boolean', 'bigint', 'symbol'];
+
+// typeList says which types an argument may have, as Node does: "of
+// type string or an instance of Buffer or Uint8Array".
+function typeList(expected) {
+  const types = [];
+  const instances = [];
+  const other = [];
+  for (const t of expected) {
+    if (primitiveTypes.includes(t)) types.push(t.toLowerCase());
+    else if (/^([A-Z][a-z0-9]*)+$/.test(t)) instances.push(t);
+    else other.push(t);
   }
-  let s = typeof v === 'string' ? `'${v.length > 28 ? v.slice(0, 25) + '...' : v}'` : String(v);
-  if (typeof v === 'bigint') s += 'n';
-  return `type ${typeof v} (${s})`;
+  // "object" next to classes is listed as the class Object.
+  if (instances.length > 0 && types.includes('object')) {
+    types.splice(types.indexOf('object'), 1);
+    instances.push('Object');
+  }
+  const list = (xs) => (xs.length > 2 ? `${xs.slice(0, -1).join(', ')}, or ${xs[xs.length - 1]}` : xs.join(' or '));
+  const parts = [];
+  if (types.length > 0) parts.push(`${types.length > 1 ? 'one of type' : 'of type'} ${list(types)}`);
+  if (instances.length > 0) parts.push(`an instance of ${list(instances)}`);
+  if (other.length > 0) {
+    if (other.length > 1) parts.push(`one of ${list(other)}`);
+    else parts.push(`${other[0].toLowerCase() !== other[0] ? 'an ' : ''}${other[0]}`);
+  }
+  return parts.join(' or ');
+}
+
+// received shows an out-of-range value as Node does: large integers
+// with digit separators, bigints with "n", anything else inspected.
+function received(v) {
+  if (Number.isInteger(v) && Math.abs(v) > 2 ** 32) return separated(String(v));
+  if (typeof v === 'bigint') {
+    const s = String(v);
+    return `${v > 2n ** 32n || v < -(2n ** 32n) ? separated(s) : s}n`;
+  }
+  return require('../util.js').inspect(v);
+}
+
+// separated puts an underscore between each group of three digits.
+function separated(s) {
+  const start = s[0] === '-' ? 1 : 0;
+  let out = '';
+  let i = s.length;
+  for (; i >= start + 4; i -= 3) out = `_${s.slice(i - 3, i)}${out}`;
+  return `${s.slice(0, i)}${out}`;
+}
+
+// describe is Node's determineSpecificType: how an error message shows
+// a value it received.
+function describe(v) {
+  if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
+  switch (typeof v) {
+    case 'bigint': return `type bigint (${v}n)`;
+    case 'number': return `type number (${Object.is(v, -0) ? '-0' : String(v)})`;
+    case 'boolean': return `type boolean (${v})`;
+    case 'symbol': return `type symbol (${String(v)})`;
+    case 'function': return `function ${v.name}`;
+    case 'object': {
+      if (v.constructor && 'name' in v.constructor) return `an instance of ${v.constructor.name}`;
+      return require('../util.js').inspect(v, { depth: -1 });
+    }
+    case 'string': {
+      const s = v.length > 28 ? `${v.slice(0, 25)}...` : v;
+      return s.includes("'") ? `type string (${JSON.stringify(s)})` : `type string ('${s}')`;
+    }
+    default: return `type ${typeof v} (${String(v)})`;
+  }
 }
 
 // codedError returns a Node error with code, e.g.

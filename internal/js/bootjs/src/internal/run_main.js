@@ -28,6 +28,33 @@ function readStdinSync() {
   return require('./encoding.js').utf8Decode(all);
 }
 
+// addBuiltinGlobals makes each builtin module a global of -e/-p code
+// (node -e 'fs.readFileSync(...)'), as Node does: loaded at first use,
+// not enumerable, and replaced by a plain property when assigned.
+function addBuiltinGlobals(req) {
+  const g = globalThis;
+  const { builtinModules } = require('./builtins.js');
+  for (let i = 0; i < builtinModules.length; i++) {
+    const name = builtinModules[i];
+    if (name[0] === '_' || P.StringPrototypeIndexOf(name, '/') !== -1 || P.ObjectPrototypeHasOwnProperty(g, name)) continue;
+    const setReal = (v) => {
+      delete g[name];
+      g[name] = v;
+    };
+    P.ObjectDefineProperty(g, name, {
+      __proto__: null,
+      get() {
+        const lib = req(name);
+        P.ObjectDefineProperty(g, name, { __proto__: null, get: () => lib, set: setReal, configurable: true, enumerable: false });
+        return lib;
+      },
+      set: setReal,
+      configurable: true,
+      enumerable: false,
+    });
+  }
+}
+
 function evalScript(name, code, print, inputType) {
   const Module = require('../module.js');
   const cwd = process.cwd();
@@ -37,6 +64,7 @@ function evalScript(name, code, print, inputType) {
   module.paths = Module._nodeModulePaths(cwd);
   module.loaded = true;
   const req = Module.createRequire(filename);
+  if (name === '[eval]') addBuiltinGlobals(req);
   if (inputType === 'module' || inputType === 'module-typescript') {
     const fn = Module._compileESM(code, filename, name, inputType === 'module-typescript');
     fn.call(module.exports, module.exports, req, module, name, '.');
