@@ -97,6 +97,9 @@ const messages = {
   ERR_USE_AFTER_CLOSE: (w) => `${w} was closed`,
   ERR_SYSTEM_ERROR: (m) => m,
   ERR_INVALID_STATE: (m) => `Invalid state: ${m}`,
+  ERR_IMPORT_ATTRIBUTE_MISSING: (url, type) => `Module "${url}" needs an import attribute of "type: ${type}"`,
+  ERR_IMPORT_ATTRIBUTE_UNSUPPORTED: (key, value) => `Import attribute "${key}" with value "${value}" is not supported`,
+  ERR_IMPORT_ATTRIBUTE_TYPE_INCOMPATIBLE: (url, type) => `Module "${url}" is not of type "${type}"`,
   ERR_UNSUPPORTED_ESM_URL_SCHEME: (u) => `Only URLs with a scheme in: file, data, and node are supported by the default ESM loader. Received protocol '${u}'`,
 };
 
@@ -106,6 +109,8 @@ const kinds = {
   ERR_INVALID_URL_SCHEME: TypeError, ERR_BUFFER_TOO_LARGE: RangeError, ERR_CHILD_PROCESS_STDIO_MAXBUFFER: RangeError,
   ERR_INVALID_THIS: TypeError, ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: RangeError, ERR_UNKNOWN_FILE_EXTENSION: TypeError,
   ERR_INVALID_STATE: Error, ERR_UNSUPPORTED_ESM_URL_SCHEME: Error,
+  ERR_IMPORT_ATTRIBUTE_MISSING: TypeError, ERR_IMPORT_ATTRIBUTE_UNSUPPORTED: TypeError,
+  ERR_IMPORT_ATTRIBUTE_TYPE_INCOMPATIBLE: TypeError,
 };
 
 function describe(v) {
