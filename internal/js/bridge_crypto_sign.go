@@ -181,14 +181,16 @@ func verifyWith(k any, o signOpts, sig []byte) (bool, error) {
 		default:
 			return false, errBadPadding
 		}
-		if err != nil {
-			// A bad signature is false; a key or hash that cannot be used throws.
-			if e := rsaErr(err, nil); e != nil {
-				return false, e
-			}
-			return false, nil
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, rsakey.ErrTooShort), errors.Is(err, rsakey.ErrHash):
+			// A key or hash that cannot be used throws.
+			return false, rsaErr(err, nil)
 		}
-		return true, nil
+		// A bad signature is false, as is one whose digest does not fit
+		// the key (OpenSSL too).
+		return false, nil
 	case *ecdsa.PublicKey:
 		if _, ok := cryptoHash(o.hash); !ok {
 			return false, errInvalidDigest

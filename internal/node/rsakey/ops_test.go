@@ -278,3 +278,46 @@ func TestPSS0AgainstGo(t *testing.T) {
 }
 
 func big15() *big.Int { return big.NewInt(15) }
+
+// FuzzSmallKeyOps hands hostile signatures, ciphertexts, digests and
+// salt lengths to the operations on a 512- and a 1023-bit key: they end
+// in an error or false, never a panic, and what they sign verifies.
+func FuzzSmallKeyOps(f *testing.F) {
+	keys := make([]*rsa.PrivateKey, 2)
+	for i, bits := range []int{512, 1023} {
+		k, err := GenerateKey(rand.Reader, bits, 65537, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		keys[i] = k
+	}
+	f.Add([]byte{}, []byte{}, 0, uint8(0))
+	f.Add(bytes.Repeat([]byte{0xff}, 64), make([]byte, 20), -1, uint8(1))
+	f.Add(make([]byte, 128), make([]byte, 32), -2, uint8(3))
+	f.Fuzz(func(t *testing.T, block, digest []byte, salt int, which uint8) {
+		k := keys[which%2]
+		hashes := []crypto.Hash{crypto.SHA1, crypto.SHA256, crypto.SHA512, 0}
+		h := hashes[int(which/2)%len(hashes)]
+		_ = VerifyPKCS1v15(&k.PublicKey, h, digest, block)
+		if h != 0 {
+			_ = VerifyPSS(&k.PublicKey, h, digest, block, salt)
+			_, _ = DecryptOAEP(h, rand.Reader, k, block, digest)
+			if ct, err := EncryptOAEP(h, rand.Reader, &k.PublicKey, block, nil); err == nil {
+				if pt, err := DecryptOAEP(h, rand.Reader, k, ct, nil); err != nil || !bytes.Equal(pt, block) {
+					t.Fatalf("OAEP round trip: %v", err)
+				}
+			}
+			if sig, err := SignPSS(rand.Reader, k, h, digest, salt); err == nil {
+				if err := VerifyPSS(&k.PublicKey, h, digest, sig, salt); err != nil {
+					t.Fatalf("PSS salt %d: %v", salt, err)
+				}
+			}
+		}
+		if sig, err := SignPKCS1v15(rand.Reader, k, h, digest); err == nil {
+			if err := VerifyPKCS1v15(&k.PublicKey, h, digest, sig); err != nil {
+				t.Fatalf("PKCS #1 v1.5: %v", err)
+			}
+		}
+		_, _ = Public(&k.PublicKey, block)
+	})
+}

@@ -57,6 +57,10 @@ for (const [name, k] of [['512', k512], ['777', k777]]) {
   console.log(name, 'privateEncrypt', hex(pe), c.publicDecrypt(pub, pe).toString());
   console.log(name, 'bad oaep', tryIt(() => c.privateDecrypt(k, Buffer.alloc(pk1.length, 1))));
   console.log(name, 'too long', tryIt(() => c.publicEncrypt(pub, Buffer.alloc(200))));
+  console.log(name, 'verify misfits', tryIt(() => c.verify('sha512', msg, pub, Buffer.alloc(64, 1))),
+    tryIt(() => c.verify('sha512', msg, { key: pub, padding: P.RSA_PKCS1_PSS_PADDING }, Buffer.alloc(64, 1))),
+    tryIt(() => c.verify('sha256', msg, pub, Buffer.alloc(200, 1))),
+    tryIt(() => c.privateDecrypt({ key: k, oaepHash: 'sha512' }, Buffer.alloc(64, 1))));
 }
 for (const [modulusLength, publicExponent] of [[512, 65537], [513, 3], [511, 65537], [256, 3]]) {
   const r = tryIt(() => c.generateKeyPairSync('rsa', { modulusLength, publicExponent }));
