@@ -53,3 +53,21 @@ const s = "import q from './q.json' with { type: 'json' }";
 		t.Fatalf("%v\n%s", err, m.Code)
 	}
 }
+
+// BenchmarkTransformAttributes: the cost of the second parse for a
+// module with an import attribute, against the same module without.
+func BenchmarkTransformAttributes(b *testing.B) {
+	body := "\nexport const f = (x) => x + 1;\nconsole.log(a, f(2));\n"
+	for _, c := range []struct{ name, src string }{
+		{"without", "import a from './x.js';" + body},
+		{"with", "import a from './x.json' with { type: 'json' };" + body},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Transform(c.src, "/m.mjs", ESM); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
