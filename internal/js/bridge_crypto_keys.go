@@ -31,7 +31,7 @@ import (
 const (
 	maxRSABits       = 16384
 	maxRSAGenBits    = 8192
-	minRSABits       = 1024 // Go's crypto/rsa refuses shorter keys
+	minRSABits       = rsakey.MinBits // OpenSSL's bound for generation
 	maxPrivateKeyDER = 16 << 10
 	maxKeyInput      = 1 << 20
 	maxKeyCache      = 64
@@ -570,6 +570,10 @@ var errRSAExponent = osslErr("020000B2", "rsa routines", "pub exponent out of ra
 
 var errRSATooShort = cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("RSA keys shorter than %d bits are not supported in this sandbox", minRSABits))
 
+// errRSAGenTooShort is OpenSSL's refusal to generate a modulus under 512
+// bits (Node gives it no code).
+var errRSAGenTooShort = osslErr("1C8000AB", "Provider routines", "key size too small", "")
+
 func b64e(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
 // exportJWK writes k as Node orders a JWK's members.
@@ -824,7 +828,7 @@ func (r *rt) generateKey(kind string, opts []byte) (any, error) {
 	switch kind {
 	case "rsa":
 		if o.ModulusLength < minRSABits {
-			return nil, errRSATooShort
+			return nil, errRSAGenTooShort
 		}
 		if o.ModulusLength > maxRSAGenBits {
 			return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("The value of \"options.modulusLength\" is out of range. It must be <= %d in this sandbox. Received %d", maxRSAGenBits, o.ModulusLength))

@@ -9,11 +9,13 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/asn1"
+	"errors"
 	"math/big"
 
 	v8 "github.com/tommie/v8go"
 
 	"github.com/secexec/secexec/internal/node/cfrg"
+	"github.com/secexec/secexec/internal/node/rsakey"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -59,6 +61,7 @@ var (
 	errInvalidDigest  = osslErr("1C80007A", "Provider routines", "invalid digest", "ERR_OSSL_INVALID_DIGEST")
 	errBadPadding     = osslErr("1C8000A5", "Provider routines", "illegal or unsupported padding mode", "ERR_OSSL_ILLEGAL_OR_UNSUPPORTED_PADDING_MODE")
 	errRSATooLarge    = osslErr("0200006E", "rsa routines", "data too large for key size", "ERR_OSSL_RSA_DATA_TOO_LARGE_FOR_KEY_SIZE")
+	errDigestTooBig   = osslErr("02000070", "rsa routines", "digest too big for rsa key", "ERR_OSSL_RSA_DIGEST_TOO_BIG_FOR_RSA_KEY")
 	errOAEPDecode     = osslErr("02000079", "rsa routines", "oaep decoding error", "ERR_OSSL_RSA_OAEP_DECODING_ERROR")
 	errBlockTypeNot01 = osslErr("0200006A", "rsa routines", "block type is not 01", "ERR_OSSL_RSA_BLOCK_TYPE_IS_NOT_01")
 	errECDHPublic     = cryptoErr("ERR_CRYPTO_ECDH_INVALID_PUBLIC_KEY", "Public key is not valid for specified curve")
@@ -74,26 +77,29 @@ type signOpts struct {
 	digested []byte // the digest, or the message for Ed25519
 }
 
-func pssOpts(o signOpts) (*rsa.PSSOptions, error) {
+// pssSalt maps Node's saltLength to rsakey's: absent is the longest
+// salt when signing and any salt when verifying (OpenSSL's defaults).
+func pssSalt(o signOpts) (int, error) {
 	if !o.hasSalt {
-		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto}, nil
+		return rsakey.SaltLengthMax, nil
 	}
-	switch {
-	case o.saltLen == -1:
-		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash}, nil
-	case o.saltLen == -2:
-		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto}, nil
-	case o.saltLen > 0:
-		return &rsa.PSSOptions{SaltLength: o.saltLen}, nil
+	if o.saltLen < rsakey.SaltLengthMax {
+		return 0, errRSATooLarge
 	}
-	return nil, errRSATooLarge
+	return o.saltLen, nil
 }
 
-func rsaUsable(k *rsa.PublicKey) error {
-	if k.N.BitLen() < minRSABits {
+// rsaErr maps rsakey's errors to OpenSSL's, as Node reports them.
+func rsaErr(err error, otherwise error) error {
+	switch {
+	case errors.Is(err, rsakey.ErrTooShort):
 		return errRSATooShort
+	case errors.Is(err, rsakey.ErrDigestTooBig):
+		return errDigestTooBig
+	case errors.Is(err, rsakey.ErrHash):
+		return errInvalidDigest
 	}
-	return nil
+	return otherwise
 }
 
 func signWith(k any, o signOpts) ([]byte, error) {
@@ -103,32 +109,24 @@ func signWith(k any, o signOpts) ([]byte, error) {
 		if !ok {
 			return nil, errInvalidDigest
 		}
-		if err := rsaUsable(&k.PublicKey); err != nil {
-			return nil, err
-		}
+		var s []byte
+		var err error
 		switch o.padding {
 		case 0, rsaPKCS1Padding:
-			s, err := rsa.SignPKCS1v15(rand.Reader, k, h, o.digested)
-			if err != nil {
-				return nil, errRSATooLarge
-			}
-			return s, nil
+			s, err = rsakey.SignPKCS1v15(rand.Reader, k, h, o.digested)
 		case rsaPSSPadding:
-			if o.hasSalt && o.saltLen == 0 {
-				// Go reads 0 as "automatic": see signPSS0.
-				return signPSS0(k, h, o.digested)
+			salt, serr := pssSalt(o)
+			if serr != nil {
+				return nil, serr
 			}
-			po, err := pssOpts(o)
-			if err != nil {
-				return nil, err
-			}
-			s, err := rsa.SignPSS(rand.Reader, k, h, o.digested, po)
-			if err != nil {
-				return nil, errRSATooLarge
-			}
-			return s, nil
+			s, err = rsakey.SignPSS(rand.Reader, k, h, o.digested, salt)
+		default:
+			return nil, errBadPadding
 		}
-		return nil, errBadPadding
+		if err != nil {
+			return nil, rsaErr(err, errRSATooLarge)
+		}
+		return s, nil
 	case *ecdsa.PrivateKey:
 		if _, ok := cryptoHash(o.hash); !ok {
 			return nil, errInvalidDigest
@@ -170,23 +168,29 @@ func verifyWith(k any, o signOpts, sig []byte) (bool, error) {
 		if !ok {
 			return false, errInvalidDigest
 		}
-		if err := rsaUsable(k); err != nil {
-			return false, err
-		}
+		var err error
 		switch o.padding {
 		case 0, rsaPKCS1Padding:
-			return rsa.VerifyPKCS1v15(k, h, o.digested, sig) == nil, nil
+			err = rsakey.VerifyPKCS1v15(k, h, o.digested, sig)
 		case rsaPSSPadding:
-			if o.hasSalt && o.saltLen == 0 {
-				return verifyPSS0(k, h, o.digested, sig), nil
+			salt, serr := pssSalt(o)
+			if serr != nil {
+				return false, serr
 			}
-			po, err := pssOpts(o)
-			if err != nil {
-				return false, err
-			}
-			return rsa.VerifyPSS(k, h, o.digested, sig, po) == nil, nil
+			err = rsakey.VerifyPSS(k, h, o.digested, sig, salt)
+		default:
+			return false, errBadPadding
 		}
-		return false, errBadPadding
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, rsakey.ErrTooShort), errors.Is(err, rsakey.ErrHash):
+			// A key or hash that cannot be used throws.
+			return false, rsaErr(err, nil)
+		}
+		// A bad signature is false, as is one whose digest does not fit
+		// the key (OpenSSL too).
+		return false, nil
 	case *ecdsa.PublicKey:
 		if _, ok := cryptoHash(o.hash); !ok {
 			return false, errInvalidDigest
@@ -236,16 +240,11 @@ func (r *rt) signArgs(args []*v8.Value) (signOpts, any, error) {
 
 // rsaRaw computes m^e mod n, the public RSA operation without padding.
 func rsaRaw(k *rsa.PublicKey, in []byte) ([]byte, error) {
-	size := k.Size()
-	if len(in) > size {
-		return nil, errRSATooLarge
+	out, err := rsakey.Public(k, in)
+	if err != nil {
+		return nil, rsaErr(err, errRSATooLarge)
 	}
-	m := new(big.Int).SetBytes(in)
-	if m.Cmp(k.N) >= 0 {
-		return nil, errRSATooLarge
-	}
-	c := new(big.Int).Exp(m, big.NewInt(int64(k.E)), k.N)
-	return c.FillBytes(make([]byte, size)), nil
+	return out, nil
 }
 
 // rsaCrypt runs publicEncrypt, privateDecrypt, privateEncrypt or
@@ -261,8 +260,8 @@ func rsaCrypt(op string, k any, padding int, hashName string, label, data []byte
 	default:
 		return nil, errKeyTypeOp
 	}
-	if err := rsaUsable(pub); err != nil {
-		return nil, err
+	if pub.N.BitLen() < rsakey.MinBits {
+		return nil, errRSATooShort
 	}
 	switch op {
 	case "publicEncrypt":
@@ -272,9 +271,9 @@ func rsaCrypt(op string, k any, padding int, hashName string, label, data []byte
 			if !ok {
 				return nil, errInvalidDigest
 			}
-			out, err := rsa.EncryptOAEP(h.New(), rand.Reader, pub, data, label)
+			out, err := rsakey.EncryptOAEP(h, rand.Reader, pub, data, label)
 			if err != nil {
-				return nil, errRSATooLarge
+				return nil, rsaErr(err, errRSATooLarge)
 			}
 			return out, nil
 		case rsaPKCS1Padding:
@@ -315,9 +314,9 @@ func rsaCrypt(op string, k any, padding int, hashName string, label, data []byte
 			if !ok {
 				return nil, errInvalidDigest
 			}
-			out, err := rsa.DecryptOAEP(h.New(), rand.Reader, priv, data, label)
+			out, err := rsakey.DecryptOAEP(h, rand.Reader, priv, data, label)
 			if err != nil {
-				return nil, errOAEPDecode
+				return nil, rsaErr(err, errOAEPDecode)
 			}
 			return out, nil
 		}
@@ -327,9 +326,9 @@ func rsaCrypt(op string, k any, padding int, hashName string, label, data []byte
 		}
 		if padding == rsaPKCS1Padding {
 			// Hash 0 signs the bytes as given: PKCS #1 type 1 padding.
-			out, err := rsa.SignPKCS1v15(rand.Reader, priv, 0, data)
+			out, err := rsakey.SignPKCS1v15(rand.Reader, priv, 0, data)
 			if err != nil {
-				return nil, errRSATooLarge
+				return nil, rsaErr(err, errRSATooLarge)
 			}
 			return out, nil
 		}

@@ -167,7 +167,7 @@ const results = {
   truncatedPem: code(() => crypto.createPrivateKey(pem.slice(0, pem.length / 2))),
   corruptPem: code(() => crypto.createPrivateKey(pem.replace(/A/g, 'B'))),
   hugeModulus: code(() => crypto.generateKeyPairSync('rsa', { modulusLength: 2 ** 20 })),
-  tinyModulus: code(() => crypto.generateKeyPairSync('rsa', { modulusLength: 512 })),
+  tinyModulus: code(() => crypto.generateKeyPairSync('rsa', { modulusLength: 511 })),
   hugeDer: code(() => crypto.createPrivateKey({ key: Buffer.alloc(1 << 21, 0x30), format: 'der', type: 'pkcs8' })),
   hugeJwk: code(() => crypto.createPublicKey({ key: { kty: 'RSA', n: 'A'.repeat(1 << 16), e: 'AQAB' }, format: 'jwk' })),
   scryptMem: code(() => crypto.scryptSync('pw', 'salt', 16, { N: 2 ** 24, r: 8, maxmem: 2 ** 53 - 1 })),
@@ -186,7 +186,7 @@ s.end(fs.readFileSync('bomb.br'));
 `)
 	want := `{"keylen":"ERR_CRYPTO_INVALID_KEYLEN","ivlen":"ERR_CRYPTO_INVALID_IV","unknown":"ERR_CRYPTO_UNKNOWN_CIPHER",` +
 		`"truncatedPem":"ERR_OSSL_UNSUPPORTED","corruptPem":"ERR_OSSL_UNSUPPORTED","hugeModulus":"ERR_OUT_OF_RANGE",` +
-		`"tinyModulus":"ERR_OUT_OF_RANGE","hugeDer":"ERR_OUT_OF_RANGE","hugeJwk":"ERR_CRYPTO_INVALID_JWK",` +
+		`"tinyModulus":"error:1C8000AB:Provider routines::key size too small","hugeDer":"ERR_OUT_OF_RANGE","hugeJwk":"ERR_CRYPTO_INVALID_JWK",` +
 		`"scryptMem":"ERR_CRYPTO_INVALID_SCRYPT_PARAMS","scryptWork":"ERR_CRYPTO_INVALID_SCRYPT_PARAMS","scryptKeylen":"ERR_OUT_OF_RANGE","hkdfLen":"ERR_CRYPTO_INVALID_KEYLEN",` +
 		`"chachaCounter":"ERR_OUT_OF_RANGE","bomb":"ERR_BUFFER_TOO_LARGE","bombMax":"ERR_BUFFER_TOO_LARGE",` +
 		`"brotliGarbage":"` // the code depends on the random bytes

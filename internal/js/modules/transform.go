@@ -122,6 +122,9 @@ func Transform(src, filename string, f Format) (*Module, error) {
 			return nil, transformError(filename, res.Errors[0], 0)
 		}
 		code, shifts := dynamicImports(string(res.Code))
+		if len(shifts) > 0 {
+			code = markAttributes(code, "", redirectedImport, importTypes(src, filename, ts))
+		}
 		return &Module{Code: patchHelpers(code), Map: string(res.Map), Shifts: shifts, Import: len(shifts) > 0}, nil
 	}
 	body := strings.TrimPrefix(src, "\uFEFF")
@@ -171,6 +174,7 @@ func Transform(src, filename string, f Format) (*Module, error) {
 			return nil, transformError(filename, api.Message{Text: err.Error(), Location: hidden.first}, len(linkMarker))
 		}
 	}
+	code = markAttributes(code, "require(", loweredImport, importTypes(body, filename, ts))
 	m.Code = patchHelpers(code) + defaultName(code, src)
 	m.Map = string(res.Map)
 	return m, nil

@@ -1,6 +1,8 @@
-// Package rsakey generates RSA keys with any public exponent OpenSSL
-// allows (an odd e of at least 3), where crypto/rsa's GenerateKey makes
-// only e = 65537. It works on numbers only (no V8).
+// Package rsakey generates and uses RSA keys as OpenSSL does for Node:
+// with any public exponent OpenSSL allows (an odd e of at least 3), where
+// crypto/rsa's GenerateKey makes only e = 65537, and with moduli from
+// MinBits up, where crypto/rsa refuses keys under GoMinBits. It works on
+// numbers only (no V8).
 package rsakey
 
 import (
@@ -25,10 +27,14 @@ const MaxExponent = 1<<31 - 1
 // GenerateKey makes an RSA key of bits bits with public exponent e. For
 // e = 65537 it is crypto/rsa's GenerateKey; otherwise two primes from
 // crypto/rand.Prime (top two bits set, so that their product has exactly
-// bits bits) with p-1 and q-1 prime to e. It checks stop (when not nil)
-// between primes so that an abandoned generation ends early.
+// bits bits) with p-1 and q-1 prime to e, which is also the way to keys
+// shorter than GoMinBits. It checks stop (when not nil) between primes
+// so that an abandoned generation ends early.
 func GenerateKey(random io.Reader, bits, e int, stop *atomic.Bool) (*rsa.PrivateKey, error) {
-	if e == 65537 {
+	if bits < MinBits {
+		return nil, ErrTooShort
+	}
+	if e == 65537 && bits >= GoMinBits {
 		return rsa.GenerateKey(random, bits)
 	}
 	if e < 3 || e%2 == 0 || e > MaxExponent {

@@ -188,7 +188,12 @@ function runCompiled(module, filename, fn) {
   const dirname = path.dirname(filename);
   const args = [module.exports, req, module, filename, dirname];
   // Transformed CommonJS that uses import() gets the module loader's.
-  if (fn.dynamicImport) args.push(undefined, (specifier) => esm.dynamicImport(specifier, module));
+  if (fn.dynamicImport) {
+    // "any": import() whose attributes the transform could not read.
+    const imp = (specifier) => esm.dynamicImport(specifier, module);
+    imp.any = (specifier) => esm.dynamicImport(specifier, module, true);
+    args.push(undefined, imp);
+  }
   return Reflect.apply(fn, module.exports, args);
 }
 

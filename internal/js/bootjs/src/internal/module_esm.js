@@ -221,9 +221,48 @@ const schemeRE = /^([a-zA-Z][a-zA-Z\d+\-.]*):/;
 const pathLikeRE = /^(\/|\.\.?(\/|$)|file:)/;
 
 // target resolves an import: a builtin's name, or the module's record
-// (created and compiled if new).
-function target(specifier, referrer) {
+// (created and compiled if new). The transform appended the import's
+// type attribute to the specifier after a NUL (modules.AttrSep), which
+// no path or URL holds; it is checked as Node 22 does unless lenient
+// (import() in code compiled at run time, whose attributes V8 does not
+// hand over).
+function target(specifier, referrer, lenient) {
   if (typeof specifier !== 'string') specifier = `${specifier}`;
+  let type;
+  const sep = P.StringPrototypeIndexOf(specifier, '\u0000');
+  if (sep >= 0) {
+    type = P.StringPrototypeSlice(specifier, sep + 1) || undefined;
+    specifier = P.StringPrototypeSlice(specifier, 0, sep);
+  }
+  const t = resolveTarget(specifier, referrer);
+  if (!lenient || sep >= 0) checkType(t, type);
+  return t;
+}
+
+// checkType is Node 22's check of an import's type attribute against the
+// module it names: a JSON module needs type json, every other takes none.
+function checkType(t, type) {
+  let url;
+  let json = false;
+  if (t.builtin) {
+    url = P.StringPrototypeStartsWith(t.builtin, 'node:') ? t.builtin : `node:${t.builtin}`;
+  } else {
+    const f = t.record.module.filename;
+    json = path.extname(f) === '.json';
+    url = require('../url.js').pathToFileURL(f).href;
+  }
+  if (type !== undefined && type[0] === '\u0001') {
+    // An attribute other than type (modules.attrMark): Node supports none.
+    const kv = P.StringPrototypeSplit(type, '\u0001');
+    throw codedError('ERR_IMPORT_ATTRIBUTE_UNSUPPORTED', kv[1], kv[2]);
+  }
+  if (type === (json ? 'json' : undefined)) return;
+  if (type === undefined) throw codedError('ERR_IMPORT_ATTRIBUTE_MISSING', url, 'json');
+  if (type !== 'json') throw codedError('ERR_IMPORT_ATTRIBUTE_UNSUPPORTED', 'type', type);
+  throw codedError('ERR_IMPORT_ATTRIBUTE_TYPE_INCOMPATIBLE', url, 'json');
+}
+
+function resolveTarget(specifier, referrer) {
   if (builtins.has(specifier)) return { builtin: specifier };
   if (P.StringPrototypeStartsWith(specifier, 'node:')) return { builtin: specifier }; // unknown: load throws
   const scheme = schemeRE.exec(specifier);
@@ -291,9 +330,10 @@ function importMeta(rec) {
 // importRequire is the require the transformed code calls for its
 // imports: while linking, a static import (the module is linked and its
 // namespace returned); afterwards, import() (a promise of the namespace,
-// which the code's __toESM passes through).
+// which the code's __toESM passes through). Its "any" property is
+// import() whose attributes the transform could not read.
 function importRequire(rec) {
-  return function require(specifier) {
+  const req = function require(specifier) {
     if (rec.phase === 'link') {
       const t = target(specifier, rec.module);
       if (t.builtin) return builtins.load(t.builtin);
@@ -303,6 +343,8 @@ function importRequire(rec) {
     }
     return dynamicImport(specifier, rec.module);
   };
+  req.any = (specifier) => dynamicImport(specifier, rec.module, true);
+  return req;
 }
 
 function callWrapper(rec) {
@@ -433,9 +475,9 @@ function evaluateCJS(rec) {
 
 // dynamicImport is import(): a promise of the namespace once the module
 // and its imports have evaluated.
-function dynamicImport(specifier, referrer) {
+function dynamicImport(specifier, referrer, lenient) {
   const p = new PromiseCtor((resolve, reject) => {
-    const t = target(specifier, referrer);
+    const t = target(specifier, referrer, lenient);
     if (t.builtin) {
       resolve(builtinNamespace(t.builtin));
       return;
@@ -465,7 +507,7 @@ function importFromScript(specifier, script) {
     }
     let referrer = null;
     if (filename !== null) referrer = host.Module._cache[filename] || { filename };
-    return dynamicImport(specifier, referrer);
+    return dynamicImport(specifier, referrer, true);
   } catch (e) {
     return new PromiseCtor((_, reject) => reject(e));
   }
