@@ -86,6 +86,7 @@ type rt struct {
 	// listening sockets being accepted on, by handle
 	acceptors map[int]*acceptor
 	sigWatch  map[kernel.Signal]bool
+	sigint    sigintBreak // ^C breaking a REPL evaluation (bridge_repl.go)
 	// HTTP/2 client sessions and their streams, by handle (bridge_http2.go)
 	h2s       map[int]*h2session
 	h2streams map[int]*h2stream
