@@ -152,17 +152,21 @@ class Interface extends EventEmitter {
     this.emit('history', this.history);
   }
 
+  // _wordLeft and _wordRight find Node's word boundaries: after any
+  // spaces, a run of word characters or a run of other non-spaces.
   _wordLeft() {
     let i = this.cursor;
     while (i > 0 && /\s/.test(this.line[i - 1])) i--;
-    while (i > 0 && !/\s/.test(this.line[i - 1])) i--;
+    const word = i > 0 && /\w/.test(this.line[i - 1]);
+    while (i > 0 && !/\s/.test(this.line[i - 1]) && /\w/.test(this.line[i - 1]) === word) i--;
     return i;
   }
 
   _wordRight() {
     let i = this.cursor;
     while (i < this.line.length && /\s/.test(this.line[i])) i++;
-    while (i < this.line.length && !/\s/.test(this.line[i])) i++;
+    const word = i < this.line.length && /\w/.test(this.line[i]);
+    while (i < this.line.length && !/\s/.test(this.line[i]) && /\w/.test(this.line[i]) === word) i++;
     return i;
   }
 

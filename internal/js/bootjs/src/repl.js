@@ -342,6 +342,7 @@ class REPLServer extends EventEmitter {
   _command(cmd) {
     switch (cmd) {
       case '.exit':
+        this.exitCommand = true;
         this.close();
         return true;
       case '.break':
@@ -468,7 +469,8 @@ function start(opts) {
   if (opts === undefined) process.stdout.write(`Welcome to Node.js ${process.version}.\nType ".help" for more information.\n`);
   const r = new REPLServer(opts);
   if (opts === undefined) {
-    r.on('exit', () => { process.stdout.write('\n'); process.exit(0); });
+    // ^D and a second ^C leave the prompt's line, .exit is on its own.
+    r.on('exit', () => { if (!r.exitCommand) process.stdout.write('\n'); process.exit(0); });
   }
   return r;
 }
