@@ -151,3 +151,41 @@ func TestREPLInTmuxLikeHostNode(t *testing.T) {
 		}
 	}
 }
+
+// A script's readline question on a terminal edits the answer as host
+// node's does, and the script exits once readline is closed (a paused
+// stdin does not keep it alive).
+func TestReadlineQuestionInTmuxLikeHostNode(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed (.ci/run installs it):", err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("host node is needed as the oracle:", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const script = `const rl = require('readline').createInterface({ input: process.stdin, output: process.stdout }); ` +
+		`rl.question('name? ', (a) => { console.log('hi ' + a + '|'); rl.close(); })`
+	run := func(cmd string) string {
+		s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+		s.tmux("new-session", "-d", "-x", "80", "-y", "10", cmd+` -e "$SCRIPT"; echo EXITED=$?; sleep 600`)
+		t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+		s.waitText("name?", 1)
+		for _, k := range []string{"bobx", "BSpace", "Left", "Left", "Right", "C-a", "Right", "C-e", "!", "Enter"} {
+			s.keys(k)
+			time.Sleep(50 * time.Millisecond)
+		}
+		s.waitText("EXITED=", 1)
+		sc := s.screen()
+		return strings.TrimRight(sc[strings.Index(sc, "name?"):], "\n")
+	}
+	t.Setenv("SCRIPT", script)
+	want := run("'" + node + "'")
+	got := run("env " + cliProcessEnv + "=1 '" + self + "' exec -t node")
+	if got != want || !strings.Contains(got, "hi bob!|\nEXITED=0") {
+		t.Fatalf("VM:\n%s\n\nhost node:\n%s", got, want)
+	}
+}
