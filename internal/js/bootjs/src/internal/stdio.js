@@ -54,6 +54,7 @@ function createReadable(fd) {
   const { Readable } = require('../stream.js');
   const reader = require('./reader.js');
   let handle = null;
+  let unrefd = false;
   const r = new Readable({
     highWaterMark: 64 * 1024,
     read() {
@@ -63,6 +64,9 @@ function createReadable(fd) {
           if (!r.push(chunk)) reader.pause(handle);
         }, (err) => r.destroy(err));
       } else if (handle !== -1) {
+        // pipe() resumes a paused source by reading (flowing again),
+        // not by resume(); a read-ahead of a paused one keeps it unref'd.
+        if (!unrefd && !r.isPaused()) reader.ref(handle, true);
         reader.resume(handle);
       }
     },
@@ -74,7 +78,6 @@ function createReadable(fd) {
   r.fd = fd;
   r.isTTY = false;
   r.setRawMode = () => r;
-  let unrefd = false;
   r.ref = () => { unrefd = false; if (handle > 0) reader.ref(handle, true); return r; };
   r.unref = () => { unrefd = true; if (handle > 0) reader.ref(handle, false); return r; };
   // As node's stdin (readStop): a paused stream does not keep the
