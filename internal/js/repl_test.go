@@ -45,3 +45,53 @@ cp.on('spawn', () => input.write('while (true) {}\nwhile (true) {}\n6 * 7\nproce
 		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, trunc(r.stderr))
 	}
 }
+
+// Entries of the REPL and what it prints for each, as node's REPL does:
+// declarations persist from one entry to the next, with top-level await
+// too, whatever strings, templates, comments and regular expressions
+// the entry holds.
+func TestREPLEntries(t *testing.T) {
+	cases := []struct{ in, out string }{
+		{`let x = 6`, `undefined`},
+		{`x * 7`, `42`},
+		{`const a = await Promise.resolve(1), b = 2; a + b`, `3`},
+		{`a + b + x`, `9`},
+		{`const { c, d: [e] } = await Promise.resolve({ c: 3, d: [4] }); c * e`, `12`},
+		{"const t = `x${await Promise.resolve('y')}z`; t", `'xyz'`},
+		{`class P { m() { return 'let const' } } const q = await new P().m(); q`, `'let const'`},
+		{`new P().m()`, `'let const'`},
+		{`async function g() { return 9 } await g()`, `9`},
+		{`g.constructor.name`, `'AsyncFunction'`},
+		{`/await/.test('await') && await Promise.resolve(true)`, `true`},
+		{`for (const i of [1]) {} await 5 // const y = 1`, `5`},
+		{`typeof i + typeof y`, `'undefinedundefined'`},
+		{`await Promise.reject(new Error('no'))`, `Uncaught Error: no`},
+		{`_error.message`, `'no'`},
+		{`nope`, `Uncaught ReferenceError: nope is not defined`},
+		{`{ a: 1 }`, `{ a: 1 }`},
+		{`_`, `{ a: 1 }`},
+		{`function f(n) {`, ``},
+		{`  return n + 1`, ``},
+		{`}`, `... ... undefined`}, // the continuation prompts come first
+		{`f(1)`, `2`},
+		{`require('path').join('a', 'b')`, `'a/b'`},
+		{`path.sep + module.id`, `'/<repl>'`},
+	}
+	var in, want strings.Builder
+	for _, c := range cases {
+		in.WriteString(c.in + "\n")
+		if c.out != "" {
+			want.WriteString(c.out + "\n")
+		}
+	}
+	v := newVM(t, nil)
+	r := v.run(in.String(), "node", "-e", `
+const { PassThrough } = require('stream');
+const output = new PassThrough();
+output.pipe(process.stdout);
+require('repl').start({ input: process.stdin, output, terminal: false, prompt: '' });
+`)
+	if r.code != 0 || r.stdout != want.String() {
+		t.Fatalf("code %d, stderr %q\n got:\n%s\nwant:\n%s", r.code, trunc(r.stderr), r.stdout, want.String())
+	}
+}

@@ -70,14 +70,21 @@ class Interface extends EventEmitter {
       const text = typeof chunk === 'string' ? chunk : dec.write(chunk);
       if (this.terminal) { this._ttyWrite(text); return; }
       this._buf += text;
+      this._lines();
+    };
+    // _lines emits the complete lines buffered; a pause (the REPL
+    // awaiting an entry) holds the rest until resume.
+    this._lines = () => {
       let i;
-      while ((i = this._buf.search(/\r?\n/)) >= 0) {
+      while (!this.paused && !this.closed && (i = this._buf.search(/\r?\n/)) >= 0) {
         const line = this._buf.slice(0, i);
         this._buf = this._buf.slice(this._buf[i] === '\r' ? i + 2 : i + 1);
         this._line(line);
       }
     };
     this._onEnd = () => {
+      this._ended = true;
+      if (this.paused) return; // resume finishes
       if (this._buf.length > 0) { const l = this._buf; this._buf = ''; this._line(l); }
       this.close();
     };
@@ -264,9 +271,11 @@ class Interface extends EventEmitter {
   setPrompt(p) { this._prompt = String(p); }
   getPrompt() { return this._prompt; }
   prompt() {
+    if (this.output) {
+      if (this.terminal) { this._rows = 0; this._refreshLine(); } else this.output.write(this._prompt);
+    }
+    // Input held while paused is read after the prompt that asks for it.
     if (this.paused) this.resume();
-    if (!this.output) return;
-    if (this.terminal) { this._rows = 0; this._refreshLine(); } else this.output.write(this._prompt);
   }
   question(query, opts, cb) {
     if (typeof opts === 'function') cb = opts;
@@ -292,6 +301,8 @@ class Interface extends EventEmitter {
     this.emit('resume');
     // Keys typed while paused are handled now, in order.
     while (!this.paused && !this.closed && this._queued.length) this._key(this._queued.shift());
+    if (!this.terminal) this._lines();
+    if (this._ended && !this.paused) this._onEnd();
     return this;
   }
   close() {

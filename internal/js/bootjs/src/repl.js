@@ -28,7 +28,7 @@ const KEYWORDS = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', '
 // scan walks JavaScript source well enough to find, outside strings,
 // templates, comments and regular expressions, the statements of the top
 // level: the declarations that start one (decls: position and keyword),
-// where one may end (ends: after a ';' or a newline), and every
+// where one may end (ends: after a ';', a block or a newline), and every
 // identifier used (idents).
 function scan(code) {
   const decls = [];
@@ -39,6 +39,7 @@ function scan(code) {
   let i = 0;
   let prev = ''; // the last token: 'v' a value, 'k' a keyword, or a punctuator
   let newline = true;
+  let body = null; // the class or function declaration whose body is open
   const template = () => {
     // i is just after '`' or a closing '}' of '${'
     while (i < n) {
@@ -76,8 +77,10 @@ function scan(code) {
       const word = code.slice(i, j);
       if (atStart && (word === 'let' || word === 'const' || word === 'var' || word === 'class' || word === 'function')) {
         decls.push({ pos: i, kw: word });
+        if (word === 'class' || word === 'function') body = decls[decls.length - 1];
       } else if (atStart && word === 'async' && /^\s+function\b/.test(code.slice(j))) {
         decls.push({ pos: i, kw: 'async' });
+        body = decls[decls.length - 1];
       }
       if (prev !== '.') idents.add(word);
       prev = KEYWORDS.has(word) ? 'k' : 'v';
@@ -110,6 +113,11 @@ function scan(code) {
     else if (c === ')' || c === ']' || c === '}') {
       const open = stack.pop();
       if (open === '${') { i++; template(); continue; }
+      // The brace that closes a class or function body at the top
+      // level ends its declaration.
+      if (open === '{' && stack.length === 0 && body !== null) { body.end = i + 1; body = null; }
+      // A block at the top level may end a statement.
+      if (open === '{' && stack.length === 0) ends.push(i + 1);
     } else if (c === ';' && stack.length === 0) ends.push(i + 1);
     prev = c;
     i++;
@@ -137,9 +145,10 @@ function toGlobal(code, scanned, functions) {
       last = d.pos + d.kw.length;
     } else if (d.kw === 'class' || (functions && d.kw !== 'var')) {
       const name = declName(code, d);
-      if (name === undefined) continue;
-      out += `${code.slice(last, d.pos)}var ${name} = `;
-      last = d.pos;
+      if (name === undefined || d.end === undefined) continue;
+      // As an expression it needs a ';' where the declaration ended.
+      out += `${code.slice(last, d.pos)}var ${name} = ${code.slice(d.pos, d.end)};`;
+      last = d.end;
     }
   }
   return out + code.slice(last);
@@ -445,7 +454,7 @@ class REPLServer extends EventEmitter {
     if (r.threw) { this._printError(r.error); this.displayPrompt(); return; }
     // Keys typed while the promise is pending wait for it.
     this.rl.pause();
-    const done = () => { this.rl.resume(); this.displayPrompt(); };
+    const done = () => this.displayPrompt(); // which resumes
     P.ReflectApply(promiseThen, r.value, [
       (v) => { if (!this.closed) { this._result(v); done(); } },
       (e) => { if (!this.closed) { this._printError(e); done(); } },
@@ -475,4 +484,4 @@ function start(opts) {
   return r;
 }
 
-module.exports = { start, REPLServer, _scan: scan, _awaitBody: awaitBody };
+module.exports = { start, REPLServer };

@@ -91,7 +91,10 @@ function createReadable(fd) {
   };
   r.resume = function () {
     P.ReflectApply(resume, r, []);
-    if (handle > 0 && !unrefd) reader.ref(handle, true);
+    if (handle > 0) {
+      if (!unrefd) reader.ref(handle, true);
+      reader.resume(handle);
+    }
     return r;
   };
   const tty = require('../tty.js');
