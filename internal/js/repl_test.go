@@ -1,6 +1,9 @@
 package js
 
 import (
+	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +96,28 @@ require('repl').start({ input: process.stdin, output, terminal: false, prompt: '
 `)
 	if r.code != 0 || r.stdout != want.String() {
 		t.Fatalf("code %d, stderr %q\n got:\n%s\nwant:\n%s", r.code, trunc(r.stderr), r.stdout, want.String())
+	}
+}
+
+// node -i is the REPL on a pipe too; its output matches host node's on
+// the same input (the oracle), greeting, prompts and all.
+func TestREPLInteractiveFlagLikeHostNode(t *testing.T) {
+	hostNode, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("host node is needed as the oracle:", err)
+	}
+	const in = "1+1\n[1, 'a', { b: null }]\nfunction f() {\nreturn 3 }\nf()\nnope\n_error.message\nlet s = 'x'; s.repeat(3)\n"
+	cmd := exec.Command(hostNode, "-i")
+	cmd.Stdin = strings.NewReader(in)
+	cmd.Env = append(os.Environ(), "NODE_REPL_HISTORY=")
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := regexp.MustCompile(`Node\.js v[0-9.]+`)
+	v := newVM(t, nil)
+	r := v.run(in, "node", "-i")
+	if got, w := version.ReplaceAllString(r.stdout, "Node.js vX"), version.ReplaceAllString(string(want), "Node.js vX"); r.code != 0 || got != w {
+		t.Fatalf("code %d, stderr %q\nVM:\n%q\nhost node:\n%q", r.code, trunc(r.stderr), got, w)
 	}
 }

@@ -480,7 +480,7 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 		Clock: clk.Policy().String(), WallBaseMs: float64(clk.Boot().Add(-clk.Resolution()).UnixMilli()),
 		NowMs: float64(clk.Now().UnixMicro()) / 1e3, NoWarnings: inv.NoWarnings,
 		// node with no script on a terminal is the interactive REPL.
-		REPL: inv.Mode == nodecli.ModeStdin && !inv.Dash && p.IsTerminal(0),
+		REPL: inv.Mode == nodecli.ModeStdin && !inv.Dash && (p.IsTerminal(0) || inv.Interactive),
 	}
 	if r.terminated.Load() != termNone {
 		return r.finish(nil)

@@ -478,8 +478,9 @@ function start(opts) {
   if (opts === undefined) process.stdout.write(`Welcome to Node.js ${process.version}.\nType ".help" for more information.\n`);
   const r = new REPLServer(opts);
   if (opts === undefined) {
-    // ^D and a second ^C leave the prompt's line, .exit is on its own.
-    r.on('exit', () => { if (!r.exitCommand) process.stdout.write('\n'); process.exit(0); });
+    // On a terminal ^D and a second ^C leave the prompt's line; .exit
+    // is on its own line already, and a pipe's end needs none.
+    r.on('exit', () => { if (r.terminal && !r.exitCommand) process.stdout.write('\n'); process.exit(0); });
   }
   return r;
 }
