@@ -31,20 +31,25 @@ cp.on('spawn', () => input.write('while (true) {}\n'.repeat(100000)));
 }
 
 // SIGINT from another process stops each busy evaluation of a REPL on
-// plain streams, and the REPL goes on to the next entry.
+// plain streams, and a pending top-level await, and the REPL goes on to
+// the next entry. Each entry asks a child for one SIGINT, which can only
+// come while that entry runs or waits: it never ends by itself.
 func TestREPLInterruptBySignal(t *testing.T) {
 	v := newVM(t, nil)
 	r := v.node(`
+const fs = require('fs');
 const { PassThrough } = require('stream');
 const input = new PassThrough(), output = new PassThrough();
 output.pipe(process.stdout);
+globalThis.ask = (n) => fs.writeFileSync('/tmp/sigint-' + n, '');
 require('repl').start({ input, output, terminal: false, prompt: '' });
-const cp = require('child_process').spawn(process.execPath,
-  ['-e', 'setInterval(() => { try { process.kill(' + process.pid + ', "SIGINT") } catch {} }, 5)'], { stdio: 'ignore' });
-cp.on('spawn', () => input.write('while (true) {}\nwhile (true) {}\n6 * 7\nprocess.exit(7)\n'));
+const sender = "const fs = require('fs'); let n = 1; const t = setInterval(() => { " +
+  "if (!fs.existsSync('/tmp/sigint-' + n)) return; process.kill(" + process.pid + ", 'SIGINT'); if (++n > 3) clearInterval(t) }, 2)";
+const cp = require('child_process').spawn(process.execPath, ['-e', sender], { stdio: 'ignore' });
+cp.on('spawn', () => input.write('ask(1); while (true) {}\nask(2); while (true) {}\nask(3); await new Promise(() => {})\n6 * 7\nprocess.exit(7)\n'));
 `)
 	const stopped = "Uncaught Error: Script execution was interrupted by `SIGINT`\n"
-	if r.code != 7 || r.stdout != stopped+stopped+"42\n" {
+	if r.code != 7 || r.stdout != stopped+stopped+stopped+"42\n" {
 		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, trunc(r.stderr))
 	}
 }

@@ -187,7 +187,8 @@ class Interface extends EventEmitter {
     this._keyRest = rest.slice(0, 16);
     for (const k of out) {
       if (this.closed) return;
-      if (this.paused) { this._queued.push(k); continue; }
+      // ^C is not held: it is how a pending entry is given up.
+      if (this.paused && !(k === '\x03' && this.listenerCount('SIGINT') > 0)) { this._queued.push(k); continue; }
       this._key(k);
     }
   }

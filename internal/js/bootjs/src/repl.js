@@ -204,6 +204,12 @@ function incomplete(err, code) {
   return /Invalid or unexpected token/.test(err.message) && /\\$/.test(code);
 }
 
+function interruptedError() {
+  const e = new ErrorCtor('Script execution was interrupted by `SIGINT`');
+  e.code = 'ERR_SCRIPT_EXECUTION_INTERRUPTED';
+  return e;
+}
+
 const HELP = '.break    Sometimes you get stuck, this gets you out\n.clear    Alias for .break\n' +
   '.exit     Exit the REPL\n.help     Print this help message\n\n' +
   'Press Ctrl+C to abort current expression, Ctrl+D to exit the REPL\n';
@@ -225,6 +231,7 @@ class REPLServer extends EventEmitter {
     this.sawSIGINT = false;
     this.closed = false;
     this.running = false;
+    this.awaiting = null; // the token of the entry whose await is pending
     this.underscoreAssigned = false;
     this._setupContext(process);
     const history = opts.history === false ? [] : this._loadHistory(process);
@@ -332,6 +339,13 @@ class REPLServer extends EventEmitter {
   _interrupt() {
     if (this.closed) return;
     if (this.running) return; // the evaluation reports it
+    if (this.awaiting) {
+      // ^C gives up on an entry's pending await, as node's does.
+      this.awaiting = null;
+      this._printError(interruptedError());
+      this.displayPrompt();
+      return;
+    }
     if (this.buffer || this.rl.line) {
       this.buffer = '';
       this.sawSIGINT = false;
@@ -407,11 +421,7 @@ class REPLServer extends EventEmitter {
       this.running = false;
       if (raw && !this.closed) this.input.setRawMode(true);
     }
-    if (interrupted) {
-      const e = new ErrorCtor('Script execution was interrupted by `SIGINT`');
-      e.code = 'ERR_SCRIPT_EXECUTION_INTERRUPTED';
-      return { error: e, threw: true, interrupted: true };
-    }
+    if (interrupted) return { error: interruptedError(), threw: true, interrupted: true };
     return out;
   }
 
@@ -452,13 +462,17 @@ class REPLServer extends EventEmitter {
   _await(body, scanned) {
     const r = this._run(() => new AsyncFunction('__replScope', `with (__replScope) {\n${body}\n}`)(awaitScope(scanned.idents)));
     if (r.threw) { this._printError(r.error); this.displayPrompt(); return; }
-    // Keys typed while the promise is pending wait for it.
+    // Keys typed while the promise is pending wait for it (^C excepted).
     this.rl.pause();
-    const done = () => this.displayPrompt(); // which resumes
-    P.ReflectApply(promiseThen, r.value, [
-      (v) => { if (!this.closed) { this._result(v); done(); } },
-      (e) => { if (!this.closed) { this._printError(e); done(); } },
-    ]);
+    const token = {};
+    this.awaiting = token;
+    const settle = (report) => (x) => {
+      if (this.closed || this.awaiting !== token) return;
+      this.awaiting = null;
+      report(x);
+      this.displayPrompt(); // which resumes
+    };
+    P.ReflectApply(promiseThen, r.value, [settle((v) => this._result(v)), settle((e) => this._printError(e))]);
   }
 
   close() {
