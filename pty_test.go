@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -54,11 +55,16 @@ func (s *screen) text() string {
 	return s.b.String()
 }
 
-// waitFor polls (generously) until the output contains want n times.
+// sgr matches the colour sequences (SGR) a program writes on a colour
+// terminal, such as node's REPL results.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// waitFor polls (generously) until the output, without its colours,
+// contains want n times.
 func (s *screen) waitFor(t *testing.T, want string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for strings.Count(s.text(), want) < n {
+	for strings.Count(sgr.ReplaceAllString(s.text(), ""), want) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("the terminal never showed %q (%d times); it shows %q", want, n, s.text())
 		}

@@ -378,13 +378,20 @@ func (p *Process) checkTerminalChange(ctx context.Context, t *PTY) error {
 }
 
 // SetTerminalRaw switches the terminal fd to raw mode or back to the
-// default cooked mode.
+// default cooked mode, as node's setRawMode (libuv's raw mode) does:
+// output processing stays on, so a "\n" written still reaches the
+// terminal as "\r\n" while a line editor reads keys.
 func (p *Process) SetTerminalRaw(fd int, on bool) error {
 	t, err := p.terminalFD(fd)
 	if err != nil {
 		return err
 	}
 	t.t.SetRaw(on)
+	if on {
+		tm := t.t.Termios()
+		tm.Oflag |= tty.OPOST | tty.ONLCR
+		t.t.SetTermios(tm)
+	}
 	return nil
 }
 

@@ -646,6 +646,9 @@ func (r *rt) watchSignal(sig kernel.Signal, on bool) error {
 					if !ok {
 						break
 					}
+					if s == kernel.SIGINT && r.interrupt() {
+						continue
+					}
 					if !r.post(r.ctx, event{kind: "signal", a: int(s)}) {
 						return
 					}

@@ -1,6 +1,7 @@
 package js
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -88,6 +89,14 @@ func TestNodeStdinScript(t *testing.T) {
 	r = v.run("abc", "node", "-e", `console.log(require('fs').readFileSync(0, 'utf8'))`)
 	if r.stdout != "abc\n" {
 		t.Fatalf("readFileSync(0): stdout %q stderr %s", r.stdout, r.stderr)
+	}
+	// pipe() pauses stdin when the destination is full and reads again
+	// when it drains: a paused stdin lets the process exit, one that
+	// flows again keeps it running to the end.
+	big := strings.Repeat("0123456789abcdef", 1<<16)
+	r = v.run(big, "node", "-e", `const fs = require('fs'); process.stdin.pipe(fs.createWriteStream('/tmp/copy')).on('finish', () => console.log(fs.statSync('/tmp/copy').size))`)
+	if r.stdout != strconv.Itoa(len(big))+"\n" {
+		t.Fatalf("stdin piped to a file: stdout %q stderr %s", r.stdout, r.stderr)
 	}
 }
 

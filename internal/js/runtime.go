@@ -86,6 +86,7 @@ type rt struct {
 	// listening sockets being accepted on, by handle
 	acceptors map[int]*acceptor
 	sigWatch  map[kernel.Signal]bool
+	sigint    sigintBreak // ^C breaking a REPL evaluation (bridge_repl.go)
 	// HTTP/2 client sessions and their streams, by handle (bridge_http2.go)
 	h2s       map[int]*h2session
 	h2streams map[int]*h2stream
@@ -479,7 +480,7 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 		Clock: clk.Policy().String(), WallBaseMs: float64(clk.Boot().Add(-clk.Resolution()).UnixMilli()),
 		NowMs: float64(clk.Now().UnixMicro()) / 1e3, NoWarnings: inv.NoWarnings,
 		// node with no script on a terminal is the interactive REPL.
-		REPL: inv.Mode == nodecli.ModeStdin && !inv.Dash && p.IsTerminal(0),
+		REPL: inv.Mode == nodecli.ModeStdin && !inv.Dash && (p.IsTerminal(0) || inv.Interactive),
 	}
 	if r.terminated.Load() != termNone {
 		return r.finish(nil)

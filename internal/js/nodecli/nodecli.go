@@ -41,6 +41,8 @@ type Invocation struct {
 	// Dash is set when the script is "-": stdin, even on a terminal
 	// (where no script starts the REPL).
 	Dash bool
+	// Interactive is -i: the REPL even when stdin is not a terminal.
+	Interactive bool
 }
 
 // BadOptionError is a node command line node does not accept; node
@@ -168,7 +170,7 @@ func Parse(argv []string) (*Invocation, error) {
 		case flagOptions[a] || flagOptions[name] || strings.HasPrefix(name, "--max-old-space-size") ||
 			strings.HasPrefix(name, "--experimental-") || strings.HasPrefix(name, "--no-experimental-"):
 		case name == "-i" || name == "--interactive":
-			return nil, &BadOptionError{fmt.Sprintf("%s: the interactive REPL is not available in this sandbox", argv0(argv))}
+			inv.Interactive = true
 		case name == "--inspect" || strings.HasPrefix(name, "--inspect") || strings.HasPrefix(name, "--debug"):
 			return nil, &BadOptionError{fmt.Sprintf("%s: the inspector is not available in this sandbox", argv0(argv))}
 		case name == "--test":
@@ -190,6 +192,11 @@ func Parse(argv []string) (*Invocation, error) {
 		rest = rest[1:]
 	}
 	inv.Args = append([]string(nil), rest...)
+	if inv.Interactive && (inv.Mode != ModeStdin || inv.Dash) {
+		// node runs the script first and then the REPL; only the REPL
+		// alone is supported here.
+		return nil, &BadOptionError{fmt.Sprintf("%s: -i with a script is not supported in this sandbox", argv0(argv))}
+	}
 	return inv, nil
 }
 

@@ -20,6 +20,7 @@ func TestParse(t *testing.T) {
 		{[]string{"node", "-", "a"}, Invocation{Mode: ModeStdin, Args: []string{"a"}, Dash: true}},
 		{[]string{"node", "--", "-f.js", "z"}, Invocation{Mode: ModeFile, File: "-f.js", Args: []string{"z"}}},
 		{[]string{"node", "-v"}, Invocation{Mode: ModeVersion}},
+		{[]string{"node", "-i"}, Invocation{Mode: ModeStdin, Args: []string{}, ExecArgv: []string{"-i"}, Interactive: true}},
 		{[]string{"node", "--test"}, Invocation{Mode: ModeTest, Args: []string{}, ExecArgv: []string{"--test"}}},
 		{[]string{"node", "--test", "--test-reporter=spec", "--test-name-pattern", "x", "a.js", "test/**/*.mjs"}, Invocation{Mode: ModeTest, Args: []string{"a.js", "test/**/*.mjs"},
 			ExecArgv: []string{"--test", "--test-reporter", "spec", "--test-name-pattern", "x"}}},
@@ -47,7 +48,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("%q:\n got %+v\nwant %+v", c.argv, *got, c.want)
 		}
 	}
-	for _, bad := range [][]string{{"node", "--bogus"}, {"node", "-e"}, {"node", "--input-type=x", "-e", "1"}, {"node", "-i"}, {"node", "--inspect"},
+	for _, bad := range [][]string{{"node", "--bogus"}, {"node", "-e"}, {"node", "--input-type=x", "-e", "1"}, {"node", "-i", "-e", "1"}, {"node", "--inspect"},
 		{"node", "--test", "--experimental-test-coverage"}, {"node", "--test-reporter"}} {
 		_, err := Parse(bad)
 		var be *BadOptionError

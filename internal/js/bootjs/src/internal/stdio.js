@@ -4,6 +4,7 @@
 // files and pipes on Linux.
 const { B, giveBytes, asU8 } = require('./bridge.js');
 const { fromBridge } = require('./errors.js');
+const P = require('./primordials.js');
 
 function writeAll(fd, chunk, encoding) {
   if (typeof chunk === 'string') {
@@ -53,6 +54,7 @@ function createReadable(fd) {
   const { Readable } = require('../stream.js');
   const reader = require('./reader.js');
   let handle = null;
+  let unrefd = false;
   const r = new Readable({
     highWaterMark: 64 * 1024,
     read() {
@@ -62,6 +64,9 @@ function createReadable(fd) {
           if (!r.push(chunk)) reader.pause(handle);
         }, (err) => r.destroy(err));
       } else if (handle !== -1) {
+        // pipe() resumes a paused source by reading (flowing again),
+        // not by resume(); a read-ahead of a paused one keeps it unref'd.
+        if (!unrefd && !r.isPaused()) reader.ref(handle, true);
         reader.resume(handle);
       }
     },
@@ -73,8 +78,25 @@ function createReadable(fd) {
   r.fd = fd;
   r.isTTY = false;
   r.setRawMode = () => r;
-  r.ref = () => { if (handle > 0) reader.ref(handle, true); return r; };
-  r.unref = () => { if (handle > 0) reader.ref(handle, false); return r; };
+  r.ref = () => { unrefd = false; if (handle > 0) reader.ref(handle, true); return r; };
+  r.unref = () => { unrefd = true; if (handle > 0) reader.ref(handle, false); return r; };
+  // As node's stdin (readStop): a paused stream does not keep the
+  // process alive, so a script that reads a line and pauses (readline's
+  // close) exits.
+  const { pause, resume } = Readable.prototype;
+  r.pause = function () {
+    P.ReflectApply(pause, r, []);
+    if (handle > 0) { reader.pause(handle); reader.ref(handle, false); }
+    return r;
+  };
+  r.resume = function () {
+    P.ReflectApply(resume, r, []);
+    if (handle > 0) {
+      if (!unrefd) reader.ref(handle, true);
+      reader.resume(handle);
+    }
+    return r;
+  };
   const tty = require('../tty.js');
   if (tty.isatty(fd)) tty.decorateReadable(r, fd);
   return r;
