@@ -392,6 +392,14 @@ class Socket extends Duplex {
 
 // --- Server ---
 
+// clusterWorker returns the cluster module in a cluster worker, else null;
+// it loads nothing in other processes.
+function clusterWorker() {
+  if (!process.connected) return null;
+  const cluster = require('./cluster.js');
+  return cluster.isWorker && cluster.worker ? cluster : null;
+}
+
 class Server extends EventEmitter {
   constructor(options, listener) {
     super();
@@ -434,24 +442,46 @@ class Server extends EventEmitter {
     }
     const port = options.port === undefined || options.port === null ? 0 : validatePort(options.port, 'options.port');
     const host = options.host;
+    const exclusive = !!options.exclusive;
     if (host === undefined || host === null || host === '') {
-      this._bind(6, '', port, backlog);
+      this._listenInCluster(6, '', port, backlog, exclusive);
     } else if (isIP(host)) {
-      this._bind(isIP(host), host, port, backlog);
+      this._listenInCluster(isIP(host), host, port, backlog, exclusive);
     } else {
       require('./dns.js').lookup(host, (err, address, family) => {
         if (err) { this.emit('error', err); return; }
-        this._bind(family, address, port, backlog);
+        this._listenInCluster(family, address, port, backlog, exclusive);
       });
     }
     return this;
   }
 
-  _bind(family, host, port, backlog) {
+  // _listenInCluster binds at once, or in a cluster worker (unless
+  // exclusive) on the port the primary holds for this address, sharing it
+  // with the other workers (see cluster.js).
+  _listenInCluster(family, host, port, backlog, exclusive) {
+    const cluster = exclusive ? null : clusterWorker();
+    if (cluster === null) {
+      this._bind(family, host, port, backlog);
+      return;
+    }
+    const address = host === '' ? null : host;
+    const addressType = host === '' ? 4 : family;
+    cluster._getServer(this, { address, port, addressType, fd: undefined, backlog }, (code, shared) => {
+      if (code) {
+        this.emit('error', exceptionWithHostPort(code, 'bind', address, port));
+        return;
+      }
+      this._bind(family, host, shared, backlog, true);
+    });
+  }
+
+  _bind(family, host, port, backlog, reusePort) {
     let fd = -1;
     try {
       fd = B.netSocket(family, 1);
       if (port >= 0) B.netSetOpt(fd, 'reuseaddr', 1);
+      if (reusePort) B.netSetOpt(fd, 'reuseport', 1);
       B.netBind(fd, host, port);
       B.netListen(fd, backlog);
     } catch (e) {
