@@ -47,24 +47,26 @@ function internal(worker, cb) {
 }
 
 // --- Worker (Node's internal/cluster/worker) ---
-class Worker extends EventEmitter {
-  constructor(options) {
-    super();
-    if (options === null || typeof options !== 'object') options = {};
-    this.exitedAfterDisconnect = undefined;
-    this.state = options.state || 'none';
-    this.id = options.id | 0;
-    if (options.process) {
-      this.process = options.process;
-      this.process.on('error', (code, signal) => this.emit('error', code, signal));
-      this.process.on('message', (message, handle) => this.emit('message', message, handle));
-    }
+// A function, not a class: Node's may be called without new.
+function Worker(options) {
+  if (!(this instanceof Worker)) return new Worker(options);
+  EventEmitter.call(this);
+  if (options === null || typeof options !== 'object') options = {};
+  this.exitedAfterDisconnect = undefined;
+  this.state = options.state || 'none';
+  this.id = options.id | 0;
+  if (options.process) {
+    this.process = options.process;
+    this.process.on('error', (code, signal) => this.emit('error', code, signal));
+    this.process.on('message', (message, handle) => this.emit('message', message, handle));
   }
-  kill(...args) { return this.destroy(...args); }
-  send(...args) { return this.process.send(...args); }
-  isDead() { return this.process.exitCode != null || this.process.signalCode != null; }
-  isConnected() { return this.process.connected; }
 }
+Object.setPrototypeOf(Worker.prototype, EventEmitter.prototype);
+Object.setPrototypeOf(Worker, EventEmitter);
+Worker.prototype.kill = function kill(...args) { return this.destroy(...args); };
+Worker.prototype.send = function send(...args) { return this.process.send(...args); };
+Worker.prototype.isDead = function isDead() { return this.process.exitCode != null || this.process.signalCode != null; };
+Worker.prototype.isConnected = function isConnected() { return this.process.connected; };
 
 const cluster = new EventEmitter();
 // intercom tells cluster.disconnect's callback that no worker is left.
@@ -341,7 +343,9 @@ function setupChild() {
   };
 }
 
-if (process.env.NODE_UNIQUE_ID !== undefined) setupChild();
+// Only the process's own variable makes a worker (Node's env ignores
+// the prototype).
+if (Object.prototype.hasOwnProperty.call(process.env, 'NODE_UNIQUE_ID')) setupChild();
 else setupPrimary();
 
 module.exports = cluster;

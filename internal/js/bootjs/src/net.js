@@ -242,6 +242,9 @@ class Socket extends Duplex {
     this.emit('connect');
     this.emit('ready');
     this._flushPending();
+    // As Node's afterConnect: the first read starts (or an immediate end
+    // of file comes), so an open connection keeps the process alive.
+    if (this.readable && !this.isPaused()) this.read(0);
   }
 
   // _notReady reports whether data may not flow yet (connecting, or a
@@ -276,6 +279,9 @@ class Socket extends Duplex {
         if (chunk === null) {
           this[kReader] = -1;
           this.push(null);
+          // As Node's onStreamRead: the end is emitted even when nobody
+          // reads, so a socket that ended its side closes.
+          this.read(0);
           return;
         }
         this.bytesRead += chunk.length;
@@ -526,6 +532,10 @@ class Server extends EventEmitter {
     if (this.noDelay) socket.setNoDelay(true);
     if (this.keepAlive) socket.setKeepAlive(true);
     if (this.pauseOnConnect) socket.pause();
+    // As Node's socket on a handle: reading starts at once, so a peer's
+    // end of file ends (and, with end() called, closes) a socket nobody
+    // reads.
+    else socket.read(0);
     this.emit('connection', socket);
   }
 
