@@ -90,10 +90,18 @@ const steps = [
     log('settings', JSON.stringify(cluster.settings.args), cluster.settings.silent);
     fork({ ROLE: 'silent' }, (w) => {
       let text = '';
+      // The pipe's end races the exit: the text is shown after both.
+      let left = 2;
+      const both = () => {
+        if (--left > 0) return;
+        log('  piped', JSON.stringify(text));
+        cluster.setupPrimary({ args: [], silent: false });
+        next();
+      };
       w.process.stdout.on('data', (d) => { text += d; });
-      w.process.stdout.on('end', () => log('  piped', JSON.stringify(text)));
+      w.process.stdout.on('end', both);
       w.on('message', () => w.disconnect());
-      w.on('exit', () => { cluster.setupPrimary({ args: [], silent: false }); next(); });
+      w.on('exit', both);
     });
   },
   (next) => {
