@@ -448,15 +448,18 @@ class Server extends EventEmitter {
     }
     const port = options.port === undefined || options.port === null ? 0 : validatePort(options.port, 'options.port');
     const host = options.host;
-    const exclusive = !!options.exclusive;
+    // reusePort (SO_REUSEPORT) shares the port with other such listeners
+    // in the kernel, so it never asks a cluster primary.
+    const reusePort = options.reusePort === true;
+    const exclusive = !!options.exclusive || reusePort;
     if (host === undefined || host === null || host === '') {
-      this._listenInCluster(6, '', port, backlog, exclusive);
+      this._listenInCluster(6, '', port, backlog, exclusive, reusePort);
     } else if (isIP(host)) {
-      this._listenInCluster(isIP(host), host, port, backlog, exclusive);
+      this._listenInCluster(isIP(host), host, port, backlog, exclusive, reusePort);
     } else {
       require('./dns.js').lookup(host, (err, address, family) => {
         if (err) { this.emit('error', err); return; }
-        this._listenInCluster(family, address, port, backlog, exclusive);
+        this._listenInCluster(family, address, port, backlog, exclusive, reusePort);
       });
     }
     return this;
@@ -465,10 +468,10 @@ class Server extends EventEmitter {
   // _listenInCluster binds at once, or in a cluster worker (unless
   // exclusive) on the port the primary holds for this address, sharing it
   // with the other workers (see cluster.js).
-  _listenInCluster(family, host, port, backlog, exclusive) {
+  _listenInCluster(family, host, port, backlog, exclusive, reusePort) {
     const cluster = exclusive ? null : clusterWorker();
     if (cluster === null) {
-      this._bind(family, host, port, backlog);
+      this._bind(family, host, port, backlog, reusePort);
       return;
     }
     const address = host === '' ? null : host;
