@@ -261,6 +261,7 @@ var sockOpts = map[string][2]int{
 	"nodelay":   {netstack.ProtoTCP, netstack.TCPNoDelay},
 	"keepalive": {netstack.SolSocket, netstack.SoKeepAlive},
 	"reuseaddr": {netstack.SolSocket, netstack.SoReuseAddr},
+	"reuseport": {netstack.SolSocket, netstack.SoReusePort},
 	"broadcast": {netstack.SolSocket, netstack.SoBroadcast},
 	"rcvbuf":    {netstack.SolSocket, netstack.SoRcvBuf},
 	"sndbuf":    {netstack.SolSocket, netstack.SoSndBuf},

@@ -21,9 +21,9 @@ import (
 // room in a full backlog until ctx is done. Errors wrap ECONNREFUSED when
 // nothing listens on the port.
 func (st *Stack) DialGuest(ctx context.Context, port uint16) (net.Conn, error) {
+	ln := st.tcpListener(port, nil)
 	st.mu.Lock()
 	closed := st.closed
-	ln := st.ports[protoTCP][port]
 	var client uint16
 	var err error
 	if !closed && ln != nil {

@@ -55,8 +55,9 @@ func b2i(b bool) int64 {
 }
 
 // SetOption sets a socket option (setsockopt). The common options are
-// kept and reported back; SoReuseAddr and SoReusePort change nothing (the
-// VM has no TIME_WAIT), buffer sizes are fixed by Limits.BufferBytes,
+// kept and reported back; SoReuseAddr changes nothing (the VM has no
+// TIME_WAIT), SoReusePort set before Bind lets TCP sockets that all set it
+// share a port (connections are dealt to its listeners in turn), buffer sizes are fixed by Limits.BufferBytes,
 // SoKeepAlive and TCPNoDelay reach a host connection. Errors: ENOPROTOOPT
 // for unknown options, EINVAL for bad values.
 func (s *Socket) SetOption(level, name int, v int64) error {

@@ -284,7 +284,8 @@ func loopbackFor(ip netip.Addr) netip.Addr {
 
 // Bind gives the socket a local address, as bind(2). Internet sockets
 // bind in the VM's port table (one table per protocol, so a port is taken
-// whatever local address it was bound with); the address must be a
+// whatever local address it was bound with, unless every TCP socket on it
+// set SoReusePort first); the address must be a
 // loopback or the unspecified address (else EADDRNOTAVAIL); port 0 picks
 // an ephemeral port. A datagram socket bound to a fixed port is a
 // listener and needs policy op listen. Unix sockets bind a path (which the
@@ -636,15 +637,7 @@ type inetPlan struct {
 
 // vmListening reports whether a VM socket listens on the TCP port.
 func (st *Stack) vmListening(port uint16) bool {
-	st.mu.Lock()
-	ln := st.ports[protoTCP][port]
-	st.mu.Unlock()
-	if ln == nil {
-		return false
-	}
-	ln.mu.Lock()
-	defer ln.mu.Unlock()
-	return ln.state == stListening
+	return st.tcpListener(port, nil) != nil
 }
 
 func (p inetPlan) allLocal() bool {
@@ -763,10 +756,8 @@ func (s *Socket) dialInet(ctx context.Context, plan inetPlan, nonblock bool) (co
 // connectLocal connects to a VM listener on ap's port.
 func (s *Socket) connectLocal(ctx context.Context, ap netip.AddrPort, nonblock bool) (connectResult, error) {
 	st := s.st
-	st.mu.Lock()
-	ln := st.ports[protoTCP][ap.Port()]
-	st.mu.Unlock()
-	if ln == nil || ln == s {
+	ln := st.tcpListener(ap.Port(), s)
+	if ln == nil {
 		return connectResult{}, errNoListener
 	}
 	ln.mu.Lock()

@@ -234,9 +234,10 @@ type Stack struct {
 
 	mu        sync.Mutex
 	closed    bool
-	ports     [2]map[uint16]*Socket // bound ports per protocol
-	unix      map[string]*Socket    // bound Unix sockets by key
-	ephemeral [2]uint16             // next ephemeral port to try
+	ports     [2]map[uint16]*Socket  // bound ports per protocol
+	shared    map[uint16]*reuseGroup // TCP ports bound with SO_REUSEPORT
+	unix      map[string]*Socket     // bound Unix sockets by key
+	ephemeral [2]uint16              // next ephemeral port to try
 	host      map[io.Closer]struct{}
 }
 
@@ -261,6 +262,7 @@ func New(cfg Config) *Stack {
 	st.budget = pipe.NewBudget(st.lim.MemoryBytes)
 	st.ports[protoTCP] = make(map[uint16]*Socket)
 	st.ports[protoUDP] = make(map[uint16]*Socket)
+	st.shared = make(map[uint16]*reuseGroup)
 	st.ephemeral = [2]uint16{ephemeralLo, ephemeralLo}
 	if st.res == nil {
 		// DNS only, from the host's resolv.conf: Go's resolver would
@@ -347,15 +349,35 @@ func (st *Stack) newPair() (a, b *endpoint) {
 	return a, b
 }
 
+// reuseGroup is the sockets sharing one TCP port with SO_REUSEPORT: as on
+// Linux, each incoming connection goes to one of its listening members,
+// in turn (cluster workers each listen on the port their primary holds).
+// Limits.Sockets bounds its size.
+type reuseGroup struct {
+	socks []*Socket
+	next  int
+}
+
 // allocPortLocked reserves a port for s in the table of p: the given one,
-// or an ephemeral one for 0.
+// or an ephemeral one for 0. A TCP port bound by a socket with
+// SO_REUSEPORT is shared with later sockets that set it too (the caller
+// holds s.mu, so s.opts is stable).
 func (st *Stack) allocPortLocked(p proto, port uint16, s *Socket) (uint16, error) {
 	tbl := st.ports[p]
+	reuse := p == protoTCP && s != nil && s.opts.reusePort
 	if port != 0 {
 		if _, used := tbl[port]; used {
-			return 0, errno.EADDRINUSE
+			g := st.shared[port]
+			if p != protoTCP || !reuse || g == nil {
+				return 0, errno.EADDRINUSE
+			}
+			g.socks = append(g.socks, s)
+			return port, nil
 		}
 		tbl[port] = s
+		if reuse {
+			st.shared[port] = &reuseGroup{socks: []*Socket{s}}
+		}
 		return port, nil
 	}
 	for range ephemeralHi - ephemeralLo + 1 {
@@ -366,6 +388,9 @@ func (st *Stack) allocPortLocked(p proto, port uint16, s *Socket) (uint16, error
 		}
 		if _, used := tbl[cand]; !used {
 			tbl[cand] = s
+			if reuse {
+				st.shared[cand] = &reuseGroup{socks: []*Socket{s}}
+			}
 			return cand, nil
 		}
 	}
@@ -374,10 +399,66 @@ func (st *Stack) allocPortLocked(p proto, port uint16, s *Socket) (uint16, error
 
 func (st *Stack) releasePort(p proto, port uint16, s *Socket) {
 	st.mu.Lock()
+	defer st.mu.Unlock()
+	if g := st.shared[port]; p == protoTCP && g != nil {
+		for i, m := range g.socks {
+			if m == s {
+				g.socks = append(g.socks[:i], g.socks[i+1:]...)
+				break
+			}
+		}
+		if len(g.socks) > 0 {
+			// The port stays taken while any member holds it.
+			st.ports[p][port] = g.socks[0]
+			return
+		}
+		delete(st.shared, port)
+	}
 	if st.ports[p][port] == s {
 		delete(st.ports[p], port)
 	}
+}
+
+// tcpListener returns the socket listening on the TCP port, other than
+// self, or nil. On a shared port the members take turns; members that are
+// only bound (a cluster primary's reservation) are passed over.
+func (st *Stack) tcpListener(port uint16, self *Socket) *Socket {
+	st.mu.Lock()
+	g := st.shared[port]
+	var cands []*Socket
+	start := 0
+	if g != nil {
+		n := len(g.socks)
+		start = g.next
+		cands = make([]*Socket, 0, n)
+		for i := range n {
+			cands = append(cands, g.socks[(start+i)%n])
+		}
+	} else if ln := st.ports[protoTCP][port]; ln != nil {
+		cands = []*Socket{ln}
+	}
 	st.mu.Unlock()
+	// Listening is read under each socket's own lock, which is never
+	// taken inside st.mu's (Bind holds s.mu, then st.mu).
+	for i, c := range cands {
+		if c == self {
+			continue
+		}
+		c.mu.Lock()
+		ok := c.state == stListening
+		c.mu.Unlock()
+		if ok {
+			if g != nil {
+				st.mu.Lock()
+				if n := len(g.socks); n > 0 {
+					g.next = (start + i + 1) % n
+				}
+				st.mu.Unlock()
+			}
+			return c
+		}
+	}
+	return nil
 }
 
 func unixKey(a Addr) string {

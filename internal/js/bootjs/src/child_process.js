@@ -341,6 +341,19 @@ function setupChannel(target, fd, serialization, isChild) {
     pump();
     return ch.queuedBytes < 65536 * 2;
   };
+  // _sendFirst writes a small message at once when nothing is queued: a
+  // cluster worker's 'online', which Node's synchronous pipe write
+  // delivers even when the worker exits straight away. The channel is new
+  // and empty then, so the write cannot block.
+  target._sendFirst = function _sendFirst(message) {
+    if (ch.writing || ch.queue.length || ch.closed || !this.connected) return this.send(message);
+    try {
+      B.write(fd, encodeMessage(message, serialization));
+      return true;
+    } catch {
+      return this.send(message);
+    }
+  };
   target.disconnect = function disconnect() {
     if (!this.connected) {
       this.emit('error', ipcError('ERR_IPC_DISCONNECTED', 'IPC channel is already disconnected'));

@@ -242,6 +242,9 @@ class Socket extends Duplex {
     this.emit('connect');
     this.emit('ready');
     this._flushPending();
+    // As Node's afterConnect: the first read starts (or an immediate end
+    // of file comes), so an open connection keeps the process alive.
+    if (this.readable && !this.isPaused()) this.read(0);
   }
 
   // _notReady reports whether data may not flow yet (connecting, or a
@@ -276,6 +279,9 @@ class Socket extends Duplex {
         if (chunk === null) {
           this[kReader] = -1;
           this.push(null);
+          // As Node's onStreamRead: the end is emitted even when nobody
+          // reads, so a socket that ended its side closes.
+          this.read(0);
           return;
         }
         this.bytesRead += chunk.length;
@@ -392,6 +398,14 @@ class Socket extends Duplex {
 
 // --- Server ---
 
+// clusterWorker returns the cluster module in a cluster worker, else null;
+// it loads nothing in other processes.
+function clusterWorker() {
+  if (!process.connected) return null;
+  const cluster = require('./cluster.js');
+  return cluster.isWorker && cluster.worker ? cluster : null;
+}
+
 class Server extends EventEmitter {
   constructor(options, listener) {
     super();
@@ -434,24 +448,49 @@ class Server extends EventEmitter {
     }
     const port = options.port === undefined || options.port === null ? 0 : validatePort(options.port, 'options.port');
     const host = options.host;
+    // reusePort (SO_REUSEPORT) shares the port with other such listeners
+    // in the kernel, so it never asks a cluster primary.
+    const reusePort = options.reusePort === true;
+    const exclusive = !!options.exclusive || reusePort;
     if (host === undefined || host === null || host === '') {
-      this._bind(6, '', port, backlog);
+      this._listenInCluster(6, '', port, backlog, exclusive, reusePort);
     } else if (isIP(host)) {
-      this._bind(isIP(host), host, port, backlog);
+      this._listenInCluster(isIP(host), host, port, backlog, exclusive, reusePort);
     } else {
       require('./dns.js').lookup(host, (err, address, family) => {
         if (err) { this.emit('error', err); return; }
-        this._bind(family, address, port, backlog);
+        this._listenInCluster(family, address, port, backlog, exclusive, reusePort);
       });
     }
     return this;
   }
 
-  _bind(family, host, port, backlog) {
+  // _listenInCluster binds at once, or in a cluster worker (unless
+  // exclusive) on the port the primary holds for this address, sharing it
+  // with the other workers (see cluster.js).
+  _listenInCluster(family, host, port, backlog, exclusive, reusePort) {
+    const cluster = exclusive ? null : clusterWorker();
+    if (cluster === null) {
+      this._bind(family, host, port, backlog, reusePort);
+      return;
+    }
+    const address = host === '' ? null : host;
+    const addressType = host === '' ? 4 : family;
+    cluster._getServer(this, { address, port, addressType, fd: undefined, backlog }, (code, shared) => {
+      if (code) {
+        this.emit('error', exceptionWithHostPort(code, 'bind', address, port));
+        return;
+      }
+      this._bind(family, host, shared, backlog, true);
+    });
+  }
+
+  _bind(family, host, port, backlog, reusePort) {
     let fd = -1;
     try {
       fd = B.netSocket(family, 1);
       if (port >= 0) B.netSetOpt(fd, 'reuseaddr', 1);
+      if (reusePort) B.netSetOpt(fd, 'reuseport', 1);
       B.netBind(fd, host, port);
       B.netListen(fd, backlog);
     } catch (e) {
@@ -496,6 +535,10 @@ class Server extends EventEmitter {
     if (this.noDelay) socket.setNoDelay(true);
     if (this.keepAlive) socket.setKeepAlive(true);
     if (this.pauseOnConnect) socket.pause();
+    // As Node's socket on a handle: reading starts at once, so a peer's
+    // end of file ends (and, with end() called, closes) a socket nobody
+    // reads.
+    else socket.read(0);
     this.emit('connection', socket);
   }
 

@@ -272,6 +272,13 @@ function configure(i) {
     delete process.env.NODE_CHANNEL_SERIALIZATION_MODE;
     if (fd >= 0) closeChannel = require('./child_process.js')._forkChild(fd, mode);
   }
+  // A cluster worker (forked by cluster.fork): as Node's
+  // initializeClusterPrimary, set up before the main module runs, and the
+  // id is not inherited by the worker's own children.
+  if (closeChannel && process.argv[1] && process.env.NODE_UNIQUE_ID !== undefined) {
+    require('./cluster.js')._setupWorker();
+    delete process.env.NODE_UNIQUE_ID;
+  }
 }
 
 module.exports = { process, domainCapture, fatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };

@@ -52,7 +52,7 @@ const factories = {
   vm: () => require('../vm.js'),
   zlib: () => require('../zlib.js'),
   worker_threads: () => require('../worker_threads.js'),
-  cluster: denied('cluster', 'is not supported in this sandbox'),
+  cluster: () => require('../cluster.js'),
   inspector: denied('inspector', 'is not available in this sandbox'),
   'inspector/promises': denied('inspector/promises', 'is not available in this sandbox'),
   repl: () => require('../repl.js'),
