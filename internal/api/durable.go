@@ -391,16 +391,34 @@ func (s *Server) lockForSave(ctx context.Context, e *vmEntry) (*secexec.Snapshot
 	return st, e.unlockOp, nil
 }
 
-// abandonSave undoes the save id of e whose record could not be written
-// (err): e keeps prev, the new snapshot goes, and if another replica owns
-// e now this one drops its copy.
+// abandonSave settles the save id of e whose record could not be written
+// (err). When the store refused the write (another replica's version was
+// there), e keeps prev, the new snapshot goes, and this replica drops its
+// copy: another owns e now. After any other failure — a timeout, a
+// cancelled context, a lost connection — the write may have landed, so
+// the record is read again: if it names id the save stands (prev goes);
+// otherwise both stay — a write cancelled on this side can still land
+// after the read, and deleting the snapshot a record names loses the VM,
+// while keeping one too many costs only its unshared blobs.
 func (s *Server) abandonSave(ctx context.Context, st *secexec.SnapshotStore, e *vmEntry, prev, id string, err error) {
 	e.mu.Lock()
 	e.snapshot = prev
 	e.mu.Unlock()
-	_ = st.Delete(context.WithoutCancel(ctx), id)
+	ctx = context.WithoutCancel(ctx)
 	if errors.Is(err, errMoved) {
+		_ = st.Delete(ctx, id)
 		s.vms.lose(e)
+		return
+	}
+	rec, v, rerr := s.readRecord(ctx, e.tenant, e.id)
+	switch {
+	case rerr != nil:
+		s.cfg.Logger.Warn("a VM's record is in doubt after a failed write; keeping both saves", "vm", e.id, "err", rerr)
+	case rec.Snapshot == id && rec.Owner == s.cfg.Replica:
+		e.mu.Lock()
+		e.snapshot, e.recVersion = id, v
+		e.mu.Unlock()
+		s.dropSave(ctx, st, e, prev, id)
 	}
 }
 
