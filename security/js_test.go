@@ -46,7 +46,10 @@ for (const C of ctors) {
   realms.add(g === globalThis ? 'global' : Object.prototype.toString.call(g));
 }
 const hidden = Reflect.ownKeys(globalThis).filter(k => typeof k === 'string' && /secexec|bridge|^__(?!filename$|dirname$)/.test(k));
-console.log('realms', [...realms].join(','), 'hidden', hidden.length, typeof __secexec_bridge, typeof globalThis.v8, typeof globalThis.Go) })();`, 0, "realms global hidden 0 undefined undefined undefined"},
+// node -e makes builtin modules globals, as Node does: a global v8 may
+// only be node:v8 itself, never the engine's own object.
+const v8 = globalThis.v8 === undefined ? 'none' : globalThis.v8 === require('v8') ? 'node:v8' : typeof globalThis.v8;
+console.log('realms', [...realms].join(','), 'hidden', hidden.length, typeof __secexec_bridge, v8, typeof globalThis.Go) })();`, 0, "realms global hidden 0 undefined node:v8 undefined"},
 		{"internalModules", `
 const out = [];
 for (const f of [() => process.binding('fs'), () => process._linkedBinding('x'), () => process.dlopen({}, '/x.node'),

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/secexec/secexec/userland/internal/sysmsg"
 )
@@ -138,9 +140,13 @@ func listZip(zr *zip.ReadCloser, stdout io.Writer, selected func(string) bool) {
 		if !selected(f.Name) {
 			continue
 		}
-		// unzip shows the DOS time stored in the entry, not the
-		// extended UTC timestamp.
+		// unzip shows the extended timestamp's mtime in local time when
+		// the entry has one (zip writes it), else the DOS time. They
+		// differ in the minute when zip rounded an odd :59 second up.
 		t := msDosTime(f.ModifiedDate, f.ModifiedTime)
+		if hasExtendedMtime(f.Extra) {
+			t = f.Modified.In(time.Local).Format("2006-01-02 15:04")
+		}
 		fmt.Fprintf(w, "%9d  %s   %s\n", f.UncompressedSize64, t, f.Name)
 		total += f.UncompressedSize64
 		n++
@@ -186,6 +192,23 @@ func testZip(zr *zip.ReadCloser, archive string, quiet, some bool, stdout io.Wri
 		fmt.Fprintf(w, "No errors detected in %s for the %d files tested.\n", archive, n)
 	}
 	return 0
+}
+
+// hasExtendedMtime reports whether extra holds an extended timestamp
+// field (0x5455) with its modification time.
+func hasExtendedMtime(extra []byte) bool {
+	for len(extra) >= 4 {
+		id, size := binary.LittleEndian.Uint16(extra), int(binary.LittleEndian.Uint16(extra[2:]))
+		extra = extra[4:]
+		if size > len(extra) {
+			return false
+		}
+		if id == 0x5455 && size >= 5 && extra[0]&1 != 0 {
+			return true
+		}
+		extra = extra[size:]
+	}
+	return false
 }
 
 func msDosTime(date, tm uint16) string {

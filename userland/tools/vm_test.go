@@ -406,7 +406,11 @@ z.writestr('../evil', 'x')
 z.writestr('/abs/f', 'y')
 z.writestr('ok/../../e2', 'z')
 z.close()"`, "s.zip")
-	withZips := fixture{"o.zip": hostZip, "j.zip": hostJunk, "bad.zip": "junk", "t/s.zip": slip}
+	// zip rounds an odd second up in the DOS time (10:21:00) and keeps
+	// the exact one (10:20:59) in the extended timestamp, which unzip -l
+	// shows.
+	odd := hostMade(t, fixture{"t59": "x"}, "touch -d '2026-01-02 10:20:59' t59 && zip -q r.zip t59", "r.zip")
+	withZips := fixture{"o.zip": hostZip, "j.zip": hostJunk, "bad.zip": "junk", "t/s.zip": slip, "r.zip": odd}
 	for k, v := range src {
 		withZips["src/"+k] = v
 	}
@@ -422,6 +426,7 @@ z.close()"`, "s.zip")
 		{files: withZips, script: "unzip -l o.zip", stderr: true},
 		{files: withZips, script: "unzip -l o.zip d/a.txt 'd/sub/*'", stderr: true},
 		{files: withZips, script: "unzip -l j.zip", stderr: true},
+		{files: withZips, script: "unzip -l r.zip", stderr: true},
 		{files: withZips, script: "unzip -t o.zip; unzip -tq j.zip; unzip -t o.zip top 'd/*'; unzip -l o.zip '*b' 'd/[ae]*'", stderr: true},
 		{files: src, script: "zip -q -r o.zip d top && unzip -t o.zip", normalize: sortLines},
 		{files: withZips, script: "unzip o.zip", stderr: true, tree: true},
