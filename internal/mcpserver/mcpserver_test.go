@@ -502,11 +502,11 @@ func TestCallsInFlight(t *testing.T) {
 	}
 }
 
-// The cost of a tool call over the SDK's in-memory transport, on top of
-// the VM's own work: compare BenchmarkExecDirect.
-func BenchmarkExecTool(b *testing.B) {
+// benchCaller connects an SDK client to a new server over the in-memory
+// transport and returns a call that fails the benchmark on any error.
+func benchCaller(b *testing.B) func(name string, args map[string]any) *mcp.CallToolResult {
 	srv := mcpserver.New(mcpserver.Config{Base: secexec.Options{Permissions: insideVM()}})
-	defer srv.Close()
+	b.Cleanup(srv.Close)
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := srv.MCP().Connect(b.Context(), st, nil); err != nil {
 		b.Fatal(err)
@@ -515,41 +515,30 @@ func BenchmarkExecTool(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cs.Close()
-	res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "vm_create", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		b.Fatal(err, res)
-	}
-	vm := res.StructuredContent.(map[string]any)["vm_id"]
-	for b.Loop() {
-		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"vm_id": vm, "command": "true"}})
-		if err != nil || res.IsError {
-			b.Fatal(err, res)
-		}
-	}
-}
-
-// A file_read of a small file two directories down: the file tools'
-// cost per call, path checks included.
-func BenchmarkFileReadTool(b *testing.B) {
-	srv := mcpserver.New(mcpserver.Config{Base: secexec.Options{Permissions: insideVM()}})
-	defer srv.Close()
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.MCP().Connect(b.Context(), st, nil); err != nil {
-		b.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(b.Context(), ct, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
-	call := func(name string, args map[string]any) *mcp.CallToolResult {
+	b.Cleanup(func() { _ = cs.Close() })
+	return func(name string, args map[string]any) *mcp.CallToolResult {
 		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil || res.IsError {
 			b.Fatal(err, res)
 		}
 		return res
 	}
+}
+
+// The cost of a tool call over the SDK's in-memory transport, on top of
+// the VM's own work: compare BenchmarkExecDirect.
+func BenchmarkExecTool(b *testing.B) {
+	call := benchCaller(b)
+	vm := call("vm_create", map[string]any{}).StructuredContent.(map[string]any)["vm_id"]
+	for b.Loop() {
+		call("exec", map[string]any{"vm_id": vm, "command": "true"})
+	}
+}
+
+// A file_read of a small file two directories down: the file tools'
+// cost per call, path checks included.
+func BenchmarkFileReadTool(b *testing.B) {
+	call := benchCaller(b)
 	vm := call("vm_create", map[string]any{}).StructuredContent.(map[string]any)["vm_id"]
 	call("file_write", map[string]any{"vm_id": vm, "path": "/workspace/a/b/f", "content": "data", "mkdirs": true})
 	for b.Loop() {
