@@ -188,6 +188,11 @@ func readSSE(t *testing.T, s *testServer, path string, body any) []sseEvent {
 			cur = sseEvent{}
 		}
 	}
+	// A stream cut off mid-way (the proxy aborting, a reset) is a failure
+	// of its own, whatever events came before it.
+	if err := sc.Err(); err != nil {
+		t.Fatalf("SSE stream of %s ended with %v after %d events", path, err, len(evs))
+	}
 	validateSSE(t, req, evs)
 	return evs
 }
