@@ -470,6 +470,10 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 			file = joinPath(p.Cwd(), file)
 		}
 		argv = append(argv, file)
+	case nodecli.ModeStdin:
+		if inv.Dash {
+			argv = append(argv, "-") // node keeps it: process.argv[1] is "-"
+		}
 	}
 	argv = append(argv, inv.Args...)
 	clk := p.Kernel().Clock()
