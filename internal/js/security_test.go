@@ -40,6 +40,17 @@ setTimeout(() => {
     (ArrayBuffer.isView(x) && Object.prototype.toString.call(x.buffer) === '[object SharedArrayBuffer]') || 'setScratch' in x || 'compileModule' in x));
   process.stdout.write(back + ' ' + seen.length + ' ' + bad.length + '\n');
 }, 1);`, "abc"},
+		// A typed array made from another (subarray, slice) is built by the
+		// receiver's constructor[Symbol.species]: the runtime must never
+		// derive one from the scratch buffer, or the guest's species gets
+		// the SharedArrayBuffer.
+		{"speciesNoScratch", `let leaked = 0;
+class Evil extends Uint8Array { constructor(...a) { super(...a); if (a[0] && Object.prototype.toString.call(a[0]) === '[object SharedArrayBuffer]') leaked++ } }
+Object.defineProperty(Uint8Array, Symbol.species, { get() { return Evil }, configurable: true });
+const fs = require('fs'); fs.writeFileSync('/tmp/sp', Buffer.alloc(300000, 1)); fs.readFileSync('/tmp/sp'); fs.readFileSync('/tmp/sp', 'utf8');
+Object.defineProperty(Uint8Array, Symbol.species, { get() { return Uint8Array }, configurable: true });
+Uint8Array.prototype.constructor = { [Symbol.species]: function (b, o, l) { if (Object.prototype.toString.call(b) === '[object SharedArrayBuffer]') leaked++; return new Uint8Array(b, o, l) } };
+fs.readFileSync('/tmp/sp'); require('crypto').createHash('sha1').update('x').digest(); fs.writeSync(1, 'leaks ' + leaked + '\n')`, "leaks 0\n"},
 		{"overwriteGlobals", `const w = process.stdout.write.bind(process.stdout); globalThis.process = null; globalThis.Buffer = null; globalThis.require = null; w('still\n')`, "still\n"},
 		{"clockCoarse", `let bad = 0; for (let i = 0; i < 2e4; i++) { if (Date.now() % 1 || performance.now() % 1 || process.hrtime()[1] % 1e6 || process.hrtime.bigint() % 1000000n) bad++ } const end = Date.now() + 30; while (Date.now() < end); console.log(bad)`, "0\n"},
 		{"proxyNoLeak", `try { console.log(Reflect.ownKeys(ArrayBuffer).includes('prototype'), new ArrayBuffer(8).byteLength) } catch (e) { console.log(e) }`, "true 8\n"},
@@ -61,4 +72,26 @@ setTimeout(() => {
 			}
 		})
 	}
+}
+
+// TestPrimordialsHoldUnderSpies replaces every method of every built-in a
+// guest can reach with a spy (testdata/primordials_spy.js), then runs the
+// runtime's modules through files, streams, sockets, http, child
+// processes, crypto, zlib and timers: no spy may ever see the bridge or
+// its scratch buffer. This is the check that the bootstrap uses its
+// captured primordials wherever guest-replaceable built-ins would
+// otherwise touch them.
+func TestPrimordialsHoldUnderSpies(t *testing.T) {
+	src, err := os.ReadFile("testdata/primordials_spy.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newVM(t, nil)
+	v.writeFile("/workspace/spy.js", string(src))
+	r := v.run("", "node", "spy.js")
+	f := strings.Fields(r.stdout)
+	if r.code != 0 || len(f) != 3 || f[0] != "ok" || f[1] == "0" || f[2] == "0" {
+		t.Fatalf("code %d stdout %q\nstderr %s", r.code, r.stdout, trunc(r.stderr))
+	}
+	t.Logf("%s methods spied, %s calls seen", f[1], f[2])
 }

@@ -19,18 +19,27 @@ const scratch = new P.Uint8Array(sab);
 const scratchF64 = new P.Float64Array(sab, 0, 32);
 B.setScratch(sab);
 
-// toScratch copies u8[off, off+n) to the scratch buffer.
+// Views of the scratch buffer are made with the captured constructor,
+// never with subarray or slice: those create their result through the
+// receiver's constructor[Symbol.species], which guest code can replace,
+// and would hand it the SharedArrayBuffer (TestPrimordialsHoldUnderSpies,
+// the species cases of TestSecurity).
+function scratchView(n) { return new P.Uint8Array(sab, 0, n); }
+
+// toScratch copies u8[off, off+n) to the scratch buffer. The source view
+// is built from the captured buffer and offset getters, so a guest's
+// species or getters decide nothing here either.
 function toScratch(u8, off, n) {
-  P.TypedArrayPrototypeSet(scratch, P.TypedArrayPrototypeSubarray(u8, off, off + n), 0);
+  const src = new P.Uint8Array(P.TypedArrayPrototypeGetBuffer(u8), P.TypedArrayPrototypeGetByteOffset(u8) + off, n);
+  P.TypedArrayPrototypeSet(scratch, src, 0);
 }
 
-// fromScratch returns a new Uint8Array holding scratch[0, n).
+// fromScratch copies scratch[0, n) into into at at, or into a new
+// Uint8Array.
 function fromScratch(n, into, at) {
-  if (into) {
-    P.TypedArrayPrototypeSet(into, P.TypedArrayPrototypeSubarray(scratch, 0, n), at || 0);
-    return into;
-  }
-  return P.TypedArrayPrototypeSlice(scratch, 0, n);
+  const out = into || new P.Uint8Array(n);
+  P.TypedArrayPrototypeSet(out, scratchView(n), into ? at || 0 : 0);
+  return out;
 }
 
 // takeBytes turns a byte result of the bridge into a Uint8Array: n >= 0
