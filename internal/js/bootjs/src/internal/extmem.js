@@ -6,7 +6,12 @@
 // the allocation fails with the RangeError a failed allocation raises in
 // Node. The Go side also checks at every bridge call and loop turn, and
 // terminates an isolate found past the limit.
+// It runs inside every typed array and ArrayBuffer construction, so it
+// uses only primordials captured before guest code: a guest that replaces
+// ArrayBuffer.isView or Reflect.construct must not see what the runtime
+// allocates.
 const { B } = require('./bridge.js');
+const P = require('./primordials.js');
 
 const THRESHOLD = 1 << 20;
 let pending = 0;
@@ -26,7 +31,9 @@ function account(n) {
 function sizeOf(arg, bpe) {
   if (typeof arg === 'number') return arg * bpe;
   if (arg !== null && typeof arg === 'object') {
-    if (ArrayBuffer.isView(arg)) return arg.length * bpe;
+    if (P.ArrayBufferIsView(arg)) {
+      try { return P.TypedArrayPrototypeGetLength(arg) * bpe; } catch { return 0; } // a DataView
+    }
     if (arg instanceof RealArrayBuffer) return 0;
     const len = arg.length;
     if (typeof len === 'number') return len * bpe;
@@ -42,7 +49,7 @@ function wrapCtor(name, size) {
   const proxy = new Proxy(Real, {
     construct(target, args, newTarget) {
       account(size(args));
-      return Reflect.construct(target, args, newTarget === proxy ? target : newTarget);
+      return P.ReflectConstruct(target, args, newTarget === proxy ? target : newTarget);
     },
   });
   Object.defineProperty(Real.prototype, 'constructor', { value: proxy, writable: true, configurable: true, enumerable: false });
@@ -55,7 +62,7 @@ function wrapMethod(proto, name, size) {
   const wrapped = {
     [name](...args) {
       account(size(this, args));
-      return Reflect.apply(real, this, args);
+      return P.ReflectApply(real, this, args);
     },
   }[name];
   Object.defineProperty(proto, name, { value: wrapped, writable: true, configurable: true, enumerable: false });
@@ -71,13 +78,13 @@ function install() {
     wrapCtor(name, (a) => sizeOf(a[0], bpe));
   }
   const ABP = RealArrayBuffer.prototype;
-  const byteLength = (b) => { try { return b.byteLength; } catch { return 0; } };
+  const byteLength = (b) => { try { return P.ArrayBufferPrototypeGetByteLength(b); } catch { return 0; } };
   wrapMethod(ABP, 'resize', (b, a) => (typeof a[0] === 'number' ? a[0] - byteLength(b) : 0));
   wrapMethod(ABP, 'transfer', (b, a) => (typeof a[0] === 'number' ? a[0] : byteLength(b)));
   wrapMethod(ABP, 'transferToFixedLength', (b, a) => (typeof a[0] === 'number' ? a[0] : byteLength(b)));
   wrapMethod(ABP, 'slice', (b) => byteLength(b));
   const TAP = Object.getPrototypeOf(Uint8Array.prototype);
-  const taBytes = (t) => { try { return t.byteLength; } catch { return 0; } };
+  const taBytes = (t) => { try { return P.TypedArrayPrototypeGetByteLength(t); } catch { return 0; } };
   for (const m of ['slice', 'map', 'filter', 'with', 'toReversed', 'toSorted']) wrapMethod(TAP, m, (t) => taBytes(t));
   if (typeof WebAssembly === 'object' && WebAssembly.Memory) {
     wrapMethod(WebAssembly.Memory.prototype, 'grow', (m, a) => (typeof a[0] === 'number' ? a[0] * 65536 : 0));
