@@ -76,7 +76,8 @@ for (const C of [ArrayBuffer, Uint8Array, Int8Array, Uint16Array, Int16Array, Ui
       super(...args);
     }
   };
-  if (origDefine(C, Symbol.species, { get() { return Rec; }, configurable: true })) spied.set(name, true);
+  // As the built-in getter, a subclass (Buffer) keeps its own species.
+  if (origDefine(C, Symbol.species, { get() { return this === C ? Rec : this; }, configurable: true })) spied.set(name, true);
 }
 
 function isCapability(x) {
@@ -143,6 +144,28 @@ async function work() {
       req.end('ping');
     });
   });
+  // fetch (undici, loaded on first use, after the spies) against the same
+  // kind of server, and a datagram round trip.
+  await new Promise((res, rej) => {
+    const srv = http.createServer((req, resp) => resp.end('fetched'));
+    srv.listen(0, '127.0.0.1', () => {
+      fetch('http://127.0.0.1:' + srv.address().port + '/').then((r) => r.text()).then((t) => {
+        srv.close();
+        t === 'fetched' ? res() : rej(new Error(t));
+      }, rej);
+    });
+  });
+  const dgram = require('dgram');
+  await new Promise((res, rej) => {
+    const a = dgram.createSocket('udp4');
+    a.on('message', (m) => { a.close(); m.length === 5 ? res() : rej(new Error('dgram')); });
+    a.bind(0, '127.0.0.1', () => {
+      const b = dgram.createSocket('udp4');
+      b.send(Buffer.from('hello'), a.address().port, '127.0.0.1', () => b.close());
+    });
+  });
+  require('vm').runInNewContext('a + 1', { a: 1 });
+  require('readline').createInterface({ input: require('stream').Readable.from(['x\n']) }).close();
   const cp = require('child_process');
   cp.spawnSync(process.execPath, ['-e', 'process.stdout.write("x")']);
   await new Promise((res, rej) => cp.execFile(process.execPath, ['-e', 'console.log(1)'], (e) => (e ? rej(e) : res())));
