@@ -98,7 +98,13 @@ func Shared(t testing.TB) *Runtime {
 			err = e
 			return
 		}
-		shared = &Runtime{Engine: eng, Store: store, layers: []vfs.FileSystem{eng.SoftwareLayer(store), pysupport.LayerWith(bc)}}
+		py := pysupport.LayerWith(bc)
+		if e := pysupport.Park(ctx, eng, store, py, bc != nil); e != nil {
+			_ = eng.Close(ctx)
+			err = e
+			return
+		}
+		shared = &Runtime{Engine: eng, Store: store, layers: []vfs.FileSystem{eng.SoftwareLayer(store), py}}
 	})
 	if err != nil {
 		t.Fatalf("test runtime: %v", err)
