@@ -197,7 +197,7 @@ type parkedCmd struct {
 	claimed atomic.Bool
 	// stopClock freezes the claiming process's CPU clock; set and used
 	// on the instance's thread.
-	stopClock func()
+	stopClock   func()
 	discardOnce sync.Once
 }
 
