@@ -145,6 +145,9 @@ type Stats struct {
 	// instance (parked.go: python3); ParkMisses those that qualified but
 	// found none and started cold.
 	ParkClaims, ParkMisses uint64
+	// ParkLive counts parked command instances that exist now, waiting
+	// or running their process (zero after Close).
+	ParkLive int
 }
 
 // NewEngine creates the runtime and defines the host modules.
@@ -294,6 +297,7 @@ func (e *Engine) Stats() Stats {
 	s.Parked = len(e.pool.ready)
 	e.pool.mu.Unlock()
 	s.ParkClaims, s.ParkMisses = e.parks.claims.Load(), e.parks.misses.Load()
+	s.ParkLive = int(e.parks.live.Load())
 	e.parks.mu.Lock()
 	if e.parks.ready != nil {
 		s.Parked++

@@ -178,6 +178,8 @@ type parkPool struct {
 	wg      sync.WaitGroup
 
 	claims, misses atomic.Uint64
+	// live counts instances started and not yet ended.
+	live atomic.Int64
 }
 
 // parkedCmd is a started instance waiting for, or running, its process.
@@ -280,6 +282,7 @@ func (pp *parkPool) fillLocked(t *parkTemplate, ent *compiled) {
 	done := make(chan struct{})
 	pp.filling = done
 	pp.wg.Add(1)
+	pp.live.Add(1)
 	go func() {
 		pk := pp.start(t, ent)
 		pp.mu.Lock()
@@ -320,6 +323,7 @@ func (pp *parkPool) start(t *parkTemplate, ent *compiled) *parkedCmd {
 		e.log.Debug("wasm: park "+what, "err", err)
 		t.leave()
 		e.mods.release(ent)
+		pp.live.Add(-1)
 		pp.wg.Done()
 		return nil
 	}
@@ -379,6 +383,7 @@ func (pk *parkedCmd) run(st *syscalls.State, exited chan struct{}) {
 	}
 	pk.t.leave()
 	pp.e.mods.release(pk.ent)
+	pp.live.Add(-1)
 }
 
 // discard ends an instance no process claimed.
