@@ -169,6 +169,9 @@ def _reraise(exc):
 
 
 def _run():
+    # The first compile() makes the AST types (which -c's own compile of
+    # a cold start never needs): paid here, before the claim.
+    compile("", "<string>", "exec")
     argv, env = _claim()
     args = [os.fsdecode(a) for a in argv]
     _environ(env)
