@@ -12,6 +12,7 @@ import (
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/internal/vmtest"
+	"github.com/secexec/secexec/kernel"
 )
 
 // coldEnv makes a process ineligible for a parked interpreter without
@@ -255,5 +256,23 @@ func TestPythonParkedEngineCloseDisposes(t *testing.T) {
 	}
 	if s := rt.Engine.Stats(); s.ParkLive != 0 || s.Parked != 0 {
 		t.Fatalf("after Close: %+v", s)
+	}
+}
+
+func TestPythonParkedLimits(t *testing.T) {
+	h := newHost(t, vmhost.Config{Limits: kernel.Limits{CPUTime: 2 * time.Second, MemoryBytes: 128 << 20}})
+	// The CPU limit ends a parked process as a cold one: its clock is
+	// the instance's thread's (start-up included).
+	r := runIn(t, h, vm.Workspace, "", nil, true, "-c", "while True: pass")
+	if r.Exit.Outcome != vmhost.TimedOut || r.Exit.Reason != vmhost.ReasonCPUTime || r.Exit.Code != 124 {
+		t.Fatalf("CPU loop: %+v err %q", r.Exit, r.Stderr)
+	}
+	// The instance's memory is the process's from the claim: growth
+	// beyond the limit fails inside the program.
+	prog := "try:\n    b = bytearray(200 << 20)\nexcept MemoryError:\n    print('MemoryError')\n"
+	parked := runIn(t, h, vm.Workspace, "", nil, true, "-c", prog)
+	cold := runIn(t, h, vm.Workspace, "", coldEnv, false, "-c", prog)
+	if parked.Stdout != "MemoryError\n" || parked.Stdout != cold.Stdout || parked.Exit.Code != cold.Exit.Code {
+		t.Fatalf("memory: parked %+v %q %q; cold %+v %q %q", parked.Exit, parked.Stdout, parked.Stderr, cold.Exit, cold.Stdout, cold.Stderr)
 	}
 }

@@ -197,9 +197,9 @@ type parkedCmd struct {
 	result chan error
 	// claimed is set (before the claim is sent) when a process took it.
 	claimed atomic.Bool
-	// stopClock freezes the claiming process's CPU clock; set and used
-	// on the instance's thread.
-	stopClock   func()
+	// clock is the instance thread's CPU clock since start-up, the
+	// claiming process's; set before the instance waits for its claim.
+	clock       kernel.CPUClock
 	discardOnce sync.Once
 }
 
@@ -366,10 +366,12 @@ func (pk *parkedCmd) run(st *syscalls.State, exited chan struct{}) {
 	defer pp.wg.Done()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// The process that claims the instance is charged its start-up too,
+	// as a cold start would be: its CPU clock is this thread's from here.
+	clock, stopClock := kernel.ThreadCPUClock()
+	pk.clock = clock
 	_, err := pk.mod.ExportedFunction("_start").Call(pk.ctx)
-	if pk.stopClock != nil {
-		pk.stopClock()
-	}
+	stopClock()
 	// The memory is freed (and uncharged) before the process learns the
 	// status, as when a process closes its own instance.
 	_ = pk.mod.Close(context.Background())
@@ -462,11 +464,8 @@ func (pr *program) runParked(ctx context.Context, p *kernel.Process, argv, env [
 	defer stop()
 	pk.claimed.Store(true)
 	t1 := time.Now()
-	pk.park.Claim(syscalls.Claim{State: st, Payload: t.spec.Payload(argv, env, p.Cwd()), OnThread: func() {
-		clock, stopClock := kernel.ThreadCPUClock()
-		p.SetCPUClock(clock)
-		pk.stopClock = stopClock
-	}})
+	p.SetCPUClock(pk.clock)
+	pk.park.Claim(syscalls.Claim{State: st, Payload: t.spec.Payload(argv, env, p.Cwd())})
 	err := <-pk.result
 	ph.run = time.Since(t1)
 	pr.e.reportPhases(ph, p.PID(), argv)

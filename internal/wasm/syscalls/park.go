@@ -31,10 +31,6 @@ type Claim struct {
 	// Payload is what the instance reads from descriptor 0 before the
 	// process's own stdin.
 	Payload []byte
-	// OnThread runs on the instance's thread when the claim lands,
-	// before the instance runs again (the process's CPU clock is that
-	// thread's).
-	OnThread func()
 }
 
 // Park is the waiting side of a parked instance's State.
@@ -94,9 +90,6 @@ func (s *State) parkRead(ctx context.Context, m mem, iovs, n, outp uint32) (Errn
 		s.P, s.Argv, s.Env, s.preopens = c.State.P, c.State.Argv, c.State.Env, c.State.preopens
 		c.State.preopens = nil
 		pk.pending = c.Payload
-		if c.OnThread != nil {
-			c.OnThread()
-		}
 	}
 	if len(pk.pending) == 0 {
 		s.parked = nil
