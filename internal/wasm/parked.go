@@ -233,37 +233,43 @@ func (pp *parkPool) specFor(ent *compiled) *parkTemplate {
 // starts the next; nil when there is none (the caller starts cold).
 func (pp *parkPool) take(ctx context.Context, t *parkTemplate, ent *compiled) *parkedCmd {
 	pp.mu.Lock()
-	if pk := pp.ready; pk != nil && pk.t == t && pk.ent == ent {
-		pp.ready = nil
-		pk.idle.Stop()
-		pp.fillLocked(t, ent)
-		pp.mu.Unlock()
-		return pk
-	}
+	pk := pp.claimLocked(t, ent)
 	done := pp.filling
-	pp.fillLocked(t, ent)
-	if done == nil {
-		done = pp.filling
-	}
 	pp.mu.Unlock()
-	if done == nil {
-		return nil
-	}
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return nil
+	if pk != nil || !waitFor(ctx, done) {
+		return pk
 	}
 	pp.mu.Lock()
 	defer pp.mu.Unlock()
+	return pp.claimLocked(t, ent)
+}
+
+// claimLocked takes the parked instance when it is t's of ent, and sees
+// that the next one is on its way.
+func (pp *parkPool) claimLocked(t *parkTemplate, ent *compiled) *parkedCmd {
 	pk := pp.ready
-	if pk == nil || pk.t != t || pk.ent != ent {
-		return nil
+	if pk != nil && pk.t == t && pk.ent == ent {
+		pp.ready = nil
+		pk.idle.Stop()
+	} else {
+		pk = nil
 	}
-	pp.ready = nil
-	pk.idle.Stop()
 	pp.fillLocked(t, ent)
 	return pk
+}
+
+// waitFor waits until done is closed; false when there is nothing to
+// wait for (nil) or ctx ends first.
+func waitFor(ctx context.Context, done <-chan struct{}) bool {
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // fillLocked starts an instance of ent in t unless one is parked or on
