@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,13 +244,27 @@ func TestPythonParkedEngineCloseDisposes(t *testing.T) {
 			t.Fatalf("run: %v %+v %q", err, ex, out.String())
 		}
 	}
-	if s := rt.Engine.Stats(); s.ParkClaims == 0 {
-		t.Fatalf("no parked start: %+v", s)
+	if s := rt.Engine.Stats(); s.ParkClaims != 2 {
+		t.Fatalf("parked starts: %+v", s)
 	}
+	// A parked process still running when its VM closes ends with it.
+	started := make(chan struct{})
+	var once sync.Once
+	ran := make(chan error, 1)
+	go func() {
+		_, err := h.Run(context.Background(), vmhost.RunSpec{Argv: []string{"python3", "-c", "print('up', flush=True)\nimport time\ntime.sleep(600)"},
+			Env: vmtest.Env, Stdout: writerFunc(func([]byte) { once.Do(func() { close(started) }) })})
+		ran <- err
+	}()
+	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := h.Close(ctx); err != nil {
 		t.Fatal(err)
+	}
+	<-ran
+	if s := rt.Engine.Stats(); s.ParkClaims != 3 {
+		t.Fatalf("the sleeping process did not start parked: %+v", s)
 	}
 	if err := rt.Engine.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -276,3 +291,8 @@ func TestPythonParkedLimits(t *testing.T) {
 		t.Fatalf("memory: parked %+v %q %q; cold %+v %q %q", parked.Exit, parked.Stdout, parked.Stderr, cold.Exit, cold.Stdout, cold.Stderr)
 	}
 }
+
+// writerFunc calls f with each write.
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }

@@ -70,6 +70,10 @@ type ParkSpec struct {
 	Key string
 }
 
+// errParkLost ends a process whose parked instance ended before its
+// claim: reported as an internal error.
+var errParkLost = errors.New("wasm: parked instance ended before its claim")
+
 // ErrParkSpec is returned by SetParked for an incomplete spec.
 var ErrParkSpec = errors.New("wasm: incomplete park spec")
 
@@ -193,8 +197,10 @@ type parkedCmd struct {
 	ctx    *parkCtx
 	cancel context.CancelFunc
 	idle   *time.Timer
-	// result receives the error that ended _start, once, after a claim.
+	// result receives the error that ended _start, once, after a claim;
+	// done is closed after that, when the instance has ended.
 	result chan error
+	done   chan struct{}
 	// claimed is set (before the claim is sent) when a process took it.
 	claimed atomic.Bool
 	// clock is the instance thread's CPU clock since start-up, the
@@ -353,21 +359,20 @@ func (pp *parkPool) start(t *parkTemplate, ent *compiled) *parkedCmd {
 		}
 		return fail("instantiate", err)
 	}
-	pk := &parkedCmd{pp: pp, t: t, ent: ent, mod: mod, mem: om, park: park, ctx: pc, cancel: cancel, result: make(chan error, 1)}
-	exited := make(chan struct{})
-	go pk.run(st, exited)
+	pk := &parkedCmd{pp: pp, t: t, ent: ent, mod: mod, mem: om, park: park, ctx: pc, cancel: cancel, result: make(chan error, 1), done: make(chan struct{})}
+	go pk.run(st)
 	select {
 	case <-park.Ready():
 		e.log.Debug("wasm: parked", "took", time.Since(t0))
 		return pk
-	case <-exited:
+	case <-pk.done:
 		return nil
 	}
 }
 
 // run runs the instance's _start on a thread of its own (the claiming
 // process's CPU clock reads it) until the program ends, then cleans up.
-func (pk *parkedCmd) run(st *syscalls.State, exited chan struct{}) {
+func (pk *parkedCmd) run(st *syscalls.State) {
 	pp := pk.pp
 	defer pp.wg.Done()
 	runtime.LockOSThread()
@@ -383,12 +388,12 @@ func (pk *parkedCmd) run(st *syscalls.State, exited chan struct{}) {
 	_ = pk.mod.Close(context.Background())
 	st.Close()
 	pk.cancel()
-	close(exited)
 	if pk.claimed.Load() {
 		pk.result <- err
 	} else {
 		pp.e.log.Debug("wasm: parked instance ended unclaimed", "err", err)
 	}
+	close(pk.done)
 	pk.t.leave()
 	pp.e.mods.release(pk.ent)
 	pp.live.Add(-1)
@@ -472,7 +477,15 @@ func (pr *program) runParked(ctx context.Context, p *kernel.Process, argv, env [
 	t1 := time.Now()
 	p.SetCPUClock(pk.clock)
 	pk.park.Claim(syscalls.Claim{State: st, Payload: t.spec.Payload(argv, env, p.Cwd())})
-	err := <-pk.result
+	<-pk.done
+	var err error
+	select {
+	case err = <-pk.result:
+	default:
+		// It ended before the claim reached it (it cannot while it
+		// waits, but the process must not wait for a status never sent).
+		err = errParkLost
+	}
 	ph.run = time.Since(t1)
 	pr.e.reportPhases(ph, p.PID(), argv)
 	code, req := pr.exitOf(ctx, p, argv, err)
