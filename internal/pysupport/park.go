@@ -3,6 +3,8 @@ package pysupport
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,8 +28,18 @@ func Park(ctx context.Context, eng *wasm.Engine, store *software.Store, layer vf
 	}
 	return eng.SetParked(ctx, wasm.ParkSpec{
 		Module: cmd.Fingerprint, Layers: []vfs.FileSystem{layer}, Argv: ParkArgv(), Env: ParkEnv(),
-		Dirs: dirs, Eligible: ParkEligible, Payload: ParkPayload, Key: BytecodeFingerprint(cmd.Fingerprint),
+		Dirs: dirs, Eligible: ParkEligible, Payload: ParkPayload, Key: parkKey(cmd.Fingerprint, bytecode),
 	})
+}
+
+// parkKey is the fingerprint of what a parked instance's start-up
+// depends on: the module, the support sources and secexec's version
+// (BytecodeFingerprint, which covers them), whether the layer has the
+// standard library's bytecode, and the command line and environment.
+func parkKey(module software.Fingerprint, bytecode bool) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%t\n%q\n%q\n", BytecodeFingerprint(module), bytecode, ParkArgv(), ParkEnv())
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // python3 starts from a parked interpreter (internal/wasm parked.go) when

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/secexec/secexec/internal/pysupport"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/internal/vmhost"
 	"github.com/secexec/secexec/internal/vmtest"
@@ -296,3 +297,44 @@ func TestPythonParkedLimits(t *testing.T) {
 type writerFunc func([]byte)
 
 func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }
+
+func TestParkEligible(t *testing.T) {
+	env := append([]string{"HOME=/home/user", "PATH=/bin", "PWD=/workspace", "TZ=UTC"}, pysupport.ParkEnv()...)
+	var image []string
+	for _, kv := range env {
+		if kv != "SECEXEC_PYPARK=1" && kv != "PWD=/" && kv != "HOME=/" {
+			image = append(image, kv)
+		}
+	}
+	for _, c := range []struct {
+		argv []string
+		env  []string
+		want bool
+	}{
+		{[]string{"python3", "-c", "pass"}, image, true},
+		{[]string{"python3", "-c", ""}, image, true},
+		{[]string{"python3", "-m", "json.tool", "x"}, image, true},
+		{[]string{"python3", "x.py", "-c"}, image, true},
+		{[]string{"python3"}, image, false},
+		{[]string{"python3", "-c"}, image, false},
+		{[]string{"python3", "-m", ""}, image, false},
+		{[]string{"python3", "-"}, image, false},
+		{[]string{"python3", ""}, image, false},
+		{[]string{"python3", "-u", "-c", "pass"}, image, false},
+		{[]string{"python3", "-cpass"}, image, false},
+		{[]string{"python3", "-c", "pa\x00ss"}, image, false},
+		{[]string{"python3", "-c", "pass"}, append(image[:len(image):len(image)], "PYTHONHASHSEED=0"), false},
+		{[]string{"python3", "-c", "pass"}, append(image[:len(image):len(image)], "SECEXEC_PYPARK=1"), false},
+		{[]string{"python3", "-c", "pass"}, append(image[:len(image):len(image)], "LANG=C.UTF-8"), false},
+		{[]string{"python3", "-c", "pass"}, append(image[:len(image):len(image)], "X=a\x00b"), false},
+		{[]string{"python3", "-c", "pass"}, []string{"PATH=/bin"}, false},
+	} {
+		if got := pysupport.ParkEligible(c.argv, c.env); got != c.want {
+			t.Errorf("%q %q: %v, want %v", c.argv, c.env, got, c.want)
+		}
+	}
+	p := string(pysupport.ParkPayload([]string{"python3", "-c", "print(1)"}, []string{"A=1", "B="}, "/w"))
+	if want := "31\n/w\x003\x00python3\x00-c\x00print(1)\x00A=1\x00B="; p != want {
+		t.Errorf("payload %q, want %q", p, want)
+	}
+}

@@ -66,7 +66,9 @@ type ParkSpec struct {
 	// Payload encodes what the instance's program reads at claim.
 	Payload func(argv, env []string, cwd string) []byte
 	// Key identifies everything start-up depends on besides the module
-	// (support layer contents, secexec's version, configuration).
+	// (support layer contents, secexec's version, configuration): a
+	// SetParked with the module and key of the current spec keeps it and
+	// its parked instance.
 	Key string
 }
 
@@ -83,6 +85,13 @@ var ErrParkSpec = errors.New("wasm: incomplete park spec")
 func (e *Engine) SetParked(ctx context.Context, spec ParkSpec) error {
 	if len(spec.Argv) == 0 || spec.Eligible == nil || spec.Payload == nil || len(spec.Layers) == 0 {
 		return ErrParkSpec
+	}
+	pp := e.parks
+	pp.mu.Lock()
+	same := pp.tmpl != nil && spec.Key != "" && pp.tmpl.spec.Key == spec.Key && pp.tmpl.spec.Module == spec.Module
+	pp.mu.Unlock()
+	if same {
+		return nil
 	}
 	upper := memfs.New(memfs.Options{ReadOnly: true})
 	root, err := overlay.New(upper, spec.Layers...)
@@ -110,7 +119,6 @@ func (e *Engine) SetParked(ctx context.Context, spec ParkSpec) error {
 		}
 		t.dirs = append(t.dirs, st)
 	}
-	pp := e.parks
 	pp.mu.Lock()
 	if pp.closed {
 		pp.mu.Unlock()
