@@ -138,11 +138,26 @@ def _script(argv0, script, main):
     sys.path[0] = _path0(filename)
     d = main.__dict__
     d["__file__"], d["__cached__"] = filename, None
-    from importlib.machinery import SourceFileLoader
-
-    d["__loader__"] = SourceFileLoader("__main__", filename)
+    # The loaders CPython's start-up sets (set_main_loader), from the
+    # import system it already has: importing importlib.machinery would
+    # leave a module a cold start does not.
+    external = sys.modules["_frozen_importlib_external"]
+    magic = external.MAGIC_NUMBER
     try:
-        exec(compile(source, filename, "exec"), d)
+        if filename.endswith(".pyc") or source[:2] == magic[:2]:
+            # Bytecode, as run_pyc_file: the magic, three words, the code.
+            if source[:4] != magic:
+                raise RuntimeError("Bad magic number in .pyc file")
+            import marshal
+
+            code = marshal.loads(source[16:])
+            if type(code) is not type(_script.__code__):
+                raise TypeError("Bad code object in .pyc file")
+            d["__loader__"] = external.SourcelessFileLoader("__main__", filename)
+        else:
+            d["__loader__"] = external.SourceFileLoader("__main__", filename)
+            code = compile(source, filename, "exec")
+        exec(code, d)
     finally:
         d.pop("__file__", None)
         d.pop("__cached__", None)

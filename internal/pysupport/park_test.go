@@ -181,6 +181,17 @@ func TestPythonParkedMatchesColdStart(t *testing.T) {
 	if err := h.WriteFile(ctx, wd+"/pkg/boom.py", []byte("def f():\n    raise ValueError('m')\nf()\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	mods := "import sys\nprint(sorted(m for m in sys.modules if not m.startswith('encodings.')), __loader__.__class__.__name__)\n"
+	if err := h.WriteFile(ctx, wd+"/pkg/mods.py", []byte(mods), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WriteFile(ctx, wd+"/pkg/bad.pyc", []byte("not bytecode"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pyc := runIn(t, h, wd, "", coldEnv, false, "-c", "import py_compile; py_compile.compile('pkg/mods.py', 'pkg/mods.pyc', doraise=True)")
+	if pyc.Exit.Code != 0 {
+		t.Fatalf("py_compile: %q", pyc.Stderr)
+	}
 	// What the host's 3.11 cannot be compared on: 3.12's own details.
 	for _, args := range [][]string{
 		{"-c", "import sys; print(sys.orig_argv[1:], sys.flags, sys.version_info[:2], sys.executable, sys.prefix)", "q"},
@@ -188,6 +199,11 @@ func TestPythonParkedMatchesColdStart(t *testing.T) {
 		{"-c", "import sys, os; print([p.replace(os.getcwd(), 'CWD') for p in sys.path])"},
 		{"-c", "import time, os; print(time.tzname, time.timezone, os.environ.get('TZ'))"},
 		{"-m", "pkg.boom"},
+		// Absolute: a cold start runs a relative script through
+		// sitecustomize, which the parked one need not.
+		{wd + "/pkg/mods.py"},
+		{wd + "/pkg/mods.pyc"},
+		{wd + "/pkg/bad.pyc"},
 	} {
 		extra := []string{"TZ=EST5EDT"}
 		cold := runIn(t, h, wd, "", append(extra, coldEnv...), false, args...)
