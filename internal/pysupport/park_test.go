@@ -233,6 +233,13 @@ func TestPythonParkedOnlyWhenStartUpCannotDiffer(t *testing.T) {
 			t.Errorf("%q %q: code %d out %q err %q", c.args, c.extra, r.Exit.Code, r.Stdout, r.Stderr)
 		}
 	}
+	// A process holding descriptor 3 (where the instance's libc has "/")
+	// starts cold.
+	before := parkClaims(t)
+	r := vmtest.Run(t, h, "", nil, "sh", "-c", `python3 -c "print(1)" 3</etc/hostname`)
+	if r.Stdout != "1\n" || parkClaims(t) != before {
+		t.Errorf("fd 3: out %q err %q, %d parked starts", r.Stdout, r.Stderr, parkClaims(t)-before)
+	}
 }
 
 func TestPythonParkedNotWhenSupportFilesChanged(t *testing.T) {
