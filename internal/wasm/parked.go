@@ -371,7 +371,7 @@ func (pp *parkPool) start(t *parkTemplate, ent *compiled) *parkedCmd {
 	go pk.run(st)
 	select {
 	case <-park.Ready():
-		e.log.Debug("wasm: parked", "took", time.Since(t0))
+		e.log.Debug("wasm: parked", "took", time.Since(t0), "memory", om.size)
 		return pk
 	case <-pk.done:
 		return nil
