@@ -530,8 +530,9 @@ func (r *runner) cold(ctx context.Context, d rowDef) (Row, error) {
 const pacedGap = 50 * time.Millisecond
 
 // pythonPacedGap is the pause before each exec of python-paced: a parked
-// CPython takes about 100 ms of CPU to start, more on a busy machine.
-const pythonPacedGap = 600 * time.Millisecond
+// CPython takes about 100 ms of CPU to start, which on two busy cores
+// (load 15) is most of a second of wall time.
+const pythonPacedGap = 1500 * time.Millisecond
 
 // sample runs op warmups times untimed, then n times timed, each after
 // a pause of pace (not timed), and returns the durations in
