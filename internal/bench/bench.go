@@ -142,6 +142,11 @@ var rowDefs = []rowDef{
 	{id: "pipe-paced", label: "echo hello | wc -c (paced)", kind: kindExec, cmd: "echo hello | wc -c", pace: pacedGap},
 	{id: "pipe-brush-paced", label: "brush -c 'echo hello | wc -c' (paced)", kind: kindExec, cmd: "brush -c 'echo hello | wc -c'", pace: pacedGap},
 	{id: "python", label: "python3 -c pass", kind: kindExec, cmd: "python3 -c pass"},
+	// The same exec after a pause (not timed) long enough for the engine
+	// to start the next parked interpreter (internal/wasm parked.go,
+	// ~100 ms of CPU): the latency of a pooled start when execs are not
+	// back to back.
+	{id: "python-paced", label: "python3 -c pass (paced: parked interpreter)", kind: kindExec, cmd: "python3 -c pass", pace: pythonPacedGap},
 	// The interpreter plus the support layer's socket and ssl modules,
 	// which urllib.request imports: what a script that fetches pays.
 	{id: "python-urllib", label: "python3 -c 'import urllib.request'", kind: kindExec, cmd: "python3 -c 'import urllib.request'"},
@@ -523,6 +528,11 @@ func (r *runner) cold(ctx context.Context, d rowDef) (Row, error) {
 // pacedGap is the pause before each exec of a paced latency row: long
 // enough for the pool to boot the isolate the previous exec claimed.
 const pacedGap = 50 * time.Millisecond
+
+// pythonPacedGap is the pause before each exec of python-paced: a parked
+// CPython takes about 100 ms of CPU to start, which on two busy cores
+// (load 15) is most of a second of wall time.
+const pythonPacedGap = 1500 * time.Millisecond
 
 // sample runs op warmups times untimed, then n times timed, each after
 // a pause of pace (not timed), and returns the durations in

@@ -133,11 +133,11 @@ func TestColdRows(t *testing.T) {
 // their set-up made a repository in the VM; git-clone clones it anew
 // each time; python-urllib's command fails if the import does).
 func TestPythonAndGitRows(t *testing.T) {
-	rows, err := Run(context.Background(), Config{N: 2, Engine: secexec.EngineInProcess, Rows: []string{"git-clone", "git-status", "python", "python-urllib"}})
+	rows, err := Run(context.Background(), Config{N: 2, Engine: secexec.EngineInProcess, Rows: []string{"git-clone", "git-status", "python", "python-paced", "python-urllib"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 4 || rows[0].ID != "python" || rows[1].ID != "python-urllib" || rows[2].ID != "git-status" || rows[3].ID != "git-clone" {
+	if len(rows) != 5 || rows[0].ID != "python" || rows[1].ID != "python-paced" || rows[2].ID != "python-urllib" || rows[3].ID != "git-status" || rows[4].ID != "git-clone" {
 		t.Fatalf("rows %+v", rows)
 	}
 	for _, r := range rows {

@@ -112,7 +112,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		_ = store.Close()
 		return nil, err
 	}
-	py := pysupport.LayerWith(loadBytecode(store, dirs, log))
+	bc := loadBytecode(store, dirs, log)
+	py := pysupport.LayerWith(bc)
+	parkPython(ctx, eng, store, py, bc != nil, log)
 	r := &Runtime{store: store, wasm: eng, js: jsEng, log: log}
 	r.layers = []vfs.FileSystem{jsEng.Layer(), eng.SoftwareLayer(store), py}
 	switch tz, err := tzdata.Layer(ctx, dirs.Cache); {
@@ -129,6 +131,18 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// parkPython has the engine start python3 from parked interpreters
+// (internal/wasm parked.go) unless SECEXEC_PYTHON_PARKED=0. The parked
+// instance's start-up sees the support layer only.
+func parkPython(ctx context.Context, eng *wasm.Engine, store *software.Store, py vfs.FileSystem, bytecode bool, log *slog.Logger) {
+	if os.Getenv("SECEXEC_PYTHON_PARKED") == "0" {
+		return
+	}
+	if err := pysupport.Park(ctx, eng, store, py, bytecode); err != nil {
+		log.Warn("guest: python3 starts cold", "err", err)
+	}
 }
 
 // loadBytecode returns python3's bytecode from the cache set-up filled,

@@ -46,6 +46,8 @@ var (
 	venvImpl []byte
 	//go:embed _secexec_stdlib.py
 	stdlibImpl []byte
+	//go:embed _secexec_park.py
+	parkImpl []byte
 )
 
 // pipMain runs secexec's pip: "python3 -m pip" and the pip commands.
@@ -71,6 +73,7 @@ func Files() map[string][]byte {
 		sqliteLauncher: []byte(sqliteRun),
 		path.Join(software.PythonSupportDir, "_secexec_venv.py"):   venvImpl,
 		path.Join(software.PythonSupportDir, "_secexec_stdlib.py"): stdlibImpl,
+		path.Join(software.PythonSupportDir, "_secexec_park.py"):   parkImpl,
 		path.Join(software.PythonSupportDir, "venv/__init__.py"):   []byte("from _secexec_venv import create, main  # noqa: F401\n"),
 		path.Join(software.PythonSupportDir, "venv/__main__.py"):   []byte("import sys\nfrom _secexec_venv import main\nsys.exit(main())\n"),
 	}

@@ -1,12 +1,10 @@
 package pysupport_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,23 +34,7 @@ func run(t testing.TB, h *vmhost.Host, stdin string, argv ...string) runResult {
 // hostPython runs a program with the host's python3, the reference.
 func hostPython(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatalf("host python3 (the reference for these tests): %v", err)
-	}
-	cmd := exec.Command(py, args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONHASHSEED=0", "HOME=" + dir}
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return out.String(), errb.String(), ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), 0
+	return hostPythonEnv(t, dir, stdin, []string{"PYTHONHASHSEED=0"}, args...)
 }
 
 // Programs whose output is the same on the host's CPython 3.11 and the

@@ -199,10 +199,16 @@ class _SecexecPatchingLoader:
         self._patch(module)
 
 
-_secexec_start()
+# A parked instance (_secexec_park) starts in a template that holds none
+# of the VM: what depends on the process is done when one claims it.
+_secexec_parked = os.environ.get("SECEXEC_PYPARK") == "1" and sys.orig_argv[1:] == ["-c", "__import__('_secexec_park')._run()"]
+if not _secexec_parked:
+    _secexec_start()
 sys.meta_path.insert(0, _SecexecPatchFinder())
 if "threading" in sys.modules:
     _secexec_patch_threading(sys.modules["threading"])
 # os.system runs through the subprocess shim (imported on first use).
 os.system = _secexec_system
-_secexec_relative_script()
+if not _secexec_parked:
+    _secexec_relative_script()
+del _secexec_parked

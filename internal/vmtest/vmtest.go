@@ -42,6 +42,9 @@ type Runtime struct {
 	Engine *wasm.Engine
 	Store  *software.Store
 	layers []vfs.FileSystem
+	// bytecode says whether the support layer has the standard library's
+	// bytecode.
+	bytecode bool
 }
 
 // Configure adds the software and python support layers.
@@ -98,12 +101,37 @@ func Shared(t testing.TB) *Runtime {
 			err = e
 			return
 		}
-		shared = &Runtime{Engine: eng, Store: store, layers: []vfs.FileSystem{eng.SoftwareLayer(store), pysupport.LayerWith(bc)}}
+		py := pysupport.LayerWith(bc)
+		if e := pysupport.Park(ctx, eng, store, py, bc != nil); e != nil {
+			_ = eng.Close(ctx)
+			err = e
+			return
+		}
+		shared = &Runtime{Engine: eng, Store: store, layers: []vfs.FileSystem{eng.SoftwareLayer(store), py}, bytecode: bc != nil}
 	})
 	if err != nil {
 		t.Fatalf("test runtime: %v", err)
 	}
 	return shared
+}
+
+// Fresh returns a runtime on an engine of its own, with the shared
+// store and support layer and python3 parked, for tests of an engine's
+// life; the caller closes the engine after its VMs.
+func Fresh(t testing.TB) *Runtime {
+	t.Helper()
+	sh := Shared(t)
+	ctx := context.Background()
+	eng, err := wasm.NewEngine(ctx, wasm.Config{CacheDir: WASMDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	py := sh.layers[1]
+	if err := pysupport.Park(ctx, eng, sh.Store, py, sh.bytecode); err != nil {
+		_ = eng.Close(ctx)
+		t.Fatal(err)
+	}
+	return &Runtime{Engine: eng, Store: sh.Store, layers: []vfs.FileSystem{eng.SoftwareLayer(sh.Store), py}, bytecode: sh.bytecode}
 }
 
 // Module returns secexec's own module name ("jq", "bash", ...), built from
@@ -136,7 +164,14 @@ func Main(m *testing.M) {
 // A nil cfg.Policy allows everything.
 func NewHost(t testing.TB, cfg vmhost.Config) *vmhost.Host {
 	t.Helper()
-	cfg.Runtime = Shared(t)
+	return NewHostOn(t, Shared(t), cfg)
+}
+
+// NewHostOn builds a VM on rt, closed when the test ends (or before, by
+// the test). A nil cfg.Policy allows everything.
+func NewHostOn(t testing.TB, rt *Runtime, cfg vmhost.Config) *vmhost.Host {
+	t.Helper()
+	cfg.Runtime = rt
 	if cfg.Policy == nil {
 		cfg.Policy = policy.AllowAll()
 	}

@@ -98,6 +98,7 @@ type Engine struct {
 	hashes *hashCache
 	alloc  experimental.MemoryAllocator
 	pool   *prestartPool
+	parks  *parkPool
 	// trustAll recycles reactors that are not the store's (a test's).
 	trustAll bool
 
@@ -140,6 +141,13 @@ type Stats struct {
 	Recycled uint64
 	// Parked is how many initialised instances wait for a process now.
 	Parked int
+	// ParkClaims counts processes that started on a parked command
+	// instance (parked.go: python3); ParkMisses those that qualified but
+	// found none and started cold.
+	ParkClaims, ParkMisses uint64
+	// ParkLive counts parked command instances that exist now, waiting
+	// or running their process (zero after Close).
+	ParkLive int
 }
 
 // NewEngine creates the runtime and defines the host modules.
@@ -188,6 +196,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	e.mods = newModuleCache(e, size)
 	e.hashes = newHashCache(256)
 	e.pool = newPrestartPool(e)
+	e.parks = &parkPool{e: e}
 	e.pool.snaps.off = cfg.NoSnapshots || os.Getenv("SECEXEC_WASM_SNAPSHOTS") == "0"
 	return e, nil
 }
@@ -234,6 +243,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	var errs []error
 	if e.pool != nil {
 		e.pool.close()
+	}
+	if e.parks != nil {
+		e.parks.close()
 	}
 	if e.mods != nil {
 		e.mods.closeAll(ctx)
@@ -284,6 +296,13 @@ func (e *Engine) Stats() Stats {
 	e.pool.mu.Lock()
 	s.Parked = len(e.pool.ready)
 	e.pool.mu.Unlock()
+	s.ParkClaims, s.ParkMisses = e.parks.claims.Load(), e.parks.misses.Load()
+	s.ParkLive = int(e.parks.live.Load())
+	e.parks.mu.Lock()
+	if e.parks.ready != nil {
+		s.Parked++
+	}
+	e.parks.mu.Unlock()
 	return s
 }
 

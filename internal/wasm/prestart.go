@@ -123,12 +123,7 @@ func (pp *prestartPool) take(ctx context.Context, ent *compiled) *parked {
 		done = pp.filling[ent]
 	}
 	pp.mu.Unlock()
-	if done == nil {
-		return nil
-	}
-	select {
-	case <-done:
-	case <-ctx.Done():
+	if !waitFor(ctx, done) {
 		return nil
 	}
 	pp.mu.Lock()

@@ -93,6 +93,9 @@ func (pr *program) Run(ctx context.Context, p *kernel.Process) int {
 func (pr *program) runOnce(ctx context.Context, p *kernel.Process, argv, env []string) (int, *syscalls.ExecRequest) {
 	env = withPWD(ctx, p, env)
 	ph := phases{lookup: pr.lookup, compile: pr.compile, cache: pr.cache}
+	if code, req, ok := pr.runParked(ctx, p, argv, env, &ph); ok {
+		return code, req
+	}
 	if pr.mod.reactor {
 		if pk := pr.e.pool.take(ctx, pr.mod); pk != nil {
 			// The parked instance holds a reference on the module, which

@@ -43,6 +43,9 @@ type State struct {
 	openModeSet bool
 	// accounts caches the parsed account files, by name.
 	accounts map[string]accountCache
+	// parked is set while a parked instance waits for, or reads, its
+	// claim (park.go).
+	parked *Park
 }
 
 // preopen is one preopened directory. Its tagged alias 0x40000000|(3+i)

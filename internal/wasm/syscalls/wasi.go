@@ -564,6 +564,11 @@ func fdRW(ctx context.Context, s *State, m mem, fd, iovs, n, outp uint32, pos in
 }
 
 func fdRead(ctx context.Context, s *State, m mem, st []uint64) Errno {
+	if s.parked != nil && uint32(st[0]) == 0 {
+		if e, ok := s.parkRead(ctx, m, uint32(st[1]), uint32(st[2]), uint32(st[3])); ok {
+			return e
+		}
+	}
 	return fdRW(ctx, s, m, uint32(st[0]), uint32(st[1]), uint32(st[2]), uint32(st[3]), -1, false)
 }
 
