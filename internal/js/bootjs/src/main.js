@@ -191,7 +191,17 @@ function start(json) {
   configure(info);
   if (info.clock !== 'real') installClockDate(info.wallBaseMs);
   require('./perf_hooks.js').setOrigin(info.nowMs);
-  loop.macrotask(() => runMainModule.runMain(info));
+  loop.macrotask(() => {
+    if (info.worker) {
+      // A worker_threads Worker: its thread's view, then its script.
+      const init = require('./worker_threads.js')._setupWorker(info.worker);
+      if (info.mode === 'eval') {
+        info.mode = 'worker-eval';
+        if (init.module) info.inputType = 'module';
+      }
+    }
+    runMainModule.runMain(info);
+  });
 }
 
 P.ObjectDefineProperty(g, '__secexec_start', { value: start, configurable: true });

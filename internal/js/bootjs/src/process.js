@@ -210,10 +210,18 @@ function fatal(err, origin = 'uncaughtException') {
       return;
     }
   }
-  writeStderr(formatFatal(err));
+  if (workerFatal !== null) {
+    // A worker's uncaught exception goes to its parent ('error' on the
+    // Worker), not to stderr.
+    workerFatal(err);
+  } else {
+    writeStderr(formatFatal(err));
+  }
   process.exitCode = code;
   process.exit(code);
 }
+let workerFatal = null;
+function setWorkerFatal(fn) { workerFatal = fn; }
 loop.setFatalHandler(fatal);
 
 // formatAbort is what V8 prints before it aborts on an uncaught
@@ -281,4 +289,4 @@ function configure(i) {
   }
 }
 
-module.exports = { process, domainCapture, fatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };
+module.exports = { process, domainCapture, fatal, setWorkerFatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };
