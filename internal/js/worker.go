@@ -95,10 +95,10 @@ type threadGroup struct {
 	nextThread int
 	// clocks are the CPU clocks of the live threads, by thread id (the
 	// main thread is 0); ended holds what ended workers used.
-	clocks     map[int]kernel.CPUClock
-	ended      time.Duration
-	closing    bool
-	wg         sync.WaitGroup
+	clocks  map[int]kernel.CPUClock
+	ended   time.Duration
+	closing bool
+	wg      sync.WaitGroup
 }
 
 // workerThread is one running worker, seen from its group.
