@@ -481,6 +481,12 @@ func (r *rt) terminate(why int32) {
 	}
 }
 
+// outOfMemory reports whether the isolate ended for want of memory.
+func (r *rt) outOfMemory() bool {
+	why := r.terminated.Load()
+	return why == termHeap || why == termExternal || r.heapExhausted()
+}
+
 // heapExhausted reports whether v8go's near-heap-limit callback fired: it
 // terminates the isolate and raises the limit to let it unwind.
 func (r *rt) heapExhausted() bool {
@@ -558,6 +564,12 @@ func (r *rt) finish(err error) int {
 	}
 	if pendingRejections(r.rejectIso) == rejectionsOverflow {
 		r.terminated.CompareAndSwap(termNone, termHeap)
+	}
+	if r.worker != nil && r.outOfMemory() {
+		// A worker out of memory ends alone; its parent gets
+		// ERR_WORKER_OUT_OF_MEMORY (worker.go), nothing is printed.
+		r.worker.oom.Store(true)
+		return 1
 	}
 	switch r.terminated.Load() {
 	case termKilled:

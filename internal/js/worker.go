@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	v8 "github.com/tommie/v8go"
+
 	"github.com/secexec/secexec/internal/js/nodecli"
 	"github.com/secexec/secexec/kernel"
 )
@@ -57,10 +59,15 @@ const (
 )
 
 type portMsg struct {
-	kind  int
-	code  int
-	data  []byte
-	ports []*msgPort // ports transferred with the message
+	// seq orders the messages of a thread group: a thread receives what
+	// was posted to its ports in the order it was posted.
+	seq  uint64
+	kind int
+	code int
+	// reason qualifies an exit: "oom" for a worker out of memory.
+	reason string
+	data   []byte
+	ports  []*msgPort // ports transferred with the message
 }
 
 func (m *portMsg) cost() int64 { return int64(len(m.data)) + msgOverhead }
@@ -91,6 +98,7 @@ type threadGroup struct {
 	ports      map[int]*msgPort
 	nextPort   int
 	queued     int64
+	seq        uint64
 	workers    map[int]*workerThread
 	nextThread int
 	// clocks are the CPU clocks of the live threads, by thread id (the
@@ -107,7 +115,9 @@ type workerThread struct {
 	cancel context.CancelFunc
 	// terminated is set by worker.terminate(): the exit code is then 1.
 	terminated atomic.Bool
-	mem        atomic.Int64
+	// oom is set when the worker ran out of memory.
+	oom atomic.Bool
+	mem atomic.Int64
 }
 
 // vmWorkers counts the live workers of each VM (kernel) an engine runs.
@@ -233,6 +243,8 @@ func (g *threadGroup) enqueue(p *msgPort, m portMsg) {
 		return
 	}
 	g.queued += m.cost()
+	g.seq++
+	m.seq = g.seq
 	p.queue = append(p.queue, m)
 	if p.owner != nil {
 		p.owner.notify()
@@ -263,7 +275,8 @@ func (g *threadGroup) closePort(p *msgPort) {
 		p.peer, q.peer = nil, nil
 		if !q.closed {
 			g.queued += msgOverhead
-			q.queue = append(q.queue, portMsg{kind: msgClose})
+			g.seq++
+			q.queue = append(q.queue, portMsg{kind: msgClose, seq: g.seq})
 			if q.owner != nil {
 				q.owner.notify()
 			}
@@ -271,10 +284,9 @@ func (g *threadGroup) closePort(p *msgPort) {
 	}
 }
 
-// pop takes the next message for r: from the first of r's ports, in id
-// order after the last one served, that is started and has one (a port
-// not started receives only its close). The ports the message carries
-// become r's.
+// pop takes the next message for r: the earliest posted of those at the
+// head of r's started ports (a port not started receives only its
+// close). The ports the message carries become r's.
 func (g *threadGroup) pop(r *rt) (*msgPort, portMsg, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -283,7 +295,7 @@ func (g *threadGroup) pop(r *rt) (*msgPort, portMsg, bool) {
 		if p.owner != r || len(p.queue) == 0 || (!p.started && p.queue[0].kind == msgData) {
 			continue
 		}
-		if best == nil || p.id < best.id {
+		if best == nil || p.queue[0].seq < best.queue[0].seq {
 			best = p
 		}
 	}
@@ -395,7 +407,7 @@ func (r *rt) deliverPorts() (bool, error) {
 				// message is lost, as one that fails to deserialize.
 				m.kind, n = msgData, 0
 				m.data = nil
-				ok, err := r.dispatchEvent("port", p.id, 3, 0, "")
+				ok, err := r.dispatchPort(p.id, 3, 0, "")
 				if !ok {
 					return false, err
 				}
@@ -403,13 +415,40 @@ func (r *rt) deliverPorts() (bool, error) {
 			}
 			n = int(v.Number())
 		}
-		ok, err := r.dispatchEvent("port", p.id, m.kind, n, portIDs(m.ports))
+		extra := portIDs(m.ports)
+		if m.kind == msgExit {
+			extra = m.reason
+		}
+		ok, err := r.dispatchPort(p.id, m.kind, n, extra)
 		if !ok {
 			return false, err
 		}
 	}
 	r.notify()
 	return true, nil
+}
+
+// dispatchPort calls the JavaScript handler of a "port" event.
+func (r *rt) dispatchPort(id, kind, n int, extra string) (bool, error) {
+	args := []v8.Valuer{r.str("port"), r.num(id), r.num(kind), r.num(n), r.undefinedOr(extra)}
+	ok, err := r.call(r.dispatch, args...)
+	for _, v := range args[1:] {
+		if val, isVal := v.(*v8.Value); isVal && !r.isInterned(val) {
+			val.Release()
+		}
+	}
+	return ok, err
+}
+
+func (r *rt) undefinedOr(s string) *v8.Value {
+	if s == "" {
+		return v8.Undefined(r.iso)
+	}
+	v, err := v8.NewValue(r.iso, s)
+	if err != nil {
+		return v8.Undefined(r.iso)
+	}
+	return v
 }
 
 func portIDs(ps []*msgPort) string {
@@ -567,12 +606,15 @@ func (g *threadGroup) runWorker(ctx context.Context, w *workerThread, spec worke
 // before the worker's ports close), and closes the worker's ports.
 func (g *threadGroup) workerEnded(w *workerThread, r *rt, code int, parentCtl *msgPort) {
 	g.mu.Lock()
-	if w.terminated.Load() {
+	reason := ""
+	if w.oom.Load() {
+		reason = "oom"
+	} else if w.terminated.Load() {
 		code = 1
 	}
 	delete(g.workers, w.id)
 	w.mem.Store(0)
-	g.enqueue(parentCtl, portMsg{kind: msgExit, code: code})
+	g.enqueue(parentCtl, portMsg{kind: msgExit, code: code, reason: reason})
 	g.mu.Unlock()
 	g.e.vmWorkers.add(g.k, -1)
 	if r != nil {

@@ -100,6 +100,9 @@ lazyGlobal('EventTarget', () => require('./internal/web.js').EventTarget);
 lazyGlobal('Event', () => require('./internal/web.js').Event);
 lazyGlobal('CustomEvent', () => require('./internal/web.js').CustomEvent);
 lazyGlobal('DOMException', () => require('./internal/web.js').DOMException);
+for (const name of ['MessageChannel', 'MessagePort', 'BroadcastChannel']) {
+  lazyGlobal(name, () => require('./worker_threads.js')[name]);
+}
 lazyGlobal('structuredClone', () => require('./internal/web.js').structuredClone);
 lazyGlobal('performance', () => require('./perf_hooks.js').performance);
 lazyGlobal('crypto', () => require('./crypto.js').webcrypto);

@@ -115,6 +115,8 @@ function serialize(value, transferList, source) {
       } else if (t instanceof ArrayBuffer) {
         if (untransferable.has(t) || t.detached) throw dataCloneError('Cannot transfer object of unsupported type.');
         if (!buffers.includes(t)) buffers.push(t);
+      } else if (t === null || (typeof t !== 'object' && typeof t !== 'function')) {
+        throw dataCloneError('Found invalid value in transferList.');
       } else {
         // Other transferables of Node (FileHandle, streams) are not
         // supported here.
@@ -321,13 +323,14 @@ function updateRef(port, listening) {
   B.portRef(port[kId], st.refed && on);
 }
 
-// closed marks a port closed and emits 'close' on the next turn.
+// closed marks a port closed and emits 'close' after the messages
+// already waiting, as Node's handle close callback runs.
 function closed(port) {
   const st = port[kState];
   if (st.closed) return;
   st.closed = true;
   ports.delete(port[kId]);
-  loop.nextTick(() => port.emit('close'));
+  require('./timers.js').setImmediate(() => port.emit('close'));
 }
 
 class MessageChannel {
@@ -360,7 +363,7 @@ loop.onEvent('port', (id, kind, n, ids) => {
   }
   if (port === undefined) return;
   if (kind === 1) { closed(port); return; }
-  if (kind === 2) { if (port[kHandler]) port[kHandler](null, null, n); return; }
+  if (kind === 2) { if (port[kHandler]) port[kHandler](null, ids, n); return; }
   port.emit('messageerror', new RangeError('the message is larger than this thread may receive'));
 });
 
@@ -542,7 +545,8 @@ class Worker extends EventEmitter {
     }
     let env;
     if (options.env === undefined || options.env === null || options.env === SHARE_ENV) {
-      env = { ...process.env };
+      env = {};
+      for (const k of Object.keys(process.env)) env[k] = `${process.env[k]}`;
     } else if (typeof options.env === 'object') {
       env = {};
       for (const k of Object.keys(options.env)) env[k] = `${options.env[k]}`;
@@ -596,7 +600,16 @@ class Worker extends EventEmitter {
     const control = new MessagePort(kToken, ctl);
     this[kControl] = control;
     control[kHandler] = (u8, moved, code) => {
-      if (u8 === null) { this._onExit(code); return; }
+      if (u8 === null) {
+        if (moved === 'oom') {
+          const err = new Error('Worker terminated due to reaching memory limit: JS heap out of memory');
+          Object.defineProperty(err, 'code', { value: 'ERR_WORKER_OUT_OF_MEMORY', enumerable: true, writable: true, configurable: true });
+          if (typeof err.stack === 'string') err.stack = err.stack.replace('Error', 'Error [ERR_WORKER_OUT_OF_MEMORY]');
+          this.emit('error', err);
+        }
+        this._onExit(code);
+        return;
+      }
       let msg;
       try { msg = deserialize(u8, moved); } catch { return; }
       if (!msg || typeof msg !== 'object') return;
