@@ -140,6 +140,19 @@ func init() {
 		}
 		return nil, nil
 	})
+	register("portStop", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		id, err := argInt(args, 0)
+		if err != nil || r.tg == nil {
+			return nil, errno.EINVAL
+		}
+		g := r.tg
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if p := g.owned(r, id); p != nil {
+			p.started = false
+		}
+		return nil, nil
+	})
 	register("portRef", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		id, err := argInt(args, 0)
 		if err != nil || r.tg == nil {
@@ -161,10 +174,19 @@ func init() {
 		g := r.tg
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		if p := g.owned(r, id); p != nil {
-			g.closePort(p)
+		p := g.owned(r, id)
+		if p == nil {
+			return r.num(0), nil
 		}
-		return nil, nil
+		// When this thread holds the other end too, its id is returned:
+		// JavaScript emits both 'close' events when that end receives
+		// the close, after the messages it still has.
+		peer := p.peer
+		g.closePort(p)
+		if peer != nil && peer.owner == r {
+			return r.num(peer.id), nil
+		}
+		return r.num(0), nil
 	})
 	register("portRecv", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		// receiveMessageOnPort: "n;ids" of the next message, or "".

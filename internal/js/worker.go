@@ -349,7 +349,9 @@ func (g *threadGroup) keepsAlive(r *rt) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, p := range g.ports {
-		if p.owner == r && p.ref && !p.closed {
+		if p.owner == r && !p.closed && (p.ref || (len(p.queue) > 0 && p.queue[0].kind == msgClose)) {
+			// A close waiting to be received is delivered before the
+			// thread ends, as libuv runs close callbacks.
 			return true
 		}
 	}

@@ -114,7 +114,8 @@ function serialize(value, transferList, source) {
         transferPorts.push(t);
       } else if (t instanceof ArrayBuffer) {
         if (untransferable.has(t) || t.detached) throw dataCloneError('Cannot transfer object of unsupported type.');
-        if (!buffers.includes(t)) buffers.push(t);
+        if (buffers.includes(t)) throw dataCloneError('Transfer list contains duplicate ArrayBuffer');
+        buffers.push(t);
       } else if (t === null || (typeof t !== 'object' && typeof t !== 'function')) {
         throw dataCloneError('Found invalid value in transferList.');
       } else {
@@ -145,6 +146,31 @@ function deserialize(u8, ports) {
 function adoptPorts(ids) {
   if (!ids) return [];
   return P.ArrayPrototypeMap(P.StringPrototypeSplit(ids, ','), (s) => new MessagePort(kToken, +s));
+}
+
+function iterableError(what) {
+  const err = new TypeError(`Optional ${what} argument must be an iterable`);
+  Object.defineProperty(err, 'code', { value: 'ERR_INVALID_ARG_TYPE', enumerable: true, writable: true, configurable: true });
+  return err;
+}
+
+// transferArg reads postMessage's second argument as Node does: a
+// transfer list (any iterable) or options with a transfer list.
+function transferArg(arg) {
+  if (arg === undefined || arg === null) return undefined;
+  let what = 'transferList';
+  let list = arg;
+  if (typeof arg === 'object' && typeof arg[Symbol.iterator] !== 'function') {
+    what = 'options.transfer';
+    list = arg.transfer;
+    if (list === undefined) return undefined;
+  }
+  if (list === null || typeof list !== 'object' || typeof list[Symbol.iterator] !== 'function') throw iterableError(what);
+  try {
+    return [...list];
+  } catch {
+    throw iterableError(what);
+  }
 }
 
 function postTo(port, value, transferList) {
@@ -190,6 +216,9 @@ function messageEvent(data, target, eventPorts) {
 }
 
 const eventListeners = Symbol('eventListeners');
+// eventPorts are the ports that came with the message being emitted
+// (MessageEvent.ports).
+let eventPorts = [];
 
 // A NodeEventTarget-like surface over EventEmitter: addEventListener
 // listeners get a MessageEvent, on('message') listeners the data.
@@ -203,7 +232,7 @@ function addEventListener(type, listener, options) {
   const self = this;
   const wrapper = function (...args) {
     if (once) self.removeEventListener(type, listener);
-    const ev = type === 'message' || type === 'messageerror' ? messageEvent(args[0], self, args[1]) : { type, target: self };
+    const ev = type === 'message' || type === 'messageerror' ? messageEvent(args[0], self, eventPorts) : { type, detail: args[0], target: self };
     if (typeof listener === 'function') P.ReflectApply(listener, self, [ev]);
     else listener.handleEvent(ev);
   };
@@ -227,7 +256,13 @@ function dispatchEvent(ev) {
   return true;
 }
 
-class MessagePort extends EventEmitter {
+// NodeEventTarget's place in Node's MessagePort prototype chain.
+class NodeEventTarget extends EventEmitter {}
+NodeEventTarget.prototype.addEventListener = addEventListener;
+NodeEventTarget.prototype.removeEventListener = removeEventListener;
+NodeEventTarget.prototype.dispatchEvent = dispatchEvent;
+
+class MessagePort extends NodeEventTarget {
   constructor(token, id) {
     if (token !== kToken) throw new TypeError('Illegal constructor');
     super();
@@ -242,17 +277,20 @@ class MessagePort extends EventEmitter {
     });
     this.on('removeListener', (name) => {
       if ((name === 'message' || name === 'messageerror') && this.listenerCount('message') === 0 && this.listenerCount('messageerror') === 0) {
+        // As Node: without listeners the port stops; messages wait.
         updateRef(this, false);
+        const st = this[kState];
+        if (st.started && !st.closed) {
+          st.started = false;
+          B.portStop(this[kId]);
+        }
       }
     });
   }
 
   postMessage(value, transferList) {
     if (arguments.length === 0) throw codedError('ERR_MISSING_ARGS', 'message');
-    if (transferList !== null && typeof transferList === 'object' && !P.ArrayIsArray(transferList) && typeof transferList[Symbol.iterator] !== 'function') {
-      transferList = transferList.transfer;
-    }
-    postTo(this, value, transferList);
+    postTo(this, value, transferArg(transferList));
   }
 
   start() {
@@ -262,10 +300,20 @@ class MessagePort extends EventEmitter {
     B.portStart(this[kId]);
   }
 
-  close() {
+  close(callback) {
     const st = this[kState];
+    if (typeof callback === 'function') this.once('close', callback);
     if (st.closed) return;
-    B.portClose(this[kId]);
+    const peer = B.portClose(this[kId]);
+    const other = peer > 0 ? ports.get(peer) : undefined;
+    if (other !== undefined && !other[kState].closed) {
+      // This thread holds the other end: both 'close' events come when
+      // it receives the close, after the messages it still has.
+      st.closed = true;
+      ports.delete(this[kId]);
+      other[kState].closesToo = this;
+      return;
+    }
     closed(this);
   }
 
@@ -294,16 +342,25 @@ class MessagePort extends EventEmitter {
     st.onmessage = typeof fn === 'function' ? fn : null;
     st.onmessageWrapper = null;
     if (st.onmessage) {
-      st.onmessageWrapper = (data, eventPorts) => P.ReflectApply(st.onmessage, this, [messageEvent(data, this, eventPorts)]);
+      st.onmessageWrapper = (data) => P.ReflectApply(st.onmessage, this, [messageEvent(data, this, eventPorts)]);
       this.on('message', st.onmessageWrapper);
     }
   }
 
-  get [Symbol.toStringTag]() { return 'MessagePort'; }
+  get onmessageerror() { return this[kState].onmessageerror || null; }
+
+  set onmessageerror(fn) {
+    const st = this[kState];
+    if (st.onmessageerrorWrapper) this.removeListener('messageerror', st.onmessageerrorWrapper);
+    st.onmessageerror = typeof fn === 'function' ? fn : null;
+    st.onmessageerrorWrapper = null;
+    if (st.onmessageerror) {
+      st.onmessageerrorWrapper = (err) => P.ReflectApply(st.onmessageerror, this, [messageEvent(err, this, [])]);
+      this.on('messageerror', st.onmessageerrorWrapper);
+    }
+  }
 }
-MessagePort.prototype.addEventListener = addEventListener;
-MessagePort.prototype.removeEventListener = removeEventListener;
-MessagePort.prototype.dispatchEvent = dispatchEvent;
+P.ObjectDefineProperty(MessagePort.prototype, Symbol.toStringTag, { value: 'MessagePort', configurable: true });
 
 function queueStart(port) {
   const st = port[kState];
@@ -330,7 +387,11 @@ function closed(port) {
   if (st.closed) return;
   st.closed = true;
   ports.delete(port[kId]);
-  require('./timers.js').setImmediate(() => port.emit('close'));
+  const first = st.closesToo;
+  require('./timers.js').setImmediate(() => {
+    if (first) first.emit('close');
+    port.emit('close');
+  });
 }
 
 class MessageChannel {
@@ -358,7 +419,12 @@ loop.onEvent('port', (id, kind, n, ids) => {
       port.emit('messageerror', e);
       return;
     }
-    port.emit('message', value, moved);
+    eventPorts = moved;
+    try {
+      port.emit('message', value);
+    } finally {
+      eventPorts = [];
+    }
     return;
   }
   if (port === undefined) return;
@@ -369,7 +435,9 @@ loop.onEvent('port', (id, kind, n, ids) => {
 
 function receiveMessageOnPort(port) {
   if (!(port instanceof MessagePort)) {
-    throw codedError('ERR_INVALID_ARG_TYPE', 'port', 'an instance of MessagePort', port);
+    const err = new TypeError('The "port" argument must be a MessagePort instance');
+    Object.defineProperty(err, 'code', { value: 'ERR_INVALID_ARG_TYPE', enumerable: true, writable: true, configurable: true });
+    throw err;
   }
   if (port[kState].closed) return undefined;
   const r = B.portRecv(port[kId]);
@@ -775,7 +843,15 @@ module.exports = {
     if ((typeof obj === 'object' && obj !== null) || typeof obj === 'function') untransferable.add(obj);
   },
   isMarkedAsUntransferable: (obj) => (typeof obj === 'object' && obj !== null) && untransferable.has(obj),
-  moveMessagePortToContext: (port) => port,
+  moveMessagePortToContext(port) {
+    if (!(port instanceof MessagePort)) throw codedError('ERR_INVALID_ARG_TYPE', 'port', 'an instance of MessagePort', port);
+    if (port[kState].closed) {
+      const err = new Error('Cannot send data on closed MessagePort');
+      Object.defineProperty(err, 'code', { value: 'ERR_CLOSED_MESSAGE_PORT', enumerable: true, writable: true, configurable: true });
+      throw err;
+    }
+    return port;
+  },
   receiveMessageOnPort,
   getEnvironmentData: (key) => environmentData.get(key),
   setEnvironmentData: (key, value) => { if (value === undefined) environmentData.delete(key); else environmentData.set(key, value); },
