@@ -72,7 +72,7 @@ class MessageSerializer extends serdes.Serializer {
   _cloneError(message) { return dataCloneError(message); }
 
   _object(v) {
-    if (uncloneable.has(v)) throw dataCloneError('Cannot clone object of unsupported type.');
+    if (uncloneable.has(v) && !(v instanceof ArrayBuffer) && !ArrayBuffer.isView(v)) throw dataCloneError('Cannot clone object of unsupported type.');
     if (v instanceof MessagePort) {
       const i = this._ports.indexOf(v);
       if (i < 0) throw dataCloneError('Object that needs transfer was found in message but not listed in transferList');
@@ -110,6 +110,7 @@ function serialize(value, transferList, source) {
       if (t instanceof MessagePort) {
         if (t === source) throw dataCloneError('Transfer list contains source port');
         if (t[kState].closed || t[kState].detached) throw dataCloneError('MessagePort in transfer list is already detached');
+        if (untransferable.has(t)) throw dataCloneError('Cannot transfer object of unsupported type.');
         if (transferPorts.includes(t)) throw dataCloneError('Transfer list contains duplicate MessagePort');
         transferPorts.push(t);
       } else if (t instanceof ArrayBuffer) {
@@ -535,7 +536,10 @@ function workerPath(filename) {
     throw codedError('ERR_INVALID_ARG_TYPE', 'filename', ['string', 'URL'], filename);
   }
   if (!path.isAbsolute(filename) && !/^\.\.?[\\/]/.test(filename)) {
-    const err = new TypeError(`The worker script or module filename must be an absolute path or a relative path starting with './' or '../'. Received "${filename}"`);
+    let hint = '';
+    if (/^file:\/\//i.test(filename)) hint = ' Wrap file:// URLs with `new URL`.';
+    else if (/^data:/i.test(filename)) hint = ' Wrap data: URLs with `new URL`.';
+    const err = new TypeError(`The worker script or module filename must be an absolute path or a relative path starting with './' or '../'.${hint} Received "${filename}"`);
     Object.defineProperty(err, 'code', { value: 'ERR_WORKER_PATH', enumerable: true, writable: true, configurable: true });
     if (typeof err.stack === 'string') err.stack = err.stack.replace('TypeError', 'TypeError [ERR_WORKER_PATH]');
     throw err;
@@ -619,7 +623,7 @@ class Worker extends EventEmitter {
       env = {};
       for (const k of Object.keys(options.env)) env[k] = `${options.env[k]}`;
     } else {
-      throw codedError('ERR_INVALID_ARG_TYPE', 'options.env', ['object', 'undefined', 'null', 'worker_threads.SHARE_ENV'], options.env);
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.env', 'of type object or one of undefined, null, or worker_threads.SHARE_ENV', options.env);
     }
     let name = '';
     if (options.name !== undefined) {
@@ -704,10 +708,24 @@ class Worker extends EventEmitter {
     };
     this.stdout = mk(1);
     this.stderr = mk(2);
+    // stdin: true gives the worker a stdin fed by this stream, over the
+    // control port.
     this.stdin = options.stdin ? new Writable({
-      write: (chunk, enc, cb) => { try { port.postMessage({ [kStdin]: true, chunk: `${chunk}` }); cb(); } catch (e) { cb(e); } },
+      write: (chunk, enc, cb) => {
+        try {
+          const { Buffer } = require('./buffer.js');
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk, enc) : chunk;
+          if (!this[kExited]) postTo(control, { type: 'stdin', chunk: bytes });
+          cb();
+        } catch (e) { cb(e); }
+      },
+      final: (cb) => {
+        try { if (!this[kExited]) postTo(control, { type: 'stdin-end' }); } catch { /* the worker is gone */ }
+        cb();
+      },
     }) : null;
     this.performance = { eventLoopUtilization: () => ({ idle: 0, active: 0, utilization: 0 }) };
+    process.emit('worker', this);
   }
 
   _onExit(code) {
@@ -745,13 +763,17 @@ class Worker extends EventEmitter {
     if (this[kExited]) return P.PromiseResolve();
     return new Promise((resolve) => {
       this._terminating.push(resolve);
+      // The exit is awaited even by an unref'd worker.
+      this.ref();
       B.workerTerminate(this.threadId);
     });
   }
 
-  ref() { if (!this[kExited]) this[kControl].ref(); }
+  // The control port holds the parent's loop open while the worker
+  // runs, unless unref'd.
+  ref() { if (!this[kExited]) B.portRef(this[kControl][kId], true); }
 
-  unref() { if (!this[kExited]) this[kControl].unref(); }
+  unref() { if (!this[kExited]) B.portRef(this[kControl][kId], false); }
 
   get resourceLimits() {
     if (this[kExited]) return {};
@@ -762,7 +784,6 @@ class Worker extends EventEmitter {
     return Promise.reject(Object.assign(new Error('Heap snapshots of workers are not supported here'), { code: 'ERR_WORKER_NOT_RUNNING' }));
   }
 }
-const kStdin = '__secexec_worker_stdin';
 
 function workerLimits(l) {
   return {
@@ -808,11 +829,23 @@ function setupWorker(info) {
   }
   {
     const { Readable } = require('./stream.js');
-    const stdin = new Readable({ read() {} });
-    if (!init.stdin) stdin.push(null);
-    else {
-      parentPort.on('message', (m) => { if (m && m[kStdin]) stdin.push(m.chunk); });
-    }
+    let ended = !init.stdin;
+    // Reading stdin keeps the worker alive until the parent ends it.
+    const stdin = new Readable({ read() { if (!ended) B.portRef(info.control, true); } });
+    if (ended) stdin.push(null);
+    control[kHandler] = (u8, moved) => {
+      let msg;
+      try { msg = deserialize(u8, moved); } catch { return; }
+      if (!msg || ended) return;
+      if (msg.type === 'stdin') {
+        const { Buffer } = require('./buffer.js');
+        if (!stdin.push(Buffer.from(msg.chunk.buffer, msg.chunk.byteOffset, msg.chunk.byteLength))) B.portRef(info.control, false);
+      } else if (msg.type === 'stdin-end') {
+        ended = true;
+        B.portRef(info.control, false);
+        stdin.push(null);
+      }
+    };
     P.ObjectDefineProperty(process, 'stdin', { configurable: true, enumerable: true, value: stdin });
   }
   const exp = module.exports;
@@ -856,4 +889,5 @@ module.exports = {
   getEnvironmentData: (key) => environmentData.get(key),
   setEnvironmentData: (key, value) => { if (value === undefined) environmentData.delete(key); else environmentData.set(key, value); },
   _setupWorker: setupWorker,
+  _isUncloneable: (v) => uncloneable.has(v),
 };
