@@ -16,6 +16,9 @@ import (
 
 // writeAll writes b to fd, looping over short writes.
 func (r *rt) writeAll(fd int, b []byte) (int, error) {
+	if r.parentCtl != nil && r.stdioToParent(fd, b) {
+		return len(b), nil
+	}
 	total := 0
 	for len(b) > 0 {
 		n, err := r.p.Write(r.ctx, fd, b)

@@ -109,11 +109,12 @@ type rt struct {
 	// a port or worker is made), this thread's worker (nil on the main
 	// thread), the wake-up of port deliveries, and what this thread's
 	// isolate holds (reported to the kernel with its group's).
-	tg       *threadGroup
-	worker   *workerThread
-	wake     chan struct{}
-	memUsed  atomic.Int64
-	cpuClock kernel.CPUClock
+	tg        *threadGroup
+	worker    *workerThread
+	parentCtl *msgPort // a worker's parent's end of its control port
+	wake      chan struct{}
+	memUsed   atomic.Int64
+	cpuClock  kernel.CPUClock
 	// A worker's start: its facts, init message and environment.
 	workerInfo *workerInfo
 	workerInit []byte

@@ -56,6 +56,7 @@ const (
 	msgData  = 0 // a serialized value
 	msgClose = 1 // the other end closed
 	msgExit  = 2 // the worker ended (control ports only): code
+	msgStdio = 4 // bytes a worker wrote to its stdout or stderr (control ports only)
 )
 
 type portMsg struct {
@@ -402,7 +403,7 @@ func (r *rt) deliverPorts() (bool, error) {
 			return true, nil
 		}
 		n := m.code
-		if m.kind == msgData {
+		if m.kind == msgData || m.kind == msgStdio {
 			v, err := r.bytesResult(m.data)
 			if err != nil {
 				// Too large for what the guest may still hold: the
@@ -418,8 +419,11 @@ func (r *rt) deliverPorts() (bool, error) {
 			n = int(v.Number())
 		}
 		extra := portIDs(m.ports)
-		if m.kind == msgExit {
+		switch m.kind {
+		case msgExit:
 			extra = m.reason
+		case msgStdio:
+			extra = strconv.Itoa(m.code)
 		}
 		ok, err := r.dispatchPort(p.id, m.kind, n, extra)
 		if !ok {
@@ -501,6 +505,9 @@ func (r *rt) startWorker(spec workerSpec, init []byte) (tid, port, control int, 
 	if r.p == nil {
 		return 0, 0, 0, guestError("ERR_WORKER_INIT_FAILED:no process")
 	}
+	if msg := invalidExecArgv(spec); msg != "" {
+		return 0, 0, 0, guestError("ERR_WORKER_INVALID_EXEC_ARGV:" + msg)
+	}
 	if err := e.acquire(); err != nil {
 		return 0, 0, 0, guestError("ERR_WORKER_INIT_FAILED:the engine is closed")
 	}
@@ -570,6 +577,52 @@ func (r *rt) startWorker(spec workerSpec, init []byte) (tid, port, control int, 
 	info := workerInfo{ThreadID: w.id, Port: pub2.id, Control: ctl2.id, Name: spec.Name, HeapMB: spec.HeapMB}
 	go g.runWorker(ctx, w, spec, info, init, carried, pub2, ctl2, ctl1, heap)
 	return w.id, pub1.id, ctl1.id, nil
+}
+
+// stdioToParent hands what a worker writes to its stdout or stderr to
+// its parent, whose Worker.stdout/stderr streams read it (by default
+// piped to the parent's own), as Node's worker stdio does. It reports
+// false when it cannot (the parent is gone or its queue is full): the
+// worker then writes to the descriptor itself.
+func (r *rt) stdioToParent(fd int, b []byte) bool {
+	if r.parentCtl == nil || (fd != 1 && fd != 2) || len(b) == 0 {
+		return false
+	}
+	g := r.tg
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m := portMsg{kind: msgStdio, code: fd, data: append([]byte(nil), b...)}
+	if r.parentCtl.closed || g.queued+m.cost() > maxQueuedBytes {
+		return false
+	}
+	g.enqueue(r.parentCtl, m)
+	return true
+}
+
+// perProcessFlags are node options a worker may not have: they act on the
+// whole process.
+var perProcessFlags = map[string]bool{"--title": true, "--redirect-warnings": true}
+
+// invalidExecArgv says what is wrong with a worker's execArgv or its
+// NODE_OPTIONS, as Node's ERR_WORKER_INVALID_EXEC_ARGV does, or "".
+func invalidExecArgv(spec workerSpec) string {
+	check := func(flags []string) bool {
+		for _, f := range flags {
+			name, _, _ := strings.Cut(f, "=")
+			if perProcessFlags[name] {
+				return false
+			}
+		}
+		_, err := nodecli.Parse(append(append([]string{"node"}, flags...), "-e", ""))
+		return err == nil
+	}
+	if !check(spec.ExecArgv) {
+		return "Initiated Worker with invalid execArgv flags: " + strings.Join(spec.ExecArgv, ", ")
+	}
+	if opts := strings.Fields(spec.Env["NODE_OPTIONS"]); len(opts) > 0 && !check(opts) {
+		return "Initiated Worker with invalid NODE_OPTIONS env variable: " + strings.Join(opts, ", ")
+	}
+	return ""
 }
 
 func (w *workerThread) memOr0() int64 {
@@ -653,7 +706,7 @@ func (g *threadGroup) workerMain(ctx context.Context, w *workerThread, spec work
 		}
 	}
 	r.p, r.ctx, r.startT = g.p, ctx, time.Now()
-	r.tg, r.worker = g, w
+	r.tg, r.worker, r.parentCtl = g, w, parentCtl
 	g.mu.Lock()
 	pub.owner, ctl.owner = r, r
 	g.adopt(r, carried)

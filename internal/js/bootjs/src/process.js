@@ -212,8 +212,9 @@ function fatal(err, origin = 'uncaughtException') {
   }
   if (workerFatal !== null) {
     // A worker's uncaught exception goes to its parent ('error' on the
-    // Worker), not to stderr.
+    // Worker), not to stderr; it ends the worker with 1.
     workerFatal(err);
+    code = 1;
   } else {
     writeStderr(formatFatal(err));
   }

@@ -18,6 +18,7 @@ const kToken = Symbol('kToken');
 const kId = Symbol('kId');
 const kState = Symbol('kState');
 const kHandler = Symbol('kHandler');
+const kStdio = Symbol('kStdio');
 
 // ports maps the ids of this thread's live ports to their objects.
 const ports = new Map();
@@ -40,6 +41,9 @@ function fromBridge(e) {
   switch (code) {
     case 'ERR_WORKER_INIT_FAILED':
       err = new Error(`Worker initialization failure: ${detail}`);
+      break;
+    case 'ERR_WORKER_INVALID_EXEC_ARGV':
+      err = new Error(detail);
       break;
     case 'ERR_WORKER_MESSAGE_QUEUE_FULL':
       err = new RangeError(`postMessage: the messages waiting to be received exceed ${detail} bytes`);
@@ -431,6 +435,11 @@ loop.onEvent('port', (id, kind, n, ids) => {
   if (port === undefined) return;
   if (kind === 1) { closed(port); return; }
   if (kind === 2) { if (port[kHandler]) port[kHandler](null, ids, n); return; }
+  if (kind === 4) {
+    const u8 = takeBytes(n);
+    if (port[kStdio]) port[kStdio](+ids, u8);
+    return;
+  }
   port.emit('messageerror', new RangeError('the message is larger than this thread may receive'));
 });
 
@@ -575,7 +584,7 @@ function deserializeError(rec) {
   const Ctor = Ctors[rec.name] || Error;
   const e = new Ctor(rec.message);
   if (!Ctors[rec.name] && rec.name !== undefined) P.ObjectDefineProperty(e, 'name', { value: rec.name, writable: true, configurable: true });
-  if (rec.stack !== undefined) P.ObjectDefineProperty(e, 'stack', { value: rec.stack, writable: true, configurable: true });
+  P.ObjectDefineProperty(e, 'stack', { value: rec.stack, writable: true, configurable: true });
   for (const k of Object.keys(rec.props)) e[k] = rec.props[k];
   return e;
 }
@@ -688,26 +697,28 @@ class Worker extends EventEmitter {
       switch (msg.type) {
         case 'online': this.emit('online'); break;
         case 'error': this.emit('error', deserializeError(msg.error)); break;
-        case 'stdio': {
-          const s = msg.fd === 2 ? this.stderr : this.stdout;
-          if (s) s.push(msg.chunk);
-          break;
-        }
         default:
       }
     };
     control.start();
     const { Readable, Writable } = require('./stream.js');
+    // What the worker writes to its stdout and stderr arrives here; unless
+    // asked for (stdout: true, stderr: true) it goes on to this thread's.
     const mk = (fd) => {
       const r = new Readable({ read() {} });
       if (!options[fd === 1 ? 'stdout' : 'stderr']) {
-        // Not piped: the worker writes to the process's own descriptor.
-        r.push(null);
+        // A data listener rather than pipe(): many workers would each add
+        // listeners to process.stdout.
+        r.on('data', (chunk) => (fd === 1 ? process.stdout : process.stderr).write(chunk));
       }
       return r;
     };
     this.stdout = mk(1);
     this.stderr = mk(2);
+    control[kStdio] = (fd, u8) => {
+      const { Buffer } = require('./buffer.js');
+      (fd === 2 ? this.stderr : this.stdout).push(Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength));
+    };
     // stdin: true gives the worker a stdin fed by this stream, over the
     // control port.
     this.stdin = options.stdin ? new Writable({
@@ -814,19 +825,6 @@ function setupWorker(info) {
   control.unref();
   const send = (msg) => { try { postTo(control, msg); } catch { /* the parent is gone */ } };
   setWorkerFatal((err) => send({ type: 'error', error: serializeError(err) }));
-  for (const fd of [1, 2]) {
-    if (!init[fd === 1 ? 'stdout' : 'stderr']) continue;
-    const { Writable } = require('./stream.js');
-    const w = new Writable({
-      write(chunk, encoding, cb) {
-        const { Buffer } = require('./buffer.js');
-        send({ type: 'stdio', fd, chunk: typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk });
-        cb();
-      },
-    });
-    w.fd = fd;
-    P.ObjectDefineProperty(process, fd === 1 ? 'stdout' : 'stderr', { configurable: true, enumerable: true, value: w });
-  }
   {
     const { Readable } = require('./stream.js');
     let ended = !init.stdin;
