@@ -153,6 +153,11 @@ func init() {
 		if err != nil || sig <= 0 || sig > 64 {
 			return nil, errno.EINVAL
 		}
+		if r.worker != nil {
+			// As in Node, signals are not delivered to workers: the
+			// process's main thread keeps its dispositions.
+			return nil, nil
+		}
 		return nil, r.watchSignal(kernel.Signal(sig), argBool(args, 1))
 	})
 	register("random", func(r *rt, args []*v8.Value) (*v8.Value, error) {

@@ -399,7 +399,26 @@ function closed(port) {
   });
 }
 
-class MessageChannel {
+// The MessagePort that guests see: not constructible, with the class's
+// prototype (so instanceof and .constructor hold).
+function constructError(code, message) {
+  const err = new TypeError(message);
+  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  return err;
+}
+const PublicMessagePort = function MessagePort() {
+  throw constructError('ERR_CONSTRUCT_CALL_INVALID', 'Constructor cannot be called');
+};
+PublicMessagePort.prototype = MessagePort.prototype;
+P.ObjectDefineProperty(MessagePort.prototype, 'constructor', { value: PublicMessagePort, writable: true, configurable: true });
+P.ObjectDefineProperty(PublicMessagePort, Symbol.hasInstance, { value: (v) => v instanceof MessagePort });
+
+function MessageChannel() {
+  if (!new.target) throw constructError('ERR_CONSTRUCT_CALL_REQUIRED', "Class constructor MessageChannel cannot be invoked without 'new'");
+  return new MessageChannelImpl();
+}
+
+class MessageChannelImpl {
   constructor() {
     let id;
     try { id = B.portNew(); } catch (e) { throw fromBridge(e); }
@@ -407,9 +426,12 @@ class MessageChannel {
     this.port2 = new MessagePort(kToken, id + 1);
   }
 }
+MessageChannel.prototype = MessageChannelImpl.prototype;
+P.ObjectDefineProperty(MessageChannelImpl.prototype, 'constructor', { value: MessageChannel, writable: true, configurable: true });
 
 // The loop's "port" event: a message (kind 0), the other end's close
-// (1), a worker's exit code (2), or a message too large to receive (3).
+// (1), a worker's exit code (2), a message too large to receive (3), or
+// what a worker wrote to its stdout or stderr (4, control ports).
 loop.onEvent('port', (id, kind, n, ids) => {
   const port = ports.get(id);
   if (kind === 0) {
@@ -846,6 +868,30 @@ function setupWorker(info) {
     };
     P.ObjectDefineProperty(process, 'stdin', { configurable: true, enumerable: true, value: stdin });
   }
+  // Process-wide operations Node refuses in workers.
+  const unsupported = (what) => {
+    const err = new TypeError(`${what} is not supported in workers`);
+    Object.defineProperty(err, 'code', { value: 'ERR_WORKER_UNSUPPORTED_OPERATION', enumerable: true, writable: true, configurable: true });
+    return err;
+  };
+  for (const name of ['abort', 'chdir', 'send', 'disconnect', 'setuid', 'seteuid', 'setgid', 'setegid', 'setgroups', 'initgroups']) {
+    const stub = function unsupportedOperation() { throw unsupported(`process.${name}()`); };
+    stub.disabled = true;
+    process[name] = stub;
+  }
+  for (const name of ['channel', 'connected']) {
+    P.ObjectDefineProperty(process, name, { configurable: true, enumerable: false, get() { throw unsupported(`process.${name}`); } });
+  }
+  const umask = process.umask;
+  process.umask = function umaskInWorker(mask) {
+    if (mask !== undefined) throw unsupported('Setting process.umask()');
+    return umask();
+  };
+  for (const name of ['title', 'debugPort']) {
+    const v = process[name];
+    P.ObjectDefineProperty(process, name, { configurable: true, enumerable: true, get: () => v, set() {} });
+  }
+  for (const name of ['_startProfilerIdleNotifier', '_stopProfilerIdleNotifier', '_debugProcess', '_debugPause', '_debugEnd']) delete process[name];
   const exp = module.exports;
   exp.isMainThread = false;
   exp.threadId = threadId;
@@ -864,7 +910,7 @@ module.exports = {
   resourceLimits,
   SHARE_ENV,
   Worker,
-  MessagePort,
+  MessagePort: PublicMessagePort,
   MessageChannel,
   BroadcastChannel,
   markAsUncloneable(obj) {
