@@ -3,6 +3,7 @@ package js
 import (
 	"context"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,7 +49,7 @@ const (
 	minWorkerMemory = 4 << 20
 	// maxDeliveries bounds the messages one loop turn delivers, so that
 	// timers and I/O still run while a peer floods a port.
-	maxDeliveries = 64
+	maxDeliveries = 1000
 )
 
 // Kinds of port messages, as JavaScript receives them.
@@ -60,9 +61,6 @@ const (
 )
 
 type portMsg struct {
-	// seq orders the messages of a thread group: a thread receives what
-	// was posted to its ports in the order it was posted.
-	seq  uint64
 	kind int
 	code int
 	// reason qualifies an exit: "oom" for a worker out of memory.
@@ -99,7 +97,6 @@ type threadGroup struct {
 	ports      map[int]*msgPort
 	nextPort   int
 	queued     int64
-	seq        uint64
 	workers    map[int]*workerThread
 	nextThread int
 	// clocks are the CPU clocks of the live threads, by thread id (the
@@ -244,8 +241,6 @@ func (g *threadGroup) enqueue(p *msgPort, m portMsg) {
 		return
 	}
 	g.queued += m.cost()
-	g.seq++
-	m.seq = g.seq
 	p.queue = append(p.queue, m)
 	if p.owner != nil {
 		p.owner.notify()
@@ -276,8 +271,7 @@ func (g *threadGroup) closePort(p *msgPort) {
 		p.peer, q.peer = nil, nil
 		if !q.closed {
 			g.queued += msgOverhead
-			g.seq++
-			q.queue = append(q.queue, portMsg{kind: msgClose, seq: g.seq})
+			q.queue = append(q.queue, portMsg{kind: msgClose})
 			if q.owner != nil {
 				q.owner.notify()
 			}
@@ -285,34 +279,57 @@ func (g *threadGroup) closePort(p *msgPort) {
 	}
 }
 
-// pop takes the next message for r: the earliest posted of those at the
-// head of r's started ports (a port not started receives only its
-// close). The ports the message carries become r's.
-func (g *threadGroup) pop(r *rt) (*msgPort, portMsg, bool) {
+// portBatch is a port with messages to receive and how many of them.
+type portBatch struct {
+	p *msgPort
+	n int
+}
+
+// pending lists what r's ports have to receive now, as Node's ports
+// drain: each started port's messages in port order (a port's queue
+// whole before the next port's), then the closes of ports whose other
+// end closed, after everything else.
+func (g *threadGroup) pending(r *rt) []portBatch {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var best *msgPort
+	var data, closes []portBatch
 	for _, p := range g.ports {
-		if p.owner != r || len(p.queue) == 0 || (!p.started && p.queue[0].kind == msgData) {
+		if p.owner != r || len(p.queue) == 0 {
 			continue
 		}
-		if best == nil || p.queue[0].seq < best.queue[0].seq {
-			best = p
+		n := len(p.queue)
+		if p.queue[n-1].kind == msgClose {
+			n--
+		}
+		if n > 0 && p.started {
+			data = append(data, portBatch{p, n})
+		} else if n == 0 {
+			closes = append(closes, portBatch{p, 1})
 		}
 	}
-	if best == nil {
-		return nil, portMsg{}, false
+	sort.Slice(data, func(i, j int) bool { return data[i].p.id < data[j].p.id })
+	sort.Slice(closes, func(i, j int) bool { return closes[i].p.id < closes[j].p.id })
+	return append(data, closes...)
+}
+
+// popFrom takes the next message of p while r still owns it and may
+// receive it. The ports the message carries become r's.
+func (g *threadGroup) popFrom(r *rt, p *msgPort) (portMsg, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if p.owner != r || p.closed || len(p.queue) == 0 || (!p.started && p.queue[0].kind != msgClose) {
+		return portMsg{}, false
 	}
-	m := best.queue[0]
-	best.queue[0] = portMsg{}
-	best.queue = best.queue[1:]
+	m := p.queue[0]
+	p.queue[0] = portMsg{}
+	p.queue = p.queue[1:]
 	g.queued -= m.cost()
 	g.adopt(r, m.ports)
 	if m.kind == msgClose {
-		delete(g.ports, best.id)
-		best.closed = true
+		delete(g.ports, p.id)
+		p.closed = true
 	}
-	return best, m, true
+	return m, true
 }
 
 // popPort is pop for one port (receiveMessageOnPort): data messages only.
@@ -397,41 +414,51 @@ func (r *rt) deliverPorts() (bool, error) {
 	if r.tg == nil {
 		return true, nil
 	}
-	for range maxDeliveries {
-		p, m, ok := r.tg.pop(r)
-		if !ok {
-			return true, nil
-		}
-		n := m.code
-		if m.kind == msgData || m.kind == msgStdio {
-			v, err := r.bytesResult(m.data)
-			if err != nil {
-				// Too large for what the guest may still hold: the
-				// message is lost, as one that fails to deserialize.
-				m.kind, n = msgData, 0
-				m.data = nil
-				ok, err := r.dispatchPort(p.id, 3, 0, "")
-				if !ok {
-					return false, err
-				}
-				continue
+	batch := r.tg.pending(r)
+	delivered := 0
+	for _, pb := range batch {
+		for range pb.n {
+			if delivered == maxDeliveries {
+				r.notify()
+				return true, nil
 			}
-			n = int(v.Number())
-		}
-		extra := portIDs(m.ports)
-		switch m.kind {
-		case msgExit:
-			extra = m.reason
-		case msgStdio:
-			extra = strconv.Itoa(m.code)
-		}
-		ok, err := r.dispatchPort(p.id, m.kind, n, extra)
-		if !ok {
-			return false, err
+			m, ok := r.tg.popFrom(r, pb.p)
+			if !ok {
+				break
+			}
+			delivered++
+			if ok, err := r.deliverMsg(pb.p, m); !ok {
+				return false, err
+			}
 		}
 	}
-	r.notify()
+	if len(batch) > 0 {
+		// More may have come while these ran.
+		r.notify()
+	}
 	return true, nil
+}
+
+// deliverMsg hands one message of port p to JavaScript.
+func (r *rt) deliverMsg(p *msgPort, m portMsg) (bool, error) {
+	n := m.code
+	if m.kind == msgData || m.kind == msgStdio {
+		v, err := r.bytesResult(m.data)
+		if err != nil {
+			// Too large for what the guest may still hold: the message
+			// is lost, as one that fails to deserialize.
+			return r.dispatchPort(p.id, 3, 0, "")
+		}
+		n = int(v.Number())
+	}
+	extra := portIDs(m.ports)
+	switch m.kind {
+	case msgExit:
+		extra = m.reason
+	case msgStdio:
+		extra = strconv.Itoa(m.code)
+	}
+	return r.dispatchPort(p.id, m.kind, n, extra)
 }
 
 // dispatchPort calls the JavaScript handler of a "port" event.
@@ -552,16 +579,19 @@ func (r *rt) startWorker(spec workerSpec, init []byte) (tid, port, control int, 
 	for _, p := range carried {
 		p.owner = nil
 	}
-	pub1, pub2, err1 := g.newChannel(r, nil)
+	// The control channel is made first: its lower ids have its messages
+	// ('online', errors, output) received before the public port's in a
+	// turn, as Node's internal port comes before its public one.
+	ctl1, ctl2, err1 := g.newChannel(r, nil)
 	if err1 != nil {
 		g.mu.Unlock()
 		e.vmWorkers.add(g.k, -1)
 		return fail("too many message ports")
 	}
-	ctl1, ctl2, err2 := g.newChannel(r, nil)
+	pub1, pub2, err2 := g.newChannel(r, nil)
 	if err2 != nil {
-		g.closePort(pub1)
-		g.closePort(pub2)
+		g.closePort(ctl1)
+		g.closePort(ctl2)
 		g.mu.Unlock()
 		e.vmWorkers.add(g.k, -1)
 		return fail("too many message ports")

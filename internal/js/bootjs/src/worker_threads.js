@@ -198,23 +198,12 @@ function detach(p) {
   ports.delete(p[kId]);
 }
 
-// MessageEvent of addEventListener listeners and BroadcastChannel.
+// MessageEvent of addEventListener listeners and BroadcastChannel: the
+// global class (undici's, loaded at first use, as Node's is).
 let MessageEventClass = null;
 function messageEvent(data, target, eventPorts) {
-  if (MessageEventClass === null) {
-    const { Event } = require('./internal/web.js');
-    MessageEventClass = class MessageEvent extends Event {
-      constructor(type, init = {}) {
-        super(type, init);
-        this.data = init.data;
-        this.ports = init.ports || [];
-        this.origin = '';
-        this.lastEventId = '';
-        this.source = null;
-      }
-    };
-  }
-  const e = new MessageEventClass('message', { data, ports: eventPorts });
+  if (MessageEventClass === null) MessageEventClass = require('./internal/lazy.js').lazy('undici').MessageEvent;
+  const e = new MessageEventClass('message', { data, ports: eventPorts || [] });
   P.ObjectDefineProperty(e, 'target', { value: target, configurable: true });
   P.ObjectDefineProperty(e, 'currentTarget', { value: target, configurable: true });
   return e;
