@@ -16,6 +16,9 @@ import (
 
 // writeAll writes b to fd, looping over short writes.
 func (r *rt) writeAll(fd int, b []byte) (int, error) {
+	if r.parentCtl != nil && r.stdioToParent(fd, b) {
+		return len(b), nil
+	}
 	total := 0
 	for len(b) > 0 {
 		n, err := r.p.Write(r.ctx, fd, b)
@@ -149,6 +152,11 @@ func init() {
 		sig, err := argInt(args, 0)
 		if err != nil || sig <= 0 || sig > 64 {
 			return nil, errno.EINVAL
+		}
+		if r.worker != nil {
+			// As in Node, signals are not delivered to workers: the
+			// process's main thread keeps its dispositions.
+			return nil, nil
 		}
 		return nil, r.watchSignal(kernel.Signal(sig), argBool(args, 1))
 	})

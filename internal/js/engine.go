@@ -127,6 +127,8 @@ type Engine struct {
 	bootFromDisk *v8.CompilerCachedData
 	closed       bool
 	running      sync.WaitGroup
+	// vmWorkers counts live worker threads per VM (worker.go).
+	vmWorkers vmWorkers
 }
 
 // ErrClosed is returned when a closed Engine is asked to run a process.

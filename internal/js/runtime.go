@@ -104,6 +104,21 @@ type rt struct {
 
 	startT    time.Time
 	lastCheck time.Time
+
+	// worker_threads (worker.go): the process's thread group (nil until
+	// a port or worker is made), this thread's worker (nil on the main
+	// thread), the wake-up of port deliveries, and what this thread's
+	// isolate holds (reported to the kernel with its group's).
+	tg        *threadGroup
+	worker    *workerThread
+	parentCtl *msgPort // a worker's parent's end of its control port
+	wake      chan struct{}
+	memUsed   atomic.Int64
+	cpuClock  kernel.CPUClock
+	// A worker's start: its facts, init message and environment.
+	workerInfo *workerInfo
+	workerInit []byte
+	workerEnv  map[string]string
 }
 
 // Termination reasons.
@@ -150,6 +165,7 @@ type startInfo struct {
 	NowMs      float64           `json:"nowMs"`
 	NoWarnings bool              `json:"noWarnings"`
 	REPL       bool              `json:"repl"`
+	Worker     *workerInfo       `json:"worker,omitempty"`
 }
 
 // runProcess runs one node process to completion and returns its exit
@@ -196,6 +212,7 @@ func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.
 		ph.isolateNew, ph.contextNew, ph.bootstrap = r.bootPhases[0], r.bootPhases[1], r.bootPhases[2]
 	}
 	r.p, r.ctx, r.startT = p, ctx, time.Now()
+	r.cpuClock = clock
 	if sess != nil {
 		r.ctxs = newCtxServer(r, sess, r.ctxSettle)
 		r.ctxSettle = nil
@@ -205,6 +222,12 @@ func runProcess(ctx context.Context, e *Engine, p *kernel.Process, inv *nodecli.
 	t1 := time.Now()
 	code := r.run(inv)
 	ph.userCode = time.Since(t1)
+	if r.tg != nil {
+		// No worker outlives its process: each is terminated and its
+		// thread waited for before the exit status is reported.
+		r.tg.release(r)
+		r.tg.shutdown()
+	}
 	stopWatch()
 	if r.ctxs != nil {
 		r.ctxs.end(code)
@@ -233,6 +256,7 @@ func newRT(e *Engine) *rt {
 		blobs:     map[int]*blob{},
 		hashes:    map[int]*hashState{},
 		events:    make(chan event, 64),
+		wake:      make(chan struct{}, 1),
 		timerMap:  map[int]*timer{},
 		readers:   map[int]*reader{},
 		children:  map[int]*child{},
@@ -401,7 +425,7 @@ func (r *rt) checkExternal(extra uint64) bool {
 		limit += limit / 8
 		if r.p != nil {
 			used := min(hs.TotalHeapSize, r.heapLimit) + min(hs.ExternalMemory, limit)
-			r.p.ReportMemory(int64(min(used, 1<<62)))
+			r.p.ReportMemory(r.threadsMemory(used))
 		}
 		return hs.ExternalMemory <= limit
 	}
@@ -414,9 +438,25 @@ func (r *rt) checkExternal(extra uint64) bool {
 	// killed after it does.
 	if r.p != nil {
 		used := min(hs.TotalHeapSize, r.heapLimit) + hs.ExternalMemory + extra
-		return r.p.TryMemory(int64(min(used, 1<<62)))
+		return r.p.TryMemory(r.threadsMemory(used))
 	}
 	return true
+}
+
+// threadsMemory records used as this thread's memory and returns what
+// the process's threads hold together: a worker's isolate counts against
+// the VM's memory limit as its parent's does.
+func (r *rt) threadsMemory(used uint64) int64 {
+	u := int64(min(used, 1<<62))
+	if r.worker != nil {
+		r.worker.mem.Store(u)
+	} else {
+		r.memUsed.Store(u)
+	}
+	if r.tg == nil {
+		return u
+	}
+	return u + r.tg.memory(r)
 }
 
 const extCheckEvery = 2 * time.Millisecond
@@ -442,6 +482,12 @@ func (r *rt) terminate(why int32) {
 	}
 }
 
+// outOfMemory reports whether the isolate ended for want of memory.
+func (r *rt) outOfMemory() bool {
+	why := r.terminated.Load()
+	return why == termHeap || why == termExternal || r.heapExhausted()
+}
+
 // heapExhausted reports whether v8go's near-heap-limit callback fired: it
 // terminates the isolate and raises the limit to let it unwind.
 func (r *rt) heapExhausted() bool {
@@ -462,6 +508,9 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 			env[k] = v
 		}
 	}
+	if r.workerEnv != nil {
+		env = r.workerEnv
+	}
 	argv := []string{NodePath}
 	switch inv.Mode {
 	case nodecli.ModeFile:
@@ -474,6 +523,10 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 		if inv.Dash {
 			argv = append(argv, "-") // node keeps it: process.argv[1] is "-"
 		}
+	case nodecli.ModeEval:
+		if r.workerInfo != nil {
+			argv = append(argv, "[worker eval]")
+		}
 	}
 	argv = append(argv, inv.Args...)
 	clk := p.Kernel().Clock()
@@ -484,7 +537,8 @@ func (r *rt) run(inv *nodecli.Invocation) int {
 		Clock: clk.Policy().String(), WallBaseMs: float64(clk.Boot().Add(-clk.Resolution()).UnixMilli()),
 		NowMs: float64(clk.Now().UnixMicro()) / 1e3, NoWarnings: inv.NoWarnings,
 		// node with no script on a terminal is the interactive REPL.
-		REPL: inv.Mode == nodecli.ModeStdin && !inv.Dash && (p.IsTerminal(0) || inv.Interactive),
+		REPL:   inv.Mode == nodecli.ModeStdin && !inv.Dash && (p.IsTerminal(0) || inv.Interactive),
+		Worker: r.workerInfo,
 	}
 	if r.terminated.Load() != termNone {
 		return r.finish(nil)
@@ -515,6 +569,12 @@ func (r *rt) finish(err error) int {
 	}
 	if pendingRejections(r.rejectIso) == rejectionsOverflow {
 		r.terminated.CompareAndSwap(termNone, termHeap)
+	}
+	if r.worker != nil && r.outOfMemory() {
+		// A worker out of memory ends alone; its parent gets
+		// ERR_WORKER_OUT_OF_MEMORY (worker.go), nothing is printed.
+		r.worker.oom.Store(true)
+		return 1
 	}
 	switch r.terminated.Load() {
 	case termKilled:
@@ -657,6 +717,10 @@ func (r *rt) loop() int {
 				return r.finish(err)
 			}
 		case <-wake:
+		case <-r.wake:
+			if ok, err := r.deliverPorts(); !ok {
+				return r.finish(err)
+			}
 		case <-r.ctx.Done():
 			if tm != nil {
 				tm.Stop()
@@ -686,6 +750,9 @@ func (r *rt) alive() bool {
 		return true
 	}
 	if r.refTimer > 0 || r.writes > 0 || r.pending > 0 {
+		return true
+	}
+	if r.tg != nil && r.tg.keepsAlive(r) {
 		return true
 	}
 	for _, a := range r.acceptors {

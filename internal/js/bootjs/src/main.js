@@ -100,6 +100,9 @@ lazyGlobal('EventTarget', () => require('./internal/web.js').EventTarget);
 lazyGlobal('Event', () => require('./internal/web.js').Event);
 lazyGlobal('CustomEvent', () => require('./internal/web.js').CustomEvent);
 lazyGlobal('DOMException', () => require('./internal/web.js').DOMException);
+for (const name of ['MessageChannel', 'MessagePort', 'BroadcastChannel']) {
+  lazyGlobal(name, () => require('./worker_threads.js')[name]);
+}
 lazyGlobal('structuredClone', () => require('./internal/web.js').structuredClone);
 lazyGlobal('performance', () => require('./perf_hooks.js').performance);
 lazyGlobal('crypto', () => require('./crypto.js').webcrypto);
@@ -191,7 +194,17 @@ function start(json) {
   configure(info);
   if (info.clock !== 'real') installClockDate(info.wallBaseMs);
   require('./perf_hooks.js').setOrigin(info.nowMs);
-  loop.macrotask(() => runMainModule.runMain(info));
+  loop.macrotask(() => {
+    if (info.worker) {
+      // A worker_threads Worker: its thread's view, then its script.
+      const init = require('./worker_threads.js')._setupWorker(info.worker);
+      if (info.mode === 'eval') {
+        info.mode = 'worker-eval';
+        if (init.module) info.inputType = 'module';
+      }
+    }
+    runMainModule.runMain(info);
+  });
 }
 
 P.ObjectDefineProperty(g, '__secexec_start', { value: start, configurable: true });

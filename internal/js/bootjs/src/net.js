@@ -401,7 +401,10 @@ class Socket extends Duplex {
 // clusterWorker returns the cluster module in a cluster worker, else null;
 // it loads nothing in other processes.
 function clusterWorker() {
-  if (!process.connected) return null;
+  // A worker thread's process.connected throws, as Node's: no cluster.
+  let connected = false;
+  try { connected = process.connected; } catch { /* a worker thread */ }
+  if (!connected) return null;
   const cluster = require('./cluster.js');
   return cluster.isWorker && cluster.worker ? cluster : null;
 }

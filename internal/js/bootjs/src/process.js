@@ -210,10 +210,19 @@ function fatal(err, origin = 'uncaughtException') {
       return;
     }
   }
-  writeStderr(formatFatal(err));
+  if (workerFatal !== null) {
+    // A worker's uncaught exception goes to its parent ('error' on the
+    // Worker), not to stderr; it ends the worker with 1.
+    workerFatal(err);
+    code = 1;
+  } else {
+    writeStderr(formatFatal(err));
+  }
   process.exitCode = code;
   process.exit(code);
 }
+let workerFatal = null;
+function setWorkerFatal(fn) { workerFatal = fn; }
 loop.setFatalHandler(fatal);
 
 // formatAbort is what V8 prints before it aborts on an uncaught
@@ -281,4 +290,4 @@ function configure(i) {
   }
 }
 
-module.exports = { process, domainCapture, fatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };
+module.exports = { process, domainCapture, fatal, setWorkerFatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };

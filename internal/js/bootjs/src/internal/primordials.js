@@ -40,6 +40,7 @@ P.ArrayPrototypeSlice = uncurry(Array.prototype.slice);
 P.ArrayPrototypeJoin = uncurry(Array.prototype.join);
 P.ArrayPrototypeIndexOf = uncurry(Array.prototype.indexOf);
 P.ArrayPrototypeSplice = uncurry(Array.prototype.splice);
+P.ArrayPrototypeMap = uncurry(Array.prototype.map);
 P.ArrayIsArray = Array.isArray;
 P.FunctionPrototypeCall = uncurry(call);
 P.ReflectApply = Reflect.apply;

@@ -113,6 +113,9 @@ function runMain(info) {
     case 'print':
       evalScript('[eval]', info.code, true, info.inputType);
       break;
+    case 'worker-eval':
+      evalScript('[worker eval]', info.code, false, info.inputType);
+      break;
     case 'stdin':
       if (info.repl) { require('../repl.js').start(); break; }
       evalScript('[stdin]', readStdinSync(), false, info.inputType);

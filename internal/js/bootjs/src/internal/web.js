@@ -109,6 +109,9 @@ function structuredClone(value, options) {
     const k = cloneKey(value);
     if (k !== null) return k;
   }
+  if (value !== null && typeof value === 'object' && require('../worker_threads.js')._isUncloneable(value)) {
+    throw new DOMException('Cannot clone object of unsupported type.', 'DataCloneError');
+  }
   if (typeof value === 'function' || typeof value === 'symbol') {
     throw new DOMException(`${typeof value === 'function' ? value.toString().slice(0, 40) : String(value)} could not be cloned.`, 'DataCloneError');
   }

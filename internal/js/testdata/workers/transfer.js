@@ -1,0 +1,25 @@
+'use strict';
+// A MessagePort transferred to a worker keeps working; BroadcastChannel
+// across threads; environment data copied into workers.
+const { Worker, MessageChannel, BroadcastChannel, setEnvironmentData } = require('worker_threads');
+setEnvironmentData('k', 'v');
+const { port1, port2 } = new MessageChannel();
+const bc = new BroadcastChannel('ch');
+const w = new Worker(`
+  const { workerData, BroadcastChannel, getEnvironmentData } = require('worker_threads');
+  const bc = new BroadcastChannel('ch');
+  workerData.port.on('message', (m) => {
+    workerData.port.postMessage('echo ' + m + ' ' + getEnvironmentData('k'));
+    bc.postMessage('broadcast from worker');
+    bc.close();
+    workerData.port.close();
+  });
+`, { eval: true, workerData: { port: port2 }, transferList: [port2] });
+const seen = [];
+bc.onmessage = (e) => { seen.push(e.data); bc.close(); };
+port1.on('message', (m) => seen.push(m));
+port1.on('close', () => seen.push('port closed'));
+port1.postMessage('hi');
+w.on('exit', (c) => {
+  setTimeout(() => console.log(seen.sort(), 'exit', c), 10);
+});
