@@ -164,6 +164,18 @@ async function work() {
       b.send(Buffer.from('hello'), a.address().port, '127.0.0.1', () => b.close());
     });
   });
+  // A worker (its own isolate, messages through Go) and a port pair.
+  await new Promise((res, rej) => {
+    const { Worker, MessageChannel } = require('worker_threads');
+    const w = new Worker('const { parentPort } = require("worker_threads"); parentPort.on("message", (m) => parentPort.postMessage(m, [m.buf]))', { eval: true });
+    const ab = new ArrayBuffer(1024);
+    w.on('message', (m) => { w.terminate(); m.buf.byteLength === 1024 ? res() : rej(new Error('worker')); });
+    w.on('error', rej);
+    w.postMessage({ buf: ab }, [ab]);
+    const { port1, port2 } = new MessageChannel();
+    port2.on('message', () => port2.close());
+    port1.postMessage({ x: new Uint8Array(8) });
+  });
   require('vm').runInNewContext('a + 1', { a: 1 });
   require('readline').createInterface({ input: require('stream').Readable.from(['x\n']) }).close();
   const cp = require('child_process');
