@@ -6,6 +6,10 @@ const { B, scratchF64, giveBytes, takeBytes, fromScratch, toScratch, asU8, SCRAT
 const { uvException, fromBridge, codedError } = require('./internal/errors.js');
 const constants = require('./internal/constants.js').fs;
 const pathMod = require('./path.js');
+const {
+  validateInt32, validateInteger, validateBoolean, validateFunction, validateObject, validateAbortSignal,
+  validateEncoding, parseFileMode, validateBuffer,
+} = require('./internal/validators.js');
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
@@ -31,9 +35,9 @@ function toPath(p, name = 'path') {
   throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type string or an instance of Buffer or URL', p);
 }
 
-function checkFd(fd) {
-  if (!Number.isInteger(fd)) throw codedError('ERR_INVALID_ARG_TYPE', 'fd', 'of type number', fd);
-  if (fd < 0 || fd > 0x7fffffff) throw codedError('ERR_OUT_OF_RANGE', 'fd', '>= 0 && <= 2147483647', fd);
+// checkFd is Node's getValidatedFd: a descriptor is an int32 >= 0.
+function checkFd(fd, name = 'fd') {
+  validateInt32(fd, name, 0);
   return fd;
 }
 
@@ -45,26 +49,25 @@ const flagMap = {
 function stringToFlags(flags, def = 'r') {
   if (flags === undefined || flags === null) flags = def;
   if (typeof flags === 'number') return flags;
-  const f = flagMap[flags];
+  const f = Object.hasOwn(flagMap, flags) ? flagMap[flags] : undefined;
   if (f === undefined) throw codedError('ERR_INVALID_ARG_VALUE', 'flags', flags);
   return f;
 }
 
-function parseMode(mode, def) {
-  if (mode === undefined || mode === null) return def;
-  if (typeof mode === 'string') {
-    if (!/^[0-7]+$/.test(mode)) throw codedError('ERR_INVALID_ARG_VALUE', 'mode', mode, 'must be a 32-bit unsigned integer or an octal string');
-    return parseInt(mode, 8);
-  }
-  if (!Number.isInteger(mode)) throw codedError('ERR_INVALID_ARG_TYPE', 'mode', 'of type number', mode);
-  return mode;
+function parseMode(mode, def, name = 'mode') {
+  return parseFileMode(mode, name, def);
 }
 
+// getOptions is Node's: a string is the encoding; an unknown encoding or
+// a signal that is not an AbortSignal is refused before any I/O.
 function getOptions(options, def) {
   if (options === undefined || options === null || typeof options === 'function') return def;
-  if (typeof options === 'string') return { ...def, encoding: options };
-  if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'one of type string or an instance of Object', options);
-  return { ...def, ...options };
+  if (typeof options === 'string') options = { ...def, encoding: options };
+  else if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'one of type string or an instance of Object', options);
+  else options = { ...def, ...options };
+  if (options.encoding !== 'buffer') validateEncoding(options.encoding);
+  if (options.signal !== undefined) validateAbortSignal(options.signal, 'options.signal');
+  return options;
 }
 
 function encode(buf, encoding) {
@@ -168,20 +171,61 @@ function closeSync(fd) {
   sys('close', undefined, undefined, () => B.close(fd));
 }
 
+// validatePosition is Node's: a position is an integer >= -1 (-1 and
+// null: the file's offset) or a bigint that leaves room for length bytes.
+function validatePosition(position, name, length) {
+  if (typeof position === 'number') {
+    validateInteger(position, name, -1);
+  } else if (typeof position === 'bigint') {
+    const max = 2n ** 63n - 1n - BigInt(length);
+    if (!(position >= -1n && position <= max)) throw codedError('ERR_OUT_OF_RANGE', name, `>= -1 && <= ${max}`, position);
+  } else {
+    throw codedError('ERR_INVALID_ARG_TYPE', name, ['integer', 'bigint'], position);
+  }
+}
+
+function validateOffsetLengthRead(offset, length, bufferLength) {
+  if (offset < 0) throw codedError('ERR_OUT_OF_RANGE', 'offset', '>= 0', offset);
+  if (length < 0) throw codedError('ERR_OUT_OF_RANGE', 'length', '>= 0', length);
+  if (offset + length > bufferLength) throw codedError('ERR_OUT_OF_RANGE', 'length', `<= ${bufferLength - offset}`, length);
+}
+
+function validateOffsetLengthWrite(offset, length, byteLength) {
+  if (offset > byteLength) throw codedError('ERR_OUT_OF_RANGE', 'offset', `<= ${byteLength}`, offset);
+  if (length > byteLength - offset) throw codedError('ERR_OUT_OF_RANGE', 'length', `<= ${byteLength - offset}`, length);
+  if (length < 0) throw codedError('ERR_OUT_OF_RANGE', 'length', '>= 0', length);
+  validateInt32(length, 'length', 0);
+}
+
+// readArgs checks a read's offset, length and position as Node's
+// fs.read and fs.readSync do; null length means nothing to read.
+function readArgs(buffer, offset, length, position) {
+  if (offset === undefined || offset === null) offset = 0;
+  else validateInteger(offset, 'offset', 0);
+  length |= 0;
+  if (length === 0) return null;
+  if (buffer.byteLength === 0) throw codedError('ERR_INVALID_ARG_VALUE', 'buffer', buffer, 'is empty and cannot be written');
+  validateOffsetLengthRead(offset, length, buffer.byteLength);
+  if (position === null || position === undefined) position = -1;
+  else validatePosition(position, 'position', length);
+  return { offset, length, position: Number(position) };
+}
+
 function readSync(fd, buffer, offsetOrOptions, length, position) {
   checkFd(fd);
+  validateBuffer(buffer);
   let offset = offsetOrOptions;
-  if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') {
-    ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
+  if (arguments.length <= 3 || typeof offsetOrOptions === 'object') {
+    if (offsetOrOptions !== undefined) validateObject(offsetOrOptions, 'options', { nullable: true });
+    ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions ?? {});
   }
-  if (offset === undefined) offset = 0;
-  if (length === undefined) length = buffer.byteLength - offset;
-  if (!ArrayBuffer.isView(buffer)) throw codedError('ERR_INVALID_ARG_TYPE', 'buffer', 'an instance of Buffer, TypedArray, or DataView', buffer);
-  if (offset < 0 || offset > buffer.byteLength) throw codedError('ERR_OUT_OF_RANGE', 'offset', `>= 0 && <= ${buffer.byteLength}`, offset);
-  if (length < 0 || offset + length > buffer.byteLength) throw codedError('ERR_OUT_OF_RANGE', 'length', `>= 0 && <= ${buffer.byteLength - offset}`, length);
-  if (length === 0) return 0;
+  const a = readArgs(buffer, offset, length, position);
+  if (a === null) return 0;
+  return readInto(fd, buffer, a.offset, a.length, a.position);
+}
+
+function readInto(fd, buffer, offset, length, pos) {
   const u8 = asU8(buffer);
-  let pos = (position === null || position === undefined || position === -1) ? -1 : Number(position);
   let total = 0;
   while (total < length) {
     const want = Math.min(SCRATCH, length - total);
@@ -209,24 +253,31 @@ function writeBytes(fd, u8, pos) {
 
 function writeSync(fd, buffer, offsetOrOptions, length, position) {
   checkFd(fd);
-  if (typeof buffer === 'string') {
-    const pos = (typeof offsetOrOptions === 'number') ? offsetOrOptions : -1;
-    const encoding = typeof length === 'string' ? length : 'utf8';
-    if (encoding === 'utf8' || encoding === 'utf-8') {
-      if (pos < 0) return sys('write', undefined, undefined, () => B.write(fd, buffer));
+  if (ArrayBuffer.isView(buffer)) {
+    let offset = offsetOrOptions;
+    if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') {
+      ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
     }
-    return writeBytes(fd, lazyBuffer().from(buffer, encoding), pos);
+    if (typeof offset !== 'number') offset = 0;
+    if (typeof length !== 'number') length = buffer.byteLength - offset;
+    validateOffsetLengthWrite(offset, length, buffer.byteLength);
+    const u8 = asU8(buffer).subarray(offset, offset + length);
+    return writeBytes(fd, u8, typeof position === 'number' ? position : -1);
   }
-  if (!ArrayBuffer.isView(buffer)) throw codedError('ERR_INVALID_ARG_TYPE', 'buffer', 'of type string or an instance of Buffer, TypedArray, or DataView', buffer);
-  let offset = offsetOrOptions;
-  if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') {
-    ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
+  if (typeof buffer !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'buffer', ['string', 'Buffer', 'TypedArray', 'DataView'], buffer);
+  // The string form is (fd, string, position, encoding).
+  const pos = typeof offsetOrOptions === 'number' ? offsetOrOptions : -1;
+  const encoding = typeof length === 'string' ? length : 'utf8';
+  validateDataEncoding(buffer, encoding);
+  if ((encoding === 'utf8' || encoding === 'utf-8') && pos < 0) return sys('write', undefined, undefined, () => B.write(fd, buffer));
+  return writeBytes(fd, lazyBuffer().from(buffer, encoding), pos);
+}
+
+// validateDataEncoding refuses hex of odd length, as Node's write does.
+function validateDataEncoding(data, encoding) {
+  if (typeof encoding === 'string' && encoding.toLowerCase() === 'hex' && data.length % 2 !== 0) {
+    throw codedError('ERR_INVALID_ARG_VALUE', 'encoding', encoding, `is invalid for data of length ${data.length}`);
   }
-  if (offset === undefined || offset === null) offset = 0;
-  if (length === undefined || length === null) length = buffer.byteLength - offset;
-  const u8 = asU8(buffer).subarray(offset, offset + length);
-  const pos = position === null || position === undefined ? -1 : Number(position);
-  return writeBytes(fd, u8, pos);
 }
 
 function readAllFd(fd, isUserFd) {
@@ -361,8 +412,12 @@ function mkdirSync(path, options) {
   let mode = 0o777;
   let recursive = false;
   if (typeof options === 'number' || typeof options === 'string') mode = parseMode(options, 0o777);
-  else if (options) { recursive = !!options.recursive; mode = parseMode(options.mode, 0o777); }
+  else if (options) {
+    if (options.recursive !== undefined) recursive = options.recursive;
+    if (options.mode !== undefined) mode = parseMode(options.mode, 0o777, 'options.mode');
+  }
   path = toPath(path);
+  validateBoolean(recursive, 'options.recursive');
   if (!recursive) {
     sys('mkdir', path, undefined, () => B.mkdir(path, mode));
     return undefined;
@@ -397,9 +452,19 @@ function mkdirSync(path, options) {
   return first;
 }
 
+let recursiveRmdirWarned = false;
 function rmdirSync(path, options) {
   path = toPath(path);
-  if (options && options.recursive) return rmSync(path, { recursive: true, force: false });
+  if (options !== undefined) validateObject(options, 'options');
+  if (options && options.recursive) {
+    if (!recursiveRmdirWarned) {
+      recursiveRmdirWarned = true;
+      process.emitWarning('In future versions of Node.js, fs.rmdir(path, { recursive: true }) will be removed. Use fs.rm(path, { recursive: true }) instead', 'DeprecationWarning', 'DEP0147');
+    }
+    // As Node: only a directory is removed recursively; anything else
+    // gets rmdir's own error (ENOENT, ENOTDIR).
+    if (lstatSync(path).isDirectory()) return rmSync(path, { recursive: true, force: false });
+  }
   sys('rmdir', path, undefined, () => B.rmdir(path));
 }
 
@@ -460,25 +525,34 @@ realpathSync.native = function realpathNative(path, options) {
 function chmodSync(path, mode) { path = toPath(path); mode = parseMode(mode); sys('chmod', path, undefined, () => B.chmod(path, mode, true)); }
 function lchmodSync(path, mode) { path = toPath(path); mode = parseMode(mode); sys('lchmod', path, undefined, () => B.chmod(path, mode, false)); }
 function fchmodSync(fd, mode) { checkFd(fd); mode = parseMode(mode); sys('fchmod', undefined, undefined, () => B.fchmod(fd, mode)); }
-function chownSync(path, uid, gid) { path = toPath(path); sys('chown', path, undefined, () => B.chown(path, uid, gid, true)); }
-function lchownSync(path, uid, gid) { path = toPath(path); sys('lchown', path, undefined, () => B.chown(path, uid, gid, false)); }
-function fchownSync(fd, uid, gid) { checkFd(fd); sys('fchown', undefined, undefined, () => B.fchown(fd, uid, gid)); }
-function toMs(t) {
-  if (t instanceof Date) return t.getTime();
-  if (typeof t === 'string' && +t == t) return +t * 1000;
-  if (typeof t === 'number') return t * 1000;
-  if (typeof t === 'bigint') return Number(t) * 1000;
-  throw codedError('ERR_INVALID_ARG_TYPE', 'time', 'of type number or an instance of Date', t);
+// Node takes -1 (leave as is) up to the largest 32-bit id.
+const kMaxUserId = 2 ** 32 - 1;
+function checkIds(uid, gid) {
+  validateInteger(uid, 'uid', -1, kMaxUserId);
+  validateInteger(gid, 'gid', -1, kMaxUserId);
 }
-function utimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime), m = toMs(mtime); sys('utime', path, undefined, () => B.utimes(path, a, m, true)); }
-function lutimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime), m = toMs(mtime); sys('lutime', path, undefined, () => B.utimes(path, a, m, false)); }
-function futimesSync(fd, atime, mtime) { checkFd(fd); const a = toMs(atime), m = toMs(mtime); sys('futime', undefined, undefined, () => B.futimes(fd, a, m)); }
+function chownSync(path, uid, gid) { path = toPath(path); checkIds(uid, gid); sys('chown', path, undefined, () => B.chown(path, uid, gid, true)); }
+function lchownSync(path, uid, gid) { path = toPath(path); checkIds(uid, gid); sys('lchown', path, undefined, () => B.chown(path, uid, gid, false)); }
+function fchownSync(fd, uid, gid) { checkFd(fd); checkIds(uid, gid); sys('fchown', undefined, undefined, () => B.fchown(fd, uid, gid)); }
+// toMs is Node's toUnixTimestamp in milliseconds: seconds as a number or
+// numeric string (a negative time means now), or a Date.
+function toMs(t, name = 'time') {
+  if (typeof t === 'string' && +t == t) return +t * 1000;
+  if (Number.isFinite(t)) return t < 0 ? Date.now() : t * 1000;
+  if (t instanceof Date) return t.getTime();
+  throw codedError('ERR_INVALID_ARG_TYPE', name, ['Date', 'Time in seconds'], t);
+}
+function utimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('utime', path, undefined, () => B.utimes(path, a, m, true)); }
+function lutimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('lutime', path, undefined, () => B.utimes(path, a, m, false)); }
+function futimesSync(fd, atime, mtime) { checkFd(fd); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('futime', undefined, undefined, () => B.futimes(fd, a, m)); }
 function truncateSync(path, len = 0) {
   if (typeof path === 'number') return ftruncateSync(path, len);
   path = toPath(path);
+  validateInteger(len, 'len');
+  len = Math.max(0, len);
   sys('open', path, undefined, () => B.truncate(path, len));
 }
-function ftruncateSync(fd, len = 0) { checkFd(fd); sys('ftruncate', undefined, undefined, () => B.ftruncate(fd, len)); }
+function ftruncateSync(fd, len = 0) { checkFd(fd); validateInteger(len, 'len'); len = Math.max(0, len); sys('ftruncate', undefined, undefined, () => B.ftruncate(fd, len)); }
 function fsyncSync(fd) { checkFd(fd); sys('fsync', undefined, undefined, () => B.fstat(fd)); }
 
 function copyFileSync(src, dest, mode = 0) {
@@ -636,16 +710,25 @@ const syncAPI = {
 };
 
 // --- callback API: the same calls, reported on the next tick ---
+const argumentErrors = new Set([
+  'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE', 'ERR_MISSING_ARGS', 'ERR_UNKNOWN_ENCODING',
+  'ERR_INVALID_URL_SCHEME', 'ERR_INVALID_FILE_URL_PATH', 'ERR_INVALID_FILE_URL_HOST',
+]);
 const fs = { ...syncAPI };
 const resultCount = { read: 2, write: 2, readv: 2, writev: 2 };
 for (const [name, fn] of Object.entries(syncAPI)) {
   if (name === 'existsSync') continue;
   const base = name.slice(0, -4);
   fs[base] = function (...args) {
-    const cb = args.pop();
+    // The callback is the last argument; without one Node names what
+    // stands where the callback goes (undefined when it is missing).
+    const cb = typeof args[args.length - 1] === 'function' ? args.pop() : args[fn.length];
     if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
     let res, err = null;
     try { res = fn(...args); } catch (e) { err = e; }
+    // A bad argument throws at the call, as in Node; what the system
+    // call reports goes to the callback.
+    if (err && argumentErrors.has(err.code)) throw err;
     if (resultCount[base] === 2 && !err) process.nextTick(cb, null, res, args[1]);
     else if (err) process.nextTick(cb, err);
     else process.nextTick(cb, null, res);
@@ -657,40 +740,57 @@ for (const [name, fn] of Object.entries(syncAPI)) {
 // that reads its stdin so (esbuild-wasm's service, any Go WebAssembly
 // program) keeps its timers and other I/O running meanwhile, as in Node.
 // Regular files, and reads at a position, are read at once.
-const readNow = fs.read;
-fs.read = function read(fd, ...args) {
-  const cb = args[args.length - 1];
-  if (typeof cb !== 'function' || !Number.isInteger(fd) || !mayBlock(fd)) return readNow(fd, ...args);
-  const a = args.slice(0, -1);
-  let buffer, offset, length, position;
-  if (a.length === 0 || (a.length === 1 && a[0] !== null && typeof a[0] === 'object' && !ArrayBuffer.isView(a[0]))) {
-    const o = a[0] || {};
-    buffer = o.buffer ?? lazyBuffer().alloc(16384);
-    offset = o.offset ?? 0;
-    length = o.length ?? (ArrayBuffer.isView(buffer) ? buffer.byteLength - offset : 0);
-    position = o.position ?? null;
-  } else if (a.length === 2 && a[1] !== null && typeof a[1] === 'object') {
-    buffer = a[0];
-    ({ offset = 0, length = ArrayBuffer.isView(buffer) ? buffer.byteLength - offset : 0, position = null } = a[1]);
-  } else {
-    [buffer, offset = 0, length, position = null] = a;
-    if (length === undefined && ArrayBuffer.isView(buffer)) length = buffer.byteLength - offset;
+fs.read = function read(fd, buffer, offsetOrOptions, length, position, callback) {
+  checkFd(fd);
+  let offset = offsetOrOptions;
+  let params = null;
+  // The argument forms are Node's: (fd, cb), (fd, params, cb),
+  // (fd, buffer, cb), (fd, buffer, params, cb) and the positional one.
+  if (arguments.length <= 4) {
+    if (arguments.length === 4) {
+      validateObject(offsetOrOptions, 'options', { nullable: true });
+      callback = length;
+      params = offsetOrOptions;
+    } else if (arguments.length === 3) {
+      if (!ArrayBuffer.isView(buffer)) {
+        params = buffer;
+        ({ buffer = lazyBuffer().alloc(16384) } = params ?? {});
+      }
+      callback = offsetOrOptions;
+    } else {
+      callback = buffer;
+      buffer = lazyBuffer().alloc(16384);
+    }
+    if (params !== undefined) validateObject(params, 'options', { nullable: true });
+    ({ offset = 0, length = buffer?.byteLength - offset, position = null } = params ?? {});
   }
-  // What is not a plain read of the next bytes into a valid range goes
-  // the synchronous way, which reports its errors.
-  if (!ArrayBuffer.isView(buffer) || !Number.isInteger(offset) || !Number.isInteger(length) || length <= 0 || offset < 0 ||
-      offset + length > buffer.byteLength || (position !== null && position !== -1 && position !== undefined)) {
-    return readNow(fd, ...args);
+  validateBuffer(buffer);
+  validateFunction(callback, 'cb');
+  const a = readArgs(buffer, offset, length, position);
+  if (a === null) {
+    process.nextTick(callback, null, 0, buffer);
+    return;
+  }
+  if (a.position >= 0 || !mayBlock(fd)) {
+    let n;
+    try {
+      n = readInto(fd, buffer, a.offset, a.length, a.position);
+    } catch (e) {
+      process.nextTick(callback, e);
+      return;
+    }
+    process.nextTick(callback, null, n, buffer);
+    return;
   }
   const u8 = asU8(buffer);
-  require('./internal/reader.js').readOnce(fd, length, (err, chunk) => {
+  require('./internal/reader.js').readOnce(fd, a.length, (err, chunk) => {
     if (err) {
-      cb(err);
+      callback(err);
       return;
     }
     const n = chunk ? chunk.length : 0;
-    if (n > 0) u8.set(chunk, offset);
-    cb(null, n, buffer);
+    if (n > 0) u8.set(chunk, a.offset);
+    callback(null, n, buffer);
   });
 };
 
