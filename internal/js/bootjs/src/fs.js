@@ -2,7 +2,7 @@
 // fs: every operation is a system call on the kernel through the bridge,
 // so permissions, quotas and errors are the kernel's. The callback and
 // promise APIs run the same calls and report asynchronously.
-const { B, scratchF64, giveBytes, takeBytes, fromScratch, toScratch, asU8, SCRATCH } = require('./internal/bridge.js');
+const { B: bridgeB, scratchF64, giveBytes, takeBytes, fromScratch, toScratch, asU8, SCRATCH } = require('./internal/bridge.js');
 const { uvException, fromBridge, codedError } = require('./internal/errors.js');
 const constants = require('./internal/constants.js').fs;
 const pathMod = require('./path.js');
@@ -10,6 +10,9 @@ const {
   validateInt32, validateInteger, validateBoolean, validateFunction, validateObject, validateAbortSignal,
   validateEncoding, parseFileMode, validateBuffer,
 } = require('./internal/validators.js');
+
+// B is the bridge; checkArgs swaps it for a while (see there).
+let B = bridgeB;
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
@@ -422,7 +425,8 @@ function mkdirSync(path, options) {
     sys('mkdir', path, undefined, () => B.mkdir(path, mode));
     return undefined;
   }
-  const abs = pathMod.resolve(path);
+  // Not normalised: "a/../b" makes a as well, as Node's mkdirp does.
+  const abs = path.startsWith('/') ? path : `${process.cwd()}/${path}`;
   let first;
   const make = (p) => {
     try {
@@ -545,8 +549,15 @@ function toMs(t, name = 'time') {
 function utimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('utime', path, undefined, () => B.utimes(path, a, m, true)); }
 function lutimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('lutime', path, undefined, () => B.utimes(path, a, m, false)); }
 function futimesSync(fd, atime, mtime) { checkFd(fd); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('futime', undefined, undefined, () => B.futimes(fd, a, m)); }
+let truncateFdWarned = false;
 function truncateSync(path, len = 0) {
-  if (typeof path === 'number') return ftruncateSync(path, len);
+  if (typeof path === 'number') {
+    if (!truncateFdWarned) {
+      truncateFdWarned = true;
+      process.emitWarning('Using fs.truncate with a file descriptor is deprecated. Please use fs.ftruncate with a file descriptor instead.', 'DeprecationWarning', 'DEP0081');
+    }
+    return ftruncateSync(path, len);
+  }
   path = toPath(path);
   validateInteger(len, 'len');
   len = Math.max(0, len);
@@ -710,6 +721,27 @@ const syncAPI = {
 };
 
 // --- callback API: the same calls, reported on the next tick ---
+
+// Node checks a call's other arguments before its callback, so a call
+// without a callback reports a bad path or mode first. checkArgs runs the
+// synchronous form with a bridge whose every call stops it (kDry): the
+// argument checks run, no system call does.
+const kDry = { dry: true };
+let dryB;
+function checkArgs(fn, args) {
+  if (dryB === undefined) {
+    dryB = {};
+    for (const k of Object.keys(bridgeB)) dryB[k] = () => { throw kDry; };
+  }
+  B = dryB;
+  try {
+    fn(...args);
+  } catch (e) {
+    if (e !== kDry && e && argumentErrors.has(e.code)) throw e;
+  } finally {
+    B = bridgeB;
+  }
+}
 const argumentErrors = new Set([
   'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE', 'ERR_MISSING_ARGS', 'ERR_UNKNOWN_ENCODING',
   'ERR_INVALID_URL_SCHEME', 'ERR_INVALID_FILE_URL_PATH', 'ERR_INVALID_FILE_URL_HOST',
@@ -723,7 +755,10 @@ for (const [name, fn] of Object.entries(syncAPI)) {
     // The callback is the last argument; without one Node names what
     // stands where the callback goes (undefined when it is missing).
     const cb = typeof args[args.length - 1] === 'function' ? args.pop() : args[fn.length];
-    if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
+    if (typeof cb !== 'function') {
+      checkArgs(fn, args);
+      throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
+    }
     let res, err = null;
     try { res = fn(...args); } catch (e) { err = e; }
     // A bad argument throws at the call, as in Node; what the system
@@ -731,6 +766,9 @@ for (const [name, fn] of Object.entries(syncAPI)) {
     if (err && argumentErrors.has(err.code)) throw err;
     if (resultCount[base] === 2 && !err) process.nextTick(cb, null, res, args[1]);
     else if (err) process.nextTick(cb, err);
+    // A call that returns nothing calls back with the error alone, as
+    // Node's do (tests count the arguments).
+    else if (res === undefined) process.nextTick(cb, null);
     else process.nextTick(cb, null, res);
   };
   Object.defineProperty(fs[base], 'name', { value: base });
@@ -808,9 +846,9 @@ fs.write[Symbol.for('nodejs.util.promisify.custom')] = (...a) => new Promise((re
 fs.exists[Symbol.for('nodejs.util.promisify.custom')] = (p) => Promise.resolve(existsSync(p));
 
 // --- promises API ---
-class FileHandle {
+class FileHandle extends require('./events.js') {
   #fd;
-  constructor(fd) { this.#fd = fd; }
+  constructor(fd) { super(); this.#fd = fd; }
   get fd() { return this.#fd; }
   async read(buffer, offset, length, position) {
     if (buffer === undefined || (buffer !== null && !ArrayBuffer.isView(buffer) && typeof buffer === 'object')) {
@@ -837,13 +875,20 @@ class FileHandle {
   async datasync() {}
   async readv(b, p) { return { bytesRead: readvSync(this.#fd, b, p), buffers: b }; }
   async writev(b, p) { return { bytesWritten: writevSync(this.#fd, b, p), buffers: b }; }
-  async close() { if (this.#fd >= 0) { const fd = this.#fd; this.#fd = -1; closeSync(fd); } }
+  async close() {
+    if (this.#fd >= 0) {
+      const fd = this.#fd;
+      this.#fd = -1;
+      closeSync(fd);
+      this.emit('close');
+    }
+  }
   async *readLines() {
     const rl = require('./readline.js').createInterface({ input: this.createReadStream() });
     for await (const l of rl) yield l;
   }
-  createReadStream(o = {}) { return createReadStream(null, { ...o, fd: this.#fd }); }
-  createWriteStream(o = {}) { return createWriteStream(null, { ...o, fd: this.#fd }); }
+  createReadStream(o = {}) { return createReadStream(null, { ...o, fd: this }); }
+  createWriteStream(o = {}) { return createWriteStream(null, { ...o, fd: this }); }
   [Symbol.asyncDispose || Symbol.for('nodejs.asyncDispose')]() { return this.close(); }
 }
 
@@ -858,12 +903,15 @@ function isStreamFd(fd) {
 }
 
 function readFileAsync(path, options, cb) {
-  let opts, fd;
+  let fd;
   const isFd = typeof path === 'number';
   const closeOwn = () => { if (!isFd && fd !== undefined) { try { closeSync(fd); } catch { /* already closed */ } } };
+  // Bad arguments throw at the call, as in Node.
+  const opts = getOptions(options, { flag: 'r' });
+  if (isFd) checkFd(path);
+  else path = toPath(path);
   try {
-    opts = getOptions(options, { flag: 'r' });
-    fd = isFd ? checkFd(path) : openSync(path, opts.flag, 0o666);
+    fd = isFd ? path : openSync(path, opts.flag, 0o666);
     if (!isStreamFd(fd)) {
       const out = encode(readAllFd(fd, isFd), opts.encoding);
       closeOwn();
@@ -932,109 +980,34 @@ promises.opendir = async (path) => opendirSync(path);
 promises.constants = constants;
 promises.watch = function watch(filename, options) { return require('./internal/fs_watch.js').watchAsync(filename, options); };
 
-// --- streams ---
+// --- streams: internal/fs_streams.js ---
 function createReadStream(path, options) {
-  options = getOptions(options, {});
-  const { Readable } = require('./stream.js');
-  const Buffer = lazyBuffer();
-  let fd = options.fd !== undefined && options.fd !== null ? (typeof options.fd === 'object' ? options.fd.fd : options.fd) : null;
-  let pos = options.start !== undefined ? options.start : -1;
-  const end = options.end !== undefined ? options.end : Infinity;
-  const hwm = options.highWaterMark || 64 * 1024;
-  const r = new Readable({
-    highWaterMark: hwm,
-    encoding: options.encoding,
-    construct(cb) {
-      if (fd !== null) { cb(); return; }
-      try { fd = openSync(path, options.flags || 'r', options.mode || 0o666); } catch (e) { cb(e); return; }
-      r.emit('open', fd);
-      r.emit('ready');
-      cb();
-    },
-    read(n) {
-      let want = Math.min(n || hwm, hwm);
-      if (pos >= 0 && end !== Infinity) want = Math.min(want, end - pos + 1);
-      if (want <= 0) { r.push(null); return; }
-      const buf = Buffer.allocUnsafe(want);
-      let got;
-      try { got = readSync(fd, buf, 0, want, pos >= 0 ? pos : null); } catch (e) { r.destroy(e); return; }
-      if (pos >= 0) pos += got;
-      r.bytesRead += got;
-      if (got === 0) r.push(null);
-      else r.push(got < want ? buf.subarray(0, got) : buf);
-    },
-    destroy(err, cb) {
-      if (fd !== null && options.autoClose !== false) {
-        try { closeSync(fd); } catch { /* */ }
-        fd = null;
-        process.nextTick(() => r.emit('close'));
-      }
-      cb(err);
-    },
-    emitClose: false,
-  });
-  r.bytesRead = 0;
-  r.path = path;
-  r.pending = true;
-  Object.defineProperty(r, 'fd', { get: () => fd });
-  r.close = (cb) => { r.destroy(); if (cb) r.once('close', cb); };
-  return r;
+  return new (require('./internal/fs_streams.js').ReadStream)(path, options);
 }
-
 function createWriteStream(path, options) {
-  options = getOptions(options, {});
-  const { Writable } = require('./stream.js');
-  let fd = options.fd !== undefined && options.fd !== null ? (typeof options.fd === 'object' ? options.fd.fd : options.fd) : null;
-  let pos = options.start !== undefined ? options.start : -1;
-  const w = new Writable({
-    decodeStrings: true,
-    defaultEncoding: options.encoding || 'utf8',
-    construct(cb) {
-      if (fd !== null) { cb(); return; }
-      try { fd = openSync(path, options.flags || 'w', options.mode || 0o666); } catch (e) { cb(e); return; }
-      w.emit('open', fd);
-      w.emit('ready');
-      cb();
-    },
-    write(chunk, enc, cb) {
-      try {
-        const n = writeSync(fd, chunk, 0, chunk.length, pos >= 0 ? pos : null);
-        if (pos >= 0) pos += n;
-        w.bytesWritten += n;
-      } catch (e) { cb(e); return; }
-      cb();
-    },
-    destroy(err, cb) {
-      if (fd !== null && options.autoClose !== false) {
-        try { closeSync(fd); } catch { /* */ }
-        fd = null;
-        process.nextTick(() => w.emit('close'));
-      }
-      cb(err);
-    },
-    final(cb) { cb(); },
-    emitClose: false,
-  });
-  w.on('finish', () => { if (options.autoClose !== false) w.destroy(); });
-  w.bytesWritten = 0;
-  w.path = path;
-  w.pending = true;
-  Object.defineProperty(w, 'fd', { get: () => fd });
-  w.close = (cb) => { w.end(); if (cb) w.once('close', cb); };
-  return w;
+  return new (require('./internal/fs_streams.js').WriteStream)(path, options);
 }
 
 Object.assign(fs, {
   constants, promises, Stats, Dirent, Dir, createReadStream, createWriteStream,
-  ReadStream: function ReadStream(p, o) { return createReadStream(p, o); },
-  WriteStream: function WriteStream(p, o) { return createWriteStream(p, o); },
   watch: function watch(filename, options, listener) { return require('./internal/fs_watch.js').watch(filename, options, listener); },
   watchFile: function watchFile(filename, options, listener) { return require('./internal/fs_watch.js').watchFile(filename, options, listener); },
   unwatchFile: function unwatchFile(filename, listener) { return require('./internal/fs_watch.js').unwatchFile(filename, listener); },
   F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1,
   openAsBlob: async (p) => new (require('./internal/web.js').Blob)([readFileSync(p)]),
   _toPath: toPath,
+  _internals: { getOptions, FileHandle },
   _readAllFd: readAllFd,
 });
 void takeBytes; void giveBytes;
+// ReadStream and WriteStream load with their first use: a program may
+// replace them (graceful-fs does), so they are plain properties.
+for (const name of ['ReadStream', 'WriteStream', 'FileReadStream', 'FileWriteStream']) {
+  let value;
+  Object.defineProperty(fs, name, {
+    get() { return value ?? require('./internal/fs_streams.js')[name.replace('File', '')]; },
+    set(v) { value = v; },
+    enumerable: true, configurable: true,
+  });
+}
 module.exports = fs;
