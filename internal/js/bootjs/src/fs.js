@@ -66,7 +66,7 @@ function parseMode(mode, def, name = 'mode') {
 function getOptions(options, def) {
   if (options === undefined || options === null || typeof options === 'function') return def;
   if (typeof options === 'string') options = { ...def, encoding: options };
-  else if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'one of type string or an instance of Object', options);
+  else if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', ['string', 'Object'], options);
   else options = { ...def, ...options };
   if (options.encoding !== 'buffer') validateEncoding(options.encoding);
   if (options.signal !== undefined) validateAbortSignal(options.signal, 'options.signal');
@@ -546,8 +546,8 @@ function toMs(t, name = 'time') {
   if (t instanceof Date) return t.getTime();
   throw codedError('ERR_INVALID_ARG_TYPE', name, ['Date', 'Time in seconds'], t);
 }
-function utimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('utime', path, undefined, () => B.utimes(path, a, m, true)); }
-function lutimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('lutime', path, undefined, () => B.utimes(path, a, m, false)); }
+function utimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime), m = toMs(mtime); sys('utime', path, undefined, () => B.utimes(path, a, m, true)); }
+function lutimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime), m = toMs(mtime); sys('lutime', path, undefined, () => B.utimes(path, a, m, false)); }
 function futimesSync(fd, atime, mtime) { checkFd(fd); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('futime', undefined, undefined, () => B.futimes(fd, a, m)); }
 let truncateFdWarned = false;
 function truncateSync(path, len = 0) {
@@ -747,6 +747,9 @@ const argumentErrors = new Set([
   'ERR_INVALID_URL_SCHEME', 'ERR_INVALID_FILE_URL_PATH', 'ERR_INVALID_FILE_URL_HOST',
 ]);
 const fs = { ...syncAPI };
+// arity is where the callback goes when the synchronous form's length
+// does not say (its last parameters have defaults).
+const arity = { stat: 2, lstat: 2, fstat: 2, access: 2, truncate: 2, ftruncate: 2, copyFile: 3, cp: 3, rm: 2, statfs: 2 };
 const resultCount = { read: 2, write: 2, readv: 2, writev: 2 };
 for (const [name, fn] of Object.entries(syncAPI)) {
   if (name === 'existsSync') continue;
@@ -754,7 +757,7 @@ for (const [name, fn] of Object.entries(syncAPI)) {
   fs[base] = function (...args) {
     // The callback is the last argument; without one Node names what
     // stands where the callback goes (undefined when it is missing).
-    const cb = typeof args[args.length - 1] === 'function' ? args.pop() : args[fn.length];
+    const cb = typeof args[args.length - 1] === 'function' ? args.pop() : args[arity[base] ?? fn.length];
     if (typeof cb !== 'function') {
       checkArgs(fn, args);
       throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);

@@ -216,6 +216,7 @@ function WriteStream(path, options) {
   options = copyOptions(options);
   options.decodeStrings = true;
   const fsOps = options.fs || lazyFs();
+  validateFunction(fsOps.open, 'options.fs.open');
   if (!fsOps.write && !fsOps.writev) throw codedError('ERR_INVALID_ARG_TYPE', 'options.fs.write', 'of type function', fsOps.write);
   if (fsOps.write) validateFunction(fsOps.write, 'options.fs.write');
   if (fsOps.writev) validateFunction(fsOps.writev, 'options.fs.writev');
