@@ -115,6 +115,7 @@ const messages = {
   ERR_USE_AFTER_CLOSE: (w) => `${w} was closed`,
   ERR_SYSTEM_ERROR: (m) => m,
   ERR_INVALID_STATE: (m) => `Invalid state: ${m}`,
+  ERR_INVALID_OBJECT_DEFINE_PROPERTY: (m) => m,
   ERR_IMPORT_ATTRIBUTE_MISSING: (url, type) => `Module "${url}" needs an import attribute of "type: ${type}"`,
   ERR_IMPORT_ATTRIBUTE_UNSUPPORTED: (key, value) => `Import attribute "${key}" with value "${value}" is not supported`,
   ERR_IMPORT_ATTRIBUTE_TYPE_INCOMPATIBLE: (url, type) => `Module "${url}" is not of type "${type}"`,
@@ -129,7 +130,7 @@ const kinds = {
   ERR_INVALID_STATE: Error, ERR_UNSUPPORTED_ESM_URL_SCHEME: Error,
   ERR_MISSING_ARGS: TypeError, ERR_BUFFER_OUT_OF_BOUNDS: RangeError, ERR_INVALID_RETURN_VALUE: TypeError, ERR_UNKNOWN_ENCODING: TypeError, ERR_ARG_NOT_ITERABLE: TypeError, ERR_INVALID_TUPLE: TypeError,
   ERR_IMPORT_ATTRIBUTE_MISSING: TypeError, ERR_IMPORT_ATTRIBUTE_UNSUPPORTED: TypeError,
-  ERR_IMPORT_ATTRIBUTE_TYPE_INCOMPATIBLE: TypeError,
+  ERR_IMPORT_ATTRIBUTE_TYPE_INCOMPATIBLE: TypeError, ERR_INVALID_OBJECT_DEFINE_PROPERTY: TypeError,
 };
 
 // primitiveTypes are the names typeList says "of type" before.
