@@ -166,6 +166,11 @@ process.emitWarning = function emitWarning(warning, type, code, ctor) {
     }
   });
 };
+// getActiveResourcesInfo lists what keeps the loop alive that the
+// runtime tracks: referenced timers and immediates.
+process.getActiveResourcesInfo = function getActiveResourcesInfo() {
+  return require('./timers.js')._activeInfo();
+};
 process.binding = function binding(name) { throw accessDenied(`process.binding('${name}')`); };
 process._linkedBinding = process.binding;
 process.dlopen = function dlopen(module, filename) { throw codedError('ERR_DLOPEN_DISABLED', typeof filename === 'string' ? filename : undefined); };
