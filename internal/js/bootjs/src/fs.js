@@ -261,7 +261,8 @@ function writeSync(fd, buffer, offsetOrOptions, length, position) {
     if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') {
       ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
     }
-    if (typeof offset !== 'number') offset = 0;
+    if (offset === undefined || offset === null || typeof offset === 'function') offset = 0;
+    else validateInteger(offset, 'offset', 0);
     if (typeof length !== 'number') length = buffer.byteLength - offset;
     validateOffsetLengthWrite(offset, length, buffer.byteLength);
     const u8 = asU8(buffer).subarray(offset, offset + length);
@@ -350,6 +351,10 @@ function toBytes(data, encoding) {
 
 function writeFileSync(path, data, options) {
   options = getOptions(options, { encoding: 'utf8', mode: 0o666, flag: 'w' });
+  // Bad data is refused before the file is opened (and so created).
+  if (!ArrayBuffer.isView(data) && typeof data !== 'string') {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'data', ['string', 'Buffer', 'TypedArray', 'DataView'], data);
+  }
   const isFd = typeof path === 'number';
   const fd = isFd ? checkFd(path) : openSync(path, options.flag, options.mode);
   try {
@@ -617,6 +622,7 @@ function cpSync(src, dest, options = {}) {
 }
 
 function mkdtempSync(prefix, options) {
+  options = getOptions(options, {});
   prefix = toPath(prefix, 'prefix');
   const chars = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   for (let tries = 0; tries < 100; tries++) {
@@ -627,7 +633,7 @@ function mkdtempSync(prefix, options) {
     const p = prefix + s;
     try {
       B.mkdir(p, 0o700);
-      return options === 'buffer' || (options && options.encoding === 'buffer') ? lazyBuffer().from(p) : p;
+      return options.encoding === 'buffer' ? lazyBuffer().from(p) : p;
     } catch (e) {
       if (e !== 'EEXIST') throw fromBridge(e, 'mkdtemp', `${prefix}XXXXXX`);
     }
@@ -750,6 +756,12 @@ const fs = { ...syncAPI };
 // arity is where the callback goes when the synchronous form's length
 // does not say (its last parameters have defaults).
 const arity = { stat: 2, lstat: 2, fstat: 2, access: 2, truncate: 2, ftruncate: 2, copyFile: 3, cp: 3, rm: 2, statfs: 2 };
+// signalOf is options.signal of a writeFile or appendFile call.
+function signalOf(base, args) {
+  if (base !== 'writeFile' && base !== 'appendFile') return undefined;
+  const o = args[2];
+  return o !== null && typeof o === 'object' && o.signal !== undefined ? o.signal : undefined;
+}
 const resultCount = { read: 2, write: 2, readv: 2, writev: 2 };
 for (const [name, fn] of Object.entries(syncAPI)) {
   if (name === 'existsSync') continue;
@@ -761,6 +773,23 @@ for (const [name, fn] of Object.entries(syncAPI)) {
     if (typeof cb !== 'function') {
       checkArgs(fn, args);
       throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
+    }
+    // With a signal the work waits a tick, so an abort right after the
+    // call cancels it before it starts, as in Node.
+    const signal = signalOf(base, args);
+    if (signal) {
+      checkArgs(fn, args);
+      process.nextTick(() => {
+        if (signal.aborted) {
+          cb(require('./timers.js').abortError(signal));
+          return;
+        }
+        let r, e = null;
+        try { r = fn(...args); } catch (x) { e = x; }
+        if (e) cb(e);
+        else cb(null);
+      });
+      return;
     }
     let res, err = null;
     try { res = fn(...args); } catch (e) { err = e; }
@@ -959,6 +988,15 @@ function readFileAsync(path, options, cb) {
 fs.readFile = function readFile(path, options, cb) {
   if (typeof options === 'function') { cb = options; options = undefined; }
   if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
+  const signal = options !== null && typeof options === 'object' ? options.signal : undefined;
+  if (signal !== undefined) {
+    getOptions(options, {});
+    process.nextTick(() => {
+      if (signal.aborted) cb(require('./timers.js').abortError(signal));
+      else readFileAsync(path, options, cb);
+    });
+    return;
+  }
   readFileAsync(path, options, cb);
 };
 

@@ -41,6 +41,19 @@ show('readSync length too big', () => fs.readSync(fd, Buffer.alloc(4), 0, 5, 0))
 show('read empty buffer', () => fs.readSync(fd, Buffer.alloc(0), 0, 1, 0));
 show('stream start > end', () => fs.createReadStream(file, { start: 5, end: 2 }));
 show('stream fs.open not a function', () => fs.createWriteStream(file, { fs: { open: 1 } }));
+show('appendFileSync bad data', () => fs.appendFileSync(path.join(dir, 'never'), 42));
+show('bad data made no file', () => fs.existsSync(path.join(dir, 'never')));
+show('writeSync offset false', () => fs.writeSync(fd, Buffer.alloc(2), { offset: false }));
+show('mkdtemp bad encoding', () => fs.mkdtemp(path.join(dir, 'x'), 'nope', () => {}));
+// (Node may have created the file by then; secexec has not begun.)
+let abortedWith;
+{
+  const ac = new AbortController();
+  fs.writeFile(path.join(dir, 'aborted'), 'x', { signal: ac.signal }, (err) => {
+    abortedWith = err.name;
+  });
+  ac.abort();
+}
 show('close without callback', () => fs.close(fd, 'nope'));
 
 fs.close(fs.openSync(file, 'r'), (...args) => console.log('close callback args', args.length, args[0]));
@@ -70,6 +83,7 @@ rs.on('close', () => {
     const o = new Old(file);
     o.on('data', (d) => console.log('subclass read', String(d)));
     o.on('close', () => {
+      console.log('aborted writeFile', abortedWith);
       fs.closeSync(fd);
       fs.rmSync(dir, { recursive: true });
     });
