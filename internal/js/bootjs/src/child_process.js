@@ -556,24 +556,40 @@ function execFile(file, args, options, callback) {
   const out = [], err = [];
   let outLen = 0, errLen = 0, killedForBuffer = false, ex = null;
   const Buffer = lazyBuffer();
-  const collect = (arr, which) => (chunk) => {
-    if (which === 1) outLen += chunk.length; else errLen += chunk.length;
-    if ((which === 1 ? outLen : errLen) > options.maxBuffer) {
-      ex = codedError('ERR_CHILD_PROCESS_STDIO_MAXBUFFER', which === 1 ? 'stdout' : 'stderr');
-      killedForBuffer = true;
-      child.kill(options.killSignal || 'SIGTERM');
+  // An encoding Buffer does not know gives Buffers, as in Node.
+  const enc = options.encoding && options.encoding !== 'buffer' && Buffer.isEncoding(options.encoding) ? options.encoding : null;
+  // collect counts bytes against maxBuffer and keeps what fits of the
+  // chunk that passes it; the stream may give strings (an encoding set
+  // here or by the caller).
+  const collect = (arr, which, stream) => (chunk) => {
+    const encoding = stream.readableEncoding;
+    const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding || 'utf8') : chunk.length;
+    const before = which === 1 ? outLen : errLen;
+    if (which === 1) outLen += length; else errLen += length;
+    if (before + length > options.maxBuffer) {
+      arr.push(chunk.slice(0, Math.max(0, options.maxBuffer - before)));
+      if (!ex) {
+        ex = codedError('ERR_CHILD_PROCESS_STDIO_MAXBUFFER', which === 1 ? 'stdout' : 'stderr');
+        killedForBuffer = true;
+        child.kill(options.killSignal || 'SIGTERM');
+      }
       return;
     }
     arr.push(chunk);
   };
-  if (child.stdout) child.stdout.on('data', collect(out, 1));
-  if (child.stderr) child.stderr.on('data', collect(err, 2));
+  if (child.stdout) {
+    if (enc) child.stdout.setEncoding(enc);
+    child.stdout.on('data', collect(out, 1, child.stdout));
+  }
+  if (child.stderr) {
+    if (enc) child.stderr.setEncoding(enc);
+    child.stderr.on('data', collect(err, 2, child.stderr));
+  }
+  const joined = (arr, stream) => (enc || (stream && stream.readableEncoding) ? arr.join('') : Buffer.concat(arr));
   const cmd = [file, ...(args || [])].join(' ');
   const finish = (code, signal) => {
     if (!callback) return;
-    const enc = options.encoding;
-    let stdout = Buffer.concat(out), stderr = Buffer.concat(err);
-    if (enc && enc !== 'buffer') { stdout = stdout.toString(enc); stderr = stderr.toString(enc); }
+    const stdout = joined(out, child.stdout), stderr = joined(err, child.stderr);
     if (!ex && (code !== 0 || signal)) {
       ex = new Error(`Command failed: ${cmd}\n${stderr}`);
       ex.code = code === null ? undefined : code;
