@@ -6,16 +6,53 @@ const loop = require('./internal/loop.js');
 const reader = require('./internal/reader.js');
 const { fromBridge, codedError, accessDenied, errnoOf } = require('./internal/errors.js');
 const constants = require('./internal/constants.js');
+const { validateString, validateObject, validateBoolean, validateAbortSignal } = require('./internal/validators.js');
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
+// noNullBytes refuses a string with a NUL, which would cut it short in
+// the child's argv or environment.
+function noNullBytes(arg, name) {
+  if (typeof arg === 'string' && arg.includes('\u0000')) throw codedError('ERR_INVALID_ARG_VALUE', name, arg, 'must be a string without null bytes');
+}
+
+// normalizeArgs checks spawn's arguments and options in Node's order
+// (normalizeSpawnArguments), with Node's errors.
 function normalizeArgs(file, args, options) {
-  if (typeof file !== 'string' || file === '') throw codedError('ERR_INVALID_ARG_VALUE', 'file', file, 'cannot be empty');
+  validateString(file, 'file');
+  noNullBytes(file, 'file');
+  if (file === '') throw codedError('ERR_INVALID_ARG_VALUE', 'file', file, 'cannot be empty');
   if (Array.isArray(args)) args = args.slice();
   else if (args == null) args = [];
   else if (typeof args === 'object') { options = args; args = []; }
-  else throw codedError('ERR_INVALID_ARG_TYPE', 'args', 'an instance of Array', args);
+  else throw codedError('ERR_INVALID_ARG_TYPE', 'args', 'of type object', args);
+  args.forEach((a, i) => noNullBytes(a, `args[${i}]`));
+  if (options !== undefined) validateObject(options, 'options');
   options = { ...(options || {}) };
+  if (options.cwd != null) require('./fs.js')._toPath(options.cwd, 'options.cwd');
+  if (options.detached != null) validateBoolean(options.detached, 'options.detached');
+  for (const id of ['uid', 'gid']) {
+    if (options[id] != null && !(Number.isInteger(options[id]) && options[id] >= -(2 ** 31) && options[id] < 2 ** 31)) {
+      throw codedError('ERR_INVALID_ARG_TYPE', `options.${id}`, 'int32', options[id]);
+    }
+  }
+  if (options.shell != null && typeof options.shell !== 'boolean' && typeof options.shell !== 'string') {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'options.shell', ['boolean', 'string'], options.shell);
+  }
+  if (options.argv0 != null) {
+    validateString(options.argv0, 'options.argv0');
+    noNullBytes(options.argv0, 'options.argv0');
+  }
+  for (const b of ['windowsHide', 'windowsVerbatimArguments']) {
+    if (options[b] != null) validateBoolean(options[b], `options.${b}`);
+  }
+  noNullBytes(options.shell, 'options.shell');
+  if (options.env != null && typeof options.env === 'object') {
+    for (const k of Object.keys(options.env)) {
+      noNullBytes(k, `options.env['${k}']`);
+      noNullBytes(options.env[k], `options.env['${k}']`);
+    }
+  }
   let argv = [file, ...args.map(String)];
   if (options.shell) {
     const cmd = [file, ...args].join(' ');
@@ -475,6 +512,8 @@ loop.onEvent('exit', (pid, code, signal) => {
 function spawn(file, args, options) {
   const n = normalizeArgs(file, args, options);
   const o = n.options;
+  checkTimeAndSignal(o);
+  validateAbortSignal(o.signal, 'options.signal');
   const child = new ChildProcess();
   child.spawnfile = n.file;
   child.spawnargs = n.argv;
@@ -608,6 +647,8 @@ function execFile(file, args, options, callback) {
 }
 
 function exec(command, options, callback) {
+  validateString(command, 'command');
+  noNullBytes(command, 'command');
   if (typeof options === 'function') { callback = options; options = {}; }
   options = { ...(options || {}) };
   const shell = typeof options.shell === 'string' ? options.shell : '/bin/sh';
@@ -619,9 +660,27 @@ function exec(command, options, callback) {
   }));
 }
 
+// checkTimeAndSignal is Node's check of timeout, maxBuffer and
+// killSignal.
+function checkTimeAndSignal(o) {
+  if (o.timeout != null && !(Number.isInteger(o.timeout) && o.timeout >= 0)) {
+    throw codedError('ERR_OUT_OF_RANGE', 'timeout', 'an unsigned integer', o.timeout);
+  }
+  if (o.maxBuffer != null && !(typeof o.maxBuffer === 'number' && o.maxBuffer >= 0)) {
+    throw codedError('ERR_OUT_OF_RANGE', 'options.maxBuffer', 'a positive number', o.maxBuffer);
+  }
+  if (o.killSignal != null) {
+    if (typeof o.killSignal !== 'string' && typeof o.killSignal !== 'number') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.killSignal', ['string', 'number'], o.killSignal);
+    }
+    if (typeof o.killSignal === 'string' && constants.signals[o.killSignal] === undefined) throw codedError('ERR_UNKNOWN_SIGNAL', o.killSignal);
+  }
+}
+
 function spawnSync(file, args, options) {
   const n = normalizeArgs(file, args, options);
   const o = n.options;
+  checkTimeAndSignal(o);
   const sp = stdioPlan(o.stdio, ['pipe', 'pipe', 'pipe']);
   if (sp.ipc >= 0) throw ipcError('ERR_IPC_SYNC_FORK', 'IPC cannot be used with synchronous forks');
   const stdio = stdioList(o.stdio, ['pipe', 'pipe', 'pipe']);
@@ -693,6 +752,8 @@ function execFileSync(file, args, options) {
 }
 
 function execSync(command, options) {
+  validateString(command, 'command');
+  noNullBytes(command, 'command');
   options = { ...(options || {}) };
   const shell = typeof options.shell === 'string' ? options.shell : '/bin/sh';
   delete options.shell;
@@ -727,6 +788,7 @@ function fork(modulePath, args, options) {
   args = [...execArgv, modulePath, ...args];
   if (typeof options.stdio === 'string') {
     const s = options.stdio;
+    if (!['ignore', 'pipe', 'inherit'].includes(s)) throw codedError('ERR_INVALID_ARG_VALUE', 'stdio', s);
     options.stdio = [s, s, s, 'ipc'];
   } else if (!Array.isArray(options.stdio)) {
     const s = options.silent ? 'pipe' : 'inherit';

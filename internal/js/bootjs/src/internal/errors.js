@@ -206,6 +206,8 @@ function describe(v) {
   }
 }
 
+function codedToString() { return `${this.name} [${this.code}]: ${this.message}`; }
+
 // codedError returns a Node error with code, e.g.
 // TypeError [ERR_INVALID_ARG_TYPE]: The "path" argument must be ...
 function codedError(code, ...args) {
@@ -213,6 +215,9 @@ function codedError(code, ...args) {
   const fmt = messages[code];
   const err = new Kind(fmt ? fmt(...args) : code);
   Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  // String(err) carries the code too, as Node's errors' toString does
+  // (assert.throws(fn, /ERR_X/) matches against it).
+  Object.defineProperty(err, 'toString', { value: codedToString, enumerable: false, writable: true, configurable: true });
   // Node shows the code in the name part of the stack.
   const name = Kind.name;
   if (typeof err.stack === 'string') err.stack = err.stack.replace(name, `${name} [${code}]`);
