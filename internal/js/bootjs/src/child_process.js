@@ -673,7 +673,8 @@ function checkTimeAndSignal(o) {
     if (typeof o.killSignal !== 'string' && typeof o.killSignal !== 'number') {
       throw codedError('ERR_INVALID_ARG_TYPE', 'options.killSignal', ['string', 'number'], o.killSignal);
     }
-    if (typeof o.killSignal === 'string' && constants.signals[o.killSignal] === undefined) throw codedError('ERR_UNKNOWN_SIGNAL', o.killSignal);
+    const known = typeof o.killSignal === 'string' ? constants.signals[o.killSignal] !== undefined : Object.values(constants.signals).includes(o.killSignal);
+    if (!known) throw codedError('ERR_UNKNOWN_SIGNAL', o.killSignal);
   }
 }
 
