@@ -167,15 +167,20 @@ function ReadStream(path, options) {
 Object.setPrototypeOf(ReadStream.prototype, Readable.prototype);
 Object.setPrototypeOf(ReadStream, Readable);
 
-Object.defineProperty(ReadStream.prototype, 'autoClose', {
-  get() { return this._readableState.autoDestroy; },
-  set(val) { this._readableState.autoDestroy = val; },
-  configurable: true,
-});
-Object.defineProperty(ReadStream.prototype, 'pending', {
-  get() { return this.fd === null; },
-  configurable: true,
-});
+// stateProps gives a stream prototype autoClose (its state's
+// autoDestroy) and pending (not open yet).
+function stateProps(proto, state) {
+  Object.defineProperty(proto, 'autoClose', {
+    get() { return this[state].autoDestroy; },
+    set(val) { this[state].autoDestroy = val; },
+    configurable: true,
+  });
+  Object.defineProperty(proto, 'pending', {
+    get() { return this.fd === null; },
+    configurable: true,
+  });
+}
+stateProps(ReadStream.prototype, '_readableState');
 ReadStream.prototype.open = openReadFs;
 ReadStream.prototype._construct = construct;
 ReadStream.prototype._read = function _read(n) {
@@ -236,15 +241,7 @@ function WriteStream(path, options) {
 Object.setPrototypeOf(WriteStream.prototype, Writable.prototype);
 Object.setPrototypeOf(WriteStream, Writable);
 
-Object.defineProperty(WriteStream.prototype, 'autoClose', {
-  get() { return this._writableState.autoDestroy; },
-  set(val) { this._writableState.autoDestroy = val; },
-  configurable: true,
-});
-Object.defineProperty(WriteStream.prototype, 'pending', {
-  get() { return this.fd === null; },
-  configurable: true,
-});
+stateProps(WriteStream.prototype, '_writableState');
 WriteStream.prototype.open = openWriteFs;
 WriteStream.prototype._construct = construct;
 
