@@ -512,7 +512,12 @@ function rmSync(path, options = {}) {
 function unlinkSync(path) { path = toPath(path); sys('unlink', path, undefined, () => B.unlink(path)); }
 function renameSync(a, b) { a = toPath(a, 'oldPath'); b = toPath(b, 'newPath'); sys('rename', a, b, () => B.rename(a, b)); }
 function linkSync(a, b) { a = toPath(a, 'existingPath'); b = toPath(b, 'newPath'); sys('link', a, b, () => B.link(a, b)); }
-function symlinkSync(target, path) { target = toPath(target, 'target'); path = toPath(path); sys('symlink', target, path, () => B.symlink(target, path)); }
+function symlinkSync(target, path, type) {
+  if (type != null && type !== 'dir' && type !== 'file' && type !== 'junction') throw codedError('ERR_FS_INVALID_SYMLINK_TYPE', type);
+  target = toPath(target, 'target');
+  path = toPath(path);
+  sys('symlink', target, path, () => B.symlink(target, path));
+}
 function readlinkSync(path, options) {
   options = getOptions(options, { encoding: 'utf8' });
   path = toPath(path);
@@ -642,25 +647,80 @@ function mkdtempSync(prefix, options) {
 }
 
 class Dir {
-  #entries; #path; #i = 0; #closed = false;
-  constructor(path) { this.#path = path; this.#entries = readdirRaw(path); }
+  #entries; #path; #i = 0; #closed = false; #pending = 0;
+  constructor(path) {
+    if (!path) throw codedError('ERR_MISSING_ARGS', 'handle');
+    this.#path = path;
+    this.#entries = readdirRaw(path);
+  }
   get path() { return this.#path; }
   readSync() {
     if (this.#closed) throw codedError('ERR_DIR_CLOSED');
+    if (this.#pending > 0) throw codedError('ERR_DIR_CONCURRENT_OPERATION');
     const e = this.#entries[this.#i++];
     return e ? new Dirent(e[0], e[1], this.#path) : null;
   }
+  // read takes the entry now and reports it later, so a close() right
+  // after the call does not lose it; meanwhile the synchronous calls
+  // refuse, as in Node.
   read(cb) {
-    const p = Promise.resolve().then(() => this.readSync());
-    if (cb) { p.then((d) => cb(null, d), cb); return undefined; }
+    if (cb !== undefined) validateFunction(cb, 'callback');
+    let d, err;
+    try { d = this.readSync(); } catch (e) { err = e; }
+    this.#pending++;
+    const p = Promise.resolve().then(() => {
+      this.#pending--;
+      if (err) throw err;
+      return d;
+    });
+    if (cb) { p.then((x) => cb(null, x), cb); return undefined; }
     return p;
   }
-  closeSync() { this.#closed = true; }
-  close(cb) { this.#closed = true; if (cb) process.nextTick(cb, null); else return Promise.resolve(); }
-  async *[Symbol.asyncIterator]() { let d; while ((d = this.readSync()) !== null) yield d; this.closeSync(); }
-  *[Symbol.iterator]() { let d; while ((d = this.readSync()) !== null) yield d; this.closeSync(); }
+  closeSync() {
+    if (this.#closed) throw codedError('ERR_DIR_CLOSED');
+    if (this.#pending > 0) throw codedError('ERR_DIR_CONCURRENT_OPERATION');
+    this.#closed = true;
+  }
+  close(cb) {
+    if (this.#pending > 0 && !this.#closed) {
+      const p = Promise.resolve().then(() => this.close());
+      if (typeof cb === 'function') { p.then(() => cb(null), cb); return undefined; }
+      return p;
+    }
+    if (this.#closed) {
+      const err = codedError('ERR_DIR_CLOSED');
+      if (typeof cb === 'function') { process.nextTick(cb, err); return undefined; }
+      return Promise.reject(err);
+    }
+    this.#closed = true;
+    if (typeof cb === 'function') process.nextTick(cb, null);
+    else return Promise.resolve();
+    return undefined;
+  }
+  // Leaving the loop early, or by an exception, closes the directory too.
+  async *[Symbol.asyncIterator]() {
+    try {
+      let d;
+      while ((d = this.readSync()) !== null) yield d;
+    } finally {
+      if (!this.#closed) this.closeSync();
+    }
+  }
+  *[Symbol.iterator]() {
+    try {
+      let d;
+      while ((d = this.readSync()) !== null) yield d;
+    } finally {
+      if (!this.#closed) this.closeSync();
+    }
+  }
 }
-function opendirSync(path) { path = toPath(path); return new Dir(path); }
+function opendirSync(path, options) {
+  path = toPath(path);
+  options = getOptions(options, { encoding: 'utf8' });
+  validateInteger(options.bufferSize === undefined ? 32 : options.bufferSize, 'options.bufferSize', 1, 4294967295);
+  return new Dir(path);
+}
 
 // readvSync and writevSync are one kernel call each
 // (kernel.Process.Readv/Writev), the vectored I/O WASI's fd_read and
@@ -750,7 +810,7 @@ function checkArgs(fn, args) {
 }
 const argumentErrors = new Set([
   'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE', 'ERR_MISSING_ARGS', 'ERR_UNKNOWN_ENCODING',
-  'ERR_INVALID_URL_SCHEME', 'ERR_INVALID_FILE_URL_PATH', 'ERR_INVALID_FILE_URL_HOST',
+  'ERR_INVALID_URL_SCHEME', 'ERR_INVALID_FILE_URL_PATH', 'ERR_INVALID_FILE_URL_HOST', 'ERR_FS_INVALID_SYMLINK_TYPE',
 ]);
 const fs = { ...syncAPI };
 // arity is where the callback goes when the synchronous form's length
@@ -772,7 +832,7 @@ for (const [name, fn] of Object.entries(syncAPI)) {
     const cb = typeof args[args.length - 1] === 'function' ? args.pop() : args[arity[base] ?? fn.length];
     if (typeof cb !== 'function') {
       checkArgs(fn, args);
-      throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
+      throw codedError('ERR_INVALID_ARG_TYPE', base === 'opendir' ? 'callback' : 'cb', 'of type function', cb);
     }
     // With a signal the work waits a tick, so an abort right after the
     // call cancels it before it starts, as in Node.
