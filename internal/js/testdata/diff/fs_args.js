@@ -47,12 +47,24 @@ show('writeSync offset false', () => fs.writeSync(fd, Buffer.alloc(2), { offset:
 show('mkdtemp bad encoding', () => fs.mkdtemp(path.join(dir, 'x'), 'nope', () => {}));
 // (Node may have created the file by then; secexec has not begun.)
 let abortedWith;
+let readBeforeClose;
+process.on('exit', () => console.log('aborted writeFile', abortedWith, 'read() before close()', readBeforeClose));
 {
   const ac = new AbortController();
   fs.writeFile(path.join(dir, 'aborted'), 'x', { signal: ac.signal }, (err) => {
     abortedWith = err.name;
   });
   ac.abort();
+}
+show('symlink bad type', () => fs.symlinkSync('a', 'b', 'pear'));
+show('opendir without callback', () => fs.opendir(dir));
+show('opendir bufferSize 0', () => fs.opendirSync(dir, { bufferSize: 0 }));
+{
+  const d = fs.opendirSync(dir);
+  const first = d.read();
+  show('readSync during read()', () => d.readSync());
+  d.close().then(() => first.then((e) => { readBeforeClose = e !== null; }));
+  show('new Dir()', () => new fs.Dir());
 }
 show('close without callback', () => fs.close(fd, 'nope'));
 
@@ -83,7 +95,6 @@ rs.on('close', () => {
     const o = new Old(file);
     o.on('data', (d) => console.log('subclass read', String(d)));
     o.on('close', () => {
-      console.log('aborted writeFile', abortedWith);
       fs.closeSync(fd);
       fs.rmSync(dir, { recursive: true });
     });
