@@ -6,16 +6,53 @@ const loop = require('./internal/loop.js');
 const reader = require('./internal/reader.js');
 const { fromBridge, codedError, accessDenied, errnoOf } = require('./internal/errors.js');
 const constants = require('./internal/constants.js');
+const { validateString, validateObject, validateBoolean, validateAbortSignal } = require('./internal/validators.js');
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
+// noNullBytes refuses a string with a NUL, which would cut it short in
+// the child's argv or environment.
+function noNullBytes(arg, name) {
+  if (typeof arg === 'string' && arg.includes('\u0000')) throw codedError('ERR_INVALID_ARG_VALUE', name, arg, 'must be a string without null bytes');
+}
+
+// normalizeArgs checks spawn's arguments and options in Node's order
+// (normalizeSpawnArguments), with Node's errors.
 function normalizeArgs(file, args, options) {
-  if (typeof file !== 'string' || file === '') throw codedError('ERR_INVALID_ARG_VALUE', 'file', file, 'cannot be empty');
+  validateString(file, 'file');
+  noNullBytes(file, 'file');
+  if (file === '') throw codedError('ERR_INVALID_ARG_VALUE', 'file', file, 'cannot be empty');
   if (Array.isArray(args)) args = args.slice();
   else if (args == null) args = [];
   else if (typeof args === 'object') { options = args; args = []; }
-  else throw codedError('ERR_INVALID_ARG_TYPE', 'args', 'an instance of Array', args);
+  else throw codedError('ERR_INVALID_ARG_TYPE', 'args', 'of type object', args);
+  args.forEach((a, i) => noNullBytes(a, `args[${i}]`));
+  if (options !== undefined) validateObject(options, 'options');
   options = { ...(options || {}) };
+  if (options.cwd != null) require('./fs.js')._toPath(options.cwd, 'options.cwd');
+  if (options.detached != null) validateBoolean(options.detached, 'options.detached');
+  for (const id of ['uid', 'gid']) {
+    if (options[id] != null && !(Number.isInteger(options[id]) && options[id] >= -(2 ** 31) && options[id] < 2 ** 31)) {
+      throw codedError('ERR_INVALID_ARG_TYPE', `options.${id}`, 'int32', options[id]);
+    }
+  }
+  if (options.shell != null && typeof options.shell !== 'boolean' && typeof options.shell !== 'string') {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'options.shell', ['boolean', 'string'], options.shell);
+  }
+  if (options.argv0 != null) {
+    validateString(options.argv0, 'options.argv0');
+    noNullBytes(options.argv0, 'options.argv0');
+  }
+  for (const b of ['windowsHide', 'windowsVerbatimArguments']) {
+    if (options[b] != null) validateBoolean(options[b], `options.${b}`);
+  }
+  noNullBytes(options.shell, 'options.shell');
+  if (options.env != null && typeof options.env === 'object') {
+    for (const k of Object.keys(options.env)) {
+      noNullBytes(k, `options.env['${k}']`);
+      noNullBytes(options.env[k], `options.env['${k}']`);
+    }
+  }
   let argv = [file, ...args.map(String)];
   if (options.shell) {
     const cmd = [file, ...args].join(' ');
@@ -475,6 +512,8 @@ loop.onEvent('exit', (pid, code, signal) => {
 function spawn(file, args, options) {
   const n = normalizeArgs(file, args, options);
   const o = n.options;
+  checkTimeAndSignal(o);
+  validateAbortSignal(o.signal, 'options.signal');
   const child = new ChildProcess();
   child.spawnfile = n.file;
   child.spawnargs = n.argv;
@@ -556,24 +595,40 @@ function execFile(file, args, options, callback) {
   const out = [], err = [];
   let outLen = 0, errLen = 0, killedForBuffer = false, ex = null;
   const Buffer = lazyBuffer();
-  const collect = (arr, which) => (chunk) => {
-    if (which === 1) outLen += chunk.length; else errLen += chunk.length;
-    if ((which === 1 ? outLen : errLen) > options.maxBuffer) {
-      ex = codedError('ERR_CHILD_PROCESS_STDIO_MAXBUFFER', which === 1 ? 'stdout' : 'stderr');
-      killedForBuffer = true;
-      child.kill(options.killSignal || 'SIGTERM');
+  // An encoding Buffer does not know gives Buffers, as in Node.
+  const enc = options.encoding && options.encoding !== 'buffer' && Buffer.isEncoding(options.encoding) ? options.encoding : null;
+  // collect counts bytes against maxBuffer and keeps what fits of the
+  // chunk that passes it; the stream may give strings (an encoding set
+  // here or by the caller).
+  const collect = (arr, which, stream) => (chunk) => {
+    const encoding = stream.readableEncoding;
+    const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding || 'utf8') : chunk.length;
+    const before = which === 1 ? outLen : errLen;
+    if (which === 1) outLen += length; else errLen += length;
+    if (before + length > options.maxBuffer) {
+      arr.push(chunk.slice(0, Math.max(0, options.maxBuffer - before)));
+      if (!ex) {
+        ex = codedError('ERR_CHILD_PROCESS_STDIO_MAXBUFFER', which === 1 ? 'stdout' : 'stderr');
+        killedForBuffer = true;
+        child.kill(options.killSignal || 'SIGTERM');
+      }
       return;
     }
     arr.push(chunk);
   };
-  if (child.stdout) child.stdout.on('data', collect(out, 1));
-  if (child.stderr) child.stderr.on('data', collect(err, 2));
+  if (child.stdout) {
+    if (enc) child.stdout.setEncoding(enc);
+    child.stdout.on('data', collect(out, 1, child.stdout));
+  }
+  if (child.stderr) {
+    if (enc) child.stderr.setEncoding(enc);
+    child.stderr.on('data', collect(err, 2, child.stderr));
+  }
+  const joined = (arr, stream) => (enc || (stream && stream.readableEncoding) ? arr.join('') : Buffer.concat(arr));
   const cmd = [file, ...(args || [])].join(' ');
   const finish = (code, signal) => {
     if (!callback) return;
-    const enc = options.encoding;
-    let stdout = Buffer.concat(out), stderr = Buffer.concat(err);
-    if (enc && enc !== 'buffer') { stdout = stdout.toString(enc); stderr = stderr.toString(enc); }
+    const stdout = joined(out, child.stdout), stderr = joined(err, child.stderr);
     if (!ex && (code !== 0 || signal)) {
       ex = new Error(`Command failed: ${cmd}\n${stderr}`);
       ex.code = code === null ? undefined : code;
@@ -592,6 +647,8 @@ function execFile(file, args, options, callback) {
 }
 
 function exec(command, options, callback) {
+  validateString(command, 'command');
+  noNullBytes(command, 'command');
   if (typeof options === 'function') { callback = options; options = {}; }
   options = { ...(options || {}) };
   const shell = typeof options.shell === 'string' ? options.shell : '/bin/sh';
@@ -603,9 +660,28 @@ function exec(command, options, callback) {
   }));
 }
 
+// checkTimeAndSignal is Node's check of timeout, maxBuffer and
+// killSignal.
+function checkTimeAndSignal(o) {
+  if (o.timeout != null && !(Number.isInteger(o.timeout) && o.timeout >= 0)) {
+    throw codedError('ERR_OUT_OF_RANGE', 'timeout', 'an unsigned integer', o.timeout);
+  }
+  if (o.maxBuffer != null && !(typeof o.maxBuffer === 'number' && o.maxBuffer >= 0)) {
+    throw codedError('ERR_OUT_OF_RANGE', 'options.maxBuffer', 'a positive number', o.maxBuffer);
+  }
+  if (o.killSignal != null) {
+    if (typeof o.killSignal !== 'string' && typeof o.killSignal !== 'number') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.killSignal', ['string', 'number'], o.killSignal);
+    }
+    const known = typeof o.killSignal === 'string' ? constants.signals[o.killSignal] !== undefined : Object.values(constants.signals).includes(o.killSignal);
+    if (!known) throw codedError('ERR_UNKNOWN_SIGNAL', o.killSignal);
+  }
+}
+
 function spawnSync(file, args, options) {
   const n = normalizeArgs(file, args, options);
   const o = n.options;
+  checkTimeAndSignal(o);
   const sp = stdioPlan(o.stdio, ['pipe', 'pipe', 'pipe']);
   if (sp.ipc >= 0) throw ipcError('ERR_IPC_SYNC_FORK', 'IPC cannot be used with synchronous forks');
   const stdio = stdioList(o.stdio, ['pipe', 'pipe', 'pipe']);
@@ -677,6 +753,8 @@ function execFileSync(file, args, options) {
 }
 
 function execSync(command, options) {
+  validateString(command, 'command');
+  noNullBytes(command, 'command');
   options = { ...(options || {}) };
   const shell = typeof options.shell === 'string' ? options.shell : '/bin/sh';
   delete options.shell;
@@ -711,6 +789,7 @@ function fork(modulePath, args, options) {
   args = [...execArgv, modulePath, ...args];
   if (typeof options.stdio === 'string') {
     const s = options.stdio;
+    if (!['ignore', 'pipe', 'inherit'].includes(s)) throw codedError('ERR_INVALID_ARG_VALUE', 'stdio', s);
     options.stdio = [s, s, s, 'ipc'];
   } else if (!Array.isArray(options.stdio)) {
     const s = options.silent ? 'pipe' : 'inherit';

@@ -2,10 +2,17 @@
 // fs: every operation is a system call on the kernel through the bridge,
 // so permissions, quotas and errors are the kernel's. The callback and
 // promise APIs run the same calls and report asynchronously.
-const { B, scratchF64, giveBytes, takeBytes, fromScratch, toScratch, asU8, SCRATCH } = require('./internal/bridge.js');
+const { B: bridgeB, scratchF64, giveBytes, takeBytes, fromScratch, toScratch, asU8, SCRATCH } = require('./internal/bridge.js');
 const { uvException, fromBridge, codedError } = require('./internal/errors.js');
 const constants = require('./internal/constants.js').fs;
 const pathMod = require('./path.js');
+const {
+  validateInt32, validateInteger, validateBoolean, validateFunction, validateObject, validateAbortSignal,
+  validateEncoding, parseFileMode, validateBuffer,
+} = require('./internal/validators.js');
+
+// B is the bridge; checkArgs swaps it for a while (see there).
+let B = bridgeB;
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
@@ -31,9 +38,9 @@ function toPath(p, name = 'path') {
   throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type string or an instance of Buffer or URL', p);
 }
 
-function checkFd(fd) {
-  if (!Number.isInteger(fd)) throw codedError('ERR_INVALID_ARG_TYPE', 'fd', 'of type number', fd);
-  if (fd < 0 || fd > 0x7fffffff) throw codedError('ERR_OUT_OF_RANGE', 'fd', '>= 0 && <= 2147483647', fd);
+// checkFd is Node's getValidatedFd: a descriptor is an int32 >= 0.
+function checkFd(fd, name = 'fd') {
+  validateInt32(fd, name, 0);
   return fd;
 }
 
@@ -45,26 +52,25 @@ const flagMap = {
 function stringToFlags(flags, def = 'r') {
   if (flags === undefined || flags === null) flags = def;
   if (typeof flags === 'number') return flags;
-  const f = flagMap[flags];
+  const f = Object.hasOwn(flagMap, flags) ? flagMap[flags] : undefined;
   if (f === undefined) throw codedError('ERR_INVALID_ARG_VALUE', 'flags', flags);
   return f;
 }
 
-function parseMode(mode, def) {
-  if (mode === undefined || mode === null) return def;
-  if (typeof mode === 'string') {
-    if (!/^[0-7]+$/.test(mode)) throw codedError('ERR_INVALID_ARG_VALUE', 'mode', mode, 'must be a 32-bit unsigned integer or an octal string');
-    return parseInt(mode, 8);
-  }
-  if (!Number.isInteger(mode)) throw codedError('ERR_INVALID_ARG_TYPE', 'mode', 'of type number', mode);
-  return mode;
+function parseMode(mode, def, name = 'mode') {
+  return parseFileMode(mode, name, def);
 }
 
+// getOptions is Node's: a string is the encoding; an unknown encoding or
+// a signal that is not an AbortSignal is refused before any I/O.
 function getOptions(options, def) {
   if (options === undefined || options === null || typeof options === 'function') return def;
-  if (typeof options === 'string') return { ...def, encoding: options };
-  if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'one of type string or an instance of Object', options);
-  return { ...def, ...options };
+  if (typeof options === 'string') options = { ...def, encoding: options };
+  else if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', ['string', 'Object'], options);
+  else options = { ...def, ...options };
+  if (options.encoding !== 'buffer') validateEncoding(options.encoding);
+  if (options.signal !== undefined) validateAbortSignal(options.signal, 'options.signal');
+  return options;
 }
 
 function encode(buf, encoding) {
@@ -168,20 +174,61 @@ function closeSync(fd) {
   sys('close', undefined, undefined, () => B.close(fd));
 }
 
+// validatePosition is Node's: a position is an integer >= -1 (-1 and
+// null: the file's offset) or a bigint that leaves room for length bytes.
+function validatePosition(position, name, length) {
+  if (typeof position === 'number') {
+    validateInteger(position, name, -1);
+  } else if (typeof position === 'bigint') {
+    const max = 2n ** 63n - 1n - BigInt(length);
+    if (!(position >= -1n && position <= max)) throw codedError('ERR_OUT_OF_RANGE', name, `>= -1 && <= ${max}`, position);
+  } else {
+    throw codedError('ERR_INVALID_ARG_TYPE', name, ['integer', 'bigint'], position);
+  }
+}
+
+function validateOffsetLengthRead(offset, length, bufferLength) {
+  if (offset < 0) throw codedError('ERR_OUT_OF_RANGE', 'offset', '>= 0', offset);
+  if (length < 0) throw codedError('ERR_OUT_OF_RANGE', 'length', '>= 0', length);
+  if (offset + length > bufferLength) throw codedError('ERR_OUT_OF_RANGE', 'length', `<= ${bufferLength - offset}`, length);
+}
+
+function validateOffsetLengthWrite(offset, length, byteLength) {
+  if (offset > byteLength) throw codedError('ERR_OUT_OF_RANGE', 'offset', `<= ${byteLength}`, offset);
+  if (length > byteLength - offset) throw codedError('ERR_OUT_OF_RANGE', 'length', `<= ${byteLength - offset}`, length);
+  if (length < 0) throw codedError('ERR_OUT_OF_RANGE', 'length', '>= 0', length);
+  validateInt32(length, 'length', 0);
+}
+
+// readArgs checks a read's offset, length and position as Node's
+// fs.read and fs.readSync do; null length means nothing to read.
+function readArgs(buffer, offset, length, position) {
+  if (offset === undefined || offset === null) offset = 0;
+  else validateInteger(offset, 'offset', 0);
+  length |= 0;
+  if (length === 0) return null;
+  if (buffer.byteLength === 0) throw codedError('ERR_INVALID_ARG_VALUE', 'buffer', buffer, 'is empty and cannot be written');
+  validateOffsetLengthRead(offset, length, buffer.byteLength);
+  if (position === null || position === undefined) position = -1;
+  else validatePosition(position, 'position', length);
+  return { offset, length, position: Number(position) };
+}
+
 function readSync(fd, buffer, offsetOrOptions, length, position) {
   checkFd(fd);
+  validateBuffer(buffer);
   let offset = offsetOrOptions;
-  if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') {
-    ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
+  if (arguments.length <= 3 || typeof offsetOrOptions === 'object') {
+    if (offsetOrOptions !== undefined) validateObject(offsetOrOptions, 'options', { nullable: true });
+    ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions ?? {});
   }
-  if (offset === undefined) offset = 0;
-  if (length === undefined) length = buffer.byteLength - offset;
-  if (!ArrayBuffer.isView(buffer)) throw codedError('ERR_INVALID_ARG_TYPE', 'buffer', 'an instance of Buffer, TypedArray, or DataView', buffer);
-  if (offset < 0 || offset > buffer.byteLength) throw codedError('ERR_OUT_OF_RANGE', 'offset', `>= 0 && <= ${buffer.byteLength}`, offset);
-  if (length < 0 || offset + length > buffer.byteLength) throw codedError('ERR_OUT_OF_RANGE', 'length', `>= 0 && <= ${buffer.byteLength - offset}`, length);
-  if (length === 0) return 0;
+  const a = readArgs(buffer, offset, length, position);
+  if (a === null) return 0;
+  return readInto(fd, buffer, a.offset, a.length, a.position);
+}
+
+function readInto(fd, buffer, offset, length, pos) {
   const u8 = asU8(buffer);
-  let pos = (position === null || position === undefined || position === -1) ? -1 : Number(position);
   let total = 0;
   while (total < length) {
     const want = Math.min(SCRATCH, length - total);
@@ -209,24 +256,32 @@ function writeBytes(fd, u8, pos) {
 
 function writeSync(fd, buffer, offsetOrOptions, length, position) {
   checkFd(fd);
-  if (typeof buffer === 'string') {
-    const pos = (typeof offsetOrOptions === 'number') ? offsetOrOptions : -1;
-    const encoding = typeof length === 'string' ? length : 'utf8';
-    if (encoding === 'utf8' || encoding === 'utf-8') {
-      if (pos < 0) return sys('write', undefined, undefined, () => B.write(fd, buffer));
+  if (ArrayBuffer.isView(buffer)) {
+    let offset = offsetOrOptions;
+    if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') {
+      ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
     }
-    return writeBytes(fd, lazyBuffer().from(buffer, encoding), pos);
+    if (offset === undefined || offset === null || typeof offset === 'function') offset = 0;
+    else validateInteger(offset, 'offset', 0);
+    if (typeof length !== 'number') length = buffer.byteLength - offset;
+    validateOffsetLengthWrite(offset, length, buffer.byteLength);
+    const u8 = asU8(buffer).subarray(offset, offset + length);
+    return writeBytes(fd, u8, typeof position === 'number' ? position : -1);
   }
-  if (!ArrayBuffer.isView(buffer)) throw codedError('ERR_INVALID_ARG_TYPE', 'buffer', 'of type string or an instance of Buffer, TypedArray, or DataView', buffer);
-  let offset = offsetOrOptions;
-  if (offsetOrOptions !== null && typeof offsetOrOptions === 'object') {
-    ({ offset = 0, length = buffer.byteLength - offset, position = null } = offsetOrOptions);
+  if (typeof buffer !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'buffer', ['string', 'Buffer', 'TypedArray', 'DataView'], buffer);
+  // The string form is (fd, string, position, encoding).
+  const pos = typeof offsetOrOptions === 'number' ? offsetOrOptions : -1;
+  const encoding = typeof length === 'string' ? length : 'utf8';
+  validateDataEncoding(buffer, encoding);
+  if ((encoding === 'utf8' || encoding === 'utf-8') && pos < 0) return sys('write', undefined, undefined, () => B.write(fd, buffer));
+  return writeBytes(fd, lazyBuffer().from(buffer, encoding), pos);
+}
+
+// validateDataEncoding refuses hex of odd length, as Node's write does.
+function validateDataEncoding(data, encoding) {
+  if (typeof encoding === 'string' && encoding.toLowerCase() === 'hex' && data.length % 2 !== 0) {
+    throw codedError('ERR_INVALID_ARG_VALUE', 'encoding', encoding, `is invalid for data of length ${data.length}`);
   }
-  if (offset === undefined || offset === null) offset = 0;
-  if (length === undefined || length === null) length = buffer.byteLength - offset;
-  const u8 = asU8(buffer).subarray(offset, offset + length);
-  const pos = position === null || position === undefined ? -1 : Number(position);
-  return writeBytes(fd, u8, pos);
 }
 
 function readAllFd(fd, isUserFd) {
@@ -296,6 +351,10 @@ function toBytes(data, encoding) {
 
 function writeFileSync(path, data, options) {
   options = getOptions(options, { encoding: 'utf8', mode: 0o666, flag: 'w' });
+  // Bad data is refused before the file is opened (and so created).
+  if (!ArrayBuffer.isView(data) && typeof data !== 'string') {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'data', ['string', 'Buffer', 'TypedArray', 'DataView'], data);
+  }
   const isFd = typeof path === 'number';
   const fd = isFd ? checkFd(path) : openSync(path, options.flag, options.mode);
   try {
@@ -361,13 +420,18 @@ function mkdirSync(path, options) {
   let mode = 0o777;
   let recursive = false;
   if (typeof options === 'number' || typeof options === 'string') mode = parseMode(options, 0o777);
-  else if (options) { recursive = !!options.recursive; mode = parseMode(options.mode, 0o777); }
+  else if (options) {
+    if (options.recursive !== undefined) recursive = options.recursive;
+    if (options.mode !== undefined) mode = parseMode(options.mode, 0o777, 'options.mode');
+  }
   path = toPath(path);
+  validateBoolean(recursive, 'options.recursive');
   if (!recursive) {
     sys('mkdir', path, undefined, () => B.mkdir(path, mode));
     return undefined;
   }
-  const abs = pathMod.resolve(path);
+  // Not normalised: "a/../b" makes a as well, as Node's mkdirp does.
+  const abs = path.startsWith('/') ? path : `${process.cwd()}/${path}`;
   let first;
   const make = (p) => {
     try {
@@ -397,9 +461,19 @@ function mkdirSync(path, options) {
   return first;
 }
 
+let recursiveRmdirWarned = false;
 function rmdirSync(path, options) {
   path = toPath(path);
-  if (options && options.recursive) return rmSync(path, { recursive: true, force: false });
+  if (options !== undefined) validateObject(options, 'options');
+  if (options && options.recursive) {
+    if (!recursiveRmdirWarned) {
+      recursiveRmdirWarned = true;
+      process.emitWarning('In future versions of Node.js, fs.rmdir(path, { recursive: true }) will be removed. Use fs.rm(path, { recursive: true }) instead', 'DeprecationWarning', 'DEP0147');
+    }
+    // As Node: only a directory is removed recursively; anything else
+    // gets rmdir's own error (ENOENT, ENOTDIR).
+    if (lstatSync(path).isDirectory()) return rmSync(path, { recursive: true, force: false });
+  }
   sys('rmdir', path, undefined, () => B.rmdir(path));
 }
 
@@ -438,7 +512,12 @@ function rmSync(path, options = {}) {
 function unlinkSync(path) { path = toPath(path); sys('unlink', path, undefined, () => B.unlink(path)); }
 function renameSync(a, b) { a = toPath(a, 'oldPath'); b = toPath(b, 'newPath'); sys('rename', a, b, () => B.rename(a, b)); }
 function linkSync(a, b) { a = toPath(a, 'existingPath'); b = toPath(b, 'newPath'); sys('link', a, b, () => B.link(a, b)); }
-function symlinkSync(target, path) { target = toPath(target, 'target'); path = toPath(path); sys('symlink', target, path, () => B.symlink(target, path)); }
+function symlinkSync(target, path, type) {
+  if (type != null && type !== 'dir' && type !== 'file' && type !== 'junction') throw codedError('ERR_FS_INVALID_SYMLINK_TYPE', type);
+  target = toPath(target, 'target');
+  path = toPath(path);
+  sys('symlink', target, path, () => B.symlink(target, path));
+}
 function readlinkSync(path, options) {
   options = getOptions(options, { encoding: 'utf8' });
   path = toPath(path);
@@ -460,25 +539,41 @@ realpathSync.native = function realpathNative(path, options) {
 function chmodSync(path, mode) { path = toPath(path); mode = parseMode(mode); sys('chmod', path, undefined, () => B.chmod(path, mode, true)); }
 function lchmodSync(path, mode) { path = toPath(path); mode = parseMode(mode); sys('lchmod', path, undefined, () => B.chmod(path, mode, false)); }
 function fchmodSync(fd, mode) { checkFd(fd); mode = parseMode(mode); sys('fchmod', undefined, undefined, () => B.fchmod(fd, mode)); }
-function chownSync(path, uid, gid) { path = toPath(path); sys('chown', path, undefined, () => B.chown(path, uid, gid, true)); }
-function lchownSync(path, uid, gid) { path = toPath(path); sys('lchown', path, undefined, () => B.chown(path, uid, gid, false)); }
-function fchownSync(fd, uid, gid) { checkFd(fd); sys('fchown', undefined, undefined, () => B.fchown(fd, uid, gid)); }
-function toMs(t) {
-  if (t instanceof Date) return t.getTime();
+// Node takes -1 (leave as is) up to the largest 32-bit id.
+const kMaxUserId = 2 ** 32 - 1;
+function checkIds(uid, gid) {
+  validateInteger(uid, 'uid', -1, kMaxUserId);
+  validateInteger(gid, 'gid', -1, kMaxUserId);
+}
+function chownSync(path, uid, gid) { path = toPath(path); checkIds(uid, gid); sys('chown', path, undefined, () => B.chown(path, uid, gid, true)); }
+function lchownSync(path, uid, gid) { path = toPath(path); checkIds(uid, gid); sys('lchown', path, undefined, () => B.chown(path, uid, gid, false)); }
+function fchownSync(fd, uid, gid) { checkFd(fd); checkIds(uid, gid); sys('fchown', undefined, undefined, () => B.fchown(fd, uid, gid)); }
+// toMs is Node's toUnixTimestamp in milliseconds: seconds as a number or
+// numeric string (a negative time means now), or a Date.
+function toMs(t, name = 'time') {
   if (typeof t === 'string' && +t == t) return +t * 1000;
-  if (typeof t === 'number') return t * 1000;
-  if (typeof t === 'bigint') return Number(t) * 1000;
-  throw codedError('ERR_INVALID_ARG_TYPE', 'time', 'of type number or an instance of Date', t);
+  if (Number.isFinite(t)) return t < 0 ? Date.now() : t * 1000;
+  if (t instanceof Date) return t.getTime();
+  throw codedError('ERR_INVALID_ARG_TYPE', name, ['Date', 'Time in seconds'], t);
 }
 function utimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime), m = toMs(mtime); sys('utime', path, undefined, () => B.utimes(path, a, m, true)); }
 function lutimesSync(path, atime, mtime) { path = toPath(path); const a = toMs(atime), m = toMs(mtime); sys('lutime', path, undefined, () => B.utimes(path, a, m, false)); }
-function futimesSync(fd, atime, mtime) { checkFd(fd); const a = toMs(atime), m = toMs(mtime); sys('futime', undefined, undefined, () => B.futimes(fd, a, m)); }
+function futimesSync(fd, atime, mtime) { checkFd(fd); const a = toMs(atime, 'atime'), m = toMs(mtime, 'mtime'); sys('futime', undefined, undefined, () => B.futimes(fd, a, m)); }
+let truncateFdWarned = false;
 function truncateSync(path, len = 0) {
-  if (typeof path === 'number') return ftruncateSync(path, len);
+  if (typeof path === 'number') {
+    if (!truncateFdWarned) {
+      truncateFdWarned = true;
+      process.emitWarning('Using fs.truncate with a file descriptor is deprecated. Please use fs.ftruncate with a file descriptor instead.', 'DeprecationWarning', 'DEP0081');
+    }
+    return ftruncateSync(path, len);
+  }
   path = toPath(path);
+  validateInteger(len, 'len');
+  len = Math.max(0, len);
   sys('open', path, undefined, () => B.truncate(path, len));
 }
-function ftruncateSync(fd, len = 0) { checkFd(fd); sys('ftruncate', undefined, undefined, () => B.ftruncate(fd, len)); }
+function ftruncateSync(fd, len = 0) { checkFd(fd); validateInteger(len, 'len'); len = Math.max(0, len); sys('ftruncate', undefined, undefined, () => B.ftruncate(fd, len)); }
 function fsyncSync(fd) { checkFd(fd); sys('fsync', undefined, undefined, () => B.fstat(fd)); }
 
 function copyFileSync(src, dest, mode = 0) {
@@ -532,6 +627,7 @@ function cpSync(src, dest, options = {}) {
 }
 
 function mkdtempSync(prefix, options) {
+  options = getOptions(options, {});
   prefix = toPath(prefix, 'prefix');
   const chars = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   for (let tries = 0; tries < 100; tries++) {
@@ -542,7 +638,7 @@ function mkdtempSync(prefix, options) {
     const p = prefix + s;
     try {
       B.mkdir(p, 0o700);
-      return options === 'buffer' || (options && options.encoding === 'buffer') ? lazyBuffer().from(p) : p;
+      return options.encoding === 'buffer' ? lazyBuffer().from(p) : p;
     } catch (e) {
       if (e !== 'EEXIST') throw fromBridge(e, 'mkdtemp', `${prefix}XXXXXX`);
     }
@@ -551,25 +647,80 @@ function mkdtempSync(prefix, options) {
 }
 
 class Dir {
-  #entries; #path; #i = 0; #closed = false;
-  constructor(path) { this.#path = path; this.#entries = readdirRaw(path); }
+  #entries; #path; #i = 0; #closed = false; #pending = 0;
+  constructor(path) {
+    if (!path) throw codedError('ERR_MISSING_ARGS', 'handle');
+    this.#path = path;
+    this.#entries = readdirRaw(path);
+  }
   get path() { return this.#path; }
   readSync() {
     if (this.#closed) throw codedError('ERR_DIR_CLOSED');
+    if (this.#pending > 0) throw codedError('ERR_DIR_CONCURRENT_OPERATION');
     const e = this.#entries[this.#i++];
     return e ? new Dirent(e[0], e[1], this.#path) : null;
   }
+  // read takes the entry now and reports it later, so a close() right
+  // after the call does not lose it; meanwhile the synchronous calls
+  // refuse, as in Node.
   read(cb) {
-    const p = Promise.resolve().then(() => this.readSync());
-    if (cb) { p.then((d) => cb(null, d), cb); return undefined; }
+    if (cb !== undefined) validateFunction(cb, 'callback');
+    let d, err;
+    try { d = this.readSync(); } catch (e) { err = e; }
+    this.#pending++;
+    const p = Promise.resolve().then(() => {
+      this.#pending--;
+      if (err) throw err;
+      return d;
+    });
+    if (cb) { p.then((x) => cb(null, x), cb); return undefined; }
     return p;
   }
-  closeSync() { this.#closed = true; }
-  close(cb) { this.#closed = true; if (cb) process.nextTick(cb, null); else return Promise.resolve(); }
-  async *[Symbol.asyncIterator]() { let d; while ((d = this.readSync()) !== null) yield d; this.closeSync(); }
-  *[Symbol.iterator]() { let d; while ((d = this.readSync()) !== null) yield d; this.closeSync(); }
+  closeSync() {
+    if (this.#closed) throw codedError('ERR_DIR_CLOSED');
+    if (this.#pending > 0) throw codedError('ERR_DIR_CONCURRENT_OPERATION');
+    this.#closed = true;
+  }
+  close(cb) {
+    if (this.#pending > 0 && !this.#closed) {
+      const p = Promise.resolve().then(() => this.close());
+      if (typeof cb === 'function') { p.then(() => cb(null), cb); return undefined; }
+      return p;
+    }
+    if (this.#closed) {
+      const err = codedError('ERR_DIR_CLOSED');
+      if (typeof cb === 'function') { process.nextTick(cb, err); return undefined; }
+      return Promise.reject(err);
+    }
+    this.#closed = true;
+    if (typeof cb === 'function') process.nextTick(cb, null);
+    else return Promise.resolve();
+    return undefined;
+  }
+  // Leaving the loop early, or by an exception, closes the directory too.
+  async *[Symbol.asyncIterator]() {
+    try {
+      let d;
+      while ((d = this.readSync()) !== null) yield d;
+    } finally {
+      if (!this.#closed) this.closeSync();
+    }
+  }
+  *[Symbol.iterator]() {
+    try {
+      let d;
+      while ((d = this.readSync()) !== null) yield d;
+    } finally {
+      if (!this.#closed) this.closeSync();
+    }
+  }
 }
-function opendirSync(path) { path = toPath(path); return new Dir(path); }
+function opendirSync(path, options) {
+  path = toPath(path);
+  options = getOptions(options, { encoding: 'utf8' });
+  validateInteger(options.bufferSize === undefined ? 32 : options.bufferSize, 'options.bufferSize', 1, 4294967295);
+  return new Dir(path);
+}
 
 // readvSync and writevSync are one kernel call each
 // (kernel.Process.Readv/Writev), the vectored I/O WASI's fd_read and
@@ -636,18 +787,80 @@ const syncAPI = {
 };
 
 // --- callback API: the same calls, reported on the next tick ---
+
+// Node checks a call's other arguments before its callback, so a call
+// without a callback reports a bad path or mode first. checkArgs runs the
+// synchronous form with a bridge whose every call stops it (kDry): the
+// argument checks run, no system call does.
+const kDry = { dry: true };
+let dryB;
+function checkArgs(fn, args) {
+  if (dryB === undefined) {
+    dryB = {};
+    for (const k of Object.keys(bridgeB)) dryB[k] = () => { throw kDry; };
+  }
+  B = dryB;
+  try {
+    fn(...args);
+  } catch (e) {
+    if (e !== kDry && e && argumentErrors.has(e.code)) throw e;
+  } finally {
+    B = bridgeB;
+  }
+}
+const argumentErrors = new Set([
+  'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE', 'ERR_MISSING_ARGS', 'ERR_UNKNOWN_ENCODING',
+  'ERR_INVALID_URL_SCHEME', 'ERR_INVALID_FILE_URL_PATH', 'ERR_INVALID_FILE_URL_HOST', 'ERR_FS_INVALID_SYMLINK_TYPE',
+]);
 const fs = { ...syncAPI };
+// arity is where the callback goes when the synchronous form's length
+// does not say (its last parameters have defaults).
+const arity = { stat: 2, lstat: 2, fstat: 2, access: 2, truncate: 2, ftruncate: 2, copyFile: 3, cp: 3, rm: 2, statfs: 2 };
+// signalOf is options.signal of a writeFile or appendFile call.
+function signalOf(base, args) {
+  if (base !== 'writeFile' && base !== 'appendFile') return undefined;
+  const o = args[2];
+  return o !== null && typeof o === 'object' && o.signal !== undefined ? o.signal : undefined;
+}
 const resultCount = { read: 2, write: 2, readv: 2, writev: 2 };
 for (const [name, fn] of Object.entries(syncAPI)) {
   if (name === 'existsSync') continue;
   const base = name.slice(0, -4);
   fs[base] = function (...args) {
-    const cb = args.pop();
-    if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
+    // The callback is the last argument; without one Node names what
+    // stands where the callback goes (undefined when it is missing).
+    const cb = typeof args[args.length - 1] === 'function' ? args.pop() : args[arity[base] ?? fn.length];
+    if (typeof cb !== 'function') {
+      checkArgs(fn, args);
+      throw codedError('ERR_INVALID_ARG_TYPE', base === 'opendir' ? 'callback' : 'cb', 'of type function', cb);
+    }
+    // With a signal the work waits a tick, so an abort right after the
+    // call cancels it before it starts, as in Node.
+    const signal = signalOf(base, args);
+    if (signal) {
+      checkArgs(fn, args);
+      process.nextTick(() => {
+        if (signal.aborted) {
+          cb(require('./timers.js').abortError(signal));
+          return;
+        }
+        let r, e = null;
+        try { r = fn(...args); } catch (x) { e = x; }
+        if (e) cb(e);
+        else cb(null);
+      });
+      return;
+    }
     let res, err = null;
     try { res = fn(...args); } catch (e) { err = e; }
+    // A bad argument throws at the call, as in Node; what the system
+    // call reports goes to the callback.
+    if (err && argumentErrors.has(err.code)) throw err;
     if (resultCount[base] === 2 && !err) process.nextTick(cb, null, res, args[1]);
     else if (err) process.nextTick(cb, err);
+    // A call that returns nothing calls back with the error alone, as
+    // Node's do (tests count the arguments).
+    else if (res === undefined) process.nextTick(cb, null);
     else process.nextTick(cb, null, res);
   };
   Object.defineProperty(fs[base], 'name', { value: base });
@@ -657,40 +870,57 @@ for (const [name, fn] of Object.entries(syncAPI)) {
 // that reads its stdin so (esbuild-wasm's service, any Go WebAssembly
 // program) keeps its timers and other I/O running meanwhile, as in Node.
 // Regular files, and reads at a position, are read at once.
-const readNow = fs.read;
-fs.read = function read(fd, ...args) {
-  const cb = args[args.length - 1];
-  if (typeof cb !== 'function' || !Number.isInteger(fd) || !mayBlock(fd)) return readNow(fd, ...args);
-  const a = args.slice(0, -1);
-  let buffer, offset, length, position;
-  if (a.length === 0 || (a.length === 1 && a[0] !== null && typeof a[0] === 'object' && !ArrayBuffer.isView(a[0]))) {
-    const o = a[0] || {};
-    buffer = o.buffer ?? lazyBuffer().alloc(16384);
-    offset = o.offset ?? 0;
-    length = o.length ?? (ArrayBuffer.isView(buffer) ? buffer.byteLength - offset : 0);
-    position = o.position ?? null;
-  } else if (a.length === 2 && a[1] !== null && typeof a[1] === 'object') {
-    buffer = a[0];
-    ({ offset = 0, length = ArrayBuffer.isView(buffer) ? buffer.byteLength - offset : 0, position = null } = a[1]);
-  } else {
-    [buffer, offset = 0, length, position = null] = a;
-    if (length === undefined && ArrayBuffer.isView(buffer)) length = buffer.byteLength - offset;
+fs.read = function read(fd, buffer, offsetOrOptions, length, position, callback) {
+  checkFd(fd);
+  let offset = offsetOrOptions;
+  let params = null;
+  // The argument forms are Node's: (fd, cb), (fd, params, cb),
+  // (fd, buffer, cb), (fd, buffer, params, cb) and the positional one.
+  if (arguments.length <= 4) {
+    if (arguments.length === 4) {
+      validateObject(offsetOrOptions, 'options', { nullable: true });
+      callback = length;
+      params = offsetOrOptions;
+    } else if (arguments.length === 3) {
+      if (!ArrayBuffer.isView(buffer)) {
+        params = buffer;
+        ({ buffer = lazyBuffer().alloc(16384) } = params ?? {});
+      }
+      callback = offsetOrOptions;
+    } else {
+      callback = buffer;
+      buffer = lazyBuffer().alloc(16384);
+    }
+    if (params !== undefined) validateObject(params, 'options', { nullable: true });
+    ({ offset = 0, length = buffer?.byteLength - offset, position = null } = params ?? {});
   }
-  // What is not a plain read of the next bytes into a valid range goes
-  // the synchronous way, which reports its errors.
-  if (!ArrayBuffer.isView(buffer) || !Number.isInteger(offset) || !Number.isInteger(length) || length <= 0 || offset < 0 ||
-      offset + length > buffer.byteLength || (position !== null && position !== -1 && position !== undefined)) {
-    return readNow(fd, ...args);
+  validateBuffer(buffer);
+  validateFunction(callback, 'cb');
+  const a = readArgs(buffer, offset, length, position);
+  if (a === null) {
+    process.nextTick(callback, null, 0, buffer);
+    return;
+  }
+  if (a.position >= 0 || !mayBlock(fd)) {
+    let n;
+    try {
+      n = readInto(fd, buffer, a.offset, a.length, a.position);
+    } catch (e) {
+      process.nextTick(callback, e);
+      return;
+    }
+    process.nextTick(callback, null, n, buffer);
+    return;
   }
   const u8 = asU8(buffer);
-  require('./internal/reader.js').readOnce(fd, length, (err, chunk) => {
+  require('./internal/reader.js').readOnce(fd, a.length, (err, chunk) => {
     if (err) {
-      cb(err);
+      callback(err);
       return;
     }
     const n = chunk ? chunk.length : 0;
-    if (n > 0) u8.set(chunk, offset);
-    cb(null, n, buffer);
+    if (n > 0) u8.set(chunk, a.offset);
+    callback(null, n, buffer);
   });
 };
 
@@ -708,9 +938,9 @@ fs.write[Symbol.for('nodejs.util.promisify.custom')] = (...a) => new Promise((re
 fs.exists[Symbol.for('nodejs.util.promisify.custom')] = (p) => Promise.resolve(existsSync(p));
 
 // --- promises API ---
-class FileHandle {
+class FileHandle extends require('./events.js') {
   #fd;
-  constructor(fd) { this.#fd = fd; }
+  constructor(fd) { super(); this.#fd = fd; }
   get fd() { return this.#fd; }
   async read(buffer, offset, length, position) {
     if (buffer === undefined || (buffer !== null && !ArrayBuffer.isView(buffer) && typeof buffer === 'object')) {
@@ -737,13 +967,20 @@ class FileHandle {
   async datasync() {}
   async readv(b, p) { return { bytesRead: readvSync(this.#fd, b, p), buffers: b }; }
   async writev(b, p) { return { bytesWritten: writevSync(this.#fd, b, p), buffers: b }; }
-  async close() { if (this.#fd >= 0) { const fd = this.#fd; this.#fd = -1; closeSync(fd); } }
+  async close() {
+    if (this.#fd >= 0) {
+      const fd = this.#fd;
+      this.#fd = -1;
+      closeSync(fd);
+      this.emit('close');
+    }
+  }
   async *readLines() {
     const rl = require('./readline.js').createInterface({ input: this.createReadStream() });
     for await (const l of rl) yield l;
   }
-  createReadStream(o = {}) { return createReadStream(null, { ...o, fd: this.#fd }); }
-  createWriteStream(o = {}) { return createWriteStream(null, { ...o, fd: this.#fd }); }
+  createReadStream(o = {}) { return createReadStream(null, { ...o, fd: this }); }
+  createWriteStream(o = {}) { return createWriteStream(null, { ...o, fd: this }); }
   [Symbol.asyncDispose || Symbol.for('nodejs.asyncDispose')]() { return this.close(); }
 }
 
@@ -758,12 +995,15 @@ function isStreamFd(fd) {
 }
 
 function readFileAsync(path, options, cb) {
-  let opts, fd;
+  let fd;
   const isFd = typeof path === 'number';
   const closeOwn = () => { if (!isFd && fd !== undefined) { try { closeSync(fd); } catch { /* already closed */ } } };
+  // Bad arguments throw at the call, as in Node.
+  const opts = getOptions(options, { flag: 'r' });
+  if (isFd) checkFd(path);
+  else path = toPath(path);
   try {
-    opts = getOptions(options, { flag: 'r' });
-    fd = isFd ? checkFd(path) : openSync(path, opts.flag, 0o666);
+    fd = isFd ? path : openSync(path, opts.flag, 0o666);
     if (!isStreamFd(fd)) {
       const out = encode(readAllFd(fd, isFd), opts.encoding);
       closeOwn();
@@ -808,6 +1048,15 @@ function readFileAsync(path, options, cb) {
 fs.readFile = function readFile(path, options, cb) {
   if (typeof options === 'function') { cb = options; options = undefined; }
   if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'cb', 'of type function', cb);
+  const signal = options !== null && typeof options === 'object' ? options.signal : undefined;
+  if (signal !== undefined) {
+    getOptions(options, {});
+    process.nextTick(() => {
+      if (signal.aborted) cb(require('./timers.js').abortError(signal));
+      else readFileAsync(path, options, cb);
+    });
+    return;
+  }
   readFileAsync(path, options, cb);
 };
 
@@ -832,109 +1081,34 @@ promises.opendir = async (path) => opendirSync(path);
 promises.constants = constants;
 promises.watch = function watch(filename, options) { return require('./internal/fs_watch.js').watchAsync(filename, options); };
 
-// --- streams ---
+// --- streams: internal/fs_streams.js ---
 function createReadStream(path, options) {
-  options = getOptions(options, {});
-  const { Readable } = require('./stream.js');
-  const Buffer = lazyBuffer();
-  let fd = options.fd !== undefined && options.fd !== null ? (typeof options.fd === 'object' ? options.fd.fd : options.fd) : null;
-  let pos = options.start !== undefined ? options.start : -1;
-  const end = options.end !== undefined ? options.end : Infinity;
-  const hwm = options.highWaterMark || 64 * 1024;
-  const r = new Readable({
-    highWaterMark: hwm,
-    encoding: options.encoding,
-    construct(cb) {
-      if (fd !== null) { cb(); return; }
-      try { fd = openSync(path, options.flags || 'r', options.mode || 0o666); } catch (e) { cb(e); return; }
-      r.emit('open', fd);
-      r.emit('ready');
-      cb();
-    },
-    read(n) {
-      let want = Math.min(n || hwm, hwm);
-      if (pos >= 0 && end !== Infinity) want = Math.min(want, end - pos + 1);
-      if (want <= 0) { r.push(null); return; }
-      const buf = Buffer.allocUnsafe(want);
-      let got;
-      try { got = readSync(fd, buf, 0, want, pos >= 0 ? pos : null); } catch (e) { r.destroy(e); return; }
-      if (pos >= 0) pos += got;
-      r.bytesRead += got;
-      if (got === 0) r.push(null);
-      else r.push(got < want ? buf.subarray(0, got) : buf);
-    },
-    destroy(err, cb) {
-      if (fd !== null && options.autoClose !== false) {
-        try { closeSync(fd); } catch { /* */ }
-        fd = null;
-        process.nextTick(() => r.emit('close'));
-      }
-      cb(err);
-    },
-    emitClose: false,
-  });
-  r.bytesRead = 0;
-  r.path = path;
-  r.pending = true;
-  Object.defineProperty(r, 'fd', { get: () => fd });
-  r.close = (cb) => { r.destroy(); if (cb) r.once('close', cb); };
-  return r;
+  return new (require('./internal/fs_streams.js').ReadStream)(path, options);
 }
-
 function createWriteStream(path, options) {
-  options = getOptions(options, {});
-  const { Writable } = require('./stream.js');
-  let fd = options.fd !== undefined && options.fd !== null ? (typeof options.fd === 'object' ? options.fd.fd : options.fd) : null;
-  let pos = options.start !== undefined ? options.start : -1;
-  const w = new Writable({
-    decodeStrings: true,
-    defaultEncoding: options.encoding || 'utf8',
-    construct(cb) {
-      if (fd !== null) { cb(); return; }
-      try { fd = openSync(path, options.flags || 'w', options.mode || 0o666); } catch (e) { cb(e); return; }
-      w.emit('open', fd);
-      w.emit('ready');
-      cb();
-    },
-    write(chunk, enc, cb) {
-      try {
-        const n = writeSync(fd, chunk, 0, chunk.length, pos >= 0 ? pos : null);
-        if (pos >= 0) pos += n;
-        w.bytesWritten += n;
-      } catch (e) { cb(e); return; }
-      cb();
-    },
-    destroy(err, cb) {
-      if (fd !== null && options.autoClose !== false) {
-        try { closeSync(fd); } catch { /* */ }
-        fd = null;
-        process.nextTick(() => w.emit('close'));
-      }
-      cb(err);
-    },
-    final(cb) { cb(); },
-    emitClose: false,
-  });
-  w.on('finish', () => { if (options.autoClose !== false) w.destroy(); });
-  w.bytesWritten = 0;
-  w.path = path;
-  w.pending = true;
-  Object.defineProperty(w, 'fd', { get: () => fd });
-  w.close = (cb) => { w.end(); if (cb) w.once('close', cb); };
-  return w;
+  return new (require('./internal/fs_streams.js').WriteStream)(path, options);
 }
 
 Object.assign(fs, {
   constants, promises, Stats, Dirent, Dir, createReadStream, createWriteStream,
-  ReadStream: function ReadStream(p, o) { return createReadStream(p, o); },
-  WriteStream: function WriteStream(p, o) { return createWriteStream(p, o); },
   watch: function watch(filename, options, listener) { return require('./internal/fs_watch.js').watch(filename, options, listener); },
   watchFile: function watchFile(filename, options, listener) { return require('./internal/fs_watch.js').watchFile(filename, options, listener); },
   unwatchFile: function unwatchFile(filename, listener) { return require('./internal/fs_watch.js').unwatchFile(filename, listener); },
   F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1,
   openAsBlob: async (p) => new (require('./internal/web.js').Blob)([readFileSync(p)]),
   _toPath: toPath,
+  _internals: { getOptions, FileHandle },
   _readAllFd: readAllFd,
 });
 void takeBytes; void giveBytes;
+// ReadStream and WriteStream load with their first use: a program may
+// replace them (graceful-fs does), so they are plain properties.
+for (const name of ['ReadStream', 'WriteStream', 'FileReadStream', 'FileWriteStream']) {
+  let value;
+  Object.defineProperty(fs, name, {
+    get() { return value ?? require('./internal/fs_streams.js')[name.replace('File', '')]; },
+    set(v) { value = v; },
+    enumerable: true, configurable: true,
+  });
+}
 module.exports = fs;

@@ -41,8 +41,8 @@ Object.defineProperty(process, 'exitCode', {
   get() { return exitCode; },
   set(v) {
     if (v !== undefined && v !== null) {
-      const n = typeof v === 'string' && /^-?\d+$/.test(v) ? +v : v;
-      if (!Number.isInteger(n)) throw codedError('ERR_INVALID_ARG_TYPE', 'code', 'of type number', v);
+      const n = typeof v === 'string' && v !== '' && Number.isInteger(+v) ? +v : v;
+      require('./internal/validators.js').validateInteger(n, 'code');
       v = n;
     }
     exitCode = v;
@@ -61,7 +61,7 @@ process.chdir = function chdir(dir) {
 };
 process.umask = function umask(mask) {
   if (mask === undefined) return B.umask(-1);
-  if (typeof mask === 'string') mask = parseInt(mask, 8);
+  mask = require('./internal/validators.js').parseFileMode(mask, 'mask');
   return B.umask(mask & 0o777);
 };
 process.getuid = () => info ? info.uid : 1000;
@@ -79,6 +79,10 @@ function nowNs() {
   return B.hrtime();
 }
 function hrtime(prev) {
+  if (prev !== undefined) {
+    if (!Array.isArray(prev)) throw codedError('ERR_INVALID_ARG_TYPE', 'time', 'an instance of Array', prev);
+    if (prev.length !== 2) throw codedError('ERR_OUT_OF_RANGE', 'time', 2, prev.length);
+  }
   const t = nowNs();
   let sec = Math.floor(t / 1e9);
   let ns = t - sec * 1e9;
@@ -98,7 +102,20 @@ process.memoryUsage = function memoryUsage() {
   return { rss, heapTotal, heapUsed, external, arrayBuffers: external };
 };
 process.memoryUsage.rss = () => process.memoryUsage().rss;
-process.cpuUsage = (prev) => {
+// cpuPrevValid is Node's check of a cpuUsage() baseline value.
+function cpuPrevValid(v, name) {
+  if (typeof v === 'number' && v <= Number.MAX_SAFE_INTEGER && v >= 0) return;
+  if (typeof v !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type number', v);
+  const err = new RangeError(codedError('ERR_INVALID_ARG_VALUE', name, v).message);
+  err.code = 'ERR_INVALID_ARG_VALUE';
+  throw err;
+}
+process.cpuUsage = function cpuUsage(prev) {
+  if (prev) {
+    if (typeof prev !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'prevValue', 'of type object', prev);
+    cpuPrevValid(prev.user, 'prevValue.user');
+    cpuPrevValid(prev.system, 'prevValue.system');
+  }
   const us = Math.floor(process.uptime() * 1e6);
   const r = { user: us, system: 0 };
   if (prev) { r.user -= prev.user; r.system -= prev.system; }
@@ -106,16 +123,53 @@ process.cpuUsage = (prev) => {
 };
 process.resourceUsage = () => ({ userCPUTime: process.cpuUsage().user, systemCPUTime: 0, maxRSS: Math.floor(process.memoryUsage().rss / 1024), sharedMemorySize: 0, unsharedDataSize: 0, unsharedStackSize: 0, minorPageFault: 0, majorPageFault: 0, swappedOut: 0, fsRead: 0, fsWrite: 0, ipcSent: 0, ipcReceived: 0, signalsCount: 0, voluntaryContextSwitches: 0, involuntaryContextSwitches: 0 });
 process.nextTick = loop.nextTick;
-process.emitWarning = function emitWarning(warning, type, code) {
-  if (typeof type === 'object' && type) { code = type.code; type = type.type; }
-  const w = typeof warning === 'string' ? Object.assign(new Error(warning), { name: type || 'Warning' }) : warning;
-  if (code) w.code = code;
+// emitWarning takes Node's argument forms: (warning, type, code, ctor)
+// or (warning, { type, code, detail, ctor }).
+process.emitWarning = function emitWarning(warning, type, code, ctor) {
+  let detail;
+  if (type !== null && typeof type === 'object' && !Array.isArray(type)) {
+    ctor = type.ctor;
+    code = type.code;
+    if (typeof type.detail === 'string') detail = type.detail;
+    type = type.type || 'Warning';
+  } else if (typeof type === 'function') {
+    ctor = type;
+    code = undefined;
+    type = 'Warning';
+  }
+  if (type !== undefined && typeof type !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'type', 'of type string', type);
+  if (typeof code === 'function') {
+    ctor = code;
+    code = undefined;
+  } else if (code !== undefined && typeof code !== 'string') {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'code', 'of type string', code);
+  }
+  let w = warning;
+  if (typeof warning === 'string') {
+    w = new Error(warning);
+    w.name = String(type || 'Warning');
+    if (code !== undefined) w.code = code;
+    if (detail !== undefined) w.detail = detail;
+    Error.captureStackTrace(w, ctor || process.emitWarning);
+  } else if (!(warning instanceof Error)) {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'warning', ['Error', 'string'], warning);
+  }
+  if (w.name === 'DeprecationWarning') {
+    if (process.noDeprecation) return;
+    if (process.throwDeprecation) throw w;
+  }
   loop.nextTick(() => {
     process.emit('warning', w);
-    if (!process.noDeprecation && !(info && info.noWarnings)) {
-      writeStderr(`(node:${process.pid}) ${code ? `[${code}] ` : ''}${w.name}: ${w.message}\n`);
+    if (!(info && info.noWarnings)) {
+      const c = w.code !== undefined ? `[${w.code}] ` : '';
+      writeStderr(`(node:${process.pid}) ${c}${w.name}: ${w.message}${typeof w.detail === 'string' ? `\n${w.detail}` : ''}\n`);
     }
   });
+};
+// getActiveResourcesInfo lists what keeps the loop alive that the
+// runtime tracks: referenced timers and immediates.
+process.getActiveResourcesInfo = function getActiveResourcesInfo() {
+  return require('./timers.js')._activeInfo();
 };
 process.binding = function binding(name) { throw accessDenied(`process.binding('${name}')`); };
 process._linkedBinding = process.binding;
@@ -268,7 +322,7 @@ function configure(i) {
   process.argv0 = i.argv0;
   process.execArgv = i.execArgv;
   abortOnUncaught = (i.execArgv || []).some((a) => a === '--abort-on-uncaught-exception' || a === '--abort_on_uncaught_exception');
-  process.env = i.env;
+  process.env = require('./internal/process_env.js').envProxy(i.env);
   process.pid = i.pid;
   process.ppid = i.ppid;
   startNs = B.hrtime();

@@ -68,11 +68,17 @@ function setTimeout(cb, ms, ...args) { checkCallback(cb); return new Timeout(cb,
 function setInterval(cb, ms, ...args) { checkCallback(cb); return new Timeout(cb, ms, args, true); }
 function setImmediate(cb, ...args) { checkCallback(cb); return new Immediate(cb, args); }
 
+// firing is the one-shot Timeout whose callback runs: Node counts it as
+// active until the callback returns or clears it.
+let firing = null;
+const mapValues = Map.prototype.values;
+
 function clear(t) {
   if (t == null) return;
   let id = t;
   if (typeof t === 'object') id = t[kId];
   if (typeof id === 'string') id = +id;
+  if (firing !== null && firing[kId] === id) firing = null;
   const timer = P.MapPrototypeGet(active, id);
   if (!timer) return;
   timer._destroyed = true;
@@ -100,9 +106,26 @@ loop.onEvent('timer', (id) => {
   }
   const d = t.domain;
   DS.enter(d);
-  P.ReflectApply(t._onTimeout, t, t._timerArgs);
+  const outer = firing;
+  if (t._repeat === null) firing = t;
+  try {
+    P.ReflectApply(t._onTimeout, t, t._timerArgs);
+  } finally {
+    firing = outer;
+  }
   DS.leave(d);
 });
+
+// activeInfo lists the referenced timers and immediates, as
+// process.getActiveResourcesInfo() shows them.
+function activeInfo() {
+  const out = [];
+  for (const t of P.ReflectApply(mapValues, active, [])) {
+    if (t._ref) out.push(t instanceof Immediate ? 'Immediate' : 'Timeout');
+  }
+  if (firing !== null && firing._ref) out.push('Timeout');
+  return out;
+}
 
 const promises = {
   setTimeout(ms, value, options = {}) {
@@ -206,3 +229,5 @@ module.exports = {
   promises, Timeout, Immediate, abortError,
   enroll, unenroll, active: activeItem, _unrefActive: unrefActive,
 };
+// Not enumerable: the module's own names stay Node's.
+Object.defineProperty(module.exports, '_activeInfo', { value: activeInfo });

@@ -115,6 +115,10 @@ const messages = {
   ERR_USE_AFTER_CLOSE: (w) => `${w} was closed`,
   ERR_SYSTEM_ERROR: (m) => m,
   ERR_INVALID_STATE: (m) => `Invalid state: ${m}`,
+  ERR_INVALID_OBJECT_DEFINE_PROPERTY: (m) => m,
+  ERR_DIR_CLOSED: () => 'Directory handle was closed',
+  ERR_DIR_CONCURRENT_OPERATION: () => 'Cannot do synchronous work on directory handle with concurrent asynchronous operations',
+  ERR_FS_INVALID_SYMLINK_TYPE: (t) => `Symlink type must be one of "dir", "file", or "junction". Received "${t}"`,
   ERR_IMPORT_ATTRIBUTE_MISSING: (url, type) => `Module "${url}" needs an import attribute of "type: ${type}"`,
   ERR_IMPORT_ATTRIBUTE_UNSUPPORTED: (key, value) => `Import attribute "${key}" with value "${value}" is not supported`,
   ERR_IMPORT_ATTRIBUTE_TYPE_INCOMPATIBLE: (url, type) => `Module "${url}" is not of type "${type}"`,
@@ -129,7 +133,7 @@ const kinds = {
   ERR_INVALID_STATE: Error, ERR_UNSUPPORTED_ESM_URL_SCHEME: Error,
   ERR_MISSING_ARGS: TypeError, ERR_BUFFER_OUT_OF_BOUNDS: RangeError, ERR_INVALID_RETURN_VALUE: TypeError, ERR_UNKNOWN_ENCODING: TypeError, ERR_ARG_NOT_ITERABLE: TypeError, ERR_INVALID_TUPLE: TypeError,
   ERR_IMPORT_ATTRIBUTE_MISSING: TypeError, ERR_IMPORT_ATTRIBUTE_UNSUPPORTED: TypeError,
-  ERR_IMPORT_ATTRIBUTE_TYPE_INCOMPATIBLE: TypeError,
+  ERR_IMPORT_ATTRIBUTE_TYPE_INCOMPATIBLE: TypeError, ERR_INVALID_OBJECT_DEFINE_PROPERTY: TypeError,
 };
 
 // primitiveTypes are the names typeList says "of type" before.
@@ -205,6 +209,8 @@ function describe(v) {
   }
 }
 
+function codedToString() { return `${this.name} [${this.code}]: ${this.message}`; }
+
 // codedError returns a Node error with code, e.g.
 // TypeError [ERR_INVALID_ARG_TYPE]: The "path" argument must be ...
 function codedError(code, ...args) {
@@ -212,6 +218,9 @@ function codedError(code, ...args) {
   const fmt = messages[code];
   const err = new Kind(fmt ? fmt(...args) : code);
   Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  // String(err) carries the code too, as Node's errors' toString does
+  // (assert.throws(fn, /ERR_X/) matches against it).
+  Object.defineProperty(err, 'toString', { value: codedToString, enumerable: false, writable: true, configurable: true });
   // Node shows the code in the name part of the stack.
   const name = Kind.name;
   if (typeof err.stack === 'string') err.stack = err.stack.replace(name, `${name} [${code}]`);

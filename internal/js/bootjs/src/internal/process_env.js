@@ -1,0 +1,45 @@
+'use strict';
+// process.env as Node has it: every value a string (what is set is
+// converted, as the C environment would), symbols neither stored nor
+// found, and only plain data properties may be defined on it.
+const { codedError } = require('./errors.js');
+
+function envProxy(target) {
+  return new Proxy(target, {
+    // What is not a variable comes from Object.prototype, as in Node.
+    get(t, key) { return Reflect.get(t, key); },
+    set(t, key, value) {
+      // Converting throws a TypeError for a symbol key or value, as Node.
+      t[`${key}`] = `${value}`;
+      return true;
+    },
+    has(t, key) {
+      if (typeof key === 'symbol') return false;
+      return Object.hasOwn(t, key);
+    },
+    deleteProperty(t, key) {
+      if (typeof key !== 'symbol') delete t[key];
+      return true;
+    },
+    defineProperty(t, key, desc) {
+      if ('get' in desc || 'set' in desc) {
+        throw codedError('ERR_INVALID_OBJECT_DEFINE_PROPERTY', `'process.env' does not accept an accessor(getter/setter) descriptor`);
+      }
+      if (!desc.configurable || !desc.writable || !desc.enumerable) {
+        throw codedError('ERR_INVALID_OBJECT_DEFINE_PROPERTY', `'process.env' only accepts a configurable, writable, and enumerable data descriptor`);
+      }
+      if (!('value' in desc)) {
+        throw codedError('ERR_INVALID_OBJECT_DEFINE_PROPERTY', `'process.env' does not accept a descriptor without a value`);
+      }
+      t[`${key}`] = `${desc.value}`;
+      return true;
+    },
+    ownKeys(t) { return Reflect.ownKeys(t).filter((k) => typeof k === 'string'); },
+    getOwnPropertyDescriptor(t, key) {
+      if (typeof key === 'symbol' || !Object.hasOwn(t, key)) return undefined;
+      return { value: t[key], writable: true, enumerable: true, configurable: true };
+    },
+  });
+}
+
+module.exports = { envProxy };
