@@ -102,6 +102,11 @@ async function work() {
   await fs.promises.readFile('/tmp/spy-b', 'utf8');
   await new Promise((res, rej) => fs.readFile('/tmp/spy-a', (e, b) => (e ? rej(e) : res(b))));
   fs.readdirSync('/tmp', { withFileTypes: true });
+  // Callback forms called without their callback: Node reports the
+  // other arguments first (a dry run of the synchronous form).
+  for (const f of ['stat', 'open', 'readdir', 'mkdir', 'readFile', 'writeFile', 'access', 'rm', 'chmod', 'utimes']) {
+    try { fs[f]('/tmp/spy-a'); } catch {}
+  }
   fs.statSync('/tmp/spy-a');
   await new Promise((res, rej) => {
     const { pipeline } = require('stream');

@@ -4,6 +4,7 @@
 // promise APIs run the same calls and report asynchronously.
 const { B: bridgeB, scratchF64, giveBytes, takeBytes, fromScratch, toScratch, asU8, SCRATCH } = require('./internal/bridge.js');
 const { uvException, fromBridge, codedError } = require('./internal/errors.js');
+const P = require('./internal/primordials.js');
 const constants = require('./internal/constants.js').fs;
 const pathMod = require('./path.js');
 const {
@@ -792,13 +793,18 @@ const syncAPI = {
 // without a callback reports a bad path or mode first. checkArgs runs the
 // synchronous form with a bridge whose every call stops it (kDry): the
 // argument checks run, no system call does.
-const kDry = { dry: true };
-let dryB;
+// dryB is built when this module loads, with primordials captured before
+// any guest code: built on first use with the live Object.keys, it handed
+// the bridge itself to a guest that had replaced Object.keys
+// (TestSecurity/bridgeViaFsCheckArgs).
+const kDry = P.ObjectFreeze(P.ObjectCreate(null));
+const dryB = P.ObjectCreate(null);
+{
+  const keys = P.ObjectKeys(bridgeB);
+  const stop = () => { throw kDry; };
+  for (let i = 0; i < keys.length; i++) dryB[keys[i]] = stop;
+}
 function checkArgs(fn, args) {
-  if (dryB === undefined) {
-    dryB = {};
-    for (const k of Object.keys(bridgeB)) dryB[k] = () => { throw kDry; };
-  }
   B = dryB;
   try {
     fn(...args);
