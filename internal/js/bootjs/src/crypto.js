@@ -87,9 +87,14 @@ function normAlg(alg) {
   return m;
 }
 
-class Hash {
-  #id; #done = false; #hmac = false;
-  constructor(alg, key, id) {
+const { LazyTransform } = require('./internal/lazy_transform.js');
+
+// Hash (and Hmac) is a stream, as Node's: written data is hashed and the
+// digest is read at the end.
+class Hash extends LazyTransform {
+  #id; #done = false; #hmac = false; #flushed;
+  constructor(alg, key, id, options) {
+    super(options);
     if (id !== undefined) { this.#id = id; return; }
     if (key === undefined) this.#id = B.hashNew(normAlg(alg), -1);
     else {
@@ -115,19 +120,27 @@ class Hash {
       return enc && enc !== 'buffer' ? empty.toString(enc) : empty;
     }
     this.#done = true;
-    const out = takeBytes(B.hashDigest(this.#id), (k) => lazyBuffer().allocUnsafe(k));
+    const out = this.#flushed || this.#raw();
     return enc && enc !== 'buffer' ? out.toString(enc) : out;
+  }
+  #raw() {
+    return takeBytes(B.hashDigest(this.#id), (k) => lazyBuffer().allocUnsafe(k));
   }
   copy() {
     if (this.#done) throw codedError('ERR_CRYPTO_HASH_FINALIZED');
     return new Hash(null, undefined, B.hashCopy(this.#id));
   }
-  // Stream interface (write/end/read) for pipe().
-  write(d, e) { this.update(d, e); return true; }
-  end(d, e) { if (d) this.update(d, e); this._result = this.digest(); return this; }
-  read() { const r = this._result; this._result = null; return r; }
-  on() { return this; }
-  once() { return this; }
+  _transform(chunk, encoding, callback) {
+    this.update(chunk, encoding);
+    callback();
+  }
+  // As in Node, the stream's end pushes the digest without finishing the
+  // Hash: one digest() call after it still returns the same value.
+  _flush(callback) {
+    this.#flushed ||= this.#raw();
+    this.push(this.#flushed);
+    callback();
+  }
 }
 
 // createHash ignores options that are not an object, as Node's Hash does:
@@ -135,12 +148,11 @@ class Hash {
 // which passes the array index as options.
 function createHash(alg, options) {
   U.validateString(alg, 'algorithm');
-  void options;
-  return new Hash(alg);
+  return new Hash(alg, undefined, undefined, options !== null && typeof options === 'object' ? options : undefined);
 }
-function createHmac(alg, key) {
+function createHmac(alg, key, options) {
   U.validateString(alg, 'hmac');
-  return new Hash(alg, key);
+  return new Hash(alg, key, undefined, options);
 }
 const hashEncodings = ['hex', 'base64', 'base64url', 'latin1', 'binary', 'utf8', 'utf-8', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le', 'ascii', 'buffer'];
 function hash(alg, data, enc = 'hex') {
