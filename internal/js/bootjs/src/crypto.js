@@ -2,7 +2,7 @@
 // crypto: randomness, hashes, HMACs, ciphers, keys, signatures and key
 // derivation on Go's crypto packages (and golang.org/x/crypto).
 const { B, takeBytes, giveBytes, asU8, fromScratch, SCRATCH } = require('./internal/bridge.js');
-const { codedError, accessDenied } = require('./internal/errors.js');
+const { codedError } = require('./internal/errors.js');
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
@@ -210,14 +210,13 @@ function pbkdf2(password, salt, iterations, keylen, digest, cb) {
 
 const { webcrypto, subtle } = require('./internal/webcrypto_api.js');
 
-function unsupported(name) { return () => { throw accessDenied(`crypto.${name} (not available in this sandbox yet)`); }; }
-
 // The cipher and signature modules build on streams: they load on first
 // use, so that crypto.randomUUID() does not pay for readable-stream.
 const keys = require('./internal/crypto_keys.js');
 const kdf = require('./internal/crypto_kdf.js');
 const cipherMod = () => require('./internal/crypto_cipher.js');
 const signMod = () => require('./internal/crypto_sign.js');
+const dhMod = () => require('./internal/crypto_dh.js');
 function lazyFn(mod, name) {
   const f = { [name](...a) { return mod()[name](...a); } }[name];
   return f;
@@ -263,14 +262,18 @@ module.exports = {
   privateEncrypt: lazyFn(signMod, 'privateEncrypt'), publicDecrypt: lazyFn(signMod, 'publicDecrypt'),
   createECDH: lazyFn(signMod, 'createECDH'), diffieHellman: lazyFn(signMod, 'diffieHellman'),
   scrypt: kdf.scrypt, scryptSync: kdf.scryptSync, hkdf: kdf.hkdf, hkdfSync: kdf.hkdfSync,
-  createDiffieHellman: unsupported('createDiffieHellman'), getDiffieHellman: unsupported('getDiffieHellman'),
-  createDiffieHellmanGroup: unsupported('createDiffieHellmanGroup'),
+  createDiffieHellman: lazyFn(dhMod, 'createDiffieHellman'), getDiffieHellman: lazyFn(dhMod, 'getDiffieHellman'),
+  createDiffieHellmanGroup: lazyFn(dhMod, 'getDiffieHellman'),
 };
 for (const [name, mod] of [['Cipheriv', cipherMod], ['Decipheriv', cipherMod], ['Sign', signMod], ['Verify', signMod], ['ECDH', signMod]]) {
   let fn;
   Object.defineProperty(module.exports, name, {
     get: () => (fn ||= U.callable(mod()[name])), enumerable: true, configurable: true,
   });
+}
+// DiffieHellman and DiffieHellmanGroup construct without new themselves.
+for (const name of ['DiffieHellman', 'DiffieHellmanGroup']) {
+  Object.defineProperty(module.exports, name, { get: () => dhMod()[name], enumerable: true, configurable: true });
 }
 Object.defineProperty(module.exports, 'fips', {
   get: deprecate(() => 0, 'The crypto.fips is deprecated. Please use crypto.getFips()', 'DEP0093'),
