@@ -3,6 +3,7 @@ package js
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/des"
 	"crypto/subtle"
 	"encoding/binary"
 	"fmt"
@@ -20,24 +21,58 @@ type cipherSpec struct {
 	mode   string // cbc, ecb, ctr, cfb, ofb, gcm, chacha20, chacha20-poly1305
 	keyLen int
 	ivLen  int // -1: any length from 1 (GCM)
+	// des: Triple DES (EDE; a 16-byte key is two-key EDE), in the block
+	// modes only; otherwise AES.
+	des bool
+}
+
+// blockSize is the cipher's block size for the block modes.
+func (s cipherSpec) blockSize() int {
+	if s.des {
+		return des.BlockSize
+	}
+	return aes.BlockSize
+}
+
+// newBlock returns the block cipher of spec with key.
+func newBlock(spec cipherSpec, key []byte) (cipher.Block, error) {
+	if !spec.des {
+		return aes.NewCipher(key)
+	}
+	if len(key) == 16 {
+		key = append(append(make([]byte, 0, 24), key...), key[:8]...)
+	}
+	return des.NewTripleDESCipher(key)
 }
 
 var cipherSpecs = func() map[string]cipherSpec {
 	m := map[string]cipherSpec{
-		"chacha20":          {"chacha20", 32, 16},
-		"chacha20-poly1305": {"chacha20-poly1305", 32, 12},
+		"chacha20":          {"chacha20", 32, 16, false},
+		"chacha20-poly1305": {"chacha20-poly1305", 32, 12, false},
 	}
 	for _, bits := range []int{128, 192, 256} {
 		k := bits / 8
 		p := fmt.Sprintf("aes-%d-", bits)
-		m[p+"cbc"] = cipherSpec{"cbc", k, 16}
-		m[p+"ecb"] = cipherSpec{"ecb", k, 0}
-		m[p+"ctr"] = cipherSpec{"ctr", k, 16}
-		m[p+"cfb"] = cipherSpec{"cfb", k, 16}
-		m[p+"ofb"] = cipherSpec{"ofb", k, 16}
-		m[p+"gcm"] = cipherSpec{"gcm", k, -1}
-		m[fmt.Sprintf("aes%d", bits)] = cipherSpec{"cbc", k, 16}
-		m[fmt.Sprintf("id-aes%d-gcm", bits)] = cipherSpec{"gcm", k, -1}
+		m[p+"cbc"] = cipherSpec{"cbc", k, 16, false}
+		m[p+"ecb"] = cipherSpec{"ecb", k, 0, false}
+		m[p+"ctr"] = cipherSpec{"ctr", k, 16, false}
+		m[p+"cfb"] = cipherSpec{"cfb", k, 16, false}
+		m[p+"ofb"] = cipherSpec{"ofb", k, 16, false}
+		m[p+"gcm"] = cipherSpec{"gcm", k, -1, false}
+		m[fmt.Sprintf("aes%d", bits)] = cipherSpec{"cbc", k, 16, false}
+		m[fmt.Sprintf("id-aes%d-gcm", bits)] = cipherSpec{"gcm", k, -1, false}
+	}
+	// The Triple DES ciphers OpenSSL 3's default provider has (single DES
+	// is legacy).
+	for _, n := range []string{"des-ede3-cbc", "des3"} {
+		m[n] = cipherSpec{"cbc", 24, 8, true}
+	}
+	for _, n := range []string{"des-ede3", "des-ede3-ecb"} {
+		m[n] = cipherSpec{"ecb", 24, 0, true}
+	}
+	m["des-ede-cbc"] = cipherSpec{"cbc", 16, 8, true}
+	for _, n := range []string{"des-ede", "des-ede-ecb"} {
+		m[n] = cipherSpec{"ecb", 16, 0, true}
 	}
 	return m
 }()
@@ -226,7 +261,7 @@ func (c *cipherRun) run(key, in []byte, pad, final bool) ([]byte, error) {
 		}
 		return out, nil
 	}
-	b, err := aes.NewCipher(key)
+	b, err := newBlock(c.spec, key)
 	if err != nil {
 		return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
 	}
@@ -238,13 +273,14 @@ func (c *cipherRun) run(key, in []byte, pad, final bool) ([]byte, error) {
 	}
 	// Block modes: as OpenSSL, a decrypting cipher with padding holds
 	// back the last whole block, which final unpads.
+	bs := c.spec.blockSize()
 	data := append(c.part, in...)
-	keep := len(data) % 16
+	keep := len(data) % bs
 	if c.dec && pad && keep == 0 && len(data) > 0 {
-		keep = 16
+		keep = bs
 	}
 	n := len(data) - keep
-	out := make([]byte, n, n+16)
+	out := make([]byte, n, n+bs)
 	c.blocks(b, out, data[:n])
 	c.part = append([]byte(nil), data[n:]...)
 	if !final {
@@ -261,26 +297,27 @@ func (c *cipherRun) blocks(b cipher.Block, dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}
+	bs := b.BlockSize()
 	if c.spec.mode == "cbc" {
 		var m cipher.BlockMode
 		if c.dec {
-			m = cipher.NewCBCDecrypter(b, c.chain[:])
+			m = cipher.NewCBCDecrypter(b, c.chain[:bs])
 		} else {
-			m = cipher.NewCBCEncrypter(b, c.chain[:])
+			m = cipher.NewCBCEncrypter(b, c.chain[:bs])
 		}
 		m.CryptBlocks(dst, src)
 		if c.dec {
-			copy(c.chain[:], src[len(src)-16:])
+			copy(c.chain[:bs], src[len(src)-bs:])
 		} else {
-			copy(c.chain[:], dst[len(dst)-16:])
+			copy(c.chain[:bs], dst[len(dst)-bs:])
 		}
 		return
 	}
-	for i := 0; i < len(src); i += 16 {
+	for i := 0; i < len(src); i += bs {
 		if c.dec {
-			b.Decrypt(dst[i:i+16], src[i:i+16])
+			b.Decrypt(dst[i:i+bs], src[i:i+bs])
 		} else {
-			b.Encrypt(dst[i:i+16], src[i:i+16])
+			b.Encrypt(dst[i:i+bs], src[i:i+bs])
 		}
 	}
 }
@@ -293,30 +330,31 @@ func (c *cipherRun) finish(b cipher.Block, pad bool) ([]byte, error) {
 		}
 		return nil, nil
 	}
-	out := make([]byte, 16)
+	bs := b.BlockSize()
+	out := make([]byte, bs)
 	if !c.dec {
-		k := 16 - len(c.part)
+		k := bs - len(c.part)
 		blk := append(c.part, make([]byte, k)...)
-		for i := 16 - k; i < 16; i++ {
+		for i := bs - k; i < bs; i++ {
 			blk[i] = byte(k)
 		}
 		c.blocks(b, out, blk)
 		return out, nil
 	}
-	if len(c.part) != 16 {
+	if len(c.part) != bs {
 		return nil, errWrongFinalBlock
 	}
 	c.blocks(b, out, c.part)
-	k := int(out[15])
-	if k < 1 || k > 16 {
+	k := int(out[bs-1])
+	if k < 1 || k > bs {
 		return nil, errBadDecrypt
 	}
-	for _, x := range out[16-k:] {
+	for _, x := range out[bs-k:] {
 		if int(x) != k {
 			return nil, errBadDecrypt
 		}
 	}
-	return out[:16-k], nil
+	return out[:bs-k], nil
 }
 
 // aeadTag computes the (full, 16-byte) tag of plaintext plain with aad.
@@ -360,7 +398,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return r.jsonResult([]any{spec.mode, spec.keyLen, spec.ivLen})
+		return r.jsonResult([]any{spec.mode, spec.keyLen, spec.ivLen, spec.blockSize()})
 	})
 	// cipherInit(name, decrypt, keyLen, n): the key and the IV, one after
 	// the other, in n. It returns the cipher's first state.

@@ -26,15 +26,15 @@ const minHeavyDHBits = 2048
 
 // The DH_check flags Node reports as verifyError.
 const (
-	dhCheckPNotPrime          = 0x01
-	dhCheckPNotSafePrime      = 0x02
-	dhNotSuitableGenerator    = 0x08
-	dhModulusTooSmall         = 0x80
-	dhModulusTooLarge         = 0x100
-	dhMinBits                 = 512
-	dhPrimeRounds             = 2
-	dhSieveLimit              = 1 << 14
-	dhGenStopCheckEveryNSteps = 64
+	dhCheckPNotPrime       = 0x01
+	dhCheckPNotSafePrime   = 0x02
+	dhNotSuitableGenerator = 0x08
+	dhModulusTooSmall      = 0x80
+	dhModulusTooLarge      = 0x100
+	dhMinBits              = 512
+	dhPrimeRounds          = 2
+	dhSieveLimit           = 1 << 16
+	dhWindow               = 1 << 14
 )
 
 // modpGroups are the MODP groups of RFC 2409 and RFC 3526 by Node's
@@ -154,9 +154,10 @@ var smallPrimes = func() []uint64 {
 // genSafePrime returns a safe prime p of the given size (p = 2q + 1, q
 // prime) with OpenSSL's congruences for the generator (p = 23 mod 24 for
 // 2, 59 mod 60 for 5, 11 mod 12 otherwise), so that g generates the
-// subgroup of order q. Candidates step by the modulus; a sieve of small
-// primes drops those where p or q has a small factor. It returns nil when
-// stop is set.
+// subgroup of order q. From a random start it tries p, p + add, p + 2 add,
+// ... in windows: a sieve of the small primes first strikes out the
+// candidates where p or q has a small factor. It returns nil when stop is
+// set.
 func genSafePrime(bits int, gen int64, stop *atomic.Bool) *big.Int {
 	add, rem := int64(12), int64(11)
 	switch gen {
@@ -166,8 +167,20 @@ func genSafePrime(bits int, gen int64, stop *atomic.Bool) *big.Int {
 		add, rem = 60, 59
 	}
 	bigAdd := big.NewInt(add)
-	res := make([]uint64, len(smallPrimes))
+	// inv[i] is add's inverse modulo smallPrimes[i] (0 when s divides
+	// add: then every candidate has the same residue).
+	inv := make([]uint64, len(smallPrimes))
+	for i, sp := range smallPrimes {
+		if uint64(add)%sp != 0 {
+			inv[i] = new(big.Int).ModInverse(bigAdd, new(big.Int).SetUint64(sp)).Uint64()
+		}
+	}
+	bad := make([]bool, dhWindow)
+	r := new(big.Int)
 	for {
+		if stop != nil && stop.Load() {
+			return nil
+		}
 		p, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), uint(bits)))
 		if err != nil {
 			return nil
@@ -175,35 +188,51 @@ func genSafePrime(bits int, gen int64, stop *atomic.Bool) *big.Int {
 		// The top two bits set, as OpenSSL, then p = rem (mod add).
 		p.SetBit(p, bits-1, 1)
 		p.SetBit(p, bits-2, 1)
-		m := new(big.Int).Mod(p, bigAdd)
-		p.Sub(p, m).Add(p, big.NewInt(rem))
-		for i, s := range smallPrimes {
-			res[i] = new(big.Int).Mod(p, new(big.Int).SetUint64(s)).Uint64()
+		p.Sub(p, r.Mod(p, bigAdd)).Add(p, big.NewInt(rem))
+		clear(bad)
+		for i, sp := range smallPrimes {
+			res := r.Mod(p, new(big.Int).SetUint64(sp)).Uint64()
+			if inv[i] == 0 {
+				// s divides add (3, or 5 for the generator 5): every
+				// candidate has the residue of rem, which is neither 0
+				// nor 1.
+				continue
+			}
+			// p + k add = 0 (mod s): p has the factor s; = 1: q has.
+			for _, target := range [2]uint64{0, 1} {
+				for k := (target + sp - res) % sp * inv[i] % sp; k < dhWindow; k += sp {
+					bad[k] = true
+				}
+			}
 		}
-		for step := 0; p.BitLen() == bits; step++ {
-			if step%dhGenStopCheckEveryNSteps == 0 && stop != nil && stop.Load() {
+		cand := new(big.Int)
+		for k := 0; k < dhWindow; k++ {
+			if bad[k] {
+				continue
+			}
+			if stop != nil && stop.Load() {
 				return nil
 			}
-			ok := true
-			for i := range smallPrimes {
-				// p = 0 (mod s): p has the factor s; p = 1 (mod s): q does.
-				if res[i] <= 1 {
-					ok = false
-					break
-				}
+			cand.Mul(bigAdd, big.NewInt(int64(k))).Add(cand, p)
+			if cand.BitLen() != bits {
+				break
 			}
-			if ok {
-				q := new(big.Int).Rsh(p, 1)
-				if q.ProbablyPrime(1) && p.ProbablyPrime(1) && q.ProbablyPrime(dhPrimeRounds) && p.ProbablyPrime(dhPrimeRounds) {
-					return p
-				}
-			}
-			p.Add(p, bigAdd)
-			for i, s := range smallPrimes {
-				res[i] = (res[i] + uint64(add)) % s
+			// A Fermat test to base 2 drops almost every composite at
+			// the cost of one exponentiation (ProbablyPrime always adds a
+			// Lucas test, several times dearer).
+			q := new(big.Int).Rsh(cand, 1)
+			if fermat2(q) && fermat2(cand) && q.ProbablyPrime(dhPrimeRounds) && cand.ProbablyPrime(dhPrimeRounds) {
+				return cand
 			}
 		}
 	}
+}
+
+// fermat2 reports whether 2^(n-1) = 1 (mod n), which every odd prime n
+// passes.
+func fermat2(n *big.Int) bool {
+	e := new(big.Int).Sub(n, big.NewInt(1))
+	return new(big.Int).Exp(big.NewInt(2), e, n).Cmp(big.NewInt(1)) == 0
 }
 
 func init() {
