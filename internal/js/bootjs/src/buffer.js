@@ -278,9 +278,15 @@ function inspectBuffer(recurseTimes, ctx) {
 Buffer.prototype[Symbol.for('nodejs.util.inspect.custom')] = inspectBuffer;
 Buffer.prototype.inspect = inspectBuffer;
 
+// SlowBuffer (deprecated) is allocUnsafeSlow with Node's size check.
+function SlowBuffer(size) {
+  return Buffer.allocUnsafeSlow(size);
+}
+
 module.exports = {
   ...mod,
   Buffer,
+  SlowBuffer,
   atob: globalThis.atob,
   btoa: globalThis.btoa,
   constants: { MAX_LENGTH: kMaxLength, MAX_STRING_LENGTH: (1 << 29) - 24 },
