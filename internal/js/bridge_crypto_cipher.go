@@ -28,7 +28,7 @@ type cipherSpec struct {
 
 // blockSize is the cipher's block size for the block modes.
 func (s cipherSpec) blockSize() int {
-	if s.des {
+	if s.des || s.mode == "wrap" || s.mode == "wrappad" {
 		return des.BlockSize
 	}
 	return aes.BlockSize
@@ -61,6 +61,12 @@ var cipherSpecs = func() map[string]cipherSpec {
 		m[p+"gcm"] = cipherSpec{"gcm", k, -1, false}
 		m[fmt.Sprintf("aes%d", bits)] = cipherSpec{"cbc", k, 16, false}
 		m[fmt.Sprintf("id-aes%d-gcm", bits)] = cipherSpec{"gcm", k, -1, false}
+		// AES key wrap: RFC 3394 (the IV is the 8-byte initial value) and
+		// RFC 5649 with padding (the IV is the 4-byte prefix).
+		m[fmt.Sprintf("id-aes%d-wrap", bits)] = cipherSpec{"wrap", k, 8, false}
+		m[fmt.Sprintf("aes%d-wrap", bits)] = cipherSpec{"wrap", k, 8, false}
+		m[fmt.Sprintf("id-aes%d-wrap-pad", bits)] = cipherSpec{"wrappad", k, 4, false}
+		m[fmt.Sprintf("aes%d-wrap-pad", bits)] = cipherSpec{"wrappad", k, 4, false}
 	}
 	// The Triple DES ciphers OpenSSL 3's default provider has (single DES
 	// is legacy).
@@ -154,7 +160,7 @@ func initCipher(spec cipherSpec, dec bool, key, iv []byte) (*cipherRun, error) {
 	case "chacha20-poly1305":
 		c.ctr = 1
 		copy(c.chain[:12], iv)
-	case "cbc", "ctr", "cfb":
+	case "cbc", "ctr", "cfb", "wrap", "wrappad":
 		copy(c.chain[:], iv)
 	case "ofb":
 		copy(c.ks[:], iv)
@@ -270,6 +276,13 @@ func (c *cipherRun) run(key, in []byte, pad, final bool) ([]byte, error) {
 		out := make([]byte, len(in))
 		c.keystream(b, out, in)
 		return out, nil
+	case "wrap", "wrappad":
+		// As OpenSSL, each update wraps or unwraps its whole input; the
+		// end adds nothing.
+		if len(in) == 0 {
+			return nil, nil
+		}
+		return c.wrap(b, in)
 	}
 	// Block modes: as OpenSSL, a decrypting cipher with padding holds
 	// back the last whole block, which final unpads.
@@ -320,6 +333,111 @@ func (c *cipherRun) blocks(b cipher.Block, dst, src []byte) {
 			b.Encrypt(dst[i:i+bs], src[i:i+bs])
 		}
 	}
+}
+
+var errWrapState = guestError("OSSL\x00\x00Trying to add data in unsupported state\x00\x00")
+
+// wrap runs RFC 3394 key wrap (RFC 5649 with padding for wrappad) over
+// in, with the IV kept in chain.
+func (c *cipherRun) wrap(b cipher.Block, in []byte) ([]byte, error) {
+	if len(in) > maxWrapInput {
+		return nil, errWrapState
+	}
+	if c.spec.mode == "wrappad" {
+		return c.wrapPad(b, in)
+	}
+	if len(in)%8 != 0 || len(in) < 16 || (c.dec && len(in) < 24) {
+		return nil, errWrapState
+	}
+	if !c.dec {
+		return kwWrap(b, c.chain[:8], in), nil
+	}
+	a, r := kwUnwrap(b, in)
+	if subtle.ConstantTimeCompare(a, c.chain[:8]) != 1 {
+		return nil, errWrapState
+	}
+	return r, nil
+}
+
+func (c *cipherRun) wrapPad(b cipher.Block, in []byte) ([]byte, error) {
+	if !c.dec {
+		aiv := make([]byte, 8)
+		copy(aiv, c.chain[:4])
+		binary.BigEndian.PutUint32(aiv[4:], uint32(len(in)))
+		p := make([]byte, (len(in)+7)/8*8)
+		copy(p, in)
+		if len(p) == 8 {
+			out := make([]byte, 16)
+			b.Encrypt(out, append(aiv, p...))
+			return out, nil
+		}
+		return kwWrap(b, aiv, p), nil
+	}
+	if len(in)%8 != 0 || len(in) < 16 {
+		return nil, errWrapState
+	}
+	var a, p []byte
+	if len(in) == 16 {
+		blk := make([]byte, 16)
+		b.Decrypt(blk, in)
+		a, p = blk[:8], blk[8:]
+	} else {
+		a, p = kwUnwrap(b, in)
+	}
+	mli := int(binary.BigEndian.Uint32(a[4:]))
+	if subtle.ConstantTimeCompare(a[:4], c.chain[:4]) != 1 || mli <= len(p)-8 || mli > len(p) {
+		return nil, errWrapState
+	}
+	for _, x := range p[mli:] {
+		if x != 0 {
+			return nil, errWrapState
+		}
+	}
+	return p[:mli], nil
+}
+
+// maxWrapInput bounds one key-wrap call (the keys it is meant for are
+// tens of bytes; RFC 5649's length field has 32 bits).
+const maxWrapInput = 1 << 24
+
+// kwWrap is RFC 3394's wrapping of p (a multiple of 8 bytes, two blocks
+// or more) with initial value a.
+func kwWrap(b cipher.Block, a, p []byte) []byte {
+	n := len(p) / 8
+	out := make([]byte, 8+len(p))
+	copy(out[8:], p)
+	var blk [16]byte
+	copy(blk[:8], a)
+	for j := 0; j < 6; j++ {
+		for i := 1; i <= n; i++ {
+			copy(blk[8:], out[8*i:8*i+8])
+			b.Encrypt(blk[:], blk[:])
+			t := uint64(n*j + i)
+			binary.BigEndian.PutUint64(blk[:8], binary.BigEndian.Uint64(blk[:8])^t)
+			copy(out[8*i:8*i+8], blk[8:])
+		}
+	}
+	copy(out[:8], blk[:8])
+	return out
+}
+
+// kwUnwrap undoes kwWrap, returning the initial value and the data.
+func kwUnwrap(b cipher.Block, c []byte) ([]byte, []byte) {
+	n := len(c)/8 - 1
+	r := make([]byte, len(c)-8)
+	copy(r, c[8:])
+	var blk [16]byte
+	copy(blk[:8], c[:8])
+	for j := 5; j >= 0; j-- {
+		for i := n; i >= 1; i-- {
+			t := uint64(n*j + i)
+			binary.BigEndian.PutUint64(blk[:8], binary.BigEndian.Uint64(blk[:8])^t)
+			copy(blk[8:], r[8*(i-1):8*i])
+			b.Decrypt(blk[:], blk[:])
+			copy(r[8*(i-1):8*i], blk[8:])
+		}
+	}
+	return append([]byte(nil), blk[:8]...), r
 }
 
 // finish ends a block mode: the padded last block, or the unpadded one.

@@ -34,6 +34,8 @@ const chunked = (obj, data) => {
 };
 for (const name of crypto.getCiphers()) {
   const info = crypto.getCipherInfo(name);
+  // Key wrap takes each update whole, as OpenSSL (probe crypto_aes_wrap).
+  if (info.mode === 'wrap') continue;
   for (let i = 0; i < 8; i++) {
     const key = rnd(info.keyLength);
     const iv = info.mode === 'ecb' ? null : rnd(info.mode === 'gcm' ? 1 + crypto.randomInt(32) : info.ivLength);

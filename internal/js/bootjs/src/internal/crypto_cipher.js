@@ -208,7 +208,7 @@ function createDecipheriv(cipher, key, iv, options) { return new Decipheriv(ciph
 const ciphers = [];
 for (const b of [128, 192, 256]) {
   for (const m of ['cbc', 'cfb', 'ctr', 'ecb', 'gcm', 'ofb']) ciphers.push(`aes-${b}-${m}`);
-  ciphers.push(`aes${b}`, `id-aes${b}-GCM`);
+  ciphers.push(`aes${b}`, `id-aes${b}-GCM`, `aes${b}-wrap`, `id-aes${b}-wrap`, `id-aes${b}-wrap-pad`);
 }
 ciphers.push('chacha20', 'chacha20-poly1305', 'des-ede', 'des-ede-cbc', 'des-ede-ecb', 'des-ede3', 'des-ede3-cbc',
   'des-ede3-ecb', 'des3');
@@ -222,6 +222,8 @@ const nids = {
   'id-aes128-gcm': 895, 'id-aes192-gcm': 898, 'id-aes256-gcm': 901,
   'aes-128-ctr': 904, 'aes-192-ctr': 905, 'aes-256-ctr': 906, 'chacha20-poly1305': 1018, 'chacha20': 1019,
   'des-ede': 32, 'des-ede3': 33, 'des-ede-cbc': 43, 'des-ede3-cbc': 44,
+  'id-aes128-wrap': 788, 'id-aes192-wrap': 789, 'id-aes256-wrap': 790,
+  'id-aes128-wrap-pad': 897, 'id-aes192-wrap-pad': 900, 'id-aes256-wrap-pad': 903,
 };
 // The names OpenSSL resolves to another's info.
 const cipherAliases = { des3: 'des-ede3-cbc', 'des-ede3-ecb': 'des-ede3', 'des-ede-ecb': 'des-ede' };
@@ -239,7 +241,7 @@ function getCipherInfo(nameOrNid, options) {
     if (!name) return undefined;
   } else if (typeof nameOrNid === 'string') {
     name = nameOrNid.toLowerCase().replace(/^aes-(\d+)-gcm$/, 'id-aes$1-gcm').replace(/^aes(\d+)$/, 'aes-$1-cbc');
-    name = cipherAliases[name] || name;
+    name = (cipherAliases[name] || name).replace(/^aes(\d+)-wrap/, 'id-aes$1-wrap');
   } else {
     throw U.invalidType('nameOrNid', 'one of type string or number', nameOrNid);
   }
@@ -260,8 +262,8 @@ function getCipherInfo(nameOrNid, options) {
       ivLength = options.ivLength;
     }
   }
-  const res = { mode: stream ? 'stream' : info.mode, name, nid: nids[name] };
-  if (!stream) res.blockSize = info.mode === 'cbc' || info.mode === 'ecb' ? info.blockSize : 1;
+  const res = { mode: stream ? 'stream' : info.mode === 'wrappad' ? 'wrap' : info.mode, name, nid: nids[name] };
+  if (!stream) res.blockSize = ['cbc', 'ecb', 'wrap', 'wrappad'].includes(info.mode) ? info.blockSize : 1;
   if (ivLength !== undefined) res.ivLength = ivLength;
   res.keyLength = keyLength;
   return res;
