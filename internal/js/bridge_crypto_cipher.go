@@ -3,6 +3,7 @@ package js
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/des"
 	"crypto/subtle"
 	"encoding/binary"
 	"fmt"
@@ -20,24 +21,64 @@ type cipherSpec struct {
 	mode   string // cbc, ecb, ctr, cfb, ofb, gcm, chacha20, chacha20-poly1305
 	keyLen int
 	ivLen  int // -1: any length from 1 (GCM)
+	// des: Triple DES (EDE; a 16-byte key is two-key EDE), in the block
+	// modes only; otherwise AES.
+	des bool
+}
+
+// blockSize is the cipher's block size for the block modes.
+func (s cipherSpec) blockSize() int {
+	if s.des || s.mode == "wrap" || s.mode == "wrappad" {
+		return des.BlockSize
+	}
+	return aes.BlockSize
+}
+
+// newBlock returns the block cipher of spec with key.
+func newBlock(spec cipherSpec, key []byte) (cipher.Block, error) {
+	if !spec.des {
+		return aes.NewCipher(key)
+	}
+	if len(key) == 16 {
+		key = append(append(make([]byte, 0, 24), key...), key[:8]...)
+	}
+	return des.NewTripleDESCipher(key)
 }
 
 var cipherSpecs = func() map[string]cipherSpec {
 	m := map[string]cipherSpec{
-		"chacha20":          {"chacha20", 32, 16},
-		"chacha20-poly1305": {"chacha20-poly1305", 32, 12},
+		"chacha20":          {"chacha20", 32, 16, false},
+		"chacha20-poly1305": {"chacha20-poly1305", 32, 12, false},
 	}
 	for _, bits := range []int{128, 192, 256} {
 		k := bits / 8
 		p := fmt.Sprintf("aes-%d-", bits)
-		m[p+"cbc"] = cipherSpec{"cbc", k, 16}
-		m[p+"ecb"] = cipherSpec{"ecb", k, 0}
-		m[p+"ctr"] = cipherSpec{"ctr", k, 16}
-		m[p+"cfb"] = cipherSpec{"cfb", k, 16}
-		m[p+"ofb"] = cipherSpec{"ofb", k, 16}
-		m[p+"gcm"] = cipherSpec{"gcm", k, -1}
-		m[fmt.Sprintf("aes%d", bits)] = cipherSpec{"cbc", k, 16}
-		m[fmt.Sprintf("id-aes%d-gcm", bits)] = cipherSpec{"gcm", k, -1}
+		m[p+"cbc"] = cipherSpec{"cbc", k, 16, false}
+		m[p+"ecb"] = cipherSpec{"ecb", k, 0, false}
+		m[p+"ctr"] = cipherSpec{"ctr", k, 16, false}
+		m[p+"cfb"] = cipherSpec{"cfb", k, 16, false}
+		m[p+"ofb"] = cipherSpec{"ofb", k, 16, false}
+		m[p+"gcm"] = cipherSpec{"gcm", k, -1, false}
+		m[fmt.Sprintf("aes%d", bits)] = cipherSpec{"cbc", k, 16, false}
+		m[fmt.Sprintf("id-aes%d-gcm", bits)] = cipherSpec{"gcm", k, -1, false}
+		// AES key wrap: RFC 3394 (the IV is the 8-byte initial value) and
+		// RFC 5649 with padding (the IV is the 4-byte prefix).
+		m[fmt.Sprintf("id-aes%d-wrap", bits)] = cipherSpec{"wrap", k, 8, false}
+		m[fmt.Sprintf("aes%d-wrap", bits)] = cipherSpec{"wrap", k, 8, false}
+		m[fmt.Sprintf("id-aes%d-wrap-pad", bits)] = cipherSpec{"wrappad", k, 4, false}
+		m[fmt.Sprintf("aes%d-wrap-pad", bits)] = cipherSpec{"wrappad", k, 4, false}
+	}
+	// The Triple DES ciphers OpenSSL 3's default provider has (single DES
+	// is legacy).
+	for _, n := range []string{"des-ede3-cbc", "des3"} {
+		m[n] = cipherSpec{"cbc", 24, 8, true}
+	}
+	for _, n := range []string{"des-ede3", "des-ede3-ecb"} {
+		m[n] = cipherSpec{"ecb", 24, 0, true}
+	}
+	m["des-ede-cbc"] = cipherSpec{"cbc", 16, 8, true}
+	for _, n := range []string{"des-ede", "des-ede-ecb"} {
+		m[n] = cipherSpec{"ecb", 16, 0, true}
 	}
 	return m
 }()
@@ -119,7 +160,7 @@ func initCipher(spec cipherSpec, dec bool, key, iv []byte) (*cipherRun, error) {
 	case "chacha20-poly1305":
 		c.ctr = 1
 		copy(c.chain[:12], iv)
-	case "cbc", "ctr", "cfb":
+	case "cbc", "ctr", "cfb", "wrap", "wrappad":
 		copy(c.chain[:], iv)
 	case "ofb":
 		copy(c.ks[:], iv)
@@ -226,7 +267,7 @@ func (c *cipherRun) run(key, in []byte, pad, final bool) ([]byte, error) {
 		}
 		return out, nil
 	}
-	b, err := aes.NewCipher(key)
+	b, err := newBlock(c.spec, key)
 	if err != nil {
 		return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
 	}
@@ -235,16 +276,24 @@ func (c *cipherRun) run(key, in []byte, pad, final bool) ([]byte, error) {
 		out := make([]byte, len(in))
 		c.keystream(b, out, in)
 		return out, nil
+	case "wrap", "wrappad":
+		// As OpenSSL, each update wraps or unwraps its whole input; the
+		// end adds nothing.
+		if len(in) == 0 {
+			return nil, nil
+		}
+		return c.wrap(b, in)
 	}
 	// Block modes: as OpenSSL, a decrypting cipher with padding holds
 	// back the last whole block, which final unpads.
+	bs := c.spec.blockSize()
 	data := append(c.part, in...)
-	keep := len(data) % 16
+	keep := len(data) % bs
 	if c.dec && pad && keep == 0 && len(data) > 0 {
-		keep = 16
+		keep = bs
 	}
 	n := len(data) - keep
-	out := make([]byte, n, n+16)
+	out := make([]byte, n, n+bs)
 	c.blocks(b, out, data[:n])
 	c.part = append([]byte(nil), data[n:]...)
 	if !final {
@@ -261,28 +310,134 @@ func (c *cipherRun) blocks(b cipher.Block, dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}
+	bs := b.BlockSize()
 	if c.spec.mode == "cbc" {
 		var m cipher.BlockMode
 		if c.dec {
-			m = cipher.NewCBCDecrypter(b, c.chain[:])
+			m = cipher.NewCBCDecrypter(b, c.chain[:bs])
 		} else {
-			m = cipher.NewCBCEncrypter(b, c.chain[:])
+			m = cipher.NewCBCEncrypter(b, c.chain[:bs])
 		}
 		m.CryptBlocks(dst, src)
 		if c.dec {
-			copy(c.chain[:], src[len(src)-16:])
+			copy(c.chain[:bs], src[len(src)-bs:])
 		} else {
-			copy(c.chain[:], dst[len(dst)-16:])
+			copy(c.chain[:bs], dst[len(dst)-bs:])
 		}
 		return
 	}
-	for i := 0; i < len(src); i += 16 {
+	for i := 0; i < len(src); i += bs {
 		if c.dec {
-			b.Decrypt(dst[i:i+16], src[i:i+16])
+			b.Decrypt(dst[i:i+bs], src[i:i+bs])
 		} else {
-			b.Encrypt(dst[i:i+16], src[i:i+16])
+			b.Encrypt(dst[i:i+bs], src[i:i+bs])
 		}
 	}
+}
+
+var errWrapState = guestError("OSSL\x00\x00Trying to add data in unsupported state\x00\x00")
+
+// wrap runs RFC 3394 key wrap (RFC 5649 with padding for wrappad) over
+// in, with the IV kept in chain.
+func (c *cipherRun) wrap(b cipher.Block, in []byte) ([]byte, error) {
+	if len(in) > maxWrapInput {
+		return nil, errWrapState
+	}
+	if c.spec.mode == "wrappad" {
+		return c.wrapPad(b, in)
+	}
+	if len(in)%8 != 0 || len(in) < 16 || (c.dec && len(in) < 24) {
+		return nil, errWrapState
+	}
+	if !c.dec {
+		return kwWrap(b, c.chain[:8], in), nil
+	}
+	a, r := kwUnwrap(b, in)
+	if subtle.ConstantTimeCompare(a, c.chain[:8]) != 1 {
+		return nil, errWrapState
+	}
+	return r, nil
+}
+
+func (c *cipherRun) wrapPad(b cipher.Block, in []byte) ([]byte, error) {
+	if !c.dec {
+		aiv := make([]byte, 8)
+		copy(aiv, c.chain[:4])
+		binary.BigEndian.PutUint32(aiv[4:], uint32(len(in)))
+		p := make([]byte, (len(in)+7)/8*8)
+		copy(p, in)
+		if len(p) == 8 {
+			out := make([]byte, 16)
+			b.Encrypt(out, append(aiv, p...))
+			return out, nil
+		}
+		return kwWrap(b, aiv, p), nil
+	}
+	if len(in)%8 != 0 || len(in) < 16 {
+		return nil, errWrapState
+	}
+	var a, p []byte
+	if len(in) == 16 {
+		blk := make([]byte, 16)
+		b.Decrypt(blk, in)
+		a, p = blk[:8], blk[8:]
+	} else {
+		a, p = kwUnwrap(b, in)
+	}
+	mli := int(binary.BigEndian.Uint32(a[4:]))
+	if subtle.ConstantTimeCompare(a[:4], c.chain[:4]) != 1 || mli <= len(p)-8 || mli > len(p) {
+		return nil, errWrapState
+	}
+	for _, x := range p[mli:] {
+		if x != 0 {
+			return nil, errWrapState
+		}
+	}
+	return p[:mli], nil
+}
+
+// maxWrapInput bounds one key-wrap call (the keys it is meant for are
+// tens of bytes; RFC 5649's length field has 32 bits).
+const maxWrapInput = 1 << 24
+
+// kwWrap is RFC 3394's wrapping of p (a multiple of 8 bytes, two blocks
+// or more) with initial value a.
+func kwWrap(b cipher.Block, a, p []byte) []byte {
+	n := len(p) / 8
+	out := make([]byte, 8+len(p))
+	copy(out[8:], p)
+	var blk [16]byte
+	copy(blk[:8], a)
+	for j := 0; j < 6; j++ {
+		for i := 1; i <= n; i++ {
+			copy(blk[8:], out[8*i:8*i+8])
+			b.Encrypt(blk[:], blk[:])
+			t := uint64(n*j + i)
+			binary.BigEndian.PutUint64(blk[:8], binary.BigEndian.Uint64(blk[:8])^t)
+			copy(out[8*i:8*i+8], blk[8:])
+		}
+	}
+	copy(out[:8], blk[:8])
+	return out
+}
+
+// kwUnwrap undoes kwWrap, returning the initial value and the data.
+func kwUnwrap(b cipher.Block, c []byte) ([]byte, []byte) {
+	n := len(c)/8 - 1
+	r := make([]byte, len(c)-8)
+	copy(r, c[8:])
+	var blk [16]byte
+	copy(blk[:8], c[:8])
+	for j := 5; j >= 0; j-- {
+		for i := n; i >= 1; i-- {
+			t := uint64(n*j + i)
+			binary.BigEndian.PutUint64(blk[:8], binary.BigEndian.Uint64(blk[:8])^t)
+			copy(blk[8:], r[8*(i-1):8*i])
+			b.Decrypt(blk[:], blk[:])
+			copy(r[8*(i-1):8*i], blk[8:])
+		}
+	}
+	return append([]byte(nil), blk[:8]...), r
 }
 
 // finish ends a block mode: the padded last block, or the unpadded one.
@@ -293,30 +448,31 @@ func (c *cipherRun) finish(b cipher.Block, pad bool) ([]byte, error) {
 		}
 		return nil, nil
 	}
-	out := make([]byte, 16)
+	bs := b.BlockSize()
+	out := make([]byte, bs)
 	if !c.dec {
-		k := 16 - len(c.part)
+		k := bs - len(c.part)
 		blk := append(c.part, make([]byte, k)...)
-		for i := 16 - k; i < 16; i++ {
+		for i := bs - k; i < bs; i++ {
 			blk[i] = byte(k)
 		}
 		c.blocks(b, out, blk)
 		return out, nil
 	}
-	if len(c.part) != 16 {
+	if len(c.part) != bs {
 		return nil, errWrongFinalBlock
 	}
 	c.blocks(b, out, c.part)
-	k := int(out[15])
-	if k < 1 || k > 16 {
+	k := int(out[bs-1])
+	if k < 1 || k > bs {
 		return nil, errBadDecrypt
 	}
-	for _, x := range out[16-k:] {
+	for _, x := range out[bs-k:] {
 		if int(x) != k {
 			return nil, errBadDecrypt
 		}
 	}
-	return out[:16-k], nil
+	return out[:bs-k], nil
 }
 
 // aeadTag computes the (full, 16-byte) tag of plaintext plain with aad.
@@ -360,7 +516,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return r.jsonResult([]any{spec.mode, spec.keyLen, spec.ivLen})
+		return r.jsonResult([]any{spec.mode, spec.keyLen, spec.ivLen, spec.blockSize()})
 	})
 	// cipherInit(name, decrypt, keyLen, n): the key and the IV, one after
 	// the other, in n. It returns the cipher's first state.

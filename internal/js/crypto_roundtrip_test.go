@@ -34,6 +34,8 @@ const chunked = (obj, data) => {
 };
 for (const name of crypto.getCiphers()) {
   const info = crypto.getCipherInfo(name);
+  // Key wrap takes each update whole, as OpenSSL (probe crypto_aes_wrap).
+  if (info.mode === 'wrap') continue;
   for (let i = 0; i < 8; i++) {
     const key = rnd(info.keyLength);
     const iv = info.mode === 'ecb' ? null : rnd(info.mode === 'gcm' ? 1 + crypto.randomInt(32) : info.ivLength);
@@ -163,7 +165,7 @@ const pem = rsa.privateKey.export({ type: 'pkcs8', format: 'pem' });
 const results = {
   keylen: code(() => crypto.createCipheriv('aes-256-gcm', Buffer.alloc(31), Buffer.alloc(12))),
   ivlen: code(() => crypto.createCipheriv('aes-128-cbc', Buffer.alloc(16), Buffer.alloc(17))),
-  unknown: code(() => crypto.createCipheriv('des-ede3', Buffer.alloc(24), Buffer.alloc(8))),
+  unknown: code(() => crypto.createCipheriv('no-such-cipher', Buffer.alloc(24), Buffer.alloc(8))),
   truncatedPem: code(() => crypto.createPrivateKey(pem.slice(0, pem.length / 2))),
   corruptPem: code(() => crypto.createPrivateKey(pem.replace(/A/g, 'B'))),
   hugeModulus: code(() => crypto.generateKeyPairSync('rsa', { modulusLength: 2 ** 20 })),

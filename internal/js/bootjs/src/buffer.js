@@ -203,6 +203,35 @@ Buffer.isEncoding = function isEncoding(enc) { return isB64url(enc) || origIsEnc
 
 require('./internal/buffer_rw.js').install(Buffer.prototype);
 
+function validateInteger(value, name, min = 0, max = Number.MAX_SAFE_INTEGER) {
+  if (typeof value !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type number', value);
+  if (!Number.isInteger(value)) throw codedError('ERR_OUT_OF_RANGE', name, 'an integer', value);
+  if (value < min || value > max) throw codedError('ERR_OUT_OF_RANGE', name, `>= ${min} && <= ${max}`, value);
+}
+
+// copyBytesFrom copies a TypedArray's bytes (a range of its elements)
+// into a new Buffer, as Node 19.8+.
+Buffer.copyBytesFrom = function copyBytesFrom(view, offset, length) {
+  if (!types.isTypedArray(view)) throw codedError('ERR_INVALID_ARG_TYPE', 'view', ['TypedArray'], view);
+  const n = view.length;
+  if (n === 0) return Buffer.alloc(0);
+  if (offset !== undefined || length !== undefined) {
+    if (offset !== undefined) {
+      validateInteger(offset, 'offset');
+      if (offset >= n) return Buffer.alloc(0);
+    } else {
+      offset = 0;
+    }
+    let end = n;
+    if (length !== undefined) {
+      validateInteger(length, 'length');
+      end = offset + length;
+    }
+    view = view.slice(offset, end);
+  }
+  return Buffer.from(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+};
+
 // validatedBytes is the input of isAscii/isUtf8 as bytes: a TypedArray
 // or an ArrayBuffer, not detached.
 function validatedBytes(input) {
@@ -249,9 +278,15 @@ function inspectBuffer(recurseTimes, ctx) {
 Buffer.prototype[Symbol.for('nodejs.util.inspect.custom')] = inspectBuffer;
 Buffer.prototype.inspect = inspectBuffer;
 
+// SlowBuffer (deprecated) is allocUnsafeSlow with Node's size check.
+function SlowBuffer(size) {
+  return Buffer.allocUnsafeSlow(size);
+}
+
 module.exports = {
   ...mod,
   Buffer,
+  SlowBuffer,
   atob: globalThis.atob,
   btoa: globalThis.btoa,
   constants: { MAX_LENGTH: kMaxLength, MAX_STRING_LENGTH: (1 << 29) - 24 },

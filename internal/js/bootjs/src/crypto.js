@@ -2,7 +2,7 @@
 // crypto: randomness, hashes, HMACs, ciphers, keys, signatures and key
 // derivation on Go's crypto packages (and golang.org/x/crypto).
 const { B, takeBytes, giveBytes, asU8, fromScratch, SCRATCH } = require('./internal/bridge.js');
-const { codedError, accessDenied } = require('./internal/errors.js');
+const { codedError } = require('./internal/errors.js');
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
@@ -87,9 +87,14 @@ function normAlg(alg) {
   return m;
 }
 
-class Hash {
-  #id; #done = false; #hmac = false;
-  constructor(alg, key, id) {
+const { LazyTransform } = require('./internal/lazy_transform.js');
+
+// Hash (and Hmac) is a stream, as Node's: written data is hashed and the
+// digest is read at the end.
+class Hash extends LazyTransform {
+  #id; #done = false; #hmac = false; #flushed;
+  constructor(alg, key, id, options) {
+    super(options);
     if (id !== undefined) { this.#id = id; return; }
     if (key === undefined) this.#id = B.hashNew(normAlg(alg), -1);
     else {
@@ -115,19 +120,27 @@ class Hash {
       return enc && enc !== 'buffer' ? empty.toString(enc) : empty;
     }
     this.#done = true;
-    const out = takeBytes(B.hashDigest(this.#id), (k) => lazyBuffer().allocUnsafe(k));
+    const out = this.#flushed || this.#raw();
     return enc && enc !== 'buffer' ? out.toString(enc) : out;
+  }
+  #raw() {
+    return takeBytes(B.hashDigest(this.#id), (k) => lazyBuffer().allocUnsafe(k));
   }
   copy() {
     if (this.#done) throw codedError('ERR_CRYPTO_HASH_FINALIZED');
     return new Hash(null, undefined, B.hashCopy(this.#id));
   }
-  // Stream interface (write/end/read) for pipe().
-  write(d, e) { this.update(d, e); return true; }
-  end(d, e) { if (d) this.update(d, e); this._result = this.digest(); return this; }
-  read() { const r = this._result; this._result = null; return r; }
-  on() { return this; }
-  once() { return this; }
+  _transform(chunk, encoding, callback) {
+    this.update(chunk, encoding);
+    callback();
+  }
+  // As in Node, the stream's end pushes the digest without finishing the
+  // Hash: one digest() call after it still returns the same value.
+  _flush(callback) {
+    this.#flushed ||= this.#raw();
+    this.push(this.#flushed);
+    callback();
+  }
 }
 
 // createHash ignores options that are not an object, as Node's Hash does:
@@ -135,12 +148,11 @@ class Hash {
 // which passes the array index as options.
 function createHash(alg, options) {
   U.validateString(alg, 'algorithm');
-  void options;
-  return new Hash(alg);
+  return new Hash(alg, undefined, undefined, options !== null && typeof options === 'object' ? options : undefined);
 }
-function createHmac(alg, key) {
+function createHmac(alg, key, options) {
   U.validateString(alg, 'hmac');
-  return new Hash(alg, key);
+  return new Hash(alg, key, undefined, options);
 }
 const hashEncodings = ['hex', 'base64', 'base64url', 'latin1', 'binary', 'utf8', 'utf-8', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le', 'ascii', 'buffer'];
 function hash(alg, data, enc = 'hex') {
@@ -198,14 +210,13 @@ function pbkdf2(password, salt, iterations, keylen, digest, cb) {
 
 const { webcrypto, subtle } = require('./internal/webcrypto_api.js');
 
-function unsupported(name) { return () => { throw accessDenied(`crypto.${name} (not available in this sandbox yet)`); }; }
-
 // The cipher and signature modules build on streams: they load on first
 // use, so that crypto.randomUUID() does not pay for readable-stream.
 const keys = require('./internal/crypto_keys.js');
 const kdf = require('./internal/crypto_kdf.js');
 const cipherMod = () => require('./internal/crypto_cipher.js');
 const signMod = () => require('./internal/crypto_sign.js');
+const dhMod = () => require('./internal/crypto_dh.js');
 function lazyFn(mod, name) {
   const f = { [name](...a) { return mod()[name](...a); } }[name];
   return f;
@@ -251,14 +262,18 @@ module.exports = {
   privateEncrypt: lazyFn(signMod, 'privateEncrypt'), publicDecrypt: lazyFn(signMod, 'publicDecrypt'),
   createECDH: lazyFn(signMod, 'createECDH'), diffieHellman: lazyFn(signMod, 'diffieHellman'),
   scrypt: kdf.scrypt, scryptSync: kdf.scryptSync, hkdf: kdf.hkdf, hkdfSync: kdf.hkdfSync,
-  createDiffieHellman: unsupported('createDiffieHellman'), getDiffieHellman: unsupported('getDiffieHellman'),
-  createDiffieHellmanGroup: unsupported('createDiffieHellmanGroup'),
+  createDiffieHellman: lazyFn(dhMod, 'createDiffieHellman'), getDiffieHellman: lazyFn(dhMod, 'getDiffieHellman'),
+  createDiffieHellmanGroup: lazyFn(dhMod, 'getDiffieHellman'),
 };
 for (const [name, mod] of [['Cipheriv', cipherMod], ['Decipheriv', cipherMod], ['Sign', signMod], ['Verify', signMod], ['ECDH', signMod]]) {
   let fn;
   Object.defineProperty(module.exports, name, {
     get: () => (fn ||= U.callable(mod()[name])), enumerable: true, configurable: true,
   });
+}
+// DiffieHellman and DiffieHellmanGroup construct without new themselves.
+for (const name of ['DiffieHellman', 'DiffieHellmanGroup']) {
+  Object.defineProperty(module.exports, name, { get: () => dhMod()[name], enumerable: true, configurable: true });
 }
 Object.defineProperty(module.exports, 'fips', {
   get: deprecate(() => 0, 'The crypto.fips is deprecated. Please use crypto.getFips()', 'DEP0093'),

@@ -122,9 +122,16 @@ for (const name of ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableSt
 
 // fetch and its classes are undici's (Node's own implementation), loaded
 // on first use over the runtime's net and tls.
-for (const name of ['fetch', 'Request', 'Response', 'Headers', 'FormData', 'WebSocket', 'EventSource', 'MessageEvent', 'CloseEvent']) {
+// fetch itself is a plain function, as Node's: reading the global (as
+// Node's test harness does) loads nothing, and zlib, which undici
+// requires, is not loaded early. EventSource is not a global in Node 22
+// (it needs --experimental-eventsource).
+for (const name of ['Request', 'Response', 'Headers', 'FormData', 'WebSocket', 'MessageEvent', 'CloseEvent']) {
   lazyGlobal(name, () => require('./internal/lazy.js').lazy('undici')[name]);
 }
+defineValue('fetch', function fetch(input, init = undefined) {
+  return require('./internal/lazy.js').lazy('undici').fetch(input, init);
+});
 
 // The clock: unless the VM's policy is "real", Date reads the kernel's
 // clock (kernel/clock), the one every guest of the VM reads: its wall

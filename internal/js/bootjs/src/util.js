@@ -153,6 +153,9 @@ function parseArgs(config = {}) {
 }
 
 function deprecate(fn, msg, code) {
+  if (code !== undefined && typeof code !== 'string') {
+    throw require('./internal/errors.js').codedError('ERR_INVALID_ARG_TYPE', 'code', 'of type string', code);
+  }
   let warned = false;
   function deprecated(...args) {
     if (!warned) {

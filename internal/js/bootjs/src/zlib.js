@@ -5,27 +5,106 @@ const { B, takeBytes, giveBytes, asU8 } = require('./internal/bridge.js');
 const { codedError } = require('./internal/errors.js');
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
-const kMax = 2 ** 31 - 1;
+// Node reads buffer.kMaxLength once, when zlib loads.
+const kMax = require('./buffer.js').kMaxLength;
 
 const ops = {
   gzip: 'gzip', gunzip: 'gunzip', deflate: 'deflate', inflate: 'inflate', deflateRaw: 'deflateRaw',
   inflateRaw: 'inflateRaw', unzip: 'unzip', brotliCompress: 'brotliCompress', brotliDecompress: 'brotliDecompress',
 };
 
-function convert(op, data, options = {}) {
-  const Buffer = lazyBuffer();
-  const u8 = typeof data === 'string' ? Buffer.from(data) : asU8(data);
-  let level = options.level === undefined ? -1 : options.level;
-  let lgwin = 0;
-  if (op.startsWith('brotli')) {
-    ({ level, lgwin } = brotliParams(op, options.params));
+// checkFiniteNumber is Node's: undefined and NaN take the default
+// (false), a finite number is checked by the caller (true), anything
+// else is an error.
+function checkFiniteNumber(number, name) {
+  if (number === undefined || Number.isNaN(number)) return false;
+  if (Number.isFinite(number)) return true;
+  if (typeof number !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type number', number);
+  throw codedError('ERR_OUT_OF_RANGE', name, 'a finite number', number);
+}
+
+function checkRangesOrGetDefault(number, name, lower, upper, def) {
+  if (!checkFiniteNumber(number, name)) return def;
+  if (number < lower || number > upper) throw codedError('ERR_OUT_OF_RANGE', name, `>= ${lower} and <= ${upper}`, number);
+  return number;
+}
+
+const isBrotli = (op) => op.startsWith('brotli');
+const isInflate = (op) => op === 'gunzip' || op === 'inflate' || op === 'inflateRaw' || op === 'unzip';
+
+// parseOptions checks a stream's (or a one-shot call's) options as
+// Node's ZlibBase, Zlib and Brotli constructors do, and returns them with
+// the defaults filled in.
+function parseOptions(op, opts) {
+  const brotli = isBrotli(op);
+  const r = {
+    chunkSize: 16384, maxOutputLength: kMax, windowBits: 15, level: -1, memLevel: 8, strategy: 0,
+    dictionary: undefined, flush: 0, finishFlush: brotli ? 2 : 4, brotli: { level: 11, lgwin: 0 },
+  };
+  if (!opts) return r;
+  if (checkFiniteNumber(opts.chunkSize, 'options.chunkSize')) {
+    if (opts.chunkSize < 64) throw codedError('ERR_OUT_OF_RANGE', 'options.chunkSize', '>= 64', opts.chunkSize);
+    r.chunkSize = opts.chunkSize;
   }
-  const max = options.maxOutputLength || kMax;
+  const maxFlush = brotli ? 3 : 5;
+  r.flush = checkRangesOrGetDefault(opts.flush, 'options.flush', 0, maxFlush, r.flush);
+  r.finishFlush = checkRangesOrGetDefault(opts.finishFlush, 'options.finishFlush', 0, maxFlush, r.finishFlush);
+  r.maxOutputLength = checkRangesOrGetDefault(opts.maxOutputLength, 'options.maxOutputLength', 1, kMax, kMax);
+  if (brotli) {
+    r.brotli = brotliParams(op, opts.params);
+    return r;
+  }
+  // A windowBits of 0 (or none) tells an inflater to take the window
+  // size from the stream's header; deflaters need a real one, and gzip's
+  // header cannot say 8.
+  if ((opts.windowBits == null || opts.windowBits === 0) && (op === 'inflate' || op === 'gunzip' || op === 'unzip')) {
+    r.windowBits = 0;
+  } else {
+    r.windowBits = checkRangesOrGetDefault(opts.windowBits, 'options.windowBits', op === 'gzip' ? 9 : 8, 15, 15);
+  }
+  r.level = checkRangesOrGetDefault(opts.level, 'options.level', -1, 9, -1);
+  r.memLevel = checkRangesOrGetDefault(opts.memLevel, 'options.memLevel', 1, 9, 8);
+  r.strategy = checkRangesOrGetDefault(opts.strategy, 'options.strategy', 0, 4, 0);
+  const dict = opts.dictionary;
+  if (dict !== undefined && !ArrayBuffer.isView(dict)) {
+    if (!isAnyArrayBuffer(dict)) {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.dictionary', ['Buffer', 'TypedArray', 'DataView', 'ArrayBuffer'], dict);
+    }
+    r.dictionary = new Uint8Array(dict);
+  } else if (dict !== undefined) {
+    r.dictionary = new Uint8Array(dict.buffer, dict.byteOffset, dict.byteLength);
+  }
+  return r;
+}
+
+function isAnyArrayBuffer(v) {
+  return require('./internal/types.js').isAnyArrayBuffer(v);
+}
+
+// inputBytes is the data argument of the one-shot functions, as Node
+// takes it.
+function inputBytes(data) {
+  const Buffer = lazyBuffer();
+  if (typeof data === 'string') return Buffer.from(data);
+  if (ArrayBuffer.isView(data)) return asU8(data);
+  if (isAnyArrayBuffer(data)) return new Uint8Array(data);
+  throw codedError('ERR_INVALID_ARG_TYPE', 'buffer', ['string', 'Buffer', 'TypedArray', 'DataView', 'ArrayBuffer'], data);
+}
+
+function convert(op, data, options) {
+  const Buffer = lazyBuffer();
+  const u8 = inputBytes(data);
+  const o = parseOptions(op, options);
+  let level = o.level;
+  let lgwin = 0;
+  if (isBrotli(op)) ({ level, lgwin } = o.brotli);
+  const max = o.maxOutputLength;
   // A finishFlush other than Z_FINISH decodes a stream that is not
-  // complete (what a sync flush emitted): Go's one-shot decoders cannot,
-  // the streaming engine can.
-  if (!op.startsWith('brotli') && options.finishFlush !== undefined && options.finishFlush !== out.constants.Z_FINISH) {
-    return ZlibStream(op, options)._processChunk(u8, options.finishFlush);
+  // complete (what a sync flush emitted), and a dictionary or window
+  // size needs zlib's own options: Go's one-shot coders cannot, the
+  // streaming engine can.
+  if (!isBrotli(op) && (o.finishFlush !== 4 || o.dictionary !== undefined)) {
+    return new classes[op](options)._processChunk(u8, o.finishFlush);
   }
   try {
     return takeBytes(B.zlib(op, giveBytes(u8), level, max, lgwin), (k) => Buffer.allocUnsafe(k));
@@ -49,6 +128,12 @@ function propertyType(name, expected, v) {
   return err;
 }
 
+function initFailed() {
+  const err = new Error('Initialization failed');
+  err.code = 'ERR_ZLIB_INITIALIZATION_FAILED';
+  return err;
+}
+
 // brotliParams checks Brotli's params option as Node does and returns
 // the ones Go's encoder takes: quality and window size. The others (mode,
 // size hint, ...) are accepted and have no effect.
@@ -56,59 +141,145 @@ function brotliParams(op, params) {
   let level = 11, lgwin = 0;
   if (params === undefined || params === null) return { level, lgwin };
   if (typeof params !== 'object') throw propertyType('options.params', 'of type object', params);
-  const maxKey = op === 'brotliCompress' ? 8 : 1;
+  const seen = new Set();
   for (const key of Object.keys(params)) {
-    const k = Number(key);
-    if (!Number.isInteger(k) || k < 0 || k > maxKey) {
-      // Node checks the encoder's keys in JavaScript; the decoder's
-      // fail when the native decoder is set up.
-      const err = op === 'brotliCompress' ? new RangeError(`${key} is not a valid Brotli parameter`) : new Error('Initialization failed');
-      err.code = op === 'brotliCompress' ? 'ERR_BROTLI_INVALID_PARAM' : 'ERR_ZLIB_INITIALIZATION_FAILED';
+    const k = +key;
+    // Node checks every key against the largest encoder parameter, and
+    // a key given twice ('0' and '00'); the native coder refuses the
+    // rest when it is set up.
+    if (Number.isNaN(k) || k < 0 || k > 8 || seen.has(k)) {
+      const err = new RangeError(`${key} is not a valid Brotli parameter`);
+      err.code = 'ERR_BROTLI_INVALID_PARAM';
       throw err;
     }
+    seen.add(k);
     const v = params[key];
     if (typeof v !== 'number' && typeof v !== 'boolean') throw propertyType('options.params[key]', 'of type number', v);
-    if (op === 'brotliCompress' && k === 1) level = Math.min(Math.max(Math.trunc(Number(v)), 0), 11);
-    if (op === 'brotliCompress' && k === 2) lgwin = Math.trunc(Number(v));
+    if (op !== 'brotliCompress') {
+      if (k > 1) throw initFailed();
+      continue;
+    }
+    // Brotli's boolean parameters take 0 or 1 only.
+    if ((k === 4 || k === 6) && Number(v) !== 0 && Number(v) !== 1) throw initFailed();
+    if (k === 1) level = Math.min(Math.max(Math.trunc(Number(v)), 0), 11);
+    if (k === 2) lgwin = Math.trunc(Number(v));
   }
   return { level, lgwin };
 }
 
 const out = {};
+// The stream classes are function constructors, callable without new and
+// from a subclass's constructor (Deflate.call(this, opts)), as Node's:
+// Deflate.prototype -> Zlib.prototype -> ZlibBase.prototype ->
+// Transform.prototype. stream.js is linked in on first construction.
+function ZlibBase() {}
+function Zlib() {}
+function Brotli() {}
+Object.setPrototypeOf(Zlib.prototype, ZlibBase.prototype);
+Object.setPrototypeOf(Brotli.prototype, ZlibBase.prototype);
+let linked = false;
+function linkStream() {
+  if (linked) return;
+  linked = true;
+  const { Transform } = require('./stream.js');
+  Object.setPrototypeOf(ZlibBase.prototype, Transform.prototype);
+  Object.setPrototypeOf(ZlibBase, Transform);
+}
+
+const classes = {};
 for (const [name, op] of Object.entries(ops)) {
   const sync = (data, options) => convert(op, data, options);
   out[`${name}Sync`] = sync;
   out[name] = function (data, options, cb) {
     if (typeof options === 'function') { cb = options; options = {}; }
+    inputBytes(data);
+    if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', cb);
     let r, e = null;
     try { r = sync(data, options); } catch (x) { e = x; }
     process.nextTick(cb, e, r);
   };
   const cls = name[0].toUpperCase() + name.slice(1);
-  // gzip and deflate streams process as they go (pako, loaded on first
-  // use), as tar and minizlib need; Brotli streams buffer their input and
-  // convert it at the end.
-  const create = op.startsWith('brotli') ? (options) => bufferedStream(op, options) : (options) => new ZlibStream(op, options);
-  out[`create${cls}`] = create;
-  out[cls] = function (options) { return create(options); };
+  const base = isBrotli(op) ? Brotli : Zlib;
+  const C = {
+    [cls]: function (options) {
+      if (!(this instanceof C)) return new C(options);
+      initStream(this, op, options);
+    },
+  }[cls];
+  Object.setPrototypeOf(C.prototype, base.prototype);
+  classes[op] = C;
+  out[cls] = C;
+  out[`create${cls}`] = (options) => new C(options);
 }
 
-function bufferedStream(op, options) {
-  const { Transform } = require('./stream.js');
-  const chunks = [];
-  const t = new Transform({
-    transform(chunk, enc, cb) { chunks.push(chunk); cb(); },
-    flush(cb) {
-      try { cb(null, convert(op, lazyBuffer().concat(chunks), options)); } catch (e) { cb(e); }
-    },
-  });
-  t.bytesWritten = 0;
-  t.close = (cb) => { t.destroy(); if (cb) process.nextTick(cb); };
-  t.flush = (kind, cb) => { if (typeof kind === 'function') kind(); else if (cb) cb(); };
-  t.params = (l, s, cb) => cb && cb();
-  t.reset = () => {};
-  return t;
+// initStream sets up a new stream: gzip and deflate streams process as
+// they go (pako, loaded on first use), as tar and minizlib need; Brotli
+// streams buffer their input and convert it at the end.
+function initStream(self, op, opts) {
+  linkStream();
+  const o = parseOptions(op, opts);
+  let topts = opts || {};
+  // The stream takes bytes whatever the caller asked for.
+  if (topts.encoding || topts.objectMode || topts.writableObjectMode) {
+    topts = { ...topts, encoding: null, objectMode: false, writableObjectMode: false };
+  }
+  require('./stream.js').Transform.call(self, { autoDestroy: true, ...topts, highWaterMark: o.chunkSize });
+  self._op = op;
+  self._opts = opts || {};
+  self._parsed = o;
+  self._chunkSize = o.chunkSize;
+  self._defaultFlushFlag = o.flush;
+  self._finishFlushFlag = o.finishFlush;
+  self._defaultFullFlushFlag = isBrotli(op) ? 1 : C.Z_FULL_FLUSH;
+  self._maxOutputLength = o.maxOutputLength;
+  self._level = o.level;
+  self._strategy = o.strategy;
+  self.bytesWritten = 0;
+  self._handle = { close() {} };
+  if (isBrotli(op)) self._chunks = [];
+  else self._engine = engineFor(op, o);
 }
+
+Object.defineProperty(ZlibBase.prototype, '_closed', {
+  configurable: true, enumerable: true, get() { return !this._handle; },
+});
+
+ZlibBase.prototype.close = function close(cb) {
+  this._engine = null;
+  this._handle = null;
+  if (cb) this.once('close', cb);
+  this.destroy();
+};
+
+ZlibBase.prototype.reset = function reset() {
+  if (this._chunks) this._chunks = [];
+  else this._engine = engineFor(this._op, this._parsed);
+};
+
+Zlib.prototype.params = function params(level, strategy, cb) {
+  checkRangesOrGetDefault(level, 'level', -1, 9);
+  checkRangesOrGetDefault(strategy, 'strategy', 0, 4);
+  if (cb) process.nextTick(cb);
+};
+
+Brotli.prototype.params = function params(level, strategy, cb) { if (cb) process.nextTick(cb); };
+
+Brotli.prototype._transform = function _transform(chunk, enc, cb) {
+  this.bytesWritten += chunk.length;
+  this._chunks.push(chunk);
+  cb();
+};
+
+Brotli.prototype._flush = function _flush(cb) {
+  let r;
+  try { r = convert(this._op, lazyBuffer().concat(this._chunks), this._opts); } catch (e) { cb(e); return; }
+  cb(null, r);
+};
+
+Brotli.prototype.flush = function flush(kind, cb) {
+  if (typeof kind === 'function') kind();
+  else if (cb) process.nextTick(cb);
+};
 
 // zlibError is the error node's zlib raises for a failed stream.
 function zlibError(msg, errno) {
@@ -123,135 +294,95 @@ function zlibError(msg, errno) {
 // window bits: gzip adds 16, unzip detects gzip or zlib (32).
 function engineFor(op, o) {
   const pako = require('./internal/lazy.js').lazy('pako');
-  const windowBits = o.windowBits || 15;
-  if (op === 'gzip' || op === 'deflate' || op === 'deflateRaw') {
-    const level = o.level === undefined ? -1 : o.level;
-    return new pako.Deflate({ level, windowBits, memLevel: o.memLevel || 8, strategy: o.strategy || 0,
-      gzip: op === 'gzip', raw: op === 'deflateRaw', chunkSize: 16384 });
+  const windowBits = o.windowBits;
+  const dictionary = o.dictionary;
+  if (!isInflate(op)) {
+    // zlib itself turns a window of 8 into 9 (its 256-byte window is
+    // broken); pako refuses 8 for raw streams instead.
+    return new pako.Deflate({ level: o.level, windowBits: windowBits === 8 ? 9 : windowBits, memLevel: o.memLevel, strategy: o.strategy,
+      gzip: op === 'gzip', raw: op === 'deflateRaw', chunkSize: 16384, dictionary });
   }
-  if (op === 'inflateRaw') return new pako.Inflate({ raw: true, windowBits, chunkSize: 16384 });
+  if (op === 'inflateRaw') return new pako.Inflate({ raw: true, windowBits, chunkSize: 16384, dictionary });
   const bits = op === 'gunzip' ? windowBits + 16 : op === 'unzip' ? windowBits + 32 : windowBits;
-  return new pako.Inflate({ windowBits: bits, chunkSize: 16384 });
+  return new pako.Inflate({ windowBits: bits, chunkSize: 16384, dictionary });
 }
 
-let ZlibStreamClass;
-function ZlibStream(op, options) {
-  if (!ZlibStreamClass) ZlibStreamClass = defineZlibStream();
-  return new ZlibStreamClass(op, options);
-}
+const C = {};
 
-// defineZlibStream defines the stream class on first use, when stream.js
-// is loaded. Its _handle and synchronous _processChunk(chunk, flushFlag)
-// are the node internals minizlib (tar, npm) drives directly.
-function defineZlibStream() {
-  const { Transform } = require('./stream.js');
-  const C = out.constants;
-  return class Zlib extends Transform {
-    constructor(op, options) {
-      const o = options || {};
-      super({ ...o, highWaterMark: o.chunkSize || C.Z_DEFAULT_CHUNK });
-      this._op = op;
-      this._opts = o;
-      this._defaultFlushFlag = typeof o.flush === 'number' ? o.flush : C.Z_NO_FLUSH;
-      this._finishFlushFlag = typeof o.finishFlush === 'number' ? o.finishFlush : C.Z_FINISH;
-      this._maxOutputLength = o.maxOutputLength || kMax;
-      this._engine = engineFor(op, o);
-      this.bytesWritten = 0;
-      this._handle = { close() {} };
-    }
-
-    // _run feeds one chunk to the engine and returns everything it
-    // produced, as node's zlib does after each write: pako keeps a partial
-    // output buffer until it fills, so that part is taken here too (the
-    // inflate window is separate from the output buffer, so a fresh one is
-    // safe).
-    _run(chunk, flushFlag) {
-      const Buffer = lazyBuffer();
-      const eng = this._engine;
-      if (!eng) throw zlibError('zlib binding closed', C.Z_STREAM_ERROR);
-      const outs = [];
-      let total = 0;
-      const take = (d) => {
-        total += d.length;
-        if (total > this._maxOutputLength) throw codedError('ERR_BUFFER_TOO_LARGE', this._maxOutputLength);
-        outs.push(Buffer.from(d));
-      };
-      eng.onData = take;
-      // pako's own onEnd would collect the output; only its error is kept.
-      eng.onEnd = (status) => {
-        if (status !== C.Z_OK) { eng.err = status; eng.msg = eng.strm.msg; }
-      };
-      const input = typeof chunk === 'string' ? Buffer.from(chunk) : asU8(chunk);
-      this.bytesWritten += input.length;
-      if (!eng.ended) {
-        eng.push(input, flushFlag);
-        if (eng.err) throw zlibError(eng.msg || 'zlib error', eng.err);
-        const strm = eng.strm;
-        if (!eng.ended && strm.next_out > 0) {
-          take(strm.output.subarray(0, strm.next_out));
-          strm.next_out = 0;
-          strm.avail_out = 0;
-        }
-      }
-      if (flushFlag === C.Z_FINISH && !eng.ended && this._isInflate()) {
-        throw zlibError('unexpected end of file', C.Z_BUF_ERROR);
-      }
-      return { outs, total };
-    }
-
-    _isInflate() { return !(this._op === 'gzip' || this._op === 'deflate' || this._op === 'deflateRaw'); }
-
-    _processChunk(chunk, flushFlag, cb) {
-      const Buffer = lazyBuffer();
-      if (typeof cb === 'function') {
-        let r;
-        try { r = this._run(chunk, flushFlag); } catch (e) { process.nextTick(cb, e); return; }
-        process.nextTick(cb, null, Buffer.concat(r.outs, r.total));
-        return;
-      }
-      const r = this._run(chunk, flushFlag);
-      return Buffer.concat(r.outs, r.total);
-    }
-
-    _transform(chunk, enc, cb) {
-      let r;
-      try { r = this._run(chunk, this._defaultFlushFlag); } catch (e) { cb(e); return; }
-      for (const b of r.outs) this.push(b);
-      cb();
-    }
-
-    _flush(cb) {
-      let r;
-      try { r = this._run(lazyBuffer().alloc(0), this._finishFlushFlag); } catch (e) { cb(e); return; }
-      for (const b of r.outs) this.push(b);
-      cb();
-    }
-
-    flush(kind, cb) {
-      if (typeof kind === 'function' || kind === undefined) { cb = kind; kind = C.Z_FULL_FLUSH; }
-      try {
-        const r = this._run(lazyBuffer().alloc(0), kind);
-        for (const b of r.outs) this.push(b);
-      } catch (e) { this.destroy(e); }
-      if (cb) process.nextTick(cb);
-    }
-
-    params(level, strategy, cb) { if (cb) process.nextTick(cb); }
-
-    reset() {
-      this._engine = engineFor(this._op, this._opts);
-    }
-
-    close(cb) {
-      this._engine = null;
-      this._handle = null;
-      if (cb) this.once('close', cb);
-      this.destroy();
-    }
+// _run feeds one chunk to the engine and returns everything it produced,
+// as node's zlib does after each write: pako keeps a partial output
+// buffer until it fills, so that part is taken here too (the inflate
+// window is separate from the output buffer, so a fresh one is safe).
+Zlib.prototype._run = function _run(chunk, flushFlag) {
+  const Buffer = lazyBuffer();
+  const eng = this._engine;
+  if (!eng) throw zlibError('zlib binding closed', C.Z_STREAM_ERROR);
+  const outs = [];
+  let total = 0;
+  const take = (d) => {
+    total += d.length;
+    if (total > this._maxOutputLength) throw codedError('ERR_BUFFER_TOO_LARGE', this._maxOutputLength);
+    outs.push(Buffer.from(d));
   };
-}
+  eng.onData = take;
+  // pako's own onEnd would collect the output; only its error is kept.
+  eng.onEnd = (status) => {
+    if (status !== C.Z_OK) { eng.err = status; eng.msg = eng.strm.msg; }
+  };
+  const input = typeof chunk === 'string' ? Buffer.from(chunk) : asU8(chunk);
+  this.bytesWritten += input.length;
+  if (!eng.ended) {
+    eng.push(input, flushFlag);
+    if (eng.err) throw zlibError(eng.msg || 'zlib error', eng.err);
+    const strm = eng.strm;
+    if (!eng.ended && strm.next_out > 0) {
+      take(strm.output.subarray(0, strm.next_out));
+      strm.next_out = 0;
+      strm.avail_out = 0;
+    }
+  }
+  if (flushFlag === C.Z_FINISH && !eng.ended && isInflate(this._op)) {
+    throw zlibError('unexpected end of file', C.Z_BUF_ERROR);
+  }
+  return { outs, total };
+};
 
-out.constants = {
+Zlib.prototype._processChunk = function _processChunk(chunk, flushFlag, cb) {
+  const Buffer = lazyBuffer();
+  if (typeof cb === 'function') {
+    let r;
+    try { r = this._run(chunk, flushFlag); } catch (e) { process.nextTick(cb, e); return; }
+    process.nextTick(cb, null, Buffer.concat(r.outs, r.total));
+    return;
+  }
+  const r = this._run(chunk, flushFlag);
+  return Buffer.concat(r.outs, r.total);
+};
+
+Zlib.prototype._transform = function _transform(chunk, enc, cb) {
+  let r;
+  try { r = this._run(chunk, this._defaultFlushFlag); } catch (e) { cb(e); return; }
+  for (const b of r.outs) this.push(b);
+  cb();
+};
+
+Zlib.prototype._flush = function _flush(cb) {
+  let r;
+  try { r = this._run(lazyBuffer().alloc(0), this._finishFlushFlag); } catch (e) { cb(e); return; }
+  for (const b of r.outs) this.push(b);
+  cb();
+};
+
+Zlib.prototype.flush = function flush(kind, cb) {
+  if (typeof kind === 'function' || kind === undefined) { cb = kind; kind = C.Z_FULL_FLUSH; }
+  try {
+    const r = this._run(lazyBuffer().alloc(0), kind);
+    for (const b of r.outs) this.push(b);
+  } catch (e) { this.destroy(e); }
+  if (cb) process.nextTick(cb);
+};
+
+Object.assign(C, {
   Z_NO_FLUSH: 0, Z_PARTIAL_FLUSH: 1, Z_SYNC_FLUSH: 2, Z_FULL_FLUSH: 3, Z_FINISH: 4, Z_BLOCK: 5, Z_OK: 0,
   Z_STREAM_END: 1, Z_NEED_DICT: 2, Z_ERRNO: -1, Z_STREAM_ERROR: -2, Z_DATA_ERROR: -3, Z_MEM_ERROR: -4,
   Z_BUF_ERROR: -5, Z_VERSION_ERROR: -6, Z_NO_COMPRESSION: 0, Z_BEST_SPEED: 1, Z_BEST_COMPRESSION: 9,
@@ -285,8 +416,14 @@ out.constants = {
   BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MAP: -25, BROTLI_DECODER_ERROR_ALLOC_RING_BUFFER_1: -26,
   BROTLI_DECODER_ERROR_ALLOC_RING_BUFFER_2: -27, BROTLI_DECODER_ERROR_ALLOC_BLOCK_TYPE_TREES: -30,
   BROTLI_DECODER_ERROR_UNREACHABLE: -31,
-};
+});
+Object.freeze(C);
+Object.defineProperty(out, 'constants', { configurable: false, enumerable: true, value: C });
 // Node copies the zlib constants onto the module, not Brotli's.
-for (const [k, v] of Object.entries(out.constants)) if (!k.startsWith('BROTLI_')) out[k] = v;
+for (const [k, v] of Object.entries(C)) if (!k.startsWith('BROTLI_')) out[k] = v;
+const codes = { Z_OK: 0, Z_STREAM_END: 1, Z_NEED_DICT: 2, Z_ERRNO: -1, Z_STREAM_ERROR: -2, Z_DATA_ERROR: -3,
+  Z_MEM_ERROR: -4, Z_BUF_ERROR: -5, Z_VERSION_ERROR: -6 };
+for (const k of Object.keys(codes)) codes[codes[k]] = k;
+Object.defineProperty(out, 'codes', { enumerable: true, writable: false, value: Object.freeze(codes) });
 out.crc32 = (data, value = 0) => B.crc32(giveBytes(typeof data === 'string' ? lazyBuffer().from(data) : asU8(data)), value);
 module.exports = out;

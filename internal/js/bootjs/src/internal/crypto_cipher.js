@@ -12,8 +12,8 @@ function cipherInfo(name) {
   const k = name.toLowerCase();
   let info = infoCache.get(k);
   if (!info) {
-    const [mode, keyLen, ivLen] = JSON.parse(call(B.cipherInfo, name));
-    info = { mode, keyLen, ivLen, aead: mode === 'gcm' || mode === 'chacha20-poly1305' };
+    const [mode, keyLen, ivLen, blockSize] = JSON.parse(call(B.cipherInfo, name));
+    info = { mode, keyLen, ivLen, blockSize, aead: mode === 'gcm' || mode === 'chacha20-poly1305' };
     infoCache.set(k, info);
   }
   return info;
@@ -208,9 +208,10 @@ function createDecipheriv(cipher, key, iv, options) { return new Decipheriv(ciph
 const ciphers = [];
 for (const b of [128, 192, 256]) {
   for (const m of ['cbc', 'cfb', 'ctr', 'ecb', 'gcm', 'ofb']) ciphers.push(`aes-${b}-${m}`);
-  ciphers.push(`aes${b}`, `id-aes${b}-GCM`);
+  ciphers.push(`aes${b}`, `id-aes${b}-GCM`, `aes${b}-wrap`, `id-aes${b}-wrap`, `id-aes${b}-wrap-pad`);
 }
-ciphers.push('chacha20', 'chacha20-poly1305');
+ciphers.push('chacha20', 'chacha20-poly1305', 'des-ede', 'des-ede-cbc', 'des-ede-ecb', 'des-ede3', 'des-ede3-cbc',
+  'des-ede3-ecb', 'des3');
 ciphers.sort();
 
 // OpenSSL's numeric ids, for getCipherInfo.
@@ -220,7 +221,12 @@ const nids = {
   'aes-256-ecb': 426, 'aes-256-cbc': 427, 'aes-256-ofb': 428, 'aes-256-cfb': 429,
   'id-aes128-gcm': 895, 'id-aes192-gcm': 898, 'id-aes256-gcm': 901,
   'aes-128-ctr': 904, 'aes-192-ctr': 905, 'aes-256-ctr': 906, 'chacha20-poly1305': 1018, 'chacha20': 1019,
+  'des-ede': 32, 'des-ede3': 33, 'des-ede-cbc': 43, 'des-ede3-cbc': 44,
+  'id-aes128-wrap': 788, 'id-aes192-wrap': 789, 'id-aes256-wrap': 790,
+  'id-aes128-wrap-pad': 897, 'id-aes192-wrap-pad': 900, 'id-aes256-wrap-pad': 903,
 };
+// The names OpenSSL resolves to another's info.
+const cipherAliases = { des3: 'des-ede3-cbc', 'des-ede3-ecb': 'des-ede3', 'des-ede-ecb': 'des-ede' };
 
 function getCipherInfo(nameOrNid, options) {
   if (typeof nameOrNid !== 'string' && typeof nameOrNid !== 'number') throw U.invalidType('nameOrNid', 'one of type string or number', nameOrNid);
@@ -235,6 +241,7 @@ function getCipherInfo(nameOrNid, options) {
     if (!name) return undefined;
   } else if (typeof nameOrNid === 'string') {
     name = nameOrNid.toLowerCase().replace(/^aes-(\d+)-gcm$/, 'id-aes$1-gcm').replace(/^aes(\d+)$/, 'aes-$1-cbc');
+    name = (cipherAliases[name] || name).replace(/^aes(\d+)-wrap/, 'id-aes$1-wrap');
   } else {
     throw U.invalidType('nameOrNid', 'one of type string or number', nameOrNid);
   }
@@ -255,8 +262,8 @@ function getCipherInfo(nameOrNid, options) {
       ivLength = options.ivLength;
     }
   }
-  const res = { mode: stream ? 'stream' : info.mode, name, nid: nids[name] };
-  if (!stream) res.blockSize = info.mode === 'cbc' || info.mode === 'ecb' ? 16 : 1;
+  const res = { mode: stream ? 'stream' : info.mode === 'wrappad' ? 'wrap' : info.mode, name, nid: nids[name] };
+  if (!stream) res.blockSize = ['cbc', 'ecb', 'wrap', 'wrappad'].includes(info.mode) ? info.blockSize : 1;
   if (ivLength !== undefined) res.ivLength = ivLength;
   res.keyLength = keyLength;
   return res;
