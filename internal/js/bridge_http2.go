@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,6 +71,7 @@ func (s *h2session) clientConn() *http2.ClientConn {
 // h2stream is one request; rd carries its pause state and cancel.
 type h2stream struct {
 	sess *h2session
+	req  *http.Request
 	rd   *reader
 	pr   *io.PipeReader
 	pw   *io.PipeWriter
@@ -212,6 +214,8 @@ type h2Req struct {
 	Scheme    string      `json:"scheme"`
 	Authority string      `json:"authority"`
 	Headers   [][2]string `json:"headers"`
+	// Trailers: the guest sends trailers after the body (waitForTrailers).
+	Trailers bool `json:"trailers"`
 }
 
 func (q *h2Req) build(ctx context.Context, endStream bool) (*http.Request, *io.PipeReader, *io.PipeWriter, error) {
@@ -251,6 +255,11 @@ func (q *h2Req) build(ctx context.Context, endStream bool) (*http.Request, *io.P
 		req.Body = pr
 		if cl > 0 {
 			req.ContentLength = cl
+		}
+		if q.Trailers {
+			// Filled by h2Trailers before the body ends: x/net reads it
+			// at the end of the body.
+			req.Trailer = http.Header{}
 		}
 	}
 	return req.WithContext(ctx), pr, pw, nil
@@ -325,7 +334,10 @@ func (r *rt) runStream(ctx context.Context, cc *http2.ClientConn, sh int, st *h2
 		return
 	}
 	defer resp.Body.Close()
-	head, _ := json.Marshal(map[string]any{"status": resp.StatusCode, "headers": h2Headers(resp.Header)})
+	// A response that ended with its headers has x/net's empty body (its
+	// type is not exported): node flags the head END_STREAM.
+	ended := reflect.TypeOf(resp.Body).String() == "http2.noBodyReader"
+	head, _ := json.Marshal(map[string]any{"status": resp.StatusCode, "headers": h2Headers(resp.Header), "end": ended})
 	if !r.post(ctx, event{kind: "h2resp", a: sh, payload: string(head)}) {
 		return
 	}
@@ -523,7 +535,7 @@ func init() {
 		}
 		rd := &reader{h: sh, ref: s.ref, cancel: cancel, resume: make(chan struct{})}
 		close(rd.resume)
-		st := &h2stream{sess: s, rd: rd, pr: pr, pw: pw}
+		st := &h2stream{sess: s, req: req, rd: rd, pr: pr, pw: pw}
 		r.h2streams[sh] = st
 		s.streams++
 		go r.runStream(ctx, cc, sh, st, req)
@@ -554,6 +566,28 @@ func init() {
 			}
 			return "", nil
 		})
+	})
+	register("h2Trailers", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		sh, err1 := argInt(args, 0)
+		js, err2 := argString(args, 1)
+		if err1 != nil || err2 != nil || len(js) > maxH2Request {
+			return nil, errno.EINVAL
+		}
+		var kv [][2]string
+		if json.Unmarshal([]byte(js), &kv) != nil {
+			return nil, errno.EINVAL
+		}
+		st := r.h2streams[sh]
+		if st == nil || st.pw == nil || st.req.Trailer == nil {
+			return nil, errno.EPIPE
+		}
+		for _, f := range kv {
+			if !validHeaderField(f[0], f[1]) {
+				return nil, errno.EINVAL
+			}
+			st.req.Trailer.Add(f[0], f[1])
+		}
+		return nil, nil
 	})
 	register("h2End", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		sh, err := argInt(args, 0)

@@ -101,7 +101,7 @@ class ClientHttp2Stream extends Duplex {
   _onResponse(head) {
     this._gotResponse = true;
     const headers = headerObject(head.headers, head.status);
-    this.emit('response', headers, constants.NGHTTP2_FLAG_END_HEADERS, rawPairs(headers));
+    this.emit('response', headers, constants.NGHTTP2_FLAG_END_HEADERS | (head.end ? constants.NGHTTP2_FLAG_END_STREAM : 0), rawPairs(headers));
   }
 
   _onData(chunk) {
@@ -162,6 +162,12 @@ class ClientHttp2Stream extends Duplex {
 
   _final(cb) {
     this._whenStarted(() => {
+      if (this._waitForTrailers && this._h && this.listenerCount('wantTrailers') > 0) {
+        this._trailersReady = true;
+        this.emit('wantTrailers');
+        // The body ends with the trailers, whenever they are sent.
+        if (!this._trailersSent) { this._endPending = true; cb(); return; }
+      }
       if (this._h) B.h2End(this._h);
       cb();
     });
@@ -198,7 +204,21 @@ class ClientHttp2Stream extends Duplex {
   }
 
   priority() {}
-  sendTrailers() { throw h2Error('ERR_HTTP2_TRAILERS_NOT_READY', 'Trailing headers cannot be sent on a client stream in this sandbox'); }
+  sendTrailers(headers) {
+    if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    if (this._trailersSent) throw h2Error('ERR_HTTP2_TRAILERS_ALREADY_SENT', 'Trailing headers have already been sent');
+    if (!this._trailersReady) throw h2Error('ERR_HTTP2_TRAILERS_NOT_READY', 'Trailing headers cannot be sent until after the wantTrailers event is emitted');
+    if (headers === null || typeof headers !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'headers', 'of type object', headers);
+    const pairs = [];
+    for (const [k, v] of Object.entries(headers)) {
+      if (v === undefined || v === null) continue;
+      for (const x of Array.isArray(v) ? v : [v]) pairs.push([k.toLowerCase(), String(x)]);
+    }
+    this._trailersSent = true;
+    this.sentTrailers = headers;
+    if (this._h) B.h2Trailers(this._h, JSON.stringify(pairs));
+    if (this._endPending && this._h) { this._endPending = false; B.h2End(this._h); }
+  }
   setTimeout(ms, cb) { if (cb) this.once('timeout', cb); return this; }
 }
 
@@ -345,6 +365,8 @@ class ClientHttp2Session extends EventEmitter {
     let endStream = options.endStream;
     if (endStream === undefined) endStream = noPayloadMethods.has(req.method);
     const stream = new ClientHttp2Stream(this, options);
+    stream._waitForTrailers = !!options.waitForTrailers && !endStream;
+    req.trailers = stream._waitForTrailers;
     stream.sentHeaders = { ...headers, ':method': req.method, ':path': req.path, ':scheme': req.scheme, ':authority': req.authority };
     this._streams.add(stream);
     if (endStream) stream.end();

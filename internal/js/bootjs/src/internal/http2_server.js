@@ -562,7 +562,11 @@ class Http2ServerRequest extends Readable {
 
   _read() { this.stream.resume(); }
   get method() { return this.headers[':method']; }
-  set method(m) { this.headers[':method'] = String(m); }
+  set method(m) {
+    if (typeof m !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'method', 'of type string', m);
+    if (m.trim() === '') throw codedError('ERR_INVALID_ARG_VALUE', 'method', m);
+    this.headers[':method'] = m;
+  }
   get url() { return this.headers[':path']; }
   set url(u) { this.headers[':path'] = u; }
   get authority() { return this.headers[':authority']; }
