@@ -18,6 +18,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -325,7 +327,14 @@ func (r *rt) runStream(ctx context.Context, cc *http2.ClientConn, sh int, st *h2
 		}
 		r.post(ctx, ev)
 	}
-	resp, err := cc.RoundTrip(req)
+	// Informational heads (103 early hints, 100) are node's 'headers'
+	// events; x/net bounds how many a response may have.
+	trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+		b, _ := json.Marshal(map[string]any{"status": code, "headers": h2Headers(http.Header(h))})
+		r.post(ctx, event{kind: "h2info", a: sh, payload: string(b)})
+		return nil
+	}}
+	resp, err := cc.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
 	if err != nil {
 		if st.pr != nil {
 			st.pr.CloseWithError(err)
@@ -397,7 +406,7 @@ func (r *rt) disposeH2() {
 // handleH2 delivers the stream and session events of the loop.
 func (r *rt) handleH2(ev event) (bool, error) {
 	switch ev.kind {
-	case "h2resp":
+	case "h2resp", "h2info":
 		if r.h2streams[ev.a] == nil {
 			return true, nil
 		}

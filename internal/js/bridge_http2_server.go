@@ -498,9 +498,12 @@ func init() {
 				k := http.CanonicalHeaderKey(kv[0])
 				h[k] = append(h[k], kv[1])
 			}
-			if _, ok := h["Content-Type"]; !ok && resp.Status >= 200 {
-				// Go would sniff one: node sends none unless asked.
-				h["Content-Type"] = nil
+			// Go would sniff a content-type and count a content-length:
+			// node sends neither unless asked.
+			for _, k := range []string{"Content-Type", "Content-Length"} {
+				if _, ok := h[k]; !ok && resp.Status >= 200 {
+					h[k] = nil
+				}
 			}
 			w.WriteHeader(resp.Status)
 			if resp.Status < 200 {

@@ -207,7 +207,7 @@ func (r *rt) handleNet(ev event) (bool, error) {
 		}
 		n := copy(r.scratch, ev.data)
 		return r.dispatchPayload("udpmsg", ev.a, n, ev.code, ev.payload)
-	case "h2resp", "h2data", "h2end", "h2sessclose":
+	case "h2resp", "h2info", "h2data", "h2end", "h2sessclose":
 		return r.handleH2(ev)
 	case "h2sstream", "h2sdata", "h2sbodyend", "h2sclose", "h2ssessclose":
 		return r.handleH2Server(ev)

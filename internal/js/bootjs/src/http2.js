@@ -27,6 +27,12 @@ loop.onEvent('h2resp', (sh, _b, _code, payload) => {
   const s = streams.get(sh);
   if (s) s._onResponse(JSON.parse(payload));
 });
+loop.onEvent('h2info', (sh, _b, _code, payload) => {
+  const s = streams.get(sh);
+  if (!s) return;
+  const head = JSON.parse(payload);
+  s.emit('headers', headerObject(head.headers, head.status), constants.NGHTTP2_FLAG_END_HEADERS);
+});
 loop.onEvent('h2data', (sh, n) => {
   const s = streams.get(sh);
   if (!s) return;

@@ -84,7 +84,6 @@ function responseHead(headers) {
       pairs.push([k, v]);
     }
   }
-  if (status === 101) throw h2Error('ERR_HTTP2_STATUS_101', 'HTTP status code 101 (Switching Protocols) is forbidden in HTTP/2');
   return [status, pairs];
 }
 
@@ -129,7 +128,7 @@ class ServerHttp2Stream extends Duplex {
     options = options || {};
     if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
     const [status, pairs] = responseHead(headers);
-    if (status < 200) throw h2Error('ERR_HTTP2_INFO_STATUS_NOT_ALLOWED', 'Informational status codes cannot be used', RangeError);
+    if (status < 200) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${status}`, RangeError);
     let endStream = !!options.endStream;
     if (kNoBodyStatus.has(status) || this._method === 'HEAD') endStream = true;
     this._wantTrailers = !!options.waitForTrailers;
@@ -152,6 +151,7 @@ class ServerHttp2Stream extends Duplex {
     if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
     if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_AFTER_RESPOND', 'Cannot specify additional headers after response initiated');
     const [status, pairs] = responseHead(headers);
+    if (status === 101) throw h2Error('ERR_HTTP2_STATUS_101', 'HTTP status code 101 (Switching Protocols) is forbidden in HTTP/2');
     if (status >= 200) throw h2Error('ERR_HTTP2_INVALID_INFO_STATUS', `Invalid informational status code: ${status}`, RangeError);
     this.sentInfoHeaders.push({ ...headers });
     if (!this._live()) return;
