@@ -3,6 +3,8 @@ package js
 import (
 	"strings"
 	"testing"
+
+	"github.com/secexec/secexec/internal/testcert"
 )
 
 // h2ServerScript is a guest HTTP/2 server and its node client in one VM:
@@ -116,6 +118,59 @@ func TestHTTP2ServerInVM(t *testing.T) {
 		"202 yes PUT /c?q=1 2.0 body g trailer",
 		"server closed",
 	}, "\n") + "\n"
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}
+
+// A secure server (TLS by the kernel, ALPN h2) with allowHTTP1: node's
+// HTTP/2 client gets h2 with the https scheme; an HTTP/1.1 client (https)
+// is served by the same 'request' handler; a client without the CA is
+// refused by its own check.
+func TestHTTP2SecureServer(t *testing.T) {
+	certPEM, keyPEM := testcert.New(t, false)
+	v := newVM(t, engine(t))
+	v.writeFile("/workspace/cert.pem", string(certPEM))
+	v.writeFile("/workspace/key.pem", string(keyPEM))
+	res := v.node(`
+const http2 = require('http2'), https = require('https'), fs = require('fs');
+const ca = fs.readFileSync('/workspace/cert.pem');
+const server = http2.createSecureServer({ key: fs.readFileSync('/workspace/key.pem'), cert: ca, allowHTTP1: true }, (req, res) => {
+  res.setHeader('content-type', 'text/plain');
+  res.end(req.httpVersion + ' ' + req.method + ' ' + req.url + ' ' + (req.httpVersion === '2.0' ? req.scheme + ' ' + req.stream.session.alpnProtocol + ' ' + req.stream.session.encrypted : req.socket.alpnProtocol));
+});
+server.listen(0, async () => {
+  const port = server.address().port;
+  const session = http2.connect('https://localhost:' + port, { ca });
+  await new Promise((res) => session.once('connect', res));
+  console.log('client', session.alpnProtocol, session.encrypted);
+  const body = await new Promise((resolve, reject) => {
+    const s = session.request({ ':path': '/h2?x=1' });
+    let b = '';
+    s.setEncoding('utf8');
+    s.on('data', (d) => { b += d; });
+    s.on('end', () => resolve(b));
+    s.on('error', reject);
+  });
+  console.log(body);
+  session.close();
+  const h1 = await new Promise((resolve, reject) => {
+    https.get('https://localhost:' + port + '/h1', { ca }, (res) => {
+      let b = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { b += d; });
+      res.on('end', () => resolve(res.statusCode + ' ' + b));
+    }).on('error', reject);
+  });
+  console.log(h1);
+  const bad = http2.connect('https://localhost:' + port);
+  bad.on('error', (e) => {
+    console.log('no ca', e.code);
+    server.close(() => console.log('closed'));
+  });
+});
+`)
+	want := "client h2 true\n2.0 GET /h2?x=1 https h2 true\n200 1.1 GET /h1 false\nno ca DEPTH_ZERO_SELF_SIGNED_CERT\nclosed\n"
 	if res.code != 0 || res.stdout != want {
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
 	}

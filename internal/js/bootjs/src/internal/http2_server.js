@@ -821,6 +821,14 @@ class Http2SecureServer extends require('../tls.js').Server {
     });
   }
 
+  // _wrapAccepted: a failed handshake is the server's 'tlsClientError'
+  // (and the session's never starts), not an error thrown at the guest.
+  _wrapAccepted(fd) {
+    const s = super._wrapAccepted(fd);
+    s.on('error', () => {});
+    return s;
+  }
+
   // _http1 serves a client that did not agree on h2 with node's HTTP/1
   // server, as allowHTTP1 asks: 'request' gets http's objects.
   _http1(socket) {
