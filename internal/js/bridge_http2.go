@@ -270,7 +270,7 @@ func (q *h2Req) build(ctx context.Context, endStream bool) (*http.Request, *io.P
 // h2Error is how a failed stream or session is reported to JavaScript.
 type h2Error struct {
 	Message string `json:"message,omitempty"`
-	Rst     int    `json:"rst,omitempty"`
+	Rst     int    `json:"rst"`
 }
 
 // h2ErrCode maps an error of x/net/http2 or of the kernel to node's

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 x/net/http2's Server is deprecated in favour of net/http's, which serves a listener of its own and recognises TLS only on a *tls.Conn; a session runs on one accepted guest socket (TLS done by the kernel), which ServeConn takes as is, and the stream ids node shows are read from x/net's ResponseWriter (wireStreamID).
+
 package js
 
 // The HTTP/2 server behind node's http2.createServer and
@@ -32,6 +34,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -99,6 +102,7 @@ type h2srvStream struct {
 	once     sync.Once
 	reset    bool   // ended by a reset rather than by the end of the response
 	rstCode  uint32 // the code of that reset
+	err      error  // why the request body failed, if it did
 }
 
 // await blocks until it is ticket t's turn.
@@ -268,6 +272,9 @@ func (r *rt) serveStream(s *h2srvSession, w http.ResponseWriter, req *http.Reque
 	s.ordinal++
 	id := 2*s.ordinal - 1
 	s.mu.Unlock()
+	if wid, ok := wireStreamID(w); ok {
+		id = int(wid)
+	}
 	st.id = uint32(id)
 	// x/net leaves ContentLength 0 only for a request that ended with its
 	// headers, or that declared a zero content-length.
@@ -281,12 +288,18 @@ func (r *rt) serveStream(s *h2srvSession, w http.ResponseWriter, req *http.Reque
 		r.post(s.ctx, event{kind: "h2sclose", a: st.h, code: code, payload: payload})
 	}
 	if !endStream {
-		if err := r.readRequestBody(ctx, st); err != nil {
-			st.finish(true)
-			code, p := h2ErrPayload(err)
-			closed(code, p)
-			return
-		}
+		// The body is read beside the handler, which must stay free to
+		// end the stream while the client still sends (or holds) it:
+		// x/net closes the body when the handler returns, which ends
+		// the read.
+		go func() {
+			if err := r.readRequestBody(ctx, st); err != nil && ctx.Err() == nil {
+				st.mu.Lock()
+				st.err = err
+				st.mu.Unlock()
+				st.finish(true)
+			}
+		}()
 	}
 	select {
 	case <-st.done:
@@ -299,8 +312,13 @@ func (r *rt) serveStream(s *h2srvSession, w http.ResponseWriter, req *http.Reque
 		return
 	}
 	st.mu.Lock()
-	reset := st.reset
+	reset, bodyErr := st.reset, st.err
 	st.mu.Unlock()
+	if bodyErr != nil {
+		code, p := h2ErrPayload(bodyErr)
+		closed(code, p)
+		panic(http.ErrAbortHandler)
+	}
 	if reset {
 		if code := st.rstCode; code != uint32(http2.ErrCodeInternal) {
 			s.mu.Lock()
@@ -720,4 +738,26 @@ func (s *h2srvSession) takeRst(id uint32) (uint32, bool) {
 	code, ok := s.rst[id]
 	delete(s.rst, id)
 	return code, ok
+}
+
+// wireStreamID reads the stream id x/net keeps in its ResponseWriter
+// (w.rws.stream.id): its API has no other way to it, and node shows the
+// id (stream.id) and resets by it. reflect reads the unexported fields
+// without writing them; a shape it does not find (another x/net) falls
+// back to counting requests, exact while handlers start in order.
+func wireStreamID(w http.ResponseWriter) (uint32, bool) {
+	v := reflect.ValueOf(w)
+	for _, name := range []string{"rws", "stream", "id"} {
+		if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+			return 0, false
+		}
+		v = v.Elem().FieldByName(name)
+		if !v.IsValid() {
+			return 0, false
+		}
+	}
+	if v.Kind() != reflect.Uint32 {
+		return 0, false
+	}
+	return uint32(v.Uint()), true
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -88,9 +87,11 @@ func startGuest(t *testing.T, v *testVM, script string) (*kernel.Process, func()
 // hostH2Client is Go's HTTP/2 client reaching the guest's port over the
 // VM's port mapping (prior knowledge, as curl --http2-prior-knowledge).
 func hostH2Client(k *kernel.Kernel, port uint16) *http.Client {
-	return &http.Client{Timeout: 30 * time.Second, Transport: &http2.Transport{
-		AllowHTTP: true,
-		DialTLSContext: func(ctx context.Context, _, _ string, _ *tls.Config) (net.Conn, error) {
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		Protocols: &p,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return k.DialGuest(ctx, port)
 		},
 	}}

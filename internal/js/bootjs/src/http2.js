@@ -124,9 +124,15 @@ class ClientHttp2Stream extends Duplex {
     if (code) {
       const err = fromGo(code, payload, 'read');
       this.rstCode = err.rstCode !== undefined ? err.rstCode : constants.NGHTTP2_INTERNAL_ERROR;
-      if (code === 'ERR_HTTP2_STREAM_ERROR' && this.rstCode === constants.NGHTTP2_CANCEL) {
-        this.destroy();
-        return;
+      if (code === 'ERR_HTTP2_STREAM_ERROR') {
+        // The peer reset the stream: node reports it 'aborted', and an
+        // error only for a code other than NO_ERROR and CANCEL.
+        this.aborted = true;
+        this.emit('aborted');
+        if (this.rstCode === constants.NGHTTP2_CANCEL || this.rstCode === constants.NGHTTP2_NO_ERROR) {
+          this.destroy();
+          return;
+        }
       }
       this.destroy(err);
       return;
@@ -137,6 +143,9 @@ class ClientHttp2Stream extends Duplex {
       if (info.trailers) this.emit('trailers', headerObject(info.trailers), constants.NGHTTP2_FLAG_END_STREAM | constants.NGHTTP2_FLAG_END_HEADERS);
     }
     this.push(null);
+    // As node's onStreamClose: an empty rest ends the stream (and lets it
+    // close) even when nobody reads it.
+    this.read(0);
     // The request side is over once the response is: the peer ended the
     // stream, so what was not written cannot be sent.
     if (!this.writableEnded) this.end();
