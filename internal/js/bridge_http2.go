@@ -86,9 +86,7 @@ type h2conn struct {
 	f      vfs.File
 	ctx    context.Context
 	cancel context.CancelFunc
-	mu     sync.Mutex
-	closed bool
-	ops    sync.WaitGroup
+	gate
 	once   sync.Once
 	done   chan struct{}
 	err    error // why it ended (nil: closed or EOF); set before done closes
@@ -99,13 +97,34 @@ func newH2Conn(ctx context.Context, f vfs.File) *h2conn {
 	return &h2conn{f: f, ctx: ctx, cancel: cancel, done: make(chan struct{})}
 }
 
-func (c *h2conn) begin() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+// gate admits operations on something that closes: none begins once it
+// closed, and the closer can wait for those that began before.
+type gate struct {
+	mu     sync.Mutex
+	closed bool
+	ops    sync.WaitGroup
+}
+
+// begin reports whether an operation may start, counting it (ops.Done
+// ends it).
+func (g *gate) begin() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
 		return false
 	}
-	c.ops.Add(1)
+	g.ops.Add(1)
+	return true
+}
+
+// shut closes the gate; it reports whether this call closed it.
+func (g *gate) shut() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.closed = true
 	return true
 }
 
@@ -161,13 +180,9 @@ func (c *h2conn) Write(b []byte) (int, error) {
 }
 
 func (c *h2conn) Close() error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	if !c.shut() {
 		return nil
 	}
-	c.closed = true
-	c.mu.Unlock()
 	c.cancel()
 	c.end(nil)
 	go func() {

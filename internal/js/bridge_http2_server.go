@@ -95,14 +95,16 @@ type h2srvStream struct {
 	ticket uint64 // the next ticket (loop goroutine)
 	turn   uint64 // the ticket whose turn it is
 
-	mu       sync.Mutex
-	finished bool           // no operation may start on w any more
-	inflight sync.WaitGroup // operations on w under way
-	done     chan struct{}  // closed when JavaScript ended or reset the stream
-	once     sync.Once
-	reset    bool   // ended by a reset rather than by the end of the response
-	rstCode  uint32 // the code of that reset
-	err      error  // why the request body failed, if it did
+	// ops are the operations on w under way; once it is shut, none may
+	// start.
+	ops  gate
+	done chan struct{} // closed when JavaScript ended or reset the stream
+	once sync.Once
+
+	mu      sync.Mutex
+	reset   bool   // ended by a reset rather than by the end of the response
+	rstCode uint32 // the code of that reset
+	err     error  // why the request body failed, if it did
 }
 
 // await blocks until it is ticket t's turn.
@@ -122,23 +124,12 @@ func (st *h2srvStream) next() {
 	st.opCond.Broadcast()
 }
 
-// begin reports whether an operation on w may start, counting it.
-func (st *h2srvStream) begin() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.finished {
-		return false
-	}
-	st.inflight.Add(1)
-	return true
-}
-
 // finish lets the handler return: after the response ended normally, or
 // (reset) by resetting the stream.
 func (st *h2srvStream) finish(reset bool) {
 	st.once.Do(func() {
+		st.ops.shut()
 		st.mu.Lock()
-		st.finished = true
 		st.reset = reset
 		st.mu.Unlock()
 		close(st.done)
@@ -335,7 +326,7 @@ func (r *rt) serveStream(s *h2srvSession, w http.ResponseWriter, req *http.Reque
 	}
 	// x/net flushes and ends the stream once the handler returns, which
 	// must wait for the operations that still hold w.
-	st.inflight.Wait()
+	st.ops.ops.Wait()
 	closed("", "")
 }
 
@@ -387,11 +378,11 @@ func (r *rt) streamOp(sh, id int, end bool, op func(w http.ResponseWriter) error
 	err := r.startOp("h2sop", id, func(context.Context) (string, error) {
 		st.await(t)
 		defer st.next()
-		if !st.begin() {
+		if !st.ops.begin() {
 			return "", errno.EPIPE
 		}
 		err := op(st.w)
-		st.inflight.Done()
+		st.ops.ops.Done()
 		if err != nil {
 			return "", errno.EPIPE
 		}
@@ -624,10 +615,10 @@ func init() {
 		}
 		return nil, r.startOp("h2spush", id, func(context.Context) (string, error) {
 			p, ok := st.w.(http.Pusher)
-			if !ok || !st.begin() {
+			if !ok || !st.ops.begin() {
 				return "", errno.EPIPE
 			}
-			defer st.inflight.Done()
+			defer st.ops.ops.Done()
 			hdr := http.Header{}
 			for _, kv := range q.Headers {
 				hdr.Add(kv[0], kv[1])

@@ -15,7 +15,7 @@ const EventEmitter = require('./events.js');
 const net = require('./net.js');
 
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
-  noPayloadMethods, headerObject, rawPairs, codeName } = require('./internal/http2_common.js');
+  noPayloadMethods, headerObject, rawPairs, closeStream } = require('./internal/http2_common.js');
 
 // --- handles answered by the loop ---
 
@@ -203,20 +203,7 @@ class ClientHttp2Stream extends Duplex {
     process.nextTick(() => this.emit('close'));
   }
 
-  close(code = constants.NGHTTP2_NO_ERROR, callback) {
-    if (typeof code !== 'number' || code < 0 || code > 0xffffffff) {
-      throw codedError('ERR_OUT_OF_RANGE', 'code', '>= 0 && <= 4294967295', code);
-    }
-    if (typeof callback === 'function') this.once('close', callback);
-    if (this.destroyed) return;
-    this.rstCode = code;
-    // A code other than NO_ERROR is an error of the stream, as in node.
-    if (code !== constants.NGHTTP2_NO_ERROR && code !== constants.NGHTTP2_CANCEL) {
-      this.destroy(h2Error('ERR_HTTP2_STREAM_ERROR', `Stream closed with error code ${codeName(code)}`));
-    } else {
-      this.destroy();
-    }
-  }
+  close(code = constants.NGHTTP2_NO_ERROR, callback) { closeStream(this, code, callback); }
 
   priority() {}
   sendTrailers(headers) {

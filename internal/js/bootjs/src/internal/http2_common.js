@@ -1,7 +1,7 @@
 'use strict';
 // What the HTTP/2 client (http2.js) and server (http2_server.js) share:
 // node's constants, its errors and header objects.
-const { fromBridge } = require('./errors.js');
+const { fromBridge, codedError } = require('./errors.js');
 
 const constants = {
   NGHTTP2_SESSION_SERVER: 0,
@@ -146,7 +146,24 @@ function codeName(code) {
   return code < errorNames.length ? `NGHTTP2_${errorNames[code]}` : String(code);
 }
 
+// closeStream is node's stream.close(code, callback) for both sides: a
+// code other than NO_ERROR and CANCEL is an error of the stream.
+function closeStream(stream, code, callback) {
+  if (typeof code !== 'number' || code < 0 || code > 0xffffffff) {
+    throw codedError('ERR_OUT_OF_RANGE', 'code', '>= 0 && <= 4294967295', code);
+  }
+  if (typeof callback === 'function') stream.once('close', callback);
+  if (stream.destroyed) return;
+  stream.rstCode = code;
+  if (code !== constants.NGHTTP2_NO_ERROR && code !== constants.NGHTTP2_CANCEL) {
+    stream.destroy(h2Error('ERR_HTTP2_STREAM_ERROR', `Stream closed with error code ${codeName(code)}`));
+  } else {
+    stream.destroy();
+  }
+}
+
 module.exports = {
+  closeStream,
   constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
   noPayloadMethods, headerObject, rawPairs, codeName, errorNames,
 };

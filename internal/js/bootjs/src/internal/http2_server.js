@@ -14,7 +14,7 @@ const { Duplex, Readable, Stream } = require('../stream.js');
 const EventEmitter = require('../events.js');
 const net = require('../net.js');
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
-  headerObject, codeName } = require('./http2_common.js');
+  headerObject, closeStream } = require('./http2_common.js');
 
 const sessions = new Map();
 const streams = new Map();
@@ -329,19 +329,7 @@ class ServerHttp2Stream extends Duplex {
     process.nextTick(() => this.emit('close'));
   }
 
-  close(code = constants.NGHTTP2_NO_ERROR, callback) {
-    if (typeof code !== 'number' || code < 0 || code > 0xffffffff) {
-      throw codedError('ERR_OUT_OF_RANGE', 'code', '>= 0 && <= 4294967295', code);
-    }
-    if (typeof callback === 'function') this.once('close', callback);
-    if (this.destroyed) return;
-    this.rstCode = code;
-    if (code !== constants.NGHTTP2_NO_ERROR && code !== constants.NGHTTP2_CANCEL) {
-      this.destroy(h2Error('ERR_HTTP2_STREAM_ERROR', `Stream closed with error code ${codeName(code)}`));
-    } else {
-      this.destroy();
-    }
-  }
+  close(code = constants.NGHTTP2_NO_ERROR, callback) { closeStream(this, code, callback); }
 
   priority() {}
   setTimeout(ms, cb) {
