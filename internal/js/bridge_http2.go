@@ -87,9 +87,9 @@ type h2conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	gate
-	once   sync.Once
-	done   chan struct{}
-	err    error // why it ended (nil: closed or EOF); set before done closes
+	once sync.Once
+	done chan struct{}
+	err  error // why it ended (nil: closed or EOF); set before done closes
 }
 
 func newH2Conn(ctx context.Context, f vfs.File) *h2conn {
@@ -408,6 +408,18 @@ func (s *h2session) close(graceful bool) {
 	}()
 }
 
+// takeSocket hands descriptor fd's socket to an HTTP/2 session, which
+// owns it from now on: the descriptor leaves the guest's table, so
+// nothing else reads or writes it.
+func (r *rt) takeSocket(fd int) (vfs.File, error) {
+	f, err := r.p.File(fd)
+	if err != nil {
+		return nil, err
+	}
+	_ = r.p.Close(fd)
+	return f, nil
+}
+
 // disposeH2 ends every session of the process.
 func (r *rt) disposeH2() {
 	for _, st := range r.h2streams {
@@ -486,13 +498,10 @@ func init() {
 		if err != nil {
 			return nil, errno.EINVAL
 		}
-		f, err := r.p.File(fd)
+		f, err := r.takeSocket(fd)
 		if err != nil {
 			return nil, err
 		}
-		// The session owns the socket from now on: the descriptor leaves
-		// the guest's table, so nothing else reads or writes it.
-		_ = r.p.Close(fd)
 		ctx, cancel := context.WithCancel(r.ctx)
 		s := &h2session{h: h, ref: true, ctx: ctx, cancel: cancel, conn: newH2Conn(ctx, f)}
 		if r.h2s == nil {

@@ -457,12 +457,10 @@ func init() {
 		if err != nil {
 			return nil, errno.EINVAL
 		}
-		f, err := r.p.File(fd)
+		f, err := r.takeSocket(fd)
 		if err != nil {
 			return nil, err
 		}
-		// The session owns the socket from now on (see h2Open).
-		_ = r.p.Close(fd)
 		ctx, cancel := context.WithCancel(r.ctx)
 		s := &h2srvSession{h: h, ref: true, ctx: ctx, cancel: cancel, conn: newH2Conn(ctx, f), hs: hs, scheme: "http", rst: map[uint32]uint32{}}
 		if o.Encrypted {

@@ -15,7 +15,7 @@ const EventEmitter = require('./events.js');
 const net = require('./net.js');
 
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
-  noPayloadMethods, headerObject, rawPairs, closeStream } = require('./internal/http2_common.js');
+  noPayloadMethods, headerObject, rawPairs, closeStream, onLast } = require('./internal/http2_common.js');
 
 // --- handles answered by the loop ---
 
@@ -39,16 +39,8 @@ loop.onEvent('h2data', (sh, n) => {
   const { Buffer } = require('./buffer.js');
   s._onData(takeBytes(n, (k) => Buffer.allocUnsafe(k)));
 });
-loop.onEvent('h2end', (sh, _b, code, payload) => {
-  const s = streams.get(sh);
-  streams.delete(sh);
-  if (s) s._onEnd(code, payload);
-});
-loop.onEvent('h2sessclose', (h, _b, code, payload) => {
-  const s = sessions.get(h);
-  sessions.delete(h);
-  if (s) s._onGoClosed(code, payload);
-});
+onLast('h2end', streams, (s, code, payload) => s._onEnd(code, payload));
+onLast('h2sessclose', sessions, (s, code, payload) => s._onGoClosed(code, payload));
 
 // --- streams ---
 

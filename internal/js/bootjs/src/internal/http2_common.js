@@ -146,6 +146,16 @@ function codeName(code) {
   return code < errorNames.length ? `NGHTTP2_${errorNames[code]}` : String(code);
 }
 
+// onLast dispatches the loop's events of kind that end the handle they
+// name: the handle leaves handles before fn(object, code, payload) runs.
+function onLast(kind, handles, fn) {
+  require('./loop.js').onEvent(kind, (h, _b, code, payload) => {
+    const o = handles.get(h);
+    handles.delete(h);
+    if (o) fn(o, code, payload);
+  });
+}
+
 // closeStream is node's stream.close(code, callback) for both sides: a
 // code other than NO_ERROR and CANCEL is an error of the stream.
 function closeStream(stream, code, callback) {
@@ -163,7 +173,7 @@ function closeStream(stream, code, callback) {
 }
 
 module.exports = {
-  closeStream,
+  closeStream, onLast,
   constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
   noPayloadMethods, headerObject, rawPairs, codeName, errorNames,
 };

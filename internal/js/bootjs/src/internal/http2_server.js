@@ -14,7 +14,7 @@ const { Duplex, Readable, Stream } = require('../stream.js');
 const EventEmitter = require('../events.js');
 const net = require('../net.js');
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
-  headerObject, closeStream } = require('./http2_common.js');
+  headerObject, closeStream, onLast } = require('./http2_common.js');
 
 const sessions = new Map();
 const streams = new Map();
@@ -36,16 +36,8 @@ loop.onEvent('h2sbodyend', (sh, _b, _code, payload) => {
   const s = streams.get(sh);
   if (s) s._onBodyEnd(payload ? JSON.parse(payload) : {});
 });
-loop.onEvent('h2sclose', (sh, _b, code, payload) => {
-  const s = streams.get(sh);
-  streams.delete(sh);
-  if (s) s._onGoClosed(code, payload);
-});
-loop.onEvent('h2ssessclose', (h, _b, code, payload) => {
-  const s = sessions.get(h);
-  sessions.delete(h);
-  if (s) s._onGoClosed(code, payload);
-});
+onLast('h2sclose', streams, (s, code, payload) => s._onGoClosed(code, payload));
+onLast('h2ssessclose', sessions, (s, code, payload) => s._onGoClosed(code, payload));
 
 // request runs a bridge operation whose result comes back as an event.
 function request(start, done) {
