@@ -11,11 +11,10 @@ const { B, takeBytes, giveBytes } = require('./internal/bridge.js');
 const loop = require('./internal/loop.js');
 const { fromBridge, codedError } = require('./internal/errors.js');
 const { Duplex } = require('./stream.js');
-const EventEmitter = require('./events.js');
 const net = require('./net.js');
 
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
-  noPayloadMethods, headerObject, rawPairs, closeStream, onLast } = require('./internal/http2_common.js');
+  noPayloadMethods, headerObject, rawPairs, closeStream, onLast, SessionBase } = require('./internal/http2_common.js');
 
 // --- handles answered by the loop ---
 
@@ -218,7 +217,7 @@ class ClientHttp2Stream extends Duplex {
 
 // --- sessions ---
 
-class ClientHttp2Session extends EventEmitter {
+class ClientHttp2Session extends SessionBase {
   constructor(url, options) {
     super();
     this._h = 0;
@@ -242,8 +241,6 @@ class ClientHttp2Session extends EventEmitter {
   }
 
   get connecting() { return !this._open && !this._destroyed; }
-  get closed() { return this._closing || this._destroyed; }
-  get destroyed() { return this._destroyed; }
   get pendingSettingsAck() { return false; }
   get localSettings() { return getDefaultSettings(); }
   get remoteSettings() { return getDefaultSettings(); }
@@ -374,11 +371,6 @@ class ClientHttp2Session extends EventEmitter {
     return stream;
   }
 
-  _streamDone(stream) {
-    this._streams.delete(stream);
-    this._maybeClose();
-  }
-
   _onGoClosed(code, payload) {
     this._goClosed = true;
     this._h = 0;
@@ -388,16 +380,6 @@ class ClientHttp2Session extends EventEmitter {
     }
     this._closing = true;
     this._maybeClose();
-  }
-
-  // _maybeClose emits 'close' once the session is over (destroyed, or
-  // closed and its connection ended) and its last stream is done.
-  _maybeClose() {
-    if (this._closeEmitted || this._streams.size > 0) return;
-    if (!this._destroyed && !(this._closing && this._goClosed)) return;
-    this._closeEmitted = true;
-    this._destroyed = true;
-    process.nextTick(() => this.emit('close'));
   }
 
   close(callback) {

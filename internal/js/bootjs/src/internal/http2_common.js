@@ -146,6 +146,31 @@ function codeName(code) {
   return code < errorNames.length ? `NGHTTP2_${errorNames[code]}` : String(code);
 }
 
+// SessionBase is what client and server sessions share: 'close' comes
+// once the session is over (destroyed, or closed and its connection
+// ended) and its last stream is done.
+class SessionBase extends require('../events.js') {
+  get closed() { return this._closing || this._destroyed; }
+  get destroyed() { return this._destroyed; }
+
+  _streamDone(stream) {
+    this._streams.delete(stream);
+    this._maybeClose();
+  }
+
+  _maybeClose() {
+    if (this._closeEmitted || this._streams.size > 0) return;
+    if (!this._destroyed && !(this._closing && this._goClosed)) return;
+    this._closeEmitted = true;
+    this._destroyed = true;
+    this._closed();
+    process.nextTick(() => this.emit('close'));
+  }
+
+  // _closed releases what the session holds besides its Go side.
+  _closed() {}
+}
+
 // onLast dispatches the loop's events of kind that end the handle they
 // name: the handle leaves handles before fn(object, code, payload) runs.
 function onLast(kind, handles, fn) {
@@ -173,7 +198,7 @@ function closeStream(stream, code, callback) {
 }
 
 module.exports = {
-  closeStream, onLast,
+  closeStream, onLast, SessionBase,
   constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
   noPayloadMethods, headerObject, rawPairs, codeName, errorNames,
 };

@@ -11,10 +11,9 @@ const { B, takeBytes, giveBytes } = require('./bridge.js');
 const loop = require('./loop.js');
 const { fromBridge, codedError } = require('./errors.js');
 const { Duplex, Readable, Stream } = require('../stream.js');
-const EventEmitter = require('../events.js');
 const net = require('../net.js');
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
-  headerObject, closeStream, onLast } = require('./http2_common.js');
+  headerObject, closeStream, onLast, SessionBase } = require('./http2_common.js');
 
 const sessions = new Map();
 const streams = new Map();
@@ -338,7 +337,7 @@ class ServerHttp2Stream extends Duplex {
 
 // --- sessions ---
 
-class ServerHttp2Session extends EventEmitter {
+class ServerHttp2Session extends SessionBase {
   constructor(server, socket, options) {
     super();
     this.server = server;
@@ -362,8 +361,6 @@ class ServerHttp2Session extends EventEmitter {
   }
 
   get connecting() { return false; }
-  get closed() { return this._closing || this._destroyed; }
-  get destroyed() { return this._destroyed; }
   get pendingSettingsAck() { return false; }
   get localSettings() { return { ...this._local }; }
   get remoteSettings() { return getDefaultSettings(); }
@@ -420,11 +417,6 @@ class ServerHttp2Session extends EventEmitter {
     this.emit('stream', stream, headers, flags, raw);
   }
 
-  _streamDone(stream) {
-    this._streams.delete(stream);
-    this._maybeClose();
-  }
-
   _onGoClosed(code, payload) {
     this._goClosed = true;
     this._h = 0;
@@ -438,14 +430,9 @@ class ServerHttp2Session extends EventEmitter {
     this._maybeClose();
   }
 
-  _maybeClose() {
-    if (this._closeEmitted || this._streams.size > 0) return;
-    if (!this._destroyed && !(this._closing && this._goClosed)) return;
-    this._closeEmitted = true;
-    this._destroyed = true;
+  _closed() {
     clearTimeout(this._timer);
     if (this.socket) this.socket.destroy();
-    process.nextTick(() => this.emit('close'));
   }
 
   close(callback) {
