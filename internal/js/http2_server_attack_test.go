@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 TestWireStreamID runs x/net's Server and ClientConn directly, as the bridge does (see bridge_http2_server.go).
+
 package js
 
 import (
@@ -351,5 +353,41 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 	if n := waitGoroutines(base + 10); n > base+10 {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after the VM closed, %d before\n%s", n, base, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestWireStreamID: the stream id read out of x/net's ResponseWriter is
+// the id on the wire (1, 3, 5 for a client's requests), so an x/net
+// whose writer changed shape fails here rather than silently falling
+// back to counting.
+func TestWireStreamID(t *testing.T) {
+	srvSide, cliSide := net.Pipe()
+	ids := make(chan uint32, 3)
+	s2, hs, err := h2srvOptions{}.newServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s2.ServeConn(srvSide, &http2.ServeConnOpts{BaseConfig: hs, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		id, ok := wireStreamID(w)
+		if !ok {
+			id = 0
+		}
+		ids <- id
+	})})
+	cc, err := (&http2.Transport{}).NewClientConn(cliSide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	for _, want := range []uint32{1, 3, 5} {
+		req, _ := http.NewRequest("GET", "http://guest/", nil)
+		resp, err := cc.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := <-ids; got != want {
+			t.Fatalf("stream id %d, want %d", got, want)
+		}
 	}
 }
