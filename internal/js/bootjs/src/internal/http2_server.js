@@ -699,13 +699,16 @@ function onServerStream(stream, headers, flags, rawHeaders) {
 // --- servers ---
 
 function validateOptions(options) {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
   if (options.settings !== undefined && (options.settings === null || typeof options.settings !== 'object')) {
     throw codedError('ERR_INVALID_ARG_TYPE', 'options.settings', 'of type object', options.settings);
   }
-  if (options.maxSessionInvalidFrames !== undefined && !(Number.isInteger(options.maxSessionInvalidFrames) && options.maxSessionInvalidFrames >= 0)) {
-    throw codedError('ERR_OUT_OF_RANGE', 'maxSessionInvalidFrames', '>= 0', options.maxSessionInvalidFrames);
+  for (const name of ['maxSessionInvalidFrames', 'maxSessionRejectedStreams']) {
+    const v = options[name];
+    if (v === undefined) continue;
+    if (typeof v !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type number', v);
+    if (!(v >= 0 && v <= 4294967295)) throw codedError('ERR_OUT_OF_RANGE', name, '>= 0 && <= 4294967295', v);
   }
   return options;
 }
@@ -775,8 +778,8 @@ class Http2Server extends net.Server {
 
 class Http2SecureServer extends require('../tls.js').Server {
   constructor(options, onRequest) {
-    if (typeof options === 'function') { onRequest = options; options = undefined; }
-    options = validateOptions(options);
+    // Unlike createServer, the options come first and are not optional.
+    options = validateOptions(options === undefined ? {} : options);
     const alpn = options.allowHTTP1 ? ['h2', 'http/1.1'] : ['h2'];
     super({ ...options, ALPNProtocols: alpn });
     setupServer(this, options, onRequest);
