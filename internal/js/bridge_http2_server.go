@@ -475,6 +475,7 @@ func init() {
 			})
 			_ = s.conn.Close()
 			cancel()
+			<-s.conn.done // err is set before done closes
 			ev := event{kind: "h2ssessclose", a: h}
 			if err := s.conn.err; err != nil {
 				ev.code, ev.payload = h2ErrPayload(err)
