@@ -81,7 +81,9 @@ server.listen(0, '127.0.0.1', () => compat.listen(0, '127.0.0.1', async () => {
   }
   const s2 = http2.connect(`http://127.0.0.1:${compat.address().port}`);
   console.log('client', JSON.stringify(await request(s2, { ':path': '/c?q=1', ':method': 'PUT', 'x-n': '6' }, 'body')));
-  session.close(() => console.log('session closed'));
+  // One after the other: the two closes race otherwise.
+  await new Promise((resolve) => session.close(resolve));
+  console.log('session closed');
   s2.close();
   server.close(() => console.log('server closed'));
   compat.close();
