@@ -18,7 +18,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,6 +73,7 @@ func (s *h2session) clientConn() *http2.ClientConn {
 // h2stream is one request; rd carries its pause state and cancel.
 type h2stream struct {
 	sess *h2session
+	req  *http.Request
 	rd   *reader
 	pr   *io.PipeReader
 	pw   *io.PipeWriter
@@ -82,12 +86,10 @@ type h2conn struct {
 	f      vfs.File
 	ctx    context.Context
 	cancel context.CancelFunc
-	mu     sync.Mutex
-	closed bool
-	ops    sync.WaitGroup
-	once   sync.Once
-	done   chan struct{}
-	err    error // why it ended (nil: closed or EOF); set before done closes
+	gate
+	once sync.Once
+	done chan struct{}
+	err  error // why it ended (nil: closed or EOF); set before done closes
 }
 
 func newH2Conn(ctx context.Context, f vfs.File) *h2conn {
@@ -95,13 +97,34 @@ func newH2Conn(ctx context.Context, f vfs.File) *h2conn {
 	return &h2conn{f: f, ctx: ctx, cancel: cancel, done: make(chan struct{})}
 }
 
-func (c *h2conn) begin() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+// gate admits operations on something that closes: none begins once it
+// closed, and the closer can wait for those that began before.
+type gate struct {
+	mu     sync.Mutex
+	closed bool
+	ops    sync.WaitGroup
+}
+
+// begin reports whether an operation may start, counting it (ops.Done
+// ends it).
+func (g *gate) begin() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
 		return false
 	}
-	c.ops.Add(1)
+	g.ops.Add(1)
+	return true
+}
+
+// shut closes the gate; it reports whether this call closed it.
+func (g *gate) shut() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.closed = true
 	return true
 }
 
@@ -157,13 +180,9 @@ func (c *h2conn) Write(b []byte) (int, error) {
 }
 
 func (c *h2conn) Close() error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	if !c.shut() {
 		return nil
 	}
-	c.closed = true
-	c.mu.Unlock()
 	c.cancel()
 	c.end(nil)
 	go func() {
@@ -212,6 +231,8 @@ type h2Req struct {
 	Scheme    string      `json:"scheme"`
 	Authority string      `json:"authority"`
 	Headers   [][2]string `json:"headers"`
+	// Trailers: the guest sends trailers after the body (waitForTrailers).
+	Trailers bool `json:"trailers"`
 }
 
 func (q *h2Req) build(ctx context.Context, endStream bool) (*http.Request, *io.PipeReader, *io.PipeWriter, error) {
@@ -252,6 +273,11 @@ func (q *h2Req) build(ctx context.Context, endStream bool) (*http.Request, *io.P
 		if cl > 0 {
 			req.ContentLength = cl
 		}
+		if q.Trailers {
+			// Filled by h2Trailers before the body ends: x/net reads it
+			// at the end of the body.
+			req.Trailer = http.Header{}
+		}
 	}
 	return req.WithContext(ctx), pr, pw, nil
 }
@@ -259,7 +285,7 @@ func (q *h2Req) build(ctx context.Context, endStream bool) (*http.Request, *io.P
 // h2Error is how a failed stream or session is reported to JavaScript.
 type h2Error struct {
 	Message string `json:"message,omitempty"`
-	Rst     int    `json:"rst,omitempty"`
+	Rst     int    `json:"rst"`
 }
 
 // h2ErrCode maps an error of x/net/http2 or of the kernel to node's
@@ -316,7 +342,14 @@ func (r *rt) runStream(ctx context.Context, cc *http2.ClientConn, sh int, st *h2
 		}
 		r.post(ctx, ev)
 	}
-	resp, err := cc.RoundTrip(req)
+	// Informational heads (103 early hints, 100) are node's 'headers'
+	// events; x/net bounds how many a response may have.
+	trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+		b, _ := json.Marshal(map[string]any{"status": code, "headers": h2Headers(http.Header(h))})
+		r.post(ctx, event{kind: "h2info", a: sh, payload: string(b)})
+		return nil
+	}}
+	resp, err := cc.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
 	if err != nil {
 		if st.pr != nil {
 			st.pr.CloseWithError(err)
@@ -325,7 +358,10 @@ func (r *rt) runStream(ctx context.Context, cc *http2.ClientConn, sh int, st *h2
 		return
 	}
 	defer resp.Body.Close()
-	head, _ := json.Marshal(map[string]any{"status": resp.StatusCode, "headers": h2Headers(resp.Header)})
+	// A response that ended with its headers has x/net's empty body (its
+	// type is not exported): node flags the head END_STREAM.
+	ended := reflect.TypeOf(resp.Body).String() == "http2.noBodyReader"
+	head, _ := json.Marshal(map[string]any{"status": resp.StatusCode, "headers": h2Headers(resp.Header), "end": ended})
 	if !r.post(ctx, event{kind: "h2resp", a: sh, payload: string(head)}) {
 		return
 	}
@@ -372,6 +408,18 @@ func (s *h2session) close(graceful bool) {
 	}()
 }
 
+// takeSocket hands descriptor fd's socket to an HTTP/2 session, which
+// owns it from now on: the descriptor leaves the guest's table, so
+// nothing else reads or writes it.
+func (r *rt) takeSocket(fd int) (vfs.File, error) {
+	f, err := r.p.File(fd)
+	if err != nil {
+		return nil, err
+	}
+	_ = r.p.Close(fd)
+	return f, nil
+}
+
 // disposeH2 ends every session of the process.
 func (r *rt) disposeH2() {
 	for _, st := range r.h2streams {
@@ -385,7 +433,7 @@ func (r *rt) disposeH2() {
 // handleH2 delivers the stream and session events of the loop.
 func (r *rt) handleH2(ev event) (bool, error) {
 	switch ev.kind {
-	case "h2resp":
+	case "h2resp", "h2info":
 		if r.h2streams[ev.a] == nil {
 			return true, nil
 		}
@@ -450,13 +498,10 @@ func init() {
 		if err != nil {
 			return nil, errno.EINVAL
 		}
-		f, err := r.p.File(fd)
+		f, err := r.takeSocket(fd)
 		if err != nil {
 			return nil, err
 		}
-		// The session owns the socket from now on: the descriptor leaves
-		// the guest's table, so nothing else reads or writes it.
-		_ = r.p.Close(fd)
 		ctx, cancel := context.WithCancel(r.ctx)
 		s := &h2session{h: h, ref: true, ctx: ctx, cancel: cancel, conn: newH2Conn(ctx, f)}
 		if r.h2s == nil {
@@ -523,7 +568,7 @@ func init() {
 		}
 		rd := &reader{h: sh, ref: s.ref, cancel: cancel, resume: make(chan struct{})}
 		close(rd.resume)
-		st := &h2stream{sess: s, rd: rd, pr: pr, pw: pw}
+		st := &h2stream{sess: s, req: req, rd: rd, pr: pr, pw: pw}
 		r.h2streams[sh] = st
 		s.streams++
 		go r.runStream(ctx, cc, sh, st, req)
@@ -554,6 +599,28 @@ func init() {
 			}
 			return "", nil
 		})
+	})
+	register("h2Trailers", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		sh, err1 := argInt(args, 0)
+		js, err2 := argString(args, 1)
+		if err1 != nil || err2 != nil || len(js) > maxH2Request {
+			return nil, errno.EINVAL
+		}
+		var kv [][2]string
+		if json.Unmarshal([]byte(js), &kv) != nil {
+			return nil, errno.EINVAL
+		}
+		st := r.h2streams[sh]
+		if st == nil || st.pw == nil || st.req.Trailer == nil {
+			return nil, errno.EPIPE
+		}
+		for _, f := range kv {
+			if !validHeaderField(f[0], f[1]) {
+				return nil, errno.EINVAL
+			}
+			st.req.Trailer.Add(f[0], f[1])
+		}
+		return nil, nil
 	})
 	register("h2End", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		sh, err := argInt(args, 0)

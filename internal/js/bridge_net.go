@@ -192,7 +192,7 @@ func (r *rt) handleNet(ev event) (bool, error) {
 			return true, nil
 		}
 		return r.dispatchPayload("netaccept", ev.a, ev.b, ev.code, ev.payload)
-	case "netconnect", "dns", "udpsend", "tls", "h2open", "h2write", "h2ping", "tool":
+	case "netconnect", "dns", "udpsend", "tls", "h2open", "h2write", "h2ping", "h2sop", "h2spush", "tool":
 		r.pending--
 		return r.dispatchPayload(ev.kind, ev.a, 0, ev.code, ev.payload)
 	case "udpmsg":
@@ -207,8 +207,10 @@ func (r *rt) handleNet(ev event) (bool, error) {
 		}
 		n := copy(r.scratch, ev.data)
 		return r.dispatchPayload("udpmsg", ev.a, n, ev.code, ev.payload)
-	case "h2resp", "h2data", "h2end", "h2sessclose":
+	case "h2resp", "h2info", "h2data", "h2end", "h2sessclose":
 		return r.handleH2(ev)
+	case "h2sstream", "h2sdata", "h2sbodyend", "h2sclose", "h2ssessclose":
+		return r.handleH2Server(ev)
 	}
 	return true, nil
 }

@@ -90,6 +90,10 @@ type rt struct {
 	// HTTP/2 client sessions and their streams, by handle (bridge_http2.go)
 	h2s       map[int]*h2session
 	h2streams map[int]*h2stream
+	// HTTP/2 server sessions by handle, and their streams
+	// (bridge_http2_server.go)
+	h2ss  map[int]*h2srvSession
+	h2srv h2srvRegistry
 
 	pendingCaches []*pendingCache
 	res           *modules.Resolver
@@ -264,6 +268,8 @@ func newRT(e *Engine) *rt {
 		sigWatch:  map[kernel.Signal]bool{},
 		h2s:       map[int]*h2session{},
 		h2streams: map[int]*h2stream{},
+		h2ss:      map[int]*h2srvSession{},
+		h2srv:     h2srvRegistry{streams: map[int]*h2srvStream{}},
 		startT:    time.Now(),
 	}
 }
@@ -782,6 +788,11 @@ func (r *rt) alive() bool {
 			return true
 		}
 	}
+	for _, s := range r.h2ss {
+		if s.ref {
+			return true
+		}
+	}
 	for _, on := range r.sigWatch {
 		if on {
 			// A signal handler alone does not keep Node alive either.
@@ -848,6 +859,7 @@ func (r *rt) dispose() {
 		a.cancel()
 	}
 	r.disposeH2()
+	r.disposeH2Server()
 	r.stopSignals()
 	if r.iso == nil {
 		return

@@ -6,121 +6,15 @@
 // the kernel's network policy and TLS) and then hands the socket's
 // descriptor to the Go session, which speaks HTTP/2 over it. Streams are
 // Duplexes fed one body chunk at a time, with backpressure to the peer
-// through HTTP/2 flow control. Servers are not supported.
+// through HTTP/2 flow control. The server side is internal/http2_server.js.
 const { B, takeBytes, giveBytes } = require('./internal/bridge.js');
 const loop = require('./internal/loop.js');
-const { fromBridge, codedError, accessDenied } = require('./internal/errors.js');
+const { fromBridge, codedError } = require('./internal/errors.js');
 const { Duplex } = require('./stream.js');
-const EventEmitter = require('./events.js');
 const net = require('./net.js');
 
-const constants = {
-  NGHTTP2_SESSION_SERVER: 0,
-  NGHTTP2_SESSION_CLIENT: 1,
-  NGHTTP2_NO_ERROR: 0,
-  NGHTTP2_PROTOCOL_ERROR: 1,
-  NGHTTP2_INTERNAL_ERROR: 2,
-  NGHTTP2_FLOW_CONTROL_ERROR: 3,
-  NGHTTP2_SETTINGS_TIMEOUT: 4,
-  NGHTTP2_STREAM_CLOSED: 5,
-  NGHTTP2_FRAME_SIZE_ERROR: 6,
-  NGHTTP2_REFUSED_STREAM: 7,
-  NGHTTP2_CANCEL: 8,
-  NGHTTP2_COMPRESSION_ERROR: 9,
-  NGHTTP2_CONNECT_ERROR: 10,
-  NGHTTP2_ENHANCE_YOUR_CALM: 11,
-  NGHTTP2_INADEQUATE_SECURITY: 12,
-  NGHTTP2_HTTP_1_1_REQUIRED: 13,
-  NGHTTP2_FLAG_NONE: 0,
-  NGHTTP2_FLAG_END_STREAM: 1,
-  NGHTTP2_FLAG_END_HEADERS: 4,
-  NGHTTP2_DEFAULT_WEIGHT: 16,
-  NGHTTP2_SETTINGS_HEADER_TABLE_SIZE: 1,
-  NGHTTP2_SETTINGS_ENABLE_PUSH: 2,
-  NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS: 3,
-  NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE: 4,
-  NGHTTP2_SETTINGS_MAX_FRAME_SIZE: 5,
-  NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE: 6,
-  DEFAULT_SETTINGS_HEADER_TABLE_SIZE: 4096,
-  DEFAULT_SETTINGS_ENABLE_PUSH: 1,
-  DEFAULT_SETTINGS_MAX_CONCURRENT_STREAMS: 0xffffffff,
-  DEFAULT_SETTINGS_INITIAL_WINDOW_SIZE: 65535,
-  DEFAULT_SETTINGS_MAX_FRAME_SIZE: 16384,
-  DEFAULT_SETTINGS_MAX_HEADER_LIST_SIZE: 65535,
-  MAX_MAX_FRAME_SIZE: 16777215,
-  MIN_MAX_FRAME_SIZE: 16384,
-  MAX_INITIAL_WINDOW_SIZE: 2147483647,
-  HTTP2_HEADER_STATUS: ':status',
-  HTTP2_HEADER_METHOD: ':method',
-  HTTP2_HEADER_AUTHORITY: ':authority',
-  HTTP2_HEADER_SCHEME: ':scheme',
-  HTTP2_HEADER_PATH: ':path',
-  HTTP2_HEADER_PROTOCOL: ':protocol',
-  HTTP2_HEADER_ACCEPT: 'accept',
-  HTTP2_HEADER_ACCEPT_ENCODING: 'accept-encoding',
-  HTTP2_HEADER_AUTHORIZATION: 'authorization',
-  HTTP2_HEADER_CACHE_CONTROL: 'cache-control',
-  HTTP2_HEADER_CONNECTION: 'connection',
-  HTTP2_HEADER_CONTENT_ENCODING: 'content-encoding',
-  HTTP2_HEADER_CONTENT_LENGTH: 'content-length',
-  HTTP2_HEADER_CONTENT_TYPE: 'content-type',
-  HTTP2_HEADER_COOKIE: 'cookie',
-  HTTP2_HEADER_DATE: 'date',
-  HTTP2_HEADER_HOST: 'host',
-  HTTP2_HEADER_KEEP_ALIVE: 'keep-alive',
-  HTTP2_HEADER_LOCATION: 'location',
-  HTTP2_HEADER_PROXY_CONNECTION: 'proxy-connection',
-  HTTP2_HEADER_SET_COOKIE: 'set-cookie',
-  HTTP2_HEADER_TE: 'te',
-  HTTP2_HEADER_TRANSFER_ENCODING: 'transfer-encoding',
-  HTTP2_HEADER_UPGRADE: 'upgrade',
-  HTTP2_HEADER_USER_AGENT: 'user-agent',
-  HTTP2_METHOD_CONNECT: 'CONNECT',
-  HTTP2_METHOD_DELETE: 'DELETE',
-  HTTP2_METHOD_GET: 'GET',
-  HTTP2_METHOD_HEAD: 'HEAD',
-  HTTP2_METHOD_OPTIONS: 'OPTIONS',
-  HTTP2_METHOD_PATCH: 'PATCH',
-  HTTP2_METHOD_POST: 'POST',
-  HTTP2_METHOD_PUT: 'PUT',
-  HTTP_STATUS_OK: 200,
-  HTTP_STATUS_NO_CONTENT: 204,
-  HTTP_STATUS_NOT_FOUND: 404,
-  HTTP_STATUS_INTERNAL_SERVER_ERROR: 500,
-};
-
-const sensitiveHeaders = Symbol('nodejs.http2.sensitiveHeaders');
-
-function getDefaultSettings() {
-  return {
-    headerTableSize: 4096,
-    enablePush: true,
-    initialWindowSize: 65535,
-    maxFrameSize: 16384,
-    maxConcurrentStreams: 4294967295,
-    maxHeaderListSize: 65535,
-    maxHeaderSize: 65535,
-    enableConnectProtocol: false,
-  };
-}
-
-// h2Error builds an error with one of node's ERR_HTTP2_* codes.
-function h2Error(code, message, Kind = Error) {
-  const err = new Kind(message);
-  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
-  if (typeof err.stack === 'string') err.stack = err.stack.replace(Kind.name, `${Kind.name} [${code}]`);
-  return err;
-}
-
-// fromGo turns an error code and payload of the Go session into an error.
-function fromGo(code, payload, syscall) {
-  let info = {};
-  if (payload) { try { info = JSON.parse(payload); } catch { /* */ } }
-  if (code.startsWith('E') && !code.startsWith('ERR_')) return fromBridge(code, syscall);
-  const err = h2Error(code, info.message || code);
-  if (info.rst !== undefined) err.rstCode = info.rst;
-  return err;
-}
+const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
+  noPayloadMethods, headerObject, rawPairs, closeStream, onLast, SessionBase } = require('./internal/http2_common.js');
 
 // --- handles answered by the loop ---
 
@@ -132,49 +26,20 @@ loop.onEvent('h2resp', (sh, _b, _code, payload) => {
   const s = streams.get(sh);
   if (s) s._onResponse(JSON.parse(payload));
 });
+loop.onEvent('h2info', (sh, _b, _code, payload) => {
+  const s = streams.get(sh);
+  if (!s) return;
+  const head = JSON.parse(payload);
+  s.emit('headers', headerObject(head.headers, head.status), constants.NGHTTP2_FLAG_END_HEADERS);
+});
 loop.onEvent('h2data', (sh, n) => {
   const s = streams.get(sh);
   if (!s) return;
   const { Buffer } = require('./buffer.js');
   s._onData(takeBytes(n, (k) => Buffer.allocUnsafe(k)));
 });
-loop.onEvent('h2end', (sh, _b, code, payload) => {
-  const s = streams.get(sh);
-  streams.delete(sh);
-  if (s) s._onEnd(code, payload);
-});
-loop.onEvent('h2sessclose', (h, _b, code, payload) => {
-  const s = sessions.get(h);
-  sessions.delete(h);
-  if (s) s._onGoClosed(code, payload);
-});
-
-// --- headers ---
-
-const tokenRe = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
-const badValueRe = /[^\t\x20-\x7e\x80-\xff]/;
-const connectionHeaders = new Set(['connection', 'upgrade', 'http2-settings', 'te', 'transfer-encoding', 'keep-alive', 'proxy-connection']);
-const noPayloadMethods = new Set(['GET', 'HEAD', 'DELETE']);
-
-// headerObject turns [name, value] pairs into node's headers object:
-// repeated names join with ', ' ('; ' for cookie), set-cookie is an array.
-function headerObject(pairs, status) {
-  const out = Object.create(null);
-  if (status !== undefined) out[':status'] = status;
-  for (const [k, v] of pairs) {
-    if (k === 'set-cookie') (out[k] || (out[k] = [])).push(v);
-    else if (out[k] === undefined) out[k] = v;
-    else out[k] += (k === 'cookie' ? '; ' : ', ') + v;
-  }
-  out[sensitiveHeaders] = [];
-  return out;
-}
-
-function rawPairs(obj) {
-  const out = [];
-  for (const [k, v] of Object.entries(obj)) out.push(k, String(v));
-  return out;
-}
+onLast('h2end', streams, (s, code, payload) => s._onEnd(code, payload));
+onLast('h2sessclose', sessions, (s, code, payload) => s._onGoClosed(code, payload));
 
 // --- streams ---
 
@@ -233,7 +98,7 @@ class ClientHttp2Stream extends Duplex {
   _onResponse(head) {
     this._gotResponse = true;
     const headers = headerObject(head.headers, head.status);
-    this.emit('response', headers, constants.NGHTTP2_FLAG_END_HEADERS, rawPairs(headers));
+    this.emit('response', headers, constants.NGHTTP2_FLAG_END_HEADERS | (head.end ? constants.NGHTTP2_FLAG_END_STREAM : 0), rawPairs(headers));
   }
 
   _onData(chunk) {
@@ -250,9 +115,15 @@ class ClientHttp2Stream extends Duplex {
     if (code) {
       const err = fromGo(code, payload, 'read');
       this.rstCode = err.rstCode !== undefined ? err.rstCode : constants.NGHTTP2_INTERNAL_ERROR;
-      if (code === 'ERR_HTTP2_STREAM_ERROR' && this.rstCode === constants.NGHTTP2_CANCEL) {
-        this.destroy();
-        return;
+      if (code === 'ERR_HTTP2_STREAM_ERROR') {
+        // The peer reset the stream: node reports it 'aborted', and an
+        // error only for a code other than NO_ERROR and CANCEL.
+        this.aborted = true;
+        this.emit('aborted');
+        if (this.rstCode === constants.NGHTTP2_CANCEL || this.rstCode === constants.NGHTTP2_NO_ERROR) {
+          this.destroy();
+          return;
+        }
       }
       this.destroy(err);
       return;
@@ -263,6 +134,9 @@ class ClientHttp2Stream extends Duplex {
       if (info.trailers) this.emit('trailers', headerObject(info.trailers), constants.NGHTTP2_FLAG_END_STREAM | constants.NGHTTP2_FLAG_END_HEADERS);
     }
     this.push(null);
+    // As node's onStreamClose: an empty rest ends the stream (and lets it
+    // close) even when nobody reads it.
+    this.read(0);
     // The request side is over once the response is: the peer ended the
     // stream, so what was not written cannot be sent.
     if (!this.writableEnded) this.end();
@@ -294,6 +168,12 @@ class ClientHttp2Stream extends Duplex {
 
   _final(cb) {
     this._whenStarted(() => {
+      if (this._waitForTrailers && this._h && this.listenerCount('wantTrailers') > 0) {
+        this._trailersReady = true;
+        this.emit('wantTrailers');
+        // The body ends with the trailers, whenever they are sent.
+        if (!this._trailersSent) { this._endPending = true; cb(); return; }
+      }
       if (this._h) B.h2End(this._h);
       cb();
     });
@@ -314,37 +194,30 @@ class ClientHttp2Stream extends Duplex {
     process.nextTick(() => this.emit('close'));
   }
 
-  close(code = constants.NGHTTP2_NO_ERROR, callback) {
-    if (typeof code !== 'number' || code < 0 || code > 0xffffffff) {
-      throw codedError('ERR_OUT_OF_RANGE', 'code', '>= 0 && <= 4294967295', code);
-    }
-    if (typeof callback === 'function') this.once('close', callback);
-    if (this.destroyed) return;
-    this.rstCode = code;
-    // A code other than NO_ERROR is an error of the stream, as in node.
-    if (code !== constants.NGHTTP2_NO_ERROR && code !== constants.NGHTTP2_CANCEL) {
-      this.destroy(h2Error('ERR_HTTP2_STREAM_ERROR', `Stream closed with error code ${codeName(code)}`));
-    } else {
-      this.destroy();
-    }
-  }
+  close(code = constants.NGHTTP2_NO_ERROR, callback) { closeStream(this, code, callback); }
 
   priority() {}
-  sendTrailers() { throw h2Error('ERR_HTTP2_TRAILERS_NOT_READY', 'Trailing headers cannot be sent on a client stream in this sandbox'); }
+  sendTrailers(headers) {
+    if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    if (this._trailersSent) throw h2Error('ERR_HTTP2_TRAILERS_ALREADY_SENT', 'Trailing headers have already been sent');
+    if (!this._trailersReady) throw h2Error('ERR_HTTP2_TRAILERS_NOT_READY', 'Trailing headers cannot be sent until after the wantTrailers event is emitted');
+    if (headers === null || typeof headers !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'headers', 'of type object', headers);
+    const pairs = [];
+    for (const [k, v] of Object.entries(headers)) {
+      if (v === undefined || v === null) continue;
+      for (const x of Array.isArray(v) ? v : [v]) pairs.push([k.toLowerCase(), String(x)]);
+    }
+    this._trailersSent = true;
+    this.sentTrailers = headers;
+    if (this._h) B.h2Trailers(this._h, JSON.stringify(pairs));
+    if (this._endPending && this._h) { this._endPending = false; B.h2End(this._h); }
+  }
   setTimeout(ms, cb) { if (cb) this.once('timeout', cb); return this; }
-}
-
-const errorNames = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT',
-  'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR',
-  'ENHANCE_YOUR_CALM', 'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED'];
-
-function codeName(code) {
-  return code < errorNames.length ? `NGHTTP2_${errorNames[code]}` : String(code);
 }
 
 // --- sessions ---
 
-class ClientHttp2Session extends EventEmitter {
+class ClientHttp2Session extends SessionBase {
   constructor(url, options) {
     super();
     this._h = 0;
@@ -368,8 +241,6 @@ class ClientHttp2Session extends EventEmitter {
   }
 
   get connecting() { return !this._open && !this._destroyed; }
-  get closed() { return this._closing || this._destroyed; }
-  get destroyed() { return this._destroyed; }
   get pendingSettingsAck() { return false; }
   get localSettings() { return getDefaultSettings(); }
   get remoteSettings() { return getDefaultSettings(); }
@@ -485,6 +356,8 @@ class ClientHttp2Session extends EventEmitter {
     let endStream = options.endStream;
     if (endStream === undefined) endStream = noPayloadMethods.has(req.method);
     const stream = new ClientHttp2Stream(this, options);
+    stream._waitForTrailers = !!options.waitForTrailers && !endStream;
+    req.trailers = stream._waitForTrailers;
     stream.sentHeaders = { ...headers, ':method': req.method, ':path': req.path, ':scheme': req.scheme, ':authority': req.authority };
     this._streams.add(stream);
     if (endStream) stream.end();
@@ -498,11 +371,6 @@ class ClientHttp2Session extends EventEmitter {
     return stream;
   }
 
-  _streamDone(stream) {
-    this._streams.delete(stream);
-    this._maybeClose();
-  }
-
   _onGoClosed(code, payload) {
     this._goClosed = true;
     this._h = 0;
@@ -512,16 +380,6 @@ class ClientHttp2Session extends EventEmitter {
     }
     this._closing = true;
     this._maybeClose();
-  }
-
-  // _maybeClose emits 'close' once the session is over (destroyed, or
-  // closed and its connection ended) and its last stream is done.
-  _maybeClose() {
-    if (this._closeEmitted || this._streams.size > 0) return;
-    if (!this._destroyed && !(this._closing && this._goClosed)) return;
-    this._closeEmitted = true;
-    this._destroyed = true;
-    process.nextTick(() => this.emit('close'));
   }
 
   close(callback) {
@@ -609,9 +467,7 @@ function connect(authority, options, listener) {
   return session;
 }
 
-function noServers(what) {
-  return () => { throw accessDenied(`http2.${what} (http2 servers are not supported in this sandbox)`); };
-}
+const server = require('./internal/http2_server.js');
 
 module.exports = {
   connect,
@@ -620,11 +476,15 @@ module.exports = {
   getPackedSettings: () => require('./buffer.js').Buffer.alloc(0),
   getUnpackedSettings: () => ({}),
   sensitiveHeaders,
-  createServer: noServers('createServer'),
-  createSecureServer: noServers('createSecureServer'),
-  performServerHandshake: noServers('performServerHandshake'),
-  Http2ServerRequest: class Http2ServerRequest {},
-  Http2ServerResponse: class Http2ServerResponse {},
+  createServer: server.createServer,
+  createSecureServer: server.createSecureServer,
+  performServerHandshake: server.performServerHandshake,
+  Http2ServerRequest: server.Http2ServerRequest,
+  Http2ServerResponse: server.Http2ServerResponse,
+  Http2Server: server.Http2Server,
+  Http2SecureServer: server.Http2SecureServer,
+  ServerHttp2Session: server.ServerHttp2Session,
+  ServerHttp2Stream: server.ServerHttp2Stream,
   ClientHttp2Session,
   ClientHttp2Stream,
 };

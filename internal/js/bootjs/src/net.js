@@ -75,7 +75,7 @@ function request(fn, cb) {
     throw e;
   }
 }
-for (const kind of ['netconnect', 'dns', 'udpsend', 'tls', 'h2open', 'h2write', 'h2ping']) {
+for (const kind of ['netconnect', 'dns', 'udpsend', 'tls', 'h2open', 'h2write', 'h2ping', 'h2sop', 'h2spush']) {
   loop.onEvent(kind, (id, _b, code, payload) => {
     const cb = requests.get(id);
     requests.delete(id);

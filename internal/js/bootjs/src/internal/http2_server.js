@@ -1,0 +1,843 @@
+'use strict';
+// http2 servers: http2.createServer and createSecureServer. The protocol
+// runs in Go, on golang.org/x/net/http2's Server (bridge_http2_server.go,
+// which says why): the server here is a net.Server (or tls.Server with
+// ALPN h2) whose accepted sockets are handed, descriptor and all, to a Go
+// session. Go posts each request as a stream; ServerHttp2Stream is a
+// Duplex over it (the request body in, the response out, with
+// backpressure both ways), and Http2ServerRequest/Response are node's
+// compatibility API on top.
+const { B, takeBytes, giveBytes } = require('./bridge.js');
+const loop = require('./loop.js');
+const { fromBridge, codedError } = require('./errors.js');
+const { Duplex, Readable, Stream } = require('../stream.js');
+const net = require('../net.js');
+const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
+  headerObject, closeStream, onLast, SessionBase } = require('./http2_common.js');
+
+const sessions = new Map();
+const streams = new Map();
+let nextSession = 1;
+
+function buf() { return require('../buffer.js').Buffer; }
+
+loop.onEvent('h2sstream', (h, sh, _code, payload) => {
+  const s = sessions.get(h);
+  if (!s) { B.h2sReset(sh, constants.NGHTTP2_REFUSED_STREAM); return; }
+  s._onStream(sh, JSON.parse(payload));
+});
+loop.onEvent('h2sdata', (sh, n) => {
+  const chunk = takeBytes(n, (k) => buf().allocUnsafe(k));
+  const s = streams.get(sh);
+  if (s) s._onData(chunk);
+});
+loop.onEvent('h2sbodyend', (sh, _b, _code, payload) => {
+  const s = streams.get(sh);
+  if (s) s._onBodyEnd(payload ? JSON.parse(payload) : {});
+});
+onLast('h2sclose', streams, (s, code, payload) => s._onGoClosed(code, payload));
+onLast('h2ssessclose', sessions, (s, code, payload) => s._onGoClosed(code, payload));
+
+// request runs a bridge operation whose result comes back as an event.
+function request(start, done) {
+  try {
+    net._request(start, done);
+  } catch (e) {
+    process.nextTick(done, typeof e === 'string' ? e : 'EINVAL');
+  }
+}
+
+const kNoBodyStatus = new Set([204, 205, 304]);
+
+// responseHead validates the headers of respond() or additionalHeaders()
+// as node does and returns [status, [name, value] pairs].
+function responseHead(headers) {
+  if (headers === undefined || headers === null) headers = {};
+  if (typeof headers !== 'object' || Array.isArray(headers)) throw codedError('ERR_INVALID_ARG_TYPE', 'headers', 'of type object', headers);
+  let status = 200;
+  const pairs = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const k = name.toLowerCase();
+    if (value === undefined || value === null) continue;
+    if (k === ':status') {
+      status = Number(value);
+      if (!Number.isInteger(status) || status < 100 || status > 599) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${value}`, RangeError);
+      continue;
+    }
+    if (k.startsWith(':')) throw h2Error('ERR_HTTP2_INVALID_PSEUDOHEADER', `"${name}" is an invalid pseudoheader or is used incorrectly`, TypeError);
+    if (!tokenRe.test(k)) throw h2Error('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`, TypeError);
+    const values = Array.isArray(value) ? value.map(String) : [String(value)];
+    if (connectionHeaders.has(k) && !(k === 'te' && values.length === 1 && values[0] === 'trailers')) {
+      throw h2Error('ERR_HTTP2_INVALID_CONNECTION_HEADERS', `HTTP/1 Connection specific headers are forbidden: "${k}"`, TypeError);
+    }
+    for (const v of values) {
+      if (badValueRe.test(v)) throw h2Error('ERR_HTTP2_INVALID_HEADER_VALUE', `Invalid value "${v}" for header "${name}"`, TypeError);
+      pairs.push([k, v]);
+    }
+  }
+  return [status, pairs];
+}
+
+// --- streams ---
+
+class ServerHttp2Stream extends Duplex {
+  constructor(session, h, id, headers, endStream) {
+    super({ allowHalfOpen: true, autoDestroy: false, emitClose: false, decodeStrings: false });
+    this.session = session;
+    this._h = h;
+    this.id = id;
+    this.rstCode = undefined;
+    this.headersSent = false;
+    this.sentHeaders = undefined;
+    this.sentTrailers = undefined;
+    this.sentInfoHeaders = [];
+    this.aborted = false;
+    this._paused = false;
+    this._wantTrailers = false;
+    this._trailersSent = false;
+    this._endOnFinal = null;
+    this._goClosed = false;
+    this._method = headers[':method'];
+    if (endStream) this.push(null);
+  }
+
+  get pending() { return false; }
+  get closed() { return this.rstCode !== undefined; }
+  get endAfterHeaders() { return this.readableEnded && this.readableLength === 0; }
+  get bufferSize() { return this.writableLength; }
+  get pushAllowed() { return this.session._pushEnabled; }
+  get state() {
+    return { state: this.destroyed ? 7 : 2, weight: 16, sumDependencyWeight: 0, localClose: this.writableEnded ? 1 : 0,
+      remoteClose: this.readableEnded ? 1 : 0, localWindowSize: 65535 };
+  }
+
+  _live() { return this._h !== 0 && !this._goClosed; }
+
+  respond(headers, options) {
+    if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    options = options || {};
+    if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+    const [status, pairs] = responseHead(headers);
+    if (status < 200) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${status}`, RangeError);
+    let endStream = !!options.endStream;
+    if (kNoBodyStatus.has(status) || this._method === 'HEAD') endStream = true;
+    this._wantTrailers = !!options.waitForTrailers;
+    this._send(status, pairs, headers, endStream && !this._wantTrailers);
+    if (endStream) this.end();
+  }
+
+  _send(status, pairs, headers, endStream) {
+    this.headersSent = true;
+    this.sentHeaders = { ...(headers || {}), ':status': status };
+    if (endStream) this._endOnFinal = 'sent';
+    if (!this._live()) return;
+    const body = JSON.stringify({ status, headers: pairs, endStream });
+    request((id) => B.h2sRespond(this._h, body, id), (code) => {
+      if (code && code !== 'EPIPE') this.destroy(fromBridge(code, 'respond'));
+    });
+  }
+
+  additionalHeaders(headers) {
+    if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_AFTER_RESPOND', 'Cannot specify additional headers after response initiated');
+    const [status, pairs] = responseHead(headers);
+    if (status === 101) throw h2Error('ERR_HTTP2_STATUS_101', 'HTTP status code 101 (Switching Protocols) is forbidden in HTTP/2');
+    if (status >= 200) throw h2Error('ERR_HTTP2_INVALID_INFO_STATUS', `Invalid informational status code: ${status}`, RangeError);
+    this.sentInfoHeaders.push({ ...headers });
+    if (!this._live()) return;
+    const body = JSON.stringify({ status, headers: pairs, endStream: false });
+    request((id) => B.h2sRespond(this._h, body, id), () => {});
+  }
+
+  respondWithFD(fd, headers, options) {
+    this._respondWithData(() => {
+      const fs = require('../fs.js');
+      const fdv = typeof fd === 'object' && fd !== null ? fd.fd : fd;
+      return fs.createReadStream(null, { fd: fdv, autoClose: false, start: options && options.offset, end: options && options.length !== undefined && options.length >= 0 ? (options.offset || 0) + options.length - 1 : undefined });
+    }, headers, options, () => {
+      const fs = require('../fs.js');
+      return fs.fstatSync(typeof fd === 'object' && fd !== null ? fd.fd : fd);
+    });
+  }
+
+  respondWithFile(path, headers, options) {
+    this._respondWithData(() => require('../fs.js').createReadStream(path, {
+      start: options && options.offset,
+      end: options && options.length !== undefined && options.length >= 0 ? (options.offset || 0) + options.length - 1 : undefined,
+    }), headers, options, () => require('../fs.js').statSync(path));
+  }
+
+  // _respondWithData answers with a file read through the kernel's fs.
+  _respondWithData(open, headers, options, stat) {
+    if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    options = { ...(options || {}) };
+    headers = { ...(headers || {}) };
+    let st;
+    try {
+      st = stat();
+    } catch (err) {
+      if (typeof options.onError === 'function') { options.onError(err); return; }
+      this.destroy(err);
+      return;
+    }
+    if (st.isDirectory && st.isDirectory()) {
+      const err = h2Error('ERR_HTTP2_SEND_FILE', 'Directories cannot be sent');
+      if (typeof options.onError === 'function') { options.onError(err); return; }
+      this.destroy(err);
+      return;
+    }
+    if (typeof options.statCheck === 'function' && options.statCheck(st, headers, options) === false) return;
+    const offset = options.offset || 0;
+    let length = options.length !== undefined && options.length >= 0 ? options.length : st.size - offset;
+    length = Math.max(0, Math.min(length, st.size - offset));
+    if (headers['content-length'] === undefined && st.isFile && st.isFile()) headers['content-length'] = length;
+    this.respond(headers, { waitForTrailers: options.waitForTrailers });
+    if (this._method === 'HEAD' || this.writableEnded) return;
+    const src = open();
+    src.on('error', (err) => this.destroy(err));
+    src.pipe(this);
+  }
+
+  pushStream(headers, options, callback) {
+    if (typeof options === 'function') { callback = options; options = {}; }
+    if (typeof callback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', callback);
+    if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    if (this.session._pushEnabled === false) throw h2Error('ERR_HTTP2_PUSH_DISABLED', 'HTTP/2 client has disabled push streams');
+    if (this.headersSent && this.writableFinished) throw h2Error('ERR_HTTP2_STREAM_CLOSED', 'The stream is already closed');
+    headers = { ...(headers || {}) };
+    const path = headers[':path'] || '/';
+    const method = headers[':method'] || 'GET';
+    const pairs = [];
+    for (const [k, v] of Object.entries(headers)) if (!k.startsWith(':') && v !== undefined) pairs.push([k.toLowerCase(), String(v)]);
+    const req = { method, path, scheme: this.session._scheme, authority: headers[':authority'] || '', headers: pairs };
+    const entry = { method, path, callback, headers };
+    this.session._pushes.push(entry);
+    request((id) => B.h2sPush(this._h, JSON.stringify(req), id), (code) => {
+      if (!code) return;
+      const i = this.session._pushes.indexOf(entry);
+      if (i >= 0) this.session._pushes.splice(i, 1);
+      if (code === 'EOPNOTSUPP') {
+        this.session._pushEnabled = false;
+        callback(h2Error('ERR_HTTP2_PUSH_DISABLED', 'HTTP/2 client has disabled push streams'));
+      } else {
+        callback(h2Error('ERR_HTTP2_STREAM_ERROR', `Push stream failed (${code})`));
+      }
+    });
+  }
+
+  sendTrailers(headers) {
+    if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    if (this._trailersSent) throw h2Error('ERR_HTTP2_TRAILERS_ALREADY_SENT', 'Trailing headers have already been sent');
+    if (!this._wantTrailers || !this._trailersReady) throw h2Error('ERR_HTTP2_TRAILERS_NOT_READY', 'Trailing headers cannot be sent until after the wantTrailers event is emitted');
+    const [, pairs] = responseHead(headers);
+    this._trailersSent = true;
+    this.sentTrailers = headers;
+    this._finishWith(pairs, this._trailersCb);
+  }
+
+  _onData(chunk) {
+    if (!this.push(chunk)) {
+      this._paused = true;
+      if (this._live()) B.h2sPause(this._h, true);
+    }
+  }
+
+  _onBodyEnd(info) {
+    if (info.trailers) this.emit('trailers', headerObject(info.trailers), constants.NGHTTP2_FLAG_END_STREAM | constants.NGHTTP2_FLAG_END_HEADERS);
+    this.push(null);
+  }
+
+  _read() {
+    if (this._paused || this._waitsContinue) {
+      this._paused = false;
+      this._waitsContinue = false;
+      if (this._live()) B.h2sPause(this._h, false);
+    }
+  }
+
+  _write(chunk, encoding, cb) {
+    if (!this.headersSent) this.respond();
+    if (!this._live()) { cb(this._goClosed ? null : h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed')); return; }
+    const data = typeof chunk === 'string' ? buf().from(chunk, encoding) : chunk;
+    request((id) => B.h2sWrite(this._h, giveBytes(data), id), (code) => {
+      // A client that reset the stream ends the write quietly: 'aborted'
+      // and 'close' report it.
+      cb(code && code !== 'EPIPE' ? fromBridge(code, 'write') : null);
+    });
+  }
+
+  _final(cb) {
+    if (!this.headersSent) this._send(200, [], {}, !this._wantTrailers);
+    if (this._wantTrailers) {
+      this._trailersReady = true;
+      this._trailersCb = cb;
+      process.nextTick(() => {
+        this.emit('wantTrailers');
+        // No trailers sent in the handler: the stream ends without any.
+        if (!this._trailersSent && !this.destroyed) { this._trailersSent = true; this._finishWith([], cb); }
+      });
+      return;
+    }
+    this._finishWith([], cb);
+  }
+
+  _finishWith(trailers, cb) {
+    if (!this._live()) { cb(); return; }
+    const body = trailers.length ? JSON.stringify(trailers) : '';
+    request((id) => B.h2sEnd(this._h, body, id), () => cb());
+  }
+
+  // _onGoClosed: Go's handler for the stream ended, normally (the
+  // response is over) or by the peer's reset or the session's end.
+  _onGoClosed(code, payload) {
+    this._goClosed = true;
+    if (code) {
+      const err = fromGo(code, payload, 'read');
+      const rst = err.rstCode !== undefined ? err.rstCode : constants.NGHTTP2_CANCEL;
+      if (this.rstCode === undefined) this.rstCode = rst;
+      if (!this.writableFinished || !this.readableEnded) {
+        this.aborted = true;
+        this.emit('aborted');
+      }
+      this.destroy(rst === constants.NGHTTP2_NO_ERROR || rst === constants.NGHTTP2_CANCEL ? undefined : err);
+      return;
+    }
+    if (this.rstCode === undefined) this.rstCode = constants.NGHTTP2_NO_ERROR;
+    if (this.writableFinished) this.destroy();
+    else this.once('finish', () => this.destroy());
+  }
+
+  _destroy(err, cb) {
+    if (this.rstCode === undefined) this.rstCode = err ? constants.NGHTTP2_INTERNAL_ERROR : constants.NGHTTP2_CANCEL;
+    if (this._h) {
+      if (!this._goClosed) B.h2sReset(this._h, this.rstCode);
+      this._h = 0;
+    }
+    this.session._streamDone(this);
+    cb(err);
+    process.nextTick(() => this.emit('close'));
+  }
+
+  close(code = constants.NGHTTP2_NO_ERROR, callback) { closeStream(this, code, callback); }
+
+  priority() {}
+  setTimeout(ms, cb) {
+    if (cb) this.once('timeout', cb);
+    clearTimeout(this._timer);
+    if (ms > 0) {
+      this._timer = setTimeout(() => this.emit('timeout'), ms);
+      if (this._timer.unref) this._timer.unref();
+      this.once('close', () => clearTimeout(this._timer));
+    }
+    return this;
+  }
+}
+
+// --- sessions ---
+
+class ServerHttp2Session extends SessionBase {
+  constructor(server, socket, options) {
+    super();
+    this.server = server;
+    this.socket = socket;
+    this.type = constants.NGHTTP2_SESSION_SERVER;
+    this.encrypted = !!socket.encrypted;
+    this.alpnProtocol = this.encrypted ? 'h2' : 'h2c';
+    this.originSet = undefined;
+    this._scheme = this.encrypted ? 'https' : 'http';
+    this._h = 0;
+    this._streams = new Set();
+    this._pushes = [];
+    this._pushEnabled = undefined;
+    this._closing = false;
+    this._destroyed = false;
+    this._goClosed = false;
+    this._closeEmitted = false;
+    this._local = { ...getDefaultSettings(), ...(options.settings || {}) };
+    this._timer = null;
+    this._timeoutMs = 0;
+  }
+
+  get connecting() { return false; }
+  get pendingSettingsAck() { return false; }
+  get localSettings() { return { ...this._local }; }
+  get remoteSettings() { return getDefaultSettings(); }
+  get state() {
+    return { effectiveLocalWindowSize: 1 << 20, localWindowSize: 1 << 20, remoteWindowSize: 65535, outboundQueueSize: 0,
+      deflateDynamicTableSize: 0, inflateDynamicTableSize: 0, nextStreamID: 2 };
+  }
+
+  _start(fd, options) {
+    const h = nextSession++;
+    const s = options.settings || {};
+    const opts = {
+      maxConcurrentStreams: Number(s.maxConcurrentStreams || 0) | 0,
+      maxHeaderListSize: Number(options.maxHeaderListSize || s.maxHeaderListSize || s.maxHeaderSize || 0) | 0,
+      initialWindowSize: Number(s.initialWindowSize || 0) | 0,
+      maxFrameSize: Number(s.maxFrameSize || 0) | 0,
+      encrypted: this.encrypted,
+    };
+    B.h2sServe(fd, h, JSON.stringify(opts));
+    this._h = h;
+    sessions.set(h, this);
+  }
+
+  _touch() {
+    if (!this._timeoutMs) return;
+    clearTimeout(this._timer);
+    this._timer = setTimeout(() => {
+      if (this._streams.size > 0) { this._touch(); return; }
+      if (this.listenerCount('timeout') > 0) this.emit('timeout');
+      else if (this.server && this.server.listenerCount('timeout') > 0) this.server.emit('timeout', this);
+      else this.destroy();
+    }, this._timeoutMs);
+    if (this._timer.unref) this._timer.unref();
+  }
+
+  _onStream(sh, info) {
+    const headers = headerObject(info.headers);
+    const raw = [];
+    for (const [k, v] of info.headers) raw.push(k, v);
+    const stream = new ServerHttp2Stream(this, sh, info.id, headers, info.end);
+    if (headers.expect === '100-continue') stream._waitsContinue = true;
+    streams.set(sh, stream);
+    this._streams.add(stream);
+    this._touch();
+    const flags = constants.NGHTTP2_FLAG_END_HEADERS | (info.end ? constants.NGHTTP2_FLAG_END_STREAM : 0);
+    // A request x/net made for a push this session promised answers it.
+    const i = this._pushes.findIndex((p) => p.path === headers[':path'] && p.method === headers[':method']);
+    if (i >= 0) {
+      const [p] = this._pushes.splice(i, 1);
+      this._pushEnabled = true;
+      p.callback(null, stream, headers);
+      return;
+    }
+    this.emit('stream', stream, headers, flags, raw);
+  }
+
+  _onGoClosed(code, payload) {
+    this._goClosed = true;
+    this._h = 0;
+    for (const stream of [...this._streams]) if (!stream.destroyed) stream._onGoClosed('ERR_HTTP2_STREAM_CANCEL', '{"rst":8}');
+    if (code && !this._destroyed && !this._closing) {
+      const err = fromGo(code, payload, 'read');
+      this.emit('error', err);
+      if (this.server) this.server.emit('sessionError', err, this);
+    }
+    this._closing = true;
+    this._maybeClose();
+  }
+
+  _closed() {
+    clearTimeout(this._timer);
+    if (this.socket) this.socket.destroy();
+  }
+
+  close(callback) {
+    if (typeof callback === 'function') this.once('close', callback);
+    if (this._closing || this._destroyed) return;
+    this._closing = true;
+    if (this._h) B.h2sClose(this._h, true);
+    this._maybeClose();
+  }
+
+  goaway(code, lastStreamID, opaqueData) {
+    void lastStreamID; void opaqueData;
+    if (code !== undefined && typeof code !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'code', 'of type number', code);
+    this.close();
+  }
+
+  destroy(error, code) {
+    if (typeof error === 'number') { code = error; error = undefined; }
+    if (this._destroyed) return;
+    this._destroyed = true;
+    this._closing = true;
+    void code;
+    if (error) process.nextTick(() => this.emit('error', error));
+    for (const stream of [...this._streams]) stream.destroy();
+    this._streams.clear();
+    if (this._h) B.h2sClose(this._h, false);
+    this._maybeClose();
+  }
+
+  ping(payload, callback) {
+    if (typeof payload === 'function') { callback = payload; payload = undefined; }
+    if (typeof callback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', callback);
+    // x/net's server sends no PINGs of its own (see bridge_http2_server.go).
+    process.nextTick(callback, h2Error('ERR_HTTP2_PING_CANCEL', 'HTTP2 ping cancelled'), 0, payload ? buf().from(payload) : buf().alloc(8));
+    return false;
+  }
+
+  settings(settings, callback) {
+    if (settings === null || typeof settings !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'settings', 'of type object', settings);
+    if (callback !== undefined && typeof callback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', callback);
+    // The Go session keeps the settings it started with; the values are
+    // recorded so localSettings shows them.
+    Object.assign(this._local, settings);
+    if (callback) process.nextTick(callback, null, this.localSettings, 0);
+  }
+
+  altsvc() {}
+  origin() {}
+  setLocalWindowSize() {}
+  setTimeout(ms, cb) {
+    if (cb) this.once('timeout', cb);
+    this._timeoutMs = ms;
+    this._touch();
+    return this;
+  }
+
+  ref() {
+    if (this._h) B.h2sRef(this._h, true);
+    return this;
+  }
+
+  unref() {
+    if (this._h) B.h2sRef(this._h, false);
+    return this;
+  }
+}
+
+// --- the compatibility API ---
+
+class Http2ServerRequest extends Readable {
+  constructor(stream, headers, options, rawHeaders) {
+    super({ autoDestroy: false });
+    this.stream = stream;
+    this.headers = headers;
+    this.rawHeaders = rawHeaders;
+    this.trailers = {};
+    this.rawTrailers = [];
+    this.complete = false;
+    this.aborted = false;
+    this.httpVersion = '2.0';
+    this.httpVersionMajor = 2;
+    this.httpVersionMinor = 0;
+    stream.on('trailers', (t) => {
+      this.trailers = t;
+      for (const [k, v] of Object.entries(t)) this.rawTrailers.push(k, v);
+    });
+    stream.on('data', (chunk) => { if (!this.push(chunk)) stream.pause(); });
+    stream.on('end', () => { this.complete = true; this.push(null); });
+    stream.on('aborted', () => { this.aborted = true; this.emit('aborted'); });
+    stream.on('close', () => { this.complete = true; this.emit('close'); });
+    stream.on('error', () => {});
+    stream.pause();
+  }
+
+  _read() { this.stream.resume(); }
+  get method() { return this.headers[':method']; }
+  set method(m) {
+    if (typeof m !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'method', 'of type string', m);
+    if (m.trim() === '') throw codedError('ERR_INVALID_ARG_VALUE', 'method', m);
+    this.headers[':method'] = m;
+  }
+  get url() { return this.headers[':path']; }
+  set url(u) { this.headers[':path'] = u; }
+  get authority() { return this.headers[':authority']; }
+  get scheme() { return this.headers[':scheme']; }
+  get socket() { return this.stream.session && this.stream.session.socket; }
+  get connection() { return this.socket; }
+  setTimeout(ms, cb) { this.stream.setTimeout(ms, cb); return this; }
+}
+
+class Http2ServerResponse extends Stream {
+  constructor(stream, req) {
+    super();
+    this.stream = stream;
+    this.req = req;
+    this.statusCode = 200;
+    this.sendDate = true;
+    this.writable = true;
+    this._headers = Object.create(null);
+    this._trailers = null;
+    this._ended = false;
+    this._finished = false;
+    stream.on('finish', () => { this._finished = true; this.emit('finish'); });
+    stream.on('close', () => {
+      this.writable = false;
+      this.emit('close');
+    });
+    stream.on('drain', () => this.emit('drain'));
+    stream.on('wantTrailers', () => {
+      if (this._trailers) stream.sendTrailers(this._trailers);
+    });
+    stream.on('error', (err) => { if (this.listenerCount('error')) this.emit('error', err); });
+  }
+
+  get headersSent() { return this.stream.headersSent; }
+  get finished() { return this._ended; }
+  get writableEnded() { return this._ended; }
+  get writableFinished() { return this._finished; }
+  get socket() { return this.req.socket; }
+  get connection() { return this.socket; }
+  get statusMessage() { return ''; }
+  set statusMessage(_m) {}
+
+  _checkName(name) {
+    if (typeof name !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'name', 'of type string', name);
+    if (!tokenRe.test(name)) throw h2Error('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`, TypeError);
+    return name.trim().toLowerCase();
+  }
+
+  setHeader(name, value) {
+    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    const k = this._checkName(name);
+    if (value === undefined) throw h2Error('ERR_HTTP2_INVALID_HEADER_VALUE', `Invalid value "undefined" for header "${name}"`, TypeError);
+    if (connectionHeaders.has(k)) throw h2Error('ERR_HTTP2_INVALID_CONNECTION_HEADERS', `HTTP/1 Connection specific headers are forbidden: "${k}"`, TypeError);
+    this._headers[k] = value;
+    return this;
+  }
+
+  appendHeader(name, value) {
+    const k = this._checkName(name);
+    const cur = this._headers[k];
+    if (cur === undefined) return this.setHeader(name, value);
+    this._headers[k] = [].concat(cur, value);
+    return this;
+  }
+
+  getHeader(name) { return this._headers[this._checkName(name)]; }
+  getHeaders() { return { ...this._headers }; }
+  getHeaderNames() { return Object.keys(this._headers); }
+  hasHeader(name) { return this._headers[this._checkName(name)] !== undefined; }
+  removeHeader(name) {
+    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    delete this._headers[this._checkName(name)];
+  }
+
+  addTrailers(headers) { this._trailers = { ...(this._trailers || {}), ...headers }; }
+
+  writeHead(statusCode, statusMessage, headers) {
+    if (typeof statusMessage === 'object' && statusMessage !== null) headers = statusMessage;
+    if (this.headersSent) return this;
+    if (headers) {
+      if (Array.isArray(headers)) {
+        for (let i = 0; i + 1 < headers.length; i += 2) this.appendHeader(headers[i], headers[i + 1]);
+      } else {
+        for (const [k, v] of Object.entries(headers)) this.setHeader(k, v);
+      }
+    }
+    this.statusCode = statusCode;
+    this._respond();
+    return this;
+  }
+
+  flushHeaders() { if (!this.headersSent) this._respond(); }
+
+  _respond(endStream) {
+    const code = this.statusCode;
+    if (!Number.isInteger(code) || code < 100 || code > 599) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${code}`, RangeError);
+    // The date header is x/net's to add, as nghttp2's is in node.
+    const headers = { ...this._headers, ':status': code };
+    this.stream.respond(headers, { endStream: !!endStream, waitForTrailers: true });
+  }
+
+  write(chunk, encoding, cb) {
+    if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
+    if (this._ended) {
+      const err = codedError('ERR_STREAM_WRITE_AFTER_END');
+      if (cb) process.nextTick(cb, err);
+      this.emit('error', err);
+      return false;
+    }
+    if (!this.headersSent) this._respond();
+    if (this.stream.destroyed) return false;
+    return this.stream.write(chunk, encoding, cb);
+  }
+
+  end(chunk, encoding, cb) {
+    if (typeof chunk === 'function') { cb = chunk; chunk = undefined; }
+    else if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
+    if (this._ended) { if (cb) process.nextTick(cb); return this; }
+    this._ended = true;
+    if (cb) this.once('finish', cb);
+    if (!this.headersSent) this._respond(false);
+    if (this.stream.destroyed) return this;
+    if (chunk !== undefined && chunk !== null) this.stream.end(chunk, encoding);
+    else this.stream.end();
+    return this;
+  }
+
+  writeContinue() { this.stream._read(); }
+  writeEarlyHints(hints) { this.stream.additionalHeaders({ ...hints, ':status': 103 }); }
+  setTimeout(ms, cb) { this.stream.setTimeout(ms, cb); return this; }
+  createPushResponse(headers, callback) {
+    this.stream.pushStream(headers, {}, (err, stream, h) => {
+      if (err) { callback(err); return; }
+      callback(null, new Http2ServerResponse(stream, new Http2ServerRequest(stream, h, {}, [])));
+    });
+  }
+}
+
+// onServerStream answers a stream with the compatibility API.
+function onServerStream(stream, headers, flags, rawHeaders) {
+  const server = this;
+  const req = new Http2ServerRequest(stream, headers, undefined, rawHeaders);
+  const res = new Http2ServerResponse(stream, req);
+  if (headers.expect !== undefined) {
+    if (headers.expect === '100-continue' && server.listenerCount('checkContinue') > 0) {
+      server.emit('checkContinue', req, res);
+      return;
+    }
+    if (headers.expect === '100-continue') {
+      stream._read();
+    } else if (server.listenerCount('checkExpectation') > 0) {
+      server.emit('checkExpectation', req, res);
+      return;
+    } else {
+      res.statusCode = 417;
+      res.end();
+      return;
+    }
+  }
+  server.emit('request', req, res);
+}
+
+// --- servers ---
+
+function validateOptions(options) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+  if (options.settings !== undefined && (options.settings === null || typeof options.settings !== 'object')) {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'options.settings', 'of type object', options.settings);
+  }
+  for (const name of ['maxSessionInvalidFrames', 'maxSessionRejectedStreams']) {
+    const v = options[name];
+    if (v === undefined) continue;
+    if (typeof v !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', name, 'of type number', v);
+    if (!(v >= 0 && v <= 4294967295)) throw codedError('ERR_OUT_OF_RANGE', name, '>= 0 && <= 4294967295', v);
+  }
+  return options;
+}
+
+// setupServer wires an HTTP/2 server: each connection becomes a session,
+// and 'request' listeners (the compatibility API) answer the streams no
+// 'stream' listener of the server is left to.
+function setupServer(server, options, onRequest) {
+  server._h2Options = options;
+  server.timeout = 0;
+  server.pauseOnConnect = true;
+  server._compat = false;
+  const compat = () => {
+    if (server._compat) return;
+    server._compat = true;
+    server.on('stream', onServerStream);
+  };
+  server.on('newListener', (ev) => { if (ev === 'request' || ev === 'checkContinue') compat(); });
+  if (typeof onRequest === 'function') server.on('request', onRequest);
+}
+
+// startSession hands an accepted (and, for TLS, handshaken) socket to a
+// Go session.
+function startSession(server, socket) {
+  const fd = socket[net._kFd];
+  if (fd === undefined || fd < 0) { socket.destroy(); return; }
+  if (typeof socket._peerInfo === 'function') socket._peerInfo(); // kept for remoteAddress
+  const session = new ServerHttp2Session(server, socket, server._h2Options);
+  socket[net._kFd] = -1;
+  try {
+    session._start(fd, server._h2Options);
+  } catch (e) {
+    try { B.close(fd); } catch { /* gone */ }
+    socket.destroy();
+    server.emit('sessionError', fromBridge(e, 'accept'), session);
+    return;
+  }
+  if (server.timeout) session.setTimeout(server.timeout);
+  session.on('stream', (stream, headers, flags, raw) => {
+    if (server.listenerCount('stream') > 0) server.emit('stream', stream, headers, flags, raw);
+    else if (session.listenerCount('stream') <= 1) stream.respond({ ':status': 404 }, { endStream: true });
+  });
+  session.on('error', (err) => { if (session.listenerCount('error') === 1) server.emit('sessionError', err, session); });
+  server.emit('session', session);
+}
+
+class Http2Server extends net.Server {
+  constructor(options, onRequest) {
+    if (typeof options === 'function') { onRequest = options; options = undefined; }
+    options = validateOptions(options);
+    super({ allowHalfOpen: true });
+    setupServer(this, options, onRequest);
+    this.on('connection', (socket) => startSession(this, socket));
+  }
+
+  setTimeout(ms, cb) {
+    this.timeout = ms;
+    if (cb) this.on('timeout', cb);
+    return this;
+  }
+
+  updateSettings(settings) {
+    if (settings === null || typeof settings !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'settings', 'of type object', settings);
+    this._h2Options = { ...this._h2Options, settings: { ...(this._h2Options.settings || {}), ...settings } };
+  }
+}
+
+class Http2SecureServer extends require('../tls.js').Server {
+  constructor(options, onRequest) {
+    // Unlike createServer, the options come first and are not optional.
+    options = validateOptions(options === undefined ? {} : options);
+    const alpn = options.allowHTTP1 ? ['h2', 'http/1.1'] : ['h2'];
+    super({ ...options, ALPNProtocols: alpn });
+    setupServer(this, options, onRequest);
+    this.on('secureConnection', (socket) => {
+      if (socket.alpnProtocol === 'h2') { startSession(this, socket); return; }
+      if (options.allowHTTP1) { this._http1(socket); return; }
+      if (this.listenerCount('unknownProtocol') > 0) this.emit('unknownProtocol', socket);
+      else socket.destroy();
+    });
+  }
+
+  // _wrapAccepted: a failed handshake is the server's 'tlsClientError'
+  // (and the session's never starts), not an error thrown at the guest.
+  _wrapAccepted(fd) {
+    const s = super._wrapAccepted(fd);
+    s.on('error', () => {});
+    return s;
+  }
+
+  // _http1 serves a client that did not agree on h2 with node's HTTP/1
+  // server, as allowHTTP1 asks: 'request' gets http's objects.
+  _http1(socket) {
+    const httpServer = require('./http/server.js');
+    if (!this._http1Init) {
+      this._http1Init = true;
+      httpServer.initServer(this, {});
+    }
+    socket.resume();
+    httpServer.connectionListener.call(this, socket);
+  }
+
+  setTimeout(ms, cb) {
+    this.timeout = ms;
+    if (cb) this.on('timeout', cb);
+    return this;
+  }
+
+  updateSettings(settings) { Http2Server.prototype.updateSettings.call(this, settings); }
+}
+
+function createServer(options, onRequest) { return new Http2Server(options, onRequest); }
+function createSecureServer(options, onRequest) { return new Http2SecureServer(options, onRequest); }
+
+function performServerHandshake(socket, options) {
+  const server = new Http2Server(options);
+  startSession(server, socket);
+  return [...sessions.values()].pop();
+}
+
+module.exports = {
+  Http2Server,
+  Http2SecureServer,
+  ServerHttp2Session,
+  ServerHttp2Stream,
+  Http2ServerRequest,
+  Http2ServerResponse,
+  createServer,
+  createSecureServer,
+  performServerHandshake,
+  sensitiveHeaders,
+};
