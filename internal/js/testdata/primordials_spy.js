@@ -160,6 +160,22 @@ async function work() {
       }, rej);
     });
   });
+  // HTTP/2: a server and a client in the same process.
+  await new Promise((res, rej) => {
+    const http2 = require('http2');
+    const srv = http2.createServer();
+    srv.on('stream', (stream) => { stream.respond({ ':status': 200 }); stream.end('h2'); });
+    srv.listen(0, '127.0.0.1', () => {
+      const client = http2.connect('http://127.0.0.1:' + srv.address().port);
+      client.on('error', rej);
+      const req = client.request({ ':path': '/' });
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (d) => { body += d; });
+      req.on('end', () => { client.close(); srv.close(); body === 'h2' ? res() : rej(new Error(body)); });
+      req.end();
+    });
+  });
   const dgram = require('dgram');
   await new Promise((res, rej) => {
     const a = dgram.createSocket('udp4');
