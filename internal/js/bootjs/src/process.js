@@ -252,6 +252,34 @@ function formatFatal(err) {
   return `${header}${body}\n\nNode.js ${process.version}\n`;
 }
 
+// exposeGC installs V8's gc() global as node --expose-gc does (writable,
+// enumerable, not configurable). Only this process's isolate is collected:
+// see bridge_gc.go. What the collection finds (FinalizationRegistry
+// callbacks) runs in a later macrotask, as on Node's platform; one pending
+// run at a time however often gc() is called, and unref'd so it does not
+// keep the process alive. gc({ execution: 'async' }) collects in a later
+// task and returns a promise, as V8's extension does.
+function exposeGC() {
+  let tasksPending = false;
+  const runTasks = () => { tasksPending = false; B.gcTasks(); };
+  const collect = () => {
+    B.gc();
+    if (!tasksPending) {
+      tasksPending = true;
+      globalThis.setImmediate(runTasks).unref();
+    }
+  };
+  function gc() {
+    const options = arguments[0]; // gc.length is 0, as V8's
+    if (options !== null && typeof options === 'object' && options.execution === 'async') {
+      return new Promise((resolve) => { globalThis.setImmediate(() => { collect(); resolve(); }); });
+    }
+    collect();
+    return undefined;
+  }
+  Object.defineProperty(globalThis, 'gc', { value: gc, writable: true, enumerable: true, configurable: false });
+}
+
 // configure fills the process in from what the kernel knows.
 function configure(i) {
   info = i;
@@ -259,6 +287,7 @@ function configure(i) {
   process.argv0 = i.argv0;
   process.execArgv = i.execArgv;
   abortOnUncaught = (i.execArgv || []).some((a) => a === '--abort-on-uncaught-exception' || a === '--abort_on_uncaught_exception');
+  if ((i.execArgv || []).some((a) => a === '--expose-gc' || a === '--expose_gc')) exposeGC();
   process.env = i.env;
   process.pid = i.pid;
   process.ppid = i.ppid;
