@@ -212,6 +212,11 @@ function codedError(code, ...args) {
   const fmt = messages[code];
   const err = new Kind(fmt ? fmt(...args) : code);
   Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  // String(err) names the code, as Node's errors' toString does (tests
+  // match /ERR_.../ against it).
+  Object.defineProperty(err, 'toString', {
+    value() { return `${this.name} [${this.code}]: ${this.message}`; }, enumerable: false, writable: true, configurable: true,
+  });
   // Node shows the code in the name part of the stack.
   const name = Kind.name;
   if (typeof err.stack === 'string') err.stack = err.stack.replace(name, `${name} [${code}]`);
