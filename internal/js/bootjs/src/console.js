@@ -122,6 +122,16 @@ class Console {
       ...body.map((r) => '│' + r.map((c, i) => pad(c, widths[i])).join('│') + '│'), line('└', '┴', '┘')];
     this.log(out.join('\n'));
   }
+  // clear moves a terminal's cursor home and clears the screen below it,
+  // as Node's console.clear; it does nothing when stdout is no terminal.
+  clear() {
+    const P = require('./process.js').process;
+    const stdout = this._stdout || P.stdout;
+    if (stdout && stdout.isTTY && P.env.TERM !== 'dumb') {
+      stdout.write('\x1b[1;1H');
+      stdout.write('\x1b[0J');
+    }
+  }
   profile() {}
   profileEnd() {}
   timeStamp() {}
