@@ -38,6 +38,8 @@ function format(args) {
 }
 
 const kGroupIndent = Symbol('kGroupIndent');
+let processModule;
+const hookedStdio = (fd) => (processModule || (processModule = require('./process.js'))).hookedStdio(fd);
 
 class Console {
   constructor(stdout, stderr, ignoreErrors) {
@@ -57,7 +59,7 @@ class Console {
     const indent = this[kGroupIndent];
     if (indent) s = indent + s.replace(/\n/g, `\n${indent}`);
     s += '\n';
-    const stream = fd === 1 ? this._stdout : this._stderr;
+    const stream = (fd === 1 ? this._stdout : this._stderr) || hookedStdio(fd);
     if (stream) {
       stream.write(s);
       return;

@@ -168,6 +168,15 @@ let stdout, stderr, stdin;
 Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get() { return stdout || (stdout = require('./internal/stdio.js').createWritable(1)); } });
 Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, get() { return stderr || (stderr = require('./internal/stdio.js').createWritable(2)); } });
 Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get() { return stdin || (stdin = require('./internal/stdio.js').createReadable(0)); } });
+// hookedStdio is process.stdout (fd 1) or process.stderr (2) when a
+// program replaced its write method (test harnesses and loggers capture
+// console output that way): the console then writes through it, as
+// Node's global console writes to those streams. Otherwise null, and the
+// console writes to the fd directly without building the stream.
+function hookedStdio(fd) {
+  const s = fd === 1 ? stdout : stderr;
+  return s && Object.prototype.hasOwnProperty.call(s, 'write') ? s : null;
+}
 
 // Signals a guest may listen for. Handlers make the Go side catch the
 // signal instead of dying of it.
@@ -310,4 +319,4 @@ function configure(i) {
   }
 }
 
-module.exports = { process, domainCapture, fatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };
+module.exports = { process, domainCapture, fatal, configure, nowNs, writeStderr, hookedStdio, NODE_VERSION, isExiting: () => exiting };

@@ -27,3 +27,11 @@ process.stdout.isTTY = true;
 console.clear();
 process.stdout.write = write;
 console.log(JSON.stringify(out));
+
+// A replaced process.stdout.write receives the console's output.
+let captured = '';
+process.stdout.write = (s) => { captured += s; return true; };
+console.log('to the hook %d', 1);
+console.count();
+delete process.stdout.write;
+console.log(JSON.stringify(captured));
