@@ -110,11 +110,17 @@ process.emitWarning = function emitWarning(warning, type, code) {
   if (typeof type === 'object' && type) { code = type.code; type = type.type; }
   const w = typeof warning === 'string' ? Object.assign(new Error(warning), { name: type || 'Warning' }) : warning;
   if (code) w.code = code;
+  // Node's default 'warning' handler, added at start-up, prints before
+  // the program's own listeners run (through a replaced
+  // process.stderr.write too).
   loop.nextTick(() => {
-    process.emit('warning', w);
     if (!process.noDeprecation && !(info && info.noWarnings)) {
-      writeStderr(`(node:${process.pid}) ${code ? `[${code}] ` : ''}${w.name}: ${w.message}\n`);
+      const line = `(node:${process.pid}) ${code ? `[${code}] ` : ''}${w.name}: ${w.message}\n`;
+      const hooked = hookedStdio(2);
+      if (hooked) hooked.write(line);
+      else writeStderr(line);
     }
+    process.emit('warning', w);
   });
 };
 process.binding = function binding(name) { throw accessDenied(`process.binding('${name}')`); };
