@@ -34,11 +34,13 @@ func init() {
 	// gcTasks runs the isolate's pending V8 tasks, among them the
 	// FinalizationRegistry cleanup a collection posts; gc() calls it from
 	// a later macrotask, as Node's platform runs them after the
-	// collection.
+	// collection. It returns true when it stopped at maxTasksPerRun
+	// (tasks that queued up since the isolate started may come first),
+	// and gc() then calls it again from the next macrotask.
 	register("gcTasks", func(r *rt, _ []*v8.Value) (*v8.Value, error) {
 		if r.rejectIso == nil {
-			return r.num(0), nil
+			return r.boolean(false), nil
 		}
-		return r.num(int(C.secexecRunTasks(r.rejectIso, maxTasksPerRun))), nil
+		return r.boolean(int(C.secexecRunTasks(r.rejectIso, maxTasksPerRun)) == maxTasksPerRun), nil
 	})
 }

@@ -276,13 +276,20 @@ function formatFatal(err) {
 // task and returns a promise, as V8's extension does.
 function exposeGC() {
   let tasksPending = false;
-  const runTasks = () => { tasksPending = false; B.gcTasks(); };
-  const collect = () => {
-    B.gc();
+  const schedule = () => {
     if (!tasksPending) {
       tasksPending = true;
       globalThis.setImmediate(runTasks).unref();
     }
+  };
+  // A run that stopped at its bound continues in the next macrotask.
+  function runTasks() {
+    tasksPending = false;
+    if (B.gcTasks()) schedule();
+  }
+  const collect = () => {
+    B.gc();
+    schedule();
   };
   function gc() {
     const options = arguments[0]; // gc.length is 0, as V8's
