@@ -1,5 +1,5 @@
 // The V8 API the shims (rejections_shim.cc, dynimport_shim.cc,
-// terminate_shim.cc) call, declared once here instead of including V8's
+// terminate_shim.cc, gc_shim.cc) call, declared once here instead of including V8's
 // headers, which live in the v8go module, out of reach of this package's
 // cgo flags. The declarations mirror V8 13.6's headers (the version the
 // pinned v8go links): the compiler mangles the names from them, so a
@@ -87,7 +87,16 @@ class Isolate {
       HostImportModuleDynamicallyCallback callback);
   void TerminateExecution();
   void CancelTerminateExecution();
+  void LowMemoryNotification();
 };
+
+class Platform;
+
+namespace platform {
+enum class MessageLoopBehavior : bool { kDoNotWait = false, kWaitForWork = true };
+bool PumpMessageLoop(Platform* platform, Isolate* isolate,
+                     MessageLoopBehavior behavior);
+}  // namespace platform
 
 class Object {
  public:

@@ -73,7 +73,9 @@ var flagOptions = map[string]bool{
 	"--experimental-vm-modules": true, "--experimental-modules": true, "--experimental-strip-types": true,
 	"--experimental-transform-types": true, "--no-experimental-strip-types": true, "--experimental-detect-module": true,
 	"--no-experimental-detect-module": true, "--experimental-require-module": true, "--no-experimental-fetch": true,
-	"--harmony": true, "--use-strict": true, "--expose-gc": true, "--abort-on-uncaught-exception": true,
+	"--harmony": true, "--use-strict": true, "--abort-on-uncaught-exception": true,
+	// The bootstrap reads --expose-gc from execArgv (globalThis.gc).
+	"--expose-gc":                          true,
 	"--experimental-default-type=commonjs": true, "--experimental-specifier-resolution=node": true,
 	"--no-addons": true, "--frozen-intrinsics": true, "--disallow-code-generation-from-strings": false,
 	"--experimental-wasm-modules": true, "--experimental-json-modules": true, "--experimental-global-webcrypto": true,

@@ -38,6 +38,8 @@ function format(args) {
 }
 
 const kGroupIndent = Symbol('kGroupIndent');
+let processModule;
+const hookedStdio = (fd) => (processModule || (processModule = require('./process.js'))).hookedStdio(fd);
 
 class Console {
   constructor(stdout, stderr, ignoreErrors) {
@@ -57,7 +59,7 @@ class Console {
     const indent = this[kGroupIndent];
     if (indent) s = indent + s.replace(/\n/g, `\n${indent}`);
     s += '\n';
-    const stream = fd === 1 ? this._stdout : this._stderr;
+    const stream = (fd === 1 ? this._stdout : this._stderr) || hookedStdio(fd);
     if (stream) {
       stream.write(s);
       return;
@@ -121,6 +123,16 @@ class Console {
     const out = [line('┌', '┬', '┐'), '│' + header.map((h, i) => pad(h, widths[i])).join('│') + '│', line('├', '┼', '┤'),
       ...body.map((r) => '│' + r.map((c, i) => pad(c, widths[i])).join('│') + '│'), line('└', '┴', '┘')];
     this.log(out.join('\n'));
+  }
+  // clear moves a terminal's cursor home and clears the screen below it,
+  // as Node's console.clear; it does nothing when stdout is no terminal.
+  clear() {
+    const P = require('./process.js').process;
+    const stdout = this._stdout || P.stdout;
+    if (stdout && stdout.isTTY && P.env.TERM !== 'dumb') {
+      stdout.write('\x1b[1;1H');
+      stdout.write('\x1b[0J');
+    }
   }
   profile() {}
   profileEnd() {}

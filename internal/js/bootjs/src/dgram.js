@@ -74,6 +74,9 @@ class Socket extends EventEmitter {
         this._ensure();
         B.netBind(this._fd, addr, port);
       } catch (e) {
+        // A failed bind drops its callback, so that retrying bind() does
+        // not pile up 'listening' listeners (Node's fix for #30209).
+        if (cb) this.removeListener('listening', cb);
         process.nextTick(() => this.emit('error', net._exceptionWithHostPort(typeof e === 'string' ? e : 'EINVAL', 'bind', addr || (this.type === 'udp4' ? '0.0.0.0' : '::'), port)));
         return;
       }

@@ -158,12 +158,18 @@ process.emitWarning = function emitWarning(warning, type, code, ctor) {
     if (process.noDeprecation) return;
     if (process.throwDeprecation) throw w;
   }
+  // Node's default 'warning' handler, added at start-up, prints before
+  // the program's own listeners run (through a replaced
+  // process.stderr.write too).
   loop.nextTick(() => {
-    process.emit('warning', w);
     if (!(info && info.noWarnings)) {
       const c = w.code !== undefined ? `[${w.code}] ` : '';
-      writeStderr(`(node:${process.pid}) ${c}${w.name}: ${w.message}${typeof w.detail === 'string' ? `\n${w.detail}` : ''}\n`);
+      const line = `(node:${process.pid}) ${c}${w.name}: ${w.message}${typeof w.detail === 'string' ? `\n${w.detail}` : ''}\n`;
+      const hooked = hookedStdio(2);
+      if (hooked) hooked.write(line);
+      else writeStderr(line);
     }
+    process.emit('warning', w);
   });
 };
 // getActiveResourcesInfo lists what keeps the loop alive that the
@@ -222,6 +228,15 @@ let stdout, stderr, stdin;
 Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get() { return stdout || (stdout = require('./internal/stdio.js').createWritable(1)); } });
 Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, get() { return stderr || (stderr = require('./internal/stdio.js').createWritable(2)); } });
 Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get() { return stdin || (stdin = require('./internal/stdio.js').createReadable(0)); } });
+// hookedStdio is process.stdout (fd 1) or process.stderr (2) when a
+// program replaced its write method (test harnesses and loggers capture
+// console output that way): the console then writes through it, as
+// Node's global console writes to those streams. Otherwise null, and the
+// console writes to the fd directly without building the stream.
+function hookedStdio(fd) {
+  const s = fd === 1 ? stdout : stderr;
+  return s && Object.prototype.hasOwnProperty.call(s, 'write') ? s : null;
+}
 
 // Signals a guest may listen for. Handlers make the Go side catch the
 // signal instead of dying of it.
@@ -315,6 +330,41 @@ function formatFatal(err) {
   return `${header}${body}\n\nNode.js ${process.version}\n`;
 }
 
+// exposeGC installs V8's gc() global as node --expose-gc does (writable,
+// enumerable, not configurable). Only this process's isolate is collected:
+// see bridge_gc.go. What the collection finds (FinalizationRegistry
+// callbacks) runs in a later macrotask, as on Node's platform; one pending
+// run at a time however often gc() is called, and unref'd so it does not
+// keep the process alive. gc({ execution: 'async' }) collects in a later
+// task and returns a promise, as V8's extension does.
+function exposeGC() {
+  let tasksPending = false;
+  const schedule = () => {
+    if (!tasksPending) {
+      tasksPending = true;
+      globalThis.setImmediate(runTasks).unref();
+    }
+  };
+  // A run that stopped at its bound continues in the next macrotask.
+  function runTasks() {
+    tasksPending = false;
+    if (B.gcTasks()) schedule();
+  }
+  const collect = () => {
+    B.gc();
+    schedule();
+  };
+  function gc() {
+    const options = arguments[0]; // gc.length is 0, as V8's
+    if (options !== null && typeof options === 'object' && options.execution === 'async') {
+      return new Promise((resolve) => { globalThis.setImmediate(() => { collect(); resolve(); }); });
+    }
+    collect();
+    return undefined;
+  }
+  Object.defineProperty(globalThis, 'gc', { value: gc, writable: true, enumerable: true, configurable: false });
+}
+
 // configure fills the process in from what the kernel knows.
 function configure(i) {
   info = i;
@@ -322,6 +372,7 @@ function configure(i) {
   process.argv0 = i.argv0;
   process.execArgv = i.execArgv;
   abortOnUncaught = (i.execArgv || []).some((a) => a === '--abort-on-uncaught-exception' || a === '--abort_on_uncaught_exception');
+  if ((i.execArgv || []).some((a) => a === '--expose-gc' || a === '--expose_gc')) exposeGC();
   process.env = require('./internal/process_env.js').envProxy(i.env);
   process.pid = i.pid;
   process.ppid = i.ppid;
@@ -344,4 +395,4 @@ function configure(i) {
   }
 }
 
-module.exports = { process, domainCapture, fatal, setWorkerFatal, configure, nowNs, writeStderr, NODE_VERSION, isExiting: () => exiting };
+module.exports = { process, domainCapture, fatal, setWorkerFatal, configure, nowNs, writeStderr, hookedStdio, NODE_VERSION, isExiting: () => exiting };

@@ -46,6 +46,7 @@ class Timeout {
   }
   close() { clearTimeout(this); return this; }
   [Symbol.toPrimitive]() { return this[kId]; }
+  [Symbol.dispose]() { clearTimeout(this); }
 }
 
 class Immediate {
@@ -62,6 +63,7 @@ class Immediate {
   ref() { if (!this._destroyed) { this._ref = true; B.timerRef(this[kId], true); } return this; }
   unref() { if (!this._destroyed) { this._ref = false; B.timerRef(this[kId], false); } return this; }
   hasRef() { return this._ref; }
+  [Symbol.dispose]() { clearImmediate(this); }
 }
 
 function setTimeout(cb, ms, ...args) { checkCallback(cb); return new Timeout(cb, ms, args, false); }

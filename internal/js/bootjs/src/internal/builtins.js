@@ -33,7 +33,50 @@ const factories = {
     const qs = require('querystring-es3');
     // Node's parse returns an object without prototype.
     const parse = (...a) => Object.assign(Object.create(null), qs.parse(...a));
-    return { ...qs, parse, decode: parse };
+    // escape and unescape as Node's: UTF-8 percent-encoding of all but
+    // encodeURIComponent's unreserved characters (a surrogate takes the
+    // next unit whatever it is; one at the end is ERR_INVALID_URI), and a
+    // decoding that leaves malformed sequences instead of throwing.
+    const hex = (b) => `%${b < 16 ? '0' : ''}${b.toString(16).toUpperCase()}`;
+    const escape = (str) => {
+      if (typeof str !== 'string') str = typeof str === 'object' ? String(str) : `${str}`;
+      let out = '';
+      for (let i = 0; i < str.length; i++) {
+        let c = str.charCodeAt(i);
+        if (c < 0x80) {
+          out += /[A-Za-z0-9\-._~!'()*]/.test(str[i]) ? str[i] : hex(c);
+        } else if (c < 0x800) {
+          out += hex(0xC0 | (c >> 6)) + hex(0x80 | (c & 0x3F));
+        } else if (c < 0xD800 || c >= 0xE000) {
+          out += hex(0xE0 | (c >> 12)) + hex(0x80 | ((c >> 6) & 0x3F)) + hex(0x80 | (c & 0x3F));
+        } else {
+          if (++i >= str.length) {
+            const err = new URIError('URI malformed');
+            err.code = 'ERR_INVALID_URI';
+            throw err;
+          }
+          c = 0x10000 + (((c & 0x3FF) << 10) | (str.charCodeAt(i) & 0x3FF));
+          out += hex(0xF0 | (c >> 18)) + hex(0x80 | ((c >> 12) & 0x3F)) + hex(0x80 | ((c >> 6) & 0x3F)) + hex(0x80 | (c & 0x3F));
+        }
+      }
+      return out;
+    };
+    // unescapeBytes decodes each valid %XX to its byte and keeps the rest.
+    const unescapeBytes = (s) => {
+      const bytes = [];
+      for (let i = 0; i < s.length; i++) {
+        const h = s.slice(i + 1, i + 3);
+        if (s[i] === '%' && /^[0-9A-Fa-f]{2}$/.test(h)) {
+          bytes.push(parseInt(h, 16));
+          i += 2;
+        } else {
+          for (const b of Buffer.from(s[i])) bytes.push(b);
+        }
+      }
+      return Buffer.from(bytes).toString();
+    };
+    const unescape = (s) => { try { return decodeURIComponent(s); } catch { return unescapeBytes(s); } };
+    return { ...qs, parse, decode: parse, escape, unescape };
   },
   readline: () => require('../readline.js'),
   'readline/promises': () => require('../readline.js').promises,
