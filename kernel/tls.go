@@ -19,6 +19,10 @@ type TLSOptions struct {
 	// ServerName is the name a client sends (SNI) and verifies the
 	// server's certificate against; empty skips the name check.
 	ServerName string
+	// NoNameCheck leaves the check of the server's name to the caller
+	// (node checks it in JavaScript, with checkServerIdentity, which a
+	// program may replace): ServerName is then only sent.
+	NoNameCheck bool
 	// Insecure completes the handshake even when the peer's certificate
 	// does not verify (node's rejectUnauthorized: false); TLSInfo still
 	// reports why.
@@ -186,7 +190,7 @@ func verifyPeer(cs tls.ConnectionState, roots *x509.CertPool, opts TLSOptions) (
 		}
 		return "CERT_UNTRUSTED", err
 	}
-	if !opts.Server && opts.ServerName != "" {
+	if !opts.Server && opts.ServerName != "" && !opts.NoNameCheck {
 		if err := leaf.VerifyHostname(opts.ServerName); err != nil {
 			return "ERR_TLS_CERT_ALTNAME_INVALID", fmt.Errorf("Hostname/IP does not match certificate's altnames: %w", err)
 		}

@@ -438,7 +438,8 @@ func init() {
 		if json.Unmarshal([]byte(js), &req) != nil {
 			return nil, errno.EINVAL
 		}
-		opts := kernel.TLSOptions{Server: req.Server, ServerName: req.ServerName, Insecure: !req.RejectUnauthorized,
+		// tls.js checks the server's name itself, as node does.
+		opts := kernel.TLSOptions{Server: req.Server, ServerName: req.ServerName, NoNameCheck: true, Insecure: !req.RejectUnauthorized,
 			Cert: []byte(req.Cert), Key: []byte(req.Key), ALPN: req.ALPN, RequestCert: req.RequestCert}
 		for _, c := range req.CA {
 			opts.CA = append(opts.CA, []byte(c))

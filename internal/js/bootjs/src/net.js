@@ -13,6 +13,7 @@ const loop = require('./internal/loop.js');
 const reader = require('./internal/reader.js');
 const writer = require('./internal/writer.js');
 const { fromBridge, codedError } = require('./internal/errors.js');
+const { callable } = require('./internal/crypto_util.js');
 const { Duplex } = require('./stream.js');
 const EventEmitter = require('./events.js');
 const timers = require('./timers.js');
@@ -631,10 +632,14 @@ class BlockList {
   get rules() { return this._rules.map((r) => `${r.kind} ${r.address || r.network || r.start}`); }
 }
 
+// Node's net.Socket and net.Server construct when called without new.
+const SocketFn = callable(Socket);
+const ServerFn = callable(Server);
+
 module.exports = {
-  Socket,
-  Stream: Socket,
-  Server,
+  Socket: SocketFn,
+  Stream: SocketFn,
+  Server: ServerFn,
   createServer,
   connect,
   createConnection: connect,

@@ -6,6 +6,7 @@
 const { B } = require('./internal/bridge.js');
 const net = require('./net.js');
 const { codedError } = require('./internal/errors.js');
+const { callable } = require('./internal/crypto_util.js');
 
 // Node's messages for OpenSSL's verification codes.
 const messages = {
@@ -96,6 +97,7 @@ class TLSSocket extends net.Socket {
         this.authorizationError = info.authorizationError || null;
         this.alpnProtocol = info.alpnProtocol || false;
         if (server) this.servername = info.servername || false;
+        else if (this.authorized && !this._verifyName(req.rejectUnauthorized)) return;
         this._secureWait = false;
         this.emit(server ? '_secure' : 'secureConnect');
         if (!server) this.emit('session', require('./buffer.js').Buffer.alloc(0));
@@ -104,6 +106,27 @@ class TLSSocket extends net.Socket {
     } catch (e) {
       process.nextTick(() => this.destroy(tlsError(typeof e === 'string' ? e : 'EINVAL')));
     }
+  }
+
+  // _verifyName checks the server's name as Node's onConnectSecure does,
+  // with options.checkServerIdentity when given; a mismatch unauthorizes
+  // the socket, and ends it when unauthorized peers are rejected.
+  _verifyName(reject) {
+    const o = this._tlsOptions;
+    const hostname = o.servername || o.host || (o.socket && o.socket._host) || 'localhost';
+    const check = typeof o.checkServerIdentity === 'function' ? o.checkServerIdentity : checkServerIdentity;
+    let err;
+    try {
+      err = check(hostname, this.getPeerCertificate(true));
+    } catch (e) {
+      err = e;
+    }
+    if (!err) return true;
+    this.authorized = false;
+    this.authorizationError = err.code || err.message;
+    if (!reject) return true;
+    this.destroy(err);
+    return false;
   }
 
   getPeerCertificate(detailed) {
@@ -187,16 +210,150 @@ function createServer(options, listener) { return new Server(options, listener);
 
 function createSecureContext(options = {}) { return { context: {}, options }; }
 
+// canonicalizeIP writes an address as inet_ntop does (IPv6 lower case,
+// the longest run of zero groups as ::), or undefined if it is none.
+function canonicalizeIP(ip) {
+  if (net.isIPv4(ip)) return ip;
+  if (!net.isIPv6(ip)) return undefined;
+  let s = ip.toLowerCase().replace(/%.*$/, '');
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (v4) {
+    const n = v4.slice(1).map(Number);
+    s = s.slice(0, v4.index) + ((n[0] << 8) | n[1]).toString(16) + ':' + ((n[2] << 8) | n[3]).toString(16);
+  }
+  const [head, tail] = s.includes('::') ? s.split('::') : [s, undefined];
+  const hp = head ? head.split(':') : [];
+  const tp = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? hp : [...hp, ...new Array(8 - hp.length - tp.length).fill('0'), ...tp];
+  const g = groups.map((x) => parseInt(x, 16));
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8;) {
+    if (g[i] !== 0) { i++; continue; }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestLen) { best = i; bestLen = j - i; }
+    i = j;
+  }
+  const hex = g.map((x) => x.toString(16));
+  if (best >= 0 && g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || (g[5] === 0 && best === 0 && bestLen === 6 && g[6] !== 0))) {
+    const tail4 = `${g[6] >> 8}.${g[6] & 255}.${g[7] >> 8}.${g[7] & 255}`;
+    return g[5] === 0xffff ? `::ffff:${tail4}` : `::${tail4}`;
+  }
+  if (best < 0) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+}
+
+function unfqdn(host) { return host.replace(/[.]$/, ''); }
+
+// splitHost lowers only A-Z: toLowerCase depends on the locale.
+function splitHost(host) {
+  return unfqdn(host).replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)).split('.');
+}
+
+// matchName matches host parts against one certificate name as RFC 6125
+// says (a wildcard only as the whole or part of the left-most label, never
+// in an A-label, and not for a name of two labels or fewer).
+function matchName(hostParts, pattern, wildcards) {
+  if (!pattern) return false;
+  const patternParts = splitHost(pattern);
+  if (hostParts.length !== patternParts.length) return false;
+  if (patternParts.includes('')) return false;
+  if (patternParts.some((p) => /[^\u0021-\u007F]/u.test(p))) return false;
+  for (let i = hostParts.length - 1; i > 0; i -= 1) {
+    if (hostParts[i] !== patternParts[i]) return false;
+  }
+  const hostSub = hostParts[0];
+  const patternSub = patternParts[0];
+  const subParts = patternSub.split('*', 3);
+  if (subParts.length === 1 || patternSub.includes('xn--')) return hostSub === patternSub;
+  if (!wildcards || subParts.length > 2 || patternParts.length <= 2) return false;
+  const [prefix, suffix] = subParts;
+  return prefix.length + suffix.length <= hostSub.length && hostSub.startsWith(prefix) && hostSub.endsWith(suffix);
+}
+
+// A JSON string literal: how OpenSSL quotes an alt name holding a comma.
+// eslint-disable-next-line no-control-regex
+const jsonString = /^"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/;
+
+function splitAltNames(altNames) {
+  if (!altNames.includes('"')) return altNames.split(', ');
+  const out = [];
+  let token = '';
+  let at = 0;
+  while (at !== altNames.length) {
+    const sep = altNames.indexOf(', ', at);
+    const quote = altNames.indexOf('"', at);
+    if (quote !== -1 && (sep === -1 || quote < sep)) {
+      token += altNames.substring(at, quote);
+      const m = jsonString.exec(altNames.substring(quote));
+      if (!m) {
+        const err = new SyntaxError('Invalid subject alternative name string');
+        err.code = 'ERR_TLS_CERT_ALTNAME_FORMAT';
+        throw err;
+      }
+      token += JSON.parse(m[0]);
+      at = quote + m[0].length;
+    } else if (sep !== -1) {
+      out.push(token + altNames.substring(at, sep));
+      token = '';
+      at = sep + 2;
+    } else {
+      token += altNames.substring(at);
+      at = altNames.length;
+    }
+  }
+  out.push(token);
+  return out;
+}
+
+// checkServerIdentity is Node's: the host must be one of the certificate's
+// DNS or IP alt names, or, when it has no DNS name, its CN.
 function checkServerIdentity(hostname, cert) {
-  const names = String((cert && cert.subjectaltname) || '').split(', ').map((s) => s.replace(/^DNS:|^IP Address:/, ''));
-  const ok = names.some((n) => n === hostname || (n.startsWith('*.') && hostname.endsWith(n.slice(1)) && hostname.split('.').length === n.split('.').length));
-  if (ok) return undefined;
-  return tlsError('ERR_TLS_CERT_ALTNAME_INVALID', undefined, hostname);
+  const subject = cert && cert.subject;
+  const altNames = cert && cert.subjectaltname;
+  const dnsNames = [];
+  const ips = [];
+  hostname = unfqdn('' + hostname);
+  if (altNames) {
+    for (const name of splitAltNames(altNames)) {
+      if (name.startsWith('DNS:')) dnsNames.push(name.slice(4));
+      else if (name.startsWith('IP Address:')) ips.push(canonicalizeIP(name.slice(11)));
+    }
+  }
+  let valid = false;
+  let reason = 'Unknown reason';
+  if (net.isIP(hostname)) {
+    valid = ips.includes(canonicalizeIP(hostname));
+    if (!valid) reason = `IP: ${hostname} is not in the cert's list: ${ips.join(', ')}`;
+  } else if (dnsNames.length > 0 || (subject && subject.CN)) {
+    const hostParts = splitHost(hostname);
+    const wildcard = (pattern) => matchName(hostParts, pattern, true);
+    if (dnsNames.length > 0) {
+      valid = dnsNames.some(wildcard);
+      if (!valid) reason = `Host: ${hostname}. is not in the cert's altnames: ${altNames}`;
+    } else {
+      const cn = subject.CN;
+      valid = Array.isArray(cn) ? cn.some(wildcard) : wildcard(cn);
+      if (!valid) reason = `Host: ${hostname}. is not cert's CN: ${cn}`;
+    }
+  } else {
+    reason = 'Cert does not contain a DNS name';
+  }
+  if (valid) return undefined;
+  const err = new Error(`Hostname/IP does not match certificate's altnames: ${reason}`);
+  err.code = 'ERR_TLS_CERT_ALTNAME_INVALID';
+  err.reason = reason;
+  err.host = hostname;
+  err.cert = cert;
+  if (typeof err.stack === 'string') err.stack = err.stack.replace('Error', 'Error [ERR_TLS_CERT_ALTNAME_INVALID]');
+  return err;
 }
 
 module.exports = {
   TLSSocket,
-  Server,
+  // Node's tls.Server constructs when called without new.
+  Server: callable(Server),
   connect,
   createServer,
   createSecureContext,

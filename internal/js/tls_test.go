@@ -1,0 +1,86 @@
+package js
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"testing"
+	"time"
+)
+
+// cnOnlyCert returns a self-signed CA certificate whose only name is the
+// subject's CN (no subject alt names, as Node's test fixtures agent1..3),
+// and its key, as PEM.
+func cnOnlyCert(t *testing.T, cn string) (certPEM, keyPEM string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:        true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
+		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
+}
+
+// A TLS client checks the server's name in JavaScript as Node does: a
+// certificate with only a CN matches that name (Go's crypto/tls would
+// refuse it), a mismatch fails with Node's ERR_TLS_CERT_ALTNAME_INVALID
+// (or, with rejectUnauthorized: false, leaves the socket unauthorized),
+// and options.checkServerIdentity replaces the check.
+func TestTLSServerIdentityInJS(t *testing.T) {
+	v := newVM(t, nil)
+	cert, key := cnOnlyCert(t, "agent1")
+	v.writeFile("/workspace/cert.pem", cert)
+	v.writeFile("/workspace/key.pem", key)
+	res := v.node(`
+const tls = require('tls'), fs = require('fs');
+const cert = fs.readFileSync('/workspace/cert.pem'), key = fs.readFileSync('/workspace/key.pem');
+const server = tls.Server({ cert, key }, (s) => s.end('hi'));
+const attempt = (opts) => new Promise((resolve) => {
+  const c = tls.connect({ port: server.address().port, host: '127.0.0.1', ca: cert, ...opts }, () => {
+    c.setEncoding('utf8');
+    let got = '';
+    c.on('data', (d) => { got += d; });
+    c.on('end', () => resolve('ok ' + c.authorized + ' ' + c.authorizationError + ' ' + got));
+  });
+  c.on('error', (e) => resolve('error ' + e.code + ' ' + e.message + ' host=' + e.host + ' cn=' + (e.cert && e.cert.subject.CN)));
+});
+server.listen(0, async () => {
+  console.log(await attempt({ servername: 'agent1' }));
+  console.log(await attempt({ servername: 'AGENT1.' }));
+  console.log(await attempt({ servername: 'agent2' }));
+  console.log(await attempt({ servername: 'agent2', rejectUnauthorized: false }));
+  const seen = [];
+  console.log(await attempt({ servername: 'agent3', checkServerIdentity: (h, c) => { seen.push(h, c.subject.CN); } }), seen.join(' '));
+  console.log(await attempt({ servername: 'agent1', checkServerIdentity: () => new Error('no thanks') }));
+  server.close();
+});
+`)
+	want := "ok true null hi\n" +
+		"ok true null hi\n" +
+		"error ERR_TLS_CERT_ALTNAME_INVALID Hostname/IP does not match certificate's altnames: Host: agent2. is not cert's CN: agent1 host=agent2 cn=agent1\n" +
+		"ok false ERR_TLS_CERT_ALTNAME_INVALID hi\n" +
+		"ok true null hi agent3 agent1\n" +
+		"error undefined no thanks host=undefined cn=undefined\n"
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}
