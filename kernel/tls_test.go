@@ -104,6 +104,7 @@ func TestStartTLSClient(t *testing.T) {
 		{"host trust store", port, kernel.TLSOptions{ServerName: "localhost"}, "DEPTH_ZERO_SELF_SIGNED_CERT", false},
 		{"insecure", port, kernel.TLSOptions{ServerName: "localhost", Insecure: true}, "", false},
 		{"wrong name", port, kernel.TLSOptions{ServerName: "example.com", CA: [][]byte{certPEM}}, "ERR_TLS_CERT_ALTNAME_INVALID", false},
+		{"name left to the caller", port, kernel.TLSOptions{ServerName: "example.com", NoNameCheck: true, CA: [][]byte{certPEM}}, "", true},
 		{"expired", oldPort, kernel.TLSOptions{ServerName: "localhost", CA: [][]byte{oldPEM}}, "CERT_HAS_EXPIRED", false},
 	}
 	results := make([]outcome, len(cases))
@@ -196,5 +197,75 @@ func TestStartTLSServer(t *testing.T) {
 	}
 	if code := waitCode(t, srv); code != 0 {
 		t.Fatalf("server exited %d", code)
+	}
+}
+
+// A guest TLS server's failed handshakes carry node's (OpenSSL's) codes:
+// bytes that are not TLS, a client that hangs up, a client's alert, and a
+// server without a certificate (which still reads the client's hello).
+func TestStartTLSServerHandshakeErrors(t *testing.T) {
+	certPEM, keyPEM := testcert.New(t, false)
+	cases := []struct {
+		name   string
+		cert   bool
+		client func(c net.Conn)
+		code   string
+	}{
+		{"junk", false, func(c net.Conn) { _, _ = c.Write(make([]byte, 512)) }, "ERR_SSL_WRONG_VERSION_NUMBER"},
+		{"hang up", true, func(c net.Conn) {}, "ECONNRESET"},
+		{"client rejects", true, func(c net.Conn) {
+			_ = tls.Client(c, &tls.Config{ServerName: "localhost", RootCAs: x509.NewCertPool()}).Handshake()
+		}, "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE"},
+		{"no certificate", false, func(c net.Conn) {
+			_ = tls.Client(c, &tls.Config{ServerName: "localhost", InsecureSkipVerify: true}).Handshake()
+		}, "ERR_SSL_NO_SUITABLE_SIGNATURE_ALGORITHM"},
+	}
+	errs := make([]error, len(cases))
+	ready := make(chan struct{})
+	k := newNetKernel(t, kernel.Limits{}, policy.DenyAll().AllowNet("*:8444"), goLoader{
+		"server": func(ctx context.Context, p *kernel.Process) int {
+			l, _ := p.Socket(netstack.AFInet, netstack.SockStream, 0, vfs.O_CLOEXEC)
+			defer close(ready)
+			if p.Bind(ctx, l, netstack.InetAddr(netip.MustParseAddrPort("0.0.0.0:8444"))) != nil || p.Listen(l, 4) != nil {
+				return 1
+			}
+			ready <- struct{}{}
+			for i, c := range cases {
+				fd, _, err := p.Accept(ctx, l, vfs.O_CLOEXEC)
+				if err != nil {
+					return 2
+				}
+				opts := kernel.TLSOptions{Server: true}
+				if c.cert {
+					opts.Cert, opts.Key = certPEM, keyPEM
+				}
+				_, errs[i] = p.StartTLS(ctx, fd, opts)
+				_ = p.Close(fd)
+			}
+			return 0
+		},
+	})
+	srv := spawnHost(t, k, "server")
+	if _, listening := <-ready; !listening {
+		t.Fatalf("server exited %d before listening", waitCode(t, srv))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, c := range cases {
+		raw, err := k.DialGuest(ctx, 8444)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.client(raw)
+		raw.Close()
+	}
+	if code := waitCode(t, srv); code != 0 {
+		t.Fatalf("server exited %d", code)
+	}
+	for i, c := range cases {
+		var te *kernel.TLSError
+		if !errors.As(errs[i], &te) || te.Code != c.code {
+			t.Errorf("%s: err %v, want a TLSError %s", c.name, errs[i], c.code)
+		}
 	}
 }

@@ -21,8 +21,9 @@ const messages = {
   ETIMEDOUT: 'TLS handshake timed out',
 };
 
-function tlsError(code, payload, host) {
-  let msg = messages[code] || payload || code;
+function tlsError(code, payload, host, server) {
+  // A server's peer that went away hung up (Node's onSocketClose).
+  let msg = (server && code === 'ECONNRESET' ? 'socket hang up' : messages[code]) || payload || code;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') msg = `Hostname/IP does not match certificate's altnames: Host: ${host}. is not in the cert's altnames`;
   const err = new Error(msg);
   err.code = code;
@@ -86,9 +87,7 @@ class TLSSocket extends net.Socket {
       net._request((id) => B.tlsStart(this[net._kFd], JSON.stringify(req), id), (code, payload) => {
         if (this.destroyed) return;
         if (code) {
-          const err = tlsError(code, payload, req.servername);
-          if (server) this.emit('_tlsError', err);
-          this.destroy(err);
+          this.destroy(tlsError(code, payload, req.servername, server));
           return;
         }
         const info = JSON.parse(payload);
@@ -194,8 +193,17 @@ class Server extends net.Server {
   _wrapAccepted(fd) {
     const s = new TLSSocket(null, { ...this._tlsOptions, allowHalfOpen: this.allowHalfOpen });
     s._attach(fd, null);
-    s.on('_tlsError', (err) => this.emit('tlsClientError', err, s));
-    s.on('_secure', () => this.emit('secureConnection', s));
+    // As Node's onSocketTLSError: an error before the handshake is done
+    // is the server's tlsClientError, and the socket always has this
+    // listener (a later error with no listener of its own is dropped).
+    let secure = false;
+    let reported = false;
+    s.on('error', (err) => {
+      if (secure || reported) return;
+      reported = true;
+      this.emit('tlsClientError', err, s);
+    });
+    s.on('_secure', () => { secure = true; this.emit('secureConnection', s); });
     process.nextTick(() => { if (!s.destroyed) s._startTLS(); });
     return s;
   }
