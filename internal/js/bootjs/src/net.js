@@ -12,7 +12,7 @@ const { B } = require('./internal/bridge.js');
 const loop = require('./internal/loop.js');
 const reader = require('./internal/reader.js');
 const writer = require('./internal/writer.js');
-const { fromBridge, codedError } = require('./internal/errors.js');
+const { fromBridge, codedError, errnoOf } = require('./internal/errors.js');
 const { callable } = require('./internal/crypto_util.js');
 const { Duplex } = require('./stream.js');
 const EventEmitter = require('./events.js');
@@ -97,6 +97,40 @@ loop.onEvent('netaccept', (h, fd, code, payload) => {
 const kFd = Symbol('fd');
 const kReader = Symbol('reader');
 const kTimeout = Symbol('timeout');
+const kHandle = Symbol('handle');
+const kNoDelay = Symbol('noDelay');
+const kKeepAlive = Symbol('keepAlive');
+const kKeepAliveDelay = Symbol('keepAliveDelay');
+
+// keepAliveDelay is the option keepAliveInitialDelay (ms, negative as 0)
+// in the seconds the handle takes.
+function keepAliveDelay(ms) { return ~~((ms < 0 ? 0 : ms) / 1000); }
+
+// SocketHandle is a connected socket's handle as Node's TCPWrap shows it to
+// programs: socket options on the kernel descriptor, and close.
+class SocketHandle {
+  constructor(socket, fd) {
+    this.fd = fd;
+    this._socket = socket;
+  }
+
+  setNoDelay(on) { return this._opt('nodelay', on); }
+  setKeepAlive(on) { return this._opt('keepalive', on); }
+
+  _opt(name, on) {
+    try {
+      B.netSetOpt(this.fd, name, on ? 1 : 0);
+      return 0;
+    } catch (e) {
+      return errnoOf(typeof e === 'string' ? e : 'EINVAL');
+    }
+  }
+
+  close(cb) {
+    this._socket.destroy();
+    if (typeof cb === 'function') process.nextTick(cb);
+  }
+}
 
 function normalizeArgs(args) {
   let options = {};
@@ -126,6 +160,10 @@ class Socket extends Duplex {
     this[kFd] = -1;
     this[kReader] = null;
     this[kTimeout] = null;
+    this[kHandle] = null;
+    this[kNoDelay] = !!options.noDelay;
+    this[kKeepAlive] = !!options.keepAlive;
+    this[kKeepAliveDelay] = keepAliveDelay(options.keepAliveInitialDelay);
     this.connecting = false;
     this._hadError = false;
     this._host = null;
@@ -159,7 +197,14 @@ class Socket extends Duplex {
   get localAddress() { return this.address().address; }
   get localPort() { return this.address().port; }
   get localFamily() { return this.address().family; }
-  get _handle() { return this[kFd] >= 0 ? { fd: this[kFd] } : null; }
+  // _handle stands for Node's TCPWrap while the socket has a descriptor:
+  // one object per socket, so a program may wrap its methods.
+  get _handle() {
+    if (this[kFd] < 0) return null;
+    if (this[kHandle] === null || this[kHandle].fd !== this[kFd]) this[kHandle] = new SocketHandle(this, this[kFd]);
+    return this[kHandle];
+  }
+  get bufferSize() { return this[kFd] >= 0 ? this.writableLength : undefined; }
 
   _peerInfo() {
     if (this._peer) return this._peer;
@@ -225,8 +270,15 @@ class Socket extends Duplex {
         if (port >= 0 && !isIP(host) && this._peer) {
           this.emit('lookup', null, this._peer.address, this._peer.family === 'IPv6' ? 6 : 4, host);
         }
-        if (options.noDelay) this.setNoDelay(true);
-        if (options.keepAlive) this.setKeepAlive(true, options.keepAliveInitialDelay);
+        // As Node's afterConnect: options asked for before the connection
+        // apply now.
+        if (options.noDelay !== undefined) this[kNoDelay] = !!options.noDelay;
+        if (options.keepAlive !== undefined) {
+          this[kKeepAlive] = !!options.keepAlive;
+          this[kKeepAliveDelay] = keepAliveDelay(options.keepAliveInitialDelay);
+        }
+        if (this[kNoDelay]) this._handle.setNoDelay(true);
+        if (this[kKeepAlive]) this._handle.setKeepAlive(true, this[kKeepAliveDelay]);
         this._touch();
         if (!this._refed) this.unref();
         this._onConnected();
@@ -297,6 +349,8 @@ class Socket extends Duplex {
 
   _write(chunk, encoding, cb) {
     if (this._notReady()) {
+      // As Node's _writeGeneric: a socket never connected cannot write.
+      if (this[kFd] < 0 && !this.connecting) { cb(codedError('ERR_SOCKET_CLOSED')); return; }
       this._pendingWrite = [chunk, encoding, cb];
       return;
     }
@@ -318,6 +372,7 @@ class Socket extends Duplex {
   }
 
   _final(cb) {
+    if (this[kFd] < 0 && !this.connecting) { cb(); return; }
     if (this._notReady()) {
       this._pendingFinal = cb;
       return;
@@ -336,7 +391,12 @@ class Socket extends Duplex {
     if (fd >= 0) { try { B.close(fd); } catch { /* */ } }
     if (err) this._hadError = true;
     cb(err);
+    const pending = this._pendingWrite;
+    this._pendingWrite = null;
     process.nextTick(() => {
+      // A write that waited for the connection fails as the socket
+      // closes (Node's onClose in _writeGeneric).
+      if (pending) pending[2](codedError('ERR_SOCKET_CLOSED_BEFORE_CONNECTION'));
       this.emit('close', !!err);
       if (this._server) this._server._connectionClosed();
     });
@@ -350,13 +410,31 @@ class Socket extends Duplex {
 
   resetAndDestroy() { return this.destroy(); }
 
-  setNoDelay(on = true) {
-    if (this[kFd] >= 0 && !this.connecting) { try { B.netSetOpt(this[kFd], 'nodelay', on ? 1 : 0); } catch { /* */ } }
+  // setNoDelay and setKeepAlive remember the setting until there is a
+  // connection, and call the handle only when it changes (as Node's).
+  setNoDelay(enable) {
+    enable = Boolean(enable === undefined ? true : enable);
+    if (this[kFd] < 0 || this.connecting) { this[kNoDelay] = enable; return this; }
+    if (enable !== this[kNoDelay]) {
+      this[kNoDelay] = enable;
+      this._handle.setNoDelay(enable);
+    }
     return this;
   }
 
-  setKeepAlive(on = false) {
-    if (this[kFd] >= 0 && !this.connecting) { try { B.netSetOpt(this[kFd], 'keepalive', on ? 1 : 0); } catch { /* */ } }
+  setKeepAlive(enable, initialDelayMsecs) {
+    enable = Boolean(enable);
+    const initialDelay = ~~(initialDelayMsecs / 1000);
+    if (this[kFd] < 0 || this.connecting) {
+      this[kKeepAlive] = enable;
+      this[kKeepAliveDelay] = initialDelay;
+      return this;
+    }
+    if (enable !== this[kKeepAlive] || (enable && this[kKeepAliveDelay] !== initialDelay)) {
+      this[kKeepAlive] = enable;
+      this[kKeepAliveDelay] = initialDelay;
+      this._handle.setKeepAlive(enable, initialDelay);
+    }
     return this;
   }
 
@@ -371,6 +449,8 @@ class Socket extends Duplex {
   }
 
   get timeout() { return this._timeoutMs || undefined; }
+  // Assigning timeout sets the field only, as on Node's plain property.
+  set timeout(ms) { this._timeoutMs = ms; }
 
   _touch() {
     this._clearTimer();

@@ -68,6 +68,10 @@ const messages = {
     return `The ${name.includes('.') ? 'property' : 'argument'} '${name}' ${reason}. Received ${shown}`;
   },
   ERR_AMBIGUOUS_ARGUMENT: (name, reason) => `The "${name}" argument is ambiguous. ${reason}`,
+  ERR_SERVER_ALREADY_LISTEN: () => 'Listen method has been called more than once without closing.',
+  ERR_SERVER_NOT_RUNNING: () => 'Server is not running.',
+  ERR_SOCKET_CLOSED: () => 'Socket is closed',
+  ERR_SOCKET_CLOSED_BEFORE_CONNECTION: () => 'Socket closed before the connection was established',
   ERR_OUT_OF_RANGE: (name, range, value) => `The value of "${name}" is out of range. It must be ${range}. Received ${received(value)}`,
   ERR_INVALID_RETURN_VALUE: (input, name, value) => `Expected ${input} to be returned from the "${name}" function but got ${describe(value)}.`,
   ERR_BUFFER_OUT_OF_BOUNDS: (name) => (name ? `"${name}" is outside of buffer bounds` : 'Attempt to access memory outside buffer bounds'),
