@@ -285,6 +285,16 @@ func init() {
 		}
 		return r.num(fd), nil
 	})
+	// netSocketPair makes a connected pair of Unix stream sockets and
+	// returns their descriptors as "[a,b]": tls.js runs TLS on one end
+	// and carries a JavaScript stream's bytes on the other.
+	register("netSocketPair", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		a, b, err := r.p.Socketpair(netstack.AFUnix, netstack.SockStream, 0, vfs.O_CLOEXEC)
+		if err != nil {
+			return nil, err
+		}
+		return r.str(fmt.Sprintf("[%d,%d]", a, b)), nil
+	})
 	register("netBind", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		fd, err := argInt(args, 0)
 		if err != nil {

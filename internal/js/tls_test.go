@@ -84,3 +84,53 @@ server.listen(0, async () => {
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
 	}
 }
+
+// tls.connect({ socket }) wraps a net.Socket that connects only later
+// (its descriptor moves to the TLS socket when it connects), and any other
+// Duplex stream (its bytes cross a kernel socket pair to the TLS socket).
+func TestTLSOverGivenStreams(t *testing.T) {
+	v := newVM(t, nil)
+	cert, key := cnOnlyCert(t, "agent1")
+	v.writeFile("/workspace/cert.pem", cert)
+	v.writeFile("/workspace/key.pem", key)
+	res := v.node(`
+const tls = require('tls'), net = require('net'), fs = require('fs'), { Duplex } = require('stream');
+const cert = fs.readFileSync('/workspace/cert.pem'), key = fs.readFileSync('/workspace/key.pem');
+const server = tls.createServer({ cert, key }, (s) => {
+  s.setEncoding('utf8');
+  s.once('data', (d) => s.end('echo ' + d));
+});
+const roundTrip = (socket) => new Promise((resolve) => {
+  const c = tls.connect({ socket, servername: 'agent1', ca: cert }, () => c.end('hello'));
+  let got = '';
+  c.setEncoding('utf8');
+  c.on('data', (d) => { got += d; });
+  c.on('error', (e) => resolve('error ' + e.message));
+  c.on('close', () => resolve(got + ' ' + c.authorized));
+});
+server.listen(0, async () => {
+  const port = server.address().port;
+  // A net.Socket connected after tls.connect.
+  const later = new net.Socket();
+  const p1 = roundTrip(later);
+  later.connect(port, '127.0.0.1');
+  console.log('later-connected socket:', await p1);
+  // A JavaScript Duplex that carries the bytes over its own connection.
+  const raw = net.connect(port, '127.0.0.1');
+  let sent = 0;
+  const wrapper = new Duplex({
+    read() { raw.resume(); },
+    write(chunk, enc, cb) { sent += chunk.length; raw.write(chunk, enc, cb); },
+    final(cb) { raw.end(); cb(); },
+  });
+  raw.on('data', (d) => { if (!wrapper.push(d)) raw.pause(); });
+  raw.on('end', () => wrapper.push(null));
+  console.log('duplex stream:', await roundTrip(wrapper), sent > 0);
+  server.close();
+});
+`)
+	want := "later-connected socket: echo hello true\nduplex stream: echo hello true true\n"
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}

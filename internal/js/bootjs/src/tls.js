@@ -46,7 +46,7 @@ const kInfo = Symbol('tlsInfo');
 
 class TLSSocket extends net.Socket {
   constructor(socket, options = {}) {
-    const fd = socket instanceof net.Socket ? socket[net._kFd] : undefined;
+    const fd = socket instanceof net.Socket && !socket.connecting ? socket[net._kFd] : undefined;
     super({ fd: fd !== undefined && fd >= 0 ? fd : undefined, allowHalfOpen: options.allowHalfOpen });
     this.encrypted = true;
     this.authorized = false;
@@ -56,11 +56,58 @@ class TLSSocket extends net.Socket {
     this._tlsOptions = options;
     this[kInfo] = null;
     this._secureWait = true;
-    if (socket instanceof net.Socket && fd !== undefined && fd >= 0) {
+    this._transport = null;
+    if (fd !== undefined && fd >= 0) {
       // The descriptor moves to this socket; the plain one lets it go.
       socket[net._kFd] = -1;
       this._peer = socket._peer;
+    } else if (socket) {
+      this._transport = socket;
     }
+  }
+
+  // _useTransport runs start once this socket has a descriptor: at once,
+  // when the net.Socket it wraps connects (its descriptor then moves
+  // here, before that socket reads), or, for any other stream, on one
+  // end of a kernel socket pair whose other end is piped to the stream.
+  _useTransport(start) {
+    const t = this._transport;
+    this._transport = null;
+    if (t === null) { process.nextTick(start); return; }
+    if (t instanceof net.Socket) {
+      this.connecting = true;
+      const onError = (err) => this.destroy(err);
+      t.once('error', onError);
+      t.once('connect', () => {
+        t.removeListener('error', onError);
+        this.connecting = false;
+        const fd = t[net._kFd];
+        t[net._kFd] = -1;
+        if (this.destroyed) { try { B.close(fd); } catch { /* */ } return; }
+        this._attach(fd, t._peer);
+        this.emit('connect');
+        start();
+      });
+      return;
+    }
+    let pair;
+    try {
+      pair = JSON.parse(B.netSocketPair());
+    } catch (e) {
+      process.nextTick(() => this.destroy(require('./internal/errors.js').fromBridge(e, 'socketpair')));
+      return;
+    }
+    this._attach(pair[0], null);
+    const inner = new net.Socket({ fd: pair[1], allowHalfOpen: true });
+    t.pipe(inner);
+    inner.pipe(t);
+    t.on('error', (err) => { inner.destroy(); this.destroy(err); });
+    t.on('close', () => inner.destroy());
+    this.once('close', () => {
+      inner.destroy();
+      if (typeof t.destroy === 'function' && !t.destroyed) t.destroy();
+    });
+    process.nextTick(start);
   }
 
   _onConnected() {
@@ -173,8 +220,7 @@ function connect(...args) {
   if (cb) s.once('secureConnect', cb);
   if (options.timeout) s.setTimeout(options.timeout);
   if (options.socket) {
-    // An already connected socket: the handshake starts now.
-    process.nextTick(() => s._startTLS());
+    s._useTransport(() => { if (!s.destroyed) s._startTLS(); });
     return s;
   }
   if (options.path) s.connect({ path: options.path });
