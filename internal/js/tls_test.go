@@ -134,3 +134,40 @@ server.listen(0, async () => {
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
 	}
 }
+
+// stream.duplexPair joins two Duplex streams back to back (a write's
+// callback waits for the other side to read), and a server TLSSocket made
+// directly on one of them handshakes with a client on the other.
+func TestTLSOverDuplexPair(t *testing.T) {
+	v := newVM(t, nil)
+	cert, key := cnOnlyCert(t, "agent1")
+	v.writeFile("/workspace/cert.pem", cert)
+	v.writeFile("/workspace/key.pem", key)
+	res := v.node(`
+const tls = require('tls'), fs = require('fs'), { duplexPair } = require('stream');
+const cert = fs.readFileSync('/workspace/cert.pem'), key = fs.readFileSync('/workspace/key.pem');
+const [a, b] = duplexPair();
+const seen = [];
+b.on('data', (d) => seen.push('b read ' + d));
+b.on('end', () => {
+  seen.push('b end');
+  console.log(seen.join(', '));
+  const [clientSide, serverSide] = duplexPair();
+  const server = new tls.TLSSocket(serverSide, { isServer: true, cert, key });
+  server.on('secure', () => console.log('server secure'));
+  server.setEncoding('utf8');
+  server.on('data', (d) => server.end('echo ' + d));
+  const client = tls.connect({ socket: clientSide, ca: cert, servername: 'agent1' }, () => client.end('hi'));
+  let got = '';
+  client.setEncoding('utf8');
+  client.on('data', (d) => { got += d; });
+  client.on('end', () => console.log('client got', got, client.authorized));
+});
+a.write('x', () => seen.push('a write done'));
+a.end('y');
+`)
+	want := "a write done, b read x, b read y, b end\nserver secure\nclient got echo hi true\n"
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}

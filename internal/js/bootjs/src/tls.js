@@ -64,6 +64,9 @@ class TLSSocket extends net.Socket {
     } else if (socket) {
       this._transport = socket;
     }
+    // A server side made directly on a stream starts its handshake at
+    // once, as Node's does (tls.Server starts its own sockets).
+    if (options.isServer && socket) this._useTransport(() => { if (!this.destroyed) this._startTLS(); });
   }
 
   // _useTransport runs start once this socket has a descriptor: at once,
@@ -145,7 +148,12 @@ class TLSSocket extends net.Socket {
         if (server) this.servername = info.servername || false;
         else if (this.authorized && !this._verifyName(req.rejectUnauthorized)) return;
         this._secureWait = false;
-        this.emit(server ? '_secure' : 'secureConnect');
+        if (server) {
+          this.emit('_secure');
+          this.emit('secure');
+        } else {
+          this.emit('secureConnect');
+        }
         if (!server) this.emit('session', require('./buffer.js').Buffer.alloc(0));
         this._flushPending();
       });
