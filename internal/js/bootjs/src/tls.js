@@ -106,10 +106,9 @@ class TLSSocket extends net.Socket {
     inner.pipe(t);
     t.on('error', (err) => { inner.destroy(); this.destroy(err); });
     t.on('close', () => inner.destroy());
-    this.once('close', () => {
-      inner.destroy();
-      if (typeof t.destroy === 'function' && !t.destroyed) t.destroy();
-    });
+    // When this socket closes, what it sent last still drains to the
+    // stream, which the pipe then ends.
+    this.once('close', () => inner.end());
     process.nextTick(start);
   }
 
