@@ -149,6 +149,11 @@ function normalizeArgs(args) {
 class Socket extends Duplex {
   constructor(options = {}) {
     if (typeof options === 'number') options = { fd: options };
+    else if (options === null || options === undefined) options = {};
+    // A socket carries bytes: object modes are refused, as by Node.
+    for (const key of ['objectMode', 'readableObjectMode', 'writableObjectMode']) {
+      if (options[key]) throw codedError('ERR_INVALID_ARG_VALUE', `options.${key}`, options[key], 'is not supported');
+    }
     super({
       allowHalfOpen: !!options.allowHalfOpen,
       emitClose: false,
@@ -234,6 +239,14 @@ class Socket extends Duplex {
       if (typeof options.path !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.path', 'of type string', options.path);
       this._connect(1, options.path, -1, options);
       return this;
+    }
+    // As Node's lookupAndConnect, the options are checked before anything
+    // starts.
+    const { localAddress, localPort } = options;
+    if (localAddress && !isIP(localAddress)) throw codedError('ERR_INVALID_IP_ADDRESS', localAddress);
+    if (localPort && typeof localPort !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'options.localPort', 'of type number', localPort);
+    if (options.lookup != null && typeof options.lookup !== 'function') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.lookup', 'of type function', options.lookup);
     }
     const port = options.port === undefined ? undefined : validatePort(options.port);
     if (port === undefined) throw codedError('ERR_MISSING_ARGS', 'options.port');
@@ -491,8 +504,11 @@ class Server extends EventEmitter {
   constructor(options, listener) {
     super();
     if (typeof options === 'function') { listener = options; options = {}; }
+    else if (options !== null && options !== undefined && typeof options !== 'object') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+    }
     options = options || {};
-    if (listener) this.on('connection', listener);
+    if (typeof listener === 'function') this.on('connection', listener);
     this._fd = -1;
     this._acceptor = 0;
     this._connections = 0;
