@@ -142,36 +142,21 @@ func TestStartTLSClient(t *testing.T) {
 	}
 }
 
-// A guest's TLS server, reached by the embedder through DialGuest.
-func TestStartTLSServer(t *testing.T) {
-	certPEM, keyPEM := testcert.New(t, false)
+// guestServer starts a guest program that listens on port and then runs
+// serve with the listening descriptor, and waits until it listens; ctx
+// (10 s) bounds the embedder's side.
+func guestServer(t *testing.T, port int, serve func(ctx context.Context, p *kernel.Process, l int) int) (*kernel.Kernel, *kernel.Process, context.Context) {
+	t.Helper()
 	ready := make(chan struct{})
-	k := newNetKernel(t, kernel.Limits{}, policy.DenyAll().AllowNet("*:8443"), goLoader{
+	k := newNetKernel(t, kernel.Limits{}, policy.DenyAll().AllowNet(fmt.Sprintf("*:%d", port)), goLoader{
 		"server": func(ctx context.Context, p *kernel.Process) int {
 			l, _ := p.Socket(netstack.AFInet, netstack.SockStream, 0, vfs.O_CLOEXEC)
 			defer close(ready) // also when listening failed: the test must not hang
-			if p.Bind(ctx, l, netstack.InetAddr(netip.MustParseAddrPort("0.0.0.0:8443"))) != nil || p.Listen(l, 4) != nil {
+			if p.Bind(ctx, l, netstack.InetAddr(netip.AddrPortFrom(netip.IPv4Unspecified(), uint16(port)))) != nil || p.Listen(l, 4) != nil {
 				return 1
 			}
 			ready <- struct{}{}
-			c, _, err := p.Accept(ctx, l, vfs.O_CLOEXEC)
-			if err != nil {
-				return 2
-			}
-			info, err := p.StartTLS(ctx, c, kernel.TLSOptions{Server: true, Cert: certPEM, Key: keyPEM, ALPN: []string{"h2", "http/1.1"}})
-			if err != nil || info.ALPN != "http/1.1" || info.ServerName != "localhost" {
-				return 3
-			}
-			buf := make([]byte, 64)
-			n, _, err := p.RecvFrom(ctx, c, buf, 0)
-			if err != nil {
-				return 4
-			}
-			if _, err := p.SendTo(ctx, c, append([]byte("guest:"), buf[:n]...), 0, nil); err != nil {
-				return 5
-			}
-			_ = p.Close(c)
-			return 0
+			return serve(ctx, p, l)
 		},
 	})
 	srv := spawnHost(t, k, "server")
@@ -179,7 +164,33 @@ func TestStartTLSServer(t *testing.T) {
 		t.Fatalf("server exited %d before listening", waitCode(t, srv))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
+	return k, srv, ctx
+}
+
+// A guest's TLS server, reached by the embedder through DialGuest.
+func TestStartTLSServer(t *testing.T) {
+	certPEM, keyPEM := testcert.New(t, false)
+	k, srv, ctx := guestServer(t, 8443, func(ctx context.Context, p *kernel.Process, l int) int {
+		c, _, err := p.Accept(ctx, l, vfs.O_CLOEXEC)
+		if err != nil {
+			return 2
+		}
+		info, err := p.StartTLS(ctx, c, kernel.TLSOptions{Server: true, Cert: certPEM, Key: keyPEM, ALPN: []string{"h2", "http/1.1"}})
+		if err != nil || info.ALPN != "http/1.1" || info.ServerName != "localhost" {
+			return 3
+		}
+		buf := make([]byte, 64)
+		n, _, err := p.RecvFrom(ctx, c, buf, 0)
+		if err != nil {
+			return 4
+		}
+		if _, err := p.SendTo(ctx, c, append([]byte("guest:"), buf[:n]...), 0, nil); err != nil {
+			return 5
+		}
+		_ = p.Close(c)
+		return 0
+	})
 	raw, err := k.DialGuest(ctx, 8443)
 	if err != nil {
 		t.Fatal(err)
@@ -221,36 +232,21 @@ func TestStartTLSServerHandshakeErrors(t *testing.T) {
 		}, "ERR_SSL_NO_SUITABLE_SIGNATURE_ALGORITHM"},
 	}
 	errs := make([]error, len(cases))
-	ready := make(chan struct{})
-	k := newNetKernel(t, kernel.Limits{}, policy.DenyAll().AllowNet("*:8444"), goLoader{
-		"server": func(ctx context.Context, p *kernel.Process) int {
-			l, _ := p.Socket(netstack.AFInet, netstack.SockStream, 0, vfs.O_CLOEXEC)
-			defer close(ready)
-			if p.Bind(ctx, l, netstack.InetAddr(netip.MustParseAddrPort("0.0.0.0:8444"))) != nil || p.Listen(l, 4) != nil {
-				return 1
+	k, srv, ctx := guestServer(t, 8444, func(ctx context.Context, p *kernel.Process, l int) int {
+		for i, c := range cases {
+			fd, _, err := p.Accept(ctx, l, vfs.O_CLOEXEC)
+			if err != nil {
+				return 2
 			}
-			ready <- struct{}{}
-			for i, c := range cases {
-				fd, _, err := p.Accept(ctx, l, vfs.O_CLOEXEC)
-				if err != nil {
-					return 2
-				}
-				opts := kernel.TLSOptions{Server: true}
-				if c.cert {
-					opts.Cert, opts.Key = certPEM, keyPEM
-				}
-				_, errs[i] = p.StartTLS(ctx, fd, opts)
-				_ = p.Close(fd)
+			opts := kernel.TLSOptions{Server: true}
+			if c.cert {
+				opts.Cert, opts.Key = certPEM, keyPEM
 			}
-			return 0
-		},
+			_, errs[i] = p.StartTLS(ctx, fd, opts)
+			_ = p.Close(fd)
+		}
+		return 0
 	})
-	srv := spawnHost(t, k, "server")
-	if _, listening := <-ready; !listening {
-		t.Fatalf("server exited %d before listening", waitCode(t, srv))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	for _, c := range cases {
 		raw, err := k.DialGuest(ctx, 8444)
 		if err != nil {

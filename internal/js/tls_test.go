@@ -1,43 +1,31 @@
 package js
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"testing"
-	"time"
+
+	"github.com/secexec/secexec/internal/testcert"
 )
 
-// cnOnlyCert returns a self-signed CA certificate whose only name is the
-// subject's CN (no subject alt names, as Node's test fixtures agent1..3),
-// and its key, as PEM.
-func cnOnlyCert(t *testing.T, cn string) (certPEM, keyPEM string) {
+// tlsVM is a VM with a certificate for "agent1" (CN only, no alt names,
+// as Node's fixtures) and its key in /workspace/cert.pem and key.pem.
+func tlsVM(t *testing.T) *testVM {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	v := newVM(t, nil)
+	cert, key := testcert.CommonNameOnly(t, "agent1")
+	v.writeFile("/workspace/cert.pem", string(cert))
+	v.writeFile("/workspace/key.pem", string(key))
+	return v
+}
+
+// tlsNode runs script in a VM from tlsVM, with tls, fs, cert and key
+// defined, and wants its output to be want.
+func tlsNode(t *testing.T, script, want string) {
+	t.Helper()
+	res := tlsVM(t).node("const tls = require('tls'), fs = require('fs');\n" +
+		"const cert = fs.readFileSync('/workspace/cert.pem'), key = fs.readFileSync('/workspace/key.pem');\n" + script)
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IsCA:        true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
 }
 
 // A TLS client checks the server's name in JavaScript as Node does: a
@@ -46,13 +34,13 @@ func cnOnlyCert(t *testing.T, cn string) (certPEM, keyPEM string) {
 // (or, with rejectUnauthorized: false, leaves the socket unauthorized),
 // and options.checkServerIdentity replaces the check.
 func TestTLSServerIdentityInJS(t *testing.T) {
-	v := newVM(t, nil)
-	cert, key := cnOnlyCert(t, "agent1")
-	v.writeFile("/workspace/cert.pem", cert)
-	v.writeFile("/workspace/key.pem", key)
-	res := v.node(`
-const tls = require('tls'), fs = require('fs');
-const cert = fs.readFileSync('/workspace/cert.pem'), key = fs.readFileSync('/workspace/key.pem');
+	want := "ok true null hi\n" +
+		"ok true null hi\n" +
+		"error ERR_TLS_CERT_ALTNAME_INVALID Hostname/IP does not match certificate's altnames: Host: agent2. is not cert's CN: agent1 host=agent2 cn=agent1\n" +
+		"ok false ERR_TLS_CERT_ALTNAME_INVALID hi\n" +
+		"ok true null hi agent3 agent1\n" +
+		"error undefined no thanks host=undefined cn=undefined\n"
+	tlsNode(t, `
 const server = tls.Server({ cert, key }, (s) => s.end('hi'));
 const attempt = (opts) => new Promise((resolve) => {
   const c = tls.connect({ port: server.address().port, host: '127.0.0.1', ca: cert, ...opts }, () => {
@@ -73,29 +61,16 @@ server.listen(0, async () => {
   console.log(await attempt({ servername: 'agent1', checkServerIdentity: () => new Error('no thanks') }));
   server.close();
 });
-`)
-	want := "ok true null hi\n" +
-		"ok true null hi\n" +
-		"error ERR_TLS_CERT_ALTNAME_INVALID Hostname/IP does not match certificate's altnames: Host: agent2. is not cert's CN: agent1 host=agent2 cn=agent1\n" +
-		"ok false ERR_TLS_CERT_ALTNAME_INVALID hi\n" +
-		"ok true null hi agent3 agent1\n" +
-		"error undefined no thanks host=undefined cn=undefined\n"
-	if res.code != 0 || res.stdout != want {
-		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
-	}
+`, want)
 }
 
 // tls.connect({ socket }) wraps a net.Socket that connects only later
 // (its descriptor moves to the TLS socket when it connects), and any other
 // Duplex stream (its bytes cross a kernel socket pair to the TLS socket).
 func TestTLSOverGivenStreams(t *testing.T) {
-	v := newVM(t, nil)
-	cert, key := cnOnlyCert(t, "agent1")
-	v.writeFile("/workspace/cert.pem", cert)
-	v.writeFile("/workspace/key.pem", key)
-	res := v.node(`
-const tls = require('tls'), net = require('net'), fs = require('fs'), { Duplex } = require('stream');
-const cert = fs.readFileSync('/workspace/cert.pem'), key = fs.readFileSync('/workspace/key.pem');
+	want := "later-connected socket: echo hello true\nduplex stream: echo hello true true\n"
+	tlsNode(t, `
+const net = require('net'), { Duplex } = require('stream');
 const server = tls.createServer({ cert, key }, (s) => {
   s.setEncoding('utf8');
   s.once('data', (d) => s.end('echo ' + d));
@@ -128,24 +103,16 @@ server.listen(0, async () => {
   console.log('duplex stream:', await roundTrip(wrapper), sent > 0);
   server.close();
 });
-`)
-	want := "later-connected socket: echo hello true\nduplex stream: echo hello true true\n"
-	if res.code != 0 || res.stdout != want {
-		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
-	}
+`, want)
 }
 
 // stream.duplexPair joins two Duplex streams back to back (a write's
 // callback waits for the other side to read), and a server TLSSocket made
 // directly on one of them handshakes with a client on the other.
 func TestTLSOverDuplexPair(t *testing.T) {
-	v := newVM(t, nil)
-	cert, key := cnOnlyCert(t, "agent1")
-	v.writeFile("/workspace/cert.pem", cert)
-	v.writeFile("/workspace/key.pem", key)
-	res := v.node(`
-const tls = require('tls'), fs = require('fs'), { duplexPair } = require('stream');
-const cert = fs.readFileSync('/workspace/cert.pem'), key = fs.readFileSync('/workspace/key.pem');
+	want := "a write done, b read x, b read y, b end\nserver secure\nclient got echo hi true\n"
+	tlsNode(t, `
+const { duplexPair } = require('stream');
 const [a, b] = duplexPair();
 const seen = [];
 b.on('data', (d) => seen.push('b read ' + d));
@@ -165,9 +132,5 @@ b.on('end', () => {
 });
 a.write('x', () => seen.push('a write done'));
 a.end('y');
-`)
-	want := "a write done, b read x, b read y, b end\nserver secure\nclient got echo hi true\n"
-	if res.code != 0 || res.stdout != want {
-		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
-	}
+`, want)
 }
