@@ -42,6 +42,40 @@ function pemOne(v) {
   return l.length ? l.join('\n') : undefined;
 }
 
+// convertALPNProtocols puts protocols (names, or their wire form already)
+// on out.ALPNProtocols in the wire form: each name after its length byte.
+function convertALPNProtocols(protocols, out) {
+  const { Buffer } = require('./buffer.js');
+  if (Array.isArray(protocols)) {
+    const parts = protocols.map((p, i) => {
+      const b = Buffer.from(String(p));
+      if (b.length > 255) {
+        const err = new RangeError(`The byte length of the protocol at index ${i} exceeds the maximum length. It must be <= 255. Received ${b.length}`);
+        err.code = 'ERR_OUT_OF_RANGE';
+        throw err;
+      }
+      return Buffer.concat([Buffer.from([b.length]), b]);
+    });
+    out.ALPNProtocols = Buffer.concat(parts);
+  } else if (ArrayBuffer.isView(protocols)) {
+    out.ALPNProtocols = Buffer.from(protocols.buffer.slice(protocols.byteOffset, protocols.byteOffset + protocols.byteLength));
+  }
+}
+
+// alpnNames reads ALPNProtocols given as names or in the wire form.
+function alpnNames(v) {
+  if (Array.isArray(v)) return v.map(String);
+  if (!ArrayBuffer.isView(v)) return [];
+  const b = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  const names = [];
+  for (let i = 0; i < b.length && names.length < 16;) {
+    const n = b[i];
+    names.push(String.fromCharCode(...b.subarray(i + 1, i + 1 + n)));
+    i += 1 + n;
+  }
+  return names;
+}
+
 const kInfo = Symbol('tlsInfo');
 
 class TLSSocket extends net.Socket {
@@ -127,7 +161,7 @@ class TLSSocket extends net.Socket {
       ca: pemList(o.ca),
       cert: pemOne(o.cert),
       key: pemOne(o.key),
-      alpn: Array.isArray(o.ALPNProtocols) ? o.ALPNProtocols.map(String) : [],
+      alpn: alpnNames(o.ALPNProtocols),
       requestCert: !!o.requestCert,
     };
     if (o.pfx) { process.nextTick(() => this.destroy(codedError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'the pfx option'))); return; }
@@ -240,6 +274,13 @@ class Server extends net.Server {
     if (typeof options === 'function') { listener = options; options = {}; }
     super(options);
     this._tlsOptions = { ...(options || {}), isServer: true };
+    // As Node's Server: the protocols in wire form, or the callback.
+    if (options && options.ALPNCallback !== undefined) {
+      if (typeof options.ALPNCallback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'options.ALPNCallback', 'of type function', options.ALPNCallback);
+      if (options.ALPNProtocols) throw codedError('ERR_TLS_ALPN_CALLBACK_WITH_PROTOCOLS');
+      this.ALPNCallback = options.ALPNCallback;
+    }
+    if (options && options.ALPNProtocols) convertALPNProtocols(options.ALPNProtocols, this);
     if (listener) this.on('secureConnection', listener);
   }
 
@@ -419,6 +460,7 @@ module.exports = {
   createServer,
   createSecureContext,
   checkServerIdentity,
+  convertALPNProtocols,
   getCiphers: () => ['tls_aes_128_gcm_sha256', 'tls_aes_256_gcm_sha384', 'tls_chacha20_poly1305_sha256', 'ecdhe-rsa-aes128-gcm-sha256', 'ecdhe-ecdsa-aes128-gcm-sha256'],
   rootCertificates: Object.freeze([]),
   DEFAULT_ECDH_CURVE: 'auto',
