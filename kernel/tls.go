@@ -6,6 +6,9 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/secexec/secexec/kernel/errno"
@@ -19,6 +22,10 @@ type TLSOptions struct {
 	// ServerName is the name a client sends (SNI) and verifies the
 	// server's certificate against; empty skips the name check.
 	ServerName string
+	// NoNameCheck leaves the check of the server's name to the caller
+	// (node checks it in JavaScript, with checkServerIdentity, which a
+	// program may replace): ServerName is then only sent.
+	NoNameCheck bool
 	// Insecure completes the handshake even when the peer's certificate
 	// does not verify (node's rejectUnauthorized: false); TLSInfo still
 	// reports why.
@@ -121,7 +128,9 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 	}
 	if opts.Server {
 		if len(cfg.Certificates) == 0 {
-			return TLSInfo{}, &TLSError{Code: "ERR_TLS_MISSING_CERTIFICATE", Err: errors.New("a TLS server needs a certificate and key")}
+			// As OpenSSL, a server without a certificate still reads the
+			// client's hello, and fails the handshake after it.
+			cfg.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return nil, errNoServerCert }
 		}
 		if opts.RequestCert {
 			cfg.ClientAuth = tls.RequestClientCert
@@ -129,11 +138,7 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 	}
 	cs, err := s.StartTLS(ctx, cfg, opts.Server)
 	if err != nil {
-		var te *TLSError
-		if errors.As(err, &te) || errno.Of(err) != 0 {
-			return TLSInfo{}, err
-		}
-		return TLSInfo{}, &TLSError{Code: "ECONNRESET", Err: err}
+		return TLSInfo{}, handshakeError(err)
 	}
 	info.Version = tlsVersionName(cs.Version)
 	info.Cipher = tls.CipherSuiteName(cs.CipherSuite)
@@ -186,12 +191,61 @@ func verifyPeer(cs tls.ConnectionState, roots *x509.CertPool, opts TLSOptions) (
 		}
 		return "CERT_UNTRUSTED", err
 	}
-	if !opts.Server && opts.ServerName != "" {
+	if !opts.Server && opts.ServerName != "" && !opts.NoNameCheck {
 		if err := leaf.VerifyHostname(opts.ServerName); err != nil {
 			return "ERR_TLS_CERT_ALTNAME_INVALID", fmt.Errorf("Hostname/IP does not match certificate's altnames: %w", err)
 		}
 	}
 	return "", nil
+}
+
+// errNoServerCert fails the handshake of a server that has no certificate.
+var errNoServerCert = errors.New("the server has no certificate")
+
+// handshakeError gives a failed handshake node's code: the socket's own
+// errors (EINTR, ETIMEDOUT) stay, a peer that went away is ECONNRESET, and
+// an alert or a record that is not TLS gets OpenSSL's code and message,
+// as node shows them ("error:0A000412:SSL routines::sslv3 alert bad
+// certificate").
+func handshakeError(err error) error {
+	var te *TLSError
+	if errors.As(err, &te) {
+		return err
+	}
+	var en errno.Errno
+	if errors.As(err, &en) && en != errno.ECONNRESET && en != errno.EPIPE {
+		return err
+	}
+	if errors.Is(err, errNoServerCert) {
+		return &TLSError{Code: "ERR_SSL_NO_SUITABLE_SIGNATURE_ALGORITHM", Err: errors.New("error:0A000076:SSL routines::no suitable signature algorithm")}
+	}
+	var rh tls.RecordHeaderError
+	if errors.As(err, &rh) {
+		return &TLSError{Code: "ERR_SSL_WRONG_VERSION_NUMBER", Err: errors.New("error:0A00010B:SSL routines::wrong version number")}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" {
+		// The alert's type is unexported: its value is a uint8.
+		if v := reflect.ValueOf(op.Err); v.Kind() == reflect.Uint8 {
+			a := uint8(v.Uint())
+			if name, ok := alertNames[a]; ok {
+				return &TLSError{Code: "ERR_SSL_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_")),
+					Err: fmt.Errorf("error:0A%06X:SSL routines::%s", 1000+int(a), name)}
+			}
+		}
+	}
+	return &TLSError{Code: "ECONNRESET", Err: err}
+}
+
+// alertNames are OpenSSL's reasons for the alerts a peer may send.
+var alertNames = map[uint8]string{
+	10: "sslv3 alert unexpected message", 20: "sslv3 alert bad record mac", 40: "sslv3 alert handshake failure",
+	42: "sslv3 alert bad certificate", 43: "sslv3 alert unsupported certificate", 44: "sslv3 alert certificate revoked",
+	45: "sslv3 alert certificate expired", 46: "sslv3 alert certificate unknown", 47: "sslv3 alert illegal parameter",
+	48: "tlsv1 alert unknown ca", 49: "tlsv1 alert access denied", 50: "tlsv1 alert decode error",
+	51: "tlsv1 alert decrypt error", 70: "tlsv1 alert protocol version", 71: "tlsv1 alert insufficient security",
+	80: "tlsv1 alert internal error", 86: "tlsv1 alert inappropriate fallback", 109: "tlsv13 alert missing extension",
+	112: "tlsv1 unrecognized name", 116: "tlsv13 alert certificate required", 120: "tlsv1 alert no application protocol",
 }
 
 func tlsVersionName(v uint16) string {

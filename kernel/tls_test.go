@@ -104,6 +104,7 @@ func TestStartTLSClient(t *testing.T) {
 		{"host trust store", port, kernel.TLSOptions{ServerName: "localhost"}, "DEPTH_ZERO_SELF_SIGNED_CERT", false},
 		{"insecure", port, kernel.TLSOptions{ServerName: "localhost", Insecure: true}, "", false},
 		{"wrong name", port, kernel.TLSOptions{ServerName: "example.com", CA: [][]byte{certPEM}}, "ERR_TLS_CERT_ALTNAME_INVALID", false},
+		{"name left to the caller", port, kernel.TLSOptions{ServerName: "example.com", NoNameCheck: true, CA: [][]byte{certPEM}}, "", true},
 		{"expired", oldPort, kernel.TLSOptions{ServerName: "localhost", CA: [][]byte{oldPEM}}, "CERT_HAS_EXPIRED", false},
 	}
 	results := make([]outcome, len(cases))
@@ -141,36 +142,21 @@ func TestStartTLSClient(t *testing.T) {
 	}
 }
 
-// A guest's TLS server, reached by the embedder through DialGuest.
-func TestStartTLSServer(t *testing.T) {
-	certPEM, keyPEM := testcert.New(t, false)
+// guestServer starts a guest program that listens on port and then runs
+// serve with the listening descriptor, and waits until it listens; ctx
+// (10 s) bounds the embedder's side.
+func guestServer(t *testing.T, port int, serve func(ctx context.Context, p *kernel.Process, l int) int) (*kernel.Kernel, *kernel.Process, context.Context) {
+	t.Helper()
 	ready := make(chan struct{})
-	k := newNetKernel(t, kernel.Limits{}, policy.DenyAll().AllowNet("*:8443"), goLoader{
+	k := newNetKernel(t, kernel.Limits{}, policy.DenyAll().AllowNet(fmt.Sprintf("*:%d", port)), goLoader{
 		"server": func(ctx context.Context, p *kernel.Process) int {
 			l, _ := p.Socket(netstack.AFInet, netstack.SockStream, 0, vfs.O_CLOEXEC)
 			defer close(ready) // also when listening failed: the test must not hang
-			if p.Bind(ctx, l, netstack.InetAddr(netip.MustParseAddrPort("0.0.0.0:8443"))) != nil || p.Listen(l, 4) != nil {
+			if p.Bind(ctx, l, netstack.InetAddr(netip.AddrPortFrom(netip.IPv4Unspecified(), uint16(port)))) != nil || p.Listen(l, 4) != nil {
 				return 1
 			}
 			ready <- struct{}{}
-			c, _, err := p.Accept(ctx, l, vfs.O_CLOEXEC)
-			if err != nil {
-				return 2
-			}
-			info, err := p.StartTLS(ctx, c, kernel.TLSOptions{Server: true, Cert: certPEM, Key: keyPEM, ALPN: []string{"h2", "http/1.1"}})
-			if err != nil || info.ALPN != "http/1.1" || info.ServerName != "localhost" {
-				return 3
-			}
-			buf := make([]byte, 64)
-			n, _, err := p.RecvFrom(ctx, c, buf, 0)
-			if err != nil {
-				return 4
-			}
-			if _, err := p.SendTo(ctx, c, append([]byte("guest:"), buf[:n]...), 0, nil); err != nil {
-				return 5
-			}
-			_ = p.Close(c)
-			return 0
+			return serve(ctx, p, l)
 		},
 	})
 	srv := spawnHost(t, k, "server")
@@ -178,7 +164,33 @@ func TestStartTLSServer(t *testing.T) {
 		t.Fatalf("server exited %d before listening", waitCode(t, srv))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
+	return k, srv, ctx
+}
+
+// A guest's TLS server, reached by the embedder through DialGuest.
+func TestStartTLSServer(t *testing.T) {
+	certPEM, keyPEM := testcert.New(t, false)
+	k, srv, ctx := guestServer(t, 8443, func(ctx context.Context, p *kernel.Process, l int) int {
+		c, _, err := p.Accept(ctx, l, vfs.O_CLOEXEC)
+		if err != nil {
+			return 2
+		}
+		info, err := p.StartTLS(ctx, c, kernel.TLSOptions{Server: true, Cert: certPEM, Key: keyPEM, ALPN: []string{"h2", "http/1.1"}})
+		if err != nil || info.ALPN != "http/1.1" || info.ServerName != "localhost" {
+			return 3
+		}
+		buf := make([]byte, 64)
+		n, _, err := p.RecvFrom(ctx, c, buf, 0)
+		if err != nil {
+			return 4
+		}
+		if _, err := p.SendTo(ctx, c, append([]byte("guest:"), buf[:n]...), 0, nil); err != nil {
+			return 5
+		}
+		_ = p.Close(c)
+		return 0
+	})
 	raw, err := k.DialGuest(ctx, 8443)
 	if err != nil {
 		t.Fatal(err)
@@ -196,5 +208,60 @@ func TestStartTLSServer(t *testing.T) {
 	}
 	if code := waitCode(t, srv); code != 0 {
 		t.Fatalf("server exited %d", code)
+	}
+}
+
+// A guest TLS server's failed handshakes carry node's (OpenSSL's) codes:
+// bytes that are not TLS, a client that hangs up, a client's alert, and a
+// server without a certificate (which still reads the client's hello).
+func TestStartTLSServerHandshakeErrors(t *testing.T) {
+	certPEM, keyPEM := testcert.New(t, false)
+	cases := []struct {
+		name   string
+		cert   bool
+		client func(c net.Conn)
+		code   string
+	}{
+		{"junk", false, func(c net.Conn) { _, _ = c.Write(make([]byte, 512)) }, "ERR_SSL_WRONG_VERSION_NUMBER"},
+		{"hang up", true, func(c net.Conn) {}, "ECONNRESET"},
+		{"client rejects", true, func(c net.Conn) {
+			_ = tls.Client(c, &tls.Config{ServerName: "localhost", RootCAs: x509.NewCertPool()}).Handshake()
+		}, "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE"},
+		{"no certificate", false, func(c net.Conn) {
+			_ = tls.Client(c, &tls.Config{ServerName: "localhost", InsecureSkipVerify: true}).Handshake()
+		}, "ERR_SSL_NO_SUITABLE_SIGNATURE_ALGORITHM"},
+	}
+	errs := make([]error, len(cases))
+	k, srv, ctx := guestServer(t, 8444, func(ctx context.Context, p *kernel.Process, l int) int {
+		for i, c := range cases {
+			fd, _, err := p.Accept(ctx, l, vfs.O_CLOEXEC)
+			if err != nil {
+				return 2
+			}
+			opts := kernel.TLSOptions{Server: true}
+			if c.cert {
+				opts.Cert, opts.Key = certPEM, keyPEM
+			}
+			_, errs[i] = p.StartTLS(ctx, fd, opts)
+			_ = p.Close(fd)
+		}
+		return 0
+	})
+	for _, c := range cases {
+		raw, err := k.DialGuest(ctx, 8444)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.client(raw)
+		raw.Close()
+	}
+	if code := waitCode(t, srv); code != 0 {
+		t.Fatalf("server exited %d", code)
+	}
+	for i, c := range cases {
+		var te *kernel.TLSError
+		if !errors.As(errs[i], &te) || te.Code != c.code {
+			t.Errorf("%s: err %v, want a TLSError %s", c.name, errs[i], c.code)
+		}
 	}
 }

@@ -20,22 +20,38 @@ import (
 // and its key, as PEM; expired makes one whose validity ended an hour ago.
 func New(t testing.TB, expired bool) (certPEM, keyPEM []byte) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
 	notAfter := time.Now().Add(time.Hour)
 	if expired {
 		notAfter = time.Now().Add(-time.Hour)
 	}
-	tmpl := &x509.Certificate{
+	return sign(t, &x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
 		NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: notAfter,
 		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		IsCA:        true, BasicConstraintsValid: true,
+	})
+}
+
+// CommonNameOnly returns a self-signed CA certificate whose only name is
+// the subject's CN (no subject alt names, as Node's test fixtures), and
+// its key, as PEM.
+func CommonNameOnly(t testing.TB, cn string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	return sign(t, &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: time.Now().Add(time.Hour),
+	})
+}
+
+// sign signs tmpl, made a CA for server and client use, with a new key.
+func sign(t testing.TB, tmpl *x509.Certificate) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
 	}
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
+	tmpl.IsCA, tmpl.BasicConstraintsValid = true, true
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		t.Fatal(err)

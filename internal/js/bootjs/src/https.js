@@ -19,8 +19,10 @@ const constructRequest = P.indirectEval('(function request(C, args) { return Ref
 function Server(opts, requestListener) {
   if (!new.target) return new Server(opts, requestListener);
   [opts, requestListener] = normalizeServerArgs(opts, requestListener);
-  // http/1.0 has no ALPN id: the server offers http/1.1 unless told.
-  const self = Reflect.construct(tls.Server, [{ noDelay: true, ALPNProtocols: ['http/1.1'], ...opts }, connectionListener], new.target);
+  // http/1.0 has no ALPN id: the server offers http/1.1 unless told
+  // (protocols, or a callback that picks them).
+  const alpn = opts.ALPNProtocols || opts.ALPNCallback ? {} : { ALPNProtocols: ['http/1.1'] };
+  const self = Reflect.construct(tls.Server, [{ noDelay: true, ...alpn, ...opts }, connectionListener], new.target);
   initServer(self, opts, requestListener);
   self.on('tlsClientError', function onTlsClientError(err, conn) {
     if (!this.emit('clientError', err, conn)) conn.destroy(err);

@@ -12,7 +12,8 @@ const { B } = require('./internal/bridge.js');
 const loop = require('./internal/loop.js');
 const reader = require('./internal/reader.js');
 const writer = require('./internal/writer.js');
-const { fromBridge, codedError } = require('./internal/errors.js');
+const { fromBridge, codedError, errnoOf } = require('./internal/errors.js');
+const { callable } = require('./internal/crypto_util.js');
 const { Duplex } = require('./stream.js');
 const EventEmitter = require('./events.js');
 const timers = require('./timers.js');
@@ -96,6 +97,40 @@ loop.onEvent('netaccept', (h, fd, code, payload) => {
 const kFd = Symbol('fd');
 const kReader = Symbol('reader');
 const kTimeout = Symbol('timeout');
+const kHandle = Symbol('handle');
+const kNoDelay = Symbol('noDelay');
+const kKeepAlive = Symbol('keepAlive');
+const kKeepAliveDelay = Symbol('keepAliveDelay');
+
+// keepAliveDelay is the option keepAliveInitialDelay (ms, negative as 0)
+// in the seconds the handle takes.
+function keepAliveDelay(ms) { return ~~((ms < 0 ? 0 : ms) / 1000); }
+
+// SocketHandle is a connected socket's handle as Node's TCPWrap shows it to
+// programs: socket options on the kernel descriptor, and close.
+class SocketHandle {
+  constructor(socket, fd) {
+    this.fd = fd;
+    this._socket = socket;
+  }
+
+  setNoDelay(on) { return this._opt('nodelay', on); }
+  setKeepAlive(on) { return this._opt('keepalive', on); }
+
+  _opt(name, on) {
+    try {
+      B.netSetOpt(this.fd, name, on ? 1 : 0);
+      return 0;
+    } catch (e) {
+      return errnoOf(typeof e === 'string' ? e : 'EINVAL');
+    }
+  }
+
+  close(cb) {
+    this._socket.destroy();
+    if (typeof cb === 'function') process.nextTick(cb);
+  }
+}
 
 function normalizeArgs(args) {
   let options = {};
@@ -114,6 +149,11 @@ function normalizeArgs(args) {
 class Socket extends Duplex {
   constructor(options = {}) {
     if (typeof options === 'number') options = { fd: options };
+    else if (options === null || options === undefined) options = {};
+    // A socket carries bytes: object modes are refused, as by Node.
+    for (const key of ['objectMode', 'readableObjectMode', 'writableObjectMode']) {
+      if (options[key]) throw codedError('ERR_INVALID_ARG_VALUE', `options.${key}`, options[key], 'is not supported');
+    }
     super({
       allowHalfOpen: !!options.allowHalfOpen,
       emitClose: false,
@@ -125,6 +165,10 @@ class Socket extends Duplex {
     this[kFd] = -1;
     this[kReader] = null;
     this[kTimeout] = null;
+    this[kHandle] = null;
+    this[kNoDelay] = !!options.noDelay;
+    this[kKeepAlive] = !!options.keepAlive;
+    this[kKeepAliveDelay] = keepAliveDelay(options.keepAliveInitialDelay);
     this.connecting = false;
     this._hadError = false;
     this._host = null;
@@ -158,7 +202,14 @@ class Socket extends Duplex {
   get localAddress() { return this.address().address; }
   get localPort() { return this.address().port; }
   get localFamily() { return this.address().family; }
-  get _handle() { return this[kFd] >= 0 ? { fd: this[kFd] } : null; }
+  // _handle stands for Node's TCPWrap while the socket has a descriptor:
+  // one object per socket, so a program may wrap its methods.
+  get _handle() {
+    if (this[kFd] < 0) return null;
+    if (this[kHandle] === null || this[kHandle].fd !== this[kFd]) this[kHandle] = new SocketHandle(this, this[kFd]);
+    return this[kHandle];
+  }
+  get bufferSize() { return this[kFd] >= 0 ? this.writableLength : undefined; }
 
   _peerInfo() {
     if (this._peer) return this._peer;
@@ -188,6 +239,14 @@ class Socket extends Duplex {
       if (typeof options.path !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.path', 'of type string', options.path);
       this._connect(1, options.path, -1, options);
       return this;
+    }
+    // As Node's lookupAndConnect, the options are checked before anything
+    // starts.
+    const { localAddress, localPort } = options;
+    if (localAddress && !isIP(localAddress)) throw codedError('ERR_INVALID_IP_ADDRESS', localAddress);
+    if (localPort && typeof localPort !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'options.localPort', 'of type number', localPort);
+    if (options.lookup != null && typeof options.lookup !== 'function') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.lookup', 'of type function', options.lookup);
     }
     const port = options.port === undefined ? undefined : validatePort(options.port);
     if (port === undefined) throw codedError('ERR_MISSING_ARGS', 'options.port');
@@ -224,8 +283,15 @@ class Socket extends Duplex {
         if (port >= 0 && !isIP(host) && this._peer) {
           this.emit('lookup', null, this._peer.address, this._peer.family === 'IPv6' ? 6 : 4, host);
         }
-        if (options.noDelay) this.setNoDelay(true);
-        if (options.keepAlive) this.setKeepAlive(true, options.keepAliveInitialDelay);
+        // As Node's afterConnect: options asked for before the connection
+        // apply now.
+        if (options.noDelay !== undefined) this[kNoDelay] = !!options.noDelay;
+        if (options.keepAlive !== undefined) {
+          this[kKeepAlive] = !!options.keepAlive;
+          this[kKeepAliveDelay] = keepAliveDelay(options.keepAliveInitialDelay);
+        }
+        if (this[kNoDelay]) this._handle.setNoDelay(true);
+        if (this[kKeepAlive]) this._handle.setKeepAlive(true, this[kKeepAliveDelay]);
         this._touch();
         if (!this._refed) this.unref();
         this._onConnected();
@@ -296,6 +362,8 @@ class Socket extends Duplex {
 
   _write(chunk, encoding, cb) {
     if (this._notReady()) {
+      // As Node's _writeGeneric: a socket never connected cannot write.
+      if (this[kFd] < 0 && !this.connecting) { cb(codedError('ERR_SOCKET_CLOSED')); return; }
       this._pendingWrite = [chunk, encoding, cb];
       return;
     }
@@ -317,6 +385,7 @@ class Socket extends Duplex {
   }
 
   _final(cb) {
+    if (this[kFd] < 0 && !this.connecting) { cb(); return; }
     if (this._notReady()) {
       this._pendingFinal = cb;
       return;
@@ -335,7 +404,12 @@ class Socket extends Duplex {
     if (fd >= 0) { try { B.close(fd); } catch { /* */ } }
     if (err) this._hadError = true;
     cb(err);
+    const pending = this._pendingWrite;
+    this._pendingWrite = null;
     process.nextTick(() => {
+      // A write that waited for the connection fails as the socket
+      // closes (Node's onClose in _writeGeneric).
+      if (pending) pending[2](codedError('ERR_SOCKET_CLOSED_BEFORE_CONNECTION'));
       this.emit('close', !!err);
       if (this._server) this._server._connectionClosed();
     });
@@ -349,13 +423,31 @@ class Socket extends Duplex {
 
   resetAndDestroy() { return this.destroy(); }
 
-  setNoDelay(on = true) {
-    if (this[kFd] >= 0 && !this.connecting) { try { B.netSetOpt(this[kFd], 'nodelay', on ? 1 : 0); } catch { /* */ } }
+  // setNoDelay and setKeepAlive remember the setting until there is a
+  // connection, and call the handle only when it changes (as Node's).
+  setNoDelay(enable) {
+    enable = Boolean(enable === undefined ? true : enable);
+    if (this[kFd] < 0 || this.connecting) { this[kNoDelay] = enable; return this; }
+    if (enable !== this[kNoDelay]) {
+      this[kNoDelay] = enable;
+      this._handle.setNoDelay(enable);
+    }
     return this;
   }
 
-  setKeepAlive(on = false) {
-    if (this[kFd] >= 0 && !this.connecting) { try { B.netSetOpt(this[kFd], 'keepalive', on ? 1 : 0); } catch { /* */ } }
+  setKeepAlive(enable, initialDelayMsecs) {
+    enable = Boolean(enable);
+    const initialDelay = ~~(initialDelayMsecs / 1000);
+    if (this[kFd] < 0 || this.connecting) {
+      this[kKeepAlive] = enable;
+      this[kKeepAliveDelay] = initialDelay;
+      return this;
+    }
+    if (enable !== this[kKeepAlive] || (enable && this[kKeepAliveDelay] !== initialDelay)) {
+      this[kKeepAlive] = enable;
+      this[kKeepAliveDelay] = initialDelay;
+      this._handle.setKeepAlive(enable, initialDelay);
+    }
     return this;
   }
 
@@ -370,6 +462,8 @@ class Socket extends Duplex {
   }
 
   get timeout() { return this._timeoutMs || undefined; }
+  // Assigning timeout sets the field only, as on Node's plain property.
+  set timeout(ms) { this._timeoutMs = ms; }
 
   _touch() {
     this._clearTimer();
@@ -413,8 +507,11 @@ class Server extends EventEmitter {
   constructor(options, listener) {
     super();
     if (typeof options === 'function') { listener = options; options = {}; }
+    else if (options !== null && options !== undefined && typeof options !== 'object') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+    }
     options = options || {};
-    if (listener) this.on('connection', listener);
+    if (typeof listener === 'function') this.on('connection', listener);
     this._fd = -1;
     this._acceptor = 0;
     this._connections = 0;
@@ -634,10 +731,14 @@ class BlockList {
   get rules() { return this._rules.map((r) => `${r.kind} ${r.address || r.network || r.start}`); }
 }
 
+// Node's net.Socket and net.Server construct when called without new.
+const SocketFn = callable(Socket);
+const ServerFn = callable(Server);
+
 module.exports = {
-  Socket,
-  Stream: Socket,
-  Server,
+  Socket: SocketFn,
+  Stream: SocketFn,
+  Server: ServerFn,
   createServer,
   connect,
   createConnection: connect,

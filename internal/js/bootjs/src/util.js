@@ -323,4 +323,12 @@ const util = {
   MIMEType: undefined,
 };
 util.debug = util.debuglog;
+// _extend copies source's own enumerable keys onto target (DEP0060, still
+// used by old code and Node's own tests).
+util._extend = deprecate(function _extend(target, source) {
+  if (source === null || typeof source !== 'object') return target;
+  const keys = Object.keys(source);
+  for (let i = keys.length - 1; i >= 0; i--) target[keys[i]] = source[keys[i]];
+  return target;
+}, 'The `util._extend` API is deprecated. Please use Object.assign() instead.', 'DEP0060');
 module.exports = util;

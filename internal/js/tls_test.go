@@ -1,0 +1,136 @@
+package js
+
+import (
+	"testing"
+
+	"github.com/secexec/secexec/internal/testcert"
+)
+
+// tlsVM is a VM with a certificate for "agent1" (CN only, no alt names,
+// as Node's fixtures) and its key in /workspace/cert.pem and key.pem.
+func tlsVM(t *testing.T) *testVM {
+	t.Helper()
+	v := newVM(t, nil)
+	cert, key := testcert.CommonNameOnly(t, "agent1")
+	v.writeFile("/workspace/cert.pem", string(cert))
+	v.writeFile("/workspace/key.pem", string(key))
+	return v
+}
+
+// tlsNode runs script in a VM from tlsVM, with tls, fs, cert and key
+// defined, and wants its output to be want.
+func tlsNode(t *testing.T, script, want string) {
+	t.Helper()
+	res := tlsVM(t).node("const tls = require('tls'), fs = require('fs');\n" +
+		"const cert = fs.readFileSync('/workspace/cert.pem'), key = fs.readFileSync('/workspace/key.pem');\n" + script)
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}
+
+// A TLS client checks the server's name in JavaScript as Node does: a
+// certificate with only a CN matches that name (Go's crypto/tls would
+// refuse it), a mismatch fails with Node's ERR_TLS_CERT_ALTNAME_INVALID
+// (or, with rejectUnauthorized: false, leaves the socket unauthorized),
+// and options.checkServerIdentity replaces the check.
+func TestTLSServerIdentityInJS(t *testing.T) {
+	want := "ok true null hi\n" +
+		"ok true null hi\n" +
+		"error ERR_TLS_CERT_ALTNAME_INVALID Hostname/IP does not match certificate's altnames: Host: agent2. is not cert's CN: agent1 host=agent2 cn=agent1\n" +
+		"ok false ERR_TLS_CERT_ALTNAME_INVALID hi\n" +
+		"ok true null hi agent3 agent1\n" +
+		"error undefined no thanks host=undefined cn=undefined\n"
+	tlsNode(t, `
+const server = tls.Server({ cert, key }, (s) => s.end('hi'));
+const attempt = (opts) => new Promise((resolve) => {
+  const c = tls.connect({ port: server.address().port, host: '127.0.0.1', ca: cert, ...opts }, () => {
+    c.setEncoding('utf8');
+    let got = '';
+    c.on('data', (d) => { got += d; });
+    c.on('end', () => resolve('ok ' + c.authorized + ' ' + c.authorizationError + ' ' + got));
+  });
+  c.on('error', (e) => resolve('error ' + e.code + ' ' + e.message + ' host=' + e.host + ' cn=' + (e.cert && e.cert.subject.CN)));
+});
+server.listen(0, async () => {
+  console.log(await attempt({ servername: 'agent1' }));
+  console.log(await attempt({ servername: 'AGENT1.' }));
+  console.log(await attempt({ servername: 'agent2' }));
+  console.log(await attempt({ servername: 'agent2', rejectUnauthorized: false }));
+  const seen = [];
+  console.log(await attempt({ servername: 'agent3', checkServerIdentity: (h, c) => { seen.push(h, c.subject.CN); } }), seen.join(' '));
+  console.log(await attempt({ servername: 'agent1', checkServerIdentity: () => new Error('no thanks') }));
+  server.close();
+});
+`, want)
+}
+
+// tls.connect({ socket }) wraps a net.Socket that connects only later
+// (its descriptor moves to the TLS socket when it connects), and any other
+// Duplex stream (its bytes cross a kernel socket pair to the TLS socket).
+func TestTLSOverGivenStreams(t *testing.T) {
+	want := "later-connected socket: echo hello true\nduplex stream: echo hello true true\n"
+	tlsNode(t, `
+const net = require('net'), { Duplex } = require('stream');
+const server = tls.createServer({ cert, key }, (s) => {
+  s.setEncoding('utf8');
+  s.once('data', (d) => s.end('echo ' + d));
+});
+const roundTrip = (socket) => new Promise((resolve) => {
+  const c = tls.connect({ socket, servername: 'agent1', ca: cert }, () => c.end('hello'));
+  let got = '';
+  c.setEncoding('utf8');
+  c.on('data', (d) => { got += d; });
+  c.on('error', (e) => resolve('error ' + e.message));
+  c.on('close', () => resolve(got + ' ' + c.authorized));
+});
+server.listen(0, async () => {
+  const port = server.address().port;
+  // A net.Socket connected after tls.connect.
+  const later = new net.Socket();
+  const p1 = roundTrip(later);
+  later.connect(port, '127.0.0.1');
+  console.log('later-connected socket:', await p1);
+  // A JavaScript Duplex that carries the bytes over its own connection.
+  const raw = net.connect(port, '127.0.0.1');
+  let sent = 0;
+  const wrapper = new Duplex({
+    read() { raw.resume(); },
+    write(chunk, enc, cb) { sent += chunk.length; raw.write(chunk, enc, cb); },
+    final(cb) { raw.end(); cb(); },
+  });
+  raw.on('data', (d) => { if (!wrapper.push(d)) raw.pause(); });
+  raw.on('end', () => wrapper.push(null));
+  console.log('duplex stream:', await roundTrip(wrapper), sent > 0);
+  server.close();
+});
+`, want)
+}
+
+// stream.duplexPair joins two Duplex streams back to back (a write's
+// callback waits for the other side to read), and a server TLSSocket made
+// directly on one of them handshakes with a client on the other.
+func TestTLSOverDuplexPair(t *testing.T) {
+	want := "a write done, b read x, b read y, b end\nserver secure\nclient got echo hi true\n"
+	tlsNode(t, `
+const { duplexPair } = require('stream');
+const [a, b] = duplexPair();
+const seen = [];
+b.on('data', (d) => seen.push('b read ' + d));
+b.on('end', () => {
+  seen.push('b end');
+  console.log(seen.join(', '));
+  const [clientSide, serverSide] = duplexPair();
+  const server = new tls.TLSSocket(serverSide, { isServer: true, cert, key });
+  server.on('secure', () => console.log('server secure'));
+  server.setEncoding('utf8');
+  server.on('data', (d) => server.end('echo ' + d));
+  const client = tls.connect({ socket: clientSide, ca: cert, servername: 'agent1' }, () => client.end('hi'));
+  let got = '';
+  client.setEncoding('utf8');
+  client.on('data', (d) => { got += d; });
+  client.on('end', () => console.log('client got', got, client.authorized));
+});
+a.write('x', () => seen.push('a write done'));
+a.end('y');
+`, want)
+}
