@@ -233,9 +233,12 @@ Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, 
 // console output that way): the console then writes through it, as
 // Node's global console writes to those streams. Otherwise null, and the
 // console writes to the fd directly without building the stream.
+// A write that is not a function (a harness that nulled it) is no hook:
+// the console keeps writing to the fd rather than throwing from every
+// console.log (TestJSExecuteAndEvaluate).
 function hookedStdio(fd) {
   const s = fd === 1 ? stdout : stderr;
-  return s && Object.prototype.hasOwnProperty.call(s, 'write') ? s : null;
+  return s && Object.prototype.hasOwnProperty.call(s, 'write') && typeof s.write === 'function' ? s : null;
 }
 
 // Signals a guest may listen for. Handlers make the Go side catch the
