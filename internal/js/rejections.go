@@ -8,6 +8,7 @@ void* secexecRejectArm(void* value, int maxRecords);
 int secexecRejectPending(void* iso);
 int secexecRejectDrain(void* box);
 void secexecRejectDisarm(void* iso);
+void secexecGuardHeap(void* iso);
 */
 import "C"
 
@@ -45,7 +46,12 @@ func armRejections(v *v8.Value, maxRecords int) unsafe.Pointer {
 	if !rejectHookUsable || v == nil {
 		return nil
 	}
-	return C.secexecRejectArm(handle(v), C.int(maxRecords))
+	iso := C.secexecRejectArm(handle(v), C.int(maxRecords))
+	// The same isolate pointer serves the heap guard (heaplimit_shim.cc):
+	// a single allocation past the limit terminates the process instead
+	// of aborting the engine.
+	C.secexecGuardHeap(iso)
+	return iso
 }
 
 // Results of pendingRejections.

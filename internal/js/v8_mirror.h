@@ -1,5 +1,5 @@
 // The V8 API the shims (rejections_shim.cc, dynimport_shim.cc,
-// terminate_shim.cc, gc_shim.cc) call, declared once here instead of including V8's
+// terminate_shim.cc, gc_shim.cc, heaplimit_shim.cc) call, declared once here instead of including V8's
 // headers, which live in the v8go module, out of reach of this package's
 // cgo flags. The declarations mirror V8 13.6's headers (the version the
 // pinned v8go links): the compiler mangles the names from them, so a
@@ -11,6 +11,7 @@
 #ifndef SECEXEC_V8_MIRROR_H
 #define SECEXEC_V8_MIRROR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 namespace v8 {
@@ -78,9 +79,13 @@ typedef MaybeLocal<Promise> (*HostImportModuleDynamicallyCallback)(
     Local<Value> resource_name, Local<String> specifier,
     Local<FixedArray> import_attributes);
 
+typedef size_t (*NearHeapLimitCallback)(void* data, size_t current_heap_limit,
+                                        size_t initial_heap_limit);
+
 class Isolate {
  public:
   static Isolate* GetCurrent();
+  void AddNearHeapLimitCallback(NearHeapLimitCallback callback, void* data);
   Local<Context> GetCurrentContext();
   void SetPromiseRejectCallback(PromiseRejectCallback callback);
   void SetHostImportModuleDynamicallyCallback(
