@@ -440,7 +440,11 @@ class REPLServer extends EventEmitter {
     // A syntax error is found before anything runs, so the entry is first
     // run as a script; one that is incomplete waits for more lines, one
     // that awaits at the top level runs again as an async function.
-    const r = this._run(() => P.indirectEval(toGlobal(src, scanned, false)));
+    // The rewrite runs before ^C is armed: armed, a ^C typed while it ran
+    // stopped the entry before its first statement, so a `let` it
+    // declares was never made (node arms SIGINT only around running).
+    const script = toGlobal(src, scanned, false);
+    const r = this._run(() => P.indirectEval(script));
     if (r.threw && !r.interrupted && r.error instanceof SyntaxErrorCtor) {
       if (incomplete(r.error, src)) {
         this.buffer = code;
