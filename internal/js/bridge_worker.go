@@ -124,48 +124,19 @@ func init() {
 		g.enqueue(p.peer, m)
 		return nil, nil
 	})
-	register("portStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		id, err := argInt(args, 0)
-		if err != nil || r.tg == nil {
-			return nil, errno.EINVAL
-		}
-		g := r.tg
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if p := g.owned(r, id); p != nil && !p.started {
+	// portStart, portStop and portRef change a port of the caller's own
+	// thread (argument 0) under the group's lock; another thread's port,
+	// or none, is ignored.
+	registerPortOp("portStart", func(r *rt, p *msgPort, _ []*v8.Value) {
+		if !p.started {
 			p.started = true
 			if len(p.queue) > 0 {
 				r.notify()
 			}
 		}
-		return nil, nil
 	})
-	register("portStop", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		id, err := argInt(args, 0)
-		if err != nil || r.tg == nil {
-			return nil, errno.EINVAL
-		}
-		g := r.tg
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if p := g.owned(r, id); p != nil {
-			p.started = false
-		}
-		return nil, nil
-	})
-	register("portRef", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		id, err := argInt(args, 0)
-		if err != nil || r.tg == nil {
-			return nil, errno.EINVAL
-		}
-		g := r.tg
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if p := g.owned(r, id); p != nil {
-			p.ref = argBool(args, 1)
-		}
-		return nil, nil
-	})
+	registerPortOp("portStop", func(_ *rt, p *msgPort, _ []*v8.Value) { p.started = false })
+	registerPortOp("portRef", func(_ *rt, p *msgPort, args []*v8.Value) { p.ref = argBool(args, 1) })
 	register("portClose", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		id, err := argInt(args, 0)
 		if err != nil || r.tg == nil {
@@ -248,5 +219,24 @@ func init() {
 		b := r.workerInit
 		r.workerInit = nil
 		return r.bytesResult(b)
+	})
+}
+
+// registerPortOp registers a bridge function whose argument 0 is a port id
+// and which runs op on that port, if the calling thread owns it, with the
+// thread group's lock held.
+func registerPortOp(name string, op func(r *rt, p *msgPort, args []*v8.Value)) {
+	register(name, func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		id, err := argInt(args, 0)
+		if err != nil || r.tg == nil {
+			return nil, errno.EINVAL
+		}
+		g := r.tg
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if p := g.owned(r, id); p != nil {
+			op(r, p, args)
+		}
+		return nil, nil
 	})
 }
