@@ -30,22 +30,25 @@ func clockVM(t *testing.T, c secexec.Clock) *secexec.VM {
 }
 
 // nodeClockProbe samples every node clock for 30 ms of the guest's own
-// monotonic clock (at most 1e6 rounds, which a frozen clock reaches) and
+// monotonic clock and at least 8 steps of it (a descheduled guest on a
+// loaded machine can see one 40 ms step and nothing else), for at most 5 s
+// or 1e6 rounds (which a frozen clock reaches), and
 // prints: samples whose value is finer than a millisecond, distinct
 // monotonic readings, the smallest positive step of hrtime.bigint (ns),
 // and whether new Date ever read outside the Date.now() calls around it
 // (another clock).
 const nodeClockProbe = `
 const t0 = process.hrtime.bigint();
-let fine = 0, n = 0, skew = false;
-const mono = [];
+let fine = 0, n = 0, steps = 0, skew = false;
+const mono = [t0];
 for (;;) {
   const b = process.hrtime.bigint(), h = process.hrtime(), p = performance.now(), u = process.uptime();
   const d = Date.now(), nd = new Date().getTime(), d2 = Date.now();
+  if (b !== mono[mono.length - 1]) steps++;
   mono.push(b);
   if (b % 1000000n || h[1] % 1e6 || !Number.isInteger(p) || Math.abs(Math.round(u * 1e3) - u * 1e3) > 1e-6) fine++;
   if (!(d <= nd && nd <= d2)) skew = true;
-  if (b - t0 >= 30000000n || ++n >= 1e6) break;
+  if ((b - t0 >= 30000000n && steps >= 8) || b - t0 >= 5000000000n || ++n >= 1e6) break;
 }
 let step = 0n;
 for (let i = 1; i < mono.length; i++) { const s = mono[i] - mono[i - 1]; if (s > 0n && (step === 0n || s < step)) step = s; }
@@ -58,14 +61,16 @@ console.log(fine, new Set(mono).size, String(step), skew);
 const pyClockProbe = `
 import time
 t0 = time.monotonic_ns()
-fine = n = 0
-mono = []
+fine = n = steps = 0
+mono = [t0]
 while True:
     m, p, w, c = time.monotonic_ns(), time.perf_counter_ns(), time.time_ns(), time.process_time_ns()
+    if m != mono[-1]:
+        steps += 1
     mono.append(m)
     fine += sum(1 for v in (m, p, w, c) if v % 1000000)
     n += 1
-    if m - t0 >= 30000000 or n >= 20000:
+    if (m - t0 >= 30000000 and steps >= 8) or m - t0 >= 5000000000 or n >= 100000:
         break
 steps = [b - a for a, b in zip(mono, mono[1:]) if b > a]
 print(fine, len(set(mono)), min(steps) if steps else 0, repr(time.get_clock_info('monotonic').resolution), repr(time.get_clock_info('time').resolution))
