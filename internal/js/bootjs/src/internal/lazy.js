@@ -19,6 +19,8 @@ function lazy(name) {
   const module = { exports: {} };
   loaded.set(name, module.exports); // a cycle sees the partial exports
   fn.call(module.exports, module.exports, builtinRequire, module, `node:internal/deps/${name}.js`, 'node:internal/deps');
+  // The WHATWG streams get the state Node's own streams read from them.
+  if (name === 'web-streams-polyfill') require('./webstream_state.js').install(module.exports);
   loaded.set(name, module.exports);
   return module.exports;
 }
