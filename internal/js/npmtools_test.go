@@ -424,7 +424,35 @@ try { process.dlopen({ exports: {} }, '/workspace/addon.node'); } catch (e) { sh
 	want := "require Error ERR_DLOPEN_DISABLED \"Cannot load native addon /workspace/addon.node" + why + "\n" +
 		"import Error ERR_DLOPEN_DISABLED \"Cannot load native addon /workspace/addon.node" + why + "\n" +
 		"dlopen Error ERR_DLOPEN_DISABLED \"Cannot load native addon /workspace/addon.node" + why + "\n"
-	if r.code != 0 || r.stdout != want {
+	if r.code != 0 || r.stdout != want || r.stderr != "" {
 		t.Fatalf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", r.code, r.stdout, want, trunc(r.stderr))
+	}
+
+	// A loader that swallows the refusal and fails with an unrelated
+	// message (jest 30: "runner.js was not found"): the failing process
+	// names the addon on one last line of stderr. One that recovers (a
+	// native speed-up with a JavaScript fallback) stays quiet, above.
+	v.writeFile("/workspace/swallow.js", `
+let binding = null;
+try { binding = require('./addon.node'); } catch { /* try the next candidate */ }
+if (!binding) { console.error('Module runner.js in the testRunner option was not found.'); process.exitCode = 1; }
+`)
+	r = v.run("", "node", "swallow.js")
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	note := "node: this process tried to load native addon /workspace/addon.node, which cannot run in the sandbox (it runs JavaScript and WebAssembly): install a WebAssembly or JavaScript build of the package"
+	if r.code != 1 || len(lines) != 2 || lines[1] != note {
+		t.Fatalf("swallowed refusal: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = v.run("", "node", "-e", `try { require('./addon.node') } catch {} throw new Error('unrelated')`)
+	if r.code != 1 || !strings.HasSuffix(r.stderr, note+"\n") || !strings.Contains(r.stderr, "Error: unrelated") {
+		t.Fatalf("uncaught after a refusal: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+
+	// npm and the napi-rs loaders read the C library from the diagnostic
+	// report; Node's official Linux build names glibc, and without it npm
+	// refused glibc-only packages ("Actual libc: null").
+	r = v.run("", "node", "-p", `const h = process.report.getReport().header; [h.glibcVersionRuntime, h.osName, h.arch, h.nodejsVersion === process.version].join(' ')`)
+	if r.code != 0 || r.stdout != "2.36 Linux x64 true\n" {
+		t.Fatalf("report header: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -247,7 +247,8 @@ Module._extensions['.json'] = function loadJSON(module, filename) {
   }
 };
 Module._extensions['.node'] = function loadNode(module, filename) {
-  throw codedError('ERR_DLOPEN_DISABLED', typeof filename === 'string' ? filename : undefined);
+  // As Node's: the addon goes through process.dlopen, which refuses it.
+  return process.dlopen(module, filename);
 };
 
 Module.prototype._compile = function _compile(content, filename) {

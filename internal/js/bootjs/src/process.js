@@ -179,7 +179,25 @@ process.getActiveResourcesInfo = function getActiveResourcesInfo() {
 };
 process.binding = function binding(name) { throw accessDenied(`process.binding('${name}')`); };
 process._linkedBinding = process.binding;
-process.dlopen = function dlopen(module, filename) { throw codedError('ERR_DLOPEN_DISABLED', typeof filename === 'string' ? filename : undefined); };
+// A refused native addon is often swallowed by a loader that then fails
+// with an unrelated message (jest 30: "runner.js ... was not found" after
+// its resolver's binding was refused), so a process that ends with a
+// failure after a refusal names it on one line of stderr; a process that
+// recovers (an optional native speed-up with a JavaScript fallback) stays
+// quiet.
+let refusedAddon = null;
+process.dlopen = function dlopen(module, filename) {
+  const file = typeof filename === 'string' ? filename : undefined;
+  if (refusedAddon === null) refusedAddon = file === undefined ? 'a native addon' : file;
+  throw codedError('ERR_DLOPEN_DISABLED', file);
+};
+function noteRefusedAddon(code) {
+  if (code !== 0 && refusedAddon !== null && workerFatal === null) {
+    writeStderr(`node: this process tried to load native addon ${refusedAddon}, which cannot run in the sandbox ` +
+      '(it runs JavaScript and WebAssembly): install a WebAssembly or JavaScript build of the package\n');
+    refusedAddon = null;
+  }
+}
 process.abort = function abort() { writeStderr('Aborted\n'); B.exit(134); };
 process.kill = function kill(pid, sig = 'SIGTERM') {
   if (pid != (pid | 0)) throw codedError('ERR_INVALID_ARG_TYPE', 'pid', 'of type number', pid);
@@ -198,10 +216,45 @@ process.exit = function exit(code) {
     try { process.emit('exit', c); } catch (e) { writeStderr(String(e && e.stack || e) + '\n'); }
   }
   if (closeChannel) { const close = closeChannel; closeChannel = null; close(); }
-  B.exit(exitCode === undefined || exitCode === null ? c : exitCode | 0);
+  const final = exitCode === undefined || exitCode === null ? c : exitCode | 0;
+  noteRefusedAddon(final);
+  B.exit(final);
 };
 process._exiting = false;
-process.report = { getReport() { return {}; }, writeReport() { return ''; } };
+// process.report: Node's diagnostic report, with what the sandbox can
+// say. Its header is how npm and the napi-rs loaders tell glibc from musl
+// (npm refused glibc-only packages with "Actual libc: null"): the runtime
+// presents itself as Node's official Linux build, which names glibc; the
+// version is fixed (Debian 12's), never read from the host. Native
+// packages then install and their addons are refused when loaded, with
+// the message of process.dlopen instead of a missing-package error.
+process.report = {
+  directory: '', filename: '', compact: false, excludeNetwork: false, signal: 'SIGUSR2',
+  reportOnFatalError: false, reportOnSignal: false, reportOnUncaughtException: false,
+  getReport(err) {
+    if (err !== undefined && (err === null || typeof err !== 'object')) throw codedError('ERR_INVALID_ARG_TYPE', 'err', 'of type object', err);
+    return diagnosticReport(err);
+  },
+  writeReport() { return ''; },
+};
+function diagnosticReport(err) {
+  const os = require('./os.js');
+  const now = Date.now();
+  return {
+    header: {
+      reportVersion: 4, event: 'JavaScript API', trigger: 'GetReport', filename: null,
+      dumpEventTime: new Date(now).toISOString().replace(/\.\d+Z$/, 'Z'), dumpEventTimeStamp: String(now),
+      processId: process.pid, threadId: 0, cwd: process.cwd(), commandLine: process.argv.slice(),
+      nodejsVersion: process.version, glibcVersionRuntime: '2.36', glibcVersionCompiler: '2.28', wordSize: 64,
+      arch: process.arch, platform: process.platform, componentVersions: { ...process.versions },
+      release: { ...process.release }, osName: 'Linux', osRelease: os.release(), osVersion: os.version(),
+      osMachine: os.machine(), cpus: [], networkInterfaces: [], host: os.hostname(),
+    },
+    javascriptStack: { message: err ? String(err) : 'No stack.', stack: err && typeof err.stack === 'string' ? err.stack.split('\n').slice(1).map((l) => l.trim()) : ['Unavailable.'] },
+    javascriptHeap: {}, nativeStack: [], resourceUsage: {}, uvthreadResourceUsage: {}, libuv: [], workers: [],
+    environmentVariables: { ...process.env }, userLimits: {}, sharedObjects: [],
+  };
+}
 process.allowedNodeEnvironmentFlags = new Set();
 process.setUncaughtExceptionCaptureCallback = function setUncaughtExceptionCaptureCallback(fn) {
   if (fn === null) { captureFn = null; return; }
