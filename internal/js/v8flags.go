@@ -1,6 +1,7 @@
 package js
 
 import (
+	"strconv"
 	"sync"
 
 	v8 "github.com/tommie/v8go"
@@ -25,7 +26,7 @@ var v8Flags = []string{
 	// (ARCHITECTURE.md "Facts measured"); a guest loop must always be
 	// stoppable.
 	"--no-turboshaft-loop-unrolling",
-	"--stack-size=" + itoa(stackSizeKB),
+	"--stack-size=" + strconv.Itoa(stackSizeKB),
 	// WebAssembly memories are not ArrayBuffer allocations V8 reports as
 	// external memory: bound each one (256 MiB).
 	"--wasm-max-mem-pages=4096",
@@ -33,26 +34,4 @@ var v8Flags = []string{
 
 func initV8() {
 	v8FlagsOnce.Do(func() { v8.SetFlags(v8Flags...) })
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
