@@ -204,15 +204,31 @@ function callbackify(original) {
   return callbackified;
 }
 
-function getSystemErrorName(n) {
-  const { errno } = require('./internal/constants.js');
-  for (const [k, v] of Object.entries(errno)) if (-v === n) return k;
-  return `Unknown system error ${n}`;
+// The system error functions answer from libuv's table only, as Node's:
+// an errno libuv has no name for is "Unknown system error -N".
+function checkSystemError(err) {
+  if (typeof err !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'err', 'of type number', err);
+  if (err >= 0 || !Number.isSafeInteger(err)) throw codedError('ERR_OUT_OF_RANGE', 'err', 'a negative integer', err);
+}
+function libuvEntry(err) {
+  const { libuv } = require('./internal/errors.js');
+  for (const k in libuv) if (-libuv[k][0] === err) return [k, libuv[k][1]];
+  return undefined;
+}
+function getSystemErrorName(err) {
+  checkSystemError(err);
+  const e = libuvEntry(err);
+  return e ? e[0] : `Unknown system error ${err}`;
+}
+function getSystemErrorMessage(err) {
+  checkSystemError(err);
+  const e = libuvEntry(err);
+  return e ? e[1] : `Unknown system error ${err}`;
 }
 function getSystemErrorMap() {
-  const { uv } = require('./internal/errors.js');
+  const { libuv } = require('./internal/errors.js');
   const m = new Map();
-  for (const [k, v] of Object.entries(uv)) m.set(-v[0], [k, v[1]]);
+  for (const k in libuv) m.set(-libuv[k][0], [k, libuv[k][1]]);
   return m;
 }
 
@@ -307,7 +323,7 @@ const util = {
   inspect, format, formatWithOptions, stripVTControlCharacters, promisify,
   callbackify, inherits, deprecate, types, isDeepStrictEqual,
   TextEncoder: enc.TextEncoder, TextDecoder: enc.TextDecoder, styleText, parseArgs,
-  getSystemErrorName, getSystemErrorMap, getCallSites, log,
+  getSystemErrorName, getSystemErrorMessage, getSystemErrorMap, getCallSites, log,
   toUSVString: (s) => String(s).toWellFormed(),
   isArray: Array.isArray,
   isBoolean: (v) => typeof v === 'boolean', isNull: (v) => v === null, isNullOrUndefined: (v) => v == null,

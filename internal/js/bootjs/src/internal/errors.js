@@ -1,29 +1,61 @@
 'use strict';
 // Node-style errors: system errors with libuv's messages, and the
 // ERR_* codes of Node's internal/errors.
-const uv = {
+// libuv's error table (uv_err_name, uv_strerror) as Node 22 lists it in
+// util.getSystemErrorMap(): name -> [errno, message], errno positive.
+// internal/js constants_test.go holds it to host node's.
+const libuv = {
+  __proto__: null,
   E2BIG: [7, 'argument list too long'], EACCES: [13, 'permission denied'],
-  EADDRINUSE: [98, 'address already in use'], EAGAIN: [11, 'resource temporarily unavailable'],
+  EADDRINUSE: [98, 'address already in use'], EADDRNOTAVAIL: [99, 'address not available'],
+  EAFNOSUPPORT: [97, 'address family not supported'], EAGAIN: [11, 'resource temporarily unavailable'],
+  EAI_ADDRFAMILY: [3000, 'address family not supported'], EAI_AGAIN: [3001, 'temporary failure'],
+  EAI_BADFLAGS: [3002, 'bad ai_flags value'], EAI_BADHINTS: [3013, 'invalid value for hints'],
+  EAI_CANCELED: [3003, 'request canceled'], EAI_FAIL: [3004, 'permanent failure'],
+  EAI_FAMILY: [3005, 'ai_family not supported'], EAI_MEMORY: [3006, 'out of memory'],
+  EAI_NODATA: [3007, 'no address'], EAI_NONAME: [3008, 'unknown node or service'],
+  EAI_OVERFLOW: [3009, 'argument buffer overflow'], EAI_PROTOCOL: [3014, 'resolved protocol is unknown'],
+  EAI_SERVICE: [3010, 'service not available for socket type'],
+  EAI_SOCKTYPE: [3011, 'socket type not supported'], EALREADY: [114, 'connection already in progress'],
   EBADF: [9, 'bad file descriptor'], EBUSY: [16, 'resource busy or locked'],
-  ECANCELED: [125, 'operation canceled'], ECHILD: [10, 'no child processes'],
-  ECONNREFUSED: [111, 'connection refused'], ECONNRESET: [104, 'connection reset by peer'],
+  ECANCELED: [125, 'operation canceled'], ECHARSET: [4080, 'invalid Unicode character'],
+  ECONNABORTED: [103, 'software caused connection abort'], ECONNREFUSED: [111, 'connection refused'],
+  ECONNRESET: [104, 'connection reset by peer'], EDESTADDRREQ: [89, 'destination address required'],
   EEXIST: [17, 'file already exists'], EFAULT: [14, 'bad address in system call argument'],
-  EFBIG: [27, 'file too large'], EINTR: [4, 'interrupted system call'],
-  EINVAL: [22, 'invalid argument'], EIO: [5, 'i/o error'], EISDIR: [21, 'illegal operation on a directory'],
-  ELOOP: [40, 'too many symbolic links encountered'], EMFILE: [24, 'too many open files'],
-  EMLINK: [31, 'too many links'], ENAMETOOLONG: [36, 'name too long'],
-  ENFILE: [23, 'file table overflow'], ENODEV: [19, 'no such device'],
-  ENOENT: [2, 'no such file or directory'], ENOEXEC: [8, 'exec format error'],
-  ENOMEM: [12, 'not enough memory'], ENOSPC: [28, 'no space left on device'],
-  ENOSYS: [38, 'function not implemented'], ENOTDIR: [20, 'not a directory'],
-  ENOTEMPTY: [39, 'directory not empty'], ENOTSUP: [95, 'operation not supported on socket'],
-  EOPNOTSUPP: [95, 'operation not supported on socket'], ENOTTY: [25, 'inappropriate ioctl for device'],
-  ENXIO: [6, 'no such device or address'], EOVERFLOW: [75, 'value too large for defined data type'],
-  EPERM: [1, 'operation not permitted'], EPIPE: [32, 'broken pipe'], ERANGE: [34, 'result too large'],
-  EROFS: [30, 'read-only file system'], ESPIPE: [29, 'invalid seek'], ESRCH: [3, 'no such process'],
-  ETIMEDOUT: [110, 'connection timed out'], ETXTBSY: [26, 'text file is busy'],
-  EXDEV: [18, 'cross-device link not permitted'], ENOTCONN: [107, 'socket is not connected'],
-  EDEADLK: [35, 'resource deadlock avoided'], ENODATA: [61, 'no data available'],
+  EFBIG: [27, 'file too large'], EFTYPE: [4028, 'inappropriate file type or format'],
+  EHOSTDOWN: [112, 'host is down'], EHOSTUNREACH: [113, 'host is unreachable'],
+  EILSEQ: [84, 'illegal byte sequence'], EINTR: [4, 'interrupted system call'],
+  EINVAL: [22, 'invalid argument'], EIO: [5, 'i/o error'], EISCONN: [106, 'socket is already connected'],
+  EISDIR: [21, 'illegal operation on a directory'], ELOOP: [40, 'too many symbolic links encountered'],
+  EMFILE: [24, 'too many open files'], EMLINK: [31, 'too many links'], EMSGSIZE: [90, 'message too long'],
+  ENAMETOOLONG: [36, 'name too long'], ENETDOWN: [100, 'network is down'],
+  ENETUNREACH: [101, 'network is unreachable'], ENFILE: [23, 'file table overflow'],
+  ENOBUFS: [105, 'no buffer space available'], ENODATA: [61, 'no data available'],
+  ENODEV: [19, 'no such device'], ENOENT: [2, 'no such file or directory'], ENOMEM: [12, 'not enough memory'],
+  ENONET: [64, 'machine is not on the network'], ENOPROTOOPT: [92, 'protocol not available'],
+  ENOSPC: [28, 'no space left on device'], ENOSYS: [38, 'function not implemented'],
+  ENOTCONN: [107, 'socket is not connected'], ENOTDIR: [20, 'not a directory'],
+  ENOTEMPTY: [39, 'directory not empty'], ENOTSOCK: [88, 'socket operation on non-socket'],
+  ENOTSUP: [95, 'operation not supported on socket'], ENOTTY: [25, 'inappropriate ioctl for device'],
+  ENXIO: [6, 'no such device or address'], EOF: [4095, 'end of file'],
+  EOVERFLOW: [75, 'value too large for defined data type'], EPERM: [1, 'operation not permitted'],
+  EPIPE: [32, 'broken pipe'], EPROTO: [71, 'protocol error'], EPROTONOSUPPORT: [93, 'protocol not supported'],
+  EPROTOTYPE: [91, 'protocol wrong type for socket'], ERANGE: [34, 'result too large'],
+  EREMOTEIO: [121, 'remote I/O error'], EROFS: [30, 'read-only file system'],
+  ESHUTDOWN: [108, 'cannot send after transport endpoint shutdown'],
+  ESOCKTNOSUPPORT: [94, 'socket type not supported'], ESPIPE: [29, 'invalid seek'],
+  ESRCH: [3, 'no such process'], ETIMEDOUT: [110, 'connection timed out'], ETXTBSY: [26, 'text file is busy'],
+  EUNATCH: [49, 'protocol driver not attached'], EXDEV: [18, 'cross-device link not permitted'],
+  UNKNOWN: [4094, 'unknown error'],
+};
+
+// The system errors the runtime raises: libuv's, and errno values libuv
+// has no name for, which Node reports with the bare errno name.
+const uv = {
+  __proto__: null,
+  ...libuv,
+  ECHILD: [10, 'no child processes'], EDEADLK: [35, 'resource deadlock avoided'],
+  ENOEXEC: [8, 'exec format error'], EOPNOTSUPP: [95, 'operation not supported on socket'],
 };
 
 function errnoOf(code) { return uv[code] ? -uv[code][0] : -5; }
@@ -238,4 +270,4 @@ function accessDenied(what) {
   return codedError('ERR_ACCESS_DENIED', what);
 }
 
-module.exports = { uv, errnoOf, uvException, fromBridge, codedError, accessDenied, describe };
+module.exports = { uv, libuv, errnoOf, uvException, fromBridge, codedError, accessDenied, describe };
