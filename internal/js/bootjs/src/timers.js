@@ -5,6 +5,7 @@ const loop = require('./internal/loop.js');
 const { codedError } = require('./internal/errors.js');
 const P = require('./internal/primordials.js');
 const DS = require('./internal/domain_state.js');
+const AC = require('./internal/async_context.js');
 
 const TIMEOUT_MAX = 2 ** 31 - 1;
 const active = new P.MapCtor();
@@ -34,6 +35,7 @@ class Timeout {
     this[kId] = nextId++;
     this._ref = true;
     inDomain(this);
+    AC.init(this, 'Timeout');
     P.MapPrototypeSet(active, this[kId], this);
     B.timerStart(this[kId], ms, true);
   }
@@ -57,6 +59,7 @@ class Immediate {
     this._ref = true;
     this[kId] = nextId++;
     inDomain(this);
+    AC.init(this, 'Immediate');
     P.MapPrototypeSet(active, this[kId], this);
     B.timerStart(this[kId], 0, true);
   }
@@ -86,6 +89,7 @@ function clear(t) {
   timer._destroyed = true;
   P.MapPrototypeDelete(active, id);
   B.timerStop(id);
+  AC.destroy(timer);
 }
 
 loop.onEvent('timer', (id) => {
@@ -95,9 +99,15 @@ loop.onEvent('timer', (id) => {
     t._destroyed = true;
     P.MapPrototypeDelete(active, id);
     const d = t.domain;
-    DS.enter(d);
-    P.ReflectApply(t._onImmediate, t, t._argv);
-    DS.leave(d);
+    const prev = AC.enter(t);
+    try {
+      DS.enter(d);
+      P.ReflectApply(t._onImmediate, t, t._argv);
+      DS.leave(d);
+    } finally {
+      AC.leave(prev);
+      AC.destroy(t);
+    }
     return;
   }
   if (t._repeat !== null) {
@@ -110,10 +120,13 @@ loop.onEvent('timer', (id) => {
   DS.enter(d);
   const outer = firing;
   if (t._repeat === null) firing = t;
+  const prev = AC.enter(t);
   try {
     P.ReflectApply(t._onTimeout, t, t._timerArgs);
   } finally {
     firing = outer;
+    AC.leave(prev);
+    if (t._destroyed) AC.destroy(t);
   }
   DS.leave(d);
 });

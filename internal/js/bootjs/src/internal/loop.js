@@ -6,6 +6,7 @@
 const { B } = require('./bridge.js');
 const P = require('./primordials.js');
 const DS = require('./domain_state.js');
+const AC = require('./async_context.js');
 
 const ticks = [];
 let tickScheduled = false;
@@ -17,13 +18,28 @@ function runTicks() {
   tickScheduled = false;
   while (ticks.length > 0) {
     const t = P.ArrayPrototypeShift(ticks);
+    const prev = AC.enter(t);
     try {
       DS.enter(t.domain);
-      P.ReflectApply(t.fn, undefined, t.args);
+      P.ReflectApply(t.callback, undefined, t.args);
       DS.leave(t.domain);
     } catch (e) {
+      AC.leave(prev);
+      AC.destroy(t);
       fatalHandler(e);
+      continue;
     }
+    AC.leave(prev);
+    AC.destroy(t);
+  }
+}
+
+// TickObject is a queued tick, the resource async_hooks sees for it.
+class TickObject {
+  constructor(callback, args, domain) {
+    this.callback = callback;
+    this.args = args;
+    this.domain = domain;
   }
 }
 
@@ -31,7 +47,9 @@ function nextTick(fn, ...args) {
   if (typeof fn !== 'function') {
     throw require('./errors.js').codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', fn);
   }
-  P.ArrayPrototypePush(ticks, { fn, args, domain: DS.current() });
+  const t = new TickObject(fn, args, DS.current());
+  AC.init(t, 'TickObject');
+  P.ArrayPrototypePush(ticks, t);
   if (!tickScheduled) {
     tickScheduled = true;
     // Ticks queued from a microtask are drained by a microtask.
