@@ -118,10 +118,112 @@ function destroy(resource) {
 function setHooks(lists) {
   hookLists = lists;
   state.hooks = lists.init.length + lists.before.length + lists.after.length + lists.destroy.length + lists.promiseResolve.length;
+  updatePromiseHooks();
 }
+
+// Promises: V8's promise hook (asyncctx_shim.cc) calls the four
+// dispatchers below, with the promise as this, while an async hook or a
+// v8.promiseHooks hook is enabled. A promise's ids live in a WeakMap, so
+// a frozen promise takes them too and the guest sees no new property.
+const promiseIds = new P.WeakMapCtor();
+let promiseHooksOn = false;
+let inPromiseHook = false;
+
+// v8.promiseHooks' hooks, by kind (replaced, never changed in place).
+let v8Hooks = { __proto__: null, init: [], settled: [], before: [], after: [] };
+
+function setV8Hooks(lists) {
+  v8Hooks = lists;
+  updatePromiseHooks();
+}
+
+function updatePromiseHooks() {
+  const want = state.hooks > 0 || v8Hooks.init.length + v8Hooks.settled.length + v8Hooks.before.length + v8Hooks.after.length > 0;
+  if (want === promiseHooksOn) return;
+  promiseHooksOn = want;
+  if (want) B.promiseHooks(onPromiseInit, onPromiseResolve, onPromiseBefore, onPromiseAfter);
+  else B.promiseHooks();
+}
+
+// promiseIds of p, given on first sight (a promise made before the hooks
+// were enabled gets its ids when it is first seen).
+function idsOf(p, parent) {
+  let ids = P.WeakMapPrototypeGet(promiseIds, p);
+  if (ids === undefined) {
+    const trigger = parent !== undefined ? idsOf(parent, undefined).id : scope.id;
+    ids = { __proto__: null, id: newAsyncId(), trigger };
+    P.WeakMapPrototypeSet(promiseIds, p, ids);
+  }
+  return ids;
+}
+
+// runPromiseHook runs the hook kinds of one event; what a guest's hook
+// throws goes to the uncaught-exception path, as in Node, instead of
+// out of the promise operation that ran it. A hook's own promises do not
+// call the hooks again.
+function runPromiseHook(fn, p, parent) {
+  if (inPromiseHook) return;
+  inPromiseHook = true;
+  try {
+    fn(p, parent);
+  } catch (e) {
+    inPromiseHook = false;
+    require('./loop.js').fatal(e);
+  } finally {
+    inPromiseHook = false;
+  }
+}
+
+function emitV8(list, p, parent) {
+  for (let i = 0; i < list.length; i++) P.ReflectApply(list[i], undefined, [p, parent]);
+}
+
+function promiseInit(p, parent) {
+  if (state.hooks > 0) {
+    const ids = idsOf(p, parent);
+    if (hookLists.init.length > 0) emit(hookLists.init, ids.id, 'PROMISE', ids.trigger, p);
+  }
+  if (v8Hooks.init.length > 0) emitV8(v8Hooks.init, p, parent);
+}
+
+function promiseResolve(p) {
+  if (hookLists.promiseResolve.length > 0) emit(hookLists.promiseResolve, idsOf(p, undefined).id);
+  if (v8Hooks.settled.length > 0) emitV8(v8Hooks.settled, p);
+}
+
+function promiseBefore(p) {
+  if (state.hooks > 0) {
+    const ids = idsOf(p, undefined);
+    P.ArrayPrototypePush(stack, { id: scope.id, trigger: scope.trigger, resource: scope.resource });
+    scope.id = ids.id;
+    scope.trigger = ids.trigger;
+    scope.resource = p;
+    if (hookLists.before.length > 0) emit(hookLists.before, ids.id);
+  }
+  if (v8Hooks.before.length > 0) emitV8(v8Hooks.before, p);
+}
+
+function promiseAfter(p) {
+  // A hook enabled inside the reaction saw no before: nothing to pop.
+  if (scope.resource === p) {
+    if (hookLists.after.length > 0) emit(hookLists.after, scope.id);
+    const s = P.ArrayPrototypePop(stack);
+    if (s !== undefined) {
+      scope.id = s.id;
+      scope.trigger = s.trigger;
+      scope.resource = s.resource;
+    }
+  }
+  if (v8Hooks.after.length > 0) emitV8(v8Hooks.after, p);
+}
+
+function onPromiseInit(parent) { runPromiseHook(promiseInit, this, parent); }
+function onPromiseResolve() { runPromiseHook(promiseResolve, this); }
+function onPromiseBefore() { runPromiseHook(promiseBefore, this); }
+function onPromiseAfter() { runPromiseHook(promiseAfter, this); }
 
 module.exports = {
   state, kAsyncId, kTriggerId, kFrame, scope, topResource,
   frame, setFrame, withStore, lookup, newAsyncId, init, enter, leave, destroy, emit,
-  hooks: () => hookLists, setHooks,
+  hooks: () => hookLists, setHooks, v8Hooks: () => v8Hooks, setV8Hooks,
 };

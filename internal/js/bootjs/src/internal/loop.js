@@ -14,6 +14,10 @@ let fatalHandler = (e) => { throw e; };
 
 function setFatalHandler(fn) { fatalHandler = fn; }
 
+// fatal hands e to the uncaught-exception path (async_context.js reports
+// an exception of a promise hook so).
+function fatal(e) { fatalHandler(e); }
+
 function runTicks() {
   tickScheduled = false;
   while (ticks.length > 0) {
@@ -77,4 +81,4 @@ function dispatch(kind, a, b, c, d) {
   if (fn) macrotask(fn, a, b, c, d);
 }
 
-module.exports = { nextTick, runTicks, macrotask, dispatch, onEvent, setFatalHandler, B };
+module.exports = { nextTick, runTicks, macrotask, dispatch, onEvent, setFatalHandler, fatal, B };
