@@ -174,8 +174,16 @@ function runPromiseHook(fn, p, parent) {
   }
 }
 
+// emitV8 runs v8.promiseHooks' hooks; one that throws does not keep the
+// others from the event (Node reports each throw as uncaught).
 function emitV8(list, p, parent) {
-  for (let i = 0; i < list.length; i++) P.ReflectApply(list[i], undefined, [p, parent]);
+  for (let i = 0; i < list.length; i++) {
+    try {
+      P.ReflectApply(list[i], undefined, [p, parent]);
+    } catch (e) {
+      require('./loop.js').fatal(e);
+    }
+  }
 }
 
 function promiseInit(p, parent) {
@@ -204,7 +212,6 @@ function promiseBefore(p) {
 }
 
 function promiseAfter(p) {
-  // A hook enabled inside the reaction saw no before: nothing to pop.
   if (scope.resource === p) {
     if (hookLists.after.length > 0) emit(hookLists.after, scope.id);
     const s = P.ArrayPrototypePop(stack);
@@ -213,6 +220,10 @@ function promiseAfter(p) {
       scope.trigger = s.trigger;
       scope.resource = s.resource;
     }
+  } else if (hookLists.after.length > 0) {
+    // A hook enabled inside the reaction saw no before: it still hears
+    // the reaction end, as in Node, with nothing to pop.
+    emit(hookLists.after, idsOf(p, undefined).id);
   }
   if (v8Hooks.after.length > 0) emitV8(v8Hooks.after, p);
 }

@@ -51,8 +51,16 @@ function nextTick(fn, ...args) {
   if (typeof fn !== 'function') {
     throw require('./errors.js').codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', fn);
   }
+  queueTick('TickObject', fn, args);
+}
+
+// callbackAs queues fn(...args) as nextTick does, as a resource of type
+// for async_hooks: an fs callback is Node's FSREQCALLBACK, not a tick.
+function callbackAs(type, fn, ...args) { queueTick(type, fn, args); }
+
+function queueTick(type, fn, args) {
   const t = new TickObject(fn, args, DS.current());
-  AC.init(t, 'TickObject');
+  AC.init(t, type);
   P.ArrayPrototypePush(ticks, t);
   if (!tickScheduled) {
     tickScheduled = true;
@@ -81,4 +89,4 @@ function dispatch(kind, a, b, c, d) {
   if (fn) macrotask(fn, a, b, c, d);
 }
 
-module.exports = { nextTick, runTicks, macrotask, dispatch, onEvent, setFatalHandler, fatal, B };
+module.exports = { nextTick, callbackAs, runTicks, macrotask, dispatch, onEvent, setFatalHandler, fatal, B };
