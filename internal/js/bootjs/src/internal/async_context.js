@@ -186,7 +186,49 @@ function emitV8(list, p, parent) {
   }
 }
 
+// The runtime's own promises (the one that drains the tick queue, those
+// of queueMicrotask) are not the guest's: Node makes none there, so the
+// hooks never hear of them.
+const internalPromises = new P.WeakMapCtor();
+let quiet = false;
+
+// quietly runs fn, whose promises the hooks do not see.
+function quietly(fn, a) {
+  if (!promiseHooksOn) return fn(a);
+  const outer = quiet;
+  quiet = true;
+  try {
+    return fn(a);
+  } finally {
+    quiet = outer;
+  }
+}
+
+// microtask queues cb as queueMicrotask does: a Microtask resource to
+// the hooks, run from a promise reaction they do not see.
+function microtask(cb, fatal) {
+  const resource = { __proto__: null, callback: cb };
+  init(resource, 'Microtask');
+  quietly(queueMicrotaskJob, () => {
+    const prev = enter(resource);
+    try {
+      cb();
+    } catch (e) {
+      fatal(e);
+    } finally {
+      leave(prev);
+      destroy(resource);
+    }
+  });
+}
+
+function queueMicrotaskJob(job) { P.PromiseResolve().then(job); }
+
 function promiseInit(p, parent) {
+  if (quiet || (parent !== undefined && P.WeakMapPrototypeGet(internalPromises, parent))) {
+    P.WeakMapPrototypeSet(internalPromises, p, true);
+    return;
+  }
   if (state.hooks > 0) {
     const ids = idsOf(p, parent);
     if (hookLists.init.length > 0) emit(hookLists.init, ids.id, 'PROMISE', ids.trigger, p);
@@ -195,11 +237,13 @@ function promiseInit(p, parent) {
 }
 
 function promiseResolve(p) {
+  if (P.WeakMapPrototypeGet(internalPromises, p)) return;
   if (hookLists.promiseResolve.length > 0) emit(hookLists.promiseResolve, idsOf(p, undefined).id);
   if (v8Hooks.settled.length > 0) emitV8(v8Hooks.settled, p);
 }
 
 function promiseBefore(p) {
+  if (P.WeakMapPrototypeGet(internalPromises, p)) return;
   if (state.hooks > 0) {
     const ids = idsOf(p, undefined);
     P.ArrayPrototypePush(stack, { id: scope.id, trigger: scope.trigger, resource: scope.resource });
@@ -212,6 +256,7 @@ function promiseBefore(p) {
 }
 
 function promiseAfter(p) {
+  if (P.WeakMapPrototypeGet(internalPromises, p)) return;
   if (scope.resource === p) {
     if (hookLists.after.length > 0) emit(hookLists.after, scope.id);
     const s = P.ArrayPrototypePop(stack);
@@ -236,5 +281,5 @@ function onPromiseAfter() { runPromiseHook(promiseAfter, this); }
 module.exports = {
   state, kAsyncId, kTriggerId, kFrame, scope, topResource,
   frame, setFrame, withStore, lookup, newAsyncId, init, enter, leave, destroy, emit,
-  hooks: () => hookLists, setHooks, v8Hooks: () => v8Hooks, setV8Hooks,
+  hooks: () => hookLists, setHooks, quietly, microtask, v8Hooks: () => v8Hooks, setV8Hooks,
 };

@@ -47,6 +47,8 @@ class TickObject {
   }
 }
 
+function scheduleTicks() { P.PromiseResolve().then(runTicks); }
+
 function nextTick(fn, ...args) {
   if (typeof fn !== 'function') {
     throw require('./errors.js').codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', fn);
@@ -65,7 +67,7 @@ function queueTick(type, fn, args) {
   if (!tickScheduled) {
     tickScheduled = true;
     // Ticks queued from a microtask are drained by a microtask.
-    P.PromiseResolve().then(runTicks);
+    AC.quietly(scheduleTicks);
   }
 }
 
