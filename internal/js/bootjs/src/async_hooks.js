@@ -80,11 +80,12 @@ class AsyncResource {
   }
 
   runInAsyncScope(fn, thisArg, ...args) {
-    const prev = AC.enter(this);
+    const token = AC.save();
     try {
+      AC.enter(this, token);
       return P.ReflectApply(fn, thisArg, args);
     } finally {
-      AC.leave(prev);
+      AC.leave(token);
     }
   }
 

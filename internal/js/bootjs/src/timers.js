@@ -99,13 +99,14 @@ loop.onEvent('timer', (id) => {
     t._destroyed = true;
     P.MapPrototypeDelete(active, id);
     const d = t.domain;
-    const prev = AC.enter(t);
+    const token = AC.save();
     try {
+      AC.enter(t, token);
       DS.enter(d);
       P.ReflectApply(t._onImmediate, t, t._argv);
       DS.leave(d);
     } finally {
-      AC.leave(prev);
+      AC.leave(token);
       AC.destroy(t);
     }
     return;
@@ -120,12 +121,13 @@ loop.onEvent('timer', (id) => {
   DS.enter(d);
   const outer = firing;
   if (t._repeat === null) firing = t;
-  const prev = AC.enter(t);
+  const token = AC.save();
   try {
+    AC.enter(t, token);
     P.ReflectApply(t._onTimeout, t, t._timerArgs);
   } finally {
     firing = outer;
-    AC.leave(prev);
+    AC.leave(token);
     if (t._destroyed) AC.destroy(t);
   }
   DS.leave(d);

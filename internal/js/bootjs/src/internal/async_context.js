@@ -79,40 +79,60 @@ function init(resource, type, trigger) {
   if (hookLists.init.length > 0) emit(hookLists.init, id, type, resource[kTriggerId], resource);
 }
 
-// enter makes resource's scope the running one (before hooks, frame) and
-// returns what leave needs to restore.
-function enter(resource) {
-  P.ArrayPrototypePush(stack, { id: scope.id, trigger: scope.trigger, resource: scope.resource });
+// save records the running scope for leave; it changes nothing, so a
+// RangeError of a full stack here leaves the scope as it was. enter then
+// makes resource's scope the running one (frame, before hooks); the
+// caller runs its callback and calls leave(token) from a finally, which
+// restores the scope whatever enter or the callback threw.
+function save() {
+  return { __proto__: null, id: scope.id, trigger: scope.trigger, resource: scope.resource, depth: stack.length, frame: undefined, framed: false, entered: false, asyncId: 0 };
+}
+
+function enter(resource, token) {
+  if (state.used) {
+    token.frame = frame();
+    token.framed = true;
+  }
   scope.id = resource[kAsyncId];
   scope.trigger = resource[kTriggerId];
   scope.resource = resource;
-  let prev;
-  if (state.used) {
-    prev = frame();
-    setFrame(resource[kFrame]);
-  }
+  token.entered = true;
+  token.asyncId = scope.id;
+  if (token.framed) setFrame(resource[kFrame]);
   if (hookLists.before.length > 0) emit(hookLists.before, scope.id);
-  return prev;
 }
 
-// leave ends the scope enter began; it runs from a finally, so a callback
-// that throws leaves the stack as it found it.
-function leave(prev) {
-  if (hookLists.after.length > 0) emit(hookLists.after, scope.id);
-  if (state.used) setFrame(prev);
-  const s = P.ArrayPrototypePop(stack);
-  if (s !== undefined) {
-    scope.id = s.id;
-    scope.trigger = s.trigger;
-    scope.resource = s.resource;
+function leave(token) {
+  try {
+    if (token.entered && hookLists.after.length > 0) emit(hookLists.after, token.asyncId);
+  } finally {
+    scope.id = token.id;
+    scope.trigger = token.trigger;
+    scope.resource = token.resource;
+    // Promise scopes a reaction left open (a hook enabled or disabled
+    // inside it) end here too.
+    stack.length = token.depth;
+    if (token.framed) setFrame(token.frame);
   }
 }
 
-// destroy tells the destroy hooks once that resource is gone.
+// destroy tells the destroy hooks once that resource is gone. As in
+// Node the ids wait in a queue and the hooks hear them after the running
+// callbacks and their ticks and microtasks, from a job of their own; a
+// hook disabled by then does not hear them.
+let destroyQueue = [];
 function destroy(resource) {
   if (resource[kDestroyed]) return;
   resource[kDestroyed] = true;
-  if (hookLists.destroy.length > 0) emit(hookLists.destroy, resource[kAsyncId]);
+  if (hookLists.destroy.length === 0) return;
+  P.ArrayPrototypePush(destroyQueue, resource[kAsyncId]);
+  if (destroyQueue.length === 1) quietly(queueMicrotaskJob, flushDestroyed);
+}
+
+function flushDestroyed() {
+  const ids = destroyQueue;
+  destroyQueue = [];
+  for (let i = 0; i < ids.length; i++) emit(hookLists.destroy, ids[i]);
 }
 
 function setHooks(lists) {
@@ -210,13 +230,14 @@ function microtask(cb, fatal) {
   const resource = { __proto__: null, callback: cb };
   init(resource, 'Microtask');
   quietly(queueMicrotaskJob, () => {
-    const prev = enter(resource);
+    const token = save();
     try {
+      enter(resource, token);
       cb();
     } catch (e) {
       fatal(e);
     } finally {
-      leave(prev);
+      leave(token);
       destroy(resource);
     }
   });
@@ -280,6 +301,6 @@ function onPromiseAfter() { runPromiseHook(promiseAfter, this); }
 
 module.exports = {
   state, kAsyncId, kTriggerId, kFrame, scope, topResource,
-  frame, setFrame, withStore, lookup, newAsyncId, init, enter, leave, destroy, emit,
+  frame, setFrame, withStore, lookup, newAsyncId, init, save, enter, leave, destroy, emit,
   hooks: () => hookLists, setHooks, quietly, microtask, v8Hooks: () => v8Hooks, setV8Hooks,
 };

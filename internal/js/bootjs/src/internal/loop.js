@@ -22,18 +22,19 @@ function runTicks() {
   tickScheduled = false;
   while (ticks.length > 0) {
     const t = P.ArrayPrototypeShift(ticks);
-    const prev = AC.enter(t);
+    const token = AC.save();
     try {
+      AC.enter(t, token);
       DS.enter(t.domain);
       P.ReflectApply(t.callback, undefined, t.args);
       DS.leave(t.domain);
     } catch (e) {
-      AC.leave(prev);
+      AC.leave(token);
       AC.destroy(t);
       fatalHandler(e);
       continue;
     }
-    AC.leave(prev);
+    AC.leave(token);
     AC.destroy(t);
   }
 }
