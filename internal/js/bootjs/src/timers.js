@@ -105,15 +105,17 @@ loop.onEvent('timer', (id) => {
       DS.enter(d);
       P.ReflectApply(t._onImmediate, t, t._argv);
       DS.leave(d);
+    } catch (e) {
+      // In the immediate's scope, as in Node; the domain stays entered
+      // for the uncaught-exception path (see domain_state.js).
+      loop.fatal(e);
     } finally {
       AC.leave(token);
       AC.destroy(t);
     }
     return;
   }
-  if (t._repeat !== null) {
-    B.timerStart(id, t._repeat, t._ref);
-  } else {
+  if (t._repeat === null) {
     t._destroyed = true;
     P.MapPrototypeDelete(active, id);
   }
@@ -125,9 +127,19 @@ loop.onEvent('timer', (id) => {
   try {
     AC.enter(t, token);
     P.ReflectApply(t._onTimeout, t, t._timerArgs);
+  } catch (e) {
+    loop.fatal(e);
+    return;
   } finally {
     firing = outer;
     AC.leave(token);
+    // An interval starts its next period when the callback returned, as
+    // on Node's lists; one whose _idleTimeout was set to -1 or whose
+    // _onTimeout was taken away ends instead.
+    if (t._repeat !== null && !t._destroyed) {
+      if (t._idleTimeout === -1 || typeof t._onTimeout !== 'function') clear(t);
+      else B.timerStart(id, t._repeat, t._ref);
+    }
     if (t._destroyed) AC.destroy(t);
   }
   DS.leave(d);
@@ -143,6 +155,12 @@ function activeInfo() {
   if (firing !== null && firing._ref) out.push('Timeout');
   return out;
 }
+
+// util.promisify(setTimeout) and util.promisify(setImmediate) are the
+// promise forms, as in Node.
+const kCustomPromisify = Symbol.for('nodejs.util.promisify.custom');
+P.ObjectDefineProperty(setTimeout, kCustomPromisify, { enumerable: true, get() { return promises.setTimeout; } });
+P.ObjectDefineProperty(setImmediate, kCustomPromisify, { enumerable: true, get() { return promises.setImmediate; } });
 
 const promises = {
   setTimeout(ms, value, options = {}) {
@@ -216,7 +234,15 @@ function enroll(item, msecs) {
 }
 function unenroll(item) {
   warnOnce('DEP0096', 'timers.unenroll() is deprecated. Please use clearTimeout instead.');
-  if (item[kItemTimer]) clear(item[kItemTimer]);
+  if (item instanceof Timeout) {
+    clear(item);
+    item._idleTimeout = -1;
+    return;
+  }
+  if (item[kItemTimer]) {
+    clear(item[kItemTimer]);
+    item._idleNext = item._idlePrev = null;
+  }
   item[kItemTimer] = undefined;
   item._idleTimeout = -1;
 }
@@ -226,10 +252,16 @@ function scheduleItem(item, ref) {
   if (!(ms >= 0)) return;
   const t = new Timeout(function onItemTimeout() {
     item[kItemTimer] = undefined;
+    item._idleNext = item._idlePrev = null;
     if (typeof item._onTimeout === 'function') item._onTimeout();
   }, ms, [], false);
   if (!ref) t.unref();
   item[kItemTimer] = t;
+  // The fields Node's timer lists set on an item while it waits: when it
+  // was scheduled (ms of the loop's clock) and its list neighbours, here
+  // the Timeout that stands for it.
+  item._idleStart = P.MathFloor(require('./process.js').process.uptime() * 1000);
+  item._idleNext = item._idlePrev = t;
 }
 function activeItem(item) {
   warnOnce('DEP0126', 'timers.active() is deprecated. Please use timeout.refresh() instead.');

@@ -29,9 +29,14 @@ function runTicks() {
       P.ReflectApply(t.callback, undefined, t.args);
       DS.leave(t.domain);
     } catch (e) {
-      AC.leave(token);
-      AC.destroy(t);
-      fatalHandler(e);
+      // The uncaught-exception path runs in the tick's scope, as Node's
+      // (executionAsyncId() there is the tick's).
+      try {
+        fatalHandler(e);
+      } finally {
+        AC.leave(token);
+        AC.destroy(t);
+      }
       continue;
     }
     AC.leave(token);
