@@ -43,6 +43,13 @@ class Timeout {
   unref() { if (!this._destroyed) { this._ref = false; B.timerRef(this[kId], false); } return this; }
   hasRef() { return this._ref; }
   refresh() {
+    if (this._destroyed && firing === this) {
+      // A one-shot refreshed from its own callback runs again, as in
+      // Node (its callback has not finished with it).
+      this._destroyed = false;
+      firing = null;
+      P.MapPrototypeSet(active, this[kId], this);
+    }
     if (!this._destroyed) B.timerStart(this[kId], this._idleTimeout, this._ref);
     return this;
   }
@@ -122,7 +129,8 @@ loop.onEvent('timer', (id) => {
   const d = t.domain;
   DS.enter(d);
   const outer = firing;
-  if (t._repeat === null) firing = t;
+  const oneShot = t._repeat === null;
+  if (oneShot) firing = t;
   const token = AC.save();
   try {
     AC.enter(t, token);
@@ -131,12 +139,21 @@ loop.onEvent('timer', (id) => {
     loop.fatal(e);
     return;
   } finally {
+    // clear() of the firing one-shot resets firing.
+    const kept = oneShot && firing === t;
     firing = outer;
     AC.leave(token);
+    if (kept && t._repeat !== null) {
+      // A timeout made an interval by its callback (_repeat set) goes on
+      // as one, as on Node's lists.
+      t._destroyed = false;
+      P.MapPrototypeSet(active, id, t);
+      t._idleTimeout = t._repeat;
+    }
     // An interval starts its next period when the callback returned, as
     // on Node's lists; one whose _idleTimeout was set to -1 or whose
     // _onTimeout was taken away ends instead.
-    if (t._repeat !== null && !t._destroyed) {
+    if ((!oneShot || kept) && t._repeat !== null && !t._destroyed) {
       if (t._idleTimeout === -1 || typeof t._onTimeout !== 'function') clear(t);
       else B.timerStart(id, t._repeat, t._ref);
     }
