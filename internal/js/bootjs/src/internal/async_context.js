@@ -47,15 +47,23 @@ function frame() {
 
 function setFrame(f) { B.ctxSet(f); }
 
+class FrameNode {
+  constructor(key, value, parent) {
+    this.key = key;
+    this.value = value;
+    this.parent = parent;
+  }
+}
+
 // withStore is f with key's store set to value (the chain copied without
 // key's old node, so it stays as long as the number of storages).
 function withStore(f, key, value) {
-  if (f !== undefined && f.key === key) return { __proto__: null, key, value, parent: f.parent };
+  if (f !== undefined && f.key === key) return new FrameNode(key, value, f.parent);
   const keep = [];
   for (let n = f; n !== undefined; n = n.parent) if (n.key !== key) P.ArrayPrototypePush(keep, n);
   let parent;
-  for (let i = keep.length - 1; i >= 0; i--) parent = { __proto__: null, key: keep[i].key, value: keep[i].value, parent };
-  return { __proto__: null, key, value, parent };
+  for (let i = keep.length - 1; i >= 0; i--) parent = new FrameNode(keep[i].key, keep[i].value, parent);
+  return new FrameNode(key, value, parent);
 }
 
 function lookup(f, key) {
@@ -84,9 +92,22 @@ function init(resource, type, trigger) {
 // makes resource's scope the running one (frame, before hooks); the
 // caller runs its callback and calls leave(token) from a finally, which
 // restores the scope whatever enter or the callback threw.
-function save() {
-  return { __proto__: null, id: scope.id, trigger: scope.trigger, resource: scope.resource, depth: stack.length, frame: undefined, framed: false, entered: false, asyncId: 0 };
+// Token is a class, not a literal with __proto__: null, so that tokens
+// share one shape (V8 makes such literals dictionaries, slow to build).
+class Token {
+  constructor() {
+    this.id = scope.id;
+    this.trigger = scope.trigger;
+    this.resource = scope.resource;
+    this.depth = stack.length;
+    this.frame = undefined;
+    this.framed = false;
+    this.entered = false;
+    this.asyncId = 0;
+  }
 }
+
+function save() { return new Token(); }
 
 function enter(resource, token) {
   if (state.used) {
@@ -111,7 +132,7 @@ function leave(token) {
     scope.resource = token.resource;
     // Promise scopes a reaction left open (a hook enabled or disabled
     // inside it) end here too.
-    stack.length = token.depth;
+    if (stack.length !== token.depth) stack.length = token.depth;
     if (token.framed) setFrame(token.frame);
   }
 }
@@ -122,9 +143,8 @@ function leave(token) {
 // hook disabled by then does not hear them.
 let destroyQueue = [];
 function destroy(resource) {
-  if (resource[kDestroyed]) return;
+  if (hookLists.destroy.length === 0 || resource[kDestroyed]) return;
   resource[kDestroyed] = true;
-  if (hookLists.destroy.length === 0) return;
   P.ArrayPrototypePush(destroyQueue, resource[kAsyncId]);
   if (destroyQueue.length === 1) quietly(queueMicrotaskJob, flushDestroyed);
 }
@@ -165,13 +185,20 @@ function updatePromiseHooks() {
   else B.promiseHooks();
 }
 
+class PromiseIds {
+  constructor(id, trigger) {
+    this.id = id;
+    this.trigger = trigger;
+  }
+}
+
 // promiseIds of p, given on first sight (a promise made before the hooks
 // were enabled gets its ids when it is first seen).
 function idsOf(p, parent) {
   let ids = P.WeakMapPrototypeGet(promiseIds, p);
   if (ids === undefined) {
     const trigger = parent !== undefined ? idsOf(parent, undefined).id : scope.id;
-    ids = { __proto__: null, id: newAsyncId(), trigger };
+    ids = new PromiseIds(newAsyncId(), trigger);
     P.WeakMapPrototypeSet(promiseIds, p, ids);
   }
   return ids;
@@ -224,10 +251,25 @@ function quietly(fn, a) {
   }
 }
 
+class Microtask {
+  constructor(cb) {
+    this.callback = cb;
+    this[kAsyncId] = 0;
+    this[kTriggerId] = 0;
+  }
+}
+
 // microtask queues cb as queueMicrotask does: a Microtask resource to
 // the hooks, run from a promise reaction they do not see.
 function microtask(cb, fatal) {
-  const resource = { __proto__: null, callback: cb };
+  if (state.hooks === 0 && !state.used) {
+    // Nothing can observe the resource: queue the call alone.
+    P.PromiseResolve().then(() => {
+      try { cb(); } catch (e) { fatal(e); }
+    });
+    return;
+  }
+  const resource = new Microtask(cb);
   init(resource, 'Microtask');
   quietly(queueMicrotaskJob, () => {
     const token = save();

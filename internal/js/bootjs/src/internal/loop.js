@@ -50,6 +50,8 @@ class TickObject {
     this.callback = callback;
     this.args = args;
     this.domain = domain;
+    this[AC.kAsyncId] = 0;
+    this[AC.kTriggerId] = 0;
   }
 }
 
