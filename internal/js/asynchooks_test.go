@@ -58,3 +58,24 @@ func TestAsyncContextBounded(t *testing.T) {
 		t.Fatalf("engine failure: %s", r.stderr)
 	}
 }
+
+// A hook that throws ends the process as in Node: the thrown value on
+// stderr as an Error line, exit code 1, and no 'uncaughtException'
+// listener hears it (Node's fatalError for async hooks).
+func TestAsyncHookThrowIsFatal(t *testing.T) {
+	v := newVM(t, nil)
+	for _, c := range []struct{ hook, value, want string }{
+		{"init", "null", "Error: null"},
+		{"before", "Symbol('foo')", "Error: Symbol(foo)"},
+		{"promiseResolve", "new TypeError('bad hook')", "TypeError: bad hook"},
+	} {
+		r := v.run("", "node", "-e", `
+			process.on('uncaughtException', () => console.log('listener ran'));
+			require('async_hooks').createHook({ `+c.hook+`() { throw `+c.value+`; } }).enable();
+			new Promise((resolve) => resolve()).then(() => setTimeout(() => console.log('not reached'), 1));`)
+		first, _, _ := strings.Cut(r.stderr, "\n")
+		if r.code != 1 || r.stdout != "" || first != c.want {
+			t.Errorf("%s throwing %s: exit %d, stdout %q, stderr %q (want exit 1 and %q)", c.hook, c.value, r.code, r.stdout, trunc(r.stderr), c.want)
+		}
+	}
+}

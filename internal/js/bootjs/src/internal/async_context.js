@@ -73,8 +73,38 @@ function lookup(f, key) {
 
 function newAsyncId() { return ++lastId; }
 
+// emit calls the hooks of one kind. A hook that throws ends the process
+// as Node's do: its error's stack (or "Error: value" for a thrown
+// non-error) on stderr and exit code 1, with no 'uncaughtException'.
 function emit(list, a, b, c, d) {
-  for (let i = 0; i < list.length; i++) P.ReflectApply(list[i], undefined, [a, b, c, d]);
+  for (let i = 0; i < list.length; i++) {
+    try {
+      P.ReflectApply(list[i], undefined, [a, b, c, d]);
+    } catch (e) {
+      hookFatal(e);
+    }
+  }
+}
+
+function hookFatal(e) {
+  const proc = require('../process.js');
+  let text;
+  try {
+    text = typeof e?.stack === 'string' ? e.stack : undefined;
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) {
+    const o = { message: typeof e === 'symbol' ? P.SymbolPrototypeToString(e) : e };
+    try {
+      Error.captureStackTrace(o, hookFatal);
+      text = o.stack;
+    } catch {
+      text = 'Error: async hook threw';
+    }
+  }
+  proc.writeStderr(`${text}\n`);
+  proc.process.exit(1);
 }
 
 // init gives resource its ids, records the frame it belongs to and
