@@ -174,6 +174,15 @@ using SetImport = void (v8::Isolate::*)(v8::HostImportModuleDynamicallyCallback)
 static_assert(std::is_same<decltype(static_cast<SetImport>(&v8::Isolate::SetHostImportModuleDynamicallyCallback)), SetImport>::value, "SetHostImportModuleDynamicallyCallback");
 using CallFn = v8::MaybeLocal<v8::Value> (v8::Function::*)(v8::Local<v8::Context>, v8::Local<v8::Value>, int, v8::Local<v8::Value>[]);
 static_assert(std::is_same<decltype(static_cast<CallFn>(&v8::Function::Call)), CallFn>::value, "Function::Call");
+// asyncctx_shim.cc
+static_assert(std::is_same<decltype(&v8::Isolate::GetContinuationPreservedEmbedderData), v8::Local<v8::Value> (v8::Isolate::*)()>::value, "GetContinuationPreservedEmbedderData");
+static_assert(std::is_same<decltype(&v8::Isolate::SetContinuationPreservedEmbedderData), void (v8::Isolate::*)(v8::Local<v8::Value>)>::value, "SetContinuationPreservedEmbedderData");
+using HookFn = void (*)(v8::PromiseHookType, v8::Local<v8::Promise>, v8::Local<v8::Value>);
+static_assert(std::is_same<v8::PromiseHook, HookFn>::value, "PromiseHook");
+static_assert(static_cast<int>(v8::PromiseHookType::kInit) == 0 && static_cast<int>(v8::PromiseHookType::kResolve) == 1 &&
+              static_cast<int>(v8::PromiseHookType::kBefore) == 2 && static_cast<int>(v8::PromiseHookType::kAfter) == 3, "PromiseHookType values");
+using SetHook = void (v8::Isolate::*)(v8::PromiseHook);
+static_assert(std::is_same<decltype(static_cast<SetHook>(&v8::Isolate::SetPromiseHook)), SetHook>::value, "SetPromiseHook");
 int main() { return 0; }
 `
 	f := filepath.Join(t.TempDir(), "layout.cc")

@@ -885,6 +885,7 @@ func (r *rt) dispose() {
 	}
 	disarmDynamicImport(r.rejectIso)
 	disarmRejections(r.rejectIso)
+	disarmPromiseHooks(r.rejectIso)
 	r.rejectIso = nil
 	if r.v8c != nil {
 		r.v8c.Close()

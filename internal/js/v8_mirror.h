@@ -1,5 +1,5 @@
 // The V8 API the shims (rejections_shim.cc, dynimport_shim.cc,
-// terminate_shim.cc, gc_shim.cc, heaplimit_shim.cc) call, declared once here instead of including V8's
+// terminate_shim.cc, gc_shim.cc, heaplimit_shim.cc, asyncctx_shim.cc) call, declared once here instead of including V8's
 // headers, which live in the v8go module, out of reach of this package's
 // cgo flags. The declarations mirror V8 13.6's headers (the version the
 // pinned v8go links): the compiler mangles the names from them, so a
@@ -74,6 +74,11 @@ class PromiseRejectMessage {
 
 typedef void (*PromiseRejectCallback)(PromiseRejectMessage message);
 
+enum class PromiseHookType { kInit, kResolve, kBefore, kAfter };
+
+typedef void (*PromiseHook)(PromiseHookType type, Local<Promise> promise,
+                            Local<Value> parent);
+
 typedef MaybeLocal<Promise> (*HostImportModuleDynamicallyCallback)(
     Local<Context> context, Local<Data> host_defined_options,
     Local<Value> resource_name, Local<String> specifier,
@@ -88,11 +93,14 @@ class Isolate {
   void AddNearHeapLimitCallback(NearHeapLimitCallback callback, void* data);
   Local<Context> GetCurrentContext();
   void SetPromiseRejectCallback(PromiseRejectCallback callback);
+  void SetPromiseHook(PromiseHook hook);
   void SetHostImportModuleDynamicallyCallback(
       HostImportModuleDynamicallyCallback callback);
   void TerminateExecution();
   void CancelTerminateExecution();
   void LowMemoryNotification();
+  Local<Value> GetContinuationPreservedEmbedderData();
+  void SetContinuationPreservedEmbedderData(Local<Value> data);
 };
 
 class Platform;

@@ -242,5 +242,71 @@ EventEmitter.getMaxListeners = function getMaxListeners(target) {
 };
 EventEmitter.captureRejections = false;
 EventEmitter.captureRejectionSymbol = Symbol.for('nodejs.rejection');
-EventEmitter.EventEmitterAsyncResource = EventEmitter;
+// EventEmitterAsyncResource runs its listeners in the async scope of
+// the resource it made (async_hooks), so they see the ids and the
+// AsyncLocalStorage stores of where the emitter was made. It is built on
+// first use: async_hooks stays out of a program that never asks.
+let eeAsyncResource;
+function makeEventEmitterAsyncResource() {
+  const { AsyncResource } = require('./async_hooks.js');
+  const { validateString } = require('./internal/validators.js');
+  const invalidThis = (t) => codedError('ERR_INVALID_THIS', t);
+  class EventEmitterReferencingAsyncResource extends AsyncResource {
+    #eventEmitter;
+    constructor(ee, type, options) {
+      super(type, options);
+      this.#eventEmitter = ee;
+    }
+    get eventEmitter() {
+      if (!(#eventEmitter in this)) throw invalidThis('EventEmitterReferencingAsyncResource');
+      return this.#eventEmitter;
+    }
+  }
+  class EventEmitterAsyncResource extends EventEmitter {
+    #asyncResource;
+    constructor(options = undefined) {
+      let name;
+      if (typeof options === 'string') {
+        name = options;
+        options = undefined;
+      } else {
+        if (new.target === EventEmitterAsyncResource) validateString(options?.name, 'options.name');
+        name = options?.name || new.target.name;
+      }
+      super(options);
+      this.#asyncResource = new EventEmitterReferencingAsyncResource(this, name, options);
+    }
+    emit(event, ...args) {
+      if (!(#asyncResource in this)) throw invalidThis('EventEmitterAsyncResource');
+      const res = this.#asyncResource;
+      return Reflect.apply(res.runInAsyncScope, res, [super.emit, this, event, ...args]);
+    }
+    emitDestroy() {
+      if (!(#asyncResource in this)) throw invalidThis('EventEmitterAsyncResource');
+      this.#asyncResource.emitDestroy();
+    }
+    get asyncId() {
+      if (!(#asyncResource in this)) throw invalidThis('EventEmitterAsyncResource');
+      return this.#asyncResource.asyncId();
+    }
+    get triggerAsyncId() {
+      if (!(#asyncResource in this)) throw invalidThis('EventEmitterAsyncResource');
+      return this.#asyncResource.triggerAsyncId();
+    }
+    get asyncResource() {
+      if (!(#asyncResource in this)) throw invalidThis('EventEmitterAsyncResource');
+      return this.#asyncResource;
+    }
+  }
+  return EventEmitterAsyncResource;
+}
+Object.defineProperty(EventEmitter, 'EventEmitterAsyncResource', {
+  enumerable: true,
+  configurable: true,
+  get() {
+    if (eeAsyncResource === undefined) eeAsyncResource = makeEventEmitterAsyncResource();
+    return eeAsyncResource;
+  },
+  set(v) { eeAsyncResource = v; },
+});
 module.exports = EventEmitter;

@@ -5,6 +5,7 @@
 const { B: bridgeB, scratchF64, giveBytes, takeBytes, fromScratch, toScratch, asU8, SCRATCH } = require('./internal/bridge.js');
 const { uvException, fromBridge, codedError } = require('./internal/errors.js');
 const P = require('./internal/primordials.js');
+const loop = require('./internal/loop.js');
 const constants = require('./internal/constants.js').fs;
 const pathMod = require('./path.js');
 const {
@@ -862,12 +863,13 @@ for (const [name, fn] of Object.entries(syncAPI)) {
     // A bad argument throws at the call, as in Node; what the system
     // call reports goes to the callback.
     if (err && argumentErrors.has(err.code)) throw err;
-    if (resultCount[base] === 2 && !err) process.nextTick(cb, null, res, args[1]);
-    else if (err) process.nextTick(cb, err);
+    // The callback is an FSREQCALLBACK to async_hooks, as in Node.
+    if (resultCount[base] === 2 && !err) loop.callbackAs('FSREQCALLBACK', cb, null, res, args[1]);
+    else if (err) loop.callbackAs('FSREQCALLBACK', cb, err);
     // A call that returns nothing calls back with the error alone, as
     // Node's do (tests count the arguments).
-    else if (res === undefined) process.nextTick(cb, null);
-    else process.nextTick(cb, null, res);
+    else if (res === undefined) loop.callbackAs('FSREQCALLBACK', cb, null);
+    else loop.callbackAs('FSREQCALLBACK', cb, null, res);
   };
   Object.defineProperty(fs[base], 'name', { value: base });
 }

@@ -11,6 +11,7 @@ const P = require('./internal/primordials.js');
 const bridge = require('./internal/bridge.js');
 const { B } = bridge;
 const loop = require('./internal/loop.js');
+const AC = require('./internal/async_context.js');
 const { process, configure, fatal } = require('./process.js');
 const { codedError } = require('./internal/errors.js');
 const builtins = require('./internal/builtins.js');
@@ -87,7 +88,7 @@ const timers = require('./timers.js');
 for (const k of ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate']) defineValue(k, timers[k]);
 defineValue('queueMicrotask', function queueMicrotask(cb) {
   if (typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', cb);
-  P.PromiseResolve().then(() => { try { cb(); } catch (e) { fatal(e); } });
+  AC.microtask(cb, fatal);
 });
 lazyGlobal('Buffer', () => require('./buffer.js').Buffer);
 lazyGlobal('TextEncoder', () => require('./internal/encoding.js').TextEncoder);

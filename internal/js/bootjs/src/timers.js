@@ -5,6 +5,7 @@ const loop = require('./internal/loop.js');
 const { codedError } = require('./internal/errors.js');
 const P = require('./internal/primordials.js');
 const DS = require('./internal/domain_state.js');
+const AC = require('./internal/async_context.js');
 
 const TIMEOUT_MAX = 2 ** 31 - 1;
 const active = new P.MapCtor();
@@ -34,6 +35,7 @@ class Timeout {
     this[kId] = nextId++;
     this._ref = true;
     inDomain(this);
+    AC.init(this, 'Timeout');
     P.MapPrototypeSet(active, this[kId], this);
     B.timerStart(this[kId], ms, true);
   }
@@ -41,6 +43,13 @@ class Timeout {
   unref() { if (!this._destroyed) { this._ref = false; B.timerRef(this[kId], false); } return this; }
   hasRef() { return this._ref; }
   refresh() {
+    if (this._destroyed && firing === this) {
+      // A one-shot refreshed from its own callback runs again, as in
+      // Node (its callback has not finished with it).
+      this._destroyed = false;
+      firing = null;
+      P.MapPrototypeSet(active, this[kId], this);
+    }
     if (!this._destroyed) B.timerStart(this[kId], this._idleTimeout, this._ref);
     return this;
   }
@@ -57,6 +66,7 @@ class Immediate {
     this._ref = true;
     this[kId] = nextId++;
     inDomain(this);
+    AC.init(this, 'Immediate');
     P.MapPrototypeSet(active, this[kId], this);
     B.timerStart(this[kId], 0, true);
   }
@@ -86,6 +96,7 @@ function clear(t) {
   timer._destroyed = true;
   P.MapPrototypeDelete(active, id);
   B.timerStop(id);
+  AC.destroy(timer);
 }
 
 loop.onEvent('timer', (id) => {
@@ -95,25 +106,58 @@ loop.onEvent('timer', (id) => {
     t._destroyed = true;
     P.MapPrototypeDelete(active, id);
     const d = t.domain;
-    DS.enter(d);
-    P.ReflectApply(t._onImmediate, t, t._argv);
-    DS.leave(d);
+    const token = AC.save();
+    try {
+      AC.enter(t, token);
+      DS.enter(d);
+      P.ReflectApply(t._onImmediate, t, t._argv);
+      DS.leave(d);
+    } catch (e) {
+      // In the immediate's scope, as in Node; the domain stays entered
+      // for the uncaught-exception path (see domain_state.js).
+      loop.fatal(e);
+    } finally {
+      AC.leave(token);
+      AC.destroy(t);
+    }
     return;
   }
-  if (t._repeat !== null) {
-    B.timerStart(id, t._repeat, t._ref);
-  } else {
+  if (t._repeat === null) {
     t._destroyed = true;
     P.MapPrototypeDelete(active, id);
   }
   const d = t.domain;
   DS.enter(d);
   const outer = firing;
-  if (t._repeat === null) firing = t;
+  const oneShot = t._repeat === null;
+  if (oneShot) firing = t;
+  const token = AC.save();
   try {
+    AC.enter(t, token);
     P.ReflectApply(t._onTimeout, t, t._timerArgs);
+  } catch (e) {
+    loop.fatal(e);
+    return;
   } finally {
+    // clear() of the firing one-shot resets firing.
+    const kept = oneShot && firing === t;
     firing = outer;
+    AC.leave(token);
+    if (kept && t._repeat !== null) {
+      // A timeout made an interval by its callback (_repeat set) goes on
+      // as one, as on Node's lists.
+      t._destroyed = false;
+      P.MapPrototypeSet(active, id, t);
+      t._idleTimeout = t._repeat;
+    }
+    // An interval starts its next period when the callback returned, as
+    // on Node's lists; one whose _idleTimeout was set to -1 or whose
+    // _onTimeout was taken away ends instead.
+    if ((!oneShot || kept) && t._repeat !== null && !t._destroyed) {
+      if (t._idleTimeout === -1 || typeof t._onTimeout !== 'function') clear(t);
+      else B.timerStart(id, t._repeat, t._ref);
+    }
+    if (t._destroyed) AC.destroy(t);
   }
   DS.leave(d);
 });
@@ -128,6 +172,12 @@ function activeInfo() {
   if (firing !== null && firing._ref) out.push('Timeout');
   return out;
 }
+
+// util.promisify(setTimeout) and util.promisify(setImmediate) are the
+// promise forms, as in Node.
+const kCustomPromisify = Symbol.for('nodejs.util.promisify.custom');
+P.ObjectDefineProperty(setTimeout, kCustomPromisify, { enumerable: true, get() { return promises.setTimeout; } });
+P.ObjectDefineProperty(setImmediate, kCustomPromisify, { enumerable: true, get() { return promises.setImmediate; } });
 
 const promises = {
   setTimeout(ms, value, options = {}) {
@@ -201,7 +251,15 @@ function enroll(item, msecs) {
 }
 function unenroll(item) {
   warnOnce('DEP0096', 'timers.unenroll() is deprecated. Please use clearTimeout instead.');
-  if (item[kItemTimer]) clear(item[kItemTimer]);
+  if (item instanceof Timeout) {
+    clear(item);
+    item._idleTimeout = -1;
+    return;
+  }
+  if (item[kItemTimer]) {
+    clear(item[kItemTimer]);
+    item._idleNext = item._idlePrev = null;
+  }
   item[kItemTimer] = undefined;
   item._idleTimeout = -1;
 }
@@ -211,10 +269,16 @@ function scheduleItem(item, ref) {
   if (!(ms >= 0)) return;
   const t = new Timeout(function onItemTimeout() {
     item[kItemTimer] = undefined;
+    item._idleNext = item._idlePrev = null;
     if (typeof item._onTimeout === 'function') item._onTimeout();
   }, ms, [], false);
   if (!ref) t.unref();
   item[kItemTimer] = t;
+  // The fields Node's timer lists set on an item while it waits: when it
+  // was scheduled (ms of the loop's clock) and its list neighbours, here
+  // the Timeout that stands for it.
+  item._idleStart = P.MathFloor(require('./process.js').process.uptime() * 1000);
+  item._idleNext = item._idlePrev = t;
 }
 function activeItem(item) {
   warnOnce('DEP0126', 'timers.active() is deprecated. Please use timeout.refresh() instead.');

@@ -12,6 +12,47 @@ function getHeapStatistics() {
 }
 const serdes = () => require('./internal/v8_serdes.js');
 
+// promiseHooks: V8's promise events (init, settled, before, after) for
+// the guest's functions, through the runtime's promise hook
+// (internal/async_context.js). Each registration returns its stop().
+function promiseHook(kind) {
+  return (fn) => {
+    const types = require('./internal/types.js');
+    if (typeof fn !== 'function' || types.isAsyncFunction(fn) || types.isGeneratorFunction(fn)) {
+      throw require('./internal/errors.js').codedError('ERR_INVALID_ARG_TYPE', `${kind}Hook`, 'of type function', fn);
+    }
+    const AC = require('./internal/async_context.js');
+    const add = { __proto__: null, ...AC.v8Hooks() };
+    add[kind] = [...add[kind], fn];
+    AC.setV8Hooks(add);
+    let stopped = false;
+    return function stop() {
+      if (stopped) return;
+      stopped = true;
+      const cur = AC.v8Hooks();
+      const next = { __proto__: null, ...cur };
+      const i = cur[kind].indexOf(fn);
+      if (i < 0) return;
+      next[kind] = [...cur[kind].slice(0, i), ...cur[kind].slice(i + 1)];
+      AC.setV8Hooks(next);
+    };
+  };
+}
+const promiseHooks = {
+  onInit: promiseHook('init'),
+  onSettled: promiseHook('settled'),
+  onBefore: promiseHook('before'),
+  onAfter: promiseHook('after'),
+  createHook({ init, before, after, settled } = {}) {
+    const stops = [];
+    if (init !== undefined) stops.push(promiseHooks.onInit(init));
+    if (before !== undefined) stops.push(promiseHooks.onBefore(before));
+    if (after !== undefined) stops.push(promiseHooks.onAfter(after));
+    if (settled !== undefined) stops.push(promiseHooks.onSettled(settled));
+    return function stop() { for (const s of stops) s(); };
+  },
+};
+
 module.exports = {
   getHeapStatistics,
   getHeapSpaceStatistics: () => [],
@@ -22,6 +63,7 @@ module.exports = {
   cachedDataVersionTag: () => 0,
   writeHeapSnapshot() { throw require('./internal/errors.js').accessDenied('v8.writeHeapSnapshot'); },
   getHeapSnapshot() { throw require('./internal/errors.js').accessDenied('v8.getHeapSnapshot'); },
+  promiseHooks,
   isStringOneByteRepresentation: (s) => !/[^\u0000-\u00ff]/.test(s),
 };
 for (const name of ['Serializer', 'Deserializer', 'DefaultSerializer', 'DefaultDeserializer']) {

@@ -124,6 +124,9 @@ const messages = {
   ERR_UNCAUGHT_EXCEPTION_CAPTURE_ALREADY_SET: () => '`process.setupUncaughtExceptionCapture()` was called while a capture callback was already active',
   ERR_DOMAIN_CALLBACK_NOT_AVAILABLE: () => 'A callback was registered through process.setUncaughtExceptionCaptureCallback(), which is mutually exclusive with using the `domain` module',
   ERR_DOMAIN_CANNOT_SET_UNCAUGHT_EXCEPTION_CAPTURE: () => 'The `domain` module is in use, which is mutually exclusive with calling process.setUncaughtExceptionCaptureCallback()',
+  ERR_ASYNC_CALLBACK: (name) => `${name} must be a function`,
+  ERR_ASYNC_TYPE: (type) => `Invalid name for async "type": ${type}`,
+  ERR_INVALID_ASYNC_ID: (type, id) => `Invalid ${type} value: ${id}`,
   ERR_INVALID_THIS: (t) => `Value of "this" must be of type ${t}`,
   ERR_MISSING_ARGS: (...names) => {
     const q = names.map((n) => (Array.isArray(n) ? n.map((a) => `"${a}"`).join(' or ') : `"${n}"`));
@@ -167,6 +170,7 @@ const kinds = {
   ERR_INVALID_ARG_TYPE: TypeError, ERR_INVALID_ARG_VALUE: TypeError, ERR_AMBIGUOUS_ARGUMENT: TypeError, ERR_OUT_OF_RANGE: RangeError,
   ERR_UNKNOWN_SIGNAL: TypeError, ERR_INVALID_URL: TypeError, ERR_INVALID_FILE_URL_PATH: TypeError,
   ERR_INVALID_URL_SCHEME: TypeError, ERR_BUFFER_TOO_LARGE: RangeError, ERR_CHILD_PROCESS_STDIO_MAXBUFFER: RangeError,
+  ERR_ASYNC_CALLBACK: TypeError, ERR_ASYNC_TYPE: TypeError, ERR_INVALID_ASYNC_ID: RangeError,
   ERR_INVALID_THIS: TypeError, ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: RangeError, ERR_UNKNOWN_FILE_EXTENSION: TypeError,
   ERR_INVALID_STATE: Error, ERR_UNSUPPORTED_ESM_URL_SCHEME: Error, ERR_INVALID_IP_ADDRESS: TypeError, ERR_TLS_ALPN_CALLBACK_WITH_PROTOCOLS: TypeError,
   ERR_MISSING_ARGS: TypeError, ERR_BUFFER_OUT_OF_BOUNDS: RangeError, ERR_INVALID_RETURN_VALUE: TypeError, ERR_UNKNOWN_ENCODING: TypeError, ERR_ARG_NOT_ITERABLE: TypeError, ERR_INVALID_TUPLE: TypeError,

@@ -36,6 +36,7 @@ P.StringPrototypeStartsWith = uncurry(String.prototype.startsWith);
 P.StringPrototypeIndexOf = uncurry(String.prototype.indexOf);
 P.ArrayPrototypePush = uncurry(Array.prototype.push);
 P.ArrayPrototypeShift = uncurry(Array.prototype.shift);
+P.ArrayPrototypePop = uncurry(Array.prototype.pop);
 P.ArrayPrototypeSlice = uncurry(Array.prototype.slice);
 P.ArrayPrototypeJoin = uncurry(Array.prototype.join);
 P.ArrayPrototypeIndexOf = uncurry(Array.prototype.indexOf);
