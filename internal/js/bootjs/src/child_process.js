@@ -6,7 +6,7 @@ const loop = require('./internal/loop.js');
 const reader = require('./internal/reader.js');
 const { fromBridge, codedError, accessDenied, errnoOf } = require('./internal/errors.js');
 const constants = require('./internal/constants.js');
-const { validateString, validateObject, validateBoolean, validateAbortSignal } = require('./internal/validators.js');
+const { validateString, validateObject, validateBoolean, validateAbortSignal, validateFunction } = require('./internal/validators.js');
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
@@ -574,7 +574,15 @@ function spawn(file, args, options) {
     }
   }
   if (o.signal) {
-    const onAbort = () => { child.kill(o.killSignal || 'SIGTERM'); const e = new Error('The operation was aborted'); e.name = 'AbortError'; e.code = 'ABORT_ERR'; child.emit('error', e); };
+    // Node's abortChildProcess: the error follows a kill that was sent,
+    // with the signal's reason as its cause.
+    const onAbort = () => {
+      try {
+        if (child.kill(o.killSignal || 'SIGTERM')) child.emit('error', require('./timers.js').abortError(o.signal));
+      } catch (e) {
+        child.emit('error', e);
+      }
+    };
     if (o.signal.aborted) process.nextTick(onAbort);
     else { o.signal.addEventListener('abort', onAbort, { once: true }); child.once('exit', () => o.signal.removeEventListener('abort', onAbort)); }
   }
@@ -586,78 +594,110 @@ function spawn(file, args, options) {
   return child;
 }
 
+// normalizeExecFileArgs is Node's: args may be left out (options or the
+// callback in its place), options must be an object, the callback a
+// function.
+function normalizeExecFileArgs(file, args, options, callback) {
+  if (Array.isArray(args)) args = args.slice();
+  else if (args != null && typeof args === 'object') { callback = options; options = args; args = null; }
+  else if (typeof args === 'function') { callback = args; options = null; args = null; }
+  if (args == null) args = [];
+  if (typeof options === 'function') callback = options;
+  else if (options != null) validateObject(options, 'options');
+  if (options == null) options = {};
+  if (callback != null) validateFunction(callback, 'callback');
+  if (options.argv0 != null) validateString(options.argv0, 'options.argv0');
+  return { file, args, options, callback };
+}
+
+// normalizeExecArgs is Node's: exec runs the command line in a shell.
+function normalizeExecArgs(command, options, callback) {
+  validateString(command, 'command');
+  noNullBytes(command, 'command');
+  if (typeof options === 'function') { callback = options; options = undefined; }
+  options = { ...options };
+  options.shell = typeof options.shell === 'string' ? options.shell : true;
+  return { file: command, options, callback };
+}
+
 function execFile(file, args, options, callback) {
-  if (typeof args === 'function') { callback = args; args = []; options = {}; }
-  else if (typeof options === 'function') { callback = options; if (!Array.isArray(args)) { options = args; args = []; } else options = {}; }
-  if (args && !Array.isArray(args) && typeof args === 'object') { options = args; args = []; }
-  options = { encoding: 'utf8', maxBuffer: 1024 * 1024, ...(options || {}) };
-  const child = spawn(file, args, options);
+  ({ file, args, options, callback } = normalizeExecFileArgs(file, args, options, callback));
+  options = { encoding: 'utf8', timeout: 0, maxBuffer: 1024 * 1024, killSignal: 'SIGTERM', cwd: null, env: null, shell: false, ...options };
+  checkTimeAndSignal(options);
+  const child = spawn(file, args, {
+    cwd: options.cwd, env: options.env, gid: options.gid, shell: options.shell, signal: options.signal, uid: options.uid,
+    windowsHide: !!options.windowsHide, windowsVerbatimArguments: !!options.windowsVerbatimArguments,
+  });
   const out = [], err = [];
-  let outLen = 0, errLen = 0, killedForBuffer = false, ex = null;
+  let outLen = 0, errLen = 0, killed = false, exited = false, timeoutId = null, ex = null;
   const Buffer = lazyBuffer();
   // An encoding Buffer does not know gives Buffers, as in Node.
-  const enc = options.encoding && options.encoding !== 'buffer' && Buffer.isEncoding(options.encoding) ? options.encoding : null;
-  // collect counts bytes against maxBuffer and keeps what fits of the
-  // chunk that passes it; the stream may give strings (an encoding set
-  // here or by the caller).
-  const collect = (arr, which, stream) => (chunk) => {
-    const encoding = stream.readableEncoding;
-    const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding || 'utf8') : chunk.length;
-    const before = which === 1 ? outLen : errLen;
-    if (which === 1) outLen += length; else errLen += length;
-    if (before + length > options.maxBuffer) {
-      arr.push(chunk.slice(0, Math.max(0, options.maxBuffer - before)));
-      if (!ex) {
-        ex = codedError('ERR_CHILD_PROCESS_STDIO_MAXBUFFER', which === 1 ? 'stdout' : 'stderr');
-        killedForBuffer = true;
-        child.kill(options.killSignal || 'SIGTERM');
-      }
-      return;
+  const enc = options.encoding !== 'buffer' && Buffer.isEncoding(options.encoding) ? options.encoding : null;
+  const joined = (arr, stream) => (enc || (stream && stream.readableEncoding) ? arr.join('') : Buffer.concat(arr));
+  const exithandler = (code, signal) => {
+    if (exited) return;
+    exited = true;
+    if (timeoutId) { clearTimeout(timeoutId); timeoutId = null; }
+    if (!callback) return;
+    const stdout = joined(out, child.stdout), stderr = joined(err, child.stderr);
+    if (!ex && code === 0 && signal === null) { callback(null, stdout, stderr); return; }
+    let cmd = file;
+    if (args.length) cmd += ` ${args.join(' ')}`;
+    if (!ex) {
+      ex = new Error(`Command failed: ${cmd}\n${stderr}`);
+      ex.code = code < 0 ? require('./util.js').getSystemErrorName(code) : code;
+      ex.killed = child.killed || killed;
+      ex.signal = signal;
     }
-    arr.push(chunk);
+    ex.cmd = cmd;
+    callback(ex, stdout, stderr);
+  };
+  const destroyOutput = () => {
+    if (child.stdout) child.stdout.destroy();
+    if (child.stderr) child.stderr.destroy();
+  };
+  const kill = () => {
+    destroyOutput();
+    killed = true;
+    try {
+      child.kill(options.killSignal);
+    } catch (e) {
+      ex = e;
+      exithandler();
+    }
+  };
+  if (options.timeout > 0) timeoutId = setTimeout(() => { kill(); timeoutId = null; }, options.timeout);
+  // collect counts bytes against maxBuffer and keeps what fits of the
+  // chunk that passes it; the stream may give strings.
+  const collect = (arr, name, stream) => (chunk) => {
+    if (options.maxBuffer === Infinity) { arr.push(chunk); return; }
+    const encoding = stream.readableEncoding;
+    const length = encoding ? Buffer.byteLength(chunk, encoding) : chunk.length;
+    const total = (name === 'stdout' ? (outLen += length) : (errLen += length));
+    if (total > options.maxBuffer) {
+      arr.push(chunk.slice(0, options.maxBuffer - (total - length)));
+      ex = codedError('ERR_CHILD_PROCESS_STDIO_MAXBUFFER', name);
+      kill();
+    } else {
+      arr.push(chunk);
+    }
   };
   if (child.stdout) {
     if (enc) child.stdout.setEncoding(enc);
-    child.stdout.on('data', collect(out, 1, child.stdout));
+    child.stdout.on('data', collect(out, 'stdout', child.stdout));
   }
   if (child.stderr) {
     if (enc) child.stderr.setEncoding(enc);
-    child.stderr.on('data', collect(err, 2, child.stderr));
+    child.stderr.on('data', collect(err, 'stderr', child.stderr));
   }
-  const joined = (arr, stream) => (enc || (stream && stream.readableEncoding) ? arr.join('') : Buffer.concat(arr));
-  const cmd = [file, ...(args || [])].join(' ');
-  const finish = (code, signal) => {
-    if (!callback) return;
-    const stdout = joined(out, child.stdout), stderr = joined(err, child.stderr);
-    if (!ex && (code !== 0 || signal)) {
-      ex = new Error(`Command failed: ${cmd}\n${stderr}`);
-      ex.code = code === null ? undefined : code;
-      ex.killed = child.killed || killedForBuffer;
-      ex.signal = signal;
-      ex.cmd = cmd;
-    }
-    if (ex) { ex.stdout = stdout; ex.stderr = stderr; }
-    const cb = callback;
-    callback = null;
-    cb(ex, stdout, stderr);
-  };
-  child.on('close', finish);
-  child.on('error', (e) => { ex = e; if (child.pid === undefined) finish(null, null); });
+  child.addListener('close', exithandler);
+  child.addListener('error', (e) => { ex = e; destroyOutput(); exithandler(); });
   return child;
 }
 
 function exec(command, options, callback) {
-  validateString(command, 'command');
-  noNullBytes(command, 'command');
-  if (typeof options === 'function') { callback = options; options = {}; }
-  options = { ...(options || {}) };
-  const shell = typeof options.shell === 'string' ? options.shell : '/bin/sh';
-  delete options.shell;
-  return execFile(shell, ['-c', command], options, callback && ((e, so, se) => {
-    if (e && e.cmd) e.cmd = command;
-    if (e && e.message.startsWith('Command failed: ')) e.message = `Command failed: ${command}\n${se}`;
-    callback(e, so, se);
-  }));
+  const opts = normalizeExecArgs(command, options, callback);
+  return module.exports.execFile(opts.file, opts.options, opts.callback);
 }
 
 // checkTimeAndSignal is Node's check of timeout, maxBuffer and
@@ -723,44 +763,39 @@ function spawnSync(file, args, options) {
   return out;
 }
 
-function checkExecSyncError(ret, cmd) {
+// checkExecSyncError is Node's: the spawn error, or an error for a
+// status other than 0 carrying the whole result.
+function checkExecSyncError(ret, args, cmd) {
+  let err;
   if (ret.error) {
-    const err = ret.error;
+    err = ret.error;
     Object.assign(err, ret);
-    delete err.error;
-    return err;
-  }
-  if (ret.status !== 0) {
-    let msg = `Command failed: ${cmd}`;
+  } else if (ret.status !== 0) {
+    let msg = `Command failed: ${cmd || args.join(' ')}`;
     if (ret.stderr && ret.stderr.length > 0) msg += `\n${ret.stderr.toString()}`;
-    const err = new Error(msg);
-    Object.assign(err, ret);
-    return err;
+    err = Object.assign(new Error(msg), ret);
   }
-  return null;
+  return err;
 }
 
 function execFileSync(file, args, options) {
-  if (!Array.isArray(args) && args && typeof args === 'object') { options = args; args = []; }
-  options = { ...(options || {}) };
+  ({ file, args, options } = normalizeExecFileArgs(file, args, options));
+  // Without stdio, stderr is collected and then written to ours, so the
+  // error carries it too (Node's order).
   const inheritStderr = !options.stdio;
-  if (!options.stdio) options.stdio = ['pipe', 'pipe', 'inherit'];
-  const ret = spawnSync(file, args || [], options);
-  const err = checkExecSyncError(ret, [file, ...(args || [])].join(' '));
-  void inheritStderr;
+  const ret = spawnSync(file, args, options);
+  if (inheritStderr && ret.stderr) process.stderr.write(ret.stderr);
+  const err = checkExecSyncError(ret, [options.argv0 || file, ...args]);
   if (err) throw err;
   return ret.stdout;
 }
 
 function execSync(command, options) {
-  validateString(command, 'command');
-  noNullBytes(command, 'command');
-  options = { ...(options || {}) };
-  const shell = typeof options.shell === 'string' ? options.shell : '/bin/sh';
-  delete options.shell;
-  if (!options.stdio) options.stdio = ['pipe', 'pipe', 'inherit'];
-  const ret = spawnSync(shell, ['-c', command], options);
-  const err = checkExecSyncError(ret, command);
+  const opts = normalizeExecArgs(command, options, null);
+  const inheritStderr = !opts.options.stdio;
+  const ret = spawnSync(opts.file, opts.options);
+  if (inheritStderr && ret.stderr) process.stderr.write(ret.stderr);
+  const err = checkExecSyncError(ret, undefined, command);
   if (err) throw err;
   return ret.stdout;
 }
@@ -800,12 +835,24 @@ function fork(modulePath, args, options) {
   return spawn(execPath, args, options);
 }
 
+// The promisified exec and execFile resolve to { stdout, stderr } and
+// carry the child as promise.child, as Node's do.
 const kCustom = Symbol.for('nodejs.util.promisify.custom');
-exec[kCustom] = (cmd, opts) => new Promise((resolve, reject) => {
-  exec(cmd, opts, (e, stdout, stderr) => (e ? reject(Object.assign(e, { stdout, stderr })) : resolve({ stdout, stderr })));
-});
-execFile[kCustom] = (f, a, o) => new Promise((resolve, reject) => {
-  execFile(f, a, o, (e, stdout, stderr) => (e ? reject(Object.assign(e, { stdout, stderr })) : resolve({ stdout, stderr })));
-});
+const promiseExec = (orig) => (...args) => {
+  let resolve, reject;
+  const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+  promise.child = orig(...args, (err, stdout, stderr) => {
+    if (err !== null) {
+      err.stdout = stdout;
+      err.stderr = stderr;
+      reject(err);
+    } else {
+      resolve({ stdout, stderr });
+    }
+  });
+  return promise;
+};
+Object.defineProperty(exec, kCustom, { enumerable: false, value: promiseExec(exec) });
+Object.defineProperty(execFile, kCustom, { enumerable: false, value: promiseExec(execFile) });
 
 module.exports = { ChildProcess, spawn, spawnSync, exec, execSync, execFile, execFileSync, fork, _forkChild };
