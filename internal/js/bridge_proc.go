@@ -243,7 +243,7 @@ func init() {
 			"hostname": k.Hostname(),
 			"totalmem": 512 << 20,
 			"freemem":  256 << 20,
-			"uptime":   math.Floor(k.Clock().Elapsed().Seconds()),
+			"uptime":   math.Floor(k.Clock().Elapsed().Seconds()*100) / 100, // /proc/uptime's centiseconds, as libuv reads them
 			"cpus":     1,
 			"release":  "6.1.0-secexec",
 			"version":  "#1 SMP secexec",

@@ -808,7 +808,7 @@ function fork(modulePath, args, options) {
   if (args == null) args = [];
   else if (typeof args === 'object' && !Array.isArray(args)) { options = args; args = []; }
   else if (!Array.isArray(args)) throw codedError('ERR_INVALID_ARG_TYPE', 'args', 'an instance of Array', args);
-  if (options != null && typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+  if (options != null) validateObject(options, 'options');
   options = { ...options, shell: false };
   const execPath = options.execPath || process.execPath;
   let execArgv = options.execArgv || process.execArgv;

@@ -11,7 +11,7 @@ const P = require('./internal/primordials.js');
 const bridge = require('./internal/bridge.js');
 const { B } = bridge;
 const loop = require('./internal/loop.js');
-const { process, configure, fatal } = require('./process.js');
+const { process, configure, fatal, naturalExit } = require('./process.js');
 const { codedError } = require('./internal/errors.js');
 const builtins = require('./internal/builtins.js');
 
@@ -225,7 +225,7 @@ P.ObjectDefineProperty(g, '__secexec_beforeExit', {
 P.ObjectDefineProperty(g, '__secexec_exit', {
   value: function exit() {
     // The loop ran dry: emit 'exit' and report the code.
-    loop.macrotask(() => process.exit());
+    loop.macrotask(naturalExit);
   },
   configurable: true,
 });

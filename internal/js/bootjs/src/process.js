@@ -8,7 +8,15 @@ const { codedError, accessDenied, fromBridge } = require('./internal/errors.js')
 const constants = require('./internal/constants.js');
 
 const NODE_VERSION = '22.12.0';
-const process = new EventEmitter();
+// process is an instance of a function named process whose prototype
+// inherits EventEmitter's, as in Node.
+const process = (() => {
+  const Process = function process() {};
+  Object.setPrototypeOf(Process.prototype, EventEmitter.prototype);
+  const p = new Process();
+  EventEmitter.call(p);
+  return p;
+})();
 let exitCode;
 let exiting = false;
 let info = null;
@@ -34,8 +42,9 @@ process.execArgv = [];
 process.env = {};
 process.pid = 0;
 process.ppid = 0;
-process.config = { variables: {} };
-process.features = { inspector: false, debug: false, uv: true, ipv6: true, tls_alpn: false, tls_sni: false, tls_ocsp: false, tls: false, cached_builtins: true, typescript: 'strip' };
+// process.config is frozen, as Node's is.
+process.config = Object.freeze({ __proto__: null, target_defaults: Object.freeze({}), variables: Object.freeze({}) });
+process.features = { inspector: false, debug: false, uv: true, ipv6: true, tls_alpn: false, tls_sni: false, tls_ocsp: false, tls: false, cached_builtins: true, require_module: true, typescript: 'strip' };
 process.exitCode = undefined;
 Object.defineProperty(process, 'exitCode', {
   get() { return exitCode; },
@@ -69,9 +78,16 @@ process.geteuid = () => info ? info.uid : 1000;
 process.getgid = () => info ? info.gid : 1000;
 process.getegid = () => info ? info.gid : 1000;
 process.getgroups = () => [info ? info.gid : 1000];
-for (const n of ['setuid', 'setgid', 'seteuid', 'setegid', 'setgroups', 'initgroups']) {
-  process[n] = () => { throw fromBridge('EPERM', n); };
-}
+Object.assign(process, require('./internal/process_credentials.js'));
+// process.assert is deprecated (DEP0100); util.deprecate is made at the
+// first call, as util loads after process.
+let deprecatedAssert;
+process.assert = function assert(x, msg) {
+  deprecatedAssert ??= require('./util.js').deprecate((v, m) => {
+    if (!v) throw codedError('ERR_ASSERTION', m || 'assertion error');
+  }, 'process.assert() is deprecated. Please use the `assert` module instead.', 'DEP0100');
+  return deprecatedAssert(x, msg);
+};
 
 // nowNs is the VM's monotonic clock (kernel/clock, under the VM's clock
 // policy: coarse steps, real, or frozen).
@@ -185,11 +201,34 @@ process.kill = function kill(pid, sig = 'SIGTERM') {
   if (pid != (pid | 0)) throw codedError('ERR_INVALID_ARG_TYPE', 'pid', 'of type number', pid);
   const num = typeof sig === 'number' ? sig : constants.signals[sig];
   if (num === undefined) throw codedError('ERR_UNKNOWN_SIGNAL', sig);
-  try { B.kill(pid, num); } catch (e) { throw fromBridge(e, 'kill'); }
+  try { B.kill(pid, num); } catch (e) { throw errnoException(e, 'kill'); }
   return true;
 };
-process.reallyExit = (code) => B.exit(code | 0);
+// errnoException is Node's error of the same name: "kill EPERM".
+function errnoException(e, syscall) {
+  if (typeof e !== 'string') return e;
+  const err = fromBridge(e, syscall);
+  err.message = `${syscall} ${e}`;
+  return err;
+}
+// _rawDebug writes straight to fd 2, past process.stderr.
+process._rawDebug = function _rawDebug(...args) {
+  writeStderr(`${require('./util.js').format(...args)}\n`);
+};
+function endProcess(code) {
+  if (closeChannel) { const close = closeChannel; closeChannel = null; close(); }
+  B.exit(code | 0);
+}
+process.reallyExit = function reallyExit(code) { endProcess(code); };
 process.exit = function exit(code) {
+  exitWith(code, (c) => process.reallyExit(c));
+};
+// naturalExit ends a process whose loop ran dry: 'exit' is emitted, and
+// the process ends without process.reallyExit, as Node's does.
+function naturalExit() {
+  exitWith(undefined, endProcess);
+}
+function exitWith(code, end) {
   if (code !== undefined) process.exitCode = code;
   const c = exitCode === undefined || exitCode === null ? 0 : exitCode | 0;
   if (!exiting) {
@@ -197,9 +236,10 @@ process.exit = function exit(code) {
     process._exiting = true;
     try { process.emit('exit', c); } catch (e) { writeStderr(String(e && e.stack || e) + '\n'); }
   }
-  if (closeChannel) { const close = closeChannel; closeChannel = null; close(); }
-  B.exit(exitCode === undefined || exitCode === null ? c : exitCode | 0);
-};
+  // process.exit ends through process.reallyExit, looked up now: a
+  // program may replace it.
+  end(exitCode === undefined || exitCode === null ? c : exitCode | 0);
+}
 process._exiting = false;
 process.report = { getReport() { return {}; }, writeReport() { return ''; } };
 process.allowedNodeEnvironmentFlags = new Set();
@@ -291,7 +331,8 @@ function fatal(err, origin = 'uncaughtException') {
     writeStderr(formatFatal(err));
   }
   process.exitCode = code;
-  process.exit(code);
+  // Node ends here without process.reallyExit.
+  exitWith(code, endProcess);
 }
 let workerFatal = null;
 function setWorkerFatal(fn) { workerFatal = fn; }
@@ -398,4 +439,4 @@ function configure(i) {
   }
 }
 
-module.exports = { process, domainCapture, fatal, setWorkerFatal, configure, nowNs, writeStderr, hookedStdio, NODE_VERSION, isExiting: () => exiting };
+module.exports = { process, naturalExit, domainCapture, fatal, setWorkerFatal, configure, nowNs, writeStderr, hookedStdio, NODE_VERSION, isExiting: () => exiting };

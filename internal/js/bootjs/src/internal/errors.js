@@ -24,6 +24,7 @@ const uv = {
   ETIMEDOUT: [110, 'connection timed out'], ETXTBSY: [26, 'text file is busy'],
   EXDEV: [18, 'cross-device link not permitted'], ENOTCONN: [107, 'socket is not connected'],
   EDEADLK: [35, 'resource deadlock avoided'], ENODATA: [61, 'no data available'],
+  ENOBUFS: [105, 'no buffer space available'],
 };
 
 function errnoOf(code) { return uv[code] ? -uv[code][0] : -5; }
@@ -120,6 +121,8 @@ const messages = {
   ERR_STREAM_WRITE_AFTER_END: () => 'write after end',
   ERR_USE_AFTER_CLOSE: (w) => `${w} was closed`,
   ERR_SYSTEM_ERROR: (m) => m,
+  ERR_ASSERTION: (m) => m,
+  ERR_UNKNOWN_CREDENTIAL: (type, id) => `${type} identifier does not exist: ${id}`,
   ERR_INVALID_STATE: (m) => `Invalid state: ${m}`,
   ERR_INVALID_OBJECT_DEFINE_PROPERTY: (m) => m,
   ERR_DIR_CLOSED: () => 'Directory handle was closed',
