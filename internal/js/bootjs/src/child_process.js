@@ -173,6 +173,8 @@ function pipeReadable(fd, child) {
     },
   });
   r.on('close', () => child._maybeClose());
+  // A child's output is a socket Node only reads from.
+  r.writable = false;
   addRef(r, (on) => { refd = on; if (handle !== null && handle !== -1) reader.ref(handle, on); });
   return r;
 }
@@ -473,6 +475,8 @@ function pipeWritable(fd) {
   });
   // Only writes in flight hold the loop, as a socket's do.
   addRef(w, () => {});
+  // A child's stdin is a socket Node only writes to.
+  w.readable = false;
   return w;
 }
 
@@ -508,6 +512,26 @@ loop.onEvent('exit', (pid, code, signal) => {
   // 'exit' too: a child's channel closes as it exits.
   if (!(child.connected && child._whenChannelEnds && child._whenChannelEnds(one))) one();
 });
+
+// deadStdio gives a child whose spawn failed at run time (no such program
+// or directory, no access, no process left) the pipes Node has made by
+// then: their other ends are closed, so output ends at once and input
+// fails with EPIPE.
+function deadStdio(child, plan) {
+  const end = () => {
+    const [a, b] = B.duplexPair().split(',').map(Number);
+    B.close(b);
+    return a;
+  };
+  try {
+    if (plan[0] === 'pipe') child.stdin = pipeWritable(end());
+    if (plan[1] === 'pipe') { child.stdout = pipeReadable(end(), child); child._closesNeeded++; }
+    if (plan[2] === 'pipe') { child.stderr = pipeReadable(end(), child); child._closesNeeded++; }
+  } catch {
+    // No descriptors left: the child has no stdio, as before.
+  }
+  child.stdio = [child.stdin, child.stdout, child.stderr];
+}
 
 function spawn(file, args, options) {
   const n = normalizeArgs(file, args, options);
@@ -551,7 +575,13 @@ function spawn(file, args, options) {
   } catch (e) {
     for (const fd of ours.values()) { try { B.close(fd); } catch { /* */ } }
     const code = typeof e === 'string' ? e : 'EIO';
-    process.nextTick(() => { child.emit('error', spawnError(code, n.file, n.argv)); child._maybeClose(); });
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EAGAIN') deadStdio(child, plan);
+    process.nextTick(() => {
+      child.emit('error', spawnError(code, n.file, n.argv));
+      // Node's flushStdio: output nobody reads is drained, so it ends.
+      for (const r of [child.stdout, child.stderr]) if (r && r.readableFlowing === null) r.resume();
+      child._maybeClose();
+    });
     return child;
   } finally {
     for (const fd of childEnds) { try { B.close(fd); } catch { /* */ } }

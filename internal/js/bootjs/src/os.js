@@ -48,7 +48,17 @@ module.exports = {
   hostname: () => info().hostname,
   loadavg: () => [0, 0, 0],
   machine: () => 'x86_64',
-  networkInterfaces: () => ({}),
+  // A VM's network is its private loopback (kernel/netstack): lo with
+  // 127.0.0.1/8 and ::1, as Linux lists it.
+  networkInterfaces: () => ({
+    lo: [
+      { address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '00:00:00:00:00:00', internal: true, cidr: '127.0.0.1/8' },
+      {
+        address: '::1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', family: 'IPv6', mac: '00:00:00:00:00:00',
+        internal: true, cidr: '::1/128', scopeid: 0,
+      },
+    ],
+  }),
   platform: () => 'linux',
   release: () => info().release,
   setPriority(pid, priority) {
@@ -76,6 +86,14 @@ module.exports = {
   },
   version: () => info().version,
 };
+
+// The getters of plain values turn into their value in a string, as
+// Node's do (`${os.hostname}`).
+for (const k of ['arch', 'availableParallelism', 'endianness', 'freemem', 'homedir', 'hostname', 'platform', 'release',
+  'tmpdir', 'totalmem', 'type', 'uptime', 'version', 'machine']) {
+  const fn = module.exports[k];
+  fn[Symbol.toPrimitive] = () => fn();
+}
 
 // EOL and devNull are read-only and constants is also fixed in place, as
 // in Node: assigning to them throws in strict code.

@@ -4,7 +4,7 @@
 const EventEmitter = require('events');
 const { B, scratchF64 } = require('./internal/bridge.js');
 const loop = require('./internal/loop.js');
-const { codedError, accessDenied, fromBridge } = require('./internal/errors.js');
+const { codedError, accessDenied, fromBridge, errnoOf } = require('./internal/errors.js');
 const constants = require('./internal/constants.js');
 
 const NODE_VERSION = '22.12.0';
@@ -197,20 +197,34 @@ process.binding = function binding(name) { throw accessDenied(`process.binding('
 process._linkedBinding = process.binding;
 process.dlopen = function dlopen(module, filename) { throw codedError('ERR_DLOPEN_DISABLED', typeof filename === 'string' ? filename : undefined); };
 process.abort = function abort() { writeStderr('Aborted\n'); B.exit(134); };
-process.kill = function kill(pid, sig = 'SIGTERM') {
+// process.kill is Node's: it signals through process._kill (which returns
+// an errno, 0 for success), so a program may watch or replace it.
+process.kill = function kill(pid, sig) {
   if (pid != (pid | 0)) throw codedError('ERR_INVALID_ARG_TYPE', 'pid', 'of type number', pid);
-  const num = typeof sig === 'number' ? sig : constants.signals[sig];
-  if (num === undefined) throw codedError('ERR_UNKNOWN_SIGNAL', sig);
-  try { B.kill(pid, num); } catch (e) { throw errnoException(e, 'kill'); }
+  let err;
+  if (sig === (sig | 0)) {
+    err = process._kill(pid, sig);
+  } else {
+    sig = sig || 'SIGTERM';
+    if (!Object.hasOwn(constants.signals, sig)) throw codedError('ERR_UNKNOWN_SIGNAL', sig);
+    err = process._kill(pid, constants.signals[sig]);
+  }
+  if (err) {
+    const code = require('./util.js').getSystemErrorName(err);
+    const e = fromBridge(code, 'kill');
+    e.message = `kill ${code}`;
+    throw e;
+  }
   return true;
 };
-// errnoException is Node's error of the same name: "kill EPERM".
-function errnoException(e, syscall) {
-  if (typeof e !== 'string') return e;
-  const err = fromBridge(e, syscall);
-  err.message = `${syscall} ${e}`;
-  return err;
-}
+process._kill = function _kill(pid, sig) {
+  try {
+    B.kill(pid | 0, sig | 0);
+    return 0;
+  } catch (e) {
+    return typeof e === 'string' ? errnoOf(e) : -5;
+  }
+};
 // _rawDebug writes straight to fd 2, past process.stderr.
 process._rawDebug = function _rawDebug(...args) {
   writeStderr(`${require('./util.js').format(...args)}\n`);
@@ -295,6 +309,15 @@ loop.onEvent('signal', (num) => {
 // unless an 'uncaughtException' listener takes it.
 function fatal(err, origin = 'uncaughtException') {
   if (exiting) return;
+  if (typeof process._fatalException !== 'function') {
+    // Node's kInvalidFatalExceptionMonkeyPatching: a program that replaced
+    // process._fatalException with what is not a function ends with 6,
+    // its error printed, no handler run.
+    writeStderr(formatFatal(err));
+    exiting = true;
+    endProcess(6);
+    return;
+  }
   // An error thrown by the handler itself ends the process with 7, as
   // Node's "internal exception handler run-time failure".
   let code = 1;
@@ -334,6 +357,12 @@ function fatal(err, origin = 'uncaughtException') {
   // Node ends here without process.reallyExit.
   exitWith(code, endProcess);
 }
+// _fatalException is where Node sends an uncaught exception; it returns
+// whether the exception was handled.
+process._fatalException = function _fatalException(err) {
+  fatal(err);
+  return exiting === false;
+};
 let workerFatal = null;
 function setWorkerFatal(fn) { workerFatal = fn; }
 loop.setFatalHandler(fatal);
