@@ -132,7 +132,13 @@ func Parse(argv []string) (*Invocation, error) {
 				i++
 				val = args[i]
 			}
-			inv.ExecArgv = append(inv.ExecArgv, name, val)
+			// execArgv keeps the options as given, as Node's does:
+			// --stack-size=256 stays one argument.
+			if hasVal {
+				inv.ExecArgv = append(inv.ExecArgv, a)
+			} else {
+				inv.ExecArgv = append(inv.ExecArgv, a, val)
+			}
 			switch name {
 			case "-e", "--eval":
 				inv.Mode, inv.Code, codeSet = ModeEval, val, true

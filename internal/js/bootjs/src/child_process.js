@@ -48,7 +48,7 @@ function normalizeArgs(file, args, options) {
   }
   noNullBytes(options.shell, 'options.shell');
   if (options.env != null && typeof options.env === 'object') {
-    for (const k of Object.keys(options.env)) {
+    for (const k in options.env) {
       noNullBytes(k, `options.env['${k}']`);
       noNullBytes(options.env[k], `options.env['${k}']`);
     }
@@ -67,7 +67,8 @@ function normalizeArgs(file, args, options) {
 function envList(env) {
   env = env || process.env;
   const out = [];
-  for (const k of Object.keys(env)) if (env[k] !== undefined) out.push(`${k}=${env[k]}`);
+  // Inherited keys count too, as in Node.
+  for (const k in env) if (env[k] !== undefined) out.push(`${k}=${env[k]}`);
   return out;
 }
 
@@ -547,7 +548,7 @@ function spawn(file, args, options) {
     throw codedError('ERR_INVALID_ARG_VALUE', 'options.serialization', serialization, "must be one of: 'json', 'advanced'");
   }
   const req = {
-    argv: n.argv, path: o.shell ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '',
+    argv: n.argv, path: o.shell || o.argv0 ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '',
     stdio: plan.slice(0, 3), detached: !!o.detached, extra: [], close: [],
   };
   // Channels for 'ipc' and for 'pipe' beyond stdio: the child's ends are
@@ -764,7 +765,7 @@ function spawnSync(file, args, options) {
   let res;
   try {
     res = JSON.parse(B.spawnSync(JSON.stringify({
-      argv: n.argv, path: o.shell ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '', stdio,
+      argv: n.argv, path: o.shell || o.argv0 ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '', stdio,
       timeout: o.timeout || 0, killSignal: typeof o.killSignal === 'number' ? o.killSignal : constants.signals[o.killSignal || 'SIGTERM'],
       maxBuffer: o.maxBuffer === undefined ? 1024 * 1024 : (o.maxBuffer === Infinity ? -1 : o.maxBuffer), inputN, hasInput: o.input !== undefined && o.input !== null,
     }), inputN));
@@ -847,6 +848,7 @@ function fork(modulePath, args, options) {
     const kept = [];
     for (let i = 0; i < execArgv.length; i++) {
       if (['-e', '--eval', '-p', '--print'].includes(execArgv[i])) { i++; continue; }
+      if (/^--(eval|print)=/.test(execArgv[i])) continue;
       kept.push(execArgv[i]);
     }
     execArgv = kept;

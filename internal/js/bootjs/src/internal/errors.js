@@ -86,6 +86,7 @@ const messages = {
   ERR_UNKNOWN_SIGNAL: (s) => `Unknown signal: ${s}`,
   ERR_INVALID_URL: () => 'Invalid URL',
   ERR_INVALID_FILE_URL_PATH: (m) => `File URL path ${m}`,
+  ERR_INVALID_FILE_URL_HOST: (m) => `File URL host ${m}`,
   ERR_INVALID_URL_SCHEME: (s) => `The URL must be of scheme ${s}`,
   ERR_BUFFER_TOO_LARGE: (max) => `Cannot create a Buffer larger than ${max} bytes`,
   ERR_CHILD_PROCESS_STDIO_MAXBUFFER: (s) => `${s} maxBuffer length exceeded`,
@@ -136,7 +137,7 @@ const messages = {
 
 const kinds = {
   ERR_INVALID_ARG_TYPE: TypeError, ERR_INVALID_ARG_VALUE: TypeError, ERR_AMBIGUOUS_ARGUMENT: TypeError, ERR_OUT_OF_RANGE: RangeError,
-  ERR_UNKNOWN_SIGNAL: TypeError, ERR_INVALID_URL: TypeError, ERR_INVALID_FILE_URL_PATH: TypeError,
+  ERR_UNKNOWN_SIGNAL: TypeError, ERR_INVALID_URL: TypeError, ERR_INVALID_FILE_URL_PATH: TypeError, ERR_INVALID_FILE_URL_HOST: TypeError,
   ERR_INVALID_URL_SCHEME: TypeError, ERR_BUFFER_TOO_LARGE: RangeError, ERR_CHILD_PROCESS_STDIO_MAXBUFFER: RangeError,
   ERR_INVALID_THIS: TypeError, ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: RangeError, ERR_UNKNOWN_FILE_EXTENSION: TypeError,
   ERR_INVALID_STATE: Error, ERR_UNSUPPORTED_ESM_URL_SCHEME: Error, ERR_INVALID_IP_ADDRESS: TypeError, ERR_TLS_ALPN_CALLBACK_WITH_PROTOCOLS: TypeError,
