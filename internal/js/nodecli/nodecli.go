@@ -61,7 +61,7 @@ var valueOptions = map[string]bool{
 	"--import": true, "--input-type": true, "--loader": true, "--experimental-loader": true,
 	"--stack-size": true, "--max-old-space-size": true, "--title": true, "--conditions": true, "-C": true,
 	"--unhandled-rejections": true, "--env-file": true, "--disable-warning": true, "--max-semi-space-size": true,
-	"--dns-result-order": true, "--stack-trace-limit": true,
+	"--dns-result-order": true, "--stack-trace-limit": true, "--redirect-warnings": true,
 	"--test-name-pattern": true, "--test-skip-pattern": true, "--test-reporter": true,
 	"--test-reporter-destination": true, "--test-concurrency": true, "--test-timeout": true,
 }

@@ -6,7 +6,8 @@ const loop = require('./internal/loop.js');
 const reader = require('./internal/reader.js');
 const { fromBridge, codedError, accessDenied, errnoOf } = require('./internal/errors.js');
 const constants = require('./internal/constants.js');
-const { validateString, validateObject, validateBoolean, validateAbortSignal, validateFunction } = require('./internal/validators.js');
+const { validateString, validateObject, validateBoolean, validateAbortSignal, validateFunction, validateArray } = require('./internal/validators.js');
+const P = require('./internal/primordials.js');
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
@@ -534,22 +535,36 @@ function deadStdio(child, plan) {
   child.stdio = [child.stdin, child.stdout, child.stderr];
 }
 
-function spawn(file, args, options) {
-  const n = normalizeArgs(file, args, options);
-  const o = n.options;
-  checkTimeAndSignal(o);
-  validateAbortSignal(o.signal, 'options.signal');
-  const child = new ChildProcess();
-  child.spawnfile = n.file;
-  child.spawnargs = n.argv;
-  const { plan, ipc } = stdioPlan(o.stdio, ['pipe', 'pipe', 'pipe']);
-  const serialization = o.serialization === undefined ? 'json' : o.serialization;
+// spawn is Node's ChildProcess.prototype.spawn: it starts the process of
+// options (file, args with argv[0], envPairs, cwd, stdio, detached,
+// serialization) for a ChildProcess made by the caller.
+ChildProcess.prototype.spawn = function spawn(options) {
+  const child = this;
+  validateObject(options, 'options');
+  const serialization = options.serialization === undefined ? 'json' : options.serialization;
   if (serialization !== 'json' && serialization !== 'advanced') {
     throw codedError('ERR_INVALID_ARG_VALUE', 'options.serialization', serialization, "must be one of: 'json', 'advanced'");
   }
+  const { plan, ipc } = stdioPlan(options.stdio, ['pipe', 'pipe', 'pipe']);
+  let env = options.envPairs;
+  if (ipc >= 0) {
+    if (env === undefined) env = [];
+    else validateArray(env, 'options.envPairs');
+  }
+  validateString(options.file, 'options.file');
+  child.spawnfile = options.file;
+  if (options.args === undefined) child.spawnargs = [];
+  else {
+    validateArray(options.args, 'options.args');
+    child.spawnargs = options.args;
+  }
+  // Without envPairs the child has this process's environment, as a
+  // spawn with a null environment inherits it.
+  env = env === undefined ? envList(undefined) : P.ArrayPrototypeMap(env, String);
+  const argv = child.spawnargs.length ? P.ArrayPrototypeMap(child.spawnargs, String) : [options.file];
   const req = {
-    argv: n.argv, path: o.shell || o.argv0 ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '',
-    stdio: plan.slice(0, 3), detached: !!o.detached, extra: [], close: [],
+    argv, path: options.file, env, cwd: options.cwd ? require('./fs.js')._toPath(options.cwd, 'options.cwd') : '',
+    stdio: plan.slice(0, 3), detached: !!options.detached, extra: [], close: [],
   };
   // Channels for 'ipc' and for 'pipe' beyond stdio: the child's ends are
   // given to it, ours stay.
@@ -578,12 +593,12 @@ function spawn(file, args, options) {
     const code = typeof e === 'string' ? e : 'EIO';
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EAGAIN') deadStdio(child, plan);
     process.nextTick(() => {
-      child.emit('error', spawnError(code, n.file, n.argv));
+      child.emit('error', spawnError(code, child.spawnfile, child.spawnargs));
       // Node's flushStdio: output nobody reads is drained, so it ends.
       for (const r of [child.stdout, child.stderr]) if (r && r.readableFlowing === null) r.resume();
       child._maybeClose();
     });
-    return child;
+    return undefined;
   } finally {
     for (const fd of childEnds) { try { B.close(fd); } catch { /* */ } }
   }
@@ -604,6 +619,20 @@ function spawn(file, args, options) {
       child._closesNeeded++;
     }
   }
+  process.nextTick(() => child.emit('spawn'));
+  return undefined;
+};
+
+function spawn(file, args, options) {
+  const n = normalizeArgs(file, args, options);
+  const o = n.options;
+  checkTimeAndSignal(o);
+  validateAbortSignal(o.signal, 'options.signal');
+  const child = new ChildProcess();
+  child.spawn({
+    file: n.file, args: n.argv, envPairs: envList(o.env), cwd: o.cwd, stdio: o.stdio, detached: !!o.detached,
+    serialization: o.serialization,
+  });
   if (o.signal) {
     // Node's abortChildProcess: the error follows a kill that was sent,
     // with the signal's reason as its cause.
@@ -621,7 +650,6 @@ function spawn(file, args, options) {
     const t = setTimeout(() => child.kill(o.killSignal || 'SIGTERM'), o.timeout);
     child.once('exit', () => clearTimeout(t));
   }
-  process.nextTick(() => child.emit('spawn'));
   return child;
 }
 

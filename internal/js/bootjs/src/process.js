@@ -181,9 +181,11 @@ process.emitWarning = function emitWarning(warning, type, code, ctor) {
     if (!(info && info.noWarnings)) {
       const c = w.code !== undefined ? `[${w.code}] ` : '';
       const line = `(node:${process.pid}) ${c}${w.name}: ${w.message}${typeof w.detail === 'string' ? `\n${w.detail}` : ''}\n`;
-      const hooked = hookedStdio(2);
-      if (hooked) hooked.write(line);
-      else writeStderr(line);
+      if (!writeWarningFile(line)) {
+        const hooked = hookedStdio(2);
+        if (hooked) hooked.write(line);
+        else writeStderr(line);
+      }
     }
     process.emit('warning', w);
   });
@@ -225,6 +227,37 @@ process._kill = function _kill(pid, sig) {
     return typeof e === 'string' ? errnoOf(e) : -5;
   }
 };
+// writeWarningFile appends a warning to the file of --redirect-warnings
+// (or NODE_REDIRECT_WARNINGS), opened once, as Node's writeToFile; it
+// reports false when there is no such file or it cannot be opened, and
+// the warning goes to stderr.
+let warningFd;
+function writeWarningFile(line) {
+  if (warningFd === undefined) {
+    warningFd = null;
+    let file = process.env.NODE_REDIRECT_WARNINGS;
+    const argv = process.execArgv;
+    for (let i = 0; i < argv.length; i++) {
+      if (argv[i].startsWith('--redirect-warnings=')) file = argv[i].slice(20);
+      else if (argv[i] === '--redirect-warnings') file = argv[++i];
+    }
+    const fs = require('./fs.js');
+    if (file) {
+      try {
+        warningFd = fs.openSync(file, 'a');
+      } catch {
+        warningFd = null;
+      }
+    }
+  }
+  if (warningFd === null) return false;
+  try {
+    require('./fs.js').writeSync(warningFd, line);
+  } catch {
+    return false;
+  }
+  return true;
+}
 // _rawDebug writes straight to fd 2, past process.stderr.
 process._rawDebug = function _rawDebug(...args) {
   writeStderr(`${require('./util.js').format(...args)}\n`);
