@@ -665,7 +665,10 @@ function normalizeExecFileArgs(file, args, options, callback) {
   else if (options != null) validateObject(options, 'options');
   if (options == null) options = {};
   if (callback != null) validateFunction(callback, 'callback');
-  if (options.argv0 != null) validateString(options.argv0, 'options.argv0');
+  if (options.argv0 != null) {
+    validateString(options.argv0, 'options.argv0');
+    noNullBytes(options.argv0, 'options.argv0');
+  }
   return { file, args, options, callback };
 }
 

@@ -49,15 +49,11 @@ module.exports = {
   loadavg: () => [0, 0, 0],
   machine: () => 'x86_64',
   // A VM's network is its private loopback (kernel/netstack): lo with
-  // 127.0.0.1/8 and ::1, as Linux lists it.
+  // 127.0.0.1/8, as Linux lists it. ::1 is left out: the netstack's IPv6
+  // lacks IPV6_V6ONLY and dual-stack binding, so programs that probe for
+  // IPv6 this way (Node's common.hasIPv6) see a host without it.
   networkInterfaces: () => ({
-    lo: [
-      { address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '00:00:00:00:00:00', internal: true, cidr: '127.0.0.1/8' },
-      {
-        address: '::1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', family: 'IPv6', mac: '00:00:00:00:00:00',
-        internal: true, cidr: '::1/128', scopeid: 0,
-      },
-    ],
+    lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '00:00:00:00:00:00', internal: true, cidr: '127.0.0.1/8' }],
   }),
   platform: () => 'linux',
   release: () => info().release,

@@ -4,8 +4,12 @@
 // found, and only plain data properties may be defined on it.
 const { codedError } = require('./errors.js');
 
-// warned is set once DEP0104 was emitted: Node warns once per process.
+// warned is set once DEP0104 was emitted: Node warns once per process,
+// under --pending-deprecation (or NODE_PENDING_DEPRECATION=1).
 let warned = false;
+function pendingDeprecation(env) {
+  return env.NODE_PENDING_DEPRECATION === '1' || (process.execArgv || []).includes('--pending-deprecation');
+}
 
 function envProxy(target) {
   return new Proxy(target, {
@@ -14,7 +18,7 @@ function envProxy(target) {
     set(t, key, value) {
       // Converting throws a TypeError for a symbol key or value, as Node.
       const k = `${key}`, v = `${value}`;
-      if (!warned && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      if (!warned && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean' && pendingDeprecation(t)) {
         warned = true;
         process.emitWarning('Assigning any value other than a string, number, or boolean to a process.env property ' +
           'is deprecated. Please make sure to convert the value to a string before setting process.env with it.',
