@@ -95,6 +95,7 @@ func Parse(argv []string) (*Invocation, error) {
 	}
 	args := argv[1:]
 	codeSet := false
+	check := "" // -c or --check, as given
 	i := 0
 	for ; i < len(args) && i < maxOptionArgs; i++ {
 		a := args[i]
@@ -183,12 +184,22 @@ func Parse(argv []string) (*Invocation, error) {
 			return nil, &BadOptionError{fmt.Sprintf("%s: the inspector is not available in this sandbox", argv0(argv))}
 		case name == "--test":
 			inv.Mode, codeSet = ModeTest, true
-		case name == "-c" || name == "--check" || name == "--watch":
+		case name == "-c" || name == "--check":
+			// Refused after the whole line is read: with -e node names
+			// the conflict first.
+			check = name
+		case name == "--watch":
 			return nil, &BadOptionError{fmt.Sprintf("%s: %s is not supported in this sandbox", argv0(argv), name)}
 		default:
 			return nil, &BadOptionError{fmt.Sprintf("%s: bad option: %s", argv0(argv), a)}
 		}
 		inv.ExecArgv = append(inv.ExecArgv, a)
+	}
+	if check != "" {
+		if inv.Mode == ModeEval || inv.Mode == ModePrint {
+			return nil, &BadOptionError{fmt.Sprintf("%s: either --check or --eval can be used, not both", argv0(argv))}
+		}
+		return nil, &BadOptionError{fmt.Sprintf("%s: %s is not supported in this sandbox", argv0(argv), check)}
 	}
 	if i >= maxOptionArgs && i < len(args) {
 		return nil, &BadOptionError{fmt.Sprintf("%s: too many options", argv0(argv))}

@@ -91,3 +91,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// --check with -e/-p is node's own conflict, named whatever their order;
+// alone it is refused as unsupported.
+func TestParseCheck(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"/usr/bin/node", "-c", "-e", "x"}, "/usr/bin/node: either --check or --eval can be used, not both"},
+		{[]string{"node", "--eval", "x", "--check"}, "node: either --check or --eval can be used, not both"},
+		{[]string{"node", "-p", "1", "-c"}, "node: either --check or --eval can be used, not both"},
+		{[]string{"node", "--check", "f.js"}, "node: --check is not supported in this sandbox"},
+	} {
+		_, err := Parse(c.argv)
+		var be *BadOptionError
+		if !errors.As(err, &be) || be.Msg != c.want {
+			t.Errorf("%q: err %v, want %q", c.argv, err, c.want)
+		}
+	}
+}
