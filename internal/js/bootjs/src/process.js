@@ -477,6 +477,12 @@ function configure(i) {
   process.argv = i.argv;
   process.argv0 = i.argv0;
   process.execArgv = i.execArgv;
+  // --title sets process.title, as in Node.
+  const ea = i.execArgv || [];
+  for (let k = 0; k < ea.length; k++) {
+    if (ea[k].startsWith('--title=')) process.title = ea[k].slice(8);
+    else if (ea[k] === '--title' && k + 1 < ea.length) process.title = ea[++k];
+  }
   abortOnUncaught = (i.execArgv || []).some((a) => a === '--abort-on-uncaught-exception' || a === '--abort_on_uncaught_exception');
   if ((i.execArgv || []).some((a) => a === '--expose-gc' || a === '--expose_gc')) exposeGC();
   process.env = require('./internal/process_env.js').envProxy(i.env);
