@@ -305,6 +305,7 @@ func (k *Kernel) newProcessLocked(parent *Process, argv, env []string, cwd strin
 		p.pgid = parent.pgid
 		p.sid = parent.sid
 		p.ctty = parent.ctty
+		p.nice.Store(parent.nice.Load())
 		parent.children[pid] = p
 	} else {
 		p.pgid = pid

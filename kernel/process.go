@@ -96,6 +96,10 @@ type Process struct {
 
 	sig sigState
 
+	// nice is the scheduling priority setpriority(2) sets (see
+	// priority.go), inherited at spawn.
+	nice atomic.Int32
+
 	// Guarded by k.mu.
 	state      State
 	parent     *Process

@@ -565,7 +565,10 @@ func spawnSync(r *rt, args []*v8.Value) (*v8.Value, error) {
 						return
 					}
 					if int64(len(outs[i])+n) > maxBuf {
-						outs[i] = append(outs[i], buf[:maxBuf-int64(len(outs[i]))]...)
+						// The read that passes maxBuffer is kept whole,
+						// as libuv's spawn_sync keeps it (so at most one
+						// read more than maxBuffer is held).
+						outs[i] = append(outs[i], buf[:n]...)
 						setErr("ENOBUFS")
 						_ = c.Signal(killSig)
 						return

@@ -148,6 +148,27 @@ func init() {
 		}
 		return nil, r.p.Kill(pid, kernel.Signal(sig))
 	})
+	// getPriority and setPriority are os.getPriority/os.setPriority:
+	// getpriority(2) and setpriority(2) on the kernel's processes.
+	register("getPriority", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		pid, err := argInt(args, 0)
+		if err != nil {
+			return nil, errno.EINVAL
+		}
+		n, err := r.p.Getpriority(pid)
+		if err != nil {
+			return nil, err
+		}
+		return r.num(n), nil
+	})
+	register("setPriority", func(r *rt, args []*v8.Value) (*v8.Value, error) {
+		pid, err1 := argInt(args, 0)
+		n, err2 := argInt(args, 1)
+		if err1 != nil || err2 != nil {
+			return nil, errno.EINVAL
+		}
+		return nil, r.p.Setpriority(pid, n)
+	})
 	register("signalWatch", func(r *rt, args []*v8.Value) (*v8.Value, error) {
 		sig, err := argInt(args, 0)
 		if err != nil || sig <= 0 || sig > 64 {
@@ -222,7 +243,7 @@ func init() {
 			"hostname": k.Hostname(),
 			"totalmem": 512 << 20,
 			"freemem":  256 << 20,
-			"uptime":   math.Floor(k.Clock().Elapsed().Seconds()),
+			"uptime":   math.Floor(k.Clock().Elapsed().Seconds()*100) / 100, // /proc/uptime's centiseconds, as libuv reads them
 			"cpus":     1,
 			"release":  "6.1.0-secexec",
 			"version":  "#1 SMP secexec",

@@ -61,7 +61,7 @@ var valueOptions = map[string]bool{
 	"--import": true, "--input-type": true, "--loader": true, "--experimental-loader": true,
 	"--stack-size": true, "--max-old-space-size": true, "--title": true, "--conditions": true, "-C": true,
 	"--unhandled-rejections": true, "--env-file": true, "--disable-warning": true, "--max-semi-space-size": true,
-	"--dns-result-order": true, "--stack-trace-limit": true,
+	"--dns-result-order": true, "--stack-trace-limit": true, "--redirect-warnings": true,
 	"--test-name-pattern": true, "--test-skip-pattern": true, "--test-reporter": true,
 	"--test-reporter-destination": true, "--test-concurrency": true, "--test-timeout": true,
 }
@@ -95,6 +95,7 @@ func Parse(argv []string) (*Invocation, error) {
 	}
 	args := argv[1:]
 	codeSet := false
+	check := "" // -c or --check, as given
 	i := 0
 	for ; i < len(args) && i < maxOptionArgs; i++ {
 		a := args[i]
@@ -132,7 +133,13 @@ func Parse(argv []string) (*Invocation, error) {
 				i++
 				val = args[i]
 			}
-			inv.ExecArgv = append(inv.ExecArgv, name, val)
+			// execArgv keeps the options as given, as Node's does:
+			// --stack-size=256 stays one argument.
+			if hasVal {
+				inv.ExecArgv = append(inv.ExecArgv, a)
+			} else {
+				inv.ExecArgv = append(inv.ExecArgv, a, val)
+			}
 			switch name {
 			case "-e", "--eval":
 				inv.Mode, inv.Code, codeSet = ModeEval, val, true
@@ -177,12 +184,22 @@ func Parse(argv []string) (*Invocation, error) {
 			return nil, &BadOptionError{fmt.Sprintf("%s: the inspector is not available in this sandbox", argv0(argv))}
 		case name == "--test":
 			inv.Mode, codeSet = ModeTest, true
-		case name == "-c" || name == "--check" || name == "--watch":
+		case name == "-c" || name == "--check":
+			// Refused after the whole line is read: with -e node names
+			// the conflict first.
+			check = name
+		case name == "--watch":
 			return nil, &BadOptionError{fmt.Sprintf("%s: %s is not supported in this sandbox", argv0(argv), name)}
 		default:
 			return nil, &BadOptionError{fmt.Sprintf("%s: bad option: %s", argv0(argv), a)}
 		}
 		inv.ExecArgv = append(inv.ExecArgv, a)
+	}
+	if check != "" {
+		if inv.Mode == ModeEval || inv.Mode == ModePrint {
+			return nil, &BadOptionError{fmt.Sprintf("%s: either --check or --eval can be used, not both", argv0(argv))}
+		}
+		return nil, &BadOptionError{fmt.Sprintf("%s: %s is not supported in this sandbox", argv0(argv), check)}
 	}
 	if i >= maxOptionArgs && i < len(args) {
 		return nil, &BadOptionError{fmt.Sprintf("%s: too many options", argv0(argv))}

@@ -13,19 +13,19 @@ func TestParse(t *testing.T) {
 	}{
 		{[]string{"node"}, Invocation{Mode: ModeStdin, Args: []string{}}},
 		{[]string{"node", "-e", "1", "a", "b"}, Invocation{Mode: ModeEval, Code: "1", Args: []string{"a", "b"}, ExecArgv: []string{"-e", "1"}}},
-		{[]string{"node", "--eval=x"}, Invocation{Mode: ModeEval, Code: "x", Args: []string{}, ExecArgv: []string{"--eval", "x"}}},
+		{[]string{"node", "--eval=x"}, Invocation{Mode: ModeEval, Code: "x", Args: []string{}, ExecArgv: []string{"--eval=x"}}},
 		{[]string{"node", "-p", "1+1"}, Invocation{Mode: ModePrint, Code: "1+1", Args: []string{}, ExecArgv: []string{"-p", "1+1"}}},
 		{[]string{"node", "--no-warnings", "f.js", "--x", "-e"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{"--x", "-e"}, ExecArgv: []string{"--no-warnings"}, NoWarnings: true}},
-		{[]string{"node", "-r", "m", "--input-type=module", "-"}, Invocation{Mode: ModeStdin, Args: []string{}, Require: []string{"m"}, InputType: "module", ExecArgv: []string{"-r", "m", "--input-type", "module"}, Dash: true}},
+		{[]string{"node", "-r", "m", "--input-type=module", "-"}, Invocation{Mode: ModeStdin, Args: []string{}, Require: []string{"m"}, InputType: "module", ExecArgv: []string{"-r", "m", "--input-type=module"}, Dash: true}},
 		{[]string{"node", "-", "a"}, Invocation{Mode: ModeStdin, Args: []string{"a"}, Dash: true}},
 		{[]string{"node", "--", "-f.js", "z"}, Invocation{Mode: ModeFile, File: "-f.js", Args: []string{"z"}}},
 		{[]string{"node", "-v"}, Invocation{Mode: ModeVersion}},
 		{[]string{"node", "-i"}, Invocation{Mode: ModeStdin, Args: []string{}, ExecArgv: []string{"-i"}, Interactive: true}},
 		{[]string{"node", "--test"}, Invocation{Mode: ModeTest, Args: []string{}, ExecArgv: []string{"--test"}}},
 		{[]string{"node", "--test", "--test-reporter=spec", "--test-name-pattern", "x", "a.js", "test/**/*.mjs"}, Invocation{Mode: ModeTest, Args: []string{"a.js", "test/**/*.mjs"},
-			ExecArgv: []string{"--test", "--test-reporter", "spec", "--test-name-pattern", "x"}}},
+			ExecArgv: []string{"--test", "--test-reporter=spec", "--test-name-pattern", "x"}}},
 		{[]string{"node", "--abort_on_uncaught_exception", "--stack_trace_limit=5", "f.js"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{},
-			ExecArgv: []string{"--abort_on_uncaught_exception", "--stack-trace-limit", "5"}}},
+			ExecArgv: []string{"--abort_on_uncaught_exception", "--stack_trace_limit=5"}}},
 		{[]string{"node", "--gc-interval=100", "--stress-compaction", "f.js"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{}, ExecArgv: []string{"--gc-interval=100", "--stress-compaction"}}},
 		{[]string{"node", "--test-only", "f.js"}, Invocation{Mode: ModeFile, File: "f.js", Args: []string{}, ExecArgv: []string{"--test-only"}}},
 	}
@@ -90,4 +90,24 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("file mode without file: %q", argv)
 		}
 	})
+}
+
+// --check with -e/-p is node's own conflict, named whatever their order;
+// alone it is refused as unsupported.
+func TestParseCheck(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"/usr/bin/node", "-c", "-e", "x"}, "/usr/bin/node: either --check or --eval can be used, not both"},
+		{[]string{"node", "--eval", "x", "--check"}, "node: either --check or --eval can be used, not both"},
+		{[]string{"node", "-p", "1", "-c"}, "node: either --check or --eval can be used, not both"},
+		{[]string{"node", "--check", "f.js"}, "node: --check is not supported in this sandbox"},
+	} {
+		_, err := Parse(c.argv)
+		var be *BadOptionError
+		if !errors.As(err, &be) || be.Msg != c.want {
+			t.Errorf("%q: err %v, want %q", c.argv, err, c.want)
+		}
+	}
 }

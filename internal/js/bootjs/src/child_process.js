@@ -6,7 +6,8 @@ const loop = require('./internal/loop.js');
 const reader = require('./internal/reader.js');
 const { fromBridge, codedError, accessDenied, errnoOf } = require('./internal/errors.js');
 const constants = require('./internal/constants.js');
-const { validateString, validateObject, validateBoolean, validateAbortSignal } = require('./internal/validators.js');
+const { validateString, validateObject, validateBoolean, validateAbortSignal, validateFunction, validateArray } = require('./internal/validators.js');
+const P = require('./internal/primordials.js');
 
 function lazyBuffer() { return require('./buffer.js').Buffer; }
 
@@ -48,7 +49,7 @@ function normalizeArgs(file, args, options) {
   }
   noNullBytes(options.shell, 'options.shell');
   if (options.env != null && typeof options.env === 'object') {
-    for (const k of Object.keys(options.env)) {
+    for (const k in options.env) {
       noNullBytes(k, `options.env['${k}']`);
       noNullBytes(options.env[k], `options.env['${k}']`);
     }
@@ -67,7 +68,8 @@ function normalizeArgs(file, args, options) {
 function envList(env) {
   env = env || process.env;
   const out = [];
-  for (const k of Object.keys(env)) if (env[k] !== undefined) out.push(`${k}=${env[k]}`);
+  // Inherited keys count too, as in Node.
+  for (const k in env) if (env[k] !== undefined) out.push(`${k}=${env[k]}`);
   return out;
 }
 
@@ -173,6 +175,8 @@ function pipeReadable(fd, child) {
     },
   });
   r.on('close', () => child._maybeClose());
+  // A child's output is a socket Node only reads from.
+  r.writable = false;
   addRef(r, (on) => { refd = on; if (handle !== null && handle !== -1) reader.ref(handle, on); });
   return r;
 }
@@ -473,6 +477,8 @@ function pipeWritable(fd) {
   });
   // Only writes in flight hold the loop, as a socket's do.
   addRef(w, () => {});
+  // A child's stdin is a socket Node only writes to.
+  w.readable = false;
   return w;
 }
 
@@ -509,22 +515,56 @@ loop.onEvent('exit', (pid, code, signal) => {
   if (!(child.connected && child._whenChannelEnds && child._whenChannelEnds(one))) one();
 });
 
-function spawn(file, args, options) {
-  const n = normalizeArgs(file, args, options);
-  const o = n.options;
-  checkTimeAndSignal(o);
-  validateAbortSignal(o.signal, 'options.signal');
-  const child = new ChildProcess();
-  child.spawnfile = n.file;
-  child.spawnargs = n.argv;
-  const { plan, ipc } = stdioPlan(o.stdio, ['pipe', 'pipe', 'pipe']);
-  const serialization = o.serialization === undefined ? 'json' : o.serialization;
+// deadStdio gives a child whose spawn failed at run time (no such program
+// or directory, no access, no process left) the pipes Node has made by
+// then: their other ends are closed, so output ends at once and input
+// fails with EPIPE.
+function deadStdio(child, plan) {
+  const end = () => {
+    const [a, b] = B.duplexPair().split(',').map(Number);
+    B.close(b);
+    return a;
+  };
+  try {
+    if (plan[0] === 'pipe') child.stdin = pipeWritable(end());
+    if (plan[1] === 'pipe') { child.stdout = pipeReadable(end(), child); child._closesNeeded++; }
+    if (plan[2] === 'pipe') { child.stderr = pipeReadable(end(), child); child._closesNeeded++; }
+  } catch {
+    // No descriptors left: the child has no stdio, as before.
+  }
+  child.stdio = [child.stdin, child.stdout, child.stderr];
+}
+
+// spawn is Node's ChildProcess.prototype.spawn: it starts the process of
+// options (file, args with argv[0], envPairs, cwd, stdio, detached,
+// serialization) for a ChildProcess made by the caller.
+ChildProcess.prototype.spawn = function spawn(options) {
+  const child = this;
+  validateObject(options, 'options');
+  const serialization = options.serialization === undefined ? 'json' : options.serialization;
   if (serialization !== 'json' && serialization !== 'advanced') {
     throw codedError('ERR_INVALID_ARG_VALUE', 'options.serialization', serialization, "must be one of: 'json', 'advanced'");
   }
+  const { plan, ipc } = stdioPlan(options.stdio, ['pipe', 'pipe', 'pipe']);
+  let env = options.envPairs;
+  if (ipc >= 0) {
+    if (env === undefined) env = [];
+    else validateArray(env, 'options.envPairs');
+  }
+  validateString(options.file, 'options.file');
+  child.spawnfile = options.file;
+  if (options.args === undefined) child.spawnargs = [];
+  else {
+    validateArray(options.args, 'options.args');
+    child.spawnargs = options.args;
+  }
+  // Without envPairs the child has this process's environment, as a
+  // spawn with a null environment inherits it.
+  env = env === undefined ? envList(undefined) : P.ArrayPrototypeMap(env, String);
+  const argv = child.spawnargs.length ? P.ArrayPrototypeMap(child.spawnargs, String) : [options.file];
   const req = {
-    argv: n.argv, path: o.shell ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '',
-    stdio: plan.slice(0, 3), detached: !!o.detached, extra: [], close: [],
+    argv, path: options.file, env, cwd: options.cwd ? require('./fs.js')._toPath(options.cwd, 'options.cwd') : '',
+    stdio: plan.slice(0, 3), detached: !!options.detached, extra: [], close: [],
   };
   // Channels for 'ipc' and for 'pipe' beyond stdio: the child's ends are
   // given to it, ours stay.
@@ -551,8 +591,14 @@ function spawn(file, args, options) {
   } catch (e) {
     for (const fd of ours.values()) { try { B.close(fd); } catch { /* */ } }
     const code = typeof e === 'string' ? e : 'EIO';
-    process.nextTick(() => { child.emit('error', spawnError(code, n.file, n.argv)); child._maybeClose(); });
-    return child;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EAGAIN') deadStdio(child, plan);
+    process.nextTick(() => {
+      child.emit('error', spawnError(code, child.spawnfile, child.spawnargs));
+      // Node's flushStdio: output nobody reads is drained, so it ends.
+      for (const r of [child.stdout, child.stderr]) if (r && r.readableFlowing === null) r.resume();
+      child._maybeClose();
+    });
+    return undefined;
   } finally {
     for (const fd of childEnds) { try { B.close(fd); } catch { /* */ } }
   }
@@ -573,8 +619,30 @@ function spawn(file, args, options) {
       child._closesNeeded++;
     }
   }
+  process.nextTick(() => child.emit('spawn'));
+  return undefined;
+};
+
+function spawn(file, args, options) {
+  const n = normalizeArgs(file, args, options);
+  const o = n.options;
+  checkTimeAndSignal(o);
+  validateAbortSignal(o.signal, 'options.signal');
+  const child = new ChildProcess();
+  child.spawn({
+    file: n.file, args: n.argv, envPairs: envList(o.env), cwd: o.cwd, stdio: o.stdio, detached: !!o.detached,
+    serialization: o.serialization,
+  });
   if (o.signal) {
-    const onAbort = () => { child.kill(o.killSignal || 'SIGTERM'); const e = new Error('The operation was aborted'); e.name = 'AbortError'; e.code = 'ABORT_ERR'; child.emit('error', e); };
+    // Node's abortChildProcess: the error follows a kill that was sent,
+    // with the signal's reason as its cause.
+    const onAbort = () => {
+      try {
+        if (child.kill(o.killSignal || 'SIGTERM')) child.emit('error', require('./timers.js').abortError(o.signal));
+      } catch (e) {
+        child.emit('error', e);
+      }
+    };
     if (o.signal.aborted) process.nextTick(onAbort);
     else { o.signal.addEventListener('abort', onAbort, { once: true }); child.once('exit', () => o.signal.removeEventListener('abort', onAbort)); }
   }
@@ -582,82 +650,116 @@ function spawn(file, args, options) {
     const t = setTimeout(() => child.kill(o.killSignal || 'SIGTERM'), o.timeout);
     child.once('exit', () => clearTimeout(t));
   }
-  process.nextTick(() => child.emit('spawn'));
   return child;
 }
 
+// normalizeExecFileArgs is Node's: args may be left out (options or the
+// callback in its place), options must be an object, the callback a
+// function.
+function normalizeExecFileArgs(file, args, options, callback) {
+  if (Array.isArray(args)) args = args.slice();
+  else if (args != null && typeof args === 'object') { callback = options; options = args; args = null; }
+  else if (typeof args === 'function') { callback = args; options = null; args = null; }
+  if (args == null) args = [];
+  if (typeof options === 'function') callback = options;
+  else if (options != null) validateObject(options, 'options');
+  if (options == null) options = {};
+  if (callback != null) validateFunction(callback, 'callback');
+  if (options.argv0 != null) {
+    validateString(options.argv0, 'options.argv0');
+    noNullBytes(options.argv0, 'options.argv0');
+  }
+  return { file, args, options, callback };
+}
+
+// normalizeExecArgs is Node's: exec runs the command line in a shell.
+function normalizeExecArgs(command, options, callback) {
+  validateString(command, 'command');
+  noNullBytes(command, 'command');
+  if (typeof options === 'function') { callback = options; options = undefined; }
+  options = { ...options };
+  options.shell = typeof options.shell === 'string' ? options.shell : true;
+  return { file: command, options, callback };
+}
+
 function execFile(file, args, options, callback) {
-  if (typeof args === 'function') { callback = args; args = []; options = {}; }
-  else if (typeof options === 'function') { callback = options; if (!Array.isArray(args)) { options = args; args = []; } else options = {}; }
-  if (args && !Array.isArray(args) && typeof args === 'object') { options = args; args = []; }
-  options = { encoding: 'utf8', maxBuffer: 1024 * 1024, ...(options || {}) };
-  const child = spawn(file, args, options);
+  ({ file, args, options, callback } = normalizeExecFileArgs(file, args, options, callback));
+  options = { encoding: 'utf8', timeout: 0, maxBuffer: 1024 * 1024, killSignal: 'SIGTERM', cwd: null, env: null, shell: false, ...options };
+  checkTimeAndSignal(options);
+  const child = spawn(file, args, {
+    cwd: options.cwd, env: options.env, gid: options.gid, shell: options.shell, signal: options.signal, uid: options.uid,
+    windowsHide: !!options.windowsHide, windowsVerbatimArguments: !!options.windowsVerbatimArguments,
+  });
   const out = [], err = [];
-  let outLen = 0, errLen = 0, killedForBuffer = false, ex = null;
+  let outLen = 0, errLen = 0, killed = false, exited = false, timeoutId = null, ex = null;
   const Buffer = lazyBuffer();
   // An encoding Buffer does not know gives Buffers, as in Node.
-  const enc = options.encoding && options.encoding !== 'buffer' && Buffer.isEncoding(options.encoding) ? options.encoding : null;
-  // collect counts bytes against maxBuffer and keeps what fits of the
-  // chunk that passes it; the stream may give strings (an encoding set
-  // here or by the caller).
-  const collect = (arr, which, stream) => (chunk) => {
-    const encoding = stream.readableEncoding;
-    const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding || 'utf8') : chunk.length;
-    const before = which === 1 ? outLen : errLen;
-    if (which === 1) outLen += length; else errLen += length;
-    if (before + length > options.maxBuffer) {
-      arr.push(chunk.slice(0, Math.max(0, options.maxBuffer - before)));
-      if (!ex) {
-        ex = codedError('ERR_CHILD_PROCESS_STDIO_MAXBUFFER', which === 1 ? 'stdout' : 'stderr');
-        killedForBuffer = true;
-        child.kill(options.killSignal || 'SIGTERM');
-      }
-      return;
+  const enc = options.encoding !== 'buffer' && Buffer.isEncoding(options.encoding) ? options.encoding : null;
+  const joined = (arr, stream) => (enc || (stream && stream.readableEncoding) ? arr.join('') : Buffer.concat(arr));
+  const exithandler = (code, signal) => {
+    if (exited) return;
+    exited = true;
+    if (timeoutId) { clearTimeout(timeoutId); timeoutId = null; }
+    if (!callback) return;
+    const stdout = joined(out, child.stdout), stderr = joined(err, child.stderr);
+    if (!ex && code === 0 && signal === null) { callback(null, stdout, stderr); return; }
+    let cmd = file;
+    if (args.length) cmd += ` ${args.join(' ')}`;
+    if (!ex) {
+      ex = new Error(`Command failed: ${cmd}\n${stderr}`);
+      ex.code = code < 0 ? require('./util.js').getSystemErrorName(code) : code;
+      ex.killed = child.killed || killed;
+      ex.signal = signal;
     }
-    arr.push(chunk);
+    ex.cmd = cmd;
+    callback(ex, stdout, stderr);
+  };
+  const destroyOutput = () => {
+    if (child.stdout) child.stdout.destroy();
+    if (child.stderr) child.stderr.destroy();
+  };
+  const kill = () => {
+    destroyOutput();
+    killed = true;
+    try {
+      child.kill(options.killSignal);
+    } catch (e) {
+      ex = e;
+      exithandler();
+    }
+  };
+  if (options.timeout > 0) timeoutId = setTimeout(() => { kill(); timeoutId = null; }, options.timeout);
+  // collect counts bytes against maxBuffer and keeps what fits of the
+  // chunk that passes it; the stream may give strings.
+  const collect = (arr, name, stream) => (chunk) => {
+    if (options.maxBuffer === Infinity) { arr.push(chunk); return; }
+    const encoding = stream.readableEncoding;
+    const length = encoding ? Buffer.byteLength(chunk, encoding) : chunk.length;
+    const total = (name === 'stdout' ? (outLen += length) : (errLen += length));
+    if (total > options.maxBuffer) {
+      arr.push(chunk.slice(0, options.maxBuffer - (total - length)));
+      ex = codedError('ERR_CHILD_PROCESS_STDIO_MAXBUFFER', name);
+      kill();
+    } else {
+      arr.push(chunk);
+    }
   };
   if (child.stdout) {
     if (enc) child.stdout.setEncoding(enc);
-    child.stdout.on('data', collect(out, 1, child.stdout));
+    child.stdout.on('data', collect(out, 'stdout', child.stdout));
   }
   if (child.stderr) {
     if (enc) child.stderr.setEncoding(enc);
-    child.stderr.on('data', collect(err, 2, child.stderr));
+    child.stderr.on('data', collect(err, 'stderr', child.stderr));
   }
-  const joined = (arr, stream) => (enc || (stream && stream.readableEncoding) ? arr.join('') : Buffer.concat(arr));
-  const cmd = [file, ...(args || [])].join(' ');
-  const finish = (code, signal) => {
-    if (!callback) return;
-    const stdout = joined(out, child.stdout), stderr = joined(err, child.stderr);
-    if (!ex && (code !== 0 || signal)) {
-      ex = new Error(`Command failed: ${cmd}\n${stderr}`);
-      ex.code = code === null ? undefined : code;
-      ex.killed = child.killed || killedForBuffer;
-      ex.signal = signal;
-      ex.cmd = cmd;
-    }
-    if (ex) { ex.stdout = stdout; ex.stderr = stderr; }
-    const cb = callback;
-    callback = null;
-    cb(ex, stdout, stderr);
-  };
-  child.on('close', finish);
-  child.on('error', (e) => { ex = e; if (child.pid === undefined) finish(null, null); });
+  child.addListener('close', exithandler);
+  child.addListener('error', (e) => { ex = e; destroyOutput(); exithandler(); });
   return child;
 }
 
 function exec(command, options, callback) {
-  validateString(command, 'command');
-  noNullBytes(command, 'command');
-  if (typeof options === 'function') { callback = options; options = {}; }
-  options = { ...(options || {}) };
-  const shell = typeof options.shell === 'string' ? options.shell : '/bin/sh';
-  delete options.shell;
-  return execFile(shell, ['-c', command], options, callback && ((e, so, se) => {
-    if (e && e.cmd) e.cmd = command;
-    if (e && e.message.startsWith('Command failed: ')) e.message = `Command failed: ${command}\n${se}`;
-    callback(e, so, se);
-  }));
+  const opts = normalizeExecArgs(command, options, callback);
+  return module.exports.execFile(opts.file, opts.options, opts.callback);
 }
 
 // checkTimeAndSignal is Node's check of timeout, maxBuffer and
@@ -694,7 +796,7 @@ function spawnSync(file, args, options) {
   let res;
   try {
     res = JSON.parse(B.spawnSync(JSON.stringify({
-      argv: n.argv, path: o.shell ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '', stdio,
+      argv: n.argv, path: o.shell || o.argv0 ? n.file : undefined, env: envList(o.env), cwd: o.cwd ? require('./fs.js')._toPath(o.cwd, 'options.cwd') : '', stdio,
       timeout: o.timeout || 0, killSignal: typeof o.killSignal === 'number' ? o.killSignal : constants.signals[o.killSignal || 'SIGTERM'],
       maxBuffer: o.maxBuffer === undefined ? 1024 * 1024 : (o.maxBuffer === Infinity ? -1 : o.maxBuffer), inputN, hasInput: o.input !== undefined && o.input !== null,
     }), inputN));
@@ -723,44 +825,39 @@ function spawnSync(file, args, options) {
   return out;
 }
 
-function checkExecSyncError(ret, cmd) {
+// checkExecSyncError is Node's: the spawn error, or an error for a
+// status other than 0 carrying the whole result.
+function checkExecSyncError(ret, args, cmd) {
+  let err;
   if (ret.error) {
-    const err = ret.error;
+    err = ret.error;
     Object.assign(err, ret);
-    delete err.error;
-    return err;
-  }
-  if (ret.status !== 0) {
-    let msg = `Command failed: ${cmd}`;
+  } else if (ret.status !== 0) {
+    let msg = `Command failed: ${cmd || args.join(' ')}`;
     if (ret.stderr && ret.stderr.length > 0) msg += `\n${ret.stderr.toString()}`;
-    const err = new Error(msg);
-    Object.assign(err, ret);
-    return err;
+    err = Object.assign(new Error(msg), ret);
   }
-  return null;
+  return err;
 }
 
 function execFileSync(file, args, options) {
-  if (!Array.isArray(args) && args && typeof args === 'object') { options = args; args = []; }
-  options = { ...(options || {}) };
+  ({ file, args, options } = normalizeExecFileArgs(file, args, options));
+  // Without stdio, stderr is collected and then written to ours, so the
+  // error carries it too (Node's order).
   const inheritStderr = !options.stdio;
-  if (!options.stdio) options.stdio = ['pipe', 'pipe', 'inherit'];
-  const ret = spawnSync(file, args || [], options);
-  const err = checkExecSyncError(ret, [file, ...(args || [])].join(' '));
-  void inheritStderr;
+  const ret = spawnSync(file, args, options);
+  if (inheritStderr && ret.stderr) process.stderr.write(ret.stderr);
+  const err = checkExecSyncError(ret, [options.argv0 || file, ...args]);
   if (err) throw err;
   return ret.stdout;
 }
 
 function execSync(command, options) {
-  validateString(command, 'command');
-  noNullBytes(command, 'command');
-  options = { ...(options || {}) };
-  const shell = typeof options.shell === 'string' ? options.shell : '/bin/sh';
-  delete options.shell;
-  if (!options.stdio) options.stdio = ['pipe', 'pipe', 'inherit'];
-  const ret = spawnSync(shell, ['-c', command], options);
-  const err = checkExecSyncError(ret, command);
+  const opts = normalizeExecArgs(command, options, null);
+  const inheritStderr = !opts.options.stdio;
+  const ret = spawnSync(opts.file, opts.options);
+  if (inheritStderr && ret.stderr) process.stderr.write(ret.stderr);
+  const err = checkExecSyncError(ret, undefined, command);
   if (err) throw err;
   return ret.stdout;
 }
@@ -773,7 +870,7 @@ function fork(modulePath, args, options) {
   if (args == null) args = [];
   else if (typeof args === 'object' && !Array.isArray(args)) { options = args; args = []; }
   else if (!Array.isArray(args)) throw codedError('ERR_INVALID_ARG_TYPE', 'args', 'an instance of Array', args);
-  if (options != null && typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+  if (options != null) validateObject(options, 'options');
   options = { ...options, shell: false };
   const execPath = options.execPath || process.execPath;
   let execArgv = options.execArgv || process.execArgv;
@@ -782,6 +879,7 @@ function fork(modulePath, args, options) {
     const kept = [];
     for (let i = 0; i < execArgv.length; i++) {
       if (['-e', '--eval', '-p', '--print'].includes(execArgv[i])) { i++; continue; }
+      if (/^--(eval|print)=/.test(execArgv[i])) continue;
       kept.push(execArgv[i]);
     }
     execArgv = kept;
@@ -800,12 +898,24 @@ function fork(modulePath, args, options) {
   return spawn(execPath, args, options);
 }
 
+// The promisified exec and execFile resolve to { stdout, stderr } and
+// carry the child as promise.child, as Node's do.
 const kCustom = Symbol.for('nodejs.util.promisify.custom');
-exec[kCustom] = (cmd, opts) => new Promise((resolve, reject) => {
-  exec(cmd, opts, (e, stdout, stderr) => (e ? reject(Object.assign(e, { stdout, stderr })) : resolve({ stdout, stderr })));
-});
-execFile[kCustom] = (f, a, o) => new Promise((resolve, reject) => {
-  execFile(f, a, o, (e, stdout, stderr) => (e ? reject(Object.assign(e, { stdout, stderr })) : resolve({ stdout, stderr })));
-});
+const promiseExec = (orig) => (...args) => {
+  let resolve, reject;
+  const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+  promise.child = orig(...args, (err, stdout, stderr) => {
+    if (err !== null) {
+      err.stdout = stdout;
+      err.stderr = stderr;
+      reject(err);
+    } else {
+      resolve({ stdout, stderr });
+    }
+  });
+  return promise;
+};
+Object.defineProperty(exec, kCustom, { enumerable: false, value: promiseExec(exec) });
+Object.defineProperty(execFile, kCustom, { enumerable: false, value: promiseExec(execFile) });
 
 module.exports = { ChildProcess, spawn, spawnSync, exec, execSync, execFile, execFileSync, fork, _forkChild };

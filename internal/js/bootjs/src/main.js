@@ -12,7 +12,7 @@ const bridge = require('./internal/bridge.js');
 const { B } = bridge;
 const loop = require('./internal/loop.js');
 const AC = require('./internal/async_context.js');
-const { process, configure, fatal } = require('./process.js');
+const { process, configure, fatal, naturalExit } = require('./process.js');
 const { codedError } = require('./internal/errors.js');
 const builtins = require('./internal/builtins.js');
 
@@ -226,7 +226,7 @@ P.ObjectDefineProperty(g, '__secexec_beforeExit', {
 P.ObjectDefineProperty(g, '__secexec_exit', {
   value: function exit() {
     // The loop ran dry: emit 'exit' and report the code.
-    loop.macrotask(() => process.exit());
+    loop.macrotask(naturalExit);
   },
   configurable: true,
 });

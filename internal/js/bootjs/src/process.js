@@ -4,11 +4,19 @@
 const EventEmitter = require('events');
 const { B, scratchF64 } = require('./internal/bridge.js');
 const loop = require('./internal/loop.js');
-const { codedError, accessDenied, fromBridge } = require('./internal/errors.js');
+const { codedError, accessDenied, fromBridge, errnoOf } = require('./internal/errors.js');
 const constants = require('./internal/constants.js');
 
 const NODE_VERSION = '22.12.0';
-const process = new EventEmitter();
+// process is an instance of a function named process whose prototype
+// inherits EventEmitter's, as in Node.
+const process = (() => {
+  const Process = function process() {};
+  Object.setPrototypeOf(Process.prototype, EventEmitter.prototype);
+  const p = new Process();
+  EventEmitter.call(p);
+  return p;
+})();
 let exitCode;
 let exiting = false;
 let info = null;
@@ -34,8 +42,9 @@ process.execArgv = [];
 process.env = {};
 process.pid = 0;
 process.ppid = 0;
-process.config = { variables: {} };
-process.features = { inspector: false, debug: false, uv: true, ipv6: true, tls_alpn: false, tls_sni: false, tls_ocsp: false, tls: false, cached_builtins: true, typescript: 'strip' };
+// process.config is frozen, as Node's is.
+process.config = Object.freeze({ __proto__: null, target_defaults: Object.freeze({}), variables: Object.freeze({}) });
+process.features = { inspector: false, debug: false, uv: true, ipv6: true, tls_alpn: false, tls_sni: false, tls_ocsp: false, tls: false, cached_builtins: true, require_module: true, typescript: 'strip' };
 process.exitCode = undefined;
 Object.defineProperty(process, 'exitCode', {
   get() { return exitCode; },
@@ -69,9 +78,16 @@ process.geteuid = () => info ? info.uid : 1000;
 process.getgid = () => info ? info.gid : 1000;
 process.getegid = () => info ? info.gid : 1000;
 process.getgroups = () => [info ? info.gid : 1000];
-for (const n of ['setuid', 'setgid', 'seteuid', 'setegid', 'setgroups', 'initgroups']) {
-  process[n] = () => { throw fromBridge('EPERM', n); };
-}
+Object.assign(process, require('./internal/process_credentials.js'));
+// process.assert is deprecated (DEP0100); util.deprecate is made at the
+// first call, as util loads after process.
+let deprecatedAssert;
+process.assert = function assert(x, msg) {
+  deprecatedAssert ??= require('./util.js').deprecate((v, m) => {
+    if (!v) throw codedError('ERR_ASSERTION', m || 'assertion error');
+  }, 'process.assert() is deprecated. Please use the `assert` module instead.', 'DEP0100');
+  return deprecatedAssert(x, msg);
+};
 
 // nowNs is the VM's monotonic clock (kernel/clock, under the VM's clock
 // policy: coarse steps, real, or frozen).
@@ -165,9 +181,11 @@ process.emitWarning = function emitWarning(warning, type, code, ctor) {
     if (!(info && info.noWarnings)) {
       const c = w.code !== undefined ? `[${w.code}] ` : '';
       const line = `(node:${process.pid}) ${c}${w.name}: ${w.message}${typeof w.detail === 'string' ? `\n${w.detail}` : ''}\n`;
-      const hooked = hookedStdio(2);
-      if (hooked) hooked.write(line);
-      else writeStderr(line);
+      if (!writeWarningFile(line)) {
+        const hooked = hookedStdio(2);
+        if (hooked) hooked.write(line);
+        else writeStderr(line);
+      }
     }
     process.emit('warning', w);
   });
@@ -199,15 +217,84 @@ function noteRefusedAddon(code) {
   }
 }
 process.abort = function abort() { writeStderr('Aborted\n'); B.exit(134); };
-process.kill = function kill(pid, sig = 'SIGTERM') {
+// process.kill is Node's: it signals through process._kill (which returns
+// an errno, 0 for success), so a program may watch or replace it.
+process.kill = function kill(pid, sig) {
   if (pid != (pid | 0)) throw codedError('ERR_INVALID_ARG_TYPE', 'pid', 'of type number', pid);
-  const num = typeof sig === 'number' ? sig : constants.signals[sig];
-  if (num === undefined) throw codedError('ERR_UNKNOWN_SIGNAL', sig);
-  try { B.kill(pid, num); } catch (e) { throw fromBridge(e, 'kill'); }
+  let err;
+  if (sig === (sig | 0)) {
+    err = process._kill(pid, sig);
+  } else {
+    sig = sig || 'SIGTERM';
+    if (!Object.hasOwn(constants.signals, sig)) throw codedError('ERR_UNKNOWN_SIGNAL', sig);
+    err = process._kill(pid, constants.signals[sig]);
+  }
+  if (err) {
+    const code = require('./util.js').getSystemErrorName(err);
+    const e = fromBridge(code, 'kill');
+    e.message = `kill ${code}`;
+    throw e;
+  }
   return true;
 };
-process.reallyExit = (code) => B.exit(code | 0);
+process._kill = function _kill(pid, sig) {
+  try {
+    B.kill(pid | 0, sig | 0);
+    return 0;
+  } catch (e) {
+    return typeof e === 'string' ? errnoOf(e) : -5;
+  }
+};
+// writeWarningFile appends a warning to the file of --redirect-warnings
+// (or NODE_REDIRECT_WARNINGS), opened once, as Node's writeToFile; it
+// reports false when there is no such file or it cannot be opened, and
+// the warning goes to stderr.
+let warningFd;
+function writeWarningFile(line) {
+  if (warningFd === undefined) {
+    warningFd = null;
+    let file = process.env.NODE_REDIRECT_WARNINGS;
+    const argv = process.execArgv;
+    for (let i = 0; i < argv.length; i++) {
+      if (argv[i].startsWith('--redirect-warnings=')) file = argv[i].slice(20);
+      else if (argv[i] === '--redirect-warnings') file = argv[++i];
+    }
+    const fs = require('./fs.js');
+    if (file) {
+      try {
+        warningFd = fs.openSync(file, 'a');
+      } catch {
+        warningFd = null;
+      }
+    }
+  }
+  if (warningFd === null) return false;
+  try {
+    require('./fs.js').writeSync(warningFd, line);
+  } catch {
+    return false;
+  }
+  return true;
+}
+// _rawDebug writes straight to fd 2, past process.stderr.
+process._rawDebug = function _rawDebug(...args) {
+  writeStderr(`${require('./util.js').format(...args)}\n`);
+};
+function endProcess(code) {
+  if (closeChannel) { const close = closeChannel; closeChannel = null; close(); }
+  noteRefusedAddon(code | 0);
+  B.exit(code | 0);
+}
+process.reallyExit = function reallyExit(code) { endProcess(code); };
 process.exit = function exit(code) {
+  exitWith(code, (c) => process.reallyExit(c));
+};
+// naturalExit ends a process whose loop ran dry: 'exit' is emitted, and
+// the process ends without process.reallyExit, as Node's does.
+function naturalExit() {
+  exitWith(undefined, endProcess);
+}
+function exitWith(code, end) {
   if (code !== undefined) process.exitCode = code;
   const c = exitCode === undefined || exitCode === null ? 0 : exitCode | 0;
   if (!exiting) {
@@ -215,11 +302,10 @@ process.exit = function exit(code) {
     process._exiting = true;
     try { process.emit('exit', c); } catch (e) { writeStderr(String(e && e.stack || e) + '\n'); }
   }
-  if (closeChannel) { const close = closeChannel; closeChannel = null; close(); }
-  const final = exitCode === undefined || exitCode === null ? c : exitCode | 0;
-  noteRefusedAddon(final);
-  B.exit(final);
-};
+  // process.exit ends through process.reallyExit, looked up now: a
+  // program may replace it.
+  end(exitCode === undefined || exitCode === null ? c : exitCode | 0);
+}
 process._exiting = false;
 // process.report: Node's diagnostic report, with what the sandbox can
 // say. Its header is how npm and the napi-rs loaders tell glibc from musl
@@ -308,6 +394,15 @@ loop.onEvent('signal', (num) => {
 // unless an 'uncaughtException' listener takes it.
 function fatal(err, origin = 'uncaughtException') {
   if (exiting) return;
+  if (typeof process._fatalException !== 'function') {
+    // Node's kInvalidFatalExceptionMonkeyPatching: a program that replaced
+    // process._fatalException with what is not a function ends with 6,
+    // its error printed, no handler run.
+    writeStderr(formatFatal(err));
+    exiting = true;
+    endProcess(6);
+    return;
+  }
   // An error thrown by the handler itself ends the process with 7, as
   // Node's "internal exception handler run-time failure".
   let code = 1;
@@ -344,8 +439,15 @@ function fatal(err, origin = 'uncaughtException') {
     writeStderr(formatFatal(err));
   }
   process.exitCode = code;
-  process.exit(code);
+  // Node ends here without process.reallyExit.
+  exitWith(code, endProcess);
 }
+// _fatalException is where Node sends an uncaught exception; it returns
+// whether the exception was handled.
+process._fatalException = function _fatalException(err) {
+  fatal(err);
+  return exiting === false;
+};
 let workerFatal = null;
 function setWorkerFatal(fn) { workerFatal = fn; }
 loop.setFatalHandler(fatal);
@@ -427,6 +529,12 @@ function configure(i) {
   process.argv = i.argv;
   process.argv0 = i.argv0;
   process.execArgv = i.execArgv;
+  // --title sets process.title, as in Node.
+  const ea = i.execArgv || [];
+  for (let k = 0; k < ea.length; k++) {
+    if (ea[k].startsWith('--title=')) process.title = ea[k].slice(8);
+    else if (ea[k] === '--title' && k + 1 < ea.length) process.title = ea[++k];
+  }
   abortOnUncaught = (i.execArgv || []).some((a) => a === '--abort-on-uncaught-exception' || a === '--abort_on_uncaught_exception');
   if ((i.execArgv || []).some((a) => a === '--expose-gc' || a === '--expose_gc')) exposeGC();
   process.env = require('./internal/process_env.js').envProxy(i.env);
@@ -451,4 +559,4 @@ function configure(i) {
   }
 }
 
-module.exports = { process, domainCapture, fatal, setWorkerFatal, configure, nowNs, writeStderr, hookedStdio, NODE_VERSION, isExiting: () => exiting };
+module.exports = { process, naturalExit, domainCapture, fatal, setWorkerFatal, configure, nowNs, writeStderr, hookedStdio, NODE_VERSION, isExiting: () => exiting };

@@ -633,7 +633,9 @@ class Worker extends EventEmitter {
     let execArgv = process.execArgv;
     if (options.execArgv !== undefined) {
       if (!P.ArrayIsArray(options.execArgv)) throw codedError('ERR_INVALID_ARG_TYPE', 'options.execArgv', 'an instance of Array', options.execArgv);
-      execArgv = P.ArrayPrototypeMap(options.execArgv, String);
+      // A '--' ends the options, as on a command line: it is not one of
+      // the worker's execArgv.
+      execArgv = P.ArrayPrototypeFilter(P.ArrayPrototypeMap(options.execArgv, String), (a) => a !== '--');
     }
     let env;
     if (options.env === undefined || options.env === null || options.env === SHARE_ENV) {

@@ -117,6 +117,7 @@ const messages = {
   ERR_UNKNOWN_SIGNAL: (s) => `Unknown signal: ${s}`,
   ERR_INVALID_URL: () => 'Invalid URL',
   ERR_INVALID_FILE_URL_PATH: (m) => `File URL path ${m}`,
+  ERR_INVALID_FILE_URL_HOST: (m) => `File URL host ${m}`,
   ERR_INVALID_URL_SCHEME: (s) => `The URL must be of scheme ${s}`,
   ERR_BUFFER_TOO_LARGE: (max) => `Cannot create a Buffer larger than ${max} bytes`,
   ERR_CHILD_PROCESS_STDIO_MAXBUFFER: (s) => `${s} maxBuffer length exceeded`,
@@ -155,6 +156,8 @@ const messages = {
   ERR_STREAM_WRITE_AFTER_END: () => 'write after end',
   ERR_USE_AFTER_CLOSE: (w) => `${w} was closed`,
   ERR_SYSTEM_ERROR: (m) => m,
+  ERR_ASSERTION: (m) => m,
+  ERR_UNKNOWN_CREDENTIAL: (type, id) => `${type} identifier does not exist: ${id}`,
   ERR_INVALID_STATE: (m) => `Invalid state: ${m}`,
   ERR_INVALID_OBJECT_DEFINE_PROPERTY: (m) => m,
   ERR_DIR_CLOSED: () => 'Directory handle was closed',
@@ -168,7 +171,7 @@ const messages = {
 
 const kinds = {
   ERR_INVALID_ARG_TYPE: TypeError, ERR_INVALID_ARG_VALUE: TypeError, ERR_AMBIGUOUS_ARGUMENT: TypeError, ERR_OUT_OF_RANGE: RangeError,
-  ERR_UNKNOWN_SIGNAL: TypeError, ERR_INVALID_URL: TypeError, ERR_INVALID_FILE_URL_PATH: TypeError,
+  ERR_UNKNOWN_SIGNAL: TypeError, ERR_INVALID_URL: TypeError, ERR_INVALID_FILE_URL_PATH: TypeError, ERR_INVALID_FILE_URL_HOST: TypeError,
   ERR_INVALID_URL_SCHEME: TypeError, ERR_BUFFER_TOO_LARGE: RangeError, ERR_CHILD_PROCESS_STDIO_MAXBUFFER: RangeError,
   ERR_ASYNC_CALLBACK: TypeError, ERR_ASYNC_TYPE: TypeError, ERR_INVALID_ASYNC_ID: RangeError,
   ERR_INVALID_THIS: TypeError, ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH: RangeError, ERR_UNKNOWN_FILE_EXTENSION: TypeError,

@@ -42,6 +42,7 @@ P.ArrayPrototypeJoin = uncurry(Array.prototype.join);
 P.ArrayPrototypeIndexOf = uncurry(Array.prototype.indexOf);
 P.ArrayPrototypeSplice = uncurry(Array.prototype.splice);
 P.ArrayPrototypeMap = uncurry(Array.prototype.map);
+P.ArrayPrototypeFilter = uncurry(Array.prototype.filter);
 P.ArrayIsArray = Array.isArray;
 P.FunctionPrototypeCall = uncurry(call);
 P.ReflectApply = Reflect.apply;

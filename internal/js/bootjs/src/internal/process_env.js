@@ -4,13 +4,28 @@
 // found, and only plain data properties may be defined on it.
 const { codedError } = require('./errors.js');
 
+// warned is set once DEP0104 was emitted: Node warns once per process,
+// under --pending-deprecation (or NODE_PENDING_DEPRECATION=1).
+let warned = false;
+function pendingDeprecation(env) {
+  return env.NODE_PENDING_DEPRECATION === '1' || (process.execArgv || []).includes('--pending-deprecation');
+}
+
 function envProxy(target) {
   return new Proxy(target, {
     // What is not a variable comes from Object.prototype, as in Node.
     get(t, key) { return Reflect.get(t, key); },
     set(t, key, value) {
       // Converting throws a TypeError for a symbol key or value, as Node.
-      t[`${key}`] = `${value}`;
+      const k = `${key}`, v = `${value}`;
+      if (!warned && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean' && pendingDeprecation(t)) {
+        warned = true;
+        process.emitWarning('Assigning any value other than a string, number, or boolean to a process.env property ' +
+          'is deprecated. Please make sure to convert the value to a string before setting process.env with it.',
+        'DeprecationWarning', 'DEP0104');
+      }
+      // setenv(3) refuses an empty name: the variable is not set.
+      if (k !== '') t[k] = v;
       return true;
     },
     has(t, key) {

@@ -41,7 +41,13 @@ function createWritable(fd) {
   w._isStdio = true;
   w.isTTY = false;
   w.destroySoon = w.destroy;
-  w._destroy = (err, cb) => cb(err);
+  // Node's dummyDestroy: stdout and stderr cannot be destroyed; a destroy
+  // is observable ('close') and the stream stays writable.
+  w._destroy = function dummyDestroy(err, cb) {
+    cb(err);
+    this._undestroy();
+    if (!this._writableState.emitClose) process.nextTick(() => this.emit('close'));
+  };
   w.getColorDepth = () => 1;
   w.hasColors = () => false;
   w.columns = undefined;
