@@ -15,7 +15,7 @@ const kClientRequest = Symbol('kClientRequest');
 
 function validateHost(host, name) {
   if (host !== null && host !== undefined && typeof host !== 'string') {
-    throw codedError('ERR_INVALID_ARG_TYPE', `options.${name}`, 'one of type string, undefined, or null', host);
+    throw codedError('ERR_INVALID_ARG_TYPE', `options.${name}`, 'of type string or one of undefined or null', host);
   }
   return host;
 }

@@ -76,7 +76,7 @@ getter('writableLength', function writableLength() { return this.outputSize + (t
 getter('writableHighWaterMark', function writableHighWaterMark() {
   return this.socket ? this.socket.writableHighWaterMark : this[kHighWaterMark];
 });
-getter('writableCorked', function writableCorked() { return this[kCorked]; });
+getter('writableCorked', function writableCorked() { return this.socket ? this.socket.writableCorked : this[kCorked]; });
 getter('writableEnded', function writableEnded() { return this.finished; });
 getter('writableNeedDrain', function writableNeedDrain() { return !this.destroyed && !this.finished && this[kNeedDrain]; });
 getter('headersSent', function headersSent() { return !!this._header; });
@@ -84,6 +84,35 @@ Object.defineProperty(OutgoingMessage.prototype, 'connection', {
   configurable: true, enumerable: true,
   get() { return this.socket; },
   set(val) { this.socket = val; },
+});
+
+// _headerNames (DEP0066): the header names as set, by lowercased name.
+// One deprecated function serves get and set, so the warning shows once.
+let warnHeaderNames;
+function headerNamesDeprecated() {
+  warnHeaderNames ||= require('../../util.js').deprecate(nop, 'OutgoingMessage.prototype._headerNames is deprecated', 'DEP0066');
+  warnHeaderNames();
+}
+Object.defineProperty(OutgoingMessage.prototype, '_headerNames', {
+  configurable: true,
+  get() {
+    headerNamesDeprecated();
+    const headers = this[kOutHeaders];
+    if (headers === null) return null;
+    const out = { __proto__: null };
+    for (const key of Object.keys(headers)) out[key] = headers[key][0];
+    return out;
+  },
+  set(names) {
+    headerNamesDeprecated();
+    if (typeof names !== 'object' || names === null) return;
+    const headers = this[kOutHeaders];
+    if (!headers) return;
+    for (const key of Object.keys(names)) {
+      const header = headers[key];
+      if (header) header[0] = names[key];
+    }
+  },
 });
 
 OutgoingMessage.prototype.cork = function cork() {
