@@ -6,7 +6,7 @@ const { URL, urlToHttpOptions } = require('../../url.js');
 const { finished } = require('../../stream.js');
 const { httpError, connResetException, abortError, codedError } = require('./errors.js');
 const { checkIsHttpToken, newParser, freeParser, prepareError, HTTPParser, isInformational } = require('./common.js');
-const { OutgoingMessage, kOutHeaders, kNeedDrain } = require('./outgoing.js');
+const { OutgoingMessage, kOutHeaders, kNeedDrain, kUniqueHeaders, parseUniqueHeadersOption } = require('./outgoing.js');
 const agentModule = require('./agent.js');
 
 const INVALID_PATH_REGEX = /[^\u0021-\u00ff]/;
@@ -111,6 +111,9 @@ function ClientRequest(input, options, cb) {
     throw codedError('ERR_OUT_OF_RANGE', 'maxHeaderSize', '>= 0 && <= 4294967295', maxHeaderSize);
   }
   this.maxHeaderSize = maxHeaderSize;
+  if (options.insecureHTTPParser !== undefined && typeof options.insecureHTTPParser !== 'boolean') {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'options.insecureHTTPParser', 'of type boolean', options.insecureHTTPParser);
+  }
   this.insecureHTTPParser = options.insecureHTTPParser;
   this.joinDuplicateHeaders = options.joinDuplicateHeaders;
 
@@ -145,6 +148,8 @@ function ClientRequest(input, options, cb) {
       this.shouldKeepAlive = true;
     }
   }
+
+  this[kUniqueHeaders] = parseUniqueHeadersOption(options.uniqueHeaders);
 
   const headersArray = Array.isArray(options.headers);
   if (!headersArray) {

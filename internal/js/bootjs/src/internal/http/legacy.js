@@ -23,7 +23,7 @@ module.exports = {
   outgoing: () => ({
     kHighWaterMark: outgoing.kHighWaterMark,
     kUniqueHeaders: outgoing.kUniqueHeaders,
-    parseUniqueHeadersOption: server.parseUniqueHeadersOption,
+    parseUniqueHeadersOption: outgoing.parseUniqueHeadersOption,
     validateHeaderName: outgoing.validateHeaderName,
     validateHeaderValue: outgoing.validateHeaderValue,
     OutgoingMessage: outgoing.OutgoingMessage,

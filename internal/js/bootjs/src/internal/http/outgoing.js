@@ -200,7 +200,13 @@ OutgoingMessage.prototype._storeHeader = function _storeHeader(firstLine, header
 
   // Keep-alive is announced only when the peer can find the body's end
   // (a length, chunks, or a client's agent).
-  if (this.chunkedEncoding && (this.statusCode === 204 || this.statusCode === 304)) this._hasBody = false;
+  // A 204 or 304 with "Transfer-Encoding: chunked" set by the app gets no
+  // zero chunk, and the connection closes after it: a proxy that expects
+  // a body there would otherwise read the next response as this one's.
+  if (this.chunkedEncoding && (this.statusCode === 204 || this.statusCode === 304)) {
+    this.chunkedEncoding = false;
+    this.shouldKeepAlive = false;
+  }
   if (!this._removedConnection && !state.connection) {
     const shouldSendKeepAlive = this.shouldKeepAlive && (state.contLen || this.useChunkedEncodingByDefault || this.agent);
     if (shouldSendKeepAlive && this.maxRequestsOnConnectionReached) {
@@ -617,7 +623,20 @@ OutgoingMessage.prototype.pipe = function pipe() {
 
 if (Symbol.asyncDispose) OutgoingMessage.prototype[Symbol.asyncDispose] = async function asyncDispose() { this.destroy(); };
 
+// parseUniqueHeadersOption reads the uniqueHeaders option: the fields
+// whose repeated values go out joined with "; " on one line.
+function parseUniqueHeadersOption(headers) {
+  if (!Array.isArray(headers)) return null;
+  const unique = new Set();
+  for (const h of headers) {
+    if (Array.isArray(h)) for (const x of h) unique.add(String(x).toLowerCase());
+    else unique.add(String(h).toLowerCase());
+  }
+  return unique;
+}
+
 module.exports = {
+  parseUniqueHeadersOption,
   OutgoingMessage, kOutHeaders, kNeedDrain, kHighWaterMark, kUniqueHeaders, kErrored, utcDate,
   validateHeaderName, validateHeaderValue,
 };

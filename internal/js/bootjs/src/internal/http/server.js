@@ -10,7 +10,7 @@ const {
   STATUS_CODES, checkInvalidHeaderChar, newParser, freeParser, prepareError, HTTPParser,
   kIncomingMessage, kServerResponse, continueExpression, chunkExpression, validateHeaderName, validateHeaderValue,
 } = require('./common.js');
-const { OutgoingMessage, kOutHeaders, kNeedDrain, kUniqueHeaders } = require('./outgoing.js');
+const { OutgoingMessage, kOutHeaders, kNeedDrain, kUniqueHeaders, parseUniqueHeadersOption } = require('./outgoing.js');
 const { IncomingMessage } = require('./incoming.js');
 
 const kConnections = Symbol('http.server.connections');
@@ -173,6 +173,9 @@ function storeHTTPOptions(options) {
     throw codedError('ERR_OUT_OF_RANGE', 'maxHeaderSize', '>= 0 && <= 4294967295', maxHeaderSize);
   }
   this.maxHeaderSize = maxHeaderSize;
+  if (options.insecureHTTPParser !== undefined && typeof options.insecureHTTPParser !== 'boolean') {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'options.insecureHTTPParser', 'of type boolean', options.insecureHTTPParser);
+  }
   this.insecureHTTPParser = options.insecureHTTPParser;
   this.requestTimeout = options.requestTimeout !== undefined ? validateTimeout(options.requestTimeout, 'requestTimeout') : 300000;
   this.headersTimeout = options.headersTimeout !== undefined ? validateTimeout(options.headersTimeout, 'headersTimeout') : Math.min(60000, this.requestTimeout || 60000);
@@ -183,16 +186,6 @@ function storeHTTPOptions(options) {
   this.requireHostHeader = options.requireHostHeader !== undefined ? !!options.requireHostHeader : true;
   this.joinDuplicateHeaders = options.joinDuplicateHeaders;
   this.rejectNonStandardBodyWrites = options.rejectNonStandardBodyWrites !== undefined ? !!options.rejectNonStandardBodyWrites : false;
-}
-
-function parseUniqueHeadersOption(headers) {
-  if (!Array.isArray(headers)) return null;
-  const unique = new Set();
-  for (const h of headers) {
-    if (Array.isArray(h)) for (const x of h) unique.add(String(x).toLowerCase());
-    else unique.add(String(h).toLowerCase());
-  }
-  return unique;
 }
 
 // initServer sets up an http(s) server object after its net/tls
@@ -621,5 +614,5 @@ function emitCloseNT(self) {
 
 module.exports = {
   Server, ServerResponse, initServer, normalizeServerArgs, connectionListener, httpServerPreClose, kConnections,
-  storeHTTPOptions, parseUniqueHeadersOption,
+  storeHTTPOptions,
 };
