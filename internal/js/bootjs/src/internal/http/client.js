@@ -68,7 +68,7 @@ function ClientRequest(input, options, cb) {
     // With createConnection of its own, a request uses no agent.
     if (typeof options.createConnection !== 'function') agent = defaultAgent;
   } else if (typeof agent.addRequest !== 'function') {
-    throw codedError('ERR_INVALID_ARG_TYPE', 'options.agent', 'one of type Agent-like Object, undefined, or false', agent);
+    throw codedError('ERR_INVALID_ARG_TYPE', 'options.agent', 'one of Agent-like Object, undefined, or false', agent);
   }
   this.agent = agent;
 

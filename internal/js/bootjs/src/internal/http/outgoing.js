@@ -19,6 +19,7 @@ const nop = () => {};
 const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
 const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
 const crlfBuf = Buffer.from(CRLF);
+const nonAsciiRe = /[^\x00-\x7f]/;
 
 // The Date header, as Node formats it. Node caches it for a second with a
 // timer; it is cheap enough to format per message.
@@ -144,7 +145,9 @@ OutgoingMessage.prototype.destroy = function destroy(error) {
 // _send writes data, the header block first if it is still unsent.
 OutgoingMessage.prototype._send = function _send(data, encoding, callback, byteLength) {
   if (!this._headerSent && this._header !== null) {
-    if (typeof data === 'string' && (encoding === 'utf8' || encoding === 'latin1' || !encoding)) {
+    // The head is latin1; it rides in one write with a string body only
+    // where that body's encoding writes it byte for byte.
+    if (typeof data === 'string' && (encoding === 'latin1' || ((encoding === 'utf8' || !encoding) && !nonAsciiRe.test(this._header)))) {
       data = this._header + data;
     } else {
       const header = this._header;
