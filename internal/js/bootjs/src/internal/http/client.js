@@ -5,7 +5,7 @@ const { Buffer } = require('../../buffer.js');
 const { URL, urlToHttpOptions } = require('../../url.js');
 const { finished } = require('../../stream.js');
 const { httpError, connResetException, abortError, codedError } = require('./errors.js');
-const { checkIsHttpToken, newParser, freeParser, prepareError, HTTPParser, isInformational } = require('./common.js');
+const { checkIsHttpToken, newParser, freeParser, prepareError, HTTPParser, isInformational, isLenient } = require('./common.js');
 const { OutgoingMessage, kOutHeaders, kNeedDrain, kUniqueHeaders, parseUniqueHeadersOption } = require('./outgoing.js');
 const agentModule = require('./agent.js');
 
@@ -472,7 +472,8 @@ function emitFreeNT(req) {
 function tickOnSocket(req, socket) {
   const parser = newParser();
   req.socket = socket;
-  parser.initialize(HTTPParser.RESPONSE, undefined, req.maxHeaderSize || 0);
+  const lenient = req.insecureHTTPParser === undefined ? isLenient() : req.insecureHTTPParser;
+  parser.initialize(HTTPParser.RESPONSE, undefined, req.maxHeaderSize || 0, lenient ? HTTPParser.kLenientAll : HTTPParser.kLenientNone);
   parser.socket = socket;
   parser.outgoing = req;
   req.parser = parser;

@@ -18,6 +18,9 @@ const kOnBody = Base.kOnBody;
 const kOnMessageComplete = Base.kOnMessageComplete;
 
 const kDefaultMaxHeaderSize = 16 * 1024;
+// Node's lenient flags: none, or all of them (what insecureHTTPParser asks).
+const kLenientNone = 0;
+const kLenientAll = 0x3ff;
 // Chunk-size lines (with their extensions) are bounded like llhttp's
 // chunk extensions; Node answers an overflow with 413.
 const kMaxChunkLine = 16 * 1024;
@@ -62,14 +65,19 @@ class HTTPParser extends Base {
   constructor(type) {
     super();
     this.headerLimit = kDefaultMaxHeaderSize;
+    this.lenient = false;
     if (type !== undefined) this.initialize(type);
   }
 
   // initialize(type[, resource, maxHeaderSize]) as Node's binding; the
   // limit stays for the messages that follow on the connection.
-  initialize(type, resource, maxHeaderSize) {
+  // lenient (kLenientAll, the insecureHTTPParser option) lets header
+  // values hold control characters and continue on folded lines; line
+  // ends, framing and sizes stay strict.
+  initialize(type, resource, maxHeaderSize, lenient) {
     super.initialize(type, resource);
     if (maxHeaderSize !== undefined) this.headerLimit = maxHeaderSize > 0 ? maxHeaderSize : kDefaultMaxHeaderSize;
+    if (lenient !== undefined) this.lenient = lenient === kLenientAll;
     this.expectNoBody = false;
   }
 
@@ -171,6 +179,7 @@ class HTTPParser extends Base {
     if (url === '' || badUrlRe.test(url)) throw parseError('HPE_INVALID_URL', 'Invalid characters in url');
     const version = sp2 === -1 ? '' : rest.slice(sp2 + 1);
     if (!version.startsWith('HTTP/')) throw parseError('HPE_INVALID_CONSTANT', 'Expected HTTP/, RTSP/ or ICE/');
+    if (version.charCodeAt(8) === 13) throw parseError('HPE_STRICT', 'Expected CRLF after version');
     const m = /^HTTP\/([0-9])\.([0-9])$/.exec(version);
     if (!m || !validVersion(+m[1], +m[2])) throw parseError('HPE_INVALID_VERSION', 'Invalid HTTP version');
     this.info.method = method;
@@ -184,7 +193,7 @@ class HTTPParser extends Base {
 
   RESPONSE_LINE() {
     const line = this.consumeLine();
-    if (line === undefined) return undefined;
+    if (!line) return undefined; // CRLFs before a response are skipped too
     const m = /^HTTP\/([0-9])\.([0-9]) ([0-9]{3})(?: (.*))?$/.exec(line);
     if (!m) {
       if (!line.startsWith('HTTP/')) throw parseError('HPE_INVALID_CONSTANT', 'Expected HTTP/');
@@ -204,12 +213,25 @@ class HTTPParser extends Base {
 
   parseHeader(line, headers) {
     const c0 = line.charCodeAt(0);
-    if (c0 === 32 || c0 === 9) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Unexpected whitespace after header value');
+    if (c0 === 32 || c0 === 9) {
+      if (!this.lenient || headers.length === 0) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Unexpected whitespace after header value');
+      // obs-fold: the line, whitespace and all, continues the previous
+      // field's value; only the whole value's end is trimmed.
+      if (line.includes('\r')) throw parseError('HPE_LF_EXPECTED', 'Missing expected LF after header value');
+      this.foldedValue += line;
+      headers[headers.length - 1] = trimOWS(this.foldedValue);
+      return;
+    }
+    // A CR is only ever the first half of a line end (as llhttp reads it).
+    if (c0 === 13) throw parseError('HPE_STRICT', 'Expected LF after headers');
     const colon = line.indexOf(':');
     const name = colon === -1 ? line : line.slice(0, colon);
     if (colon <= 0 || !tokenRe.test(name)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header token');
-    const value = trimOWS(line.slice(colon + 1));
-    if (badValueRe.test(value)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
+    const raw = line.slice(colon + 1);
+    if (raw.includes('\r')) throw parseError('HPE_LF_EXPECTED', 'Missing expected LF after header value');
+    const value = trimOWS(raw);
+    if (this.lenient) this.foldedValue = raw.slice(raw.search(/[^ \t]|$/));
+    if (!this.lenient && badValueRe.test(value)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
     headers.push(name, value);
   }
 
@@ -351,5 +373,7 @@ HTTPParser.kOnHeaders = kOnHeaders;
 HTTPParser.kOnHeadersComplete = kOnHeadersComplete;
 HTTPParser.kOnBody = kOnBody;
 HTTPParser.kOnMessageComplete = kOnMessageComplete;
+HTTPParser.kLenientNone = kLenientNone;
+HTTPParser.kLenientAll = kLenientAll;
 
 module.exports = { HTTPParser, methods, parseError, kDefaultMaxHeaderSize };

@@ -8,7 +8,7 @@ const { setTimeout, clearTimeout } = require('../../timers.js');
 const { httpError, connResetException, codedError } = require('./errors.js');
 const {
   STATUS_CODES, checkInvalidHeaderChar, newParser, freeParser, prepareError, HTTPParser,
-  kIncomingMessage, kServerResponse, continueExpression, chunkExpression, validateHeaderName, validateHeaderValue,
+  kIncomingMessage, kServerResponse, continueExpression, chunkExpression, isLenient, validateHeaderName, validateHeaderValue,
 } = require('./common.js');
 const { OutgoingMessage, kOutHeaders, kNeedDrain, kUniqueHeaders, parseUniqueHeadersOption } = require('./outgoing.js');
 const { IncomingMessage } = require('./incoming.js');
@@ -277,7 +277,8 @@ function connectionListenerInternal(server, socket) {
   socket.on('timeout', socketOnTimeout);
 
   const parser = newParser();
-  parser.initialize(HTTPParser.REQUEST, undefined, server.maxHeaderSize || 0);
+  const lenient = server.insecureHTTPParser === undefined ? isLenient() : server.insecureHTTPParser;
+  parser.initialize(HTTPParser.REQUEST, undefined, server.maxHeaderSize || 0, lenient ? HTTPParser.kLenientAll : HTTPParser.kLenientNone);
   parser.socket = socket;
   socket.parser = parser;
   if (typeof server.maxHeadersCount === 'number') parser.maxHeaderPairs = server.maxHeadersCount << 1;
