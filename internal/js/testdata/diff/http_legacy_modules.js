@@ -38,3 +38,4 @@ const res = new http.ServerResponse({ method: 'GET', headers: {}, httpVersionMaj
 for (const code of [{}, '1000', 99, [], 'abc', 1n]) show(() => res.writeHead(code));
 for (const hints of ['bad', [], null]) show(() => res.writeEarlyHints(hints));
 for (const link of ['</>; ', 'rel=preload; </scripts.js>', 'invalid string', 5, ['</a>', 'bad']]) show(() => res.writeEarlyHints({ link }));
+for (const maxTotalSockets of ['x', -1, 0, NaN, Infinity]) show(() => new http.Agent({ maxTotalSockets }));

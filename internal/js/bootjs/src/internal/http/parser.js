@@ -250,7 +250,7 @@ class HTTPParser extends Base {
   framing(headers) {
     let cl = null;
     let te = null;
-    const f = { cl: null, chunked: false, te: false, close: false, keepAlive: false, upgradeToken: false, upgrade: false };
+    const f = { cl: null, chunked: false, te: false, close: false, keepAlive: false, upgradeToken: false, upgrade: false, badRequestTE: false };
     for (let i = 0; i < headers.length; i += 2) {
       const v = headers[i + 1];
       switch (headers[i].toLowerCase()) {
@@ -288,9 +288,9 @@ class HTTPParser extends Base {
         throw parseError('HPE_INVALID_TRANSFER_ENCODING', 'Invalid `Transfer-Encoding` header value');
       }
       f.chunked = at !== -1;
-      if (!f.chunked && this.type === REQUEST) {
-        throw parseError('HPE_INVALID_TRANSFER_ENCODING', 'Request has invalid `Transfer-Encoding`');
-      }
+      // llhttp reports this one after the headers are complete: the
+      // request is seen, its body never.
+      f.badRequestTE = !f.chunked && this.type === REQUEST;
     }
     return f;
   }
@@ -311,6 +311,7 @@ class HTTPParser extends Base {
     const skipBody = this.userCall()(this[kOnHeadersComplete](info.versionMajor, info.versionMinor, info.headers,
       isRequest ? info.method : undefined, isRequest ? info.url : undefined,
       isRequest ? undefined : status, isRequest ? undefined : info.statusMessage, info.upgrade, info.shouldKeepAlive));
+    if (f.badRequestTE) throw parseError('HPE_INVALID_TRANSFER_ENCODING', 'Request has invalid `Transfer-Encoding`');
     if (skipBody === 2) {
       this.nextRequest();
       return true;
