@@ -25,6 +25,8 @@ const kLenientAll = 0x3ff;
 // chunk extensions; Node answers an overflow with 413.
 const kMaxChunkLine = 16 * 1024;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+// kBack: how far before the parse position a parse error really is.
+const kBack = Symbol('kBack');
 
 // Node's METHODS (llhttp's HTTP methods).
 const methods = [
@@ -34,6 +36,23 @@ const methods = [
   'UNLOCK', 'UNSUBSCRIBE',
 ];
 const methodSet = new Set(methods);
+// Every method llhttp's request-line trie knows (RTSP's and PRI among
+// them): a byte that continues none of them is where it stops.
+const trieMethods = methods.concat(['PRI', 'DESCRIBE', 'ANNOUNCE', 'SETUP', 'PLAY', 'PAUSE', 'TEARDOWN',
+  'GET_PARAMETER', 'SET_PARAMETER', 'REDIRECT', 'RECORD', 'FLUSH']);
+
+// badMethodAt returns the index of the first byte of s (a request line,
+// or the start of one) that no method continues, or -1.
+function badMethodAt(s) {
+  const sp = s.indexOf(' ');
+  const token = sp === -1 ? s : s.slice(0, sp);
+  for (let i = 1; i <= token.length; i++) {
+    const prefix = token.slice(0, i);
+    if (!trieMethods.some((m) => m.startsWith(prefix))) return i - 1;
+  }
+  if (sp !== -1 && !trieMethods.includes(token)) return sp;
+  return -1;
+}
 
 const tokenRe = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
 // Field values: HTAB, visible ASCII, space and obs-text; no CTLs.
@@ -103,7 +122,8 @@ class HTTPParser extends Base {
       if (this.isUserCall) throw err;
       this.hadError = true;
       this.chunk = null;
-      err.bytesParsed = this.offset - start;
+      err.bytesParsed = Math.max(0, this.offset - start - (err[kBack] || 0));
+      delete err[kBack];
       return err;
     }
     this.chunk = null;
@@ -169,10 +189,21 @@ class HTTPParser extends Base {
 
   REQUEST_LINE() {
     const line = this.consumeLine();
+    if (line === undefined) {
+      // llhttp stops at the first byte of a method that cannot be; so
+      // does this, without waiting for the line's end.
+      const at = badMethodAt(this.line);
+      if (at !== -1) throw this.methodError(at - this.line.length);
+      return undefined;
+    }
     if (!line) return undefined; // CRLFs before a request are allowed
     const sp = line.indexOf(' ');
     const method = sp === -1 ? line : line.slice(0, sp);
-    if (!methodSet.has(method)) throw parseError('HPE_INVALID_METHOD', 'Invalid method encountered');
+    if (!methodSet.has(method)) {
+      const at = badMethodAt(line);
+      // The line's end (CRLF) is already consumed: step back over it.
+      throw this.methodError(at === -1 ? undefined : at - (line.length + 2));
+    }
     const rest = line.slice(sp + 1);
     const sp2 = rest.indexOf(' ');
     const url = sp2 === -1 ? rest : rest.slice(0, sp2);
@@ -189,6 +220,14 @@ class HTTPParser extends Base {
     this.body_bytes = 0;
     this.state = 'HEADER';
     return undefined;
+  }
+
+  // methodError is HPE_INVALID_METHOD found at the chunk position rel
+  // (relative to the parse position; undefined: at it).
+  methodError(rel) {
+    const err = parseError('HPE_INVALID_METHOD', 'Invalid method encountered');
+    if (rel !== undefined) err[kBack] = -Math.min(0, rel);
+    return err;
   }
 
   RESPONSE_LINE() {
