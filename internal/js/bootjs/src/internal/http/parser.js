@@ -25,7 +25,8 @@ const kLenientAll = 0x3ff;
 // chunk extensions; Node answers an overflow with 413.
 const kMaxChunkLine = 16 * 1024;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-// kBack: how far before the parse position a parse error really is.
+// kBack: how far before the parse position (after it, if negative) a parse
+// error really is.
 const kBack = Symbol('kBack');
 
 // Node's METHODS (llhttp's HTTP methods).
@@ -122,7 +123,7 @@ class HTTPParser extends Base {
       if (this.isUserCall) throw err;
       this.hadError = true;
       this.chunk = null;
-      err.bytesParsed = Math.max(0, this.offset - start - (err[kBack] || 0));
+      err.bytesParsed = Math.min(this.end - start, Math.max(0, this.offset - start - (err[kBack] || 0)));
       delete err[kBack];
       return err;
     }
@@ -140,10 +141,18 @@ class HTTPParser extends Base {
     return parseError('HPE_INVALID_EOF_STATE', 'Invalid EOF state');
   }
 
-  countHeaderBytes(n) {
+  // countHeaderBytes counts the n bytes of a header line about to be
+  // consumed; llhttp reports an overflow at the end of the span that
+  // crossed the limit (the chunk's end, or the line's LF): seen bytes
+  // on from the parse position.
+  countHeaderBytes(n, seen) {
     if (!isHeaderState[this.state]) return;
     this.headerSize += n;
-    if (this.headerSize > this.headerLimit) throw parseError('HPE_HEADER_OVERFLOW', 'Header overflow');
+    if (this.headerSize > this.headerLimit) {
+      const err = parseError('HPE_HEADER_OVERFLOW', 'Header overflow');
+      err[kBack] = -seen;
+      throw err;
+    }
   }
 
   // consumeLine returns the next CRLF-terminated line (latin1, as Node
@@ -154,13 +163,13 @@ class HTTPParser extends Base {
     let i = chunk.indexOf(0x0a, this.offset);
     if (i >= end) i = -1;
     if (i === -1) {
-      this.countHeaderBytes(end - this.offset);
+      this.countHeaderBytes(end - this.offset, end - this.offset);
       this.line += chunk.toString('latin1', this.offset, end);
       this.offset = end;
       this.checkPartialLine();
       return undefined;
     }
-    this.countHeaderBytes(i + 1 - this.offset);
+    this.countHeaderBytes(i + 1 - this.offset, i - this.offset);
     const line = this.line + chunk.toString('latin1', this.offset, i);
     this.line = '';
     this.offset = i + 1;
