@@ -160,7 +160,7 @@ function freeParser(parser, req, socket) {
     if (parser._consumed) parser.unconsume();
     cleanParser(parser);
     parser[kIdle] = true;
-    parsers.free(parser);
+    if (parsers.free(parser)) parser.free();
   }
   if (req) req.parser = null;
   if (socket) socket.parser = null;

@@ -109,6 +109,15 @@ class HTTPParser extends Base {
     this.expectNoBody = hint;
   }
 
+  // free drops what the last message left (its headers, a partial line)
+  // from a parser going to the free list; initialize readies it again.
+  free() {
+    this.info = { headers: [], upgrade: false };
+    this.trailers = [];
+    this.line = '';
+    this.chunk = null;
+  }
+
   execute(chunk, start, length) {
     start = start || 0;
     length = typeof length === 'number' ? length : chunk.length;
