@@ -191,3 +191,89 @@ const child = require('child_process').spawn('node', ['server.js'], { stdio: ['i
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
 	}
 }
+
+// writeEarlyHints checks what it writes into the 103 head: Node writes
+// the other hints raw and passes CR and LF inside a link's <...>, so a
+// guest value could add headers or a whole response; here each is
+// refused and nothing reaches the peer but the headers that were meant.
+func TestHTTPEarlyHintsRejectsInjection(t *testing.T) {
+	v := newVM(t, nil)
+	res := v.node(`
+const http = require('http');
+const net = require('net');
+const srv = http.createServer((req, res) => {
+  const tries = [
+    { link: '</a\r\nX-Evil: 1>' },
+    { link: '</ok>', 'x-foo': 'a\r\nX-Evil: 2' },
+    { link: '</ok>', 'x\r\nX-Evil': '3' },
+    { link: '</ok>; rel=preload', 'x-fine': 'yes' },
+  ];
+  for (const h of tries) {
+    try { res.writeEarlyHints(h); console.log('written'); } catch (e) { console.log(e.code); }
+  }
+  res.end();
+  srv.close();
+});
+srv.listen(0, () => {
+  const c = net.connect(srv.address().port, () => c.end('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+  let d = '';
+  c.setEncoding('latin1');
+  c.on('data', (b) => { d += b; });
+  c.on('end', () => console.log(JSON.stringify(d.split('\r\n\r\n')[0]), /X-Evil/.test(d)));
+});
+`)
+	want := `ERR_INVALID_CHAR
+ERR_INVALID_CHAR
+ERR_INVALID_HTTP_TOKEN
+written
+"HTTP/1.1 103 Early Hints\r\nLink: </ok>; rel=preload\r\nx-fine: yes" false
+`
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}
+
+// Parsers go back to a free list bounded by http.setMaxIdleHTTPParsers
+// and are reused whole: a parser freed by one connection (on both of its
+// close paths) serves the next without the old one's state, and the
+// list never holds more idle parsers than its max or one parser twice.
+func TestHTTPParserFreeList(t *testing.T) {
+	v := newVM(t, nil)
+	res := v.node(`
+const http = require('http');
+const { parsers } = require('_http_common');
+http.setMaxIdleHTTPParsers(2);
+const srv = http.createServer({ maxHeaderSize: 200 }, (req, res) => res.end(req.url + ' ' + (req.headers['x-big'] || '').length));
+srv.on('clientError', (err, socket) => { console.log('clientError', err.code); socket.destroy(); });
+srv.listen(0, async () => {
+  const port = srv.address().port;
+  const get = (path, headers) => new Promise((resolve) => {
+    const req = http.get({ port, path, headers, agent: false }, (res) => {
+      let b = '';
+      res.on('data', (d) => { b += d; });
+      res.on('end', () => resolve(res.statusCode + ' ' + b));
+    });
+    req.on('error', (e) => resolve(e.code));
+  });
+  for (let i = 0; i < 5; i++) console.log(await get('/' + i));
+  console.log(await get('/big', { 'x-big': 'x'.repeat(300) }));
+  console.log(await get('/after'));
+  await new Promise((r) => setImmediate(r));
+  console.log('idle', parsers.list.length, new Set(parsers.list).size === parsers.list.length);
+  srv.close();
+});
+`)
+	want := `200 /0 0
+200 /1 0
+200 /2 0
+200 /3 0
+200 /4 0
+clientError HPE_HEADER_OVERFLOW
+ECONNRESET
+200 /after 0
+idle 2 true
+`
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}

@@ -6,6 +6,7 @@ const { IncomingMessage } = require('./internal/http/incoming.js');
 const { OutgoingMessage } = require('./internal/http/outgoing.js');
 const { Server, ServerResponse, connectionListener } = require('./internal/http/server.js');
 const { STATUS_CODES, methods, validateHeaderName, validateHeaderValue } = require('./internal/http/common.js');
+const { parsers } = require('./internal/http/common.js');
 const { kDefaultMaxHeaderSize } = require('./internal/http/parser.js');
 const { codedError } = require('./internal/errors.js');
 
@@ -23,10 +24,11 @@ function get(url, options, cb) {
   return req;
 }
 
-// Parsers are not pooled here; the setting is accepted and checked.
+// setMaxIdleHTTPParsers bounds the free list of idle parsers.
 function setMaxIdleHTTPParsers(max) {
   if (typeof max !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'max', 'of type number', max);
   if (!Number.isInteger(max) || max < 1) throw codedError('ERR_OUT_OF_RANGE', 'max', '>= 1 && <= 4294967295', max);
+  parsers.max = max;
 }
 
 module.exports = {

@@ -94,6 +94,8 @@ Agent.prototype.getName = function getName(options = {}) {
     const v = options[field];
     if (field === 'rejectUnauthorized') { if (v !== undefined) name += v; } else if (field === 'servername') {
       if (v && v !== options.host) name += v;
+    } else if (field === 'sigalgs') {
+      if (v) name += JSON.stringify(v);
     } else if (v !== undefined && v !== null) name += v;
   }
   return name;

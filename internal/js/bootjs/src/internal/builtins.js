@@ -104,6 +104,13 @@ const factories = {
   http: () => require('../http.js'),
   https: () => require('../https.js'),
   http2: () => require('../http2.js'),
+  // Node's http internals, still requireable by their old public names.
+  _http_agent: () => require('./http/agent.js'),
+  _http_client: () => ({ ClientRequest: require('./http/client.js').ClientRequest }),
+  _http_common: () => require('./http/legacy.js').common(),
+  _http_incoming: () => require('./http/incoming.js'),
+  _http_outgoing: () => require('./http/legacy.js').outgoing(),
+  _http_server: () => require('./http/legacy.js').server(),
   net: () => require('../net.js'),
   tls: () => require('../tls.js'),
   dns: () => require('../dns.js'),

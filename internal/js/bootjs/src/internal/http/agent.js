@@ -37,7 +37,7 @@ function Agent(options) {
   }
   if (this.maxTotalSockets !== undefined) {
     if (typeof this.maxTotalSockets !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'maxTotalSockets', 'of type number', this.maxTotalSockets);
-    if (this.maxTotalSockets < 1) throw codedError('ERR_OUT_OF_RANGE', 'maxTotalSockets', '>= 1', this.maxTotalSockets);
+    if (!(this.maxTotalSockets >= 1)) throw codedError('ERR_OUT_OF_RANGE', 'maxTotalSockets', '>= 1', this.maxTotalSockets);
   } else {
     this.maxTotalSockets = Infinity;
   }

@@ -5,8 +5,8 @@ const { Buffer } = require('../../buffer.js');
 const { URL, urlToHttpOptions } = require('../../url.js');
 const { finished } = require('../../stream.js');
 const { httpError, connResetException, abortError, codedError } = require('./errors.js');
-const { checkIsHttpToken, newParser, freeParser, prepareError, HTTPParser, isInformational } = require('./common.js');
-const { OutgoingMessage, kOutHeaders, kNeedDrain } = require('./outgoing.js');
+const { checkIsHttpToken, newParser, freeParser, prepareError, HTTPParser, isInformational, isLenient } = require('./common.js');
+const { OutgoingMessage, kOutHeaders, kNeedDrain, kUniqueHeaders, parseUniqueHeadersOption } = require('./outgoing.js');
 const agentModule = require('./agent.js');
 
 const INVALID_PATH_REGEX = /[^\u0021-\u00ff]/;
@@ -15,7 +15,7 @@ const kClientRequest = Symbol('kClientRequest');
 
 function validateHost(host, name) {
   if (host !== null && host !== undefined && typeof host !== 'string') {
-    throw codedError('ERR_INVALID_ARG_TYPE', `options.${name}`, 'one of type string, undefined, or null', host);
+    throw codedError('ERR_INVALID_ARG_TYPE', `options.${name}`, 'of type string or one of undefined or null', host);
   }
   return host;
 }
@@ -68,7 +68,7 @@ function ClientRequest(input, options, cb) {
     // With createConnection of its own, a request uses no agent.
     if (typeof options.createConnection !== 'function') agent = defaultAgent;
   } else if (typeof agent.addRequest !== 'function') {
-    throw codedError('ERR_INVALID_ARG_TYPE', 'options.agent', 'one of type Agent-like Object, undefined, or false', agent);
+    throw codedError('ERR_INVALID_ARG_TYPE', 'options.agent', 'one of Agent-like Object, undefined, or false', agent);
   }
   this.agent = agent;
 
@@ -111,6 +111,9 @@ function ClientRequest(input, options, cb) {
     throw codedError('ERR_OUT_OF_RANGE', 'maxHeaderSize', '>= 0 && <= 4294967295', maxHeaderSize);
   }
   this.maxHeaderSize = maxHeaderSize;
+  if (options.insecureHTTPParser !== undefined && typeof options.insecureHTTPParser !== 'boolean') {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'options.insecureHTTPParser', 'of type boolean', options.insecureHTTPParser);
+  }
   this.insecureHTTPParser = options.insecureHTTPParser;
   this.joinDuplicateHeaders = options.joinDuplicateHeaders;
 
@@ -145,6 +148,8 @@ function ClientRequest(input, options, cb) {
       this.shouldKeepAlive = true;
     }
   }
+
+  this[kUniqueHeaders] = parseUniqueHeadersOption(options.uniqueHeaders);
 
   const headersArray = Array.isArray(options.headers);
   if (!headersArray) {
@@ -467,7 +472,8 @@ function emitFreeNT(req) {
 function tickOnSocket(req, socket) {
   const parser = newParser();
   req.socket = socket;
-  parser.initialize(HTTPParser.RESPONSE, undefined, req.maxHeaderSize || 0);
+  const lenient = req.insecureHTTPParser === undefined ? isLenient() : req.insecureHTTPParser;
+  parser.initialize(HTTPParser.RESPONSE, undefined, req.maxHeaderSize || 0, lenient ? HTTPParser.kLenientAll : HTTPParser.kLenientNone);
   parser.socket = socket;
   parser.outgoing = req;
   req.parser = parser;

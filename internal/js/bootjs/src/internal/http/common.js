@@ -97,10 +97,34 @@ function parserOnMessageComplete() {
   readStart(parser.socket);
 }
 
-// newParser returns a parser with the callbacks wired (Node keeps a free
-// list of them; allocation is cheap here).
-function newParser() {
-  const parser = new HTTPParser();
+// FreeList keeps up to max released objects for reuse (Node's
+// internal/freelist); http.setMaxIdleHTTPParsers sets the parsers' max.
+class FreeList {
+  constructor(name, max, ctor) {
+    this.name = name;
+    this.ctor = ctor;
+    this.max = max;
+    this.list = [];
+  }
+
+  alloc(...args) {
+    return this.list.length > 0 ? this.list.pop() : Reflect.apply(this.ctor, this, args);
+  }
+
+  free(obj) {
+    if (this.list.length < this.max) {
+      this.list.push(obj);
+      return true;
+    }
+    return false;
+  }
+}
+
+// kIdle marks a parser that is in the free list, so a second freeParser
+// of it (two close paths of one socket) never lists it twice.
+const kIdle = Symbol('kIdle');
+
+function cleanParser(parser) {
   parser._headers = [];
   parser._url = '';
   parser.socket = null;
@@ -109,24 +133,34 @@ function newParser() {
   parser.maxHeaderPairs = MAX_HEADER_PAIRS;
   parser.onIncoming = null;
   parser.onMessageDone = null;
-  parser.joinDuplicateHeaders = false;
+  parser.joinDuplicateHeaders = null;
+  parser._consumed = false;
+}
+
+const parsers = new FreeList('parsers', 1000, function parsersCb() {
+  const parser = new HTTPParser();
+  cleanParser(parser);
   parser[HTTPParser.kOnHeaders] = parserOnHeaders;
   parser[HTTPParser.kOnHeadersComplete] = parserOnHeadersComplete;
   parser[HTTPParser.kOnBody] = parserOnBody;
   parser[HTTPParser.kOnMessageComplete] = parserOnMessageComplete;
   return parser;
+});
+
+// newParser returns a parser with the callbacks wired, an idle one when
+// the free list has it; the caller initializes it.
+function newParser() {
+  const parser = parsers.alloc();
+  parser[kIdle] = false;
+  return parser;
 }
 
 function freeParser(parser, req, socket) {
-  if (parser) {
+  if (parser && !parser[kIdle]) {
     if (parser._consumed) parser.unconsume();
-    parser._headers = [];
-    parser._url = '';
-    parser.onIncoming = null;
-    parser.onMessageDone = null;
-    parser.socket = null;
-    parser.incoming = null;
-    parser.outgoing = null;
+    cleanParser(parser);
+    parser[kIdle] = true;
+    if (parsers.free(parser)) parser.free();
   }
   if (req) req.parser = null;
   if (socket) socket.parser = null;
@@ -149,6 +183,12 @@ function prepareError(err, parser, rawPacket) {
 function isInformational(code) { return code >= 100 && code < 200 && code !== 101; }
 
 const kIncomingMessage = Symbol('IncomingMessage');
+const chunkExpression = /(?:^|\W)chunked(?:$|\W)/i;
+const continueExpression = /(?:^|\W)100-continue(?:$|\W)/i;
+
+// isLenient: the --insecure-http-parser default, which this runtime
+// does not take.
+function isLenient() { return false; }
 const kServerResponse = Symbol('ServerResponse');
 
 let incomingModule;
@@ -158,5 +198,5 @@ module.exports = {
   CRLF, STATUS_CODES, methods, HTTPParser, MAX_HEADER_PAIRS,
   checkIsHttpToken, checkInvalidHeaderChar, validateHeaderName, validateHeaderValue,
   newParser, freeParser, prepareError, readStart, readStop, isInformational,
-  kIncomingMessage, kServerResponse,
+  kIncomingMessage, kServerResponse, parsers, chunkExpression, continueExpression, isLenient,
 };

@@ -11,7 +11,7 @@ const messages = {
   ERR_INVALID_HTTP_TOKEN: (name, token) => `${name} must be a valid HTTP token ["${quote(token)}"]`,
   ERR_HTTP_INVALID_HEADER_VALUE: (value, name) => `Invalid value "${quote(value)}" for header "${name}"`,
   ERR_INVALID_CHAR: (name, field) => `Invalid character in ${name}${field ? ` ["${field}"]` : ''}`,
-  ERR_HTTP_INVALID_STATUS_CODE: (code) => `Invalid status code: ${quote(code)}`,
+  ERR_HTTP_INVALID_STATUS_CODE: (code) => `Invalid status code: ${lazyFormat()('%s', code)}`,
   ERR_HTTP_TRAILER_INVALID: () => 'Trailers are invalid with this transfer encoding',
   ERR_HTTP_CONTENT_LENGTH_MISMATCH: (actual, expected) =>
     `Response body's content-length of ${actual} byte(s) does not match the content-length of ${expected} byte(s) set in header`,
@@ -35,6 +35,8 @@ const messages = {
 
 let inspect;
 function lazyInspect() { return (inspect ||= require('../../util.js').inspect); }
+let format;
+function lazyFormat() { return (format ||= require('../../util.js').format); }
 
 const kinds = {
   ERR_INVALID_HTTP_TOKEN: TypeError, ERR_HTTP_INVALID_HEADER_VALUE: TypeError, ERR_INVALID_CHAR: TypeError,

@@ -150,10 +150,11 @@ IncomingMessage.prototype._addHeaderLine = function _addHeaderLine(field, value,
     dest[field] = field === 'set-cookie' ? [value] : value;
     return;
   }
+  // joinDuplicateHeaders joins the fields that would keep their first
+  // value; cookie joins with "; " either way.
   if (field === 'set-cookie') dest[field].push(value);
-  else if (this.joinDuplicateHeaders) dest[field] += `, ${value}`;
-  else if (dropDuplicates.has(field)) return;
   else if (field === 'cookie') dest[field] += `; ${value}`;
+  else if (dropDuplicates.has(field) && !this.joinDuplicateHeaders) return;
   else dest[field] += `, ${value}`;
 };
 

@@ -19,6 +19,7 @@ const nop = () => {};
 const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
 const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
 const crlfBuf = Buffer.from(CRLF);
+const nonAsciiRe = /[^\x00-\x7f]/;
 
 // The Date header, as Node formats it. Node caches it for a second with a
 // timer; it is cheap enough to format per message.
@@ -76,7 +77,7 @@ getter('writableLength', function writableLength() { return this.outputSize + (t
 getter('writableHighWaterMark', function writableHighWaterMark() {
   return this.socket ? this.socket.writableHighWaterMark : this[kHighWaterMark];
 });
-getter('writableCorked', function writableCorked() { return this[kCorked]; });
+getter('writableCorked', function writableCorked() { return this.socket ? this.socket.writableCorked : this[kCorked]; });
 getter('writableEnded', function writableEnded() { return this.finished; });
 getter('writableNeedDrain', function writableNeedDrain() { return !this.destroyed && !this.finished && this[kNeedDrain]; });
 getter('headersSent', function headersSent() { return !!this._header; });
@@ -84,6 +85,35 @@ Object.defineProperty(OutgoingMessage.prototype, 'connection', {
   configurable: true, enumerable: true,
   get() { return this.socket; },
   set(val) { this.socket = val; },
+});
+
+// _headerNames (DEP0066): the header names as set, by lowercased name.
+// One deprecated function serves get and set, so the warning shows once.
+let warnHeaderNames;
+function headerNamesDeprecated() {
+  warnHeaderNames ||= require('../../util.js').deprecate(nop, 'OutgoingMessage.prototype._headerNames is deprecated', 'DEP0066');
+  warnHeaderNames();
+}
+Object.defineProperty(OutgoingMessage.prototype, '_headerNames', {
+  configurable: true,
+  get() {
+    headerNamesDeprecated();
+    const headers = this[kOutHeaders];
+    if (headers === null) return null;
+    const out = { __proto__: null };
+    for (const key of Object.keys(headers)) out[key] = headers[key][0];
+    return out;
+  },
+  set(names) {
+    headerNamesDeprecated();
+    if (typeof names !== 'object' || names === null) return;
+    const headers = this[kOutHeaders];
+    if (!headers) return;
+    for (const key of Object.keys(names)) {
+      const header = headers[key];
+      if (header) header[0] = names[key];
+    }
+  },
 });
 
 OutgoingMessage.prototype.cork = function cork() {
@@ -115,7 +145,9 @@ OutgoingMessage.prototype.destroy = function destroy(error) {
 // _send writes data, the header block first if it is still unsent.
 OutgoingMessage.prototype._send = function _send(data, encoding, callback, byteLength) {
   if (!this._headerSent && this._header !== null) {
-    if (typeof data === 'string' && (encoding === 'utf8' || encoding === 'latin1' || !encoding)) {
+    // The head is latin1; it rides in one write with a string body only
+    // where that body's encoding writes it byte for byte.
+    if (typeof data === 'string' && (encoding === 'latin1' || ((encoding === 'utf8' || !encoding) && !nonAsciiRe.test(this._header)))) {
       data = this._header + data;
     } else {
       const header = this._header;
@@ -171,7 +203,13 @@ OutgoingMessage.prototype._storeHeader = function _storeHeader(firstLine, header
 
   // Keep-alive is announced only when the peer can find the body's end
   // (a length, chunks, or a client's agent).
-  if (this.chunkedEncoding && (this.statusCode === 204 || this.statusCode === 304)) this._hasBody = false;
+  // A 204 or 304 with "Transfer-Encoding: chunked" set by the app gets no
+  // zero chunk, and the connection closes after it: a proxy that expects
+  // a body there would otherwise read the next response as this one's.
+  if (this.chunkedEncoding && (this.statusCode === 204 || this.statusCode === 304)) {
+    this.chunkedEncoding = false;
+    this.shouldKeepAlive = false;
+  }
   if (!this._removedConnection && !state.connection) {
     const shouldSendKeepAlive = this.shouldKeepAlive && (state.contLen || this.useChunkedEncodingByDefault || this.agent);
     if (shouldSendKeepAlive && this.maxRequestsOnConnectionReached) {
@@ -588,7 +626,20 @@ OutgoingMessage.prototype.pipe = function pipe() {
 
 if (Symbol.asyncDispose) OutgoingMessage.prototype[Symbol.asyncDispose] = async function asyncDispose() { this.destroy(); };
 
+// parseUniqueHeadersOption reads the uniqueHeaders option: the fields
+// whose repeated values go out joined with "; " on one line.
+function parseUniqueHeadersOption(headers) {
+  if (!Array.isArray(headers)) return null;
+  const unique = new Set();
+  for (const h of headers) {
+    if (Array.isArray(h)) for (const x of h) unique.add(String(x).toLowerCase());
+    else unique.add(String(h).toLowerCase());
+  }
+  return unique;
+}
+
 module.exports = {
+  parseUniqueHeadersOption,
   OutgoingMessage, kOutHeaders, kNeedDrain, kHighWaterMark, kUniqueHeaders, kErrored, utcDate,
   validateHeaderName, validateHeaderValue,
 };

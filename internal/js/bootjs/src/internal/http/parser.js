@@ -18,10 +18,16 @@ const kOnBody = Base.kOnBody;
 const kOnMessageComplete = Base.kOnMessageComplete;
 
 const kDefaultMaxHeaderSize = 16 * 1024;
+// Node's lenient flags: none, or all of them (what insecureHTTPParser asks).
+const kLenientNone = 0;
+const kLenientAll = 0x3ff;
 // Chunk-size lines (with their extensions) are bounded like llhttp's
 // chunk extensions; Node answers an overflow with 413.
 const kMaxChunkLine = 16 * 1024;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+// kBack: how far before the parse position (after it, if negative) a parse
+// error really is.
+const kBack = Symbol('kBack');
 
 // Node's METHODS (llhttp's HTTP methods).
 const methods = [
@@ -31,6 +37,23 @@ const methods = [
   'UNLOCK', 'UNSUBSCRIBE',
 ];
 const methodSet = new Set(methods);
+// Every method llhttp's request-line trie knows (RTSP's and PRI among
+// them): a byte that continues none of them is where it stops.
+const trieMethods = methods.concat(['PRI', 'DESCRIBE', 'ANNOUNCE', 'SETUP', 'PLAY', 'PAUSE', 'TEARDOWN',
+  'GET_PARAMETER', 'SET_PARAMETER', 'REDIRECT', 'RECORD', 'FLUSH']);
+
+// badMethodAt returns the index of the first byte of s (a request line,
+// or the start of one) that no method continues, or -1.
+function badMethodAt(s) {
+  const sp = s.indexOf(' ');
+  const token = sp === -1 ? s : s.slice(0, sp);
+  for (let i = 1; i <= token.length; i++) {
+    const prefix = token.slice(0, i);
+    if (!trieMethods.some((m) => m.startsWith(prefix))) return i - 1;
+  }
+  if (sp !== -1 && !trieMethods.includes(token)) return sp;
+  return -1;
+}
 
 const tokenRe = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
 // Field values: HTAB, visible ASCII, space and obs-text; no CTLs.
@@ -62,14 +85,19 @@ class HTTPParser extends Base {
   constructor(type) {
     super();
     this.headerLimit = kDefaultMaxHeaderSize;
+    this.lenient = false;
     if (type !== undefined) this.initialize(type);
   }
 
   // initialize(type[, resource, maxHeaderSize]) as Node's binding; the
   // limit stays for the messages that follow on the connection.
-  initialize(type, resource, maxHeaderSize) {
+  // lenient (kLenientAll, the insecureHTTPParser option) lets header
+  // values hold control characters and continue on folded lines; line
+  // ends, framing and sizes stay strict.
+  initialize(type, resource, maxHeaderSize, lenient) {
     super.initialize(type, resource);
     if (maxHeaderSize !== undefined) this.headerLimit = maxHeaderSize > 0 ? maxHeaderSize : kDefaultMaxHeaderSize;
+    if (lenient !== undefined) this.lenient = lenient === kLenientAll;
     this.expectNoBody = false;
   }
 
@@ -79,6 +107,15 @@ class HTTPParser extends Base {
     const hint = this.expectNoBody;
     this.initialize(type);
     this.expectNoBody = hint;
+  }
+
+  // free drops what the last message left (its headers, a partial line)
+  // from a parser going to the free list; initialize readies it again.
+  free() {
+    this.info = { headers: [], upgrade: false };
+    this.trailers = [];
+    this.line = '';
+    this.chunk = null;
   }
 
   execute(chunk, start, length) {
@@ -95,7 +132,8 @@ class HTTPParser extends Base {
       if (this.isUserCall) throw err;
       this.hadError = true;
       this.chunk = null;
-      err.bytesParsed = this.offset - start;
+      err.bytesParsed = Math.min(this.end - start, Math.max(0, this.offset - start - (err[kBack] || 0)));
+      delete err[kBack];
       return err;
     }
     this.chunk = null;
@@ -112,10 +150,18 @@ class HTTPParser extends Base {
     return parseError('HPE_INVALID_EOF_STATE', 'Invalid EOF state');
   }
 
-  countHeaderBytes(n) {
+  // countHeaderBytes counts the n bytes of a header line about to be
+  // consumed; llhttp reports an overflow at the end of the span that
+  // crossed the limit (the chunk's end, or the line's LF): seen bytes
+  // on from the parse position.
+  countHeaderBytes(n, seen) {
     if (!isHeaderState[this.state]) return;
     this.headerSize += n;
-    if (this.headerSize > this.headerLimit) throw parseError('HPE_HEADER_OVERFLOW', 'Header overflow');
+    if (this.headerSize > this.headerLimit) {
+      const err = parseError('HPE_HEADER_OVERFLOW', 'Header overflow');
+      err[kBack] = -seen;
+      throw err;
+    }
   }
 
   // consumeLine returns the next CRLF-terminated line (latin1, as Node
@@ -126,13 +172,13 @@ class HTTPParser extends Base {
     let i = chunk.indexOf(0x0a, this.offset);
     if (i >= end) i = -1;
     if (i === -1) {
-      this.countHeaderBytes(end - this.offset);
+      this.countHeaderBytes(end - this.offset, end - this.offset);
       this.line += chunk.toString('latin1', this.offset, end);
       this.offset = end;
       this.checkPartialLine();
       return undefined;
     }
-    this.countHeaderBytes(i + 1 - this.offset);
+    this.countHeaderBytes(i + 1 - this.offset, i - this.offset);
     const line = this.line + chunk.toString('latin1', this.offset, i);
     this.line = '';
     this.offset = i + 1;
@@ -161,16 +207,28 @@ class HTTPParser extends Base {
 
   REQUEST_LINE() {
     const line = this.consumeLine();
+    if (line === undefined) {
+      // llhttp stops at the first byte of a method that cannot be; so
+      // does this, without waiting for the line's end.
+      const at = badMethodAt(this.line);
+      if (at !== -1) throw this.methodError(at - this.line.length);
+      return undefined;
+    }
     if (!line) return undefined; // CRLFs before a request are allowed
     const sp = line.indexOf(' ');
     const method = sp === -1 ? line : line.slice(0, sp);
-    if (!methodSet.has(method)) throw parseError('HPE_INVALID_METHOD', 'Invalid method encountered');
+    if (!methodSet.has(method)) {
+      const at = badMethodAt(line);
+      // The line's end (CRLF) is already consumed: step back over it.
+      throw this.methodError(at === -1 ? undefined : at - (line.length + 2));
+    }
     const rest = line.slice(sp + 1);
     const sp2 = rest.indexOf(' ');
     const url = sp2 === -1 ? rest : rest.slice(0, sp2);
     if (url === '' || badUrlRe.test(url)) throw parseError('HPE_INVALID_URL', 'Invalid characters in url');
     const version = sp2 === -1 ? '' : rest.slice(sp2 + 1);
     if (!version.startsWith('HTTP/')) throw parseError('HPE_INVALID_CONSTANT', 'Expected HTTP/, RTSP/ or ICE/');
+    if (version.charCodeAt(8) === 13) throw parseError('HPE_STRICT', 'Expected CRLF after version');
     const m = /^HTTP\/([0-9])\.([0-9])$/.exec(version);
     if (!m || !validVersion(+m[1], +m[2])) throw parseError('HPE_INVALID_VERSION', 'Invalid HTTP version');
     this.info.method = method;
@@ -182,9 +240,17 @@ class HTTPParser extends Base {
     return undefined;
   }
 
+  // methodError is HPE_INVALID_METHOD found at the chunk position rel
+  // (relative to the parse position; undefined: at it).
+  methodError(rel) {
+    const err = parseError('HPE_INVALID_METHOD', 'Invalid method encountered');
+    if (rel !== undefined) err[kBack] = -Math.min(0, rel);
+    return err;
+  }
+
   RESPONSE_LINE() {
     const line = this.consumeLine();
-    if (line === undefined) return undefined;
+    if (!line) return undefined; // CRLFs before a response are skipped too
     const m = /^HTTP\/([0-9])\.([0-9]) ([0-9]{3})(?: (.*))?$/.exec(line);
     if (!m) {
       if (!line.startsWith('HTTP/')) throw parseError('HPE_INVALID_CONSTANT', 'Expected HTTP/');
@@ -204,12 +270,25 @@ class HTTPParser extends Base {
 
   parseHeader(line, headers) {
     const c0 = line.charCodeAt(0);
-    if (c0 === 32 || c0 === 9) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Unexpected whitespace after header value');
+    if (c0 === 32 || c0 === 9) {
+      if (!this.lenient || headers.length === 0) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Unexpected whitespace after header value');
+      // obs-fold: the line, whitespace and all, continues the previous
+      // field's value; only the whole value's end is trimmed.
+      if (line.includes('\r')) throw parseError('HPE_LF_EXPECTED', 'Missing expected LF after header value');
+      this.foldedValue += line;
+      headers[headers.length - 1] = trimOWS(this.foldedValue);
+      return;
+    }
+    // A CR is only ever the first half of a line end (as llhttp reads it).
+    if (c0 === 13) throw parseError('HPE_STRICT', 'Expected LF after headers');
     const colon = line.indexOf(':');
     const name = colon === -1 ? line : line.slice(0, colon);
     if (colon <= 0 || !tokenRe.test(name)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header token');
-    const value = trimOWS(line.slice(colon + 1));
-    if (badValueRe.test(value)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
+    const raw = line.slice(colon + 1);
+    if (raw.includes('\r')) throw parseError('HPE_LF_EXPECTED', 'Missing expected LF after header value');
+    const value = trimOWS(raw);
+    if (this.lenient) this.foldedValue = raw.slice(raw.search(/[^ \t]|$/));
+    if (!this.lenient && badValueRe.test(value)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
     headers.push(name, value);
   }
 
@@ -228,7 +307,7 @@ class HTTPParser extends Base {
   framing(headers) {
     let cl = null;
     let te = null;
-    const f = { cl: null, chunked: false, te: false, close: false, keepAlive: false, upgradeToken: false, upgrade: false };
+    const f = { cl: null, chunked: false, te: false, close: false, keepAlive: false, upgradeToken: false, upgrade: false, badRequestTE: false };
     for (let i = 0; i < headers.length; i += 2) {
       const v = headers[i + 1];
       switch (headers[i].toLowerCase()) {
@@ -266,9 +345,9 @@ class HTTPParser extends Base {
         throw parseError('HPE_INVALID_TRANSFER_ENCODING', 'Invalid `Transfer-Encoding` header value');
       }
       f.chunked = at !== -1;
-      if (!f.chunked && this.type === REQUEST) {
-        throw parseError('HPE_INVALID_TRANSFER_ENCODING', 'Request has invalid `Transfer-Encoding`');
-      }
+      // llhttp reports this one after the headers are complete: the
+      // request is seen, its body never.
+      f.badRequestTE = !f.chunked && this.type === REQUEST;
     }
     return f;
   }
@@ -289,6 +368,7 @@ class HTTPParser extends Base {
     const skipBody = this.userCall()(this[kOnHeadersComplete](info.versionMajor, info.versionMinor, info.headers,
       isRequest ? info.method : undefined, isRequest ? info.url : undefined,
       isRequest ? undefined : status, isRequest ? undefined : info.statusMessage, info.upgrade, info.shouldKeepAlive));
+    if (f.badRequestTE) throw parseError('HPE_INVALID_TRANSFER_ENCODING', 'Request has invalid `Transfer-Encoding`');
     if (skipBody === 2) {
       this.nextRequest();
       return true;
@@ -351,5 +431,7 @@ HTTPParser.kOnHeaders = kOnHeaders;
 HTTPParser.kOnHeadersComplete = kOnHeadersComplete;
 HTTPParser.kOnBody = kOnBody;
 HTTPParser.kOnMessageComplete = kOnMessageComplete;
+HTTPParser.kLenientNone = kLenientNone;
+HTTPParser.kLenientAll = kLenientAll;
 
 module.exports = { HTTPParser, methods, parseError, kDefaultMaxHeaderSize };

@@ -8,9 +8,9 @@ const { setTimeout, clearTimeout } = require('../../timers.js');
 const { httpError, connResetException, codedError } = require('./errors.js');
 const {
   STATUS_CODES, checkInvalidHeaderChar, newParser, freeParser, prepareError, HTTPParser,
-  kIncomingMessage, kServerResponse,
+  kIncomingMessage, kServerResponse, continueExpression, chunkExpression, isLenient, validateHeaderName, validateHeaderValue,
 } = require('./common.js');
-const { OutgoingMessage, kOutHeaders, kNeedDrain, kUniqueHeaders } = require('./outgoing.js');
+const { OutgoingMessage, kOutHeaders, kNeedDrain, kUniqueHeaders, parseUniqueHeadersOption } = require('./outgoing.js');
 const { IncomingMessage } = require('./incoming.js');
 
 const kConnections = Symbol('http.server.connections');
@@ -22,8 +22,6 @@ const requestTimeoutResponse = 'HTTP/1.1 408 Request Timeout\r\nConnection: clos
 const requestHeaderFieldsTooLargeResponse = 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n';
 const requestChunkExtensionsTooLargeResponse = 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n';
 
-const continueExpression = /(?:^|\W)100-continue(?:$|\W)/i;
-const chunkExpression = /(?:^|\W)chunked(?:$|\W)/i;
 
 // ---- ServerResponse ----
 
@@ -79,15 +77,40 @@ ServerResponse.prototype.writeProcessing = function writeProcessing(cb) {
   this._writeRaw('HTTP/1.1 102 Processing\r\n\r\n', 'ascii', cb);
 };
 
+// A Link header value as Node accepts it for early hints: each link a
+// <URI-reference> with ;-separated parameters, nothing else (no CR or LF
+// can reach the 103 head).
+const linkValueRegExp = /^(?:<[^>]*>)(?:\s*;\s*[^;"\s]+(?:=(")?[^;"\s]*\1)?)*$/;
+const linkFormat = 'must be an array or string of format "</styles.css>; rel=preload; as=style"';
+
+function validateLinkHeaderFormat(value) {
+  if (typeof value !== 'string' || !linkValueRegExp.test(value)) throw httpError('ERR_INVALID_ARG_VALUE', 'hints', value, linkFormat);
+}
+
+function validateLinkHeaderValue(links) {
+  if (typeof links === 'string') {
+    validateLinkHeaderFormat(links);
+    return links;
+  }
+  if (!Array.isArray(links)) throw httpError('ERR_INVALID_ARG_VALUE', 'hints', links, linkFormat);
+  for (const link of links) validateLinkHeaderFormat(link);
+  return links.join(', ');
+}
+
 ServerResponse.prototype.writeEarlyHints = function writeEarlyHints(hints, cb) {
-  if (hints === null || typeof hints !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'hints', 'of type object', hints);
+  if (hints === null || typeof hints !== 'object' || Array.isArray(hints)) throw codedError('ERR_INVALID_ARG_TYPE', 'hints', 'of type object', hints);
   if (hints.link === null || hints.link === undefined) return;
-  const link = Array.isArray(hints.link) ? hints.link.join(', ') : String(hints.link);
+  const link = validateLinkHeaderValue(hints.link);
   if (link.length === 0) return;
+  // Stricter than Node, which writes these raw: no CR or LF may split the
+  // 103 head into headers (or a response) of the guest's making.
   if (checkInvalidHeaderChar(link)) throw httpError('ERR_INVALID_CHAR', 'header content', 'link');
   let head = `HTTP/1.1 103 Early Hints\r\nLink: ${link}\r\n`;
   for (const key of Object.keys(hints)) {
-    if (key !== 'link') head += `${key}: ${hints[key]}\r\n`;
+    if (key === 'link') continue;
+    validateHeaderName(key);
+    validateHeaderValue(key, hints[key]);
+    head += `${key}: ${hints[key]}\r\n`;
   }
   this._writeRaw(`${head}\r\n`, 'ascii', cb);
 };
@@ -150,6 +173,9 @@ function storeHTTPOptions(options) {
     throw codedError('ERR_OUT_OF_RANGE', 'maxHeaderSize', '>= 0 && <= 4294967295', maxHeaderSize);
   }
   this.maxHeaderSize = maxHeaderSize;
+  if (options.insecureHTTPParser !== undefined && typeof options.insecureHTTPParser !== 'boolean') {
+    throw codedError('ERR_INVALID_ARG_TYPE', 'options.insecureHTTPParser', 'of type boolean', options.insecureHTTPParser);
+  }
   this.insecureHTTPParser = options.insecureHTTPParser;
   this.requestTimeout = options.requestTimeout !== undefined ? validateTimeout(options.requestTimeout, 'requestTimeout') : 300000;
   this.headersTimeout = options.headersTimeout !== undefined ? validateTimeout(options.headersTimeout, 'headersTimeout') : Math.min(60000, this.requestTimeout || 60000);
@@ -160,16 +186,6 @@ function storeHTTPOptions(options) {
   this.requireHostHeader = options.requireHostHeader !== undefined ? !!options.requireHostHeader : true;
   this.joinDuplicateHeaders = options.joinDuplicateHeaders;
   this.rejectNonStandardBodyWrites = options.rejectNonStandardBodyWrites !== undefined ? !!options.rejectNonStandardBodyWrites : false;
-}
-
-function parseUniqueHeadersOption(headers) {
-  if (!Array.isArray(headers)) return null;
-  const unique = new Set();
-  for (const h of headers) {
-    if (Array.isArray(h)) for (const x of h) unique.add(String(x).toLowerCase());
-    else unique.add(String(h).toLowerCase());
-  }
-  return unique;
 }
 
 // initServer sets up an http(s) server object after its net/tls
@@ -190,7 +206,7 @@ function initServer(server, options, requestListener) {
 function normalizeServerArgs(options, requestListener) {
   if (typeof options === 'function') return [{}, options];
   if (options == null) return [{}, requestListener];
-  if (typeof options !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+  if (typeof options !== 'object' || Array.isArray(options)) throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
   return [options, requestListener];
 }
 
@@ -261,7 +277,8 @@ function connectionListenerInternal(server, socket) {
   socket.on('timeout', socketOnTimeout);
 
   const parser = newParser();
-  parser.initialize(HTTPParser.REQUEST, undefined, server.maxHeaderSize || 0);
+  const lenient = server.insecureHTTPParser === undefined ? isLenient() : server.insecureHTTPParser;
+  parser.initialize(HTTPParser.REQUEST, undefined, server.maxHeaderSize || 0, lenient ? HTTPParser.kLenientAll : HTTPParser.kLenientNone);
   parser.socket = socket;
   socket.parser = parser;
   if (typeof server.maxHeadersCount === 'number') parser.maxHeaderPairs = server.maxHeadersCount << 1;
@@ -596,4 +613,7 @@ function emitCloseNT(self) {
   }
 }
 
-module.exports = { Server, ServerResponse, initServer, normalizeServerArgs, connectionListener, httpServerPreClose, kConnections };
+module.exports = {
+  Server, ServerResponse, initServer, normalizeServerArgs, connectionListener, httpServerPreClose, kConnections,
+  storeHTTPOptions,
+};
