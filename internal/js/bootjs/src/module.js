@@ -27,9 +27,21 @@ function Module(id = '', parent) {
 Module._cache = Object.create(null);
 Module._pathCache = Object.create(null);
 Module.builtinModules = builtins.builtinModules;
-Module.isBuiltin = (name) => builtins.has(name);
+Module.isBuiltin = (name) => typeof name === 'string' && builtins.has(name);
 Module.wrapper = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'];
 Module.wrap = (script) => Module.wrapper[0] + script + Module.wrapper[1];
+// _initPaths recomputes globalPaths from HOME, NODE_PATH and the node
+// binary's prefix, as node does at start (programs call it again after
+// changing NODE_PATH).
+Module._initPaths = function _initPaths() {
+  const { process } = require('./process.js');
+  const home = process.env.HOME;
+  const nodePath = process.env.NODE_PATH;
+  let paths = [path.resolve(process.execPath, '..', '..', 'lib', 'node')];
+  if (home) paths.unshift(path.resolve(home, '.node_modules'), path.resolve(home, '.node_libraries'));
+  if (nodePath) paths = nodePath.split(path.delimiter).filter(Boolean).concat(paths);
+  Module.globalPaths = paths.slice();
+};
 Module.globalPaths = ['/home/user/.node_modules', '/home/user/.node_libraries', '/usr/lib/node'];
 Module.syncBuiltinESMExports = () => {};
 Module.findSourceMap = () => undefined;
