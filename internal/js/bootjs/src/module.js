@@ -43,6 +43,31 @@ Module._initPaths = function _initPaths() {
   Module.globalPaths = paths.slice();
 };
 Module.globalPaths = ['/home/user/.node_modules', '/home/user/.node_libraries', '/usr/lib/node'];
+
+// _resolveLookupPaths is where a request is looked for: null for a
+// builtin, the parent's directory (or '.') for a relative request, else
+// the parent's node_modules chain then the global paths.
+Module._resolveLookupPaths = function _resolveLookupPaths(request, parent) {
+  if (builtins.has(request)) return null;
+  const relative = request === '.' || request === '..' || request.startsWith('./') || request.startsWith('../');
+  if (!relative) {
+    const paths = parent && parent.paths && parent.paths.length ? [...parent.paths, ...Module.globalPaths] : Module.globalPaths.slice();
+    return paths.length > 0 ? paths : null;
+  }
+  if (!parent || !parent.id || !parent.filename) return ['.'];
+  return [path.dirname(parent.filename)];
+};
+
+// _stat is 0 for a file, 1 for a directory and a negative errno for
+// anything else, as node's internal stat of the loader.
+Module._stat = function _stat(filename) {
+  const fs = require('./fs.js');
+  try {
+    return fs.statSync(filename).isDirectory() ? 1 : 0;
+  } catch (e) {
+    return typeof e.errno === 'number' && e.errno < 0 ? e.errno : -2;
+  }
+};
 Module.syncBuiltinESMExports = () => {};
 Module.findSourceMap = () => undefined;
 Module.register = () => {};
