@@ -259,9 +259,13 @@ function defaultCommands() {
 }
 
 class REPLServer extends EventEmitter {
-  constructor(opts = {}) {
+  constructor(opts = {}, stream, evalFn, useGlobal, ignoreUndefined, replMode) {
     super();
-    if (typeof opts === 'string') opts = { prompt: opts };
+    // node's older signature: (prompt, stream, eval, useGlobal,
+    // ignoreUndefined, replMode).
+    if (opts === null || typeof opts !== 'object') {
+      opts = { prompt: opts, input: stream, output: stream, eval: evalFn, useGlobal, ignoreUndefined, replMode };
+    }
     const { process } = require('./process.js');
     this.input = opts.input || process.stdin;
     this.output = opts.output || process.stdout;
@@ -291,7 +295,10 @@ class REPLServer extends EventEmitter {
       history, historySize: this._historySize, removeHistoryDuplicates: false,
     });
     this.rl = rl;
-    rl.on('line', (line) => this._line(line));
+    // The server emits its lines as node's (a readline Interface) does,
+    // and a 'line' emitted on it is an entry.
+    rl.on('line', (line) => this.emit('line', line));
+    this.on('line', (line) => this._line(line || ''));
     rl.on('close', () => this.close());
     rl.on('SIGINT', () => this._interrupt());
     rl.on('history', (h) => this._saveHistory(h));
@@ -520,9 +527,21 @@ class REPLServer extends EventEmitter {
       }
     }
     this.buffer = '';
+    // Taken by a domain, the entry never finishes in node: no result and
+    // no new prompt.
+    if (r.threw && this._domainTook(r.error)) return;
     if (r.threw) this._printError(r.error);
     else this._result(r.value);
     this.displayPrompt();
+  }
+
+  // _domainTook hands an entry's error to the domain it was thrown in
+  // (domain.run leaves it active), as node's REPL does; true when one of
+  // its 'error' listeners took it.
+  _domainTook(e) {
+    const { process } = require('./process.js');
+    const d = process.domain;
+    return !!d && typeof d._errorHandler === 'function' && d._errorHandler(e) === true;
   }
 
   // _evalWith hands an entry to the program's own eval, which answers
@@ -574,11 +593,11 @@ class REPLServer extends EventEmitter {
   }
 }
 
-function start(opts) {
+function start(opts, ...rest) {
   const { process } = require('./process.js');
   // node's own REPL greets first.
   if (opts === undefined) process.stdout.write(`Welcome to Node.js ${process.version}.\nType ".help" for more information.\n`);
-  const r = new REPLServer(opts);
+  const r = new REPLServer(opts, ...rest);
   if (opts === undefined) {
     // On a terminal ^D and a second ^C leave the prompt's line; .exit
     // is on its own line already, and a pipe's end needs none.
