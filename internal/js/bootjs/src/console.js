@@ -52,7 +52,10 @@ class Console {
     this._counts = new Map();
     this._timers = new Map();
     for (const k of Object.getOwnPropertyNames(Console.prototype)) {
-      if (k !== 'constructor' && typeof this[k] === 'function') this[k] = this[k].bind(this);
+      if (k === 'constructor' || typeof this[k] !== 'function') continue;
+      // Bound, yet named as the method (not 'bound log'), as node's are.
+      this[k] = this[k].bind(this);
+      Object.defineProperty(this[k], 'name', { value: k, configurable: true });
     }
   }
   _write(fd, s) {

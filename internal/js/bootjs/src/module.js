@@ -27,10 +27,47 @@ function Module(id = '', parent) {
 Module._cache = Object.create(null);
 Module._pathCache = Object.create(null);
 Module.builtinModules = builtins.builtinModules;
-Module.isBuiltin = (name) => builtins.has(name);
+Module.isBuiltin = (name) => typeof name === 'string' && builtins.has(name);
 Module.wrapper = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'];
 Module.wrap = (script) => Module.wrapper[0] + script + Module.wrapper[1];
+// _initPaths recomputes globalPaths from HOME, NODE_PATH and the node
+// binary's prefix, as node does at start (programs call it again after
+// changing NODE_PATH).
+Module._initPaths = function _initPaths() {
+  const { process } = require('./process.js');
+  const home = process.env.HOME;
+  const nodePath = process.env.NODE_PATH;
+  let paths = [path.resolve(process.execPath, '..', '..', 'lib', 'node')];
+  if (home) paths.unshift(path.resolve(home, '.node_modules'), path.resolve(home, '.node_libraries'));
+  if (nodePath) paths = nodePath.split(path.delimiter).filter(Boolean).concat(paths);
+  Module.globalPaths = paths.slice();
+};
 Module.globalPaths = ['/home/user/.node_modules', '/home/user/.node_libraries', '/usr/lib/node'];
+
+// _resolveLookupPaths is where a request is looked for: null for a
+// builtin, the parent's directory (or '.') for a relative request, else
+// the parent's node_modules chain then the global paths.
+Module._resolveLookupPaths = function _resolveLookupPaths(request, parent) {
+  if (builtins.has(request)) return null;
+  const relative = request === '.' || request === '..' || request.startsWith('./') || request.startsWith('../');
+  if (!relative) {
+    const paths = parent && parent.paths && parent.paths.length ? [...parent.paths, ...Module.globalPaths] : Module.globalPaths.slice();
+    return paths.length > 0 ? paths : null;
+  }
+  if (!parent || !parent.id || !parent.filename) return ['.'];
+  return [path.dirname(parent.filename)];
+};
+
+// _stat is 0 for a file, 1 for a directory and a negative errno for
+// anything else, as node's internal stat of the loader.
+Module._stat = function _stat(filename) {
+  const fs = require('./fs.js');
+  try {
+    return fs.statSync(filename).isDirectory() ? 1 : 0;
+  } catch (e) {
+    return typeof e.errno === 'number' && e.errno < 0 ? e.errno : -2;
+  }
+};
 Module.syncBuiltinESMExports = () => {};
 Module.findSourceMap = () => undefined;
 Module.register = () => {};

@@ -287,7 +287,15 @@ class Interface extends EventEmitter {
     } else if (this.output) this.output.write(query);
     this._questions.push(cb);
   }
-  write(d) { if (this.terminal) this._ttyWrite(String(d)); else if (this.output) this.output.write(d); }
+  // write is input typed by the program: keys on a terminal, else text
+  // read as lines, as if it came from input.
+  write(d) {
+    if (this.closed) return;
+    if (this.paused) this.resume();
+    if (this.terminal) { this._ttyWrite(String(d)); return; }
+    this._buf += String(d);
+    this._lines();
+  }
   pause() {
     if (this.paused) return this;
     this.paused = true;

@@ -210,14 +210,62 @@ function interruptedError() {
   return e;
 }
 
-const HELP = '.break    Sometimes you get stuck, this gets you out\n.clear    Alias for .break\n' +
-  '.exit     Exit the REPL\n.help     Print this help message\n\n' +
-  'Press Ctrl+C to abort current expression, Ctrl+D to exit the REPL\n';
+// Recoverable is what a custom eval passes its callback for an entry
+// that is incomplete: the REPL then waits for more lines.
+class Recoverable extends SyntaxErrorCtor {
+  constructor(err) {
+    super();
+    this.err = err;
+  }
+}
+
+// writer is the default way results are shown; its options are public
+// (repl.writer.options), as in node.
+function writer(value) {
+  return require('./util.js').inspect(value, writer.options);
+}
+writer.options = { showProxy: true };
+
+// defaultCommands are node's dot-commands that a session without a
+// filesystem editor can carry out.
+function defaultCommands() {
+  const commands = { __proto__: null };
+  commands.break = {
+    help: 'Sometimes you get stuck, this gets you out',
+    action() { this.clearBufferedCommand(); this.displayPrompt(); },
+  };
+  commands.clear = {
+    help: 'Alias for .break',
+    action() { this.clearBufferedCommand(); this.displayPrompt(); },
+  };
+  commands.exit = {
+    help: 'Exit the REPL',
+    action() { this.exitCommand = true; this.close(); },
+  };
+  commands.help = {
+    help: 'Print this help message',
+    action() {
+      const names = Object.keys(this.commands).sort();
+      const width = Math.max(...names.map((n) => n.length));
+      for (const name of names) {
+        const cmd = this.commands[name];
+        this.output.write(`.${name}${cmd.help ? ' '.repeat(width - name.length + 3) + cmd.help : ''}\n`);
+      }
+      this.output.write('\nPress Ctrl+C to abort current expression, Ctrl+D to exit the REPL\n');
+      this.displayPrompt();
+    },
+  };
+  return commands;
+}
 
 class REPLServer extends EventEmitter {
-  constructor(opts = {}) {
+  constructor(opts = {}, stream, evalFn, useGlobal, ignoreUndefined, replMode) {
     super();
-    if (typeof opts === 'string') opts = { prompt: opts };
+    // node's older signature: (prompt, stream, eval, useGlobal,
+    // ignoreUndefined, replMode).
+    if (opts === null || typeof opts !== 'object') {
+      opts = { prompt: opts, input: stream, output: stream, eval: evalFn, useGlobal, ignoreUndefined, replMode };
+    }
     const { process } = require('./process.js');
     this.input = opts.input || process.stdin;
     this.output = opts.output || process.stdout;
@@ -233,6 +281,13 @@ class REPLServer extends EventEmitter {
     this.running = false;
     this.awaiting = null; // the token of the entry whose await is pending
     this.underscoreAssigned = false;
+    this.ignoreUndefined = !!opts.ignoreUndefined;
+    this.commands = defaultCommands();
+    this._customEval = typeof opts.eval === 'function' ? opts.eval : null;
+    this.eval = this._customEval || ((cmd, context, file, cb) => cb(null, P.indirectEval(cmd)));
+    this._customWriter = typeof opts.writer === 'function';
+    if (this._customWriter) this.writer = opts.writer;
+    else this.writer = this.useColors ? (v) => require('./util.js').inspect(v, { ...writer.options, colors: true }) : writer;
     this._setupContext(process);
     const history = opts.history === false ? [] : this._loadHistory(process);
     const rl = require('./readline.js').createInterface({
@@ -240,7 +295,10 @@ class REPLServer extends EventEmitter {
       history, historySize: this._historySize, removeHistoryDuplicates: false,
     });
     this.rl = rl;
-    rl.on('line', (line) => this._line(line));
+    // The server emits its lines as node's (a readline Interface) does,
+    // and a 'line' emitted on it is an entry.
+    rl.on('line', (line) => this.emit('line', line));
+    this.on('line', (line) => this._line(line || ''));
     rl.on('close', () => this.close());
     rl.on('SIGINT', () => this._interrupt());
     rl.on('history', (h) => this._saveHistory(h));
@@ -362,32 +420,45 @@ class REPLServer extends EventEmitter {
     this.displayPrompt();
   }
 
-  _command(cmd) {
-    switch (cmd) {
-      case '.exit':
-        this.exitCommand = true;
-        this.close();
-        return true;
-      case '.break':
-      case '.clear':
-        this.buffer = '';
-        return true;
-      case '.help':
-        this.output.write(HELP);
-        return true;
+  // defineCommand adds a dot-command: cmd is its action or { help, action }.
+  defineCommand(keyword, cmd) {
+    if (typeof cmd === 'function') cmd = { action: cmd };
+    else require('./internal/validators.js').validateFunction(cmd.action, 'cmd.action');
+    this.commands[keyword] = cmd;
+  }
+
+  clearBufferedCommand() { this.buffer = ''; }
+
+  // write types d at the prompt, as input would.
+  write(d) { this.rl.write(d); }
+
+  // _command runs a dot-command line; false when it is not one.
+  _command(line) {
+    const m = /^\.([^\s]+)\s*(.*)$/.exec(line);
+    if (!m || line[1] === '.' || !Number.isNaN(Number.parseFloat(line))) return false;
+    const cmd = this.commands[m[1]];
+    if (cmd) {
+      P.ReflectApply(cmd.action, this, [m[2]]);
+      return true;
     }
-    return false;
+    if (this.buffer) return false;
+    this.output.write('Invalid REPL keyword\n');
+    this.displayPrompt();
+    return true;
   }
 
   _print(value) {
-    const { inspect } = require('./util.js');
-    this.output.write(`${inspect(value, { colors: this.useColors })}\n`);
+    if (this.ignoreUndefined && value === undefined) return;
+    this.output.write(`${this.writer(value)}\n`);
   }
 
   _printError(e) {
     const { inspect } = require('./util.js');
     P.ObjectDefineProperty(globalThis, '_error', { value: e, writable: true, configurable: true, enumerable: false });
-    const text = e instanceof Error ? (e.stack || String(e)).split('\n')[0] : inspect(e, { colors: this.useColors });
+    // A program's own writer shows errors too, as in node.
+    let text;
+    if (this._customWriter) text = this.writer(e);
+    else text = e instanceof Error ? (e.stack || String(e)).split('\n')[0] : inspect(e, { colors: this.useColors });
     this.output.write(`Uncaught ${text}\n`);
   }
 
@@ -427,10 +498,8 @@ class REPLServer extends EventEmitter {
 
   _line(line) {
     this.sawSIGINT = false;
-    if (!this.buffer && line.trim().startsWith('.') && this._command(line.trim())) {
-      this.displayPrompt();
-      return;
-    }
+    if (line.trim().startsWith('.') && this._command(line.trim())) return;
+    if (this._customEval) { this._evalWith(line); return; }
     const code = this.buffer ? `${this.buffer}\n${line}` : line;
     if (code.trim() === '') { this.buffer = ''; this.displayPrompt(); return; }
     // An object literal is an expression at the prompt, as in node.
@@ -458,9 +527,43 @@ class REPLServer extends EventEmitter {
       }
     }
     this.buffer = '';
+    // Taken by a domain, the entry never finishes in node: no result and
+    // no new prompt.
+    if (r.threw && this._domainTook(r.error)) return;
     if (r.threw) this._printError(r.error);
     else this._result(r.value);
     this.displayPrompt();
+  }
+
+  // _domainTook hands an entry's error to the domain it was thrown in
+  // (domain.run leaves it active), as node's REPL does; true when one of
+  // its 'error' listeners took it.
+  _domainTook(e) {
+    const { process } = require('./process.js');
+    const d = process.domain;
+    return !!d && typeof d._errorHandler === 'function' && d._errorHandler(e) === true;
+  }
+
+  // _evalWith hands an entry to the program's own eval, which answers
+  // through a callback: a Recoverable error asks for more lines.
+  _evalWith(line) {
+    const code = `${this.buffer}${line}\n`;
+    let done = false;
+    const finish = (err, value) => {
+      if (done || this.closed) return;
+      done = true;
+      if (err instanceof Recoverable) {
+        this.buffer = code;
+        this.displayPrompt();
+        return;
+      }
+      this.buffer = '';
+      if (err) this._printError(err);
+      else this._result(value);
+      this.displayPrompt();
+    };
+    const r = this._run(() => this._customEval.call(this, code, this.context, 'REPL1', finish));
+    if (r.threw) finish(r.error);
   }
 
   _await(body, scanned) {
@@ -490,11 +593,11 @@ class REPLServer extends EventEmitter {
   }
 }
 
-function start(opts) {
+function start(opts, ...rest) {
   const { process } = require('./process.js');
   // node's own REPL greets first.
   if (opts === undefined) process.stdout.write(`Welcome to Node.js ${process.version}.\nType ".help" for more information.\n`);
-  const r = new REPLServer(opts);
+  const r = new REPLServer(opts, ...rest);
   if (opts === undefined) {
     // On a terminal ^D and a second ^C leave the prompt's line; .exit
     // is on its own line already, and a pipe's end needs none.
@@ -503,4 +606,4 @@ function start(opts) {
   return r;
 }
 
-module.exports = { start, REPLServer };
+module.exports = { start, REPLServer, Recoverable, writer, REPL_MODE_SLOPPY: Symbol('repl-sloppy'), REPL_MODE_STRICT: Symbol('repl-strict') };

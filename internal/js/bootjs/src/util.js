@@ -264,6 +264,17 @@ function sourceMapsByDefault() {
   return on;
 }
 
+// getCallSite is getCallSites' name before Node 22.12, kept with a
+// warning. Its name and the frame it adds are node's ('deprecated').
+let getCallSiteWarned = false;
+const getCallSite = function deprecated(frameCount, options) {
+  if (!getCallSiteWarned) {
+    getCallSiteWarned = true;
+    require('./process.js').process.emitWarning('The `util.getCallSite` API has been renamed to `util.getCallSites()`.', 'ExperimentalWarning');
+  }
+  return getCallSites(frameCount, options);
+};
+
 function getCallSites(frameCount = 10, options) {
   const V = require('./internal/crypto_util.js');
   if (options === undefined) {
@@ -323,7 +334,7 @@ const util = {
   inspect, format, formatWithOptions, stripVTControlCharacters, promisify,
   callbackify, inherits, deprecate, types, isDeepStrictEqual,
   TextEncoder: enc.TextEncoder, TextDecoder: enc.TextDecoder, styleText, parseArgs,
-  getSystemErrorName, getSystemErrorMessage, getSystemErrorMap, getCallSites, log,
+  getSystemErrorName, getSystemErrorMessage, getSystemErrorMap, getCallSites, getCallSite, log,
   toUSVString: (s) => String(s).toWellFormed(),
   isArray: Array.isArray,
   isBoolean: (v) => typeof v === 'boolean', isNull: (v) => v === null, isNullOrUndefined: (v) => v == null,
