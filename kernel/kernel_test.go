@@ -890,3 +890,48 @@ func TestSigDefaultResetsIgnoredSignals(t *testing.T) {
 		t.Fatalf("with reset %+v, inherited %+v", withReset, inherited)
 	}
 }
+
+// PendingCaught names the signals TakeSignal would hand a process that
+// catches them: pending, unblocked and caught; a blocked one waits and
+// a default one is not the process's to take.
+func TestPendingCaught(t *testing.T) {
+	var got [4]uint64
+	k := newKernel(t, kernel.Limits{}, goLoader{
+		"catcher": func(ctx context.Context, p *kernel.Process) int {
+			if _, err := p.SetDisposition(kernel.SIGUSR1, kernel.DispositionCatch); err != nil {
+				return 2
+			}
+			if _, err := p.SetDisposition(kernel.SIGUSR2, kernel.DispositionCatch); err != nil {
+				return 3
+			}
+			got[0] = p.PendingCaught()
+			if _, err := p.SigMask(kernel.SigBlock, 1<<uint(kernel.SIGUSR2)); err != nil {
+				return 4
+			}
+			_ = p.Signal(kernel.SIGUSR1)
+			_ = p.Signal(kernel.SIGUSR2)
+			got[1] = p.PendingCaught()
+			if s, ok := p.TakeSignal(); !ok || s != kernel.SIGUSR1 {
+				return 5
+			}
+			got[2] = p.PendingCaught()
+			if _, err := p.SigMask(kernel.SigUnblock, 1<<uint(kernel.SIGUSR2)); err != nil {
+				return 6
+			}
+			got[3] = p.PendingCaught()
+			return 0
+		},
+	})
+	ctx := context.Background()
+	p, err := k.SpawnHost(ctx, kernel.SpawnOptions{Argv: []string{"/bin/catcher"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := p.HostWait(ctx); st.ShellCode() != 0 {
+		t.Fatalf("catcher: %+v", st)
+	}
+	usr1, usr2 := uint64(1)<<uint(kernel.SIGUSR1), uint64(1)<<uint(kernel.SIGUSR2)
+	if want := [4]uint64{0, usr1, 0, usr2}; got != want {
+		t.Fatalf("PendingCaught: %#x, want %#x", got, want)
+	}
+}

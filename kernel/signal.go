@@ -405,6 +405,22 @@ func (p *Process) TakeSignal() (Signal, bool) {
 	return 0, false
 }
 
+// PendingCaught returns the pending signals TakeSignal would return:
+// those neither blocked nor left to their default action or ignored.
+func (p *Process) PendingCaught() uint64 {
+	s := &p.sig
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var set uint64
+	for sig := Signal(1); sig < NSig; sig++ {
+		b := bit(sig)
+		if s.pending&b != 0 && s.blocked&b == 0 && s.disp[sig] == DispositionCatch {
+			set |= b
+		}
+	}
+	return set
+}
+
 // Pending returns the set of pending signals.
 func (p *Process) Pending() uint64 {
 	p.sig.mu.Lock()

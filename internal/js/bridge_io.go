@@ -645,14 +645,20 @@ func (r *rt) watchSignal(sig kernel.Signal, on bool) error {
 					return
 				}
 				for {
+					// Counted before it leaves the kernel's pending set,
+					// so the loop never sees it in neither place.
+					r.sigInFlight.Add(1)
 					s, ok := r.p.TakeSignal()
 					if !ok {
+						r.sigInFlight.Add(-1)
 						break
 					}
 					if s == kernel.SIGINT && r.interrupt() {
+						r.sigInFlight.Add(-1)
 						continue
 					}
 					if !r.post(r.ctx, event{kind: "signal", a: int(s)}) {
+						r.sigInFlight.Add(-1)
 						return
 					}
 				}

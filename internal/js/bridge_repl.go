@@ -38,11 +38,21 @@ func (r *rt) interrupt() bool {
 		// A termination requested while the evaluation is inside a
 		// bridge call takes effect when it is back in JavaScript; it is
 		// repeated until the evaluation is disarmed in case V8 drops it.
+		// Each request is made under the lock and only while this firing
+		// is current: one made after disarm (which replRun's
+		// cancelTerminate would not see) terminated the REPL's own code
+		// after the entry and ended the process with 0.
 		go func() {
 			tick := time.NewTicker(5 * time.Millisecond)
 			defer tick.Stop()
 			for {
+				b.mu.Lock()
+				if b.stop != stop {
+					b.mu.Unlock()
+					return
+				}
 				r.iso.TerminateExecution()
+				b.mu.Unlock()
 				select {
 				case <-stop:
 					return

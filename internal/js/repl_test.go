@@ -126,3 +126,25 @@ func TestREPLInteractiveFlagLikeHostNode(t *testing.T) {
 		t.Fatalf("code %d, stderr %q\nVM:\n%q\nhost node:\n%q", r.code, trunc(r.stderr), got, w)
 	}
 }
+
+// A signal a child sends its parent before it exits is delivered before
+// the parent, whose loop the child's exit leaves idle, ends (libuv reads
+// its signal pipe before it finds the loop idle). The watcher that hands
+// signals to the loop raced the child's exit: the signal was lost and
+// the parent exited 0 without running its handler.
+func TestSignalFromExitingChildIsDelivered(t *testing.T) {
+	v := newVM(t, nil)
+	v.writeFile("/workspace/parent.js", `
+process.on('SIGUSR2', () => console.log('got'));
+require('child_process').spawn(process.execPath, ['-e', 'process.kill(' + process.pid + ', "SIGUSR2")'], { stdio: 'ignore' });
+`)
+	r := v.node(`
+const { spawnSync } = require('child_process');
+let got = 0;
+for (let i = 0; i < 30; i++) if (spawnSync(process.execPath, ['/workspace/parent.js'], { encoding: 'utf8' }).stdout === 'got\n') got++;
+console.log(got);
+`)
+	if r.code != 0 || r.stdout != "30\n" {
+		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, trunc(r.stderr))
+	}
+}

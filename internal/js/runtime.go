@@ -87,6 +87,9 @@ type rt struct {
 	acceptors map[int]*acceptor
 	sigWatch  map[kernel.Signal]bool
 	sigint    sigintBreak // ^C breaking a REPL evaluation (bridge_repl.go)
+	// sigInFlight counts caught signals taken from the kernel and not
+	// yet dispatched (bridge_io.go watchSignal).
+	sigInFlight atomic.Int32
 	// HTTP/2 client sessions and their streams, by handle (bridge_http2.go)
 	h2s       map[int]*h2session
 	h2streams map[int]*h2stream
@@ -793,13 +796,15 @@ func (r *rt) alive() bool {
 			return true
 		}
 	}
-	for _, on := range r.sigWatch {
-		if on {
-			// A signal handler alone does not keep Node alive either.
-			break
-		}
+	// A signal handler alone does not keep Node alive either, but a
+	// caught signal already sent is delivered before the process ends, as
+	// libuv reads its signal pipe before it finds the loop idle: a child
+	// that signals its parent and then exits must not race its own
+	// signal (the REPL lost a ^C so, and exited 0).
+	if r.sigInFlight.Load() > 0 {
+		return true
 	}
-	return false
+	return r.p.PendingCaught() != 0
 }
 
 func (r *rt) handle(ev event) (bool, error) {
@@ -836,6 +841,7 @@ func (r *rt) handle(ev event) (bool, error) {
 		r.writes--
 		return r.dispatchEvent("write", ev.a, 0, 0, ev.code)
 	case "signal":
+		r.sigInFlight.Add(-1)
 		return r.dispatchEvent("signal", ev.a, 0, 0, "")
 	case "ctxeval", "ctxexpire":
 		if r.ctxs == nil {
