@@ -133,6 +133,11 @@ func (s *brotliStream) push(in []byte, op, max int, stop *atomic.Bool) (out []by
 		s.in.b = append(s.in.b, in...)
 	}
 	s.in.eof = op == brotliFinish
+	if max == 0 && !s.done {
+		// The process's memory is spent and the decoder may have more:
+		// fail rather than hand out nothing forever.
+		return nil, false, errTooLarge
+	}
 	if s.buf == nil {
 		s.buf = make([]byte, brotliChunk)
 	}
