@@ -396,7 +396,7 @@ Zlib.prototype._run = function _run(chunk, flushFlag) {
     eng.push(input, flushFlag);
     if (eng.err === C.Z_NEED_DICT) {
       // pako reports a dictionary that does not fit as one still needed.
-      if (eng.options.dictionary) throw zlibError('Bad dictionary', C.Z_DATA_ERROR);
+      if (eng.options.dictionary) throw zlibError('Bad dictionary', C.Z_NEED_DICT);
       throw zlibError('Missing dictionary', C.Z_NEED_DICT);
     }
     if (eng.err) throw zlibError(eng.msg || 'zlib error', eng.err);
