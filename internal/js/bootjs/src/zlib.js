@@ -99,7 +99,7 @@ function convert(op, data, options) {
   if (!isBrotli(op)) {
     // One engine for the one-shot and the streaming forms: pako, whose
     // bytes are zlib's for every level, strategy, window and memLevel.
-    const one = { _engine: engineFor(op, o), _maxOutputLength: o.maxOutputLength, _op: op, bytesWritten: 0 };
+    const one = { _engine: engineFor(op, o), _parsed: o, _maxOutputLength: o.maxOutputLength, _op: op, bytesWritten: 0 };
     const r = Zlib.prototype._run.call(one, u8, o.finishFlush);
     return Buffer.concat(r.outs, r.total);
   }
@@ -376,8 +376,21 @@ const C = {};
 // window is separate from the output buffer, so a fresh one is safe).
 Zlib.prototype._run = function _run(chunk, flushFlag) {
   const Buffer = lazyBuffer();
+  const input = typeof chunk === 'string' ? Buffer.from(chunk) : asU8(chunk);
+  if (!this._engine) throw zlibError('zlib binding closed', C.Z_STREAM_ERROR);
+  if (this._op === 'gunzip' || this._op === 'unzip') {
+    // The stream's first two bytes tell unzip's gzip from zlib.
+    const head = this._head || (this._head = []);
+    for (let i = 0; head.length < 2 && i < input.length; i++) head.push(input[i]);
+    // As Node, a gzip stream goes on with its next member when input
+    // comes after one ended (pako does so only within one write); zero
+    // bytes after a member are padding.
+    if (this._engine.ended && !this._engine.err && input.length && input[0] !== 0 &&
+        (this._op === 'gunzip' || (head[0] === 0x1f && head[1] === 0x8b))) {
+      this._engine = engineFor(this._op, this._parsed);
+    }
+  }
   const eng = this._engine;
-  if (!eng) throw zlibError('zlib binding closed', C.Z_STREAM_ERROR);
   const outs = [];
   let total = 0;
   const take = (d) => {
@@ -390,7 +403,6 @@ Zlib.prototype._run = function _run(chunk, flushFlag) {
   eng.onEnd = (status) => {
     if (status !== C.Z_OK) { eng.err = status; eng.msg = eng.strm.msg; }
   };
-  const input = typeof chunk === 'string' ? Buffer.from(chunk) : asU8(chunk);
   this.bytesWritten += input.length;
   if (!eng.ended) {
     eng.push(input, flushFlag);

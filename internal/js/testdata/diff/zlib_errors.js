@@ -31,4 +31,21 @@ const run = (what, make, input) => new Promise((resolve) => {
   console.log('members', zlib.gunzipSync(two).toString());
   console.log('zero padding', zlib.gunzipSync(Buffer.concat([zlib.gzipSync('abc'), Buffer.alloc(10)])).toString());
   try { zlib.gunzipSync(Buffer.concat([zlib.gzipSync('abc'), Buffer.from([0x1f, 0x8b, 0xff, 0xff])])); } catch (e) { show('garbage', e); }
+  // Members written a byte at a time: the next member starts in a later
+  // write than the one where the first ended.
+  for (const make of ['createGunzip', 'createUnzip']) {
+    for (const pack of ['gzipSync', 'deflateSync']) {
+      if (make === 'createGunzip' && pack === 'deflateSync') continue;
+      const bytes = Buffer.concat([zlib[pack]('abc'), zlib[pack]('def')]);
+      await new Promise((resolve) => {
+        const s = zlib[make]();
+        const out = [];
+        s.on('data', (d) => out.push(d));
+        s.on('error', (e) => { show(make + ' ' + pack, e); resolve(); });
+        s.on('finish', () => { console.log(make, pack, 'bytewise', Buffer.concat(out).toString()); resolve(); });
+        for (const b of bytes) s.write(Buffer.from([b]));
+        s.end();
+      });
+    }
+  }
 })();
