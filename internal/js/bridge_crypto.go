@@ -1,10 +1,6 @@
 package js
 
 import (
-	"bytes"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"crypto/hmac"
 	"crypto/md5"
 	"crypto/pbkdf2"
@@ -12,15 +8,12 @@ import (
 	"crypto/sha256"
 	"crypto/sha3"
 	"crypto/sha512"
-	"errors"
 	"hash"
 	"hash/crc32"
-	"io"
 	"sync/atomic"
 
 	v8 "github.com/tommie/v8go"
 
-	"github.com/secexec/secexec/internal/limitbuf"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
@@ -227,47 +220,30 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		// gzip and deflate run on pako in JavaScript (zlib.js), the one
+		// engine of their one-shot and streaming forms.
+		if op != "brotliCompress" && op != "brotliDecompress" {
+			return nil, errno.EINVAL
+		}
 		if len(in) > maxZlibInput {
 			return nil, guestError("ERR_BUFFER_TOO_LARGE")
 		}
 		// The output is bounded before it is made: by what the guest
 		// asked for and by what its memory limit has left.
 		maxOut = min(maxOut, r.hostBudget())
-		if op == "brotliCompress" || op == "brotliDecompress" {
-			lgwin, _ := argInt(args, 4)
-			compress := op == "brotliCompress"
-			var out []byte
-			run := func(stop *atomic.Bool) error {
-				var berr error
-				out, berr = brotliOp(compress, in, level, lgwin, maxOut, stop)
-				return berr
-			}
-			// Brotli's higher qualities compress a few MB/s: an input
-			// larger than the scratch buffer (a blob, so ours to hand to
-			// another goroutine) is compressed beside the call, which gives
-			// way to kill and time limit.
-			var err error
-			if compress && n < 0 {
-				err = r.heavy(run)
-			} else {
-				err = run(nil)
-			}
-			if err != nil {
-				return nil, err
-			}
-			return r.bytesResult(out)
-		}
+		lgwin, _ := argInt(args, 4)
+		compress := op == "brotliCompress"
 		var out []byte
-		run := func(*atomic.Bool) error {
-			var zerr error
-			out, zerr = zlibOp(op, in, level, maxOut)
-			return zerr
+		run := func(stop *atomic.Bool) error {
+			var berr error
+			out, berr = brotliOp(compress, in, level, lgwin, maxOut, stop)
+			return berr
 		}
-		// A large input (a blob, ours to hand over) is (de)compressed
-		// beside the call, which gives way to kill and the limits and
-		// charges its CPU to the process; a small one here, on the
-		// process's own (charged) thread.
-		if n < 0 {
+		// Brotli's higher qualities compress a few MB/s: an input
+		// larger than the scratch buffer (a blob, so ours to hand to
+		// another goroutine) is compressed beside the call, which gives
+		// way to kill and time limit.
+		if compress && n < 0 {
 			err = r.heavy(run)
 		} else {
 			err = run(nil)
@@ -294,82 +270,3 @@ func init() {
 var errTooLarge = guestError("ERR_BUFFER_TOO_LARGE")
 
 func zlibError(code, msg string) error { return guestError(code + "\x00" + msg) }
-
-// zlibOp runs one whole-buffer (de)compression, bounding the output.
-func zlibOp(op string, in []byte, level, maxOut int) ([]byte, error) {
-	if level < -1 || level > 9 {
-		level = -1
-	}
-	out := limitbuf.New(maxOut)
-	switch op {
-	case "gzip", "deflate", "deflateRaw":
-		var w io.WriteCloser
-		var err error
-		switch op {
-		case "gzip":
-			w, err = gzip.NewWriterLevel(out, level)
-		case "deflate":
-			w, err = zlib.NewWriterLevel(out, level)
-		default: // deflateRaw
-			w, err = flate.NewWriter(out, level)
-		}
-		if err != nil {
-			return nil, errno.EINVAL
-		}
-		_, werr := w.Write(in)
-		if cerr := w.Close(); werr == nil {
-			werr = cerr
-		}
-		if errors.Is(werr, limitbuf.ErrLimit) {
-			return nil, errTooLarge
-		}
-		return out.Bytes(), nil
-	case "gunzip", "inflate", "inflateRaw", "unzip":
-		var rd io.Reader
-		src := bytes.NewReader(in)
-		switch op {
-		case "gunzip":
-			zr, err := gzip.NewReader(src)
-			if err != nil {
-				return nil, zlibError("Z_DATA_ERROR", "incorrect header check")
-			}
-			rd = zr
-		case "inflate":
-			zr, err := zlib.NewReader(src)
-			if err != nil {
-				return nil, zlibError("Z_DATA_ERROR", "incorrect header check")
-			}
-			rd = zr
-		case "inflateRaw":
-			rd = flate.NewReader(src)
-		case "unzip":
-			if len(in) >= 2 && in[0] == 0x1f && in[1] == 0x8b {
-				zr, err := gzip.NewReader(src)
-				if err != nil {
-					return nil, zlibError("Z_DATA_ERROR", "incorrect header check")
-				}
-				rd = zr
-			} else {
-				zr, err := zlib.NewReader(src)
-				if err != nil {
-					return nil, zlibError("Z_DATA_ERROR", "incorrect header check")
-				}
-				rd = zr
-			}
-		}
-		// The decoder streams into the bounded buffer: a bomb fails as
-		// soon as its output passes the limit.
-		_, err := io.Copy(out, rd)
-		if errors.Is(err, limitbuf.ErrLimit) {
-			return nil, errTooLarge
-		}
-		if err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, zlibError("Z_BUF_ERROR", "unexpected end of file")
-			}
-			return nil, zlibError("Z_DATA_ERROR", "invalid stored block lengths")
-		}
-		return out.Bytes(), nil
-	}
-	return nil, errno.EINVAL
-}

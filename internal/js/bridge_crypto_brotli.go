@@ -94,16 +94,21 @@ func brotliOp(compress bool, in []byte, quality, lgwin, maxOut int, stop *atomic
 		return nil, errTooLarge
 	}
 	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, zlibError("Z_BUF_ERROR", "unexpected end of file")
-		}
-		name, _ := strings.CutPrefix(err.Error(), "brotli: ")
-		if e, ok := brotliErrors[name]; ok {
-			return nil, brotliError(e.code, e.errno)
-		}
-		return nil, brotliError("ERR__ERROR_FORMAT_PADDING_1", -14)
+		return nil, brotliDecodeError(err)
 	}
 	return out.Bytes(), nil
+}
+
+// brotliDecodeError is Node's error for a failed decode.
+func brotliDecodeError(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return zlibError("Z_BUF_ERROR", "unexpected end of file")
+	}
+	name, _ := strings.CutPrefix(err.Error(), "brotli: ")
+	if e, ok := brotliErrors[name]; ok {
+		return brotliError(e.code, e.errno)
+	}
+	return brotliError("ERR__ERROR_FORMAT_PADDING_1", -14)
 }
 
 // brotliError carries Node's code and errno to JavaScript: "code\0Decompression failed\0errno".

@@ -28,6 +28,12 @@ type cryptoState struct {
 	out [2][]byte
 
 	keys keyCache
+
+	// zs holds the live Brotli streams' coders by id (see brotliNew);
+	// zMore is what the last brotliPush left to give.
+	zs    map[int]*brotliStream
+	nextZ int
+	zMore bool
 }
 
 // maxCryptoInput bounds one byte operand (the bridge's blobs are bounded

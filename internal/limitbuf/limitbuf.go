@@ -54,5 +54,8 @@ func (b *Buffer) Bytes() []byte { return b.buf }
 // Len returns how many bytes were written.
 func (b *Buffer) Len() int { return len(b.buf) }
 
+// Reset empties the buffer, keeping its storage and its limit.
+func (b *Buffer) Reset() { b.buf = b.buf[:0] }
+
 // Full reports whether the buffer holds its limit.
 func (b *Buffer) Full() bool { return len(b.buf) >= b.max }

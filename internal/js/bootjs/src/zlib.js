@@ -1,6 +1,7 @@
 'use strict';
-// zlib: gzip, deflate (zlib and raw) and brotli on Go's compressors.
-// Streams buffer their input and convert it at the end.
+// zlib: gzip and deflate (zlib and raw) on pako, one engine for the
+// one-shot and the streaming forms; Brotli on Go's andybalholm/brotli,
+// one-shot or (streams) a coder per stream that codes each write.
 const { B, takeBytes, giveBytes, asU8 } = require('./internal/bridge.js');
 const { codedError } = require('./internal/errors.js');
 
@@ -95,30 +96,31 @@ function convert(op, data, options) {
   const Buffer = lazyBuffer();
   const u8 = inputBytes(data);
   const o = parseOptions(op, options);
-  let level = o.level;
-  let lgwin = 0;
-  if (isBrotli(op)) ({ level, lgwin } = o.brotli);
-  const max = o.maxOutputLength;
-  // A finishFlush other than Z_FINISH decodes a stream that is not
-  // complete (what a sync flush emitted), and a dictionary or window
-  // size needs zlib's own options: Go's one-shot coders cannot, the
-  // streaming engine can.
-  if (!isBrotli(op) && (o.finishFlush !== 4 || o.dictionary !== undefined)) {
-    return new classes[op](options)._processChunk(u8, o.finishFlush);
+  if (!isBrotli(op)) {
+    // One engine for the one-shot and the streaming forms: pako, whose
+    // bytes are zlib's for every level, strategy, window and memLevel.
+    const one = { _engine: engineFor(op, o), _parsed: o, _maxOutputLength: o.maxOutputLength, _op: op, bytesWritten: 0 };
+    const r = Zlib.prototype._run.call(one, u8, o.finishFlush);
+    return Buffer.concat(r.outs, r.total);
   }
+  const { level, lgwin } = o.brotli;
   try {
-    return takeBytes(B.zlib(op, giveBytes(u8), level, max, lgwin), (k) => Buffer.allocUnsafe(k));
+    return takeBytes(B.zlib(op, giveBytes(u8), level, o.maxOutputLength, lgwin), (k) => Buffer.allocUnsafe(k));
   } catch (e) {
-    if (e === 'ERR_BUFFER_TOO_LARGE') throw codedError('ERR_BUFFER_TOO_LARGE', max);
-    if (typeof e === 'string') {
-      const [code, msg, errno] = e.split('\u0000');
-      const err = new Error(msg || code);
-      err.errno = errno !== undefined ? Number(errno) : { Z_DATA_ERROR: -3, Z_BUF_ERROR: -5, Z_NEED_DICT: 2 }[code] ?? -3;
-      err.code = code;
-      throw err;
-    }
-    throw e;
+    throw brotliFailure(e, o.maxOutputLength);
   }
+}
+
+// brotliFailure turns the bridge's brotli error ("code\0message\0errno")
+// into Node's.
+function brotliFailure(e, max) {
+  if (e === 'ERR_BUFFER_TOO_LARGE') return codedError('ERR_BUFFER_TOO_LARGE', max);
+  if (typeof e !== 'string') return e;
+  const [code, msg, errno] = e.split('\u0000');
+  const err = new Error(msg || code);
+  err.errno = errno !== undefined ? Number(errno) : { Z_DATA_ERROR: -3, Z_BUF_ERROR: -5, Z_NEED_DICT: 2 }[code] ?? -3;
+  err.code = code;
+  return err;
 }
 
 function propertyType(name, expected, v) {
@@ -214,7 +216,7 @@ for (const [name, op] of Object.entries(ops)) {
 
 // initStream sets up a new stream: gzip and deflate streams process as
 // they go (pako, loaded on first use), as tar and minizlib need; Brotli
-// streams buffer their input and convert it at the end.
+// streams too, on a coder made at their first write.
 function initStream(self, op, opts) {
   linkStream();
   const o = parseOptions(op, opts);
@@ -236,8 +238,7 @@ function initStream(self, op, opts) {
   self._strategy = o.strategy;
   self.bytesWritten = 0;
   self._handle = { close() {} };
-  if (isBrotli(op)) self._chunks = [];
-  else self._engine = engineFor(op, o);
+  if (!isBrotli(op)) self._engine = engineFor(op, o);
 }
 
 Object.defineProperty(ZlibBase.prototype, '_closed', {
@@ -245,6 +246,7 @@ Object.defineProperty(ZlibBase.prototype, '_closed', {
 });
 
 ZlibBase.prototype.close = function close(cb) {
+  freeBrotli(this);
   this._engine = null;
   this._handle = null;
   if (cb) this.once('close', cb);
@@ -252,7 +254,7 @@ ZlibBase.prototype.close = function close(cb) {
 };
 
 ZlibBase.prototype.reset = function reset() {
-  if (this._chunks) this._chunks = [];
+  if (isBrotli(this._op)) freeBrotli(this), this._bro = undefined;
   else this._engine = engineFor(this._op, this._parsed);
 };
 
@@ -264,21 +266,80 @@ Zlib.prototype.params = function params(level, strategy, cb) {
 
 Brotli.prototype.params = function params(level, strategy, cb) { if (cb) process.nextTick(cb); };
 
+// A Brotli stream codes each write as it comes, on a coder of its own on
+// the Go side (brotliNew), freed when the stream ends or is destroyed.
+function brotliCoder(self) {
+  if (self._bro === undefined) {
+    const o = self._parsed;
+    try {
+      self._bro = B.brotliNew(self._op === 'brotliCompress' ? 1 : 0, o.brotli.level, o.brotli.lgwin);
+    } catch (e) {
+      throw brotliFailure(e, kMax);
+    }
+  }
+  return self._bro;
+}
+
+function freeBrotli(self) {
+  if (self._bro !== undefined && self._bro !== null) B.brotliFree(self._bro);
+  self._bro = null;
+}
+
+// _run codes one chunk with a Brotli operation (0 process, 1 flush,
+// 2 finish) and returns its output, taken from the coder in bounded
+// pieces.
+Brotli.prototype._run = function _run(chunk, op) {
+  const Buffer = lazyBuffer();
+  if (this._bro === null) throw zlibError('zlib binding closed', C.Z_STREAM_ERROR);
+  const id = brotliCoder(this);
+  const input = typeof chunk === 'string' ? Buffer.from(chunk) : asU8(chunk);
+  this.bytesWritten += input.length;
+  const outs = [];
+  let total = 0;
+  let n = giveBytes(input);
+  for (;;) {
+    let b;
+    try {
+      b = takeBytes(B.brotliPush(id, n, op, kMax), (k) => Buffer.allocUnsafe(k));
+    } catch (e) {
+      throw brotliFailure(e, kMax);
+    }
+    if (b.length) { outs.push(b); total += b.length; }
+    if (!B.brotliMore()) break;
+    n = giveBytes(new Uint8Array(0));
+  }
+  if (op === 2) freeBrotli(this);
+  return { outs, total };
+};
+
 Brotli.prototype._transform = function _transform(chunk, enc, cb) {
-  this.bytesWritten += chunk.length;
-  this._chunks.push(chunk);
+  let r;
+  try { r = this._run(chunk, this._defaultFlushFlag); } catch (e) { cb(e); return; }
+  for (const b of r.outs) this.push(b);
   cb();
 };
 
 Brotli.prototype._flush = function _flush(cb) {
   let r;
-  try { r = convert(this._op, lazyBuffer().concat(this._chunks), this._opts); } catch (e) { cb(e); return; }
-  cb(null, r);
+  try { r = this._run(lazyBuffer().alloc(0), this._finishFlushFlag); } catch (e) { cb(e); return; }
+  for (const b of r.outs) this.push(b);
+  cb();
 };
 
 Brotli.prototype.flush = function flush(kind, cb) {
-  if (typeof kind === 'function') kind();
-  else if (cb) process.nextTick(cb);
+  if (typeof kind === 'function' || kind === undefined) { cb = kind; kind = 1; }
+  try {
+    const r = this._run(lazyBuffer().alloc(0), kind);
+    for (const b of r.outs) this.push(b);
+  } catch (e) { this.destroy(e); }
+  if (cb) process.nextTick(cb);
+};
+
+ZlibBase.prototype._destroy = function _destroy(err, cb) {
+  freeBrotli(this);
+  this._engine = null;
+  this._handle = null;
+  cb(err);
 };
 
 // zlibError is the error node's zlib raises for a failed stream.
@@ -315,8 +376,21 @@ const C = {};
 // window is separate from the output buffer, so a fresh one is safe).
 Zlib.prototype._run = function _run(chunk, flushFlag) {
   const Buffer = lazyBuffer();
+  const input = typeof chunk === 'string' ? Buffer.from(chunk) : asU8(chunk);
+  if (!this._engine) throw zlibError('zlib binding closed', C.Z_STREAM_ERROR);
+  if (this._op === 'gunzip' || this._op === 'unzip') {
+    // The stream's first two bytes tell unzip's gzip from zlib.
+    const head = this._head || (this._head = []);
+    for (let i = 0; head.length < 2 && i < input.length; i++) head.push(input[i]);
+    // As Node, a gzip stream goes on with its next member when input
+    // comes after one ended (pako does so only within one write); zero
+    // bytes after a member are padding.
+    if (this._engine.ended && !this._engine.err && input.length && input[0] !== 0 &&
+        (this._op === 'gunzip' || (head[0] === 0x1f && head[1] === 0x8b))) {
+      this._engine = engineFor(this._op, this._parsed);
+    }
+  }
   const eng = this._engine;
-  if (!eng) throw zlibError('zlib binding closed', C.Z_STREAM_ERROR);
   const outs = [];
   let total = 0;
   const take = (d) => {
@@ -329,10 +403,14 @@ Zlib.prototype._run = function _run(chunk, flushFlag) {
   eng.onEnd = (status) => {
     if (status !== C.Z_OK) { eng.err = status; eng.msg = eng.strm.msg; }
   };
-  const input = typeof chunk === 'string' ? Buffer.from(chunk) : asU8(chunk);
   this.bytesWritten += input.length;
   if (!eng.ended) {
     eng.push(input, flushFlag);
+    if (eng.err === C.Z_NEED_DICT) {
+      // pako reports a dictionary that does not fit as one still needed.
+      if (eng.options.dictionary) throw zlibError('Bad dictionary', C.Z_NEED_DICT);
+      throw zlibError('Missing dictionary', C.Z_NEED_DICT);
+    }
     if (eng.err) throw zlibError(eng.msg || 'zlib error', eng.err);
     const strm = eng.strm;
     if (!eng.ended && strm.next_out > 0) {

@@ -82,6 +82,7 @@ const factories = {
   'readline/promises': () => require('../readline.js').promises,
   stream: () => require('../stream.js'),
   'stream/promises': () => require('../stream.js').promises,
+  'stream/consumers': () => require('./stream_consumers.js'),
   'stream/web': () => ({ ...require('./lazy.js').lazy('web-streams-polyfill'), TextEncoderStream: globalThis.TextEncoderStream, TextDecoderStream: globalThis.TextDecoderStream }),
   string_decoder: () => require('../string_decoder.js'),
   sys: () => require('../util.js'),

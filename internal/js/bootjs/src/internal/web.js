@@ -122,7 +122,15 @@ class Blob {
   #parts; #type;
   constructor(parts = [], options = {}) {
     const { Buffer } = require('../buffer.js');
-    this.#parts = Buffer.concat(parts.map((p) => (p instanceof Blob ? p._bytes() : typeof p === 'string' ? Buffer.from(p) : Buffer.from(p.buffer ? new Uint8Array(p.buffer, p.byteOffset, p.byteLength) : p))));
+    // A part that is neither a Blob nor bytes is its string (the File
+    // API's USVString), as an object from an objectMode stream.
+    const bytes = (p) => {
+      if (p instanceof Blob) return p._bytes();
+      if (ArrayBuffer.isView(p)) return Buffer.from(new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
+      if (require('./types.js').isAnyArrayBuffer(p)) return Buffer.from(p);
+      return Buffer.from(String(p));
+    };
+    this.#parts = Buffer.concat(Array.from(parts, bytes));
     this.#type = options.type ? `${options.type}`.toLowerCase() : '';
   }
   _bytes() { return this.#parts; }
