@@ -44,20 +44,21 @@ function isIP(s) { return isIPv4(s) ? 4 : isIPv6(s) ? 6 : 0; }
 function exceptionWithHostPort(code, syscall, address, port) {
   const err = fromBridge(code, syscall);
   let details = '';
-  if (address !== undefined) details = port !== undefined && port >= 0 ? ` ${address}:${port}` : ` ${address}`;
+  // As Node's ExceptionWithHostPort: port 0 is not shown.
+  if (address !== undefined) details = port > 0 ? ` ${address}:${port}` : ` ${address}`;
   err.message = `${syscall} ${code}${details}`;
   if (address !== undefined) err.address = address;
-  if (port !== undefined && port >= 0) err.port = port;
+  if (port > 0) err.port = port;
   return err;
 }
 
-function validatePort(port, name = 'Port') {
+// validatePort is Node's: a port is an integer (or its decimal string) up
+// to 65535, above 0 unless allowZero.
+function validatePort(port, name = 'Port', allowZero = true) {
   if ((typeof port !== 'number' && typeof port !== 'string') ||
       (typeof port === 'string' && port.trim().length === 0) ||
-      +port !== (+port >>> 0) || port > 0xFFFF) {
-    const err = new RangeError(`${name} should be >= 0 and < 65536. Received ${typeof port === 'string' ? `type string ('${port}')` : port}.`);
-    err.code = 'ERR_SOCKET_BAD_PORT';
-    throw err;
+      +port !== (+port >>> 0) || port > 0xFFFF || (+port === 0 && !allowZero)) {
+    throw codedError('ERR_SOCKET_BAD_PORT', name, port, allowZero);
   }
   return +port;
 }
@@ -754,4 +755,6 @@ module.exports = {
   _request: request,
   _kFd: kFd,
   _exceptionWithHostPort: exceptionWithHostPort,
+  _validatePort: validatePort,
+  _clusterWorker: clusterWorker,
 };
