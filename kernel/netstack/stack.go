@@ -234,10 +234,10 @@ type Stack struct {
 
 	mu        sync.Mutex
 	closed    bool
-	ports     [2]map[uint16]*Socket  // bound ports per protocol
+	ports     [2]map[uint16]*Socket     // bound ports per protocol
 	shared    [2]map[uint16]*reuseGroup // ports bound with SO_REUSEPORT, per protocol
-	unix      map[string]*Socket     // bound Unix sockets by key
-	ephemeral [2]uint16              // next ephemeral port to try
+	unix      map[string]*Socket        // bound Unix sockets by key
+	ephemeral [2]uint16                 // next ephemeral port to try
 	host      map[io.Closer]struct{}
 }
 
