@@ -300,8 +300,58 @@ class Socket extends Duplex {
     }
     const fam = isIP(host) || (options.family === 4 ? 4 : 6);
     this._host = host;
-    this._connect(fam, host, port, options);
+    if (isIP(host)) {
+      this._connect(fam, host, port, options);
+    } else if (options.lookup != null) {
+      this.connecting = true;
+      this._lookupAndConnect(host, port, options);
+    } else {
+      // The kernel looks the name up (see above); as with Node's
+      // dns.lookup, the connection starts on a later turn, so what the
+      // program does next (closing the server, destroying the socket)
+      // comes first.
+      this.connecting = true;
+      process.nextTick(() => { if (this.connecting && !this.destroyed) this._connect(fam, host, port, options); });
+    }
     return this;
+  }
+
+  // _lookupAndConnect resolves host with the program's own
+  // options.lookup and connects to the address it gives, as Node's
+  // lookupAndConnect(Multiple) does; the kernel checks the policy on it.
+  _lookupAndConnect(host, port, options) {
+    // Node's socketToDnsFamily: the names as numbers, anything else as is.
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    const all = family !== 4 && family !== 6 && autoSelectFamily && !options.localAddress;
+    const fail = (err) => process.nextTick(() => this.destroy(err));
+    options.lookup(host, { family, hints: options.hints || 0, all }, (err, address, addressType) => {
+      if (!this.connecting) return;
+      const list = err ? [] : all && Array.isArray(address) ? address : [{ address, family: addressType }];
+      if (err) {
+        this.emit('lookup', err, undefined, undefined, host);
+        fail(err);
+        return;
+      }
+      let chosen = null;
+      for (const a of list) {
+        this.emit('lookup', null, a.address, a.family, host);
+        if (!this.connecting) return;
+        if (chosen === null && isIP(a.address) && (a.family === 4 || a.family === 6)) chosen = a;
+      }
+      if (chosen !== null) {
+        this._connect(chosen.family, chosen.address, port, options);
+        return;
+      }
+      const first = list[0] || {};
+      if (!isIP(first.address)) fail(codedError('ERR_INVALID_IP_ADDRESS', first.address));
+      else {
+        const e = new RangeError(`Invalid address family: ${first.family} ${options.host}:${options.port}`);
+        e.code = 'ERR_INVALID_ADDRESS_FAMILY';
+        e.host = options.host;
+        e.port = options.port;
+        fail(e);
+      }
+    });
   }
 
   _connect(family, host, port, options) {
@@ -563,6 +613,7 @@ class Server extends EventEmitter {
     this._refed = true;
     this._closing = false;
     this._pipeName = undefined;
+    this._lookup = null;
     this.allowHalfOpen = !!options.allowHalfOpen;
     this.pauseOnConnect = !!options.pauseOnConnect;
     this.noDelay = !!options.noDelay;
@@ -597,7 +648,12 @@ class Server extends EventEmitter {
       } else {
         // As Node's lookupAndListen, an address too goes through
         // dns.lookup (and so binds a turn of the loop later).
+        const lookup = {};
+        this._lookup = lookup;
         require('./dns.js').lookup(host, (err, address, family) => {
+          // close() before the answer cancels the listen.
+          if (this._lookup !== lookup) return;
+          this._lookup = null;
           if (err) { this.emit('error', err); return; }
           this._listenInCluster(family, address, port, backlog, exclusive, reusePort);
         });
@@ -671,7 +727,8 @@ class Server extends EventEmitter {
     acceptors.set(h, (cfd, code, payload) => this._onAccept(cfd, code, payload));
     B.netAcceptStart(fd, h);
     if (!this._refed) B.netAcceptRef(h, false);
-    process.nextTick(() => this.emit('listening'));
+    // A server closed before this turn does not report listening.
+    process.nextTick(() => { if (this._fd === fd) this.emit('listening'); });
   }
 
   _onAccept(fd, code, payload) {
@@ -730,6 +787,7 @@ class Server extends EventEmitter {
   }
 
   close(cb) {
+    this._lookup = null;
     if (typeof cb === 'function') {
       if (!this.listening) this.once('close', () => cb(codedError('ERR_SERVER_NOT_RUNNING')));
       else this.once('close', cb);
