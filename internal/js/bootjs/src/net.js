@@ -310,7 +310,17 @@ class Socket extends Duplex {
       // dns.lookup, the connection starts on a later turn, so what the
       // program does next (closing the server, destroying the socket)
       // comes first.
+      // The socket (Node's handle) exists at once.
       this.connecting = true;
+      if (this[kFd] < 0) {
+        try {
+          this[kFd] = B.netSocket(fam, 1);
+        } catch (e) {
+          this.connecting = false;
+          process.nextTick(() => this.destroy(fromBridge(e, 'socket')));
+          return this;
+        }
+      }
       process.nextTick(() => { if (this.connecting && !this.destroyed) this._connect(fam, host, port, options); });
     }
     return this;
