@@ -864,6 +864,15 @@ class BlockList {
   get rules() { return this._rules.map((r) => `${r.kind} ${r.address || r.network || r.start}`); }
 }
 
+// _setSimultaneousAccepts set a Windows-only option: it only warns
+// (DEP0121, once), as on other platforms.
+let warnSimultaneousAccepts = true;
+function _setSimultaneousAccepts() {
+  if (!warnSimultaneousAccepts) return;
+  warnSimultaneousAccepts = false;
+  process.emitWarning('net._setSimultaneousAccepts() is deprecated and will be removed.', 'DeprecationWarning', 'DEP0121');
+}
+
 // Node's net.Socket and net.Server construct when called without new.
 const SocketFn = callable(Socket);
 const ServerFn = callable(Server);
@@ -884,6 +893,7 @@ module.exports = {
   setDefaultAutoSelectFamily: (v) => { autoSelectFamily = !!v; },
   getDefaultAutoSelectFamilyAttemptTimeout: () => autoSelectFamilyAttemptTimeout,
   setDefaultAutoSelectFamilyAttemptTimeout: (v) => { autoSelectFamilyAttemptTimeout = v; },
+  _setSimultaneousAccepts,
   _request: request,
   _kFd: kFd,
   _exceptionWithHostPort: exceptionWithHostPort,

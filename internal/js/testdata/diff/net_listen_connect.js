@@ -1,7 +1,8 @@
 'use strict';
 // net's listen and connect argument checks, isIP on non-strings, a
-// socket's fd option, bytesWritten of queued writes, and a closed socket
-// connecting again; Node's own results.
+// socket's fd option, bytesWritten of queued writes, a closed socket
+// connecting again, and _setSimultaneousAccepts' one warning; Node's own
+// results.
 const net = require('net');
 
 function show(what, fn) {
@@ -13,6 +14,9 @@ function show(what, fn) {
   }
 }
 
+process.on('warning', (w) => console.log('warning', w.name, w.code, w.message));
+net._setSimultaneousAccepts();
+net._setSimultaneousAccepts();
 for (const v of [{ toString: () => '127.0.0.1' }, { toString: () => '::1' }, 123, null, {}]) console.log('isIP', net.isIP(v));
 show('fd -1', () => new net.Socket({ fd: -1 }));
 show('fd foo', () => new net.Socket({ fd: 'foo' }));
