@@ -558,8 +558,13 @@ class Socket extends Duplex {
 
   // setTimeout emits 'timeout' after ms of inactivity; built on timers
   // alone (the clock may be frozen).
+  // As Node's setStreamTimeout: nothing on a destroyed socket, then the
+  // delay's and callback's checks.
   setTimeout(ms, cb) {
-    if (typeof ms !== 'number' || !(ms >= 0)) throw codedError('ERR_OUT_OF_RANGE', 'msecs', 'a non-negative finite number', ms);
+    if (this.destroyed) return this;
+    if (typeof ms !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'msecs', 'of type number', ms);
+    if (!(ms >= 0) || !Number.isFinite(ms)) throw codedError('ERR_OUT_OF_RANGE', 'msecs', 'a non-negative finite number', ms);
+    if (cb !== undefined && typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', cb);
     this._timeoutMs = ms;
     if (cb) { if (ms === 0) this.removeListener('timeout', cb); else this.once('timeout', cb); }
     this._touch();
