@@ -114,7 +114,7 @@ func TestReusePortDealsConnections(t *testing.T) {
 
 // TestReusePortNeedsTheFirstSocket: a socket with SO_REUSEPORT cannot
 // join a port whose holder did not set it (the holder did not agree to
-// share), and UDP ports are never shared.
+// share), TCP or UDP.
 func TestReusePortNeedsTheFirstSocket(t *testing.T) {
 	e := newEnv(t, allowAll())
 	l := listen(t, e.st, "127.0.0.1:9101")
@@ -126,13 +126,67 @@ func TestReusePortNeedsTheFirstSocket(t *testing.T) {
 	var us [2]*netstack.Socket
 	for i := range us {
 		us[i] = sock(t, e.st, netstack.AFInet, netstack.SockDgram, false)
-		if err := us[i].SetOption(netstack.SolSocket, netstack.SoReusePort, 1); err != nil {
-			t.Fatal(err)
-		}
 		defer us[i].DecRef()
+	}
+	if err := us[1].SetOption(netstack.SolSocket, netstack.SoReusePort, 1); err != nil {
+		t.Fatal(err)
 	}
 	if err := us[0].Bind(ap("127.0.0.1:9102")); err != nil {
 		t.Fatal(err)
 	}
-	wantErrno(t, "second UDP bind", us[1].Bind(ap("127.0.0.1:9102")), errno.EADDRINUSE)
+	wantErrno(t, "join a plain UDP socket", us[1].Bind(ap("127.0.0.1:9102")), errno.EADDRINUSE)
+}
+
+// TestReusePortSharesUDP: UDP sockets that all set SO_REUSEPORT share a
+// port (as cluster workers' dgram sockets do) and datagrams to it go to
+// the members in turn; a socket without the option cannot join, and the
+// port is free again once the last member closes.
+func TestReusePortSharesUDP(t *testing.T) {
+	e := newEnv(t, allowAll())
+	ctx := ctxT(t)
+	const addr = "127.0.0.1:9200"
+	var ms [2]*netstack.Socket
+	for i := range ms {
+		ms[i] = sock(t, e.st, netstack.AFInet, netstack.SockDgram, true)
+		if err := ms[i].SetOption(netstack.SolSocket, netstack.SoReusePort, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := ms[i].Bind(ap(addr)); err != nil {
+			t.Fatalf("member %d: bind: %v", i, err)
+		}
+	}
+	plain := sock(t, e.st, netstack.AFInet, netstack.SockDgram, true)
+	wantErrno(t, "bind without SO_REUSEPORT", plain.Bind(ap(addr)), errno.EADDRINUSE)
+	sender := sock(t, e.st, netstack.AFInet, netstack.SockDgram, true)
+	to := ap(addr)
+	for range 4 {
+		if _, err := sender.SendTo(ctx, []byte("x"), 0, &to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf := make([]byte, 8)
+	for i, m := range ms {
+		got := 0
+		for {
+			_, _, err := m.RecvFrom(ctx, buf, 0)
+			if errno.Of(err) == errno.EAGAIN {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got++
+		}
+		if got != 2 {
+			t.Errorf("member %d got %d datagrams, want 2 of 4", i, got)
+		}
+	}
+	ms[0].DecRef()
+	wantErrno(t, "bind while a member holds the port", plain.Bind(ap(addr)), errno.EADDRINUSE)
+	ms[1].DecRef()
+	if err := plain.Bind(ap(addr)); err != nil {
+		t.Errorf("bind after the last member closed: %v", err)
+	}
+	plain.DecRef()
+	sender.DecRef()
 }

@@ -234,10 +234,10 @@ type Stack struct {
 
 	mu        sync.Mutex
 	closed    bool
-	ports     [2]map[uint16]*Socket  // bound ports per protocol
-	shared    map[uint16]*reuseGroup // TCP ports bound with SO_REUSEPORT
-	unix      map[string]*Socket     // bound Unix sockets by key
-	ephemeral [2]uint16              // next ephemeral port to try
+	ports     [2]map[uint16]*Socket     // bound ports per protocol
+	shared    [2]map[uint16]*reuseGroup // ports bound with SO_REUSEPORT, per protocol
+	unix      map[string]*Socket        // bound Unix sockets by key
+	ephemeral [2]uint16                 // next ephemeral port to try
 	host      map[io.Closer]struct{}
 }
 
@@ -262,7 +262,8 @@ func New(cfg Config) *Stack {
 	st.budget = pipe.NewBudget(st.lim.MemoryBytes)
 	st.ports[protoTCP] = make(map[uint16]*Socket)
 	st.ports[protoUDP] = make(map[uint16]*Socket)
-	st.shared = make(map[uint16]*reuseGroup)
+	st.shared[protoTCP] = make(map[uint16]*reuseGroup)
+	st.shared[protoUDP] = make(map[uint16]*reuseGroup)
 	st.ephemeral = [2]uint16{ephemeralLo, ephemeralLo}
 	if st.res == nil {
 		// DNS only, from the host's resolv.conf: Go's resolver would
@@ -349,10 +350,11 @@ func (st *Stack) newPair() (a, b *endpoint) {
 	return a, b
 }
 
-// reuseGroup is the sockets sharing one TCP port with SO_REUSEPORT: as on
-// Linux, each incoming connection goes to one of its listening members,
-// in turn (cluster workers each listen on the port their primary holds).
-// Limits.Sockets bounds its size.
+// reuseGroup is the sockets sharing one port with SO_REUSEPORT: as on
+// Linux, each incoming TCP connection goes to one of its listening
+// members, and each datagram to one of its UDP members, in turn (cluster
+// workers each listen on the port their primary holds). Limits.Sockets
+// bounds its size.
 type reuseGroup struct {
 	socks []*Socket
 	next  int
@@ -364,11 +366,11 @@ type reuseGroup struct {
 // holds s.mu, so s.opts is stable).
 func (st *Stack) allocPortLocked(p proto, port uint16, s *Socket) (uint16, error) {
 	tbl := st.ports[p]
-	reuse := p == protoTCP && s != nil && s.opts.reusePort
+	reuse := s != nil && s.opts.reusePort
 	if port != 0 {
 		if _, used := tbl[port]; used {
-			g := st.shared[port]
-			if p != protoTCP || !reuse || g == nil {
+			g := st.shared[p][port]
+			if !reuse || g == nil {
 				return 0, errno.EADDRINUSE
 			}
 			g.socks = append(g.socks, s)
@@ -376,7 +378,7 @@ func (st *Stack) allocPortLocked(p proto, port uint16, s *Socket) (uint16, error
 		}
 		tbl[port] = s
 		if reuse {
-			st.shared[port] = &reuseGroup{socks: []*Socket{s}}
+			st.shared[p][port] = &reuseGroup{socks: []*Socket{s}}
 		}
 		return port, nil
 	}
@@ -389,7 +391,7 @@ func (st *Stack) allocPortLocked(p proto, port uint16, s *Socket) (uint16, error
 		if _, used := tbl[cand]; !used {
 			tbl[cand] = s
 			if reuse {
-				st.shared[cand] = &reuseGroup{socks: []*Socket{s}}
+				st.shared[p][cand] = &reuseGroup{socks: []*Socket{s}}
 			}
 			return cand, nil
 		}
@@ -400,7 +402,7 @@ func (st *Stack) allocPortLocked(p proto, port uint16, s *Socket) (uint16, error
 func (st *Stack) releasePort(p proto, port uint16, s *Socket) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if g := st.shared[port]; p == protoTCP && g != nil {
+	if g := st.shared[p][port]; g != nil {
 		for i, m := range g.socks {
 			if m == s {
 				g.socks = append(g.socks[:i], g.socks[i+1:]...)
@@ -412,11 +414,24 @@ func (st *Stack) releasePort(p proto, port uint16, s *Socket) {
 			st.ports[p][port] = g.socks[0]
 			return
 		}
-		delete(st.shared, port)
+		delete(st.shared[p], port)
 	}
 	if st.ports[p][port] == s {
 		delete(st.ports[p], port)
 	}
+}
+
+// udpReceiver returns the socket a datagram to the UDP port goes to, or
+// nil: on a shared port the members take turns.
+func (st *Stack) udpReceiver(port uint16) *Socket {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	g := st.shared[protoUDP][port]
+	if g == nil || len(g.socks) == 0 {
+		return st.ports[protoUDP][port]
+	}
+	g.next = (g.next + 1) % len(g.socks)
+	return g.socks[g.next]
 }
 
 // tcpListener returns the socket listening on the TCP port, other than
@@ -424,7 +439,7 @@ func (st *Stack) releasePort(p proto, port uint16, s *Socket) {
 // only bound (a cluster primary's reservation) are passed over.
 func (st *Stack) tcpListener(port uint16, self *Socket) *Socket {
 	st.mu.Lock()
-	g := st.shared[port]
+	g := st.shared[protoTCP][port]
 	var cands []*Socket
 	start := 0
 	if g != nil {

@@ -117,9 +117,7 @@ func (s *Socket) sendDgram(ctx context.Context, p []byte, flags MsgFlags, to *Ad
 	}
 	ip := dst.Addr()
 	if isLocal(ip) {
-		s.st.mu.Lock()
-		target := s.st.ports[protoUDP][dst.Port()]
-		s.st.mu.Unlock()
+		target := s.st.udpReceiver(dst.Port())
 		if target != nil {
 			from := local
 			if from.IP.Addr().IsUnspecified() {

@@ -228,13 +228,18 @@ class SharedPort {
     this.port = message.port;
     this.data = null;
     this.fd = -1;
-    const family = message.addressType === 4 ? 4 : 6;
+    // A dgram socket's addressType is 'udp4' or 'udp6'.
+    const udp = message.addressType === 'udp4' || message.addressType === 'udp6';
+    const family = message.addressType === 4 || message.addressType === 'udp4' ? 4 : 6;
     const host = message.address === null || message.address === undefined ? '' : String(message.address);
     try {
-      this.fd = B.netSocket(family === 4 && host === '' ? 6 : family, 1);
+      this.fd = B.netSocket(family === 4 && host === '' && !udp ? 6 : family, udp ? 2 : 1);
       B.netSetOpt(this.fd, 'reuseport', 1);
       B.netBind(this.fd, host, message.port | 0);
       this.port = JSON.parse(B.netName(this.fd, false)).port;
+      // A UDP member of the group gets its share of the datagrams: the
+      // primary, which never reads, only picks the port and lets it go.
+      if (udp) this.close();
     } catch (e) {
       this.errno = typeof e === 'string' ? e : 'EINVAL';
       this.close();
@@ -291,8 +296,12 @@ function setupChild() {
       servers.set(reply.key, server);
       server.once('listening', () => {
         if (!indexes.has(iKey)) return;
+        // A dgram socket an earlier 'listening' listener closed has no
+        // address, and nothing to report (Node's closed handle has left
+        // the index by then).
+        let a;
+        try { a = server.address(); } catch { return; }
         cluster.worker.state = 'listening';
-        const a = server.address();
         send({ ...message, act: 'listening', port: (a && a.port) || options.port });
       });
       server.once('close', () => {

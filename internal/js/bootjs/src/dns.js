@@ -86,7 +86,8 @@ function lookupService(address, port, callback) {
 function resolver(rrtype) {
   return function resolve(hostname, options, callback) {
     if (typeof options === 'function') { callback = options; options = {}; }
-    if (typeof hostname !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'hostname', 'of type string', hostname);
+    if (typeof hostname !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'name', 'of type string', hostname);
+    if (typeof callback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', callback);
     const syscall = `query${rrtype[0]}${rrtype.slice(1).toLowerCase()}`;
     if (rrtype !== 'A' && rrtype !== 'AAAA' && rrtype !== 'ANY') {
       process.nextTick(callback, dnsException('ENOTIMP', syscall, hostname));
@@ -120,33 +121,87 @@ function reverse(ip, callback) {
 
 let servers = ['127.0.0.53'];
 
+// checkServers is Node's setServers check: an array of addresses, each
+// optionally with a port ("1.2.3.4:53", "[::1]:53"); it returns them as
+// getServers shows them (the port only when it is not 53). The kernel's
+// resolver answers every query: the list is kept, not used.
+function checkServers(list) {
+  const net = require('./net.js');
+  if (!Array.isArray(list)) throw codedError('ERR_INVALID_ARG_TYPE', 'servers', 'an instance of Array', list);
+  const out = [];
+  // forEach, as Node's: holes are skipped.
+  list.forEach((serv, i) => {
+    if (typeof serv !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', `servers[${i}]`, 'of type string', serv);
+    let ip = serv;
+    let port = 53;
+    const bracket = /^\[([^[\]]*)\](?::(\d+))?$/.exec(serv);
+    const split = /^(.+?)(?::(\d+))?$/.exec(serv);
+    if (net.isIP(serv)) ip = serv;
+    else if (bracket && net.isIPv6(bracket[1])) [ip, port] = [bracket[1], parseInt(bracket[2], 10) || 53];
+    else if (split && net.isIP(split[1])) [ip, port] = [split[1], parseInt(split[2], 10) || 53];
+    else throw codedError('ERR_INVALID_IP_ADDRESS', serv);
+    if (port === 53) out.push(ip);
+    else out.push(net.isIPv6(ip) ? `[${ip}]:${port}` : `${ip}:${port}`);
+  });
+  return out;
+}
+
+// localAddressError is the error of the binding's setLocalAddress.
+function localAddressError(msg) {
+  const err = new TypeError(msg);
+  err.code = 'ERR_INVALID_ARG_VALUE';
+  return err;
+}
+
 class Resolver {
-  constructor() { this._servers = servers.slice(); }
+  constructor() { this._servers = servers.slice(); this._localAddress = null; }
   getServers() { return this._servers.slice(); }
-  setServers(s) { this._servers = s.slice(); }
-  setLocalAddress() {}
+  setServers(s) { this._servers = checkServers(s); }
+  // setLocalAddress checks the addresses queries are to come from, as
+  // Node does; the kernel's resolver picks its own.
+  setLocalAddress(ipv4, ipv6) {
+    const net = require('./net.js');
+    if (typeof ipv4 !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'ipv4', 'of type string', ipv4);
+    if (ipv6 !== undefined && typeof ipv6 !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'ipv6', 'of type string', ipv6);
+    const first = net.isIP(ipv4);
+    if (first === 0) throw localAddressError('Invalid IP address.');
+    if (ipv6 !== undefined) {
+      const second = net.isIP(ipv6);
+      if (second === 0) throw localAddressError('Invalid IP address.');
+      if (second === first) throw localAddressError(`Cannot specify two IPv${first} addresses.`);
+    }
+    this._localAddress = [ipv4, ipv6];
+  }
   cancel() {}
 }
 Resolver.prototype.resolve = resolve;
 Resolver.prototype.reverse = reverse;
 for (const [name, rr] of Object.entries(rrtypes)) Resolver.prototype[name] = resolver(rr);
 
-const promisify = (fn, multi) => (...args) => new Promise((res, rej) => {
-  fn(...args, (err, a, b) => (err ? rej(err) : res(multi && typeof a === 'string' ? { address: a, family: b } : a)));
-});
+// promisify runs fn at once, so that its argument checks throw as
+// Node's dns.promises functions do rather than reject.
+const promisify = (fn, multi) => (...args) => {
+  let resolve;
+  let reject;
+  const p = new Promise((res, rej) => { resolve = res; reject = rej; });
+  fn(...args, (err, a, b) => (err ? reject(err) : resolve(multi && typeof a === 'string' ? { address: a, family: b } : a)));
+  return p;
+};
 
 function makePromises() {
   class PResolver extends Resolver {}
   const p = {
     lookup: promisify(lookup, true),
     lookupService: promisify(lookupService),
-    resolve: promisify(resolve),
+    // The promise API's rrtype defaults to 'A'.
+    resolve: (hostname, rrtype = 'A') => promisify(resolve)(hostname, rrtype),
     reverse: promisify(reverse),
     Resolver: PResolver,
     getServers: () => servers.slice(),
-    setServers: (s) => { servers = s.slice(); },
+    setServers: (s) => { servers = checkServers(s); },
     setDefaultResultOrder: (o) => { defaultOrder = o; },
     getDefaultResultOrder: () => defaultOrder,
+    ...codes,
   };
   for (const [name, rr] of Object.entries(rrtypes)) {
     p[name] = promisify(resolver(rr));
@@ -172,7 +227,7 @@ const dns = {
   reverse,
   Resolver,
   getServers: () => servers.slice(),
-  setServers: (s) => { servers = s.slice(); },
+  setServers: (s) => { servers = checkServers(s); },
   setDefaultResultOrder: (o) => { defaultOrder = o; },
   getDefaultResultOrder: () => defaultOrder,
   ADDRCONFIG: 1024,

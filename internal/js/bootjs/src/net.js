@@ -35,8 +35,9 @@ const IPv6Reg = new RegExp('^(?:' +
   `(?::(?:(?::${v6Seg}){0,5}:${v4Str}|(?::${v6Seg}){1,7}|:))` +
   ')(?:%[0-9a-zA-Z-.:]{1,})?$');
 
-function isIPv4(s) { return typeof s === 'string' && IPv4Reg.test(s); }
-function isIPv6(s) { return typeof s === 'string' && IPv6Reg.test(s); }
+// As Node's, the input is read as a string (an object by its toString).
+function isIPv4(s) { return IPv4Reg.test(`${s}`); }
+function isIPv6(s) { return IPv6Reg.test(`${s}`); }
 function isIP(s) { return isIPv4(s) ? 4 : isIPv6(s) ? 6 : 0; }
 
 // errnoException builds Node's error for a failed socket call, e.g.
@@ -44,20 +45,21 @@ function isIP(s) { return isIPv4(s) ? 4 : isIPv6(s) ? 6 : 0; }
 function exceptionWithHostPort(code, syscall, address, port) {
   const err = fromBridge(code, syscall);
   let details = '';
-  if (address !== undefined) details = port !== undefined && port >= 0 ? ` ${address}:${port}` : ` ${address}`;
+  // As Node's ExceptionWithHostPort: port 0 is not shown.
+  if (address !== undefined) details = port > 0 ? ` ${address}:${port}` : ` ${address}`;
   err.message = `${syscall} ${code}${details}`;
   if (address !== undefined) err.address = address;
-  if (port !== undefined && port >= 0) err.port = port;
+  if (port > 0) err.port = port;
   return err;
 }
 
-function validatePort(port, name = 'Port') {
+// validatePort is Node's: a port is an integer (or its decimal string) up
+// to 65535, above 0 unless allowZero.
+function validatePort(port, name = 'Port', allowZero = true) {
   if ((typeof port !== 'number' && typeof port !== 'string') ||
       (typeof port === 'string' && port.trim().length === 0) ||
-      +port !== (+port >>> 0) || port > 0xFFFF) {
-    const err = new RangeError(`${name} should be >= 0 and < 65536. Received ${typeof port === 'string' ? `type string ('${port}')` : port}.`);
-    err.code = 'ERR_SOCKET_BAD_PORT';
-    throw err;
+      +port !== (+port >>> 0) || port > 0xFFFF || (+port === 0 && !allowZero)) {
+    throw codedError('ERR_SOCKET_BAD_PORT', name, port, allowZero);
   }
   return +port;
 }
@@ -132,12 +134,19 @@ class SocketHandle {
   }
 }
 
+// toNumber and isPipeName are Node's: a pipe name is a string that is not
+// a non-negative number.
+function toNumber(x) { return (x = Number(x)) >= 0 ? x : false; }
+function isPipeName(s) { return typeof s === 'string' && toNumber(s) === false; }
+
+// normalizeArgs is Node's: [options, cb] from ([port][, host][...][, cb]),
+// (path[...][, cb]) or (options[...][, cb]).
 function normalizeArgs(args) {
-  let options = {};
-  if (args.length === 0) return [options, null];
+  if (args.length === 0) return [{}, null];
   const a0 = args[0];
+  let options = {};
   if (a0 !== null && typeof a0 === 'object') options = { ...a0 };
-  else if (typeof a0 === 'string' && !(+a0 >= 0 && String(+a0 >>> 0) === a0)) options.path = a0;
+  else if (isPipeName(a0)) options.path = a0;
   else {
     options.port = a0;
     if (args.length > 1 && typeof args[1] === 'string') options.host = args[1];
@@ -150,6 +159,12 @@ class Socket extends Duplex {
   constructor(options = {}) {
     if (typeof options === 'number') options = { fd: options };
     else if (options === null || options === undefined) options = {};
+    if (options.fd !== undefined) {
+      if (typeof options.fd !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'fd', 'of type number', options.fd);
+      if (!Number.isInteger(options.fd) || options.fd < 0 || options.fd > 0x7fffffff) {
+        throw codedError('ERR_OUT_OF_RANGE', 'fd', Number.isInteger(options.fd) ? '>= 0 && <= 2147483647' : 'an integer', options.fd);
+      }
+    }
     // A socket carries bytes: object modes are refused, as by Node.
     for (const key of ['objectMode', 'readableObjectMode', 'writableObjectMode']) {
       if (options[key]) throw codedError('ERR_INVALID_ARG_VALUE', `options.${key}`, options[key], 'is not supported');
@@ -159,6 +174,7 @@ class Socket extends Duplex {
       emitClose: false,
       autoDestroy: true,
       decodeStrings: false,
+      highWaterMark: options.highWaterMark,
       readableHighWaterMark: options.readableHighWaterMark,
       writableHighWaterMark: options.writableHighWaterMark,
     });
@@ -187,6 +203,8 @@ class Socket extends Duplex {
     }
   }
 
+  // _connecting is the old name of connecting.
+  get _connecting() { return this.connecting; }
   get pending() { return this[kFd] < 0 || this.connecting; }
   get readyState() {
     if (this.connecting) return 'opening';
@@ -195,7 +213,16 @@ class Socket extends Duplex {
     if (!this.readable && this.writable) return 'writeOnly';
     return 'closed';
   }
-  get bytesWritten() { return this._bytesDispatched; }
+  // bytesWritten counts what is queued too, as Node's: what waits in the
+  // writable buffer and the write held back until the connection.
+  get bytesWritten() {
+    const { Buffer } = require('./buffer.js');
+    const size = (chunk, encoding) => (typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.length);
+    let bytes = this._bytesDispatched;
+    for (const el of this.writableBuffer || []) bytes += size(el.chunk, el.encoding);
+    if (this._pendingWrite) bytes += size(this._pendingWrite[0], this._pendingWrite[1]);
+    return bytes;
+  }
   get remoteAddress() { return this._peerInfo().address; }
   get remoteFamily() { return this._peerInfo().family; }
   get remotePort() { return this._peerInfo().port; }
@@ -233,6 +260,17 @@ class Socket extends Duplex {
 
   connect(...args) {
     const [options, cb] = Array.isArray(args[0]) && args[0].length ? args[0] : normalizeArgs(args);
+    if (options.port === undefined && options.path == null) throw codedError('ERR_MISSING_ARGS', ['options', 'port', 'path']);
+    // As Node's: a closed socket connects again as a new one (its
+    // counters start over with the new handle).
+    if (this.destroyed) {
+      this._undestroy();
+      this[kReader] = null;
+      this._peer = null;
+      this._hadError = false;
+      this.bytesRead = 0;
+      this._bytesDispatched = 0;
+    }
     if (cb) this.once('connect', cb);
     if (options.timeout) this.setTimeout(options.timeout);
     if (options.path) {
@@ -248,15 +286,82 @@ class Socket extends Duplex {
     if (options.lookup != null && typeof options.lookup !== 'function') {
       throw codedError('ERR_INVALID_ARG_TYPE', 'options.lookup', 'of type function', options.lookup);
     }
-    const port = options.port === undefined ? undefined : validatePort(options.port);
-    if (port === undefined) throw codedError('ERR_MISSING_ARGS', 'options.port');
+    if (typeof options.port !== 'number' && typeof options.port !== 'string') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.port', ['number', 'string'], options.port);
+    }
+    const port = validatePort(options.port);
     let host = options.host || 'localhost';
     if (typeof host !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.host', 'of type string', host);
     if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+    // dns.lookup's check of the hints (ADDRCONFIG, V4MAPPED, ALL), for a
+    // name the kernel is to look up.
+    if (!isIP(host) && options.hints && (options.hints & ~(1024 | 2048 | 256))) {
+      throw codedError('ERR_INVALID_ARG_VALUE', 'hints', options.hints);
+    }
     const fam = isIP(host) || (options.family === 4 ? 4 : 6);
     this._host = host;
-    this._connect(fam, host, port, options);
+    if (isIP(host)) {
+      this._connect(fam, host, port, options);
+    } else if (options.lookup != null) {
+      this.connecting = true;
+      this._lookupAndConnect(host, port, options);
+    } else {
+      // The kernel looks the name up (see above); as with Node's
+      // dns.lookup, the connection starts on a later turn, so what the
+      // program does next (closing the server, destroying the socket)
+      // comes first.
+      // The socket (Node's handle) exists at once.
+      this.connecting = true;
+      if (this[kFd] < 0) {
+        try {
+          this[kFd] = B.netSocket(fam, 1);
+        } catch (e) {
+          this.connecting = false;
+          process.nextTick(() => this.destroy(fromBridge(e, 'socket')));
+          return this;
+        }
+      }
+      process.nextTick(() => { if (this.connecting && !this.destroyed) this._connect(fam, host, port, options); });
+    }
     return this;
+  }
+
+  // _lookupAndConnect resolves host with the program's own
+  // options.lookup and connects to the address it gives, as Node's
+  // lookupAndConnect(Multiple) does; the kernel checks the policy on it.
+  _lookupAndConnect(host, port, options) {
+    // Node's socketToDnsFamily: the names as numbers, anything else as is.
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    const all = family !== 4 && family !== 6 && autoSelectFamily && !options.localAddress;
+    const fail = (err) => process.nextTick(() => this.destroy(err));
+    options.lookup(host, { family, hints: options.hints || 0, all }, (err, address, addressType) => {
+      if (!this.connecting) return;
+      const list = err ? [] : all && Array.isArray(address) ? address : [{ address, family: addressType }];
+      if (err) {
+        this.emit('lookup', err, undefined, undefined, host);
+        fail(err);
+        return;
+      }
+      let chosen = null;
+      for (const a of list) {
+        this.emit('lookup', null, a.address, a.family, host);
+        if (!this.connecting) return;
+        if (chosen === null && isIP(a.address) && (a.family === 4 || a.family === 6)) chosen = a;
+      }
+      if (chosen !== null) {
+        this._connect(chosen.family, chosen.address, port, options);
+        return;
+      }
+      const first = list[0] || {};
+      if (!isIP(first.address)) fail(codedError('ERR_INVALID_IP_ADDRESS', first.address));
+      else {
+        const e = new RangeError(`Invalid address family: ${first.family} ${options.host}:${options.port}`);
+        e.code = 'ERR_INVALID_ADDRESS_FAMILY';
+        e.host = options.host;
+        e.port = options.port;
+        fail(e);
+      }
+    });
   }
 
   _connect(family, host, port, options) {
@@ -453,8 +558,13 @@ class Socket extends Duplex {
 
   // setTimeout emits 'timeout' after ms of inactivity; built on timers
   // alone (the clock may be frozen).
+  // As Node's setStreamTimeout: nothing on a destroyed socket, then the
+  // delay's and callback's checks.
   setTimeout(ms, cb) {
-    if (typeof ms !== 'number' || !(ms >= 0)) throw codedError('ERR_OUT_OF_RANGE', 'msecs', 'a non-negative finite number', ms);
+    if (this.destroyed) return this;
+    if (typeof ms !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'msecs', 'of type number', ms);
+    if (!(ms >= 0) || !Number.isFinite(ms)) throw codedError('ERR_OUT_OF_RANGE', 'msecs', 'a non-negative finite number', ms);
+    if (cb !== undefined && typeof cb !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', cb);
     this._timeoutMs = ms;
     if (cb) { if (ms === 0) this.removeListener('timeout', cb); else this.once('timeout', cb); }
     this._touch();
@@ -518,6 +628,7 @@ class Server extends EventEmitter {
     this._refed = true;
     this._closing = false;
     this._pipeName = undefined;
+    this._lookup = null;
     this.allowHalfOpen = !!options.allowHalfOpen;
     this.pauseOnConnect = !!options.pauseOnConnect;
     this.noDelay = !!options.noDelay;
@@ -528,41 +639,65 @@ class Server extends EventEmitter {
   get listening() { return this._fd >= 0 && this._acceptor !== 0; }
 
   listen(...args) {
-    let [options, cb] = normalizeArgs(args);
-    if (args.length && args[0] !== null && typeof args[0] === 'object' && !Array.isArray(args[0])) options = { ...args[0] };
-    if (typeof args[0] === 'number' || (typeof args[0] === 'string' && options.port !== undefined)) {
-      // listen(port, [host], [backlog], [cb])
-      options = { port: args[0] };
-      if (typeof args[1] === 'string') options.host = args[1];
-      const backlog = args.find((a, i) => i > 0 && typeof a === 'number');
-      if (backlog !== undefined) options.backlog = backlog;
-    }
-    if (args.length === 0 || (args.length === 1 && cb)) options = { port: 0 };
-    if (cb) this.once('listening', cb);
+    // As Node's Server.prototype.listen: listen([port][, host][, backlog]
+    // [, cb]), listen(path[, backlog][, cb]) or listen(options[, cb]).
+    const [options, cb] = normalizeArgs(args);
     if (this.listening) throw codedError('ERR_SERVER_ALREADY_LISTEN');
-    const backlog = options.backlog || 511;
-    if (options.path) {
+    if (cb !== null) this.once('listening', cb);
+    const backlogFromArgs = toNumber(args.length > 1 && args[1]) || toNumber(args.length > 2 && args[2]);
+    if (options.signal !== undefined) this._listenSignal(options.signal);
+    if (args.length === 0 || typeof args[0] === 'function' ||
+        (options.port === undefined && 'port' in options) || options.port === null) {
+      options.port = 0;
+    }
+    const backlog = options.backlog || backlogFromArgs || 511;
+    if (typeof options.port === 'number' || typeof options.port === 'string') {
+      const port = validatePort(options.port, 'options.port') | 0;
+      // reusePort (SO_REUSEPORT) shares the port with other such
+      // listeners in the kernel, so it never asks a cluster primary.
+      const reusePort = options.reusePort === true;
+      const exclusive = !!options.exclusive || reusePort;
+      const host = options.host;
+      if (!host) {
+        this._listenInCluster(6, '', port, backlog, exclusive, reusePort);
+      } else {
+        // As Node's lookupAndListen, an address too goes through
+        // dns.lookup (and so binds a turn of the loop later).
+        const lookup = {};
+        this._lookup = lookup;
+        require('./dns.js').lookup(host, (err, address, family) => {
+          // close() before the answer cancels the listen.
+          if (this._lookup !== lookup) return;
+          this._lookup = null;
+          if (err) { this.emit('error', err); return; }
+          this._listenInCluster(family, address, port, backlog, exclusive, reusePort);
+        });
+      }
+      return this;
+    }
+    if (options.path && isPipeName(options.path)) {
       this._pipeName = options.path;
       this._bind(1, options.path, -1, backlog);
       return this;
     }
-    const port = options.port === undefined || options.port === null ? 0 : validatePort(options.port, 'options.port');
-    const host = options.host;
-    // reusePort (SO_REUSEPORT) shares the port with other such listeners
-    // in the kernel, so it never asks a cluster primary.
-    const reusePort = options.reusePort === true;
-    const exclusive = !!options.exclusive || reusePort;
-    if (host === undefined || host === null || host === '') {
-      this._listenInCluster(6, '', port, backlog, exclusive, reusePort);
-    } else if (isIP(host)) {
-      this._listenInCluster(isIP(host), host, port, backlog, exclusive, reusePort);
-    } else {
-      require('./dns.js').lookup(host, (err, address, family) => {
-        if (err) { this.emit('error', err); return; }
-        this._listenInCluster(family, address, port, backlog, exclusive, reusePort);
-      });
+    if (!('port' in options) && !('path' in options)) {
+      throw codedError('ERR_INVALID_ARG_VALUE', 'options', options, 'must have the property "port" or "path"');
     }
-    return this;
+    throw codedError('ERR_INVALID_ARG_VALUE', 'options', options);
+  }
+
+  // _listenSignal closes the server when signal aborts (Node's
+  // addAbortSignalOption).
+  _listenSignal(signal) {
+    if (signal === null || typeof signal !== 'object' || !('aborted' in signal)) {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.signal', 'an instance of AbortSignal', signal);
+    }
+    const onAborted = () => this.close();
+    if (signal.aborted) process.nextTick(onAborted);
+    else {
+      signal.addEventListener('abort', onAborted, { once: true });
+      this.once('close', () => signal.removeEventListener('abort', onAborted));
+    }
   }
 
   // _listenInCluster binds at once, or in a cluster worker (unless
@@ -601,12 +736,14 @@ class Server extends EventEmitter {
       return;
     }
     this._fd = fd;
+    this._connectionKey = `${port < 0 ? -1 : family}:${port < 0 || host ? host : (family === 4 ? '0.0.0.0' : '::')}:${port}`;
     const h = nextAcceptor++;
     this._acceptor = h;
     acceptors.set(h, (cfd, code, payload) => this._onAccept(cfd, code, payload));
     B.netAcceptStart(fd, h);
     if (!this._refed) B.netAcceptRef(h, false);
-    process.nextTick(() => this.emit('listening'));
+    // A server closed before this turn does not report listening.
+    process.nextTick(() => { if (this._fd === fd) this.emit('listening'); });
   }
 
   _onAccept(fd, code, payload) {
@@ -665,6 +802,7 @@ class Server extends EventEmitter {
   }
 
   close(cb) {
+    this._lookup = null;
     if (typeof cb === 'function') {
       if (!this.listening) this.once('close', () => cb(codedError('ERR_SERVER_NOT_RUNNING')));
       else this.once('close', cb);
@@ -731,6 +869,15 @@ class BlockList {
   get rules() { return this._rules.map((r) => `${r.kind} ${r.address || r.network || r.start}`); }
 }
 
+// _setSimultaneousAccepts set a Windows-only option: it only warns
+// (DEP0121, once), as on other platforms.
+let warnSimultaneousAccepts = true;
+function _setSimultaneousAccepts() {
+  if (!warnSimultaneousAccepts) return;
+  warnSimultaneousAccepts = false;
+  process.emitWarning('net._setSimultaneousAccepts() is deprecated and will be removed.', 'DeprecationWarning', 'DEP0121');
+}
+
 // Node's net.Socket and net.Server construct when called without new.
 const SocketFn = callable(Socket);
 const ServerFn = callable(Server);
@@ -751,7 +898,10 @@ module.exports = {
   setDefaultAutoSelectFamily: (v) => { autoSelectFamily = !!v; },
   getDefaultAutoSelectFamilyAttemptTimeout: () => autoSelectFamilyAttemptTimeout,
   setDefaultAutoSelectFamilyAttemptTimeout: (v) => { autoSelectFamilyAttemptTimeout = v; },
+  _setSimultaneousAccepts,
   _request: request,
   _kFd: kFd,
   _exceptionWithHostPort: exceptionWithHostPort,
+  _validatePort: validatePort,
+  _clusterWorker: clusterWorker,
 };

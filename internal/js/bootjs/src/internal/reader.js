@@ -10,6 +10,10 @@ const { fromBridge } = require('./errors.js');
 const handles = new Map();
 let nextHandle = 1;
 
+// newHandle returns a read-handle id no other reader uses: the bridge
+// keeps one table of reads for this module and dgram's receivers.
+function newHandle() { return nextHandle++; }
+
 function start(fd, onData, onError) {
   const h = nextHandle++;
   handles.set(h, { onData, onError, paused: false });
@@ -51,4 +55,4 @@ loop.onEvent('data', (h, n, code) => {
   s.onData(takeBytes(n, (k) => Buffer.allocUnsafe(k)));
 });
 
-module.exports = { start, readOnce, pause, resume, stop, ref };
+module.exports = { newHandle, start, readOnce, pause, resume, stop, ref };
