@@ -502,196 +502,379 @@ class ServerHttp2Session extends SessionBase {
 
 // --- the compatibility API ---
 
+const kRequest = Symbol('request');
+const kResponse = Symbol('response');
+let statusMessageWarned = false;
+let connectionHeaderWarned = false;
+
+// statusMessageWarn is node's once-a-process warning that HTTP/2 has no
+// reason phrase.
+function statusMessageWarn() {
+  if (statusMessageWarned) return;
+  statusMessageWarned = true;
+  process.emitWarning('Status message is not supported by HTTP/2 (RFC7540 8.1.2.4)', 'UnsupportedWarning');
+}
+
+function validateName(name) {
+  if (typeof name !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'name', 'of type string', name);
+}
+
+// assertValidHeader is the compatibility API's check of a header it keeps
+// for the response (or its trailers).
+function assertValidHeader(name, value) {
+  if (name === '' || typeof name !== 'string' || name.includes(' ')) {
+    throw h2Error('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`, TypeError);
+  }
+  if (name.startsWith(':')) throw h2Error('ERR_HTTP2_PSEUDOHEADER_NOT_ALLOWED', 'Cannot set HTTP/2 pseudo-headers', TypeError);
+  if (value === undefined || value === null) {
+    throw h2Error('ERR_HTTP2_INVALID_HEADER_VALUE', `Invalid value "${value}" for header "${name}"`, TypeError);
+  }
+}
+
+const linkRe = /^(?:<[^>]*>)(?:\s*;\s*[^;"\s]+(?:=(")?[^;"\s]*\1)?)*$/;
+const linkReason = 'must be an array or string of format "</styles.css>; rel=preload; as=style"';
+
+// linkValue checks the link hints of writeEarlyHints as node does and
+// joins them.
+function linkValue(hints) {
+  const check = (v) => {
+    if (typeof v !== 'string' || !linkRe.test(v)) throw codedError('ERR_INVALID_ARG_VALUE', 'hints', v, linkReason);
+  };
+  if (typeof hints === 'string') { check(hints); return hints; }
+  if (Array.isArray(hints)) { hints.forEach(check); return hints.join(', '); }
+  throw codedError('ERR_INVALID_ARG_VALUE', 'hints', hints, linkReason);
+}
+
 class Http2ServerRequest extends Readable {
   constructor(stream, headers, options, rawHeaders) {
-    super({ autoDestroy: false });
-    this.stream = stream;
-    this.headers = headers;
+    super({ autoDestroy: false, ...options });
+    this._state = { closed: false, didRead: false };
+    this._stream = stream;
+    this._headers = headers;
     this.rawHeaders = rawHeaders;
     this.trailers = {};
     this.rawTrailers = [];
-    this.complete = false;
-    this.aborted = false;
+    this._aborted = false;
     this.httpVersion = '2.0';
     this.httpVersionMajor = 2;
     this.httpVersionMinor = 0;
-    stream.on('trailers', (t) => {
-      this.trailers = t;
-      for (const [k, v] of Object.entries(t)) this.rawTrailers.push(k, v);
+    stream[kRequest] = this;
+    stream.on('trailers', (t, _flags, raw) => {
+      Object.assign(this.trailers, t);
+      if (raw) this.rawTrailers.push(...raw);
+      else for (const [k, v] of Object.entries(t)) this.rawTrailers.push(k, v);
     });
-    stream.on('data', (chunk) => { if (!this.push(chunk)) stream.pause(); });
-    stream.on('end', () => { this.complete = true; this.push(null); });
-    stream.on('aborted', () => { this.aborted = true; this.emit('aborted'); });
-    stream.on('close', () => { this.complete = true; this.emit('close'); });
+    stream.on('end', () => { if (stream[kRequest] !== undefined) this.push(null); });
     stream.on('error', () => {});
-    stream.pause();
+    stream.on('aborted', () => {
+      if (stream[kRequest] === undefined || this._state.closed) return;
+      this._aborted = true;
+      this.emit('aborted');
+    });
+    stream.on('close', () => {
+      if (stream[kRequest] === undefined) return;
+      this._state.closed = true;
+      this.push(null);
+      // Data no one asked for is dumped, as http's IncomingMessage does.
+      if (!this._state.didRead && !this._readableState.resumeScheduled) this.resume();
+      stream[kRequest] = undefined;
+      this.emit('close');
+    });
+    stream.on('timeout', () => this.emit('timeout'));
+    this.on('pause', () => stream.pause());
+    this.on('resume', () => stream.resume());
   }
 
-  _read() { this.stream.resume(); }
-  get method() { return this.headers[':method']; }
+  _read() {
+    if (this._state.didRead) { process.nextTick(() => this._stream.resume()); return; }
+    this._state.didRead = true;
+    this._stream.on('data', (chunk) => {
+      if (this._stream[kRequest] !== undefined && !this.push(chunk)) this._stream.pause();
+    });
+    this._stream.resume();
+  }
+
+  get aborted() { return this._aborted; }
+  get complete() { return this._aborted || this.readableEnded || this._state.closed || this._stream.destroyed; }
+  get stream() { return this._stream; }
+  get headers() { return this._headers; }
+  get method() { return this._headers[':method']; }
   set method(m) {
     if (typeof m !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'method', 'of type string', m);
     if (m.trim() === '') throw codedError('ERR_INVALID_ARG_VALUE', 'method', m);
-    this.headers[':method'] = m;
+    this._headers[':method'] = m;
   }
-  get url() { return this.headers[':path']; }
-  set url(u) { this.headers[':path'] = u; }
-  get authority() { return this.headers[':authority']; }
-  get scheme() { return this.headers[':scheme']; }
-  get socket() { return this.stream.session && this.stream.session.socket; }
+  get url() { return this._headers[':path']; }
+  set url(u) { this._headers[':path'] = u; }
+  get authority() { return this._headers[':authority'] !== undefined ? this._headers[':authority'] : this._headers.host; }
+  get scheme() { return this._headers[':scheme']; }
+  get socket() { return this._stream.session && this._stream.session.socket; }
   get connection() { return this.socket; }
-  setTimeout(ms, cb) { this.stream.setTimeout(ms, cb); return this; }
+  setTimeout(ms, cb) {
+    if (!this._state.closed) this._stream.setTimeout(ms, cb);
+    return this;
+  }
 }
 
 class Http2ServerResponse extends Stream {
-  constructor(stream, req) {
-    super();
-    this.stream = stream;
-    this.req = req;
-    this.statusCode = 200;
-    this.sendDate = true;
-    this.writable = true;
+  constructor(stream, headers, options) {
+    super(options);
+    void headers;
+    this._state = { closed: false, ending: false, destroyed: false, headRequest: false, sendDate: true, statusCode: 200 };
     this._headers = Object.create(null);
-    this._trailers = null;
-    this._ended = false;
-    this._finished = false;
-    stream.on('finish', () => { this._finished = true; this.emit('finish'); });
-    stream.on('close', () => {
-      this.writable = false;
-      this.emit('close');
-    });
-    stream.on('drain', () => this.emit('drain'));
-    stream.on('wantTrailers', () => {
-      if (this._trailers) stream.sendTrailers(this._trailers);
-    });
-    stream.on('error', (err) => { if (this.listenerCount('error')) this.emit('error', err); });
+    this._trailers = Object.create(null);
+    this._stream = stream;
+    this.writable = true;
+    this.req = stream[kRequest];
+    stream[kResponse] = this;
+    const onTrailers = () => stream.sendTrailers(this._trailers);
+    stream.on('drain', () => { if (stream[kResponse] !== undefined) this.emit('drain'); });
+    stream.on('close', () => this._onStreamClose(onTrailers));
+    stream.on('wantTrailers', onTrailers);
+    stream.on('timeout', () => this.emit('timeout'));
+    this._onTrailers = onTrailers;
   }
 
-  get headersSent() { return this.stream.headersSent; }
-  get finished() { return this._ended; }
-  get writableEnded() { return this._ended; }
-  get writableFinished() { return this._finished; }
-  get socket() { return this.req.socket; }
-  get connection() { return this.socket; }
-  get statusMessage() { return ''; }
-  set statusMessage(_m) {}
+  // _onStreamClose is node's: the response finishes when its stream
+  // closes, however it ended.
+  _onStreamClose() {
+    const stream = this._stream;
+    if (stream[kResponse] === undefined) return;
+    this._state.closed = true;
+    stream.removeListener('wantTrailers', this._onTrailers);
+    stream[kResponse] = undefined;
+    this.emit('finish');
+    this.emit('close');
+  }
 
-  _checkName(name) {
-    if (typeof name !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'name', 'of type string', name);
-    if (!tokenRe.test(name)) throw h2Error('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`, TypeError);
-    return name.trim().toLowerCase();
+  get stream() { return this._stream; }
+  get headersSent() { return this._stream.headersSent; }
+  get finished() { return this._state.ending; }
+  get writableEnded() { return this._state.ending; }
+  get writableCorked() { return this._stream.writableCorked; }
+  get writableHighWaterMark() { return this._stream.writableHighWaterMark; }
+  get writableFinished() { return this._stream.writableFinished; }
+  get writableLength() { return this._stream.writableLength; }
+  get socket() { return this.req ? this.req.socket : this._stream.session && this._stream.session.socket; }
+  get connection() { return this.socket; }
+  get sendDate() { return this._state.sendDate; }
+  set sendDate(v) { this._state.sendDate = Boolean(v); }
+  get statusMessage() { statusMessageWarn(); return ''; }
+  set statusMessage(_m) { statusMessageWarn(); }
+  get statusCode() { return this._state.statusCode; }
+  set statusCode(code) {
+    code |= 0;
+    if (code >= 100 && code < 200) throw h2Error('ERR_HTTP2_INFO_STATUS_NOT_ALLOWED', 'Informational status codes cannot be used', RangeError);
+    if (code < 100 || code > 599) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${code}`, RangeError);
+    this._state.statusCode = code;
+  }
+
+  setTrailer(name, value) {
+    validateName(name);
+    name = name.trim().toLowerCase();
+    assertValidHeader(name, value);
+    this._trailers[name] = value;
+  }
+
+  addTrailers(headers) {
+    for (const k of Object.keys(headers)) this.setTrailer(k, headers[k]);
+  }
+
+  getHeader(name) { validateName(name); return this._headers[name.trim().toLowerCase()]; }
+  getHeaderNames() { return Object.keys(this._headers); }
+  getHeaders() { return Object.assign(Object.create(null), this._headers); }
+  hasHeader(name) { validateName(name); return Object.prototype.hasOwnProperty.call(this._headers, name.trim().toLowerCase()); }
+
+  removeHeader(name) {
+    validateName(name);
+    if (this._stream.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    name = name.trim().toLowerCase();
+    if (name === 'date') { this._state.sendDate = false; return; }
+    delete this._headers[name];
   }
 
   setHeader(name, value) {
-    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
-    const k = this._checkName(name);
-    if (value === undefined) throw h2Error('ERR_HTTP2_INVALID_HEADER_VALUE', `Invalid value "undefined" for header "${name}"`, TypeError);
-    if (connectionHeaders.has(k)) throw h2Error('ERR_HTTP2_INVALID_CONNECTION_HEADERS', `HTTP/1 Connection specific headers are forbidden: "${k}"`, TypeError);
-    this._headers[k] = value;
+    validateName(name);
+    if (this._stream.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    this._setHeader(name, value);
     return this;
+  }
+
+  _setHeader(name, value) {
+    name = name.trim().toLowerCase();
+    assertValidHeader(name, value);
+    if (!this._connectionHeaderAllowed(name, value)) return;
+    this._headers[name] = value;
   }
 
   appendHeader(name, value) {
-    const k = this._checkName(name);
-    const cur = this._headers[k];
-    if (cur === undefined) return this.setHeader(name, value);
-    this._headers[k] = [].concat(cur, value);
+    validateName(name);
+    if (this._stream.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    this._appendHeader(name, value);
     return this;
   }
 
-  getHeader(name) { return this._headers[this._checkName(name)]; }
-  getHeaders() { return { ...this._headers }; }
-  getHeaderNames() { return Object.keys(this._headers); }
-  hasHeader(name) { return this._headers[this._checkName(name)] !== undefined; }
-  removeHeader(name) {
-    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
-    delete this._headers[this._checkName(name)];
+  _appendHeader(name, value) {
+    name = name.trim().toLowerCase();
+    assertValidHeader(name, value);
+    if (!this._connectionHeaderAllowed(name, value)) return;
+    const cur = this._headers[name];
+    if (cur === undefined) this._headers[name] = value;
+    else this._headers[name] = [].concat(cur, value);
   }
 
-  addTrailers(headers) { this._trailers = { ...(this._trailers || {}), ...headers }; }
+  // _connectionHeaderAllowed: node drops a connection header (other than
+  // "connection: trailers") with a warning instead of throwing.
+  _connectionHeaderAllowed(name, value) {
+    if (name !== 'connection' || value === 'trailers') return true;
+    if (!connectionHeaderWarned) {
+      connectionHeaderWarned = true;
+      process.emitWarning('The provided connection header is not valid, the value will be dropped from the header and will never be in use.', 'UnsupportedWarning');
+    }
+    return false;
+  }
 
   writeHead(statusCode, statusMessage, headers) {
-    if (typeof statusMessage === 'object' && statusMessage !== null) headers = statusMessage;
-    if (this.headersSent) return this;
-    if (headers) {
-      if (Array.isArray(headers)) {
-        for (let i = 0; i + 1 < headers.length; i += 2) this.appendHeader(headers[i], headers[i + 1]);
-      } else {
-        for (const [k, v] of Object.entries(headers)) this.setHeader(k, v);
-      }
+    if (this._state.closed || this._stream.destroyed) return this;
+    if (this._stream.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    if (typeof statusMessage === 'string') statusMessageWarn();
+    if (headers === undefined && typeof statusMessage === 'object') headers = statusMessage;
+    if (Array.isArray(headers)) {
+      const tuples = headers.length > 0 && Array.isArray(headers[0]);
+      if (!tuples && headers.length % 2 !== 0) throw codedError('ERR_INVALID_ARG_VALUE', 'headers', headers);
+      // The array's names replace earlier ones but may repeat themselves.
+      const names = tuples ? headers.map((h) => h[0]) : headers.filter((_, i) => i % 2 === 0);
+      for (const n of names) this.removeHeader(n);
+      if (tuples) for (const [k, v] of headers) this._appendHeader(k, v);
+      else for (let i = 0; i < headers.length; i += 2) this._appendHeader(headers[i], headers[i + 1]);
+    } else if (typeof headers === 'object' && headers !== null) {
+      for (const k of Object.keys(headers)) this._setHeader(k, headers[k]);
     }
-    this.statusCode = statusCode;
-    this._respond();
+    this._state.statusCode = statusCode;
+    this._beginSend();
     return this;
   }
 
-  flushHeaders() { if (!this.headersSent) this._respond(); }
+  _beginSend() {
+    this._headers[':status'] = this._state.statusCode;
+    this._stream.respond(this._headers, { endStream: this._state.ending, waitForTrailers: true, sendDate: this._state.sendDate });
+  }
 
-  _respond(endStream) {
-    const code = this.statusCode;
-    if (!Number.isInteger(code) || code < 100 || code > 599) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${code}`, RangeError);
-    // The date header is x/net's to add, as nghttp2's is in node.
-    const headers = { ...this._headers, ':status': code };
-    this.stream.respond(headers, { endStream: !!endStream, waitForTrailers: true });
+  flushHeaders() {
+    if (!this._state.closed && !this._stream.headersSent) this.writeHead(this._state.statusCode);
   }
 
   write(chunk, encoding, cb) {
-    if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
-    if (this._ended) {
-      const err = codedError('ERR_STREAM_WRITE_AFTER_END');
-      if (cb) process.nextTick(cb, err);
-      this.emit('error', err);
+    if (typeof encoding === 'function') { cb = encoding; encoding = 'utf8'; }
+    let err;
+    if (this._state.ending) err = codedError('ERR_STREAM_WRITE_AFTER_END');
+    else if (this._state.closed) err = h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    else if (this._state.destroyed) return false;
+    if (err) {
+      if (typeof cb === 'function') process.nextTick(cb, err);
+      this.destroy(err);
       return false;
     }
-    if (!this.headersSent) this._respond();
-    if (this.stream.destroyed) return false;
-    return this.stream.write(chunk, encoding, cb);
+    if (!this._stream.headersSent) this.writeHead(this._state.statusCode);
+    return this._stream.write(chunk, encoding, cb);
   }
 
   end(chunk, encoding, cb) {
-    if (typeof chunk === 'function') { cb = chunk; chunk = undefined; }
-    else if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
-    if (this._ended) { if (cb) process.nextTick(cb); return this; }
-    this._ended = true;
-    if (cb) this.once('finish', cb);
-    if (!this.headersSent) this._respond(false);
-    if (this.stream.destroyed) return this;
-    if (chunk !== undefined && chunk !== null) this.stream.end(chunk, encoding);
-    else this.stream.end();
+    const stream = this._stream;
+    const state = this._state;
+    if (typeof chunk === 'function') { cb = chunk; chunk = null; }
+    else if (typeof encoding === 'function') { cb = encoding; encoding = 'utf8'; }
+    if (state.closed || state.ending) {
+      if (typeof cb === 'function') process.nextTick(cb);
+      return this;
+    }
+    if (chunk !== null && chunk !== undefined) this.write(chunk, encoding);
+    state.ending = true;
+    if (typeof cb === 'function') {
+      if (stream.writableEnded) this.once('finish', cb);
+      else stream.once('finish', cb);
+    }
+    if (!stream.headersSent) this.writeHead(state.statusCode);
+    if (state.closed || stream.destroyed) this._onStreamClose();
+    else stream.end();
     return this;
   }
 
-  writeContinue() { this.stream._read(); }
-  writeEarlyHints(hints) { this.stream.additionalHeaders({ ...hints, ':status': 103 }); }
-  setTimeout(ms, cb) { this.stream.setTimeout(ms, cb); return this; }
+  destroy(err) {
+    if (this._state.destroyed) return;
+    this._state.destroyed = true;
+    this._stream.destroy(err);
+  }
+
+  writeContinue() {
+    if (this._stream.headersSent || this._state.closed) return false;
+    // x/net sends the 100 of a request that expects it when its body is
+    // first read.
+    if (this._stream._waitsContinue) this._stream._read();
+    else this._stream.additionalHeaders({ ':status': 100 });
+    return true;
+  }
+
+  writeEarlyHints(hints) {
+    if (hints === null || typeof hints !== 'object' || Array.isArray(hints)) throw codedError('ERR_INVALID_ARG_TYPE', 'hints', 'of type object', hints);
+    const link = linkValue(hints.link);
+    if (link.length === 0) return false;
+    if (this._stream.headersSent || this._state.closed) return false;
+    const headers = {};
+    for (const k of Object.keys(hints)) if (k !== 'link') headers[k] = hints[k];
+    this._stream.additionalHeaders({ ...headers, ':status': 103, link });
+    return true;
+  }
+
+  setTimeout(ms, cb) {
+    if (!this._state.closed) this._stream.setTimeout(ms, cb);
+    return this;
+  }
+
   createPushResponse(headers, callback) {
-    this.stream.pushStream(headers, {}, (err, stream, h) => {
+    if (typeof callback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', callback);
+    if (this._state.closed) {
+      process.nextTick(callback, h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed'));
+      return;
+    }
+    this._stream.pushStream(headers, {}, (err, stream) => {
       if (err) { callback(err); return; }
-      callback(null, new Http2ServerResponse(stream, new Http2ServerRequest(stream, h, {}, [])));
+      callback(null, new Http2ServerResponse(stream));
     });
   }
 }
 
-// onServerStream answers a stream with the compatibility API.
+// onServerStream answers a stream with the compatibility API (the
+// server's Http2ServerRequest and Http2ServerResponse classes).
 function onServerStream(stream, headers, flags, rawHeaders) {
   const server = this;
-  const req = new Http2ServerRequest(stream, headers, undefined, rawHeaders);
-  const res = new Http2ServerResponse(stream, req);
-  if (headers.expect !== undefined) {
-    if (headers.expect === '100-continue' && server.listenerCount('checkContinue') > 0) {
-      server.emit('checkContinue', req, res);
-      return;
+  const opts = server._h2Options || {};
+  const Req = opts.Http2ServerRequest || Http2ServerRequest;
+  const Res = opts.Http2ServerResponse || Http2ServerResponse;
+  const req = new Req(stream, headers, undefined, rawHeaders);
+  const res = new Res(stream);
+  if (headers[':method'] === 'CONNECT') {
+    if (!server.emit('connect', req, res)) {
+      res.statusCode = 405;
+      res.end();
     }
+    return;
+  }
+  if (headers.expect !== undefined) {
     if (headers.expect === '100-continue') {
-      stream._read();
+      if (server.listenerCount('checkContinue') > 0) {
+        server.emit('checkContinue', req, res);
+      } else {
+        res.writeContinue();
+        server.emit('request', req, res);
+      }
     } else if (server.listenerCount('checkExpectation') > 0) {
       server.emit('checkExpectation', req, res);
-      return;
     } else {
       res.statusCode = 417;
       res.end();
-      return;
     }
+    return;
   }
   server.emit('request', req, res);
 }
