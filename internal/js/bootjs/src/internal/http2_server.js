@@ -310,7 +310,8 @@ class ServerHttp2Stream extends Duplex {
   }
 
   _destroy(err, cb) {
-    if (this.rstCode === undefined) this.rstCode = err ? constants.NGHTTP2_INTERNAL_ERROR : constants.NGHTTP2_CANCEL;
+    // As in node, a stream destroyed without an error resets with NO_ERROR.
+    if (this.rstCode === undefined) this.rstCode = err ? constants.NGHTTP2_INTERNAL_ERROR : constants.NGHTTP2_NO_ERROR;
     if (this._h) {
       if (!this._goClosed) B.h2sReset(this._h, this.rstCode);
       this._h = 0;
