@@ -15,6 +15,7 @@ const net = require('./net.js');
 
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
   noPayloadMethods, headerObject, rawPairs, closeStream, onLast, SessionBase } = require('./internal/http2_common.js');
+const common = require('./internal/http2_common.js');
 
 // --- handles answered by the loop ---
 
@@ -112,6 +113,10 @@ class ClientHttp2Stream extends Duplex {
     this._h = 0;
     this._ended = true;
     this.session._streamDone(this);
+    // A reset with NO_ERROR ends the response as node's onStreamClose
+    // does: what arrived is read to its end.
+    const info = code === 'ERR_HTTP2_STREAM_ERROR' && payload ? JSON.parse(payload) : {};
+    if (info.rst === constants.NGHTTP2_NO_ERROR) { code = ''; payload = ''; }
     if (code) {
       const err = fromGo(code, payload, 'read');
       this.rstCode = err.rstCode !== undefined ? err.rstCode : constants.NGHTTP2_INTERNAL_ERROR;
@@ -328,10 +333,13 @@ class ClientHttp2Session extends SessionBase {
     if (typeof headers !== 'object' || Array.isArray(headers)) throw codedError('ERR_INVALID_ARG_TYPE', 'headers', 'of type object', headers);
     options = options || {};
     const req = { method: 'GET', path: '/', scheme: this._scheme, authority: this._authority, headers: [] };
+    const seen = new Set();
     for (const [name, value] of Object.entries(headers)) {
       const k = name.toLowerCase();
       if (value === undefined || value === null) continue;
       const values = Array.isArray(value) ? value.map(String) : [String(value)];
+      if (values.length === 0) continue;
+      common.checkSingle(k, values, seen);
       for (const v of values) {
         if (badValueRe.test(v)) throw h2Error('ERR_HTTP2_INVALID_HEADER_VALUE', `Invalid value "${v}" for header "${name}"`, TypeError);
       }
@@ -409,7 +417,10 @@ class ClientHttp2Session extends SessionBase {
     this._maybeClose();
   }
 
-  goaway() { this.close(); }
+  goaway(code, lastStreamID, opaqueData) {
+    common.validateGoaway(this, code, lastStreamID, opaqueData);
+    this.close();
+  }
 
   ping(payload, callback) {
     if (typeof payload === 'function') { callback = payload; payload = undefined; }
@@ -432,7 +443,6 @@ class ClientHttp2Session extends SessionBase {
     throw h2Error('ERR_HTTP2_INVALID_SETTING_VALUE', 'session.settings() is not supported in this sandbox: the session keeps its initial settings');
   }
 
-  setLocalWindowSize() {}
   setTimeout(ms, cb) { if (cb) this.once('timeout', cb); return this; }
 
   ref() {
@@ -473,8 +483,8 @@ module.exports = {
   connect,
   constants,
   getDefaultSettings,
-  getPackedSettings: () => require('./buffer.js').Buffer.alloc(0),
-  getUnpackedSettings: () => ({}),
+  getPackedSettings: common.getPackedSettings,
+  getUnpackedSettings: common.getUnpackedSettings,
   sensitiveHeaders,
   createServer: server.createServer,
   createSecureServer: server.createSecureServer,

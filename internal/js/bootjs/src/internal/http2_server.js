@@ -13,7 +13,8 @@ const { fromBridge, codedError } = require('./errors.js');
 const { Duplex, Readable, Stream } = require('../stream.js');
 const net = require('../net.js');
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
-  headerObject, closeStream, onLast, SessionBase } = require('./http2_common.js');
+  headerObject, closeStream, onLast, SessionBase, checkSingle, validateSettings, validateGoaway } = require('./http2_common.js');
+const { validateFunction } = require('./validators.js');
 
 const sessions = new Map();
 const streams = new Map();
@@ -51,15 +52,17 @@ const kNoBodyStatus = new Set([204, 205, 304]);
 
 // responseHead validates the headers of respond() or additionalHeaders()
 // as node does and returns [status, [name, value] pairs].
-function responseHead(headers) {
+function responseHead(headers, trailers = false) {
   if (headers === undefined || headers === null) headers = {};
   if (typeof headers !== 'object' || Array.isArray(headers)) throw codedError('ERR_INVALID_ARG_TYPE', 'headers', 'of type object', headers);
   let status = 200;
   const pairs = [];
+  const seen = new Set();
   for (const [name, value] of Object.entries(headers)) {
     const k = name.toLowerCase();
-    if (value === undefined || value === null) continue;
-    if (k === ':status') {
+    if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
+    checkSingle(k, Array.isArray(value) ? value : [value], seen);
+    if (k === ':status' && !trailers) {
       status = Number(value);
       if (!Number.isInteger(status) || status < 100 || status > 599) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${value}`, RangeError);
       continue;
@@ -133,8 +136,11 @@ class ServerHttp2Stream extends Duplex {
     if (endStream) this._endOnFinal = 'sent';
     if (!this._live()) return;
     const body = JSON.stringify({ status, headers: pairs, endStream });
+    const then = this._afterRespond;
+    this._afterRespond = null;
     request((id) => B.h2sRespond(this._h, body, id), (code) => {
       if (code && code !== 'EPIPE') this.destroy(fromBridge(code, 'respond'));
+      else if (then) then();
     });
   }
 
@@ -151,6 +157,10 @@ class ServerHttp2Stream extends Duplex {
   }
 
   respondWithFD(fd, headers, options) {
+    this._checkFileResponse(headers, options);
+    if (typeof fd === 'object' && fd !== null && typeof fd.fd === 'number' && typeof fd.close === 'function') fd = fd.fd;
+    else if (typeof fd !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'fd', 'of type number or an instance of FileHandle', fd);
+    this._fdResponse = true;
     this._respondWithData(() => {
       const fs = require('../fs.js');
       const fdv = typeof fd === 'object' && fd !== null ? fd.fd : fd;
@@ -162,10 +172,28 @@ class ServerHttp2Stream extends Duplex {
   }
 
   respondWithFile(path, headers, options) {
+    this._checkFileResponse(headers, options);
     this._respondWithData(() => require('../fs.js').createReadStream(path, {
       start: options && options.offset,
       end: options && options.length !== undefined && options.length >= 0 ? (options.offset || 0) + options.length - 1 : undefined,
     }), headers, options, () => require('../fs.js').statSync(path));
+  }
+
+  // _checkFileResponse is the synchronous part of node's checks of
+  // respondWithFile and respondWithFD.
+  _checkFileResponse(headers, options) {
+    if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    if (options !== undefined && (options === null || typeof options !== 'object')) throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+    options = options || {};
+    for (const [name, type] of [['offset', 'number'], ['length', 'number'], ['statCheck', 'function']]) {
+      const v = options[name];
+      if (v !== undefined && typeof v !== type) throw codedError('ERR_INVALID_ARG_VALUE', `options.${name}`, v);
+    }
+    const [status] = responseHead(headers);
+    if (kNoBodyStatus.has(status) || this._method === 'HEAD') {
+      throw h2Error('ERR_HTTP2_PAYLOAD_FORBIDDEN', `Responses with ${status} status must not have a payload`);
+    }
   }
 
   // _respondWithData answers with a file read through the kernel's fs.
@@ -179,6 +207,13 @@ class ServerHttp2Stream extends Duplex {
       st = stat();
     } catch (err) {
       if (typeof options.onError === 'function') { options.onError(err); return; }
+      if (this._fdResponse && typeof options.statCheck !== 'function') {
+        // node sends the head of an fd response before reading it: a bad
+        // descriptor resets the stream after the head.
+        this._afterRespond = () => this.destroy(h2Error('ERR_HTTP2_STREAM_ERROR', 'Stream closed with error code NGHTTP2_INTERNAL_ERROR'));
+        this.respond(headers);
+        return;
+      }
       this.destroy(err);
       return;
     }
@@ -207,6 +242,12 @@ class ServerHttp2Stream extends Duplex {
     if (this.session._pushEnabled === false) throw h2Error('ERR_HTTP2_PUSH_DISABLED', 'HTTP/2 client has disabled push streams');
     if (this.headersSent && this.writableFinished) throw h2Error('ERR_HTTP2_STREAM_CLOSED', 'The stream is already closed');
     headers = { ...(headers || {}) };
+    for (const [k, v] of Object.entries(headers)) {
+      const name = k.toLowerCase();
+      if (connectionHeaders.has(name) && !(name === 'te' && v === 'trailers')) {
+        throw h2Error('ERR_HTTP2_INVALID_CONNECTION_HEADERS', `HTTP/1 Connection specific headers are forbidden: "${name}"`, TypeError);
+      }
+    }
     const path = headers[':path'] || '/';
     const method = headers[':method'] || 'GET';
     const pairs = [];
@@ -231,7 +272,7 @@ class ServerHttp2Stream extends Duplex {
     if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
     if (this._trailersSent) throw h2Error('ERR_HTTP2_TRAILERS_ALREADY_SENT', 'Trailing headers have already been sent');
     if (!this._wantTrailers || !this._trailersReady) throw h2Error('ERR_HTTP2_TRAILERS_NOT_READY', 'Trailing headers cannot be sent until after the wantTrailers event is emitted');
-    const [, pairs] = responseHead(headers);
+    const [, pairs] = responseHead(headers, true);
     this._trailersSent = true;
     this.sentTrailers = headers;
     this._finishWith(pairs, this._trailersCb);
@@ -445,8 +486,7 @@ class ServerHttp2Session extends SessionBase {
   }
 
   goaway(code, lastStreamID, opaqueData) {
-    void lastStreamID; void opaqueData;
-    if (code !== undefined && typeof code !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'code', 'of type number', code);
+    validateGoaway(this, code, lastStreamID, opaqueData);
     this.close();
   }
 
@@ -474,6 +514,7 @@ class ServerHttp2Session extends SessionBase {
   settings(settings, callback) {
     if (settings === null || typeof settings !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'settings', 'of type object', settings);
     if (callback !== undefined && typeof callback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', callback);
+    validateSettings(settings);
     // The Go session keeps the settings it started with; the values are
     // recorded so localSettings shows them.
     Object.assign(this._local, settings);
@@ -482,7 +523,6 @@ class ServerHttp2Session extends SessionBase {
 
   altsvc() {}
   origin() {}
-  setLocalWindowSize() {}
   setTimeout(ms, cb) {
     if (cb) this.once('timeout', cb);
     this._timeoutMs = ms;
@@ -888,6 +928,7 @@ function validateOptions(options) {
   if (options.settings !== undefined && (options.settings === null || typeof options.settings !== 'object')) {
     throw codedError('ERR_INVALID_ARG_TYPE', 'options.settings', 'of type object', options.settings);
   }
+  validateSettings(options.settings);
   for (const name of ['maxSessionInvalidFrames', 'maxSessionRejectedStreams']) {
     const v = options[name];
     if (v === undefined) continue;
@@ -948,11 +989,7 @@ class Http2Server extends net.Server {
     this.on('connection', (socket) => startSession(this, socket));
   }
 
-  setTimeout(ms, cb) {
-    this.timeout = ms;
-    if (cb) this.on('timeout', cb);
-    return this;
-  }
+  setTimeout(ms, cb) { return serverTimeout(this, ms, cb); }
 
   updateSettings(settings) {
     if (settings === null || typeof settings !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'settings', 'of type object', settings);
@@ -995,13 +1032,19 @@ class Http2SecureServer extends require('../tls.js').Server {
     httpServer.connectionListener.call(this, socket);
   }
 
-  setTimeout(ms, cb) {
-    this.timeout = ms;
-    if (cb) this.on('timeout', cb);
-    return this;
-  }
+  setTimeout(ms, cb) { return serverTimeout(this, ms, cb); }
 
   updateSettings(settings) { Http2Server.prototype.updateSettings.call(this, settings); }
+}
+
+// serverTimeout is setTimeout of both servers: the sessions' idle time.
+function serverTimeout(server, ms, cb) {
+  if (cb !== undefined) {
+    validateFunction(cb, 'callback');
+    server.on('timeout', cb);
+  }
+  server.timeout = ms;
+  return server;
 }
 
 function createServer(options, onRequest) { return new Http2Server(options, onRequest); }
