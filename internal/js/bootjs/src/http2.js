@@ -116,7 +116,16 @@ class ClientHttp2Stream extends Duplex {
     // A reset with NO_ERROR ends the response as node's onStreamClose
     // does: what arrived is read to its end.
     const info = code === 'ERR_HTTP2_STREAM_ERROR' && payload ? JSON.parse(payload) : {};
-    if (info.rst === constants.NGHTTP2_NO_ERROR) { code = ''; payload = ''; }
+    if (info.rst === constants.NGHTTP2_NO_ERROR) {
+      code = '';
+      payload = '';
+      // As node's closeStream: a reset while the request is still being
+      // written aborts it.
+      if (!this._writableState.ending) {
+        this.aborted = true;
+        this.emit('aborted');
+      }
+    }
     if (code) {
       const err = fromGo(code, payload, 'read');
       this.rstCode = err.rstCode !== undefined ? err.rstCode : constants.NGHTTP2_INTERNAL_ERROR;

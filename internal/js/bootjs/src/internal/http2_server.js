@@ -586,6 +586,70 @@ function linkValue(hints) {
   throw codedError('ERR_INVALID_ARG_VALUE', 'hints', hints, linkReason);
 }
 
+function noSocketManipulation() {
+  return h2Error('ERR_HTTP2_NO_SOCKET_MANIPULATION', 'HTTP/2 sockets should not be directly manipulated (e.g. read and written)');
+}
+
+// proxySocketHandler makes a compatibility request's socket as node's:
+// the stream answers for the stream's own state (readable, writable,
+// destroyed, events, timeouts), the session's socket for the rest, and
+// reading or writing it directly is refused.
+const proxySocketHandler = {
+  has(stream, prop) {
+    const ref = stream.session ? stream.session.socket : stream;
+    return prop in stream || (ref !== undefined && ref !== null && prop in ref);
+  },
+  get(stream, prop) {
+    switch (prop) {
+      case 'on': case 'once': case 'end': case 'emit': case 'destroy':
+        return stream[prop].bind(stream);
+      case 'writable': case 'destroyed':
+        return stream[prop];
+      case 'readable': {
+        if (stream.destroyed) return false;
+        const req = stream[kRequest];
+        return req ? req.readable : stream.readable;
+      }
+      case 'setTimeout': {
+        const target = stream.session || stream;
+        return target.setTimeout.bind(target);
+      }
+      case 'write': case 'read': case 'pause': case 'resume':
+        throw noSocketManipulation();
+      default: {
+        const ref = stream.session ? stream.session.socket : stream;
+        const value = ref[prop];
+        return typeof value === 'function' ? value.bind(ref) : value;
+      }
+    }
+  },
+  getPrototypeOf(stream) {
+    return Object.getPrototypeOf(stream.session ? stream.session.socket : stream);
+  },
+  set(stream, prop, value) {
+    switch (prop) {
+      case 'writable': case 'readable': case 'destroyed': case 'on': case 'once': case 'end': case 'emit': case 'destroy':
+        stream[prop] = value;
+        return true;
+      case 'setTimeout':
+        (stream.session || stream).setTimeout = value;
+        return true;
+      case 'write': case 'read': case 'pause': case 'resume':
+        throw noSocketManipulation();
+      default:
+        (stream.session ? stream.session.socket : stream)[prop] = value;
+        return true;
+    }
+  },
+};
+
+const kProxySocket = Symbol('proxySocket');
+
+function proxySocket(stream) {
+  if (!stream[kProxySocket]) stream[kProxySocket] = new Proxy(stream, proxySocketHandler);
+  return stream[kProxySocket];
+}
+
 class Http2ServerRequest extends Readable {
   constructor(stream, headers, options, rawHeaders) {
     super({ autoDestroy: false, ...options });
@@ -649,7 +713,7 @@ class Http2ServerRequest extends Readable {
   set url(u) { this._headers[':path'] = u; }
   get authority() { return this._headers[':authority'] !== undefined ? this._headers[':authority'] : this._headers.host; }
   get scheme() { return this._headers[':scheme']; }
-  get socket() { return this._stream.session && this._stream.session.socket; }
+  get socket() { return proxySocket(this._stream); }
   get connection() { return this.socket; }
   setTimeout(ms, cb) {
     if (!this._state.closed) this._stream.setTimeout(ms, cb);
@@ -696,7 +760,12 @@ class Http2ServerResponse extends Stream {
   get writableHighWaterMark() { return this._stream.writableHighWaterMark; }
   get writableFinished() { return this._stream.writableFinished; }
   get writableLength() { return this._stream.writableLength; }
-  get socket() { return this.req ? this.req.socket : this._stream.session && this._stream.session.socket; }
+  get _header() { return this.headersSent; }
+  // Like http's ServerResponse, a finished response lets its socket go.
+  get socket() {
+    if (this._state.closed) return undefined;
+    return proxySocket(this._stream);
+  }
   get connection() { return this.socket; }
   get sendDate() { return this._state.sendDate; }
   set sendDate(v) { this._state.sendDate = Boolean(v); }
