@@ -126,6 +126,7 @@ class ServerHttp2Stream extends Duplex {
     let endStream = !!options.endStream;
     if (kNoBodyStatus.has(status) || this._method === 'HEAD') endStream = true;
     this._wantTrailers = !!options.waitForTrailers;
+    this._noDate = options.sendDate === false;
     this._send(status, pairs, headers, endStream && !this._wantTrailers);
     if (endStream) this.end();
   }
@@ -135,7 +136,7 @@ class ServerHttp2Stream extends Duplex {
     this.sentHeaders = { ...(headers || {}), ':status': status };
     if (endStream) this._endOnFinal = 'sent';
     if (!this._live()) return;
-    const body = JSON.stringify({ status, headers: pairs, endStream });
+    const body = JSON.stringify({ status, headers: pairs, endStream, noDate: !!this._noDate });
     const then = this._afterRespond;
     this._afterRespond = null;
     request((id) => B.h2sRespond(this._h, body, id), (code) => {
