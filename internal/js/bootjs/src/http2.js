@@ -31,6 +31,7 @@ loop.onEvent('h2info', (sh, _b, _code, payload) => {
   const s = streams.get(sh);
   if (!s) return;
   const head = JSON.parse(payload);
+  if (head.status === 100) s.emit('continue');
   s.emit('headers', headerObject(head.headers, head.status), constants.NGHTTP2_FLAG_END_HEADERS);
 });
 loop.onEvent('h2data', (sh, n) => {

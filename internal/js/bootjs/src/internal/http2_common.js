@@ -126,9 +126,9 @@ function validateSettings(settings) {
     for (const id in custom) {
       if (++n > kMaxCustomSettings) throw h2Error('ERR_HTTP2_TOO_MANY_CUSTOM_SETTINGS', 'Number of custom settings exceeds MAX_ADDITIONAL_SETTINGS');
       const nid = Number(id);
-      if (!Number.isInteger(nid) || nid < 0 || nid > 0xffff) throw settingError('Range Error', nid, RangeError);
+      if (!Number.isInteger(nid) || nid < 0 || nid > 0xffff) throw settingError('customSettings:id', nid, RangeError);
       const v = custom[id];
-      if (typeof v !== 'number' || v < 0 || v > 0xffffffff) throw settingError('Range Error', v, RangeError);
+      if (typeof v !== 'number' || v < 0 || v > 0xffffffff) throw settingError('customSettings:value', v, RangeError);
     }
   }
 }

@@ -354,6 +354,12 @@ class ServerHttp2Stream extends Duplex {
   _destroy(err, cb) {
     // As in node, a stream destroyed without an error resets with NO_ERROR.
     if (this.rstCode === undefined) this.rstCode = err ? constants.NGHTTP2_INTERNAL_ERROR : constants.NGHTTP2_NO_ERROR;
+    // As node's closeStream: a stream closed before its response was
+    // ended is aborted.
+    if (!this.aborted && !this._writableState.ending) {
+      this.aborted = true;
+      this.emit('aborted');
+    }
     if (this._h) {
       if (!this._goClosed) B.h2sReset(this._h, this.rstCode);
       this._h = 0;
@@ -998,7 +1004,6 @@ function validateOptions(options) {
   if (options.settings !== undefined && (options.settings === null || typeof options.settings !== 'object')) {
     throw codedError('ERR_INVALID_ARG_TYPE', 'options.settings', 'of type object', options.settings);
   }
-  validateSettings(options.settings);
   for (const name of ['maxSessionInvalidFrames', 'maxSessionRejectedStreams']) {
     const v = options[name];
     if (v === undefined) continue;
