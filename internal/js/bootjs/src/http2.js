@@ -67,7 +67,7 @@ class ClientHttp2Stream extends Duplex {
 
   get pending() { return !this._started; }
   get closed() { return this.rstCode !== undefined; }
-  get endAfterHeaders() { return false; }
+  get endAfterHeaders() { return !!this._endAfterHeaders; }
   get bufferSize() { return this.writableLength; }
   get state() { return {}; }
 
@@ -99,6 +99,7 @@ class ClientHttp2Stream extends Duplex {
 
   _onResponse(head) {
     this._gotResponse = true;
+    this._endAfterHeaders = !!head.end;
     const headers = headerObject(head.headers, head.status);
     this.emit('response', headers, constants.NGHTTP2_FLAG_END_HEADERS | (head.end ? constants.NGHTTP2_FLAG_END_STREAM : 0), rawPairs(headers));
   }

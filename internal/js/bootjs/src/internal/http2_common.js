@@ -303,7 +303,9 @@ function validateGoaway(session, code, lastStreamID, opaqueData) {
 // closeStream is node's stream.close(code, callback) for both sides: a
 // code other than NO_ERROR and CANCEL is an error of the stream.
 function closeStream(stream, code, callback) {
-  require('./validators.js').validateUint32(code, 'code');
+  const V = require('./validators.js');
+  V.validateUint32(code, 'code');
+  if (callback !== undefined) V.validateFunction(callback, 'callback');
   if (typeof callback === 'function') stream.once('close', callback);
   if (stream.destroyed) return;
   stream.rstCode = code;

@@ -101,12 +101,13 @@ class ServerHttp2Stream extends Duplex {
     this._endOnFinal = null;
     this._goClosed = false;
     this._method = headers[':method'];
+    this._endAfterHeaders = !!endStream;
     if (endStream) this.push(null);
   }
 
   get pending() { return false; }
   get closed() { return this.rstCode !== undefined; }
-  get endAfterHeaders() { return this.readableEnded && this.readableLength === 0; }
+  get endAfterHeaders() { return this._endAfterHeaders; }
   get bufferSize() { return this.writableLength; }
   get pushAllowed() { return this.session._pushEnabled; }
   get state() {
@@ -139,7 +140,12 @@ class ServerHttp2Stream extends Duplex {
     const body = JSON.stringify({ status, headers: pairs, endStream, noDate: !!this._noDate });
     const then = this._afterRespond;
     this._afterRespond = null;
+    this._respondPending = true;
     request((id) => B.h2sRespond(this._h, body, id), (code) => {
+      this._respondPending = false;
+      // A reset asked for while the head was on its way follows it, as
+      // node's RST_STREAM follows the HEADERS it already queued.
+      if (this._resetAfterRespond) this._resetAfterRespond();
       if (code && code !== 'EPIPE') this.destroy(fromBridge(code, 'respond'));
       else if (then) then();
     });
@@ -361,7 +367,13 @@ class ServerHttp2Stream extends Duplex {
       this.emit('aborted');
     }
     if (this._h) {
-      if (!this._goClosed) B.h2sReset(this._h, this.rstCode);
+      const h = this._h;
+      const reset = () => {
+        this._resetAfterRespond = null;
+        if (!this._goClosed) B.h2sReset(h, this.rstCode);
+      };
+      if (this._respondPending) this._resetAfterRespond = reset;
+      else reset();
       this._h = 0;
     }
     this.session._streamDone(this);
