@@ -272,7 +272,8 @@ class ClientHttp2Session extends SessionBase {
     } else if (this.encrypted) {
       socket = require('./tls.js').connect({ ...options, host, port, servername: options.servername !== undefined ? options.servername : (net.isIP(host) ? undefined : host), ALPNProtocols: ['h2'] });
     } else {
-      socket = net.connect({ host, port });
+      // node passes the port as a string, as a URL holds it.
+      socket = net.connect({ host, port: String(port) });
     }
     this.socket = socket;
     const onError = (err) => this.destroy(err);

@@ -73,6 +73,13 @@ function get(port, p, method) {
 }
 
 server.listen(0, '127.0.0.1', () => compat.listen(0, '127.0.0.1', async () => {
+  const net = require('net');
+  const connect = net.connect;
+  net.connect = (...args) => {
+    net.connect = connect;
+    console.log('connect port', typeof args[0].port, args[0].port === String(server.address().port));
+    return connect(...args);
+  };
   console.log(await get(server.address().port, '/checks', 'POST'));
   console.log(await get(compat.address().port, '/compat', 'GET'));
   server.close();
