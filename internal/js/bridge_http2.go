@@ -307,7 +307,7 @@ func h2ErrCode(err error) (string, h2Error) {
 		// The connection ended under the stream (x/net's read loop saw
 		// EOF without a GOAWAY covering it): node closes the streams of
 		// a closed socket with CANCEL, which is no error.
-		return "ERR_HTTP2_STREAM_ERROR", h2Error{Message: "Stream closed with error code NGHTTP2_CANCEL", Rst: int(http2.ErrCodeCancel)}
+		return "ERR_HTTP2_CONNECTION_LOST", h2Error{Message: "Stream closed with error code NGHTTP2_CANCEL", Rst: int(http2.ErrCodeCancel)}
 	}
 	if e := errno.Of(err); e != 0 {
 		return e.Name(), h2Error{}

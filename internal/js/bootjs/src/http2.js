@@ -118,7 +118,10 @@ class ClientHttp2Stream extends Duplex {
     // A reset with NO_ERROR ends the response as node's onStreamClose
     // does: what arrived is read to its end.
     const info = code === 'ERR_HTTP2_STREAM_ERROR' && payload ? JSON.parse(payload) : {};
-    if (info.rst === constants.NGHTTP2_NO_ERROR) {
+    // A connection lost under the stream (bridge_http2.go) closes it with
+    // CANCEL as node's socketOnClose does: what arrived still ends it.
+    const lost = code === 'ERR_HTTP2_CONNECTION_LOST';
+    if (info.rst === constants.NGHTTP2_NO_ERROR || lost) {
       code = '';
       payload = '';
       // As node's closeStream: a reset while the request is still being
@@ -144,7 +147,7 @@ class ClientHttp2Stream extends Duplex {
       this.destroy(err);
       return;
     }
-    this.rstCode = constants.NGHTTP2_NO_ERROR;
+    this.rstCode = lost ? constants.NGHTTP2_CANCEL : constants.NGHTTP2_NO_ERROR;
     if (payload) {
       const info = JSON.parse(payload);
       if (info.trailers) this.emit('trailers', headerObject(info.trailers), constants.NGHTTP2_FLAG_END_STREAM | constants.NGHTTP2_FLAG_END_HEADERS);

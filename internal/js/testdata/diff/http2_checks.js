@@ -3,7 +3,8 @@
 // both ways, settings values, goaway, close codes, single-value fields,
 // pushStream and respondWithFile/FD options, trailers without
 // pseudo-headers, sendDate: false, a NO_ERROR reset that ends the
-// client's response, and the compatibility request's socket proxy.
+// client's response, the compatibility request's socket proxy, and a
+// session destroyed under a stream.
 const http2 = require('http2');
 const path = require('path');
 const fs = require('fs');
@@ -44,6 +45,10 @@ server.on('stream', (stream, headers) => {
       stream.close();
     });
     stream.end('checked');
+  } else if (p === '/drop') {
+    // The session ends under an open stream: the client's stream closes
+    // without an error.
+    stream.session.destroy();
   }
 });
 const compat = http2.createServer((req, res) => {
@@ -82,6 +87,7 @@ server.listen(0, '127.0.0.1', () => compat.listen(0, '127.0.0.1', async () => {
   };
   console.log(await get(server.address().port, '/checks', 'POST'));
   console.log(await get(compat.address().port, '/compat', 'GET'));
+  console.log(await get(server.address().port, '/drop', 'GET'));
   server.close();
   compat.close();
   fs.closeSync(fs.openSync(file, 'r'));
