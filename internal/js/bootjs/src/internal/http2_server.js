@@ -141,11 +141,10 @@ class ServerHttp2Stream extends Duplex {
     const then = this._afterRespond;
     this._afterRespond = null;
     this._respondPending = true;
+    this._opStarted();
     request((id) => B.h2sRespond(this._h, body, id), (code) => {
       this._respondPending = false;
-      // A reset asked for while the head was on its way follows it, as
-      // node's RST_STREAM follows the HEADERS it already queued.
-      if (this._resetAfterRespond) this._resetAfterRespond();
+      this._opDone();
       if (code && code !== 'EPIPE') this.destroy(fromBridge(code, 'respond'));
       else if (then) then();
     });
@@ -285,6 +284,13 @@ class ServerHttp2Stream extends Duplex {
     this._finishWith(pairs, this._trailersCb);
   }
 
+  _opStarted() { this._ops = (this._ops || 0) + 1; }
+
+  _opDone() {
+    this._ops--;
+    if (this._ops === 0 && this._resetAfterOps) this._resetAfterOps();
+  }
+
   _onData(chunk) {
     if (!this.push(chunk)) {
       this._paused = true;
@@ -309,7 +315,9 @@ class ServerHttp2Stream extends Duplex {
     if (!this.headersSent) this.respond();
     if (!this._live()) { cb(this._goClosed ? null : h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed')); return; }
     const data = typeof chunk === 'string' ? buf().from(chunk, encoding) : chunk;
+    this._opStarted();
     request((id) => B.h2sWrite(this._h, giveBytes(data), id), (code) => {
+      this._opDone();
       // A client that reset the stream ends the write quietly: 'aborted'
       // and 'close' report it.
       cb(code && code !== 'EPIPE' ? fromBridge(code, 'write') : null);
@@ -334,7 +342,11 @@ class ServerHttp2Stream extends Duplex {
   _finishWith(trailers, cb) {
     if (!this._live()) { cb(); return; }
     const body = trailers.length ? JSON.stringify(trailers) : '';
-    request((id) => B.h2sEnd(this._h, body, id), () => cb());
+    this._opStarted();
+    request((id) => B.h2sEnd(this._h, body, id), () => {
+      this._opDone();
+      cb();
+    });
   }
 
   // _onGoClosed: Go's handler for the stream ended, normally (the
@@ -369,10 +381,13 @@ class ServerHttp2Stream extends Duplex {
     if (this._h) {
       const h = this._h;
       const reset = () => {
-        this._resetAfterRespond = null;
+        this._resetAfterOps = null;
         if (!this._goClosed) B.h2sReset(h, this.rstCode);
       };
-      if (this._respondPending) this._resetAfterRespond = reset;
+      // A reset asked for while the head, or the data of a response the
+      // guest already ended, is on its way follows it, as node's
+      // RST_STREAM follows the frames it already queued.
+      if (this._ops > 0 && (this._respondPending || (!err && this._writableState.ending))) this._resetAfterOps = reset;
       else reset();
       this._h = 0;
     }
