@@ -303,6 +303,11 @@ func h2ErrCode(err error) (string, h2Error) {
 		return "ERR_HTTP2_SESSION_ERROR", h2Error{Message: "Session closed with error code NGHTTP2_" + http2.ErrCode(ce).String(), Rst: int(ce)}
 	case errors.Is(err, context.Canceled):
 		return "ERR_HTTP2_STREAM_CANCEL", h2Error{Message: "The pending stream has been canceled", Rst: int(http2.ErrCodeCancel)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// The connection ended under the stream (x/net's read loop saw
+		// EOF without a GOAWAY covering it): node closes the streams of
+		// a closed socket with CANCEL, which is no error.
+		return "ERR_HTTP2_CONNECTION_LOST", h2Error{Message: "Stream closed with error code NGHTTP2_CANCEL", Rst: int(http2.ErrCodeCancel)}
 	}
 	if e := errno.Of(err); e != 0 {
 		return e.Name(), h2Error{}

@@ -364,6 +364,9 @@ type h2srvResponse struct {
 	Status    int         `json:"status"`
 	Headers   [][2]string `json:"headers"`
 	EndStream bool        `json:"endStream"`
+	// NoDate: node's respond({sendDate: false}) sends no date header,
+	// which x/net would add.
+	NoDate bool `json:"noDate"`
 }
 
 // streamOp runs op on w as JavaScript's next operation on stream sh; its
@@ -512,6 +515,9 @@ func init() {
 				if _, ok := h[k]; !ok && resp.Status >= 200 {
 					h[k] = nil
 				}
+			}
+			if _, ok := h["Date"]; !ok && resp.NoDate && resp.Status >= 200 {
+				h["Date"] = nil
 			}
 			w.WriteHeader(resp.Status)
 			if resp.Status < 200 {

@@ -15,6 +15,7 @@ const net = require('./net.js');
 
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
   noPayloadMethods, headerObject, rawPairs, closeStream, onLast, SessionBase } = require('./internal/http2_common.js');
+const common = require('./internal/http2_common.js');
 
 // --- handles answered by the loop ---
 
@@ -30,6 +31,7 @@ loop.onEvent('h2info', (sh, _b, _code, payload) => {
   const s = streams.get(sh);
   if (!s) return;
   const head = JSON.parse(payload);
+  if (head.status === 100) s.emit('continue');
   s.emit('headers', headerObject(head.headers, head.status), constants.NGHTTP2_FLAG_END_HEADERS);
 });
 loop.onEvent('h2data', (sh, n) => {
@@ -65,7 +67,7 @@ class ClientHttp2Stream extends Duplex {
 
   get pending() { return !this._started; }
   get closed() { return this.rstCode !== undefined; }
-  get endAfterHeaders() { return false; }
+  get endAfterHeaders() { return !!this._endAfterHeaders; }
   get bufferSize() { return this.writableLength; }
   get state() { return {}; }
 
@@ -97,6 +99,7 @@ class ClientHttp2Stream extends Duplex {
 
   _onResponse(head) {
     this._gotResponse = true;
+    this._endAfterHeaders = !!head.end;
     const headers = headerObject(head.headers, head.status);
     this.emit('response', headers, constants.NGHTTP2_FLAG_END_HEADERS | (head.end ? constants.NGHTTP2_FLAG_END_STREAM : 0), rawPairs(headers));
   }
@@ -112,6 +115,22 @@ class ClientHttp2Stream extends Duplex {
     this._h = 0;
     this._ended = true;
     this.session._streamDone(this);
+    // A reset with NO_ERROR ends the response as node's onStreamClose
+    // does: what arrived is read to its end.
+    const info = code === 'ERR_HTTP2_STREAM_ERROR' && payload ? JSON.parse(payload) : {};
+    // A connection lost under the stream (bridge_http2.go) closes it with
+    // CANCEL as node's socketOnClose does: what arrived still ends it.
+    const lost = code === 'ERR_HTTP2_CONNECTION_LOST';
+    if (info.rst === constants.NGHTTP2_NO_ERROR || lost) {
+      code = '';
+      payload = '';
+      // As node's closeStream: a reset while the request is still being
+      // written aborts it.
+      if (!this._writableState.ending) {
+        this.aborted = true;
+        this.emit('aborted');
+      }
+    }
     if (code) {
       const err = fromGo(code, payload, 'read');
       this.rstCode = err.rstCode !== undefined ? err.rstCode : constants.NGHTTP2_INTERNAL_ERROR;
@@ -128,7 +147,7 @@ class ClientHttp2Stream extends Duplex {
       this.destroy(err);
       return;
     }
-    this.rstCode = constants.NGHTTP2_NO_ERROR;
+    this.rstCode = lost ? constants.NGHTTP2_CANCEL : constants.NGHTTP2_NO_ERROR;
     if (payload) {
       const info = JSON.parse(payload);
       if (info.trailers) this.emit('trailers', headerObject(info.trailers), constants.NGHTTP2_FLAG_END_STREAM | constants.NGHTTP2_FLAG_END_HEADERS);
@@ -256,7 +275,8 @@ class ClientHttp2Session extends SessionBase {
     } else if (this.encrypted) {
       socket = require('./tls.js').connect({ ...options, host, port, servername: options.servername !== undefined ? options.servername : (net.isIP(host) ? undefined : host), ALPNProtocols: ['h2'] });
     } else {
-      socket = net.connect({ host, port });
+      // node passes the port as a string, as a URL holds it.
+      socket = net.connect({ host, port: String(port) });
     }
     this.socket = socket;
     const onError = (err) => this.destroy(err);
@@ -328,10 +348,13 @@ class ClientHttp2Session extends SessionBase {
     if (typeof headers !== 'object' || Array.isArray(headers)) throw codedError('ERR_INVALID_ARG_TYPE', 'headers', 'of type object', headers);
     options = options || {};
     const req = { method: 'GET', path: '/', scheme: this._scheme, authority: this._authority, headers: [] };
+    const seen = new Set();
     for (const [name, value] of Object.entries(headers)) {
       const k = name.toLowerCase();
       if (value === undefined || value === null) continue;
       const values = Array.isArray(value) ? value.map(String) : [String(value)];
+      if (values.length === 0) continue;
+      common.checkSingle(k, values, seen);
       for (const v of values) {
         if (badValueRe.test(v)) throw h2Error('ERR_HTTP2_INVALID_HEADER_VALUE', `Invalid value "${v}" for header "${name}"`, TypeError);
       }
@@ -409,7 +432,10 @@ class ClientHttp2Session extends SessionBase {
     this._maybeClose();
   }
 
-  goaway() { this.close(); }
+  goaway(code, lastStreamID, opaqueData) {
+    common.validateGoaway(this, code, lastStreamID, opaqueData);
+    this.close();
+  }
 
   ping(payload, callback) {
     if (typeof payload === 'function') { callback = payload; payload = undefined; }
@@ -432,7 +458,6 @@ class ClientHttp2Session extends SessionBase {
     throw h2Error('ERR_HTTP2_INVALID_SETTING_VALUE', 'session.settings() is not supported in this sandbox: the session keeps its initial settings');
   }
 
-  setLocalWindowSize() {}
   setTimeout(ms, cb) { if (cb) this.once('timeout', cb); return this; }
 
   ref() {
@@ -473,8 +498,8 @@ module.exports = {
   connect,
   constants,
   getDefaultSettings,
-  getPackedSettings: () => require('./buffer.js').Buffer.alloc(0),
-  getUnpackedSettings: () => ({}),
+  getPackedSettings: common.getPackedSettings,
+  getUnpackedSettings: common.getUnpackedSettings,
   sensitiveHeaders,
   createServer: server.createServer,
   createSecureServer: server.createSecureServer,

@@ -93,6 +93,91 @@ function getDefaultSettings() {
   };
 }
 
+// settingIDs are the SETTINGS identifiers in the order node packs them.
+const settingIDs = [['headerTableSize', 1], ['enablePush', 2], ['maxConcurrentStreams', 3], ['initialWindowSize', 4],
+  ['maxFrameSize', 5], ['maxHeaderListSize', 6], ['enableConnectProtocol', 8]];
+const kMaxCustomSettings = 10;
+
+function settingError(name, value, Kind) {
+  return h2Error('ERR_HTTP2_INVALID_SETTING_VALUE', `Invalid value for setting "${name}": ${value}`, Kind);
+}
+
+function settingInRange(name, value, min, max) {
+  if (value !== undefined && (typeof value !== 'number' || value < min || value > max)) throw settingError(name, value, RangeError);
+}
+
+// validateSettings is node's check of an HTTP/2 settings object.
+function validateSettings(settings) {
+  if (settings === undefined) return;
+  settingInRange('headerTableSize', settings.headerTableSize, 0, 2 ** 32 - 1);
+  settingInRange('initialWindowSize', settings.initialWindowSize, 0, 2 ** 32 - 1);
+  settingInRange('maxFrameSize', settings.maxFrameSize, 16384, 2 ** 24 - 1);
+  settingInRange('maxConcurrentStreams', settings.maxConcurrentStreams, 0, 2 ** 32 - 1);
+  settingInRange('maxHeaderListSize', settings.maxHeaderListSize, 0, 2 ** 32 - 1);
+  settingInRange('maxHeaderSize', settings.maxHeaderSize, 0, 2 ** 32 - 1);
+  for (const name of ['enablePush', 'enableConnectProtocol']) {
+    const v = settings[name];
+    if (v !== undefined && typeof v !== 'boolean') throw settingError(name, v, TypeError);
+  }
+  const custom = settings.customSettings;
+  if (custom) {
+    if (typeof custom !== 'object') throw settingError('customSettings', custom, RangeError);
+    let n = 0;
+    for (const id in custom) {
+      if (++n > kMaxCustomSettings) throw h2Error('ERR_HTTP2_TOO_MANY_CUSTOM_SETTINGS', 'Number of custom settings exceeds MAX_ADDITIONAL_SETTINGS');
+      const nid = Number(id);
+      if (!Number.isInteger(nid) || nid < 0 || nid > 0xffff) throw settingError('customSettings:id', nid, RangeError);
+      const v = custom[id];
+      if (typeof v !== 'number' || v < 0 || v > 0xffffffff) throw settingError('customSettings:value', v, RangeError);
+    }
+  }
+}
+
+// getPackedSettings is http2.getPackedSettings: the payload of a
+// SETTINGS frame carrying settings.
+function getPackedSettings(settings) {
+  const { Buffer } = require('../buffer.js');
+  if (settings === undefined) return Buffer.alloc(0);
+  if (settings === null || typeof settings !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'settings', 'of type object', settings);
+  validateSettings(settings);
+  const entries = [];
+  for (const [name, id] of settingIDs) {
+    let v = settings[name];
+    if (name === 'maxHeaderListSize' && v === undefined) v = settings.maxHeaderSize;
+    if (v === undefined) continue;
+    entries.push([id, typeof v === 'boolean' ? Number(v) : v]);
+  }
+  if (settings.customSettings) {
+    for (const id of Object.keys(settings.customSettings)) entries.push([Number(id), settings.customSettings[id]]);
+  }
+  const out = Buffer.alloc(entries.length * 6);
+  entries.forEach(([id, v], i) => {
+    out.writeUInt16BE(id, i * 6);
+    out.writeUInt32BE(v >>> 0, i * 6 + 2);
+  });
+  return out;
+}
+
+// getUnpackedSettings is http2.getUnpackedSettings. A typed array other
+// than bytes is read element by element, as node's Buffer methods do.
+function getUnpackedSettings(buf, options) {
+  if (!ArrayBuffer.isView(buf) || buf.length === undefined) throw codedError('ERR_INVALID_ARG_TYPE', 'buf', ['Buffer', 'TypedArray'], buf);
+  if (buf.length % 6 !== 0) throw h2Error('ERR_HTTP2_INVALID_PACKED_SETTINGS_LENGTH', 'Packed settings length must be a multiple of six', RangeError);
+  const names = new Map(settingIDs.map(([name, id]) => [id, name]));
+  const settings = {};
+  for (let o = 0; o < buf.length; o += 6) {
+    const id = ((buf[o] & 0xff) << 8) | (buf[o + 1] & 0xff);
+    const value = (buf[o + 2] & 0xff) * 2 ** 24 + (((buf[o + 3] & 0xff) << 16) | ((buf[o + 4] & 0xff) << 8) | (buf[o + 5] & 0xff));
+    const name = names.get(id);
+    if (name === undefined) (settings.customSettings || (settings.customSettings = {}))[id] = value;
+    else if (name === 'enablePush' || name === 'enableConnectProtocol') settings[name] = value !== 0;
+    else if (name === 'maxHeaderListSize') settings.maxHeaderListSize = settings.maxHeaderSize = value;
+    else settings[name] = value;
+  }
+  if (options != null && options.validate) validateSettings(settings);
+  return settings;
+}
+
 // h2Error builds an error with one of node's ERR_HTTP2_* codes.
 function h2Error(code, message, Kind = Error) {
   const err = new Kind(message);
@@ -117,6 +202,24 @@ const tokenRe = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
 const badValueRe = /[^\t\x20-\x7e\x80-\xff]/;
 const connectionHeaders = new Set(['connection', 'upgrade', 'http2-settings', 'te', 'transfer-encoding', 'keep-alive', 'proxy-connection']);
 const noPayloadMethods = new Set(['GET', 'HEAD', 'DELETE']);
+
+// singleValueHeaders are the fields node allows once in a header block.
+const singleValueHeaders = new Set([':status', ':method', ':authority', ':scheme', ':path', ':protocol',
+  'access-control-allow-credentials', 'access-control-max-age', 'access-control-request-method', 'age',
+  'authorization', 'content-encoding', 'content-language', 'content-length', 'content-location', 'content-md5',
+  'content-range', 'content-type', 'date', 'dnt', 'etag', 'expires', 'from', 'host', 'if-match',
+  'if-modified-since', 'if-none-match', 'if-range', 'if-unmodified-since', 'last-modified', 'location',
+  'max-forwards', 'proxy-authorization', 'range', 'referer', 'retry-after', 'tk', 'upgrade-insecure-requests',
+  'user-agent', 'x-content-type-options']);
+
+// checkSingle throws node's ERR_HTTP2_HEADER_SINGLE_VALUE for a second
+// value of a single-value field (lower-cased name k) in one block; seen
+// collects the names of the block.
+function checkSingle(k, values, seen) {
+  if (!singleValueHeaders.has(k)) return;
+  if (values.length > 1 || seen.has(k)) throw h2Error('ERR_HTTP2_HEADER_SINGLE_VALUE', `Header field "${k}" must only have a single value`, TypeError);
+  seen.add(k);
+}
 
 // headerObject turns [name, value] pairs into node's headers object:
 // repeated names join with ', ' ('; ' for cookie), set-cookie is an array.
@@ -167,6 +270,13 @@ class SessionBase extends require('../events.js') {
     process.nextTick(() => this.emit('close'));
   }
 
+  // setLocalWindowSize checks its argument as node does; the Go side
+  // keeps the connection's flow-control window to itself.
+  setLocalWindowSize(windowSize) {
+    if (this._destroyed) throw h2Error('ERR_HTTP2_INVALID_SESSION', 'The session has been destroyed');
+    require('./validators.js').validateInt32(windowSize, 'windowSize', 0);
+  }
+
   // _closed releases what the session holds besides its Go side.
   _closed() {}
 }
@@ -181,12 +291,21 @@ function onLast(kind, handles, fn) {
   });
 }
 
+// validateGoaway checks the arguments of session.goaway as node does.
+function validateGoaway(session, code, lastStreamID, opaqueData) {
+  if (session.destroyed) throw h2Error('ERR_HTTP2_INVALID_SESSION', 'The session has been destroyed');
+  const V = require('./validators.js');
+  if (opaqueData !== undefined) V.validateBuffer(opaqueData, 'opaqueData');
+  if (code !== undefined) V.validateNumber(code, 'code');
+  if (lastStreamID !== undefined) V.validateNumber(lastStreamID, 'lastStreamID');
+}
+
 // closeStream is node's stream.close(code, callback) for both sides: a
 // code other than NO_ERROR and CANCEL is an error of the stream.
 function closeStream(stream, code, callback) {
-  if (typeof code !== 'number' || code < 0 || code > 0xffffffff) {
-    throw codedError('ERR_OUT_OF_RANGE', 'code', '>= 0 && <= 4294967295', code);
-  }
+  const V = require('./validators.js');
+  V.validateUint32(code, 'code');
+  if (callback !== undefined) V.validateFunction(callback, 'callback');
   if (typeof callback === 'function') stream.once('close', callback);
   if (stream.destroyed) return;
   stream.rstCode = code;
@@ -200,5 +319,5 @@ function closeStream(stream, code, callback) {
 module.exports = {
   closeStream, onLast, SessionBase,
   constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
-  noPayloadMethods, headerObject, rawPairs, codeName, errorNames,
+  noPayloadMethods, checkSingle, headerObject, validateSettings, validateGoaway, getPackedSettings, getUnpackedSettings, rawPairs, codeName, errorNames,
 };

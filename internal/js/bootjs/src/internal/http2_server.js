@@ -13,7 +13,8 @@ const { fromBridge, codedError } = require('./errors.js');
 const { Duplex, Readable, Stream } = require('../stream.js');
 const net = require('../net.js');
 const { constants, sensitiveHeaders, getDefaultSettings, h2Error, fromGo, tokenRe, badValueRe, connectionHeaders,
-  headerObject, closeStream, onLast, SessionBase } = require('./http2_common.js');
+  headerObject, closeStream, onLast, SessionBase, checkSingle, validateSettings, validateGoaway } = require('./http2_common.js');
+const { validateFunction } = require('./validators.js');
 
 const sessions = new Map();
 const streams = new Map();
@@ -51,15 +52,17 @@ const kNoBodyStatus = new Set([204, 205, 304]);
 
 // responseHead validates the headers of respond() or additionalHeaders()
 // as node does and returns [status, [name, value] pairs].
-function responseHead(headers) {
+function responseHead(headers, trailers = false) {
   if (headers === undefined || headers === null) headers = {};
   if (typeof headers !== 'object' || Array.isArray(headers)) throw codedError('ERR_INVALID_ARG_TYPE', 'headers', 'of type object', headers);
   let status = 200;
   const pairs = [];
+  const seen = new Set();
   for (const [name, value] of Object.entries(headers)) {
     const k = name.toLowerCase();
-    if (value === undefined || value === null) continue;
-    if (k === ':status') {
+    if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
+    checkSingle(k, Array.isArray(value) ? value : [value], seen);
+    if (k === ':status' && !trailers) {
       status = Number(value);
       if (!Number.isInteger(status) || status < 100 || status > 599) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${value}`, RangeError);
       continue;
@@ -98,12 +101,13 @@ class ServerHttp2Stream extends Duplex {
     this._endOnFinal = null;
     this._goClosed = false;
     this._method = headers[':method'];
+    this._endAfterHeaders = !!endStream;
     if (endStream) this.push(null);
   }
 
   get pending() { return false; }
   get closed() { return this.rstCode !== undefined; }
-  get endAfterHeaders() { return this.readableEnded && this.readableLength === 0; }
+  get endAfterHeaders() { return this._endAfterHeaders; }
   get bufferSize() { return this.writableLength; }
   get pushAllowed() { return this.session._pushEnabled; }
   get state() {
@@ -123,6 +127,7 @@ class ServerHttp2Stream extends Duplex {
     let endStream = !!options.endStream;
     if (kNoBodyStatus.has(status) || this._method === 'HEAD') endStream = true;
     this._wantTrailers = !!options.waitForTrailers;
+    this._noDate = options.sendDate === false;
     this._send(status, pairs, headers, endStream && !this._wantTrailers);
     if (endStream) this.end();
   }
@@ -132,9 +137,16 @@ class ServerHttp2Stream extends Duplex {
     this.sentHeaders = { ...(headers || {}), ':status': status };
     if (endStream) this._endOnFinal = 'sent';
     if (!this._live()) return;
-    const body = JSON.stringify({ status, headers: pairs, endStream });
+    const body = JSON.stringify({ status, headers: pairs, endStream, noDate: !!this._noDate });
+    const then = this._afterRespond;
+    this._afterRespond = null;
+    this._respondPending = true;
+    this._opStarted();
     request((id) => B.h2sRespond(this._h, body, id), (code) => {
+      this._respondPending = false;
+      this._opDone();
       if (code && code !== 'EPIPE') this.destroy(fromBridge(code, 'respond'));
+      else if (then) then();
     });
   }
 
@@ -151,6 +163,10 @@ class ServerHttp2Stream extends Duplex {
   }
 
   respondWithFD(fd, headers, options) {
+    this._checkFileResponse(headers, options);
+    if (typeof fd === 'object' && fd !== null && typeof fd.fd === 'number' && typeof fd.close === 'function') fd = fd.fd;
+    else if (typeof fd !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'fd', 'of type number or an instance of FileHandle', fd);
+    this._fdResponse = true;
     this._respondWithData(() => {
       const fs = require('../fs.js');
       const fdv = typeof fd === 'object' && fd !== null ? fd.fd : fd;
@@ -162,10 +178,28 @@ class ServerHttp2Stream extends Duplex {
   }
 
   respondWithFile(path, headers, options) {
+    this._checkFileResponse(headers, options);
     this._respondWithData(() => require('../fs.js').createReadStream(path, {
       start: options && options.offset,
       end: options && options.length !== undefined && options.length >= 0 ? (options.offset || 0) + options.length - 1 : undefined,
     }), headers, options, () => require('../fs.js').statSync(path));
+  }
+
+  // _checkFileResponse is the synchronous part of node's checks of
+  // respondWithFile and respondWithFD.
+  _checkFileResponse(headers, options) {
+    if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    if (options !== undefined && (options === null || typeof options !== 'object')) throw codedError('ERR_INVALID_ARG_TYPE', 'options', 'of type object', options);
+    options = options || {};
+    for (const [name, type] of [['offset', 'number'], ['length', 'number'], ['statCheck', 'function']]) {
+      const v = options[name];
+      if (v !== undefined && typeof v !== type) throw codedError('ERR_INVALID_ARG_VALUE', `options.${name}`, v);
+    }
+    const [status] = responseHead(headers);
+    if (kNoBodyStatus.has(status) || this._method === 'HEAD') {
+      throw h2Error('ERR_HTTP2_PAYLOAD_FORBIDDEN', `Responses with ${status} status must not have a payload`);
+    }
   }
 
   // _respondWithData answers with a file read through the kernel's fs.
@@ -179,6 +213,13 @@ class ServerHttp2Stream extends Duplex {
       st = stat();
     } catch (err) {
       if (typeof options.onError === 'function') { options.onError(err); return; }
+      if (this._fdResponse && typeof options.statCheck !== 'function') {
+        // node sends the head of an fd response before reading it: a bad
+        // descriptor resets the stream after the head.
+        this._afterRespond = () => this.destroy(h2Error('ERR_HTTP2_STREAM_ERROR', 'Stream closed with error code NGHTTP2_INTERNAL_ERROR'));
+        this.respond(headers);
+        return;
+      }
       this.destroy(err);
       return;
     }
@@ -207,6 +248,12 @@ class ServerHttp2Stream extends Duplex {
     if (this.session._pushEnabled === false) throw h2Error('ERR_HTTP2_PUSH_DISABLED', 'HTTP/2 client has disabled push streams');
     if (this.headersSent && this.writableFinished) throw h2Error('ERR_HTTP2_STREAM_CLOSED', 'The stream is already closed');
     headers = { ...(headers || {}) };
+    for (const [k, v] of Object.entries(headers)) {
+      const name = k.toLowerCase();
+      if (connectionHeaders.has(name) && !(name === 'te' && v === 'trailers')) {
+        throw h2Error('ERR_HTTP2_INVALID_CONNECTION_HEADERS', `HTTP/1 Connection specific headers are forbidden: "${name}"`, TypeError);
+      }
+    }
     const path = headers[':path'] || '/';
     const method = headers[':method'] || 'GET';
     const pairs = [];
@@ -231,10 +278,17 @@ class ServerHttp2Stream extends Duplex {
     if (this.destroyed || this.closed) throw h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
     if (this._trailersSent) throw h2Error('ERR_HTTP2_TRAILERS_ALREADY_SENT', 'Trailing headers have already been sent');
     if (!this._wantTrailers || !this._trailersReady) throw h2Error('ERR_HTTP2_TRAILERS_NOT_READY', 'Trailing headers cannot be sent until after the wantTrailers event is emitted');
-    const [, pairs] = responseHead(headers);
+    const [, pairs] = responseHead(headers, true);
     this._trailersSent = true;
     this.sentTrailers = headers;
     this._finishWith(pairs, this._trailersCb);
+  }
+
+  _opStarted() { this._ops = (this._ops || 0) + 1; }
+
+  _opDone() {
+    this._ops--;
+    if (this._ops === 0 && this._resetAfterOps) this._resetAfterOps();
   }
 
   _onData(chunk) {
@@ -261,7 +315,9 @@ class ServerHttp2Stream extends Duplex {
     if (!this.headersSent) this.respond();
     if (!this._live()) { cb(this._goClosed ? null : h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed')); return; }
     const data = typeof chunk === 'string' ? buf().from(chunk, encoding) : chunk;
+    this._opStarted();
     request((id) => B.h2sWrite(this._h, giveBytes(data), id), (code) => {
+      this._opDone();
       // A client that reset the stream ends the write quietly: 'aborted'
       // and 'close' report it.
       cb(code && code !== 'EPIPE' ? fromBridge(code, 'write') : null);
@@ -286,7 +342,11 @@ class ServerHttp2Stream extends Duplex {
   _finishWith(trailers, cb) {
     if (!this._live()) { cb(); return; }
     const body = trailers.length ? JSON.stringify(trailers) : '';
-    request((id) => B.h2sEnd(this._h, body, id), () => cb());
+    this._opStarted();
+    request((id) => B.h2sEnd(this._h, body, id), () => {
+      this._opDone();
+      cb();
+    });
   }
 
   // _onGoClosed: Go's handler for the stream ended, normally (the
@@ -310,9 +370,25 @@ class ServerHttp2Stream extends Duplex {
   }
 
   _destroy(err, cb) {
-    if (this.rstCode === undefined) this.rstCode = err ? constants.NGHTTP2_INTERNAL_ERROR : constants.NGHTTP2_CANCEL;
+    // As in node, a stream destroyed without an error resets with NO_ERROR.
+    if (this.rstCode === undefined) this.rstCode = err ? constants.NGHTTP2_INTERNAL_ERROR : constants.NGHTTP2_NO_ERROR;
+    // As node's closeStream: a stream closed before its response was
+    // ended is aborted.
+    if (!this.aborted && !this._writableState.ending) {
+      this.aborted = true;
+      this.emit('aborted');
+    }
     if (this._h) {
-      if (!this._goClosed) B.h2sReset(this._h, this.rstCode);
+      const h = this._h;
+      const reset = () => {
+        this._resetAfterOps = null;
+        if (!this._goClosed) B.h2sReset(h, this.rstCode);
+      };
+      // A reset asked for while the head, or the data of a response the
+      // guest already ended, is on its way follows it, as node's
+      // RST_STREAM follows the frames it already queued.
+      if (this._ops > 0 && (this._respondPending || (!err && this._writableState.ending))) this._resetAfterOps = reset;
+      else reset();
       this._h = 0;
     }
     this.session._streamDone(this);
@@ -444,8 +520,7 @@ class ServerHttp2Session extends SessionBase {
   }
 
   goaway(code, lastStreamID, opaqueData) {
-    void lastStreamID; void opaqueData;
-    if (code !== undefined && typeof code !== 'number') throw codedError('ERR_INVALID_ARG_TYPE', 'code', 'of type number', code);
+    validateGoaway(this, code, lastStreamID, opaqueData);
     this.close();
   }
 
@@ -473,6 +548,7 @@ class ServerHttp2Session extends SessionBase {
   settings(settings, callback) {
     if (settings === null || typeof settings !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'settings', 'of type object', settings);
     if (callback !== undefined && typeof callback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', callback);
+    validateSettings(settings);
     // The Go session keeps the settings it started with; the values are
     // recorded so localSettings shows them.
     Object.assign(this._local, settings);
@@ -481,7 +557,6 @@ class ServerHttp2Session extends SessionBase {
 
   altsvc() {}
   origin() {}
-  setLocalWindowSize() {}
   setTimeout(ms, cb) {
     if (cb) this.once('timeout', cb);
     this._timeoutMs = ms;
@@ -502,196 +577,448 @@ class ServerHttp2Session extends SessionBase {
 
 // --- the compatibility API ---
 
+const kRequest = Symbol('request');
+const kResponse = Symbol('response');
+let statusMessageWarned = false;
+let connectionHeaderWarned = false;
+
+// statusMessageWarn is node's once-a-process warning that HTTP/2 has no
+// reason phrase.
+function statusMessageWarn() {
+  if (statusMessageWarned) return;
+  statusMessageWarned = true;
+  process.emitWarning('Status message is not supported by HTTP/2 (RFC7540 8.1.2.4)', 'UnsupportedWarning');
+}
+
+function validateName(name) {
+  if (typeof name !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'name', 'of type string', name);
+}
+
+// assertValidHeader is the compatibility API's check of a header it keeps
+// for the response (or its trailers).
+function assertValidHeader(name, value) {
+  if (name === '' || typeof name !== 'string' || name.includes(' ')) {
+    throw h2Error('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`, TypeError);
+  }
+  if (name.startsWith(':')) throw h2Error('ERR_HTTP2_PSEUDOHEADER_NOT_ALLOWED', 'Cannot set HTTP/2 pseudo-headers', TypeError);
+  if (value === undefined || value === null) {
+    throw h2Error('ERR_HTTP2_INVALID_HEADER_VALUE', `Invalid value "${value}" for header "${name}"`, TypeError);
+  }
+}
+
+const linkRe = /^(?:<[^>]*>)(?:\s*;\s*[^;"\s]+(?:=(")?[^;"\s]*\1)?)*$/;
+const linkReason = 'must be an array or string of format "</styles.css>; rel=preload; as=style"';
+
+// linkValue checks the link hints of writeEarlyHints as node does and
+// joins them.
+function linkValue(hints) {
+  const check = (v) => {
+    if (typeof v !== 'string' || !linkRe.test(v)) throw codedError('ERR_INVALID_ARG_VALUE', 'hints', v, linkReason);
+  };
+  if (typeof hints === 'string') { check(hints); return hints; }
+  if (Array.isArray(hints)) { hints.forEach(check); return hints.join(', '); }
+  throw codedError('ERR_INVALID_ARG_VALUE', 'hints', hints, linkReason);
+}
+
+function noSocketManipulation() {
+  return h2Error('ERR_HTTP2_NO_SOCKET_MANIPULATION', 'HTTP/2 sockets should not be directly manipulated (e.g. read and written)');
+}
+
+// proxySocketHandler makes a compatibility request's socket as node's:
+// the stream answers for the stream's own state (readable, writable,
+// destroyed, events, timeouts), the session's socket for the rest, and
+// reading or writing it directly is refused.
+const proxySocketHandler = {
+  has(stream, prop) {
+    const ref = stream.session ? stream.session.socket : stream;
+    return prop in stream || (ref !== undefined && ref !== null && prop in ref);
+  },
+  get(stream, prop) {
+    switch (prop) {
+      case 'on': case 'once': case 'end': case 'emit': case 'destroy':
+        return stream[prop].bind(stream);
+      case 'writable': case 'destroyed':
+        return stream[prop];
+      case 'readable': {
+        if (stream.destroyed) return false;
+        const req = stream[kRequest];
+        return req ? req.readable : stream.readable;
+      }
+      case 'setTimeout': {
+        const target = stream.session || stream;
+        return target.setTimeout.bind(target);
+      }
+      case 'write': case 'read': case 'pause': case 'resume':
+        throw noSocketManipulation();
+      default: {
+        const ref = stream.session ? stream.session.socket : stream;
+        const value = ref[prop];
+        return typeof value === 'function' ? value.bind(ref) : value;
+      }
+    }
+  },
+  getPrototypeOf(stream) {
+    return Object.getPrototypeOf(stream.session ? stream.session.socket : stream);
+  },
+  set(stream, prop, value) {
+    switch (prop) {
+      case 'writable': case 'readable': case 'destroyed': case 'on': case 'once': case 'end': case 'emit': case 'destroy':
+        stream[prop] = value;
+        return true;
+      case 'setTimeout':
+        (stream.session || stream).setTimeout = value;
+        return true;
+      case 'write': case 'read': case 'pause': case 'resume':
+        throw noSocketManipulation();
+      default:
+        (stream.session ? stream.session.socket : stream)[prop] = value;
+        return true;
+    }
+  },
+};
+
+const kProxySocket = Symbol('proxySocket');
+
+function proxySocket(stream) {
+  if (!stream[kProxySocket]) stream[kProxySocket] = new Proxy(stream, proxySocketHandler);
+  return stream[kProxySocket];
+}
+
 class Http2ServerRequest extends Readable {
   constructor(stream, headers, options, rawHeaders) {
-    super({ autoDestroy: false });
-    this.stream = stream;
-    this.headers = headers;
+    super({ autoDestroy: false, ...options });
+    this._state = { closed: false, didRead: false };
+    this._stream = stream;
+    this._headers = headers;
     this.rawHeaders = rawHeaders;
     this.trailers = {};
     this.rawTrailers = [];
-    this.complete = false;
-    this.aborted = false;
+    this._aborted = false;
     this.httpVersion = '2.0';
     this.httpVersionMajor = 2;
     this.httpVersionMinor = 0;
-    stream.on('trailers', (t) => {
-      this.trailers = t;
-      for (const [k, v] of Object.entries(t)) this.rawTrailers.push(k, v);
+    stream[kRequest] = this;
+    stream.on('trailers', (t, _flags, raw) => {
+      Object.assign(this.trailers, t);
+      if (raw) this.rawTrailers.push(...raw);
+      else for (const [k, v] of Object.entries(t)) this.rawTrailers.push(k, v);
     });
-    stream.on('data', (chunk) => { if (!this.push(chunk)) stream.pause(); });
-    stream.on('end', () => { this.complete = true; this.push(null); });
-    stream.on('aborted', () => { this.aborted = true; this.emit('aborted'); });
-    stream.on('close', () => { this.complete = true; this.emit('close'); });
+    stream.on('end', () => { if (stream[kRequest] !== undefined) this.push(null); });
     stream.on('error', () => {});
-    stream.pause();
+    stream.on('aborted', () => {
+      if (stream[kRequest] === undefined || this._state.closed) return;
+      this._aborted = true;
+      this.emit('aborted');
+    });
+    stream.on('close', () => {
+      if (stream[kRequest] === undefined) return;
+      this._state.closed = true;
+      this.push(null);
+      // Data no one asked for is dumped, as http's IncomingMessage does.
+      if (!this._state.didRead && !this._readableState.resumeScheduled) this.resume();
+      stream[kRequest] = undefined;
+      this.emit('close');
+    });
+    stream.on('timeout', () => this.emit('timeout'));
+    this.on('pause', () => stream.pause());
+    this.on('resume', () => stream.resume());
   }
 
-  _read() { this.stream.resume(); }
-  get method() { return this.headers[':method']; }
+  _read() {
+    if (this._state.didRead) { process.nextTick(() => this._stream.resume()); return; }
+    this._state.didRead = true;
+    this._stream.on('data', (chunk) => {
+      if (this._stream[kRequest] !== undefined && !this.push(chunk)) this._stream.pause();
+    });
+    this._stream.resume();
+  }
+
+  get aborted() { return this._aborted; }
+  get complete() { return this._aborted || this.readableEnded || this._state.closed || this._stream.destroyed; }
+  get stream() { return this._stream; }
+  get headers() { return this._headers; }
+  get method() { return this._headers[':method']; }
   set method(m) {
     if (typeof m !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'method', 'of type string', m);
     if (m.trim() === '') throw codedError('ERR_INVALID_ARG_VALUE', 'method', m);
-    this.headers[':method'] = m;
+    this._headers[':method'] = m;
   }
-  get url() { return this.headers[':path']; }
-  set url(u) { this.headers[':path'] = u; }
-  get authority() { return this.headers[':authority']; }
-  get scheme() { return this.headers[':scheme']; }
-  get socket() { return this.stream.session && this.stream.session.socket; }
+  get url() { return this._headers[':path']; }
+  set url(u) { this._headers[':path'] = u; }
+  get authority() { return this._headers[':authority'] !== undefined ? this._headers[':authority'] : this._headers.host; }
+  get scheme() { return this._headers[':scheme']; }
+  get socket() { return proxySocket(this._stream); }
   get connection() { return this.socket; }
-  setTimeout(ms, cb) { this.stream.setTimeout(ms, cb); return this; }
+  setTimeout(ms, cb) {
+    if (!this._state.closed) this._stream.setTimeout(ms, cb);
+    return this;
+  }
 }
 
 class Http2ServerResponse extends Stream {
-  constructor(stream, req) {
-    super();
-    this.stream = stream;
-    this.req = req;
-    this.statusCode = 200;
-    this.sendDate = true;
-    this.writable = true;
+  constructor(stream, headers, options) {
+    super(options);
+    void headers;
+    this._state = { closed: false, ending: false, destroyed: false, headRequest: false, sendDate: true, statusCode: 200 };
     this._headers = Object.create(null);
-    this._trailers = null;
-    this._ended = false;
-    this._finished = false;
-    stream.on('finish', () => { this._finished = true; this.emit('finish'); });
-    stream.on('close', () => {
-      this.writable = false;
-      this.emit('close');
-    });
-    stream.on('drain', () => this.emit('drain'));
-    stream.on('wantTrailers', () => {
-      if (this._trailers) stream.sendTrailers(this._trailers);
-    });
-    stream.on('error', (err) => { if (this.listenerCount('error')) this.emit('error', err); });
+    this._trailers = Object.create(null);
+    this._stream = stream;
+    this.writable = true;
+    this.req = stream[kRequest];
+    stream[kResponse] = this;
+    const onTrailers = () => stream.sendTrailers(this._trailers);
+    stream.on('drain', () => { if (stream[kResponse] !== undefined) this.emit('drain'); });
+    stream.on('close', () => this._onStreamClose(onTrailers));
+    stream.on('wantTrailers', onTrailers);
+    stream.on('timeout', () => this.emit('timeout'));
+    this._onTrailers = onTrailers;
   }
 
-  get headersSent() { return this.stream.headersSent; }
-  get finished() { return this._ended; }
-  get writableEnded() { return this._ended; }
-  get writableFinished() { return this._finished; }
-  get socket() { return this.req.socket; }
-  get connection() { return this.socket; }
-  get statusMessage() { return ''; }
-  set statusMessage(_m) {}
+  // _onStreamClose is node's: the response finishes when its stream
+  // closes, however it ended.
+  _onStreamClose() {
+    const stream = this._stream;
+    if (stream[kResponse] === undefined) return;
+    this._state.closed = true;
+    stream.removeListener('wantTrailers', this._onTrailers);
+    stream[kResponse] = undefined;
+    this.emit('finish');
+    this.emit('close');
+  }
 
-  _checkName(name) {
-    if (typeof name !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'name', 'of type string', name);
-    if (!tokenRe.test(name)) throw h2Error('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`, TypeError);
-    return name.trim().toLowerCase();
+  get stream() { return this._stream; }
+  get headersSent() { return this._stream.headersSent; }
+  get finished() { return this._state.ending; }
+  get writableEnded() { return this._state.ending; }
+  get writableCorked() { return this._stream.writableCorked; }
+  get writableHighWaterMark() { return this._stream.writableHighWaterMark; }
+  get writableFinished() { return this._stream.writableFinished; }
+  get writableLength() { return this._stream.writableLength; }
+  get _header() { return this.headersSent; }
+  // Like http's ServerResponse, a finished response lets its socket go.
+  get socket() {
+    if (this._state.closed) return undefined;
+    return proxySocket(this._stream);
+  }
+  get connection() { return this.socket; }
+  get sendDate() { return this._state.sendDate; }
+  set sendDate(v) { this._state.sendDate = Boolean(v); }
+  get statusMessage() { statusMessageWarn(); return ''; }
+  set statusMessage(_m) { statusMessageWarn(); }
+  get statusCode() { return this._state.statusCode; }
+  set statusCode(code) {
+    code |= 0;
+    if (code >= 100 && code < 200) throw h2Error('ERR_HTTP2_INFO_STATUS_NOT_ALLOWED', 'Informational status codes cannot be used', RangeError);
+    if (code < 100 || code > 599) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${code}`, RangeError);
+    this._state.statusCode = code;
+  }
+
+  setTrailer(name, value) {
+    validateName(name);
+    name = name.trim().toLowerCase();
+    assertValidHeader(name, value);
+    this._trailers[name] = value;
+  }
+
+  addTrailers(headers) {
+    for (const k of Object.keys(headers)) this.setTrailer(k, headers[k]);
+  }
+
+  getHeader(name) { validateName(name); return this._headers[name.trim().toLowerCase()]; }
+  getHeaderNames() { return Object.keys(this._headers); }
+  getHeaders() { return Object.assign(Object.create(null), this._headers); }
+  hasHeader(name) { validateName(name); return Object.prototype.hasOwnProperty.call(this._headers, name.trim().toLowerCase()); }
+
+  removeHeader(name) {
+    validateName(name);
+    if (this._stream.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    name = name.trim().toLowerCase();
+    if (name === 'date') { this._state.sendDate = false; return; }
+    delete this._headers[name];
   }
 
   setHeader(name, value) {
-    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
-    const k = this._checkName(name);
-    if (value === undefined) throw h2Error('ERR_HTTP2_INVALID_HEADER_VALUE', `Invalid value "undefined" for header "${name}"`, TypeError);
-    if (connectionHeaders.has(k)) throw h2Error('ERR_HTTP2_INVALID_CONNECTION_HEADERS', `HTTP/1 Connection specific headers are forbidden: "${k}"`, TypeError);
-    this._headers[k] = value;
+    validateName(name);
+    if (this._stream.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    this._setHeader(name, value);
     return this;
+  }
+
+  _setHeader(name, value) {
+    name = name.trim().toLowerCase();
+    assertValidHeader(name, value);
+    if (!this._connectionHeaderAllowed(name, value)) return;
+    this._headers[name] = value;
   }
 
   appendHeader(name, value) {
-    const k = this._checkName(name);
-    const cur = this._headers[k];
-    if (cur === undefined) return this.setHeader(name, value);
-    this._headers[k] = [].concat(cur, value);
+    validateName(name);
+    if (this._stream.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    this._appendHeader(name, value);
     return this;
   }
 
-  getHeader(name) { return this._headers[this._checkName(name)]; }
-  getHeaders() { return { ...this._headers }; }
-  getHeaderNames() { return Object.keys(this._headers); }
-  hasHeader(name) { return this._headers[this._checkName(name)] !== undefined; }
-  removeHeader(name) {
-    if (this.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
-    delete this._headers[this._checkName(name)];
+  _appendHeader(name, value) {
+    name = name.trim().toLowerCase();
+    assertValidHeader(name, value);
+    if (!this._connectionHeaderAllowed(name, value)) return;
+    const cur = this._headers[name];
+    if (cur === undefined) this._headers[name] = value;
+    else this._headers[name] = [].concat(cur, value);
   }
 
-  addTrailers(headers) { this._trailers = { ...(this._trailers || {}), ...headers }; }
+  // _connectionHeaderAllowed: node drops a connection header (other than
+  // "connection: trailers") with a warning instead of throwing.
+  _connectionHeaderAllowed(name, value) {
+    if (name !== 'connection' || value === 'trailers') return true;
+    if (!connectionHeaderWarned) {
+      connectionHeaderWarned = true;
+      process.emitWarning('The provided connection header is not valid, the value will be dropped from the header and will never be in use.', 'UnsupportedWarning');
+    }
+    return false;
+  }
 
   writeHead(statusCode, statusMessage, headers) {
-    if (typeof statusMessage === 'object' && statusMessage !== null) headers = statusMessage;
-    if (this.headersSent) return this;
-    if (headers) {
-      if (Array.isArray(headers)) {
-        for (let i = 0; i + 1 < headers.length; i += 2) this.appendHeader(headers[i], headers[i + 1]);
-      } else {
-        for (const [k, v] of Object.entries(headers)) this.setHeader(k, v);
-      }
+    if (this._state.closed || this._stream.destroyed) return this;
+    if (this._stream.headersSent) throw h2Error('ERR_HTTP2_HEADERS_SENT', 'Response has already been initiated.');
+    if (typeof statusMessage === 'string') statusMessageWarn();
+    if (headers === undefined && typeof statusMessage === 'object') headers = statusMessage;
+    if (Array.isArray(headers)) {
+      const tuples = headers.length > 0 && Array.isArray(headers[0]);
+      if (!tuples && headers.length % 2 !== 0) throw codedError('ERR_INVALID_ARG_VALUE', 'headers', headers);
+      // The array's names replace earlier ones but may repeat themselves.
+      const names = tuples ? headers.map((h) => h[0]) : headers.filter((_, i) => i % 2 === 0);
+      for (const n of names) this.removeHeader(n);
+      if (tuples) for (const [k, v] of headers) this._appendHeader(k, v);
+      else for (let i = 0; i < headers.length; i += 2) this._appendHeader(headers[i], headers[i + 1]);
+    } else if (typeof headers === 'object' && headers !== null) {
+      for (const k of Object.keys(headers)) this._setHeader(k, headers[k]);
     }
-    this.statusCode = statusCode;
-    this._respond();
+    this._state.statusCode = statusCode;
+    this._beginSend();
     return this;
   }
 
-  flushHeaders() { if (!this.headersSent) this._respond(); }
+  _beginSend() {
+    this._headers[':status'] = this._state.statusCode;
+    this._stream.respond(this._headers, { endStream: this._state.ending, waitForTrailers: true, sendDate: this._state.sendDate });
+  }
 
-  _respond(endStream) {
-    const code = this.statusCode;
-    if (!Number.isInteger(code) || code < 100 || code > 599) throw h2Error('ERR_HTTP2_STATUS_INVALID', `Invalid status code: ${code}`, RangeError);
-    // The date header is x/net's to add, as nghttp2's is in node.
-    const headers = { ...this._headers, ':status': code };
-    this.stream.respond(headers, { endStream: !!endStream, waitForTrailers: true });
+  flushHeaders() {
+    if (!this._state.closed && !this._stream.headersSent) this.writeHead(this._state.statusCode);
   }
 
   write(chunk, encoding, cb) {
-    if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
-    if (this._ended) {
-      const err = codedError('ERR_STREAM_WRITE_AFTER_END');
-      if (cb) process.nextTick(cb, err);
-      this.emit('error', err);
+    if (typeof encoding === 'function') { cb = encoding; encoding = 'utf8'; }
+    let err;
+    if (this._state.ending) err = codedError('ERR_STREAM_WRITE_AFTER_END');
+    else if (this._state.closed) err = h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed');
+    else if (this._state.destroyed) return false;
+    if (err) {
+      if (typeof cb === 'function') process.nextTick(cb, err);
+      this.destroy(err);
       return false;
     }
-    if (!this.headersSent) this._respond();
-    if (this.stream.destroyed) return false;
-    return this.stream.write(chunk, encoding, cb);
+    if (!this._stream.headersSent) this.writeHead(this._state.statusCode);
+    return this._stream.write(chunk, encoding, cb);
   }
 
   end(chunk, encoding, cb) {
-    if (typeof chunk === 'function') { cb = chunk; chunk = undefined; }
-    else if (typeof encoding === 'function') { cb = encoding; encoding = undefined; }
-    if (this._ended) { if (cb) process.nextTick(cb); return this; }
-    this._ended = true;
-    if (cb) this.once('finish', cb);
-    if (!this.headersSent) this._respond(false);
-    if (this.stream.destroyed) return this;
-    if (chunk !== undefined && chunk !== null) this.stream.end(chunk, encoding);
-    else this.stream.end();
+    const stream = this._stream;
+    const state = this._state;
+    if (typeof chunk === 'function') { cb = chunk; chunk = null; }
+    else if (typeof encoding === 'function') { cb = encoding; encoding = 'utf8'; }
+    if (state.closed || state.ending) {
+      if (typeof cb === 'function') process.nextTick(cb);
+      return this;
+    }
+    if (chunk !== null && chunk !== undefined) this.write(chunk, encoding);
+    state.ending = true;
+    if (typeof cb === 'function') {
+      if (stream.writableEnded) this.once('finish', cb);
+      else stream.once('finish', cb);
+    }
+    if (!stream.headersSent) this.writeHead(state.statusCode);
+    if (state.closed || stream.destroyed) this._onStreamClose();
+    else stream.end();
     return this;
   }
 
-  writeContinue() { this.stream._read(); }
-  writeEarlyHints(hints) { this.stream.additionalHeaders({ ...hints, ':status': 103 }); }
-  setTimeout(ms, cb) { this.stream.setTimeout(ms, cb); return this; }
+  destroy(err) {
+    if (this._state.destroyed) return;
+    this._state.destroyed = true;
+    this._stream.destroy(err);
+  }
+
+  writeContinue() {
+    if (this._stream.headersSent || this._state.closed) return false;
+    // x/net sends the 100 of a request that expects it when its body is
+    // first read.
+    if (this._stream._waitsContinue) this._stream._read();
+    else this._stream.additionalHeaders({ ':status': 100 });
+    return true;
+  }
+
+  writeEarlyHints(hints) {
+    if (hints === null || typeof hints !== 'object' || Array.isArray(hints)) throw codedError('ERR_INVALID_ARG_TYPE', 'hints', 'of type object', hints);
+    const link = linkValue(hints.link);
+    if (link.length === 0) return false;
+    if (this._stream.headersSent || this._state.closed) return false;
+    const headers = {};
+    for (const k of Object.keys(hints)) if (k !== 'link') headers[k] = hints[k];
+    this._stream.additionalHeaders({ ...headers, ':status': 103, link });
+    return true;
+  }
+
+  setTimeout(ms, cb) {
+    if (!this._state.closed) this._stream.setTimeout(ms, cb);
+    return this;
+  }
+
   createPushResponse(headers, callback) {
-    this.stream.pushStream(headers, {}, (err, stream, h) => {
+    if (typeof callback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'callback', 'of type function', callback);
+    if (this._state.closed) {
+      process.nextTick(callback, h2Error('ERR_HTTP2_INVALID_STREAM', 'The stream has been destroyed'));
+      return;
+    }
+    this._stream.pushStream(headers, {}, (err, stream) => {
       if (err) { callback(err); return; }
-      callback(null, new Http2ServerResponse(stream, new Http2ServerRequest(stream, h, {}, [])));
+      callback(null, new Http2ServerResponse(stream));
     });
   }
 }
 
-// onServerStream answers a stream with the compatibility API.
+// onServerStream answers a stream with the compatibility API (the
+// server's Http2ServerRequest and Http2ServerResponse classes).
 function onServerStream(stream, headers, flags, rawHeaders) {
   const server = this;
-  const req = new Http2ServerRequest(stream, headers, undefined, rawHeaders);
-  const res = new Http2ServerResponse(stream, req);
-  if (headers.expect !== undefined) {
-    if (headers.expect === '100-continue' && server.listenerCount('checkContinue') > 0) {
-      server.emit('checkContinue', req, res);
-      return;
+  const opts = server._h2Options || {};
+  const Req = opts.Http2ServerRequest || Http2ServerRequest;
+  const Res = opts.Http2ServerResponse || Http2ServerResponse;
+  const req = new Req(stream, headers, undefined, rawHeaders);
+  const res = new Res(stream);
+  if (headers[':method'] === 'CONNECT') {
+    if (!server.emit('connect', req, res)) {
+      res.statusCode = 405;
+      res.end();
     }
+    return;
+  }
+  if (headers.expect !== undefined) {
     if (headers.expect === '100-continue') {
-      stream._read();
+      if (server.listenerCount('checkContinue') > 0) {
+        server.emit('checkContinue', req, res);
+      } else {
+        res.writeContinue();
+        server.emit('request', req, res);
+      }
     } else if (server.listenerCount('checkExpectation') > 0) {
       server.emit('checkExpectation', req, res);
-      return;
     } else {
       res.statusCode = 417;
       res.end();
-      return;
     }
+    return;
   }
   server.emit('request', req, res);
 }
@@ -764,11 +1091,7 @@ class Http2Server extends net.Server {
     this.on('connection', (socket) => startSession(this, socket));
   }
 
-  setTimeout(ms, cb) {
-    this.timeout = ms;
-    if (cb) this.on('timeout', cb);
-    return this;
-  }
+  setTimeout(ms, cb) { return serverTimeout(this, ms, cb); }
 
   updateSettings(settings) {
     if (settings === null || typeof settings !== 'object') throw codedError('ERR_INVALID_ARG_TYPE', 'settings', 'of type object', settings);
@@ -811,13 +1134,19 @@ class Http2SecureServer extends require('../tls.js').Server {
     httpServer.connectionListener.call(this, socket);
   }
 
-  setTimeout(ms, cb) {
-    this.timeout = ms;
-    if (cb) this.on('timeout', cb);
-    return this;
-  }
+  setTimeout(ms, cb) { return serverTimeout(this, ms, cb); }
 
   updateSettings(settings) { Http2Server.prototype.updateSettings.call(this, settings); }
+}
+
+// serverTimeout is setTimeout of both servers: the sessions' idle time.
+function serverTimeout(server, ms, cb) {
+  if (cb !== undefined) {
+    validateFunction(cb, 'callback');
+    server.on('timeout', cb);
+  }
+  server.timeout = ms;
+  return server;
 }
 
 function createServer(options, onRequest) { return new Http2Server(options, onRequest); }
