@@ -134,3 +134,38 @@ a.write('x', () => seen.push('a write done'));
 a.end('y');
 `, want)
 }
+
+// https through an HTTP CONNECT tunnel (Node's test-tls-over-http-tunnel):
+// the socket the http client read the proxy's answer from is handed to
+// https.get({ socket }). Its descriptor used to move to the TLS socket
+// while the plain socket's reader still ran, which took the server's
+// first handshake bytes and left the request hanging.
+func TestHTTPSOverConnectTunnel(t *testing.T) {
+	tlsNode(t, `
+const https = require('https'), http = require('http'), net = require('net');
+const server = https.createServer({ cert, key }, (req, res) => res.end('hello ' + req.url)).listen(0);
+const proxy = net.createServer((c) => {
+  let s = null;
+  c.on('data', (chunk) => {
+    if (s) { s.write(chunk); return; }
+    s = net.connect(server.address().port, () => c.write('HTTP/1.1 200 Connection established\r\n\r\n'));
+    s.on('data', (d) => c.write(d));
+    s.on('end', () => c.end());
+  });
+  c.on('end', () => s && s.end());
+});
+proxy.listen(0, () => {
+  const req = http.request({ port: proxy.address().port, method: 'CONNECT', path: 'agent1:' + server.address().port });
+  req.on('connect', (res, socket) => {
+    console.log('tunnel', res.statusCode);
+    https.get({ path: '/through', socket, agent: false, servername: 'agent1', ca: cert }, (r) => {
+      r.setEncoding('utf8');
+      let body = '';
+      r.on('data', (d) => { body += d; });
+      r.on('end', () => { console.log(r.statusCode, body, r.socket.authorized); proxy.close(); server.close(); });
+    }).on('error', (e) => console.log('error', e.code, e.message));
+  });
+  req.end();
+});
+`, "tunnel 200\n200 hello /through true\n")
+}

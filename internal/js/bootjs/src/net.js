@@ -901,6 +901,9 @@ module.exports = {
   _setSimultaneousAccepts,
   _request: request,
   _kFd: kFd,
+  // _hasRead: whether a socket has started reading its descriptor
+  // (tls.js moves only an unread descriptor to a TLS socket).
+  _hasRead: (socket) => socket[kReader] !== null || socket.readableLength > 0,
   _exceptionWithHostPort: exceptionWithHostPort,
   _validatePort: validatePort,
   _clusterWorker: clusterWorker,

@@ -80,7 +80,12 @@ const kInfo = Symbol('tlsInfo');
 
 class TLSSocket extends net.Socket {
   constructor(socket, options = {}) {
-    const fd = socket instanceof net.Socket && !socket.connecting ? socket[net._kFd] : undefined;
+    // A connected socket nobody has read from hands its descriptor over
+    // and the kernel runs TLS on it; one already read from (an HTTP
+    // CONNECT tunnel, whose response the http client parsed) keeps its
+    // reader and is used as a stream: moving the descriptor left that
+    // reader racing the handshake for the server's first bytes.
+    const fd = socket instanceof net.Socket && !socket.connecting && !net._hasRead(socket) ? socket[net._kFd] : undefined;
     super({ fd: fd !== undefined && fd >= 0 ? fd : undefined, allowHalfOpen: options.allowHalfOpen });
     this.encrypted = true;
     this.authorized = false;
@@ -111,7 +116,7 @@ class TLSSocket extends net.Socket {
     const t = this._transport;
     this._transport = null;
     if (t === null) { process.nextTick(start); return; }
-    if (t instanceof net.Socket) {
+    if (t instanceof net.Socket && t[net._kFd] < 0) {
       this.connecting = true;
       const onError = (err) => this.destroy(err);
       t.once('error', onError);
