@@ -79,3 +79,60 @@ func TestAsyncHookThrowIsFatal(t *testing.T) {
 		}
 	}
 }
+
+// Hooks run with their AsyncHook as this (test/common's onGC keeps its
+// state there), and an AsyncResource nobody destroys by hand is
+// destroyed when it is collected — once, and never one that asked for
+// manual destroy. Host node gives the same lines.
+func TestAsyncResourceDestroyedOnGC(t *testing.T) {
+	v := newVM(t, nil)
+	v.writeFile("/workspace/gcd.js", `
+const ah = require('async_hooks');
+const events = [];
+const hook = ah.createHook({
+  init(id, type) { if (type.startsWith('T')) { this.ids = this.ids || {}; this.ids[id] = type; } },
+  destroy(id) { if (this.ids && this.ids[id]) events.push(this.ids[id] + (this === hook ? ' this=hook' : ' this=?')); },
+}).enable();
+(function () {
+  new ah.AsyncResource('T-collected');
+  new ah.AsyncResource('T-manual', { requireManualDestroy: true });
+  new ah.AsyncResource('T-emitted').emitDestroy();
+})();
+(async () => {
+  for (let i = 0; i < 10; i++) { await new Promise((r) => setImmediate(r)); globalThis.gc(); }
+  await new Promise((r) => setImmediate(r));
+  console.log(events.sort().join('\n'));
+  hook.disable();
+})();
+`)
+	r := v.run("", "node", "--expose-gc", "gcd.js")
+	if want := "T-collected this=hook\nT-emitted this=hook\n"; r.code != 0 || r.stdout != want {
+		t.Fatalf("exit %d, stdout %q, want %q, stderr %q", r.code, r.stdout, want, trunc(r.stderr))
+	}
+}
+
+// EventSource is a global only under --experimental-eventsource, as in
+// Node 22, and is undici's: it reads a server-sent event stream from a
+// server in the VM.
+func TestEventSourceBehindFlag(t *testing.T) {
+	v := newVM(t, nil)
+	r := v.run("", "node", "-e", `console.log(typeof EventSource)`)
+	if r.code != 0 || r.stdout != "undefined\n" {
+		t.Fatalf("without the flag: exit %d %q %q", r.code, r.stdout, trunc(r.stderr))
+	}
+	r = v.run("", "node", "--experimental-eventsource", "-e", `
+const http = require('http');
+const srv = http.createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.write('data: one\n\n');
+  res.end('event: last\ndata: two\n\n');
+}).listen(0, () => {
+  const es = new EventSource('http://127.0.0.1:' + srv.address().port + '/');
+  es.onmessage = (e) => console.log('message', e.data);
+  es.addEventListener('last', (e) => { console.log('last', e.data); es.close(); srv.close(); });
+});
+`)
+	if r.code != 0 || r.stdout != "message one\nlast two\n" {
+		t.Fatalf("with the flag: exit %d %q %q", r.code, r.stdout, trunc(r.stderr))
+	}
+}

@@ -18,7 +18,9 @@ class AsyncHook {
     for (const name of hookNames) {
       const fn = callbacks[name];
       if (fn !== undefined && typeof fn !== 'function') throw codedError('ERR_ASYNC_CALLBACK', `hook.${name}`);
-      fns[name] = fn;
+      // As Node's, a hook runs with its AsyncHook as this (test/common's
+      // onGC keeps its state there).
+      fns[name] = fn === undefined ? undefined : hookCall(fn, this);
     }
     this.#fns = fns;
   }
@@ -55,7 +57,21 @@ class AsyncHook {
   }
 }
 
+function hookCall(fn, hook) {
+  return function(a, b, c, d) { return P.ReflectApply(fn, hook, [a, b, c, d]); };
+}
+
 function createHook(callbacks) { return new AsyncHook(callbacks); }
+
+// An AsyncResource not destroyed by hand is destroyed when it is
+// collected, as Node's registerDestroyHook does, if destroy hooks were
+// enabled when it was made; emitDestroy() first makes that a no-op.
+const kGcCell = Symbol('gcDestroyCell');
+const gcDestroy = new FinalizationRegistry((cell) => {
+  if (cell.destroyed) return;
+  cell.destroyed = true;
+  AC.destroyId(cell.id);
+});
 
 function executionAsyncId() { return AC.scope.id; }
 function triggerAsyncId() { return AC.scope.trigger; }
@@ -73,10 +89,12 @@ class AsyncResource {
     if (!Number.isSafeInteger(trigger) || trigger < -1) throw codedError('ERR_INVALID_ASYNC_ID', 'triggerAsyncId', trigger);
     if (AC.hooks().init.length > 0 && type.length === 0) throw codedError('ERR_ASYNC_TYPE', type);
     AC.state.used = true;
-    // Node destroys an unmanaged resource when it is collected; nothing
-    // here watches collection, so only emitDestroy() does.
-    void manualDestroy;
     AC.init(this, type, trigger);
+    if (!manualDestroy && AC.hooks().destroy.length > 0) {
+      const cell = { __proto__: null, id: this[AC.kAsyncId], destroyed: false };
+      this[kGcCell] = cell;
+      gcDestroy.register(this, cell);
+    }
   }
 
   runInAsyncScope(fn, thisArg, ...args) {
@@ -90,6 +108,11 @@ class AsyncResource {
   }
 
   emitDestroy() {
+    const cell = this[kGcCell];
+    if (cell !== undefined) {
+      if (cell.destroyed) return this;
+      cell.destroyed = true;
+    }
     AC.destroy(this);
     return this;
   }

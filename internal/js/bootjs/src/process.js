@@ -537,6 +537,14 @@ function configure(i) {
   }
   abortOnUncaught = (i.execArgv || []).some((a) => a === '--abort-on-uncaught-exception' || a === '--abort_on_uncaught_exception');
   if ((i.execArgv || []).some((a) => a === '--expose-gc' || a === '--expose_gc')) exposeGC();
+  // EventSource (undici's, as Node's) is a global only under this flag.
+  if (ea.includes('--experimental-eventsource')) {
+    const set = (v) => Object.defineProperty(globalThis, 'EventSource', { value: v, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(globalThis, 'EventSource', {
+      configurable: true, enumerable: false, set,
+      get() { const v = require('./internal/lazy.js').lazy('undici').EventSource; set(v); return v; },
+    });
+  }
   process.env = require('./internal/process_env.js').envProxy(i.env);
   process.pid = i.pid;
   process.ppid = i.ppid;

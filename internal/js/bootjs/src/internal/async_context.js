@@ -175,7 +175,13 @@ let destroyQueue = [];
 function destroy(resource) {
   if (hookLists.destroy.length === 0 || resource[kDestroyed]) return;
   resource[kDestroyed] = true;
-  P.ArrayPrototypePush(destroyQueue, resource[kAsyncId]);
+  destroyId(resource[kAsyncId]);
+}
+
+// destroyId queues the destroy of an id whose resource is gone (collected).
+function destroyId(id) {
+  if (hookLists.destroy.length === 0) return;
+  P.ArrayPrototypePush(destroyQueue, id);
   if (destroyQueue.length === 1) quietly(queueMicrotaskJob, flushDestroyed);
 }
 
@@ -373,6 +379,6 @@ function onPromiseAfter() { runPromiseHook(promiseAfter, this); }
 
 module.exports = {
   state, kAsyncId, kTriggerId, kFrame, scope, topResource,
-  frame, setFrame, withStore, lookup, newAsyncId, init, save, enter, leave, destroy, emit,
+  frame, setFrame, withStore, lookup, newAsyncId, init, save, enter, leave, destroy, destroyId, kDestroyed, emit,
   hooks: () => hookLists, setHooks, quietly, microtask, v8Hooks: () => v8Hooks, setV8Hooks,
 };

@@ -531,7 +531,13 @@ class ServerHttp2Session extends SessionBase {
     this._closing = true;
     void code;
     if (error) process.nextTick(() => this.emit('error', error));
-    for (const stream of [...this._streams]) stream.destroy();
+    // The connection goes with the session, as node's socket does, and
+    // its streams send no RST_STREAM first: the client sees the session
+    // end under them (CANCEL), not a reset (NO_ERROR) that raced it.
+    for (const stream of [...this._streams]) {
+      stream._goClosed = true;
+      stream.destroy();
+    }
     this._streams.clear();
     if (this._h) B.h2sClose(this._h, false);
     this._maybeClose();

@@ -115,7 +115,11 @@ class HTTPParser extends Base {
     this.info = { headers: [], upgrade: false };
     this.trailers = [];
     this.line = '';
-    this.chunk = null;
+    // Freed from one of its own callbacks (a 'close' listener the program
+    // called by hand), the parser stops after that callback: execute lets
+    // the chunk go when it returns.
+    if (this.executing) this.freed = true;
+    else this.chunk = null;
   }
 
   execute(chunk, start, length) {
@@ -124,19 +128,22 @@ class HTTPParser extends Base {
     this.chunk = chunk;
     this.offset = start;
     this.end = start + length;
+    this.executing = true;
+    this.freed = false;
     try {
-      while (this.offset < this.end) {
+      while (this.offset < this.end && !this.freed) {
         if (this[this.state]()) break;
       }
     } catch (err) {
       if (this.isUserCall) throw err;
       this.hadError = true;
-      this.chunk = null;
       err.bytesParsed = Math.min(this.end - start, Math.max(0, this.offset - start - (err[kBack] || 0)));
       delete err[kBack];
       return err;
+    } finally {
+      this.executing = false;
+      this.chunk = null;
     }
-    this.chunk = null;
     return this.offset - start;
   }
 
