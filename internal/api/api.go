@@ -536,7 +536,9 @@ func (s *Server) serveVM(w http.ResponseWriter, r *http.Request, e *vmEntry, nex
 			writeError(w, err)
 			return
 		}
+		leave = sync.OnceFunc(leave)
 		defer leave()
+		r = r.WithContext(context.WithValue(r.Context(), leaveKey{}, leave))
 	}
 	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), vmKey{}, e)))
 }

@@ -491,3 +491,34 @@ func TestPausedPreviewResumes(t *testing.T) {
 		t.Fatalf("after the preview: %+v", v)
 	}
 }
+
+// TestPauseAfterSessionExit: a client that has read a process's exit frame
+// may pause the VM at once, before the session's closing handshake ends
+// (the TypeScript client's close() then pause() failed 409 by this race).
+// The client here never answers the close, so the server's handshake
+// waits on it for as long as the old code held the VM.
+func TestPauseAfterSessionExit(t *testing.T) {
+	s := newServer(t, api.Config{SnapshotDir: t.TempDir()})
+	id := s.newVM(alice, nil)
+	pid := spawn(t, s, id, map[string]any{"cmd": "echo done"})
+	c, _, err := dialProcess(t, s, alice, id, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("session ended without an exit frame: %v", err)
+		}
+		if len(msg) > 0 && msg[0] == api.TagExit {
+			break
+		}
+	}
+	if r := s.do(alice, "POST", "/v1/vms/"+id+"/pause", nil); r.status != http.StatusOK {
+		t.Fatalf("pause after the exit frame: %d %s", r.status, r.body)
+	}
+	s.waitState(alice, id, "paused")
+}

@@ -252,6 +252,7 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 	// Forgotten before the exit frame, so a client that saw it finds
 	// the process gone.
 	e.forgetProcess(pid)
+	leaveEarly(r)
 	b, _ := json.Marshal(map[string]any{"exit_code": st.ExitCode, "signal": st.Signal})
 	if send(TagExit, b) == nil {
 		_ = c.Close(websocket.StatusNormalClosure, "")

@@ -126,6 +126,18 @@ type vmKey struct{}
 
 func vmOf(r *http.Request) *vmEntry { return r.Context().Value(vmKey{}).(*vmEntry) }
 
+type leaveKey struct{}
+
+// leaveEarly ends r's claim on its VM before the handler returns. A
+// WebSocket session calls it before its last frame: a client that saw the
+// process exit may pause the VM at once, and must not find the session's
+// closing handshake still counted as a request using it.
+func leaveEarly(r *http.Request) {
+	if leave, ok := r.Context().Value(leaveKey{}).(func()); ok {
+		leave()
+	}
+}
+
 // registry holds the VMs by id, and each tenant's counts.
 type registry struct {
 	s   *Server
