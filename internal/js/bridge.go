@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	v8 "github.com/tommie/v8go"
@@ -20,10 +21,11 @@ type bridgeFunc func(r *rt, args []*v8.Value) (*v8.Value, error)
 
 var bridgeFuncs = map[string]bridgeFunc{}
 
-// register adds a bridge function; each file of the bridge registers its
-// own in init.
+// register adds a bridge function outside bridgeTable. It is on its way
+// out: every function moves into the table, and register goes with the
+// last of them.
 func register(name string, fn bridgeFunc) {
-	if _, dup := bridgeFuncs[name]; dup {
+	if _, dup := bridgeFuncs[name]; dup || tableHas(name) {
 		panic("js: duplicate bridge function " + name)
 	}
 	bridgeFuncs[name] = fn
@@ -46,12 +48,27 @@ func (g guestError) Error() string { return string(g) }
 
 func (r *rt) installBridge() error {
 	tmpl := v8.NewObjectTemplate(r.iso)
-	for name, fn := range bridgeFuncs {
-		name, fn := name, fn
+	add := func(name string, fn bridgeFunc) error {
 		ft := v8.NewFunctionTemplateWithError(r.iso, func(info *v8.FunctionCallbackInfo) (*v8.Value, error) {
 			return r.invoke(name, fn, info)
 		})
-		if err := tmpl.Set(name, ft, v8.ReadOnly|v8.DontDelete); err != nil {
+		return tmpl.Set(name, ft, v8.ReadOnly|v8.DontDelete)
+	}
+	// In the table's order, so that every isolate numbers its callbacks
+	// the same way.
+	for i := range compiledBridge {
+		e := &compiledBridge[i]
+		if err := add(e.name, e.call); err != nil {
+			return err
+		}
+	}
+	legacy := make([]string, 0, len(bridgeFuncs))
+	for name := range bridgeFuncs {
+		legacy = append(legacy, name)
+	}
+	sort.Strings(legacy)
+	for _, name := range legacy {
+		if err := add(name, bridgeFuncs[name]); err != nil {
 			return err
 		}
 	}
@@ -285,80 +302,82 @@ func (r *rt) newBlob(data []byte, want int) (int, error) {
 	return r.nextBlob, nil
 }
 
-func init() {
-	register("setScratch", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		if len(args) < 1 || r.scratch != nil {
-			return nil, errno.EINVAL
-		}
-		b, release, err := args[0].SharedArrayBufferGetContents()
-		if err != nil {
-			return nil, errno.EINVAL
-		}
-		r.scratch, r.scratchRelease = b, release
-		return nil, nil
-	})
-	register("extCheck", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		// Called by JavaScript before allocating n bytes of ArrayBuffer
-		// memory: past the limit the allocation fails with a RangeError,
-		// as a failed allocation does in Node.
-		n := argFloat(args, 0)
-		if n < 0 || n != n {
-			n = 0
-		}
-		if !r.checkExternal(uint64(min(n, 1<<62))) {
-			return nil, guestError("ERR_MEMORY_ALLOCATION_FAILED")
-		}
-		return nil, nil
-	})
-	register("blobNew", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		n, err := argInt(args, 0)
-		if err != nil || n < 0 || n > maxBlobBytes {
-			return nil, errno.EINVAL
-		}
-		// Blobs are host memory made for the guest: together they stay
-		// within its external-memory limit as well as the bridge's cap.
-		if r.blobBytes+int64(n) > min(maxBlobBytes, int64(r.extLimit)) {
-			return nil, errno.ENOMEM
-		}
-		id, err := r.newBlob(make([]byte, 0, n), n)
-		if err != nil {
-			return nil, err
-		}
-		return r.num(id), nil
-	})
-	register("blobAppend", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		id, err1 := argInt(args, 0)
-		n, err2 := argInt(args, 1)
-		b, ok := r.blobs[id]
-		if err1 != nil || err2 != nil || !ok || n < 0 || n > len(r.scratch) || len(b.data)+n > b.want {
-			return nil, errno.EINVAL
-		}
-		b.data = append(b.data, r.scratch[:n]...)
-		return nil, nil
-	})
-	register("blobSize", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		id, err := argInt(args, 0)
-		b, ok := r.blobs[id]
-		if err != nil || !ok {
-			return nil, errno.EINVAL
-		}
-		return r.num(len(b.data)), nil
-	})
-	register("blobRead", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		id, err1 := argInt(args, 0)
-		off, err2 := argInt(args, 1)
-		b, ok := r.blobs[id]
-		if err1 != nil || err2 != nil || !ok || off < 0 || off > len(b.data) {
-			return nil, errno.EINVAL
-		}
-		return r.num(copy(r.scratch, b.data[off:])), nil
-	})
-	register("blobFree", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		id, err := argInt(args, 0)
-		if b, ok := r.blobs[id]; ok && err == nil {
-			delete(r.blobs, id)
-			r.blobBytes -= int64(cap(b.data))
-		}
-		return nil, nil
-	})
+func bridgeSetScratch(r *rt, a *callArgs) (*v8.Value, error) {
+	buf := a.value(0)
+	if buf == nil || r.scratch != nil {
+		return nil, errno.EINVAL
+	}
+	b, release, err := buf.SharedArrayBufferGetContents()
+	if err != nil {
+		return nil, errno.EINVAL
+	}
+	r.scratch, r.scratchRelease = b, release
+	return nil, nil
+}
+
+// bridgeExtCheck is called by JavaScript before allocating n bytes of
+// ArrayBuffer memory: past the limit the allocation fails with a
+// RangeError, as a failed allocation does in Node.
+func bridgeExtCheck(r *rt, a *callArgs) (*v8.Value, error) {
+	n := a.float(0)
+	if n < 0 || n != n {
+		n = 0
+	}
+	if !r.checkExternal(uint64(min(n, 1<<62))) {
+		return nil, guestError("ERR_MEMORY_ALLOCATION_FAILED")
+	}
+	return nil, nil
+}
+
+func bridgeBlobNew(r *rt, a *callArgs) (*v8.Value, error) {
+	n := a.int(0)
+	if n < 0 || n > maxBlobBytes {
+		return nil, errno.EINVAL
+	}
+	// Blobs are host memory made for the guest: together they stay
+	// within its external-memory limit as well as the bridge's cap.
+	if r.blobBytes+int64(n) > min(maxBlobBytes, int64(r.extLimit)) {
+		return nil, errno.ENOMEM
+	}
+	id, err := r.newBlob(make([]byte, 0, n), n)
+	if err != nil {
+		return nil, err
+	}
+	return r.num(id), nil
+}
+
+func bridgeBlobAppend(r *rt, a *callArgs) (*v8.Value, error) {
+	id, n := a.int(0), a.int(1)
+	b, ok := r.blobs[id]
+	if !ok || n < 0 || n > len(r.scratch) || len(b.data)+n > b.want {
+		return nil, errno.EINVAL
+	}
+	b.data = append(b.data, r.scratch[:n]...)
+	return nil, nil
+}
+
+func bridgeBlobSize(r *rt, a *callArgs) (*v8.Value, error) {
+	b, ok := r.blobs[a.int(0)]
+	if !ok {
+		return nil, errno.EINVAL
+	}
+	return r.num(len(b.data)), nil
+}
+
+func bridgeBlobRead(r *rt, a *callArgs) (*v8.Value, error) {
+	off := a.int(1)
+	b, ok := r.blobs[a.int(0)]
+	if !ok || off < 0 || off > len(b.data) {
+		return nil, errno.EINVAL
+	}
+	return r.num(copy(r.scratch, b.data[off:])), nil
+}
+
+func bridgeBlobFree(r *rt, a *callArgs) (*v8.Value, error) {
+	id := a.int(0)
+	if b, ok := r.blobs[id]; ok {
+		delete(r.blobs, id)
+		r.blobBytes -= int64(cap(b.data))
+	}
+	return nil, nil
 }

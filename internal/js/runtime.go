@@ -55,6 +55,7 @@ type rt struct {
 	// release holds values handed back to V8 by the previous bridge call;
 	// they are released at the next one, when V8 has taken them over.
 	release  []*v8.Value
+	argsFree []*callArgs          // decoded-argument buffers for bridge calls
 	strs     map[string]*v8.Value // interned strings (event kinds, errnos)
 	interned map[*v8.Value]struct{}
 
