@@ -53,6 +53,40 @@ var bridgeTable = []bridgeEntry{
 	// bridge_gc.go
 	{"gc", "", bridgeGC},
 	{"gcTasks", "", bridgeGCTasks},
+
+	// bridge_fs.go
+
+	// bridge_io.go
+
+	// bridge_iov.go
+
+	// bridge_proc.go
+
+	// bridge_tty.go
+
+	// bridge_watch.go
+
+	// bridge_ipc.go
+
+	// bridge_asyncctx.go
+
+	// rejections.go
+
+	// bridge_net.go
+
+	// bridge_worker.go
+
+	// bridge_module.go
+
+	// bridge_tools.go
+
+	// bridge_repl.go
+
+	// bridge_types.go
+
+	// bridge_crypto*.go, bridge_zlib_stream.go: crypto, zlib and Brotli
+
+	// bridge_http2.go, bridge_http2_server.go
 }
 
 type argKind uint8
