@@ -3,74 +3,87 @@ package js
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	v8 "github.com/tommie/v8go"
 
 	"github.com/secexec/secexec/internal/hostwork"
+	"github.com/secexec/secexec/internal/node/brotli"
+	"github.com/secexec/secexec/internal/node/ncrypto"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
 )
 
-// cryptoState is the Go side of a process's crypto module beyond hashes:
-// the operands and extra results of the current operation and a small
-// cache of parsed keys. Ciphers, keys and signers keep their state in
-// JavaScript, so nothing here outlives an operation but the bounded
-// cache. It is made on first use and goes away with the runtime.
+// cryptoState is the Go side of a process's crypto and zlib modules: the
+// crypto state (hashes, operands, results, key cache) and the live Brotli
+// stream coders. It is made on first use and goes away with the runtime.
 type cryptoState struct {
-	// in holds the byte operands of the next operation: the scratch
-	// buffer carries one byte string per bridge call.
-	in [4][]byte
-	// out holds the extra byte results of the last operation, fetched
-	// one by one with cryptoOut.
-	out [2][]byte
-
-	keys keyCache
-
-	// zs holds the live Brotli streams' coders by id (see brotliNew);
-	// zMore is what the last brotliPush left to give.
-	zs    map[int]*brotliStream
-	nextZ int
-	zMore bool
+	*ncrypto.State
+	zs brotli.Streams
 }
-
-// maxCryptoInput bounds one byte operand (the bridge's blobs are bounded
-// by the same size).
-const maxCryptoInput = maxBlobBytes
 
 func (r *rt) cs() *cryptoState {
 	if r.crypto == nil {
-		r.crypto = &cryptoState{}
-		r.crypto.keys.m = map[string]any{}
+		r.crypto = &cryptoState{State: ncrypto.NewState(r.heavy)}
 	}
 	return r.crypto
 }
 
-// take returns and clears the stashed operand i.
-func (c *cryptoState) take(i int) []byte {
-	b := c.in[i]
-	c.in[i] = nil
-	return b
+// nodeError turns the typed errors of ncrypto and brotli into the strings
+// the bootstrap JavaScript makes Node's errors from:
+// "CRYPTO\0code\0message", "OSSL\0code\0message\0library\0reason" and
+// "code\0message\0errno" (zlib). Other errors (errno values) pass as they
+// are.
+func nodeError(err error) error {
+	var ce *ncrypto.Error
+	var oe *ncrypto.OpenSSLError
+	var ze *brotli.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce):
+		return guestError("CRYPTO\x00" + ce.Code + "\x00" + ce.Message)
+	case errors.As(err, &oe):
+		return guestError("OSSL\x00" + oe.Code + "\x00" + oe.Message + "\x00" + oe.Library + "\x00" + oe.Reason)
+	case errors.As(err, &ze):
+		s := ze.Code
+		if ze.Message != "" {
+			s += "\x00" + ze.Message
+		}
+		if ze.Errno != 0 {
+			s += "\x00" + strconv.Itoa(ze.Errno)
+		}
+		return guestError(s)
+	case errors.Is(err, ncrypto.ErrTooManyHashes):
+		return guestError(err.Error())
+	}
+	return err
 }
 
-// cryptoErr is an error the JavaScript side turns into Node's error for
-// code (with msg as the message when it is not empty).
-func cryptoErr(code, msg string) error { return guestError("CRYPTO\x00" + code + "\x00" + msg) }
-
-// osslErr is an OpenSSL-style error as Node reports it: code
-// ERR_OSSL_<REASON>, message "error:<hex>:<library>::<reason>".
-func osslErr(hex, lib, reason, code string) error {
-	return guestError("OSSL\x00" + code + "\x00error:" + hex + ":" + lib + "::" + reason + "\x00" + lib + "\x00" + reason)
+// bytesOrError hands b to JavaScript (see bytesResult), or err.
+func (r *rt) bytesOrError(b []byte, err error) (*v8.Value, error) {
+	if err != nil {
+		return nil, nodeError(err)
+	}
+	return r.bytesResult(b)
 }
 
-var (
-	errOSSLUnsupported = osslErr("1E08010C", "DECODER routines", "unsupported", "ERR_OSSL_UNSUPPORTED")
-	errBadDecrypt      = osslErr("1C800064", "Provider routines", "bad decrypt", "ERR_OSSL_BAD_DECRYPT")
-	errWrongFinalBlock = osslErr("1C80006B", "Provider routines", "wrong final block length", "ERR_OSSL_WRONG_FINAL_BLOCK_LENGTH")
-	errKeyTypeOp       = osslErr("03000096", "digital envelope routines", "operation not supported for this keytype", "ERR_OSSL_EVP_OPERATION_NOT_SUPPORTED_FOR_THIS_KEYTYPE")
-)
+// numOrError hands n to JavaScript, or err.
+func (r *rt) numOrError(n int, err error) (*v8.Value, error) {
+	if err != nil {
+		return nil, nodeError(err)
+	}
+	return r.num(n), nil
+}
+
+// ownsBytes reports whether b, a bytes argument, is a blob's (the
+// call's to keep, or to hand to another goroutine) rather than the
+// scratch buffer's, which the next bridge call reuses.
+func (r *rt) ownsBytes(b []byte) bool {
+	return len(b) > 0 && (len(r.scratch) == 0 || &b[0] != &r.scratch[0])
+}
 
 // heavy runs fn, which must not touch r, on a host thread of its own and
 // waits for it, for the process to be killed or for its time limit: V8's
@@ -83,7 +96,8 @@ var (
 // so a killed process's computation finishes in the background). When
 // the wait is abandoned, stop is set: fn checks it where it can stop
 // early; where it cannot, its work is bounded by the caller (key sizes,
-// scrypt's and pbkdf2's cost).
+// scrypt's and pbkdf2's cost). It is the ncrypto.Runner of the process's
+// crypto state.
 func (r *rt) heavy(fn func(stop *atomic.Bool) error) error {
 	var deadline <-chan time.Time
 	if tl := r.e.cfg.TimeLimit; tl > 0 {
@@ -133,36 +147,17 @@ func (r *rt) heavy(fn func(stop *atomic.Bool) error) error {
 	}
 }
 
-func init() {
-	register("cryptoIn", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		i, err1 := argInt(args, 0)
-		n, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil || i < 0 || i >= len(r.cs().in) {
-			return nil, errno.EINVAL
-		}
-		b, err := r.bytesArg(n)
-		if err != nil {
-			return nil, err
-		}
-		if len(b) > maxCryptoInput {
-			return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("crypto input larger than %d bytes", maxCryptoInput))
-		}
-		if n >= 0 {
-			// The scratch buffer is reused by the next call; a blob is
-			// ours already.
-			b = append([]byte(nil), b...)
-		}
-		r.cs().in[i] = b
-		return nil, nil
-	})
-	register("cryptoOut", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		i, err := argInt(args, 0)
-		c := r.cs()
-		if err != nil || i < 0 || i >= len(c.out) {
-			return nil, errno.EINVAL
-		}
-		b := c.out[i]
-		c.out[i] = nil
-		return r.bytesResult(b)
-	})
+// bridgeCryptoIn(slot, data) stashes data as operand slot of the next
+// crypto operation (the scratch buffer carries one byte string per call).
+func bridgeCryptoIn(r *rt, a *callArgs) (*v8.Value, error) {
+	b := a.bytes(1)
+	if !r.ownsBytes(b) {
+		b = append([]byte(nil), b...)
+	}
+	return nil, nodeError(r.cs().SetOperand(a.int(0), b))
+}
+
+// bridgeCryptoOut(slot) returns extra result slot of the last operation.
+func bridgeCryptoOut(r *rt, a *callArgs) (*v8.Value, error) {
+	return r.bytesOrError(r.cs().TakeResult(a.int(0)))
 }

@@ -63,10 +63,7 @@ type rt struct {
 	blobBytes int64
 	nextBlob  int
 
-	hashes   map[int]*hashState
-	nextHash int
-	crypto   *cryptoState // see bridge_crypto_state.go
-	kdf      [2][]byte
+	crypto *cryptoState // see bridge_crypto_state.go
 
 	// exit state
 	exited   bool
@@ -262,7 +259,6 @@ func newRT(e *Engine) *rt {
 		strs:      map[string]*v8.Value{},
 		interned:  map[*v8.Value]struct{}{},
 		blobs:     map[int]*blob{},
-		hashes:    map[int]*hashState{},
 		events:    make(chan event, 64),
 		wake:      make(chan struct{}, 1),
 		timerMap:  map[int]*timer{},

@@ -1,4 +1,4 @@
-package js
+package ncrypto
 
 import (
 	"bytes"
@@ -17,8 +17,6 @@ import (
 	"math/big"
 	"slices"
 	"sync/atomic"
-
-	v8 "github.com/tommie/v8go"
 
 	"github.com/secexec/secexec/internal/node/cfrg"
 	"github.com/secexec/secexec/internal/node/keyenc"
@@ -48,8 +46,9 @@ func (c *keyCache) put(der []byte, k any) {
 	c.m[string(der)] = k
 }
 
-// keyInfo is what JavaScript learns of a key besides its bytes.
-type keyInfo struct {
+// KeyInfo is what JavaScript learns of a key besides its bytes (as
+// JSON, Node's asymmetricKeyDetails with the key's type and kind).
+type KeyInfo struct {
 	Type  string `json:"type"` // private or public
 	Kind  string `json:"akt"`  // rsa, ec, ed25519, x25519, ed448, x448
 	Bits  int    `json:"modulusLength,omitempty"`
@@ -99,7 +98,7 @@ func jwkCurveName(c elliptic.Curve) string {
 	return ""
 }
 
-func infoOf(k any) (keyInfo, error) {
+func infoOf(k any) (KeyInfo, error) {
 	switch k := k.(type) {
 	case *rsa.PrivateKey:
 		i, err := infoOf(&k.PublicKey)
@@ -107,9 +106,9 @@ func infoOf(k any) (keyInfo, error) {
 		return i, err
 	case *rsa.PublicKey:
 		if k.N.BitLen() > maxRSABits {
-			return keyInfo{}, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("RSA keys longer than %d bits are not supported in this sandbox", maxRSABits))
+			return KeyInfo{}, newError("ERR_OUT_OF_RANGE", fmt.Sprintf("RSA keys longer than %d bits are not supported in this sandbox", maxRSABits))
 		}
-		return keyInfo{Type: "public", Kind: "rsa", Bits: k.N.BitLen(), Exp: k.E}, nil
+		return KeyInfo{Type: "public", Kind: "rsa", Bits: k.N.BitLen(), Exp: k.E}, nil
 	case *ecdsa.PrivateKey:
 		i, err := infoOf(&k.PublicKey)
 		i.Type = "private"
@@ -117,28 +116,28 @@ func infoOf(k any) (keyInfo, error) {
 	case *ecdsa.PublicKey:
 		n := curveName(k.Curve)
 		if n == "" {
-			return keyInfo{}, errOSSLUnsupported
+			return KeyInfo{}, errOSSLUnsupported
 		}
-		return keyInfo{Type: "public", Kind: "ec", Curve: n}, nil
+		return KeyInfo{Type: "public", Kind: "ec", Curve: n}, nil
 	case ed25519.PrivateKey:
-		return keyInfo{Type: "private", Kind: "ed25519"}, nil
+		return KeyInfo{Type: "private", Kind: "ed25519"}, nil
 	case ed25519.PublicKey:
-		return keyInfo{Type: "public", Kind: "ed25519"}, nil
+		return KeyInfo{Type: "public", Kind: "ed25519"}, nil
 	case *ecdh.PrivateKey:
 		if k.Curve() != ecdh.X25519() {
-			return keyInfo{}, errOSSLUnsupported
+			return KeyInfo{}, errOSSLUnsupported
 		}
-		return keyInfo{Type: "private", Kind: "x25519"}, nil
+		return KeyInfo{Type: "private", Kind: "x25519"}, nil
 	case *ecdh.PublicKey:
 		if k.Curve() != ecdh.X25519() {
-			return keyInfo{}, errOSSLUnsupported
+			return KeyInfo{}, errOSSLUnsupported
 		}
-		return keyInfo{Type: "public", Kind: "x25519"}, nil
+		return KeyInfo{Type: "public", Kind: "x25519"}, nil
 	}
 	if kind, priv := cfrg.Kind(k); kind != "" {
-		return keyInfo{Type: map[bool]string{true: "private", false: "public"}[priv], Kind: kind}, nil
+		return KeyInfo{Type: map[bool]string{true: "private", false: "public"}[priv], Kind: kind}, nil
 	}
-	return keyInfo{}, errOSSLUnsupported
+	return KeyInfo{}, errOSSLUnsupported
 }
 
 func publicOf(k any) any {
@@ -217,7 +216,7 @@ var (
 	// without a passphrase (it asked a callback, which had none).
 	errNoPassphrase = osslErr("07880109", "common libcrypto routines", "interrupted or cancelled", "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED")
 	// errMissingPassphrase is Node's for encrypted DER without one.
-	errMissingPassphrase = cryptoErr("ERR_MISSING_PASSPHRASE", "Passphrase required for encrypted key")
+	errMissingPassphrase = newError("ERR_MISSING_PASSPHRASE", "Passphrase required for encrypted key")
 )
 
 // keyPassphrase is the passphrase given with key material (if any) and
@@ -252,7 +251,7 @@ func (pp *keyPassphrase) decryptPKCS8(der []byte) ([]byte, error) {
 
 func parsePrivateDER(typ string, der []byte, pp *keyPassphrase) (any, error) {
 	if len(der) > maxPrivateKeyDER {
-		return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("private keys larger than %d bytes are not supported in this sandbox", maxPrivateKeyDER))
+		return nil, newError("ERR_OUT_OF_RANGE", fmt.Sprintf("private keys larger than %d bytes are not supported in this sandbox", maxPrivateKeyDER))
 	}
 	var k any
 	var err error
@@ -434,7 +433,7 @@ func b64uInt(s string) (*big.Int, error) {
 	return new(big.Int).SetBytes(b), nil
 }
 
-var errJWKData = cryptoErr("ERR_CRYPTO_INVALID_JWK", "Invalid JWK data")
+var errJWKData = newError("ERR_CRYPTO_INVALID_JWK", "Invalid JWK data")
 
 // parseJWK reads a JWK (JSON text) as a private or public key.
 func parseJWK(kind string, data []byte) (any, error) {
@@ -445,7 +444,7 @@ func parseJWK(kind string, data []byte) (any, error) {
 	priv := kind == "private"
 	switch j.Kty {
 	case "RSA":
-		bad := cryptoErr("ERR_CRYPTO_INVALID_JWK", "Invalid JWK RSA key")
+		bad := newError("ERR_CRYPTO_INVALID_JWK", "Invalid JWK RSA key")
 		n, err1 := b64uInt(j.N)
 		e, err2 := b64uInt(j.E)
 		if err1 != nil || err2 != nil || !e.IsInt64() || e.Int64() < 3 || e.Int64() > 1<<31-1 || n.BitLen() > maxRSABits || n.Sign() == 0 {
@@ -479,10 +478,10 @@ func parseJWK(kind string, data []byte) (any, error) {
 		}
 		return pk, nil
 	case "EC":
-		bad := cryptoErr("ERR_CRYPTO_INVALID_JWK", "Invalid JWK EC key")
+		bad := newError("ERR_CRYPTO_INVALID_JWK", "Invalid JWK EC key")
 		c := curveByName(j.Crv)
 		if c == nil || j.Crv[0] != 'P' {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+			return nil, newError("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
 		}
 		size := (c.Params().BitSize + 7) / 8
 		x, err1 := b64u(j.X)
@@ -559,7 +558,7 @@ func parseJWK(kind string, data []byte) (any, error) {
 			}
 			return k, nil
 		}
-		return nil, cryptoErr("ERR_CRYPTO_INVALID_JWK", "Unsupported JWK EC curve: "+j.Crv+".")
+		return nil, newError("ERR_CRYPTO_INVALID_JWK", "Unsupported JWK EC curve: "+j.Crv+".")
 	}
 	return nil, errJWKData
 }
@@ -568,7 +567,7 @@ func parseJWK(kind string, data []byte) (any, error) {
 // (Node gives it no code).
 var errRSAExponent = osslErr("020000B2", "rsa routines", "pub exponent out of range", "")
 
-var errRSATooShort = cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("RSA keys shorter than %d bits are not supported in this sandbox", minRSABits))
+var errRSATooShort = newError("ERR_OUT_OF_RANGE", fmt.Sprintf("RSA keys shorter than %d bits are not supported in this sandbox", minRSABits))
 
 // errRSAGenTooShort is OpenSSL's refusal to generate a modulus under 512
 // bits (Node gives it no code).
@@ -695,7 +694,7 @@ func exportKey(k any, format, typ, cipher string, pass []byte) ([]byte, error) {
 	}
 	if cipher != "" {
 		if !keyenc.KnownCipher(cipher) {
-			return nil, cryptoErr("ERR_CRYPTO_UNKNOWN_CIPHER", "Unknown cipher")
+			return nil, newError("ERR_CRYPTO_UNKNOWN_CIPHER", "Unknown cipher")
 		}
 		if typ == "pkcs8" {
 			if der, err = keyenc.EncryptPKCS8(rand.Reader, der, cipher, pass); err != nil {
@@ -721,7 +720,7 @@ func exportKey(k any, format, typ, cipher string, pass []byte) ([]byte, error) {
 // jwk, typ the DER type, pp the passphrase of encrypted material.
 func importKey(kind, format, typ string, data []byte, pp *keyPassphrase) (any, error) {
 	if len(data) > maxKeyInput {
-		return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("key material larger than %d bytes is not supported in this sandbox", maxKeyInput))
+		return nil, newError("ERR_OUT_OF_RANGE", fmt.Sprintf("key material larger than %d bytes is not supported in this sandbox", maxKeyInput))
 	}
 	var k any
 	var err error
@@ -749,24 +748,20 @@ func importKey(kind, format, typ string, data []byte, pp *keyPassphrase) (any, e
 }
 
 // keyDecryptWork bounds the PBKDF2 work of decrypting a guest's key as
-// pbkdf2() is bounded, and runs what is heavy on a charged host thread.
-func (r *rt) keyDecryptWork(cost int64, fn func()) error {
-	if cost > maxPBKDF2Work {
-		return cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("encrypted keys whose PBKDF2 work is above %d are not supported in this sandbox", maxPBKDF2Work))
+// PBKDF2 is bounded, and runs what is heavy on s.Heavy.
+func (s *State) keyDecryptWork(cost int64, fn func()) error {
+	if cost > MaxPBKDF2Work {
+		return newError("ERR_OUT_OF_RANGE", fmt.Sprintf("encrypted keys whose PBKDF2 work is above %d are not supported in this sandbox", MaxPBKDF2Work))
 	}
-	if cost < minHeavyPBKDF2 {
-		fn()
-		return nil
-	}
-	return r.heavy(func(*atomic.Bool) error {
+	return s.run(cost >= minHeavyPBKDF2, func(*atomic.Bool) error {
 		fn()
 		return nil
 	})
 }
 
 // keyFromDER returns the key a KeyObject's canonical DER holds.
-func (r *rt) keyFromDER(der []byte) (any, error) {
-	c := &r.cs().keys
+func (s *State) keyFromDER(der []byte) (any, error) {
+	c := &s.keys
 	if k, ok := c.m[string(der)]; ok {
 		return k, nil
 	}
@@ -787,9 +782,9 @@ func (r *rt) keyFromDER(der []byte) (any, error) {
 	return k, nil
 }
 
-// keyResult hands a key to JavaScript: its canonical DER in out slot
-// outSlot, its description as the JSON result.
-func (r *rt) keyResult(k any, outSlot int) (keyInfo, error) {
+// keyResult hands a key back: its canonical DER in result slot outSlot,
+// its description as the return value.
+func (s *State) keyResult(k any, outSlot int) (KeyInfo, error) {
 	info, err := infoOf(k)
 	if err != nil {
 		return info, err
@@ -798,21 +793,13 @@ func (r *rt) keyResult(k any, outSlot int) (keyInfo, error) {
 	if err != nil {
 		return info, errOSSLUnsupported
 	}
-	r.cs().keys.put(der, k)
-	r.cs().out[outSlot] = der
+	s.keys.put(der, k)
+	s.out[outSlot] = der
 	return info, nil
 }
 
-func (r *rt) jsonResult(v any) (*v8.Value, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("js: crypto result: %w", err)
-	}
-	return r.string(string(b))
-}
-
 // generateKey makes a key pair of kind with opts (JSON of Node's options).
-func (r *rt) generateKey(kind string, opts []byte) (any, error) {
+func (s *State) generateKey(kind string, opts []byte) (any, error) {
 	var o struct {
 		ModulusLength  int    `json:"modulusLength"`
 		PublicExponent int    `json:"publicExponent"`
@@ -831,7 +818,7 @@ func (r *rt) generateKey(kind string, opts []byte) (any, error) {
 			return nil, errRSAGenTooShort
 		}
 		if o.ModulusLength > maxRSAGenBits {
-			return nil, cryptoErr("ERR_OUT_OF_RANGE", fmt.Sprintf("The value of \"options.modulusLength\" is out of range. It must be <= %d in this sandbox. Received %d", maxRSAGenBits, o.ModulusLength))
+			return nil, newError("ERR_OUT_OF_RANGE", fmt.Sprintf("The value of \"options.modulusLength\" is out of range. It must be <= %d in this sandbox. Received %d", maxRSAGenBits, o.ModulusLength))
 		}
 		e := o.PublicExponent
 		if e == 0 {
@@ -842,10 +829,10 @@ func (r *rt) generateKey(kind string, opts []byte) (any, error) {
 		}
 		if e > rsakey.MaxExponent {
 			// Go's crypto/rsa uses no larger exponent.
-			return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", fmt.Sprintf("RSA public exponents above %d are not supported in this sandbox", rsakey.MaxExponent))
+			return nil, newError("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", fmt.Sprintf("RSA public exponents above %d are not supported in this sandbox", rsakey.MaxExponent))
 		}
 		bits := o.ModulusLength
-		err = r.heavy(func(stop *atomic.Bool) error {
+		err = s.run(true, func(stop *atomic.Bool) error {
 			var gerr error
 			k, gerr = rsakey.GenerateKey(rand.Reader, bits, e, stop)
 			return gerr
@@ -853,7 +840,7 @@ func (r *rt) generateKey(kind string, opts []byte) (any, error) {
 	case "ec":
 		c := curveByName(o.NamedCurve)
 		if c == nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+			return nil, newError("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
 		}
 		k, err = ecdsa.GenerateKey(c, rand.Reader)
 	case "ed25519":
@@ -865,83 +852,69 @@ func (r *rt) generateKey(kind string, opts []byte) (any, error) {
 	case "x448":
 		k, err = cfrg.GenerateX448(rand.Reader)
 	default:
-		return nil, cryptoErr("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "key type "+kind+" is not supported in this sandbox")
+		return nil, newError("ERR_FEATURE_UNAVAILABLE_ON_PLATFORM", "key type "+kind+" is not supported in this sandbox")
 	}
 	if err != nil {
-		var ge guestError
-		if errors.As(err, &ge) || errno.Of(err) != 0 {
+		if isReported(err) {
 			return nil, err
 		}
-		return nil, cryptoErr("ERR_CRYPTO_OPERATION_FAILED", "Key generation job failed")
+		return nil, newError("ERR_CRYPTO_OPERATION_FAILED", "Key generation job failed")
 	}
 	return k, nil
 }
 
-func init() {
-	register("keyImport", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		kind, err1 := argString(args, 0)
-		format, err2 := argString(args, 1)
-		typ, err3 := argString(args, 2)
-		data := r.cs().take(0)
-		pp := &keyPassphrase{given: argBool(args, 3), pass: r.cs().take(1), work: r.keyDecryptWork}
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		k, err := importKey(kind, format, typ, data, pp)
-		if err != nil {
-			return nil, err
-		}
-		info, err := r.keyResult(k, 0)
-		if err != nil {
-			return nil, err
-		}
-		return r.jsonResult(info)
-	})
-	register("keyPublic", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		k, err := r.keyFromDER(r.cs().take(0))
-		if err != nil {
-			return nil, err
-		}
-		info, err := r.keyResult(publicOf(k), 0)
-		if err != nil {
-			return nil, err
-		}
-		return r.jsonResult(info)
-	})
-	register("keyExport", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		format, err1 := argString(args, 0)
-		typ, err2 := argString(args, 1)
-		cipher, _ := argString(args, 2) // empty or absent: not encrypted
-		pass := r.cs().take(1)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		k, err := r.keyFromDER(r.cs().take(0))
-		if err != nil {
-			return nil, err
-		}
-		out, err := exportKey(k, format, typ, cipher, pass)
-		if err != nil {
-			return nil, err
-		}
-		return r.bytesResult(out)
-	})
-	register("keyGenerate", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		kind, err := argString(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		k, err := r.generateKey(kind, r.cs().take(0))
-		if err != nil {
-			return nil, err
-		}
-		info, err := r.keyResult(k, 0)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := r.keyResult(publicOf(k), 1); err != nil {
-			return nil, err
-		}
-		return r.jsonResult(info)
-	})
+// ImportKey reads the key material in operand 0 (with the passphrase in
+// operand 1 when hasPassphrase is set): kind is private or public (a
+// public key may be derived from private material), format pem, der or
+// jwk, typ the DER type (pkcs8, pkcs1, sec1, spki). The key's canonical
+// DER (what a KeyObject holds) goes to result slot 0.
+func (s *State) ImportKey(kind, format, typ string, hasPassphrase bool) (KeyInfo, error) {
+	data := s.take(0)
+	pp := &keyPassphrase{given: hasPassphrase, pass: s.take(1), work: s.keyDecryptWork}
+	k, err := importKey(kind, format, typ, data, pp)
+	if err != nil {
+		return KeyInfo{}, err
+	}
+	return s.keyResult(k, 0)
+}
+
+// PublicKey derives the public key of the canonical DER in operand 0; its
+// DER goes to result slot 0.
+func (s *State) PublicKey() (KeyInfo, error) {
+	k, err := s.keyFromDER(s.take(0))
+	if err != nil {
+		return KeyInfo{}, err
+	}
+	return s.keyResult(publicOf(k), 0)
+}
+
+// ExportKey encodes the key of the canonical DER in operand 0 as format
+// (pem, der, jwk) and type (pkcs8, pkcs1, sec1, spki), encrypted with
+// cipher and the passphrase in operand 1 when cipher is not empty.
+func (s *State) ExportKey(format, typ, cipher string) ([]byte, error) {
+	pass := s.take(1)
+	k, err := s.keyFromDER(s.take(0))
+	if err != nil {
+		return nil, err
+	}
+	return exportKey(k, format, typ, cipher, pass)
+}
+
+// GenerateKey makes a key pair of kind (rsa, ec, ed25519, x25519, ed448,
+// x448) with the options in operand 0 (JSON of Node's modulusLength,
+// publicExponent and namedCurve); the private key's DER goes to result
+// slot 0, the public key's to slot 1.
+func (s *State) GenerateKey(kind string) (KeyInfo, error) {
+	k, err := s.generateKey(kind, s.take(0))
+	if err != nil {
+		return KeyInfo{}, err
+	}
+	info, err := s.keyResult(k, 0)
+	if err != nil {
+		return info, err
+	}
+	if _, err := s.keyResult(publicOf(k), 1); err != nil {
+		return info, err
+	}
+	return info, nil
 }

@@ -1,4 +1,4 @@
-package js
+package ncrypto
 
 import (
 	"crypto"
@@ -11,8 +11,6 @@ import (
 	"encoding/asn1"
 	"errors"
 	"math/big"
-
-	v8 "github.com/tommie/v8go"
 
 	"github.com/secexec/secexec/internal/node/cfrg"
 	"github.com/secexec/secexec/internal/node/rsakey"
@@ -64,7 +62,7 @@ var (
 	errDigestTooBig   = osslErr("02000070", "rsa routines", "digest too big for rsa key", "ERR_OSSL_RSA_DIGEST_TOO_BIG_FOR_RSA_KEY")
 	errOAEPDecode     = osslErr("02000079", "rsa routines", "oaep decoding error", "ERR_OSSL_RSA_OAEP_DECODING_ERROR")
 	errBlockTypeNot01 = osslErr("0200006A", "rsa routines", "block type is not 01", "ERR_OSSL_RSA_BLOCK_TYPE_IS_NOT_01")
-	errECDHPublic     = cryptoErr("ERR_CRYPTO_ECDH_INVALID_PUBLIC_KEY", "Public key is not valid for specified curve")
+	errECDHPublic     = newError("ERR_CRYPTO_ECDH_INVALID_PUBLIC_KEY", "Public key is not valid for specified curve")
 )
 
 // signOpts are Node's signing options after JavaScript checked them.
@@ -219,23 +217,28 @@ func verifyWith(k any, o signOpts, sig []byte) (bool, error) {
 	return false, errKeyTypeOp
 }
 
-func (r *rt) signArgs(args []*v8.Value) (signOpts, any, error) {
-	var o signOpts
-	var err error
-	o.hash, err = argString(args, 0)
-	if err != nil {
-		return o, nil, err
-	}
-	o.padding, _ = argInt(args, 1)
-	if s, err := argInt(args, 2); err == nil {
-		o.saltLen, o.hasSalt = s, true
-	}
-	o.p1363 = argBool(args, 3)
-	cs := r.cs()
-	der := cs.take(0)
-	o.digested = cs.take(1)
-	k, err := r.keyFromDER(der)
-	return o, k, err
+// SignOptions are Node's signing options, as JavaScript checked them.
+type SignOptions struct {
+	// Hash is the digest's name; "" for Ed25519 and Ed448.
+	Hash string
+	// Padding is the RSA padding (Node's RSA_*_PADDING); 0: the key's
+	// default.
+	Padding int
+	// SaltLength is the PSS salt length when HasSaltLength is set (-1
+	// the digest's length, -2 the longest, or >= 0).
+	SaltLength    int
+	HasSaltLength bool
+	// P1363 asks for (EC)DSA signatures as r || s instead of DER.
+	P1363 bool
+}
+
+// signArgs takes the key (operand 0) and digest (operand 1) of a sign
+// or verify operation.
+func (s *State) signArgs(o SignOptions) (signOpts, any, error) {
+	der := s.take(0)
+	so := signOpts{hash: o.Hash, padding: o.Padding, saltLen: o.SaltLength, hasSalt: o.HasSaltLength, p1363: o.P1363, digested: s.take(1)}
+	k, err := s.keyFromDER(der)
+	return so, k, err
 }
 
 // rsaRaw computes m^e mod n, the public RSA operation without padding.
@@ -427,158 +430,145 @@ func toECDH(k any) (any, string) {
 	return nil, ""
 }
 
-func init() {
-	register("signDigest", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		o, k, err := r.signArgs(args)
+// SignDigest signs the digest (for Ed25519 and Ed448 the message) in
+// operand 1 with the private key of the canonical DER in operand 0.
+func (s *State) SignDigest(o SignOptions) ([]byte, error) {
+	so, k, err := s.signArgs(o)
+	if err != nil {
+		return nil, err
+	}
+	if !isPrivate(k) {
+		return nil, newError("ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE", "Invalid key object type public, expected private.")
+	}
+	return signWith(k, so)
+}
+
+// VerifyDigest verifies the signature in operand 2 of the digest in
+// operand 1 with the key (or a private key's public half) of the
+// canonical DER in operand 0: false for a bad signature, an error for a
+// key or options that cannot verify.
+func (s *State) VerifyDigest(o SignOptions) (bool, error) {
+	so, k, err := s.signArgs(o)
+	sig := s.take(2)
+	if err != nil {
+		return false, err
+	}
+	return verifyWith(publicOf(k), so, sig)
+}
+
+// RSACrypt runs op (publicEncrypt, privateDecrypt, privateEncrypt or
+// publicDecrypt) with the key of the canonical DER in operand 0 over the
+// data in operand 1, with padding (Node's RSA_*_PADDING) and, for OAEP,
+// the digest hashName and the label in operand 2.
+func (s *State) RSACrypt(op string, padding int, hashName string) ([]byte, error) {
+	der, data, label := s.take(0), s.take(1), s.take(2)
+	k, err := s.keyFromDER(der)
+	if err != nil {
+		return nil, err
+	}
+	return rsaCrypt(op, k, padding, hashName, label, data)
+}
+
+// ECDHKeys returns the public point (uncompressed) of the curve's
+// private key in operand 0, or of a new one when generate is set; the
+// private key goes to result slot 0.
+func (s *State) ECDHKeys(curve string, generate bool) ([]byte, error) {
+	c, _ := ecdhCurve(curve)
+	priv := s.take(0)
+	if c == nil {
+		return nil, newError("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+	}
+	var k *ecdh.PrivateKey
+	var err error
+	if generate {
+		k, err = c.GenerateKey(rand.Reader)
+	} else {
+		k, err = c.NewPrivateKey(priv)
+	}
+	if err != nil {
+		return nil, newError("ERR_CRYPTO_INVALID_KEYTYPE", "Private key is not valid for specified curve.")
+	}
+	s.out[0] = k.Bytes()
+	return k.PublicKey().Bytes(), nil
+}
+
+// ECDHCompute returns the shared secret of the curve's private key in
+// operand 0 and the peer's public point (any encoding Node accepts) in
+// operand 1.
+func (s *State) ECDHCompute(curve string) ([]byte, error) {
+	priv, peer := s.take(0), s.take(1)
+	c, ec := ecdhCurve(curve)
+	if c == nil {
+		return nil, newError("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+	}
+	k, err := c.NewPrivateKey(priv)
+	if err != nil {
+		return nil, newError("ERR_CRYPTO_INVALID_KEYTYPE", "Private key is not valid for specified curve.")
+	}
+	pub, err := ecdhPublic(c, ec, peer)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := k.ECDH(pub)
+	if err != nil {
+		return nil, errECDHPublic
+	}
+	return secret, nil
+}
+
+// ECDHConvert re-encodes the curve's public point in operand 0 as format
+// "compressed", "hybrid" or (anything else) uncompressed.
+func (s *State) ECDHConvert(curve, format string) ([]byte, error) {
+	in := s.take(0)
+	c, ec := ecdhCurve(curve)
+	if c == nil {
+		return nil, newError("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
+	}
+	pub, err := ecdhPublic(c, ec, in)
+	if err != nil {
+		return nil, err
+	}
+	pt := pub.Bytes()
+	switch format {
+	case "compressed":
+		pt = compressPoint(pt)
+	case "hybrid":
+		pt = append([]byte{6 | pt[len(pt)-1]&1}, pt[1:]...)
+	}
+	return pt, nil
+}
+
+// DiffieHellman returns the shared secret of the private key and the
+// peer's key (crypto.diffieHellman), the canonical DERs in operands 0
+// and 1.
+func (s *State) DiffieHellman() ([]byte, error) {
+	pder, qder := s.take(0), s.take(1)
+	pk, err1 := s.keyFromDER(pder)
+	qk, err2 := s.keyFromDER(qder)
+	if err1 != nil || err2 != nil {
+		return nil, errno.EINVAL
+	}
+	if p, ok := pk.(*cfrg.X448PrivateKey); ok {
+		q, ok := publicOf(qk).(*cfrg.X448PublicKey)
+		if !ok {
+			return nil, newError("ERR_CRYPTO_INCOMPATIBLE_KEY", "")
+		}
+		secret, err := p.Shared(q)
 		if err != nil {
-			return nil, err
+			return nil, newError("ERR_CRYPTO_OPERATION_FAILED", "Failed to compute the shared secret")
 		}
-		if !isPrivate(k) {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE", "Invalid key object type public, expected private.")
-		}
-		sig, err := signWith(k, o)
-		if err != nil {
-			return nil, err
-		}
-		return r.bytesResult(sig)
-	})
-	register("verifyDigest", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		o, k, err := r.signArgs(args)
-		sig := r.cs().take(2)
-		if err != nil {
-			return nil, err
-		}
-		ok, err := verifyWith(publicOf(k), o, sig)
-		if err != nil {
-			return nil, err
-		}
-		return r.boolean(ok), nil
-	})
-	register("rsaCrypt", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		op, err1 := argString(args, 0)
-		padding, err2 := argInt(args, 1)
-		hashName, err3 := argString(args, 2)
-		cs := r.cs()
-		der, data, label := cs.take(0), cs.take(1), cs.take(2)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		k, err := r.keyFromDER(der)
-		if err != nil {
-			return nil, err
-		}
-		out, err := rsaCrypt(op, k, padding, hashName, label, data)
-		if err != nil {
-			return nil, err
-		}
-		return r.bytesResult(out)
-	})
-	// ecdhKeys(curve, generate) returns the public point (uncompressed)
-	// of the private key in operand 0, or of a new one; the private key
-	// goes to out slot 0.
-	register("ecdhKeys", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err := argString(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		c, _ := ecdhCurve(name)
-		priv := r.cs().take(0)
-		if c == nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
-		}
-		var k *ecdh.PrivateKey
-		if argBool(args, 1) {
-			k, err = c.GenerateKey(rand.Reader)
-		} else {
-			k, err = c.NewPrivateKey(priv)
-		}
-		if err != nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYTYPE", "Private key is not valid for specified curve.")
-		}
-		r.cs().out[0] = k.Bytes()
-		return r.bytesResult(k.PublicKey().Bytes())
-	})
-	register("ecdhCompute", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err := argString(args, 0)
-		cs := r.cs()
-		priv, peer := cs.take(0), cs.take(1)
-		if err != nil {
-			return nil, err
-		}
-		c, ec := ecdhCurve(name)
-		if c == nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
-		}
-		k, err := c.NewPrivateKey(priv)
-		if err != nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYTYPE", "Private key is not valid for specified curve.")
-		}
-		pub, err := ecdhPublic(c, ec, peer)
-		if err != nil {
-			return nil, err
-		}
-		s, err := k.ECDH(pub)
-		if err != nil {
-			return nil, errECDHPublic
-		}
-		return r.bytesResult(s)
-	})
-	// ecdhConvert re-encodes a public point: format "compressed",
-	// "uncompressed" or "hybrid".
-	register("ecdhConvert", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err1 := argString(args, 0)
-		format, err2 := argString(args, 1)
-		in := r.cs().take(0)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		c, ec := ecdhCurve(name)
-		if c == nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_CURVE", "Invalid EC curve name")
-		}
-		pub, err := ecdhPublic(c, ec, in)
-		if err != nil {
-			return nil, err
-		}
-		pt := pub.Bytes()
-		switch format {
-		case "compressed":
-			pt = compressPoint(pt)
-		case "hybrid":
-			pt = append([]byte{6 | pt[len(pt)-1]&1}, pt[1:]...)
-		}
-		return r.bytesResult(pt)
-	})
-	register("diffieHellman", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		cs := r.cs()
-		pder, qder := cs.take(0), cs.take(1)
-		pk, err1 := r.keyFromDER(pder)
-		qk, err2 := r.keyFromDER(qder)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		if p, ok := pk.(*cfrg.X448PrivateKey); ok {
-			q, ok := publicOf(qk).(*cfrg.X448PublicKey)
-			if !ok {
-				return nil, cryptoErr("ERR_CRYPTO_INCOMPATIBLE_KEY", "")
-			}
-			s, err := p.Shared(q)
-			if err != nil {
-				return nil, cryptoErr("ERR_CRYPTO_OPERATION_FAILED", "Failed to compute the shared secret")
-			}
-			return r.bytesResult(s)
-		}
-		priv, pkind := toECDH(pk)
-		pub, qkind := toECDH(publicOf(qk))
-		p, ok1 := priv.(*ecdh.PrivateKey)
-		q, ok2 := pub.(*ecdh.PublicKey)
-		if !ok1 || !ok2 || pkind != qkind || p.Curve() != q.Curve() {
-			return nil, cryptoErr("ERR_CRYPTO_INCOMPATIBLE_KEY", "")
-		}
-		s, err := p.ECDH(q)
-		if err != nil {
-			return nil, cryptoErr("ERR_CRYPTO_OPERATION_FAILED", "Failed to compute the shared secret")
-		}
-		return r.bytesResult(s)
-	})
+		return secret, nil
+	}
+	priv, pkind := toECDH(pk)
+	pub, qkind := toECDH(publicOf(qk))
+	p, ok1 := priv.(*ecdh.PrivateKey)
+	q, ok2 := pub.(*ecdh.PublicKey)
+	if !ok1 || !ok2 || pkind != qkind || p.Curve() != q.Curve() {
+		return nil, newError("ERR_CRYPTO_INCOMPATIBLE_KEY", "")
+	}
+	secret, err := p.ECDH(q)
+	if err != nil {
+		return nil, newError("ERR_CRYPTO_OPERATION_FAILED", "Failed to compute the shared secret")
+	}
+	return secret, nil
 }

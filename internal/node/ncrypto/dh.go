@@ -1,4 +1,4 @@
-package js
+package ncrypto
 
 import (
 	"crypto/rand"
@@ -6,22 +6,20 @@ import (
 	"sync"
 	"sync/atomic"
 
-	v8 "github.com/tommie/v8go"
-
 	"github.com/secexec/secexec/kernel/errno"
 )
 
 // Classic (finite-field) Diffie-Hellman for crypto.createDiffieHellman,
 // getDiffieHellman and createDiffieHellmanGroup. JavaScript keeps the
-// parameters and keys; Go does the arithmetic: modular exponentiation,
+// parameters and keys; this does the arithmetic: modular exponentiation,
 // safe-prime generation and OpenSSL's DH_check.
 
 // maxDHBits bounds a modulus, private key or peer key, as OpenSSL's
 // OPENSSL_DH_MAX_MODULUS_BITS does.
 const maxDHBits = 10000
 
-// minHeavyDHBits: from this modulus size on, an exponentiation runs
-// beside the bridge call (see heavy).
+// minHeavyDHBits: from this modulus size on, an exponentiation runs on
+// the State's Heavy runner.
 const minHeavyDHBits = 2048
 
 // The DH_check flags Node reports as verifyError.
@@ -235,69 +233,56 @@ func fermat2(n *big.Int) bool {
 	return new(big.Int).Exp(big.NewInt(2), e, n).Cmp(big.NewInt(1)) == 0
 }
 
-func init() {
-	register("dhGroup", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err := argString(args, 0)
-		if err != nil {
-			return nil, err
+// DHGroup returns the prime of the MODP group Node names name (modp1,
+// modp2, modp5, modp14 to modp18).
+func DHGroup(name string) ([]byte, error) {
+	if _, ok := modpGroups[name]; !ok {
+		return nil, newError("ERR_CRYPTO_UNKNOWN_DH_GROUP", "Unknown DH group")
+	}
+	return modpPrime(name).Bytes(), nil
+}
+
+// DHCheck returns OpenSSL's DH_check flags (Node's verifyError) of the
+// prime and generator in operands 0 and 1.
+func (s *State) DHCheck() (int, error) {
+	p, g := new(big.Int).SetBytes(s.take(0)), new(big.Int).SetBytes(s.take(1))
+	heavy := p.BitLen() >= minHeavyDHBits && p.BitLen() <= maxDHBits && !isModpPrime(p)
+	var flags int
+	if err := s.run(heavy, func(stop *atomic.Bool) error { flags = dhCheck(p, g, stop); return nil }); err != nil {
+		return 0, err
+	}
+	return flags, nil
+}
+
+// DHGenPrime returns a new safe prime of bits bits (512 to 10000) suited
+// to generator gen.
+func (s *State) DHGenPrime(bits, gen int) ([]byte, error) {
+	if bits < dhMinBits || bits > maxDHBits || gen < 2 {
+		return nil, errno.EINVAL
+	}
+	var p *big.Int
+	if err := s.run(true, func(stop *atomic.Bool) error {
+		p = genSafePrime(bits, int64(gen), stop)
+		if p == nil {
+			return errno.ECANCELED
 		}
-		if _, ok := modpGroups[name]; !ok {
-			return nil, cryptoErr("ERR_CRYPTO_UNKNOWN_DH_GROUP", "Unknown DH group")
-		}
-		return r.bytesResult(modpPrime(name).Bytes())
-	})
-	// dhCheck(p, g staged as operands 0 and 1) returns verifyError.
-	register("dhCheck", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		cs := r.cs()
-		p, g := new(big.Int).SetBytes(cs.take(0)), new(big.Int).SetBytes(cs.take(1))
-		if p.BitLen() >= minHeavyDHBits && p.BitLen() <= maxDHBits && !isModpPrime(p) {
-			var flags int
-			if err := r.heavy(func(stop *atomic.Bool) error { flags = dhCheck(p, g, stop); return nil }); err != nil {
-				return nil, err
-			}
-			return r.num(flags), nil
-		}
-		return r.num(dhCheck(p, g, nil)), nil
-	})
-	// dhGenPrime(bits, generator) returns a new safe prime.
-	register("dhGenPrime", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		bits, err1 := argInt(args, 0)
-		gen, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		if bits < dhMinBits || bits > maxDHBits || gen < 2 {
-			return nil, errno.EINVAL
-		}
-		var p *big.Int
-		if err := r.heavy(func(stop *atomic.Bool) error {
-			p = genSafePrime(bits, int64(gen), stop)
-			if p == nil {
-				return errno.ECANCELED
-			}
-			return nil
-		}); err != nil {
-			return nil, err
-		}
-		return r.bytesResult(p.Bytes())
-	})
-	// dhModExp(base, exponent, modulus staged as operands 0..2) returns
-	// base^exponent mod modulus, unpadded.
-	register("dhModExp", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		cs := r.cs()
-		b, e, m := new(big.Int).SetBytes(cs.take(0)), new(big.Int).SetBytes(cs.take(1)), new(big.Int).SetBytes(cs.take(2))
-		if m.BitLen() > maxDHBits || e.BitLen() > maxDHBits || b.BitLen() > maxDHBits || m.Sign() == 0 {
-			return nil, cryptoErr("ERR_OSSL_DH_MODULUS_TOO_LARGE", "error:02800067:Diffie-Hellman routines::modulus too large")
-		}
-		var out *big.Int
-		run := func(*atomic.Bool) error { out = new(big.Int).Exp(b, e, m); return nil }
-		if m.BitLen() >= minHeavyDHBits {
-			if err := r.heavy(run); err != nil {
-				return nil, err
-			}
-		} else {
-			_ = run(nil)
-		}
-		return r.bytesResult(out.Bytes())
-	})
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return p.Bytes(), nil
+}
+
+// DHModExp returns base^exponent mod modulus (operands 0 to 2),
+// unpadded; each is bounded to 10000 bits.
+func (s *State) DHModExp() ([]byte, error) {
+	b, e, m := new(big.Int).SetBytes(s.take(0)), new(big.Int).SetBytes(s.take(1)), new(big.Int).SetBytes(s.take(2))
+	if m.BitLen() > maxDHBits || e.BitLen() > maxDHBits || b.BitLen() > maxDHBits || m.Sign() == 0 {
+		return nil, newError("ERR_OSSL_DH_MODULUS_TOO_LARGE", "error:02800067:Diffie-Hellman routines::modulus too large")
+	}
+	var out *big.Int
+	if err := s.run(m.BitLen() >= minHeavyDHBits, func(*atomic.Bool) error { out = new(big.Int).Exp(b, e, m); return nil }); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }

@@ -1,4 +1,4 @@
-package js
+package ncrypto
 
 import (
 	"crypto/aes"
@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 
-	v8 "github.com/tommie/v8go"
 	"golang.org/x/crypto/chacha20"
 	"golang.org/x/crypto/chacha20poly1305"
 
@@ -83,11 +82,12 @@ var cipherSpecs = func() map[string]cipherSpec {
 	return m
 }()
 
-// A cipher keeps no state in Go between calls: JavaScript holds the key
-// and an opaque state string (chaining block, keystream position, held
-// back input) and passes both with each update, so an abandoned cipher
-// object costs the host nothing. For AEAD modes JavaScript also keeps the
-// AAD and the plaintext, from which the tag is computed at the end.
+// CipherStateLen is the fixed part of a cipher's state. A cipher keeps
+// no state in Go between calls: the caller (JavaScript) holds the key and
+// an opaque state string (chaining block, keystream position, held back
+// input) and passes both with each update, so an abandoned cipher object
+// costs the host nothing. For AEAD modes JavaScript also keeps the AAD
+// and the plaintext, from which the tag is computed at the end.
 //
 // State layout: chain[16] ks[16] pos[1] ctr[4] cpos[1] part[0..16].
 //   - chain: CBC's previous block; the counter block (CTR, GCM); CFB's
@@ -96,7 +96,7 @@ var cipherSpecs = func() map[string]cipherSpec {
 //     (CTR, GCM, CFB, OFB; OFB's feedback is ks itself).
 //   - ctr, cpos: ChaCha20's block counter and the bytes used of its block.
 //   - part: input held back by the block modes (CBC, ECB).
-const cipherStateLen = 16 + 16 + 1 + 4 + 1
+const CipherStateLen = 16 + 16 + 1 + 4 + 1
 
 type cipherRun struct {
 	spec  cipherSpec
@@ -110,7 +110,7 @@ type cipherRun struct {
 }
 
 func (c *cipherRun) marshal() []byte {
-	b := make([]byte, cipherStateLen, cipherStateLen+len(c.part))
+	b := make([]byte, CipherStateLen, CipherStateLen+len(c.part))
 	copy(b[0:16], c.chain[:])
 	copy(b[16:32], c.ks[:])
 	b[32] = byte(c.pos)
@@ -120,7 +120,7 @@ func (c *cipherRun) marshal() []byte {
 }
 
 func unmarshalCipher(spec cipherSpec, dec bool, b []byte) (*cipherRun, error) {
-	if len(b) < cipherStateLen || len(b) > cipherStateLen+16 || b[32] > 16 || b[37] > 63 {
+	if len(b) < CipherStateLen || len(b) > CipherStateLen+16 || b[32] > 16 || b[37] > 63 {
 		return nil, errno.EINVAL
 	}
 	c := &cipherRun{spec: spec, dec: dec}
@@ -129,14 +129,14 @@ func unmarshalCipher(spec cipherSpec, dec bool, b []byte) (*cipherRun, error) {
 	c.pos = int(b[32])
 	c.ctr = binary.BigEndian.Uint32(b[33:37])
 	c.cpos = int(b[37])
-	c.part = append([]byte(nil), b[cipherStateLen:]...)
+	c.part = append([]byte(nil), b[CipherStateLen:]...)
 	return c, nil
 }
 
 func lookupCipher(name string) (cipherSpec, error) {
 	spec, ok := cipherSpecs[strings.ToLower(name)]
 	if !ok {
-		return spec, cryptoErr("ERR_CRYPTO_UNKNOWN_CIPHER", "")
+		return spec, newError("ERR_CRYPTO_UNKNOWN_CIPHER", "")
 	}
 	return spec, nil
 }
@@ -146,10 +146,10 @@ func isAEAD(mode string) bool { return mode == "gcm" || mode == "chacha20-poly13
 // initCipher checks key and IV and returns the cipher's first state.
 func initCipher(spec cipherSpec, dec bool, key, iv []byte) (*cipherRun, error) {
 	if len(key) != spec.keyLen {
-		return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
+		return nil, newError("ERR_CRYPTO_INVALID_KEYLEN", "")
 	}
 	if (spec.ivLen >= 0 && len(iv) != spec.ivLen) || (spec.ivLen < 0 && (len(iv) == 0 || len(iv) > maxCryptoIV)) {
-		return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+		return nil, newError("ERR_CRYPTO_INVALID_IV", "")
 	}
 	c := &cipherRun{spec: spec, dec: dec, pos: 16}
 	switch spec.mode {
@@ -167,11 +167,11 @@ func initCipher(spec cipherSpec, dec bool, key, iv []byte) (*cipherRun, error) {
 	case "gcm":
 		b, err := aes.NewCipher(key)
 		if err != nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
+			return nil, newError("ERR_CRYPTO_INVALID_KEYLEN", "")
 		}
 		g, err := cipher.NewGCMWithNonceSize(b, len(iv))
 		if err != nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+			return nil, newError("ERR_CRYPTO_INVALID_IV", "")
 		}
 		// The first counter block, inc32(J0), is what GCM encrypts the
 		// first plaintext block with: seal one zero block and undo the
@@ -232,7 +232,7 @@ func (c *cipherRun) keystream(b cipher.Block, dst, src []byte) {
 	}
 }
 
-var errChaChaCounter = cryptoErr("ERR_OUT_OF_RANGE", "ChaCha20 block counter overflow")
+var errChaChaCounter = newError("ERR_OUT_OF_RANGE", "ChaCha20 block counter overflow")
 
 func (c *cipherRun) chacha(key, dst, src []byte) error {
 	// The 32-bit block counter must not wrap (x/crypto panics when it
@@ -269,7 +269,7 @@ func (c *cipherRun) run(key, in []byte, pad, final bool) ([]byte, error) {
 	}
 	b, err := newBlock(c.spec, key)
 	if err != nil {
-		return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
+		return nil, newError("ERR_CRYPTO_INVALID_KEYLEN", "")
 	}
 	switch c.spec.mode {
 	case "ctr", "gcm", "cfb", "ofb":
@@ -335,7 +335,9 @@ func (c *cipherRun) blocks(b cipher.Block, dst, src []byte) {
 	}
 }
 
-var errWrapState = guestError("OSSL\x00\x00Trying to add data in unsupported state\x00\x00")
+// errWrapState is OpenSSL's refusal of key-wrap input it cannot take
+// (Node gives it no code).
+var errWrapState error = &OpenSSLError{Message: "Trying to add data in unsupported state"}
 
 // wrap runs RFC 3394 key wrap (RFC 5649 with padding for wrappad) over
 // in, with the IV kept in chain.
@@ -482,20 +484,20 @@ func aeadTag(spec cipherSpec, key, iv, aad, plain []byte) ([]byte, error) {
 	case "gcm":
 		b, err := aes.NewCipher(key)
 		if err != nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_KEYLEN", "")
+			return nil, newError("ERR_CRYPTO_INVALID_KEYLEN", "")
 		}
 		if len(iv) == 0 || len(iv) > maxCryptoIV {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+			return nil, newError("ERR_CRYPTO_INVALID_IV", "")
 		}
 		a, err = cipher.NewGCMWithNonceSize(b, len(iv))
 		if err != nil {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+			return nil, newError("ERR_CRYPTO_INVALID_IV", "")
 		}
 	case "chacha20-poly1305":
 		var err error
 		a, err = chacha20poly1305.New(key)
 		if err != nil || len(iv) != a.NonceSize() {
-			return nil, cryptoErr("ERR_CRYPTO_INVALID_IV", "")
+			return nil, newError("ERR_CRYPTO_INVALID_IV", "")
 		}
 	default:
 		return nil, errno.EINVAL
@@ -504,102 +506,62 @@ func aeadTag(spec cipherSpec, key, iv, aad, plain []byte) ([]byte, error) {
 	return sealed[len(plain):], nil
 }
 
-func init() {
-	// cipherInfo describes a cipher for JavaScript: [mode, keyLen, ivLen]
-	// as JSON, or throws ERR_CRYPTO_UNKNOWN_CIPHER.
-	register("cipherInfo", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err := argString(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		spec, err := lookupCipher(name)
-		if err != nil {
-			return nil, err
-		}
-		return r.jsonResult([]any{spec.mode, spec.keyLen, spec.ivLen, spec.blockSize()})
-	})
-	// cipherInit(name, decrypt, keyLen, n): the key and the IV, one after
-	// the other, in n. It returns the cipher's first state.
-	register("cipherInit", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err1 := argString(args, 0)
-		keyLen, err2 := argInt(args, 2)
-		n, err3 := argInt(args, 3)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		in, err := r.bytesArg(n)
-		if err != nil {
-			return nil, err
-		}
-		if keyLen < 0 || keyLen > len(in) {
-			return nil, errno.EINVAL
-		}
-		spec, err := lookupCipher(name)
-		if err != nil {
-			return nil, err
-		}
-		c, err := initCipher(spec, argBool(args, 1), in[:keyLen], in[keyLen:])
-		if err != nil {
-			return nil, err
-		}
-		return r.bytesResult(c.marshal())
-	})
-	// cipherUpdate(name, decrypt, autoPadding, final, keyLen, stateLen, n):
-	// key, state and input, one after the other, in n (one bridge call per
-	// update). It returns the new state's length (one byte), the state and
-	// the output.
-	register("cipherUpdate", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err1 := argString(args, 0)
-		keyLen, err2 := argInt(args, 4)
-		stLen, err3 := argInt(args, 5)
-		n, err4 := argInt(args, 6)
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-			return nil, errno.EINVAL
-		}
-		in, err := r.bytesArg(n)
-		if err != nil {
-			return nil, err
-		}
-		if keyLen < 0 || stLen < 0 || keyLen+stLen > len(in) {
-			return nil, errno.EINVAL
-		}
-		spec, err := lookupCipher(name)
-		if err != nil {
-			return nil, err
-		}
-		if keyLen != spec.keyLen {
-			return nil, errno.EINVAL
-		}
-		key, st, data := in[:keyLen], in[keyLen:keyLen+stLen], in[keyLen+stLen:]
-		c, err := unmarshalCipher(spec, argBool(args, 1), st)
-		if err != nil {
-			return nil, err
-		}
-		out, err := c.run(key, data, argBool(args, 2), argBool(args, 3))
-		if err != nil {
-			return nil, err
-		}
-		ns := c.marshal()
-		res := make([]byte, 0, 1+len(ns)+len(out))
-		res = append(append(append(res, byte(len(ns))), ns...), out...)
-		return r.bytesResult(res)
-	})
-	// aeadTag(name): key, IV, AAD and plaintext in operands 0-3.
-	register("aeadTag", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err := argString(args, 0)
-		cs := r.cs()
-		key, iv, aad, plain := cs.take(0), cs.take(1), cs.take(2), cs.take(3)
-		if err != nil {
-			return nil, err
-		}
-		spec, err := lookupCipher(name)
-		if err != nil {
-			return nil, err
-		}
-		tag, err := aeadTag(spec, key, iv, aad, plain)
-		if err != nil {
-			return nil, err
-		}
-		return r.bytesResult(tag)
-	})
+// CipherInfo describes the cipher Node names name: its mode (cbc, ecb,
+// ctr, cfb, ofb, gcm, wrap, wrappad, chacha20, chacha20-poly1305), key
+// and IV length (-1: any IV length from 1, GCM) and block size.
+func CipherInfo(name string) (mode string, keyLen, ivLen, blockSize int, err error) {
+	spec, err := lookupCipher(name)
+	if err != nil {
+		return "", 0, 0, 0, err
+	}
+	return spec.mode, spec.keyLen, spec.ivLen, spec.blockSize(), nil
+}
+
+// CipherInit checks key and IV for the cipher name and returns its first
+// state, which the caller keeps and passes to CipherUpdate.
+func CipherInit(name string, decrypt bool, key, iv []byte) ([]byte, error) {
+	spec, err := lookupCipher(name)
+	if err != nil {
+		return nil, err
+	}
+	c, err := initCipher(spec, decrypt, key, iv)
+	if err != nil {
+		return nil, err
+	}
+	return c.marshal(), nil
+}
+
+// CipherUpdate runs the cipher name with key from state over data
+// (ending it, with the padding of autoPadding, when final is set) and
+// returns the new state and the output. A state not made by CipherInit
+// or CipherUpdate for the same cipher is EINVAL or garbage out, never a
+// panic.
+func CipherUpdate(name string, decrypt, autoPadding, final bool, key, state, data []byte) (newState, out []byte, err error) {
+	spec, err := lookupCipher(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(key) != spec.keyLen {
+		return nil, nil, errno.EINVAL
+	}
+	c, err := unmarshalCipher(spec, decrypt, state)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err = c.run(key, data, autoPadding, final)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.marshal(), out, nil
+}
+
+// AEADTag computes the (full, 16-byte) tag of the AEAD cipher name from
+// the key, IV, AAD and plaintext in operands 0 to 3.
+func (s *State) AEADTag(name string) ([]byte, error) {
+	key, iv, aad, plain := s.take(0), s.take(1), s.take(2), s.take(3)
+	spec, err := lookupCipher(name)
+	if err != nil {
+		return nil, err
+	}
+	return aeadTag(spec, key, iv, aad, plain)
 }
