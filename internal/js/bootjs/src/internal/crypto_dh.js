@@ -2,7 +2,7 @@
 // Classic Diffie-Hellman (createDiffieHellman, getDiffieHellman,
 // DiffieHellmanGroup) as Node's on OpenSSL 3. The parameters and keys
 // live here as big-endian bytes; the bridge does the arithmetic
-// (bridge_crypto_dh.go).
+// (internal/node/ncrypto/dh.go).
 const U = require('./crypto_util.js');
 const { B, call, give, bytes, cryptoError, invalidType, lazyBuffer, asU8 } = U;
 
