@@ -2,45 +2,24 @@ package ncrypto
 
 import (
 	"crypto/hmac"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha3"
-	"crypto/sha512"
+	_ "crypto/md5"
+	_ "crypto/sha1"
+	_ "crypto/sha256"
+	_ "crypto/sha3"
+	_ "crypto/sha512"
 	"hash"
 
 	"github.com/secexec/secexec/kernel/errno"
 )
 
-// newHashFunc returns the constructor of the digest Node names alg.
+// newHashFunc returns the constructor of the digest Node names alg
+// (cryptoHash; the blank imports above link each one in).
 func newHashFunc(alg string) (func() hash.Hash, bool) {
-	switch alg {
-	case "md5":
-		return md5.New, true
-	case "sha1":
-		return sha1.New, true
-	case "sha224":
-		return sha256.New224, true
-	case "sha256":
-		return sha256.New, true
-	case "sha384":
-		return sha512.New384, true
-	case "sha512":
-		return sha512.New, true
-	case "sha512-224":
-		return sha512.New512_224, true
-	case "sha512-256":
-		return sha512.New512_256, true
-	case "sha3-224":
-		return func() hash.Hash { return sha3.New224() }, true
-	case "sha3-256":
-		return func() hash.Hash { return sha3.New256() }, true
-	case "sha3-384":
-		return func() hash.Hash { return sha3.New384() }, true
-	case "sha3-512":
-		return func() hash.Hash { return sha3.New512() }, true
+	h, ok := cryptoHash(alg)
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return h.New, true
 }
 
 // NewHash starts a hash of the digest alg, an HMAC with key when hmac is
