@@ -91,61 +91,58 @@ func bridgeWatchInit(r *rt, _ *callArgs) (*v8.Value, error) {
 // bridgeWatchBell(fd) → a close-on-exec descriptor of the set's
 // doorbell, for readStart.
 func bridgeWatchBell(r *rt, a *callArgs) (*v8.Value, error) {
-	return r.withWatchSet(a, func(s *vfs.WatchSet) (*v8.Value, error) {
+	return r.watchSetCall(a, func(s *vfs.WatchSet) (int, error) {
 		b := newWatchBell(s)
 		bfd, err := r.p.FDs().Install(b, 0, true)
 		if err != nil {
 			b.DecRef()
-			return nil, err
 		}
-		return r.num(bfd), nil
+		return bfd, err
 	})
 }
 
 // bridgeWatchRead(fd) → the byte count of the records now queued, copied
 // to the scratch buffer (0 when none).
 func bridgeWatchRead(r *rt, a *callArgs) (*v8.Value, error) {
-	return r.withWatchSet(a, func(s *vfs.WatchSet) (*v8.Value, error) {
+	return r.watchSetCall(a, func(s *vfs.WatchSet) (int, error) {
 		n, err := s.TryRead(r.scratch)
 		if errno.Of(err) == errno.EAGAIN {
-			return r.num(0), nil
+			return 0, nil
 		}
-		if err != nil {
-			return nil, err
-		}
-		return r.num(n), nil
+		return n, err
 	})
 }
 
 // bridgeWatchAdd(fd, path, recursive) → the watch descriptor.
 func bridgeWatchAdd(r *rt, a *callArgs) (*v8.Value, error) {
-	return r.withWatchSet(a, func(s *vfs.WatchSet) (*v8.Value, error) {
+	return r.watchSetCall(a, func(s *vfs.WatchSet) (int, error) {
 		wd, err := s.Add(r.ctx, r.p.Caller(), a.path(1), vfs.WatchOptions{Recursive: a.bool(2)})
-		if err != nil {
-			return nil, err
-		}
-		return r.num(int(wd)), nil
+		return int(wd), err
 	})
 }
 
-// bridgeWatchRm(fd, wd) ends a watch.
+// bridgeWatchRm(fd, wd) ends a watch (→ 0).
 func bridgeWatchRm(r *rt, a *callArgs) (*v8.Value, error) {
 	wd := a.int(1)
 	if wd <= 0 || wd > 1<<31-1 {
 		return nil, errno.EINVAL
 	}
-	return r.withWatchSet(a, func(s *vfs.WatchSet) (*v8.Value, error) {
-		return nil, s.Remove(int32(wd))
+	return r.watchSetCall(a, func(s *vfs.WatchSet) (int, error) {
+		return 0, s.Remove(int32(wd))
 	})
 }
 
-// withWatchSet runs fn with the watch set open at the call's int
-// argument 0.
-func (r *rt) withWatchSet(a *callArgs, fn func(*vfs.WatchSet) (*v8.Value, error)) (*v8.Value, error) {
+// watchSetCall runs fn with the watch set open at the call's int
+// argument 0 and returns the number fn returns.
+func (r *rt) watchSetCall(a *callArgs, fn func(*vfs.WatchSet) (int, error)) (*v8.Value, error) {
 	s, done, err := r.watchSetOf(a.int(0))
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	return fn(s)
+	n, err := fn(s)
+	if err != nil {
+		return nil, err
+	}
+	return r.num(n), nil
 }
