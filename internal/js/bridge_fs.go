@@ -66,305 +66,246 @@ func direntType(t vfs.FileType) byte {
 	return 'u'
 }
 
-// pathArgs decodes n path arguments.
-func pathArgs(args []*v8.Value, n int) ([]string, error) {
-	out := make([]string, n)
-	for i := range out {
-		p, err := argPath(args, i)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = p
+// bridgeOpen is open(2) relative to the working directory; the flags
+// are filtered to openFlagsAllowed.
+func bridgeOpen(r *rt, a *callArgs) (*v8.Value, error) {
+	flags, mode := a.int(1), a.int(2)
+	if flags < 0 || mode < 0 {
+		return nil, errno.EINVAL
 	}
-	return out, nil
+	f := vfs.OpenFlags(flags)&openFlagsAllowed | vfs.O_CLOEXEC
+	fd, err := r.p.Open(r.ctx, kernel.AtFDCWD, a.path(0), f, uint32(mode)&0o7777)
+	if err != nil {
+		return nil, err
+	}
+	return r.num(fd), nil
 }
 
-func init() {
-	register("open", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		flags, err1 := argInt(args, 1)
-		mode, err2 := argInt(args, 2)
-		if err1 != nil || err2 != nil || flags < 0 || mode < 0 {
-			return nil, errno.EINVAL
-		}
-		f := vfs.OpenFlags(flags)&openFlagsAllowed | vfs.O_CLOEXEC
-		fd, err := r.p.Open(r.ctx, kernel.AtFDCWD, path, f, uint32(mode)&0o7777)
-		if err != nil {
-			return nil, err
-		}
-		return r.num(fd), nil
-	})
-	register("close", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Close(fd)
-	})
-	register("stat", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		st, err := r.p.Stat(r.ctx, kernel.AtFDCWD, path, argBool(args, 1))
-		if err != nil {
-			return nil, err
-		}
-		r.putStat(st)
-		return nil, nil
-	})
-	register("statfs", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		sf, err := r.p.Statfs(r.ctx, kernel.AtFDCWD, path)
-		if err != nil {
-			return nil, err
-		}
-		// statfs(2)'s f_bfree and f_bavail are the same here: no blocks
-		// are reserved for root.
-		r.putF64(float64(sf.Type), float64(sf.BlockSize), float64(sf.Blocks), float64(sf.BlocksFree),
-			float64(sf.BlocksFree), float64(sf.Files), float64(sf.FilesFree))
-		return nil, nil
-	})
-	register("fstat", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		st, err := r.p.Fstat(r.ctx, fd)
-		if err != nil {
-			return nil, err
-		}
-		r.putStat(st)
-		return nil, nil
-	})
-	register("access", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		mode, err := argInt(args, 1)
-		if err != nil || mode < 0 || mode > 7 {
-			return nil, errno.EINVAL
-		}
-		return nil, r.p.Access(r.ctx, kernel.AtFDCWD, path, uint32(mode))
-	})
-	register("readdir", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		fd, err := r.p.Open(r.ctx, kernel.AtFDCWD, path, vfs.O_RDONLY|vfs.O_DIRECTORY|vfs.O_CLOEXEC, 0)
-		if err != nil {
-			return nil, err
-		}
-		defer r.p.Close(fd)
-		var sb strings.Builder
-		count := 0
-		for {
-			ents, err := r.p.ReadDir(r.ctx, fd, 256)
-			if err != nil {
-				return nil, err
-			}
-			if len(ents) == 0 {
-				break
-			}
-			for _, e := range ents {
-				if e.Name == "." || e.Name == ".." {
-					continue
-				}
-				if count > 0 {
-					sb.WriteByte(0)
-				}
-				sb.WriteByte(direntType(e.Type))
-				sb.WriteString(e.Name)
-				count++
-			}
-			if count > maxDirEntries {
-				return nil, errno.ENOMEM
-			}
-		}
-		return r.string(sb.String())
-	})
-	register("mkdir", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		mode, err := argInt(args, 1)
-		if err != nil || mode < 0 {
-			return nil, errno.EINVAL
-		}
-		return nil, r.p.Mkdir(r.ctx, kernel.AtFDCWD, path, uint32(mode)&0o7777)
-	})
-	register("rmdir", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Unlink(r.ctx, kernel.AtFDCWD, path, true)
-	})
-	register("unlink", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Unlink(r.ctx, kernel.AtFDCWD, path, false)
-	})
-	register("rename", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		ps, err := pathArgs(args, 2)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Rename(r.ctx, kernel.AtFDCWD, ps[0], kernel.AtFDCWD, ps[1])
-	})
-	register("link", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		ps, err := pathArgs(args, 2)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Link(r.ctx, kernel.AtFDCWD, ps[0], kernel.AtFDCWD, ps[1])
-	})
-	register("symlink", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		ps, err := pathArgs(args, 2)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Symlink(r.ctx, ps[0], kernel.AtFDCWD, ps[1])
-	})
-	register("readlink", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		s, err := r.p.Readlink(r.ctx, kernel.AtFDCWD, path)
-		if err != nil {
-			return nil, err
-		}
-		return r.string(s)
-	})
-	register("realpath", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		s, err := r.realpath(path)
-		if err != nil {
-			return nil, err
-		}
-		return r.string(s)
-	})
-	register("chmod", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		mode, err := argInt(args, 1)
-		if err != nil || mode < 0 {
-			return nil, errno.EINVAL
-		}
-		return nil, r.p.SetAttr(r.ctx, kernel.AtFDCWD, path, argBool(args, 2), vfs.SetAttr{Mask: vfs.SetMode, Mode: uint32(mode) & 0o7777})
-	})
-	register("fchmod", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		mode, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil || mode < 0 {
-			return nil, errno.EINVAL
-		}
-		return nil, r.p.Fsetattr(r.ctx, fd, vfs.SetAttr{Mask: vfs.SetMode, Mode: uint32(mode) & 0o7777})
-	})
-	registerAttr("chown", "fchown", ownerAttr)
-	registerAttr("utimes", "futimes", timesAttr)
-	register("truncate", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		n, err := argInt(args, 1)
-		if err != nil || n < 0 {
-			return nil, errno.EINVAL
-		}
-		fd, err := r.p.Open(r.ctx, kernel.AtFDCWD, path, vfs.O_WRONLY|vfs.O_CLOEXEC, 0)
-		if err != nil {
-			return nil, err
-		}
-		defer r.p.Close(fd)
-		return nil, r.p.Fsetattr(r.ctx, fd, vfs.SetAttr{Mask: vfs.SetSize, Size: int64(n)})
-	})
-	register("ftruncate", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		n, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil || n < 0 {
-			return nil, errno.EINVAL
-		}
-		return nil, r.p.Fsetattr(r.ctx, fd, vfs.SetAttr{Mask: vfs.SetSize, Size: int64(n)})
-	})
+func bridgeClose(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.p.Close(a.int(0))
 }
 
-func ownerAttr(args []*v8.Value, i int) (vfs.SetAttr, error) {
-	uid, err1 := argInt(args, i)
-	gid, err2 := argInt(args, i+1)
-	if err1 != nil || err2 != nil || uid < -1 || gid < -1 || uid > math.MaxUint32 || gid > math.MaxUint32 {
+// bridgeStat puts path's stat (see putStat) in the scratch buffer.
+func bridgeStat(r *rt, a *callArgs) (*v8.Value, error) {
+	st, err := r.p.Stat(r.ctx, kernel.AtFDCWD, a.path(0), a.bool(1))
+	if err != nil {
+		return nil, err
+	}
+	r.putStat(st)
+	return nil, nil
+}
+
+func bridgeStatfs(r *rt, a *callArgs) (*v8.Value, error) {
+	sf, err := r.p.Statfs(r.ctx, kernel.AtFDCWD, a.path(0))
+	if err != nil {
+		return nil, err
+	}
+	// statfs(2)'s f_bfree and f_bavail are the same here: no blocks
+	// are reserved for root.
+	r.putF64(float64(sf.Type), float64(sf.BlockSize), float64(sf.Blocks), float64(sf.BlocksFree),
+		float64(sf.BlocksFree), float64(sf.Files), float64(sf.FilesFree))
+	return nil, nil
+}
+
+func bridgeFstat(r *rt, a *callArgs) (*v8.Value, error) {
+	st, err := r.p.Fstat(r.ctx, a.int(0))
+	if err != nil {
+		return nil, err
+	}
+	r.putStat(st)
+	return nil, nil
+}
+
+func bridgeAccess(r *rt, a *callArgs) (*v8.Value, error) {
+	mode := a.int(1)
+	if mode < 0 || mode > 7 {
+		return nil, errno.EINVAL
+	}
+	return nil, r.p.Access(r.ctx, kernel.AtFDCWD, a.path(0), uint32(mode))
+}
+
+// bridgeReaddir returns path's entries but . and .., NUL-separated, each
+// its type letter (direntType) and its name.
+func bridgeReaddir(r *rt, a *callArgs) (*v8.Value, error) {
+	fd, err := r.p.Open(r.ctx, kernel.AtFDCWD, a.path(0), vfs.O_RDONLY|vfs.O_DIRECTORY|vfs.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer r.p.Close(fd)
+	var sb strings.Builder
+	count := 0
+	for {
+		ents, err := r.p.ReadDir(r.ctx, fd, 256)
+		if err != nil {
+			return nil, err
+		}
+		if len(ents) == 0 {
+			break
+		}
+		for _, e := range ents {
+			if e.Name == "." || e.Name == ".." {
+				continue
+			}
+			if count > 0 {
+				sb.WriteByte(0)
+			}
+			sb.WriteByte(direntType(e.Type))
+			sb.WriteString(e.Name)
+			count++
+		}
+		if count > maxDirEntries {
+			return nil, errno.ENOMEM
+		}
+	}
+	return r.string(sb.String())
+}
+
+func bridgeMkdir(r *rt, a *callArgs) (*v8.Value, error) {
+	mode := a.int(1)
+	if mode < 0 {
+		return nil, errno.EINVAL
+	}
+	return nil, r.p.Mkdir(r.ctx, kernel.AtFDCWD, a.path(0), uint32(mode)&0o7777)
+}
+
+func bridgeRmdir(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.p.Unlink(r.ctx, kernel.AtFDCWD, a.path(0), true)
+}
+
+func bridgeUnlink(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.p.Unlink(r.ctx, kernel.AtFDCWD, a.path(0), false)
+}
+
+func bridgeRename(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.p.Rename(r.ctx, kernel.AtFDCWD, a.path(0), kernel.AtFDCWD, a.path(1))
+}
+
+func bridgeLink(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.p.Link(r.ctx, kernel.AtFDCWD, a.path(0), kernel.AtFDCWD, a.path(1))
+}
+
+func bridgeSymlink(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.p.Symlink(r.ctx, a.path(0), kernel.AtFDCWD, a.path(1))
+}
+
+func bridgeReadlink(r *rt, a *callArgs) (*v8.Value, error) {
+	s, err := r.p.Readlink(r.ctx, kernel.AtFDCWD, a.path(0))
+	if err != nil {
+		return nil, err
+	}
+	return r.string(s)
+}
+
+func bridgeRealpath(r *rt, a *callArgs) (*v8.Value, error) {
+	s, err := r.realpath(a.path(0))
+	if err != nil {
+		return nil, err
+	}
+	return r.string(s)
+}
+
+func bridgeChmod(r *rt, a *callArgs) (*v8.Value, error) { return r.setAttrOfPath(a, 2, modeAttr) }
+
+func bridgeFchmod(r *rt, a *callArgs) (*v8.Value, error) { return r.setAttrOfFD(a, modeAttr) }
+
+// bridgeChown, bridgeUtimes and their fd forms take follow last.
+func bridgeChown(r *rt, a *callArgs) (*v8.Value, error) { return r.setAttrOfPath(a, 3, ownerAttr) }
+
+func bridgeFchown(r *rt, a *callArgs) (*v8.Value, error) { return r.setAttrOfFD(a, ownerAttr) }
+
+func bridgeUtimes(r *rt, a *callArgs) (*v8.Value, error) { return r.setAttrOfPath(a, 3, timesAttr) }
+
+func bridgeFutimes(r *rt, a *callArgs) (*v8.Value, error) { return r.setAttrOfFD(a, timesAttr) }
+
+func bridgeTruncate(r *rt, a *callArgs) (*v8.Value, error) {
+	attr, err := sizeAttr(a, 1)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := r.p.Open(r.ctx, kernel.AtFDCWD, a.path(0), vfs.O_WRONLY|vfs.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer r.p.Close(fd)
+	return nil, r.p.Fsetattr(r.ctx, fd, attr)
+}
+
+func bridgeFtruncate(r *rt, a *callArgs) (*v8.Value, error) { return r.setAttrOfFD(a, sizeAttr) }
+
+// The attribute decoders read the arguments from index i on.
+
+// modeAttr decodes a mode from int i.
+func modeAttr(a *callArgs, i int) (vfs.SetAttr, error) {
+	mode := a.int(i)
+	if mode < 0 {
 		return vfs.SetAttr{}, errno.EINVAL
 	}
-	var a vfs.SetAttr
-	if uid >= 0 {
-		a.Mask |= vfs.SetUID
-		a.UID = uint32(uid)
-	}
-	if gid >= 0 {
-		a.Mask |= vfs.SetGID
-		a.GID = uint32(gid)
-	}
-	return a, nil
+	return vfs.SetAttr{Mask: vfs.SetMode, Mode: uint32(mode) & 0o7777}, nil
 }
 
-func timesAttr(args []*v8.Value, i int) (vfs.SetAttr, error) {
-	at, err := timeOfMs(argFloat(args, i))
+// sizeAttr decodes a file size from int i.
+func sizeAttr(a *callArgs, i int) (vfs.SetAttr, error) {
+	n := a.int(i)
+	if n < 0 {
+		return vfs.SetAttr{}, errno.EINVAL
+	}
+	return vfs.SetAttr{Mask: vfs.SetSize, Size: int64(n)}, nil
+}
+
+// ownerAttr decodes uid and gid from ints i and i+1; -1 leaves one
+// unchanged.
+func ownerAttr(a *callArgs, i int) (vfs.SetAttr, error) {
+	uid, gid := a.int(i), a.int(i+1)
+	if uid < -1 || gid < -1 || uid > math.MaxUint32 || gid > math.MaxUint32 {
+		return vfs.SetAttr{}, errno.EINVAL
+	}
+	var attr vfs.SetAttr
+	if uid >= 0 {
+		attr.Mask |= vfs.SetUID
+		attr.UID = uint32(uid)
+	}
+	if gid >= 0 {
+		attr.Mask |= vfs.SetGID
+		attr.GID = uint32(gid)
+	}
+	return attr, nil
+}
+
+// timesAttr decodes atime and mtime, in milliseconds, from floats i and
+// i+1.
+func timesAttr(a *callArgs, i int) (vfs.SetAttr, error) {
+	at, err := timeOfMs(a.float(i))
 	if err != nil {
 		return vfs.SetAttr{}, err
 	}
-	mt, err := timeOfMs(argFloat(args, i+1))
+	mt, err := timeOfMs(a.float(i + 1))
 	if err != nil {
 		return vfs.SetAttr{}, err
 	}
 	return vfs.SetAttr{Mask: vfs.SetAtime | vfs.SetMtime, Atime: at, Mtime: mt}, nil
 }
 
+// setAttrOfPath changes the attribute decode reads from the arguments
+// after path argument 0; bool argument follow says whether a final
+// symlink is followed.
+func (r *rt) setAttrOfPath(a *callArgs, follow int, decode func(*callArgs, int) (vfs.SetAttr, error)) (*v8.Value, error) {
+	attr, err := decode(a, 1)
+	if err != nil {
+		return nil, err
+	}
+	return nil, r.p.SetAttr(r.ctx, kernel.AtFDCWD, a.path(0), a.bool(follow), attr)
+}
+
+// setAttrOfFD is setAttrOfPath for the descriptor in int argument 0.
+func (r *rt) setAttrOfFD(a *callArgs, decode func(*callArgs, int) (vfs.SetAttr, error)) (*v8.Value, error) {
+	attr, err := decode(a, 1)
+	if err != nil {
+		return nil, err
+	}
+	return nil, r.p.Fsetattr(r.ctx, a.int(0), attr)
+}
+
 // realpath resolves path as the process sees it (permission-checked).
 func (r *rt) realpath(path string) (string, error) {
 	return r.p.Kernel().VFS().Realpath(r.ctx, r.p.Caller(), path)
-}
-
-// registerAttr registers a path form (path, attr args..., follow at index
-// 3) and an fd form (fd, attr args...) of one attribute change, decoded
-// from the arguments starting at index 1.
-func registerAttr(pathName, fdName string, decode func([]*v8.Value, int) (vfs.SetAttr, error)) {
-	register(pathName, func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		attr, err := decode(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.SetAttr(r.ctx, kernel.AtFDCWD, path, argBool(args, 3), attr)
-	})
-	register(fdName, func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		attr, err := decode(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Fsetattr(r.ctx, fd, attr)
-	})
 }

@@ -354,138 +354,126 @@ func statusCode(st kernel.WaitStatus) (code, sig int) {
 	return 0, int(st.Signal)
 }
 
-func init() {
-	register("readStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		h, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		return nil, r.startReader(fd, h)
-	})
-	register("readOnce", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		h, err2 := argInt(args, 1)
-		n, err3 := argInt(args, 2)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		return nil, r.startReadOnce(fd, h, n)
-	})
-	register("readPause", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		h, err := argInt(args, 0)
-		if rd, ok := r.readers[h]; ok && err == nil {
-			rd.setPaused(argBool(args, 1))
-		}
-		return nil, nil
-	})
-	register("readStop", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		h, err := argInt(args, 0)
-		if rd, ok := r.readers[h]; ok && err == nil {
-			delete(r.readers, h)
-			rd.stop()
-		}
-		return nil, nil
-	})
-	register("readRef", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		h, err := argInt(args, 0)
-		if rd, ok := r.readers[h]; ok && err == nil {
-			rd.ref = argBool(args, 1)
-		}
-		return nil, nil
-	})
-	register("writeAsync", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		n, err2 := argInt(args, 1)
-		id, err3 := argInt(args, 2)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		if r.writes >= maxHandles {
-			return nil, errno.EAGAIN
-		}
-		b, err := r.bytesArg(n)
-		if err != nil {
-			return nil, err
-		}
-		data := append([]byte(nil), b...)
-		f, err := r.p.File(fd)
-		if err != nil {
-			return nil, err
-		}
-		r.writes++
-		go func() {
-			defer f.DecRef()
-			var code string
-			for len(data) > 0 {
-				w, err := f.Write(r.ctx, data)
-				data = data[w:]
-				if err != nil {
-					code = errnoName(err)
-					break
-				}
-				if w == 0 {
-					code = "EIO"
-					break
-				}
-			}
-			r.post(r.ctx, event{kind: "write", a: id, code: code})
-		}()
-		return nil, nil
-	})
-	register("spawn", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		s, err := argString(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		var req spawnRequest
-		if err := json.Unmarshal([]byte(s), &req); err != nil {
-			return nil, errno.EINVAL
-		}
-		if len(r.children) >= maxHandles {
-			return nil, errno.EAGAIN
-		}
-		c, fds, err := r.spawnChild(&req)
-		if err != nil {
-			return nil, err
-		}
-		r.watchChild(c)
-		out, _ := json.Marshal(map[string]any{"pid": c.PID(), "fds": fds})
-		return r.string(string(out))
-	})
-	register("childRef", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		pid, err := argInt(args, 0)
-		if c, ok := r.children[pid]; ok && err == nil {
-			c.ref = argBool(args, 1)
-		}
-		return nil, nil
-	})
-	register("spawnSync", spawnSync)
+// bridgeReadStart starts reader h of fd: its chunks come to the loop as
+// "data" events.
+func bridgeReadStart(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.startReader(a.int(0), a.int(1))
 }
 
-// spawnSync runs a child to completion: it feeds stdin, collects stdout
-// and stderr (each bounded by maxBuffer) and waits for the exit and for
-// the pipes to close.
-func spawnSync(r *rt, args []*v8.Value) (*v8.Value, error) {
-	s, err := argString(args, 0)
+// bridgeReadOnce reads fd once, up to n bytes, as reader h.
+func bridgeReadOnce(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.startReadOnce(a.int(0), a.int(1), a.int(2))
+}
+
+// bridgeReadPause, bridgeReadStop and bridgeReadRef act on reader h; a
+// handle that is not a reader (one that ended) is no error.
+func bridgeReadPause(r *rt, a *callArgs) (*v8.Value, error) {
+	if rd, ok := r.readers[a.int(0)]; ok {
+		rd.setPaused(a.bool(1))
+	}
+	return nil, nil
+}
+
+func bridgeReadStop(r *rt, a *callArgs) (*v8.Value, error) {
+	h := a.int(0)
+	if rd, ok := r.readers[h]; ok {
+		delete(r.readers, h)
+		rd.stop()
+	}
+	return nil, nil
+}
+
+func bridgeReadRef(r *rt, a *callArgs) (*v8.Value, error) {
+	if rd, ok := r.readers[a.int(0)]; ok {
+		rd.ref = a.bool(1)
+	}
+	return nil, nil
+}
+
+// bridgeWriteAsync writes data to fd on a goroutine and posts a "write"
+// event with id when all of it is written or the write failed.
+func bridgeWriteAsync(r *rt, a *callArgs) (*v8.Value, error) {
+	fd, id := a.int(0), a.int(2)
+	if r.writes >= maxHandles {
+		return nil, errno.EAGAIN
+	}
+	data := append([]byte(nil), a.bytes(1)...)
+	f, err := r.p.File(fd)
 	if err != nil {
 		return nil, err
 	}
+	r.writes++
+	go func() {
+		defer f.DecRef()
+		var code string
+		for len(data) > 0 {
+			w, err := f.Write(r.ctx, data)
+			data = data[w:]
+			if err != nil {
+				code = errnoName(err)
+				break
+			}
+			if w == 0 {
+				code = "EIO"
+				break
+			}
+		}
+		r.post(r.ctx, event{kind: "write", a: id, code: code})
+	}()
+	return nil, nil
+}
+
+// bridgeSpawn(json) starts the child a spawnRequest describes and
+// watches it; it returns {"pid", "fds"}, the parent's ends of its stdio
+// pipes.
+func bridgeSpawn(r *rt, a *callArgs) (*v8.Value, error) {
+	var req spawnExtraRequest
+	if err := parseRequest(a.str(0), &req.spawnRequest); err != nil {
+		return nil, err
+	}
+	return r.spawnReply(r.spawnWatched(&req))
+}
+
+func bridgeChildRef(r *rt, a *callArgs) (*v8.Value, error) {
+	if c, ok := r.children[a.int(0)]; ok {
+		c.ref = a.bool(1)
+	}
+	return nil, nil
+}
+
+// parseRequest decodes a bridge call's JSON argument into req.
+func parseRequest(s string, req any) error {
+	if err := json.Unmarshal([]byte(s), req); err != nil {
+		return errno.EINVAL
+	}
+	return nil
+}
+
+// spawnReply is what spawn and spawnExtra return for a child started
+// with spawnWatched.
+func (r *rt) spawnReply(c *kernel.Process, fds [3]int, err error) (*v8.Value, error) {
+	if err != nil {
+		return nil, err
+	}
+	out, _ := json.Marshal(map[string]any{"pid": c.PID(), "fds": fds})
+	return r.string(string(out))
+}
+
+// bridgeSpawnSync runs a child to completion: it feeds stdin (input,
+// when the request says it has one), collects stdout and stderr (each
+// bounded by maxBuffer) and waits for the exit and for the pipes to
+// close.
+func bridgeSpawnSync(r *rt, a *callArgs) (*v8.Value, error) {
 	var req spawnRequest
-	if err := json.Unmarshal([]byte(s), &req); err != nil {
-		return nil, errno.EINVAL
+	if err := parseRequest(a.str(0), &req); err != nil {
+		return nil, err
 	}
 	var input []byte
 	if req.HasInput {
-		n, err := argInt(args, 1)
-		if err != nil {
-			return nil, err
+		if !a.has(1) {
+			return nil, errno.EINVAL
 		}
-		b, err := r.bytesArg(n)
-		if err != nil {
-			return nil, err
-		}
-		input = append([]byte(nil), b...)
+		input = append([]byte(nil), a.bytes(1)...)
 	}
 	maxBuf := int64(1 << 20)
 	if req.MaxBuffer < 0 {

@@ -73,47 +73,30 @@ func readvInto(ctx context.Context, p *kernel.Process, fd int, lens []int, pos i
 	return buf[:n], nil
 }
 
-func init() {
-	// readv(fd, "len,len,...", pos) → the bytes read (see bytesResult).
-	register("readv", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		s, err2 := argString(args, 1)
-		pos, err3 := argInt(args, 2)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		lens, err := iovLengths(s)
-		if err != nil {
-			return nil, err
-		}
-		b, err := readvInto(r.ctx, r.p, fd, lens, int64(pos))
-		if err != nil {
-			return nil, err
-		}
-		return r.bytesResult(b)
-	})
-	// writev(fd, "len,len,...", n, pos): the buffers concatenated are the
-	// n bytes given (see bytesArg) → bytes written.
-	register("writev", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		s, err2 := argString(args, 1)
-		n, err3 := argInt(args, 2)
-		pos, err4 := argInt(args, 3)
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-			return nil, errno.EINVAL
-		}
-		lens, err := iovLengths(s)
-		if err != nil {
-			return nil, err
-		}
-		data, err := r.bytesArg(n)
-		if err != nil {
-			return nil, err
-		}
-		w, err := r.p.Writev(r.ctx, fd, splitIov(data, lens), int64(pos))
-		if err != nil {
-			return nil, err
-		}
-		return r.num(w), nil
-	})
+// bridgeReadv(fd, "len,len,...", pos) → the bytes read (see
+// bytesResult).
+func bridgeReadv(r *rt, a *callArgs) (*v8.Value, error) {
+	lens, err := iovLengths(a.str(1))
+	if err != nil {
+		return nil, err
+	}
+	b, err := readvInto(r.ctx, r.p, a.int(0), lens, int64(a.int(2)))
+	if err != nil {
+		return nil, err
+	}
+	return r.bytesResult(b)
+}
+
+// bridgeWritev(fd, "len,len,...", data, pos): the buffers concatenated
+// are data → bytes written.
+func bridgeWritev(r *rt, a *callArgs) (*v8.Value, error) {
+	lens, err := iovLengths(a.str(1))
+	if err != nil {
+		return nil, err
+	}
+	w, err := r.p.Writev(r.ctx, a.int(0), splitIov(a.bytes(2), lens), int64(a.int(3)))
+	if err != nil {
+		return nil, err
+	}
+	return r.num(w), nil
 }

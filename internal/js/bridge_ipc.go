@@ -2,7 +2,6 @@ package js
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -187,65 +186,49 @@ func (r *rt) spawnWatched(req *spawnExtraRequest) (*kernel.Process, [3]int, erro
 	return c, parent, nil
 }
 
-func init() {
-	// duplexPair() → "a,b": two close-on-exec descriptors, the ends of a
-	// new channel.
-	register("duplexPair", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		a, b, err := r.duplexPair()
-		if err != nil {
-			return nil, err
-		}
-		return r.string(fmt.Sprintf("%d,%d", a, b))
-	})
-	// spawnExtra(json) is spawn with extra descriptors (see
-	// spawnExtraRequest); it returns what spawn returns.
-	register("spawnExtra", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		s, err := argString(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		var req spawnExtraRequest
-		if err := json.Unmarshal([]byte(s), &req); err != nil {
-			return nil, errno.EINVAL
-		}
-		c, fds, err := r.spawnWatched(&req)
-		if err != nil {
-			return nil, err
-		}
-		out, _ := json.Marshal(map[string]any{"pid": c.PID(), "fds": fds})
-		return r.string(string(out))
-	})
-	// duplexShutdown(fd, writeOnly) closes a channel end for everyone
-	// holding it (disconnect, and a forked child's exit), or only its
-	// writing half (the end() of an extra stdio pipe).
-	register("duplexShutdown", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		f, err := r.p.File(fd)
-		if err != nil {
-			return nil, err
-		}
-		defer f.DecRef()
-		d, ok := f.(*duplexEnd)
-		if !ok {
-			return nil, errno.EINVAL
-		}
-		if argBool(args, 1) {
-			d.shutdownWrite()
-		} else {
-			d.shutdown()
-		}
-		return nil, nil
-	})
-	// ipcCloexec(fd, on) sets or clears close-on-exec: a forked child keeps
-	// its channel to itself.
-	register("ipcCloexec", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.FDs().SetCloexec(fd, argBool(args, 1))
-	})
+// bridgeDuplexPair() → "a,b": two close-on-exec descriptors, the ends
+// of a new channel.
+func bridgeDuplexPair(r *rt, _ *callArgs) (*v8.Value, error) {
+	a, b, err := r.duplexPair()
+	if err != nil {
+		return nil, err
+	}
+	return r.string(fmt.Sprintf("%d,%d", a, b))
+}
+
+// bridgeSpawnExtra(json) is spawn with extra descriptors (see
+// spawnExtraRequest); it returns what spawn returns.
+func bridgeSpawnExtra(r *rt, a *callArgs) (*v8.Value, error) {
+	var req spawnExtraRequest
+	if err := parseRequest(a.str(0), &req); err != nil {
+		return nil, err
+	}
+	return r.spawnReply(r.spawnWatched(&req))
+}
+
+// bridgeDuplexShutdown(fd, writeOnly) closes a channel end for everyone
+// holding it (disconnect, and a forked child's exit), or only its
+// writing half (the end() of an extra stdio pipe).
+func bridgeDuplexShutdown(r *rt, a *callArgs) (*v8.Value, error) {
+	f, err := r.p.File(a.int(0))
+	if err != nil {
+		return nil, err
+	}
+	defer f.DecRef()
+	d, ok := f.(*duplexEnd)
+	if !ok {
+		return nil, errno.EINVAL
+	}
+	if a.bool(1) {
+		d.shutdownWrite()
+	} else {
+		d.shutdown()
+	}
+	return nil, nil
+}
+
+// bridgeIpcCloexec(fd, on) sets or clears close-on-exec: a forked child
+// keeps its channel to itself.
+func bridgeIpcCloexec(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.p.FDs().SetCloexec(a.int(0), a.bool(1))
 }

@@ -55,22 +55,94 @@ var bridgeTable = []bridgeEntry{
 	{"gcTasks", "", bridgeGCTasks},
 
 	// bridge_fs.go
+	{"open", "path path, flags int, mode int", bridgeOpen},
+	{"close", "fd int", bridgeClose},
+	{"stat", "path path, follow bool", bridgeStat},
+	{"statfs", "path path", bridgeStatfs},
+	{"fstat", "fd int", bridgeFstat},
+	{"access", "path path, mode int", bridgeAccess},
+	{"readdir", "path path", bridgeReaddir},
+	{"mkdir", "path path, mode int", bridgeMkdir},
+	{"rmdir", "path path", bridgeRmdir},
+	{"unlink", "path path", bridgeUnlink},
+	{"rename", "from path, to path", bridgeRename},
+	{"link", "existing path, path path", bridgeLink},
+	{"symlink", "target path, path path", bridgeSymlink},
+	{"readlink", "path path", bridgeReadlink},
+	{"realpath", "path path", bridgeRealpath},
+	{"chmod", "path path, mode int, follow bool", bridgeChmod},
+	{"fchmod", "fd int, mode int", bridgeFchmod},
+	{"chown", "path path, uid int, gid int, follow bool", bridgeChown},
+	{"fchown", "fd int, uid int, gid int", bridgeFchown},
+	{"utimes", "path path, atime float, mtime float, follow bool", bridgeUtimes},
+	{"futimes", "fd int, atime float, mtime float", bridgeFutimes},
+	{"truncate", "path path, size int", bridgeTruncate},
+	{"ftruncate", "fd int, size int", bridgeFtruncate},
 
 	// bridge_io.go
+	{"readStart", "fd int, h int", bridgeReadStart},
+	{"readOnce", "fd int, h int, n int", bridgeReadOnce},
+	{"readPause", "h int, paused bool", bridgeReadPause},
+	{"readStop", "h int", bridgeReadStop},
+	{"readRef", "h int, ref bool", bridgeReadRef},
+	{"writeAsync", "fd int, data bytes, id int", bridgeWriteAsync},
+	{"spawn", "request string", bridgeSpawn},
+	{"childRef", "pid int, ref bool", bridgeChildRef},
+	{"spawnSync", "request string, input ?bytes", bridgeSpawnSync},
 
 	// bridge_iov.go
+	{"readv", "fd int, lens string, pos int", bridgeReadv},
+	{"writev", "fd int, lens string, data bytes, pos int", bridgeWritev},
 
 	// bridge_proc.go
+	{"write", "fd int, s string", bridgeWrite},
+	{"writeScratch", "fd int, n int, pos int", bridgeWriteScratch},
+	{"read", "fd int, n int, pos int", bridgeRead},
+	{"exit", "code ?int", bridgeExit},
+	{"cwd", "", bridgeCwd},
+	{"chdir", "dir path", bridgeChdir},
+	{"umask", "mask int", bridgeUmask},
+	{"hrtime", "", bridgeHrtime},
+	{"memoryUsage", "", bridgeMemoryUsage},
+	{"kill", "pid int, sig int", bridgeKill},
+	{"getPriority", "pid int", bridgeGetPriority},
+	{"setPriority", "pid int, prio int", bridgeSetPriority},
+	{"signalWatch", "sig int, on bool", bridgeSignalWatch},
+	{"random", "n int", bridgeRandom},
+	{"randomInt", "lo int, hi int", bridgeRandomInt},
+	{"utf8Encode", "s string", bridgeUtf8Encode},
+	{"utf8Decode", "data bytes", bridgeUtf8Decode},
+	{"utf8Valid", "data bytes", bridgeUtf8Valid},
+	{"osInfo", "", bridgeOsInfo},
+	{"timerStart", "id int, ms float, ref bool", bridgeTimerStart},
+	{"timerStop", "id int", bridgeTimerStop},
+	{"timerRef", "id int, ref bool", bridgeTimerRef},
 
 	// bridge_tty.go
+	{"isatty", "fd int", bridgeIsatty},
+	{"ttySetRaw", "fd int, raw bool", bridgeTtySetRaw},
+	{"ttySize", "fd int", bridgeTtySize},
 
 	// bridge_watch.go
+	{"watchInit", "", bridgeWatchInit},
+	{"watchBell", "fd int", bridgeWatchBell},
+	{"watchRead", "fd int", bridgeWatchRead},
+	{"watchAdd", "fd int, path path, recursive bool", bridgeWatchAdd},
+	{"watchRm", "fd int, wd int", bridgeWatchRm},
 
 	// bridge_ipc.go
+	{"duplexPair", "", bridgeDuplexPair},
+	{"spawnExtra", "request string", bridgeSpawnExtra},
+	{"duplexShutdown", "fd int, writeOnly bool", bridgeDuplexShutdown},
+	{"ipcCloexec", "fd int, on bool", bridgeIpcCloexec},
 
 	// bridge_asyncctx.go
+	{"ctxGet", "box value", bridgeCtxGet},
+	{"ctxSet", "frame value", bridgeCtxSet},
+	{"promiseHooks", "init value, resolve value, before value, after value", bridgePromiseHooks},
 
 	// rejections.go
+	{"rejectTake", "box value", bridgeRejectTake},
 
 	// bridge_net.go
 

@@ -47,3 +47,37 @@ console.log('done', names.length > 50, calls > 10000, threw > 0);
 		t.Fatalf("code %d stdout %q stderr %s", r.code, r.stdout, trunc(r.stderr))
 	}
 }
+
+// A call that fails after its arguments are decoded still takes the blob
+// it was given: JavaScript never frees a blob it passed, so a blob left
+// behind by a failed call stayed counted against the process's memory
+// until it exited (writeAsync past maxHandles writes in flight, and
+// spawnSync with a request it cannot parse, did so). A call with a bad
+// argument leaves it, as nothing ran.
+func TestBridgeFailedCallTakesItsBlob(t *testing.T) {
+	e, err := NewEngine(context.Background(), Config{WarmIsolates: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.exposeBridge = true
+	t.Cleanup(func() { e.Close() })
+	v := newVM(t, e)
+	r := v.node(`
+const B = globalThis.__test_bridge;
+const blob = () => { const id = B.blobNew(8); B.blobAppend(id, 8); return id; };
+const left = (id) => { try { return B.blobSize(id) === 8; } catch (e) { return false; } };
+const fail = (f) => { try { f(); return 'no error'; } catch (e) { return e; } };
+const [a] = B.duplexPair().split(',').map(Number);
+// Writes of nothing: each stays in flight until the loop runs again.
+for (let i = 0; i < 4096; i++) B.writeAsync(a, 0, i);
+let id = blob();
+console.log(fail(() => B.writeAsync(a, -id, 4096)), left(id));
+id = blob();
+console.log(fail(() => B.spawnSync('{not json', -id)), left(id));
+id = blob();
+console.log(fail(() => B.writeAsync('x', -id, 1)), left(id));
+`)
+	if want := "EAGAIN false\nEINVAL false\nEINVAL true\n"; r.code != 0 || r.stdout != want {
+		t.Fatalf("code %d stdout %q, want %q; stderr %s", r.code, r.stdout, want, trunc(r.stderr))
+	}
+}

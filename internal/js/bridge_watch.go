@@ -25,16 +25,6 @@ import (
 // watchSetOf returns the watch set open at fd, with a reference the
 // caller drops. A descriptor that is not a set is EBADF, so JavaScript
 // can tell a set the guest closed under it from a bad path.
-// watchSetArg is watchSetOf for the descriptor in a bridge call's first
-// argument.
-func (r *rt) watchSetArg(args []*v8.Value) (*vfs.WatchSet, func(), error) {
-	fd, err := argInt(args, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r.watchSetOf(fd)
-}
-
 func (r *rt) watchSetOf(fd int) (*vfs.WatchSet, func(), error) {
 	f, err := r.p.File(fd)
 	if err != nil {
@@ -86,79 +76,73 @@ func (b *watchBell) Readiness(mask waiter.EventMask) waiter.EventMask {
 	return b.s.Readiness(mask)
 }
 
-func init() {
-	// watchInit() → the descriptor of a new watch set. Its watches count
-	// against the process's limit.
-	register("watchInit", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		s := r.p.Kernel().VFS().NewWatchSet(vfs.WatchSetOptions{Owner: r.p})
-		fd, err := r.p.FDs().Install(s, 0, true)
-		if err != nil {
-			s.DecRef()
-			return nil, err
-		}
-		return r.num(fd), nil
-	})
-	// watchBell(fd) → a close-on-exec descriptor of the set's doorbell,
-	// for readStart.
-	register("watchBell", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		s, done, err := r.watchSetArg(args)
-		if err != nil {
-			return nil, err
-		}
-		defer done()
+// bridgeWatchInit() → the descriptor of a new watch set. Its watches
+// count against the process's limit.
+func bridgeWatchInit(r *rt, _ *callArgs) (*v8.Value, error) {
+	s := r.p.Kernel().VFS().NewWatchSet(vfs.WatchSetOptions{Owner: r.p})
+	fd, err := r.p.FDs().Install(s, 0, true)
+	if err != nil {
+		s.DecRef()
+		return nil, err
+	}
+	return r.num(fd), nil
+}
+
+// bridgeWatchBell(fd) → a close-on-exec descriptor of the set's
+// doorbell, for readStart.
+func bridgeWatchBell(r *rt, a *callArgs) (*v8.Value, error) {
+	return r.watchSetCall(a, func(s *vfs.WatchSet) (int, error) {
 		b := newWatchBell(s)
 		bfd, err := r.p.FDs().Install(b, 0, true)
 		if err != nil {
 			b.DecRef()
-			return nil, err
 		}
-		return r.num(bfd), nil
+		return bfd, err
 	})
-	// watchRead(fd) → the byte count of the records now queued, copied to
-	// the scratch buffer (0 when none).
-	register("watchRead", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		s, done, err := r.watchSetArg(args)
-		if err != nil {
-			return nil, err
-		}
-		defer done()
+}
+
+// bridgeWatchRead(fd) → the byte count of the records now queued, copied
+// to the scratch buffer (0 when none).
+func bridgeWatchRead(r *rt, a *callArgs) (*v8.Value, error) {
+	return r.watchSetCall(a, func(s *vfs.WatchSet) (int, error) {
 		n, err := s.TryRead(r.scratch)
 		if errno.Of(err) == errno.EAGAIN {
-			return r.num(0), nil
+			return 0, nil
 		}
-		if err != nil {
-			return nil, err
-		}
-		return r.num(n), nil
+		return n, err
 	})
-	// watchAdd(fd, path, recursive) → the watch descriptor.
-	register("watchAdd", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		path, err := argPath(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		s, done, err := r.watchSetArg(args)
-		if err != nil {
-			return nil, err
-		}
-		defer done()
-		wd, err := s.Add(r.ctx, r.p.Caller(), path, vfs.WatchOptions{Recursive: argBool(args, 2)})
-		if err != nil {
-			return nil, err
-		}
-		return r.num(int(wd)), nil
+}
+
+// bridgeWatchAdd(fd, path, recursive) → the watch descriptor.
+func bridgeWatchAdd(r *rt, a *callArgs) (*v8.Value, error) {
+	return r.watchSetCall(a, func(s *vfs.WatchSet) (int, error) {
+		wd, err := s.Add(r.ctx, r.p.Caller(), a.path(1), vfs.WatchOptions{Recursive: a.bool(2)})
+		return int(wd), err
 	})
-	// watchRm(fd, wd) ends a watch.
-	register("watchRm", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		wd, err := argInt(args, 1)
-		if err != nil || wd <= 0 || wd > 1<<31-1 {
-			return nil, errno.EINVAL
-		}
-		s, done, err := r.watchSetArg(args)
-		if err != nil {
-			return nil, err
-		}
-		defer done()
-		return nil, s.Remove(int32(wd))
+}
+
+// bridgeWatchRm(fd, wd) ends a watch (→ 0).
+func bridgeWatchRm(r *rt, a *callArgs) (*v8.Value, error) {
+	wd := a.int(1)
+	if wd <= 0 || wd > 1<<31-1 {
+		return nil, errno.EINVAL
+	}
+	return r.watchSetCall(a, func(s *vfs.WatchSet) (int, error) {
+		return 0, s.Remove(int32(wd))
 	})
+}
+
+// watchSetCall runs fn with the watch set open at the call's int
+// argument 0 and returns the number fn returns.
+func (r *rt) watchSetCall(a *callArgs, fn func(*vfs.WatchSet) (int, error)) (*v8.Value, error) {
+	s, done, err := r.watchSetOf(a.int(0))
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	n, err := fn(s)
+	if err != nil {
+		return nil, err
+	}
+	return r.num(n), nil
 }

@@ -87,11 +87,12 @@ func disarmRejections(iso unsafe.Pointer) {
 	}
 }
 
-func init() {
-	register("rejectTake", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		if len(args) < 1 || !args[0].IsObject() {
-			return nil, errno.EINVAL
-		}
-		return r.num(drainRejections(args[0])), nil
-	})
+// bridgeRejectTake moves the isolate's unhandled-rejection records into
+// the object box (see drainRejections) and returns their count.
+func bridgeRejectTake(r *rt, a *callArgs) (*v8.Value, error) {
+	box := a.value(0)
+	if box == nil || !box.IsObject() {
+		return nil, errno.EINVAL
+	}
+	return r.num(drainRejections(box)), nil
 }
