@@ -22,14 +22,14 @@ func newHashFunc(alg string) (func() hash.Hash, bool) {
 	return h.New, true
 }
 
-// NewHash starts a hash of the digest alg, an HMAC with key when hmac is
-// set, and returns its id.
-func (s *State) NewHash(alg string, key []byte, hmacKey bool) (int, error) {
+// NewHash starts a hash of the digest alg, or an HMAC with key when
+// isHMAC is set, and returns its id.
+func (s *State) NewHash(alg string, key []byte, isHMAC bool) (int, error) {
 	newH, ok := newHashFunc(alg)
 	if !ok {
 		return 0, errno.EINVAL
 	}
-	if !hmacKey {
+	if !isHMAC {
 		return s.addHash(newH())
 	}
 	return s.addHash(hmac.New(newH, append([]byte(nil), key...)))
