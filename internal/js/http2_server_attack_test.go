@@ -1,5 +1,3 @@
-//lint:file-ignore SA1019 TestWireStreamID runs x/net's Server and ClientConn directly, as the bridge does (see bridge_http2_server.go).
-
 package js
 
 import (
@@ -18,6 +16,7 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
+	"github.com/secexec/secexec/internal/node/h2"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -203,7 +202,7 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 	// Room for more sockets than a process may hold server sessions, so
 	// that the session limit is the one met (the VM's socket limit,
 	// which still counts a session's socket, comes first by default).
-	v := newConfiguredVM(t, engine(t), vm.Config{Limits: kernel.Limits{Sockets: 4 * maxH2ServerSessions}})
+	v := newConfiguredVM(t, engine(t), vm.Config{Limits: kernel.Limits{Sockets: 4 * h2.MaxServerSessions}})
 	p, errOut := startGuest(t, v, h2GuestServer)
 	k := v.vm.Kernel
 
@@ -247,9 +246,9 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 			if rst, ok := f.(*http2.RSTStreamFrame); ok && (rst.ErrCode == http2.ErrCodeRefusedStream || rst.ErrCode == http2.ErrCodeProtocol) {
 				refused++
 			}
-			return refused >= 400-h2ServerStreams
+			return refused >= 400-h2.ServerStreams
 		})
-		if refused < 400-h2ServerStreams {
+		if refused < 400-h2.ServerStreams {
 			t.Fatalf("%d streams over the limit refused (%v)", refused, err)
 		}
 	})
@@ -321,7 +320,7 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 		// the limit are closed at once, the others get the server's
 		// SETTINGS.
 		served, closed := 0, 0
-		for i := 0; i < maxH2ServerSessions+20; i++ {
+		for i := 0; i < h2.MaxServerSessions+20; i++ {
 			r := dialRaw(t, k, 8443)
 			_, _, err := r.readUntil(func(f http2.Frame) bool { _, ok := f.(*http2.SettingsFrame); return ok })
 			if err != nil {
@@ -330,8 +329,8 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 				served++
 			}
 		}
-		if served > maxH2ServerSessions || closed == 0 {
-			t.Fatalf("%d sessions served, %d closed; limit %d", served, closed, maxH2ServerSessions)
+		if served > h2.MaxServerSessions || closed == 0 {
+			t.Fatalf("%d sessions served, %d closed; limit %d", served, closed, h2.MaxServerSessions)
 		}
 	})
 
@@ -353,41 +352,5 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 	if n := waitGoroutines(base + 10); n > base+10 {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after the VM closed, %d before\n%s", n, base, buf[:runtime.Stack(buf, true)])
-	}
-}
-
-// TestWireStreamID: the stream id read out of x/net's ResponseWriter is
-// the id on the wire (1, 3, 5 for a client's requests), so an x/net
-// whose writer changed shape fails here rather than silently falling
-// back to counting.
-func TestWireStreamID(t *testing.T) {
-	srvSide, cliSide := net.Pipe()
-	ids := make(chan uint32, 3)
-	s2, hs, err := h2srvOptions{}.newServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s2.ServeConn(srvSide, &http2.ServeConnOpts{BaseConfig: hs, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		id, ok := wireStreamID(w)
-		if !ok {
-			id = 0
-		}
-		ids <- id
-	})})
-	cc, err := (&http2.Transport{}).NewClientConn(cliSide)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cc.Close()
-	for _, want := range []uint32{1, 3, 5} {
-		req, _ := http.NewRequest("GET", "http://guest/", nil)
-		resp, err := cc.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if got := <-ids; got != want {
-			t.Fatalf("stream id %d, want %d", got, want)
-		}
 	}
 }
