@@ -39,8 +39,7 @@ func NodeError(err error) (string, ErrorInfo) {
 		// a closed socket with CANCEL, which is no error.
 		return "ERR_HTTP2_CONNECTION_LOST", ErrorInfo{Message: "Stream closed with error code NGHTTP2_CANCEL", Rst: int(http2.ErrCodeCancel)}
 	}
-	if e := errno.Of(err); e != 0 {
-		return e.Name(), ErrorInfo{}
-	}
-	return "ERR_HTTP2_ERROR", ErrorInfo{Message: err.Error(), Rst: int(http2.ErrCodeInternal)}
+	// Anything else is the socket's errno (EIO for an error that has
+	// none, such as x/net's own for a header list over the limit).
+	return errno.Of(err).Name(), ErrorInfo{}
 }
