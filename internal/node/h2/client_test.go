@@ -18,7 +18,6 @@ import (
 	"github.com/secexec/secexec/kernel/vfs"
 )
 
-
 // openClient opens client session 1 on a fresh connection served by h
 // and completes the handshake.
 func openClient(t *testing.T, l *testLoop, n *testNet, h http.Handler) *Client {

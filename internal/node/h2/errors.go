@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 x/net reports a GOAWAY that ends a stream as GoAwayError, deprecated by x/net with no replacement its ClientConn returns; node needs its code.
+
 package h2
 
 import (

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 GoAwayError is what x/net's ClientConn returns (see errors.go).
+
 package h2
 
 import (
