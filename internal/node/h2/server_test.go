@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
 
+	"github.com/secexec/secexec/internal/node/h2/h2test"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/netstack"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -214,54 +214,15 @@ func TestServerSessionLimit(t *testing.T) {
 	wantErr(t, "one session too many", err, errno.EMFILE)
 }
 
-// rawClient is a hand-driven HTTP/2 client: the attacker's side, free to
-// break the rules a real client keeps.
-type rawClient struct {
-	c   net.Conn
-	fr  *http2.Framer
-	enc *hpack.Encoder
-	buf bytes.Buffer
-}
-
-func newRawClient(t *testing.T, c net.Conn) *rawClient {
+// rawClient is a hostile client on a fresh connection to server
+// session h.
+func rawClient(t *testing.T, s *Server, n *testNet, h int) *h2test.Client {
 	t.Helper()
-	r := &rawClient{c: c, fr: http2.NewFramer(c, c)}
-	r.enc = hpack.NewEncoder(&r.buf)
-	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.fr.WriteSettings(); err != nil {
+	r, err := h2test.NewClient(serve(t, s, n, h, ServerOptions{}))
+	if err != nil {
 		t.Fatal(err)
 	}
 	return r
-}
-
-// headers encodes a GET of path plus extra fields.
-func (r *rawClient) headers(path string, extra ...hpack.HeaderField) []byte {
-	r.buf.Reset()
-	for _, f := range append([]hpack.HeaderField{{Name: ":method", Value: "GET"}, {Name: ":scheme", Value: "http"},
-		{Name: ":authority", Value: "guest"}, {Name: ":path", Value: path}}, extra...) {
-		_ = r.enc.WriteField(f)
-	}
-	return append([]byte(nil), r.buf.Bytes()...)
-}
-
-// readUntil reads frames on a goroutine until stop says so or the
-// connection ends, returning the GOAWAY code if one came.
-func (r *rawClient) readUntil(stop func(http2.Frame) bool) (goaway http2.ErrCode, gotGoaway bool, err error) {
-	_ = r.c.SetReadDeadline(time.Now().Add(hangGuard))
-	for {
-		f, err := r.fr.ReadFrame()
-		if err != nil {
-			return goaway, gotGoaway, err
-		}
-		if g, ok := f.(*http2.GoAwayFrame); ok {
-			goaway, gotGoaway = g.ErrCode, true
-		}
-		if stop(f) {
-			return goaway, gotGoaway, nil
-		}
-	}
 }
 
 // startDrain runs the loop beside a hostile client, on a goroutine that
@@ -312,22 +273,14 @@ func TestServerAttacks(t *testing.T) {
 	s := NewServer(l)
 
 	t.Run("rapid reset", func(t *testing.T) {
-		r := newRawClient(t, serve(t, s, n, 1, ServerOptions{}))
+		r := rawClient(t, s, n, 1)
 		// The owner is busy while the flood comes (it drains its loop
 		// only afterwards): the handlers that cannot hand their streams
 		// over pile up, and x/net's defence ends the connection.
 		const pairs = 20000
-		sent := 0
-		for i := 0; i < pairs; i++ {
-			id := uint32(2*i + 1)
-			if r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: r.headers("/hang"), EndStream: true, EndHeaders: true}) != nil ||
-				r.fr.WriteRSTStream(id, http2.ErrCodeCancel) != nil {
-				break
-			}
-			sent++
-		}
+		sent := r.RapidReset(pairs, "/hang")
 		stop := startDrain(l, s, nil)
-		code, gotGoaway, err := r.readUntil(func(http2.Frame) bool { return false })
+		code, gotGoaway, err := r.ReadUntil(func(http2.Frame) bool { return false })
 		requests := stop()
 		t.Logf("rapid reset: %d pairs written, goaway %v %v, end %v, %d requests seen", sent, gotGoaway, code, err, requests)
 		if !gotGoaway || code != http2.ErrCodeEnhanceYourCalm {
@@ -339,57 +292,27 @@ func TestServerAttacks(t *testing.T) {
 	})
 
 	t.Run("too many streams", func(t *testing.T) {
-		r := newRawClient(t, serve(t, s, n, 2, ServerOptions{}))
+		r := rawClient(t, s, n, 2)
 		stop := startDrain(l, s, nil)
 		defer stop()
-		for i := 0; i < 400; i++ {
-			if err := r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: uint32(2*i + 1), BlockFragment: r.headers("/hang"), EndStream: true, EndHeaders: true}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		refused := 0
-		_, _, err := r.readUntil(func(f http2.Frame) bool {
-			if rst, ok := f.(*http2.RSTStreamFrame); ok && (rst.ErrCode == http2.ErrCodeRefusedStream || rst.ErrCode == http2.ErrCodeProtocol) {
-				refused++
-			}
-			return refused >= 400-ServerStreams
-		})
-		if refused < 400-ServerStreams {
+		if refused, err := r.Refused(400, 400-ServerStreams, "/hang"); refused < 400-ServerStreams {
 			t.Fatalf("%d streams over the limit refused (%v)", refused, err)
 		}
 	})
 
 	t.Run("header list too large", func(t *testing.T) {
-		r := newRawClient(t, serve(t, s, n, 3, ServerOptions{}))
-		stop := startDrain(l, s, nil)
-		big := r.headers("/hello", hpack.HeaderField{Name: "x-bomb", Value: strings.Repeat("a", 200<<10)})
-		first, rest := big[:16<<10], big[16<<10:]
-		if err := r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: first, EndStream: true}); err != nil {
-			t.Fatal(err)
-		}
-		for len(rest) > 0 {
-			k := min(len(rest), 16<<10)
-			if r.fr.WriteContinuation(1, k == len(rest), rest[:k]) != nil {
-				break // the server may have closed already
+		r := rawClient(t, s, n, 3)
+		// Requests of this session only: the streams of the last one
+		// may still be coming in.
+		requests := 0
+		stop := startDrain(l, s, func(ev Event) {
+			if ev.Session == 3 {
+				requests++
 			}
-			rest = rest[k:]
-		}
-		var status string
-		rst := false
-		_, gotGoaway, err := r.readUntil(func(f http2.Frame) bool {
-			if h, ok := f.(*http2.HeadersFrame); ok {
-				dec := hpack.NewDecoder(4096, func(f hpack.HeaderField) {
-					if f.Name == ":status" {
-						status = f.Value
-					}
-				})
-				_, _ = dec.Write(h.HeaderBlockFragment())
-				return true
-			}
-			_, rst = f.(*http2.RSTStreamFrame)
-			return rst
 		})
-		requests := stop()
+		// 200 KiB of headers, over node's 64 KiB.
+		status, rst, gotGoaway, err := r.HeaderBomb("/hello", 200<<10)
+		stop()
 		if status != "431" && !rst && !gotGoaway {
 			t.Fatalf("oversized header list: status %q, no reset, no GOAWAY (%v)", status, err)
 		}
@@ -399,31 +322,24 @@ func TestServerAttacks(t *testing.T) {
 	})
 
 	t.Run("client never reads", func(t *testing.T) {
-		r := newRawClient(t, serve(t, s, n, 4, ServerOptions{}))
+		r := rawClient(t, s, n, 4)
 		// The owner answers with 8 MiB in 64 KiB writes, queued at once;
 		// each write completes only when x/net took it.
 		chunk := bytes.Repeat([]byte("x"), 64<<10)
 		stop := startDrain(l, s, func(ev Event) {
+			if ev.Session != 4 {
+				return
+			}
 			_ = s.Respond(ev.Stream, Response{Status: 200}, l.start)
 			for i := 0; i < 128; i++ {
 				_ = s.Write(ev.Stream, chunk, l.start)
 			}
 		})
-		if err := r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: r.headers("/big"), EndStream: true, EndHeaders: true}); err != nil {
-			t.Fatal(err)
-		}
-		// No WINDOW_UPDATE ever: the server may send the initial 65535.
-		got := 0
-		_, _, err := r.readUntil(func(f http2.Frame) bool {
-			if d, ok := f.(*http2.DataFrame); ok {
-				got += len(d.Data())
-			}
-			return got >= 65535
-		})
+		got, err := r.NeverRead("/big")
+		stop()
 		if err != nil || got != 65535 {
 			t.Fatalf("got %d bytes (%v)", got, err)
 		}
-		stop()
 		// The respond and at most a few writes completed: the rest wait
 		// on the window.
 		done := 0
