@@ -129,18 +129,6 @@ func dialRaw(t *testing.T, k *kernel.Kernel, port uint16) *h2test.Client {
 	return r
 }
 
-// waitGoroutines waits until the host's goroutines are back to at most
-// want (goroutines end asynchronously after their sockets close); it
-// reports the count it saw last.
-func waitGoroutines(want int) int {
-	n := runtime.NumGoroutine()
-	for i := 0; i < 200 && n > want; i++ {
-		time.Sleep(50 * time.Millisecond)
-		n = runtime.NumGoroutine()
-	}
-	return n
-}
-
 // TestHTTP2ServerFromHost: Go's HTTP/2 client reaches a guest server
 // through the VM's port mapping.
 func TestHTTP2ServerFromHost(t *testing.T) {
@@ -251,7 +239,7 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 	if _, err := fmt.Sscanf(stderr, "stalled %d", &stalled); err != nil || stalled > 1<<20 {
 		t.Errorf("guest stderr %q: want a stall within the first MiB", trunc(stderr))
 	}
-	if n := waitGoroutines(base + 10); n > base+10 {
+	if n := h2test.WaitGoroutines(base + 10); n > base+10 {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after the VM closed, %d before\n%s", n, base, buf[:runtime.Stack(buf, true)])
 	}

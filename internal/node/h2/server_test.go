@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/net/http2"
 
@@ -357,22 +356,10 @@ func TestServerAttacks(t *testing.T) {
 		<-l.ops
 	}
 	n.st.Close(context.Background())
-	if got := waitGoroutines(base + 10); got > base+10 {
+	if got := h2test.WaitGoroutines(base + 10); got > base+10 {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after dispose, %d before\n%s", got, base, buf[:runtime.Stack(buf, true)])
 	}
-}
-
-// waitGoroutines waits until the goroutines are back to at most want
-// (they end asynchronously after their sockets close); it reports the
-// count it saw last.
-func waitGoroutines(want int) int {
-	n := runtime.NumGoroutine()
-	for i := 0; i < 400 && n > want; i++ {
-		time.Sleep(50 * time.Millisecond)
-		n = runtime.NumGoroutine()
-	}
-	return n
 }
 
 // TestWireStreamID: the stream id read out of x/net's ResponseWriter is

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"time"
 
@@ -155,4 +156,16 @@ func (r *Client) NeverRead(path string) (int, error) {
 		return got >= 65535
 	})
 	return got, err
+}
+
+// WaitGoroutines waits until the process's goroutines are back to at
+// most want (a session's goroutines end asynchronously after its socket
+// closed), for at most 20 seconds; it reports the count it saw last.
+func WaitGoroutines(want int) int {
+	n := runtime.NumGoroutine()
+	for i := 0; i < 400 && n > want; i++ {
+		time.Sleep(50 * time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	return n
 }
