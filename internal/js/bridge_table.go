@@ -194,6 +194,25 @@ var bridgeTable = []bridgeEntry{
 	{"brotliFree", "id int", bridgeBrotliFree},
 
 	// bridge_http2.go, bridge_http2_server.go
+	{"h2Open", "fd int, h int, options string, id int", bridgeH2Open},
+	{"h2Request", "h int, sh int, request string, endStream bool", bridgeH2Request},
+	{"h2Write", "sh int, data bytes, id int", bridgeH2Write},
+	{"h2Trailers", "sh int, trailers string", bridgeH2Trailers},
+	{"h2End", "sh int", bridgeH2End},
+	{"h2Pause", "sh int, paused bool", bridgeH2Pause},
+	{"h2Cancel", "sh int", bridgeH2Cancel},
+	{"h2Ref", "h int, ref bool", bridgeH2Ref},
+	{"h2Close", "h int, graceful bool", bridgeH2Close},
+	{"h2Ping", "h int, id int", bridgeH2Ping},
+	{"h2sServe", "fd int, h int, options string", bridgeH2sServe},
+	{"h2sRespond", "sh int, response string, id int", bridgeH2sRespond},
+	{"h2sWrite", "sh int, data bytes, id int", bridgeH2sWrite},
+	{"h2sEnd", "sh int, trailers string, id int", bridgeH2sEnd},
+	{"h2sReset", "sh int, code float", bridgeH2sReset},
+	{"h2sPause", "sh int, paused bool", bridgeH2sPause},
+	{"h2sPush", "sh int, request string, id int", bridgeH2sPush},
+	{"h2sRef", "h int, ref bool", bridgeH2sRef},
+	{"h2sClose", "h int, graceful bool", bridgeH2sClose},
 }
 
 type argKind uint8

@@ -1,23 +1,20 @@
-//lint:file-ignore SA1019 TestWireStreamID runs x/net's Server and ClientConn directly, as the bridge does (see bridge_http2_server.go).
-
 package js
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
 
+	"github.com/secexec/secexec/internal/node/h2"
+	"github.com/secexec/secexec/internal/node/h2/h2test"
 	"github.com/secexec/secexec/internal/vm"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/vfs"
@@ -115,71 +112,21 @@ func hostGet(t *testing.T, c *http.Client, path string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// rawH2 is a hand-driven HTTP/2 client connection to the guest: the
-// attacker's side, free to break the rules a real client keeps.
-type rawH2 struct {
-	c   net.Conn
-	fr  *http2.Framer
-	enc *hpack.Encoder
-	buf bytes.Buffer
-}
-
-func dialRaw(t *testing.T, k *kernel.Kernel, port uint16, settings ...http2.Setting) *rawH2 {
+// dialRaw is a hostile client connection to the guest's port (see
+// h2test: the attacks internal/node/h2's tests run against the server
+// without JavaScript).
+func dialRaw(t *testing.T, k *kernel.Kernel, port uint16) *h2test.Client {
 	t.Helper()
 	c, err := k.DialGuest(context.Background(), port)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	r := &rawH2{c: c, fr: http2.NewFramer(c, c)}
-	r.enc = hpack.NewEncoder(&r.buf)
-	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.fr.WriteSettings(settings...); err != nil {
+	r, err := h2test.NewClient(c)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return r
-}
-
-// headers encodes a GET of path plus extra fields.
-func (r *rawH2) headers(path string, extra ...hpack.HeaderField) []byte {
-	r.buf.Reset()
-	for _, f := range append([]hpack.HeaderField{{Name: ":method", Value: "GET"}, {Name: ":scheme", Value: "http"},
-		{Name: ":authority", Value: "guest"}, {Name: ":path", Value: path}}, extra...) {
-		_ = r.enc.WriteField(f)
-	}
-	return append([]byte(nil), r.buf.Bytes()...)
-}
-
-// readUntil reads frames until stop says so or the connection ends; it
-// returns the GOAWAY code if one came.
-func (r *rawH2) readUntil(stop func(http2.Frame) bool) (goaway http2.ErrCode, gotGoaway bool, err error) {
-	_ = r.c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	for {
-		f, err := r.fr.ReadFrame()
-		if err != nil {
-			return goaway, gotGoaway, err
-		}
-		if g, ok := f.(*http2.GoAwayFrame); ok {
-			goaway, gotGoaway = g.ErrCode, true
-		}
-		if stop(f) {
-			return goaway, gotGoaway, nil
-		}
-	}
-}
-
-// waitGoroutines waits until the host's goroutines are back to at most
-// want (goroutines end asynchronously after their sockets close); it
-// reports the count it saw last.
-func waitGoroutines(want int) int {
-	n := runtime.NumGoroutine()
-	for i := 0; i < 200 && n > want; i++ {
-		time.Sleep(50 * time.Millisecond)
-		n = runtime.NumGoroutine()
-	}
-	return n
 }
 
 // TestHTTP2ServerFromHost: Go's HTTP/2 client reaches a guest server
@@ -203,25 +150,15 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 	// Room for more sockets than a process may hold server sessions, so
 	// that the session limit is the one met (the VM's socket limit,
 	// which still counts a session's socket, comes first by default).
-	v := newConfiguredVM(t, engine(t), vm.Config{Limits: kernel.Limits{Sockets: 4 * maxH2ServerSessions}})
+	v := newConfiguredVM(t, engine(t), vm.Config{Limits: kernel.Limits{Sockets: 4 * h2.MaxServerSessions}})
 	p, errOut := startGuest(t, v, h2GuestServer)
 	k := v.vm.Kernel
 
 	t.Run("rapid reset", func(t *testing.T) {
 		r := dialRaw(t, k, 8443)
 		const n = 20000
-		var sent int
-		for i := 0; i < n; i++ {
-			id := uint32(2*i + 1)
-			if err := r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: r.headers("/hang"), EndStream: true, EndHeaders: true}); err != nil {
-				break
-			}
-			if err := r.fr.WriteRSTStream(id, http2.ErrCodeCancel); err != nil {
-				break
-			}
-			sent++
-		}
-		code, gotGoaway, err := r.readUntil(func(http2.Frame) bool { return false })
+		sent := r.RapidReset(n, "/hang")
+		code, gotGoaway, err := r.ReadUntil(func(http2.Frame) bool { return false })
 		t.Logf("rapid reset: %d pairs written, goaway %v %v, end %v", sent, gotGoaway, code, err)
 		if gotGoaway && code != http2.ErrCodeEnhanceYourCalm && code != http2.ErrCodeNo {
 			t.Errorf("goaway code %v", code)
@@ -237,19 +174,7 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 
 	t.Run("too many streams", func(t *testing.T) {
 		r := dialRaw(t, k, 8443)
-		refused := 0
-		for i := 0; i < 400; i++ {
-			if err := r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: uint32(2*i + 1), BlockFragment: r.headers("/hang"), EndStream: true, EndHeaders: true}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		_, _, err := r.readUntil(func(f http2.Frame) bool {
-			if rst, ok := f.(*http2.RSTStreamFrame); ok && (rst.ErrCode == http2.ErrCodeRefusedStream || rst.ErrCode == http2.ErrCodeProtocol) {
-				refused++
-			}
-			return refused >= 400-h2ServerStreams
-		})
-		if refused < 400-h2ServerStreams {
+		if refused, err := r.Refused(400, 400-h2.ServerStreams, "/hang"); refused < 400-h2.ServerStreams {
 			t.Fatalf("%d streams over the limit refused (%v)", refused, err)
 		}
 	})
@@ -257,33 +182,7 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 	t.Run("header list too large", func(t *testing.T) {
 		r := dialRaw(t, k, 8443)
 		// 200 KiB of headers in CONTINUATION frames, over node's 64 KiB.
-		big := r.headers("/hello", hpack.HeaderField{Name: "x-bomb", Value: strings.Repeat("a", 200<<10)})
-		first, rest := big[:16<<10], big[16<<10:]
-		if err := r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: first, EndStream: true}); err != nil {
-			t.Fatal(err)
-		}
-		for len(rest) > 0 {
-			n := min(len(rest), 16<<10)
-			if err := r.fr.WriteContinuation(1, n == len(rest), rest[:n]); err != nil {
-				break // the server may have closed already
-			}
-			rest = rest[n:]
-		}
-		var status string
-		rst := false
-		_, gotGoaway, err := r.readUntil(func(f http2.Frame) bool {
-			if h, ok := f.(*http2.HeadersFrame); ok {
-				dec := hpack.NewDecoder(4096, func(f hpack.HeaderField) {
-					if f.Name == ":status" {
-						status = f.Value
-					}
-				})
-				_, _ = dec.Write(h.HeaderBlockFragment())
-				return true
-			}
-			_, rst = f.(*http2.RSTStreamFrame)
-			return rst
-		})
+		status, rst, gotGoaway, err := r.HeaderBomb("/hello", 200<<10)
 		if status != "431" && !rst && !gotGoaway {
 			t.Fatalf("oversized header list: status %q, no reset, no GOAWAY (%v)", status, err)
 		}
@@ -295,18 +194,8 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 
 	t.Run("client never reads", func(t *testing.T) {
 		r := dialRaw(t, k, 8443)
-		if err := r.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: r.headers("/big"), EndStream: true, EndHeaders: true}); err != nil {
-			t.Fatal(err)
-		}
 		// No WINDOW_UPDATE ever: the server may send the initial 65535.
-		got := 0
-		_, _, err := r.readUntil(func(f http2.Frame) bool {
-			if d, ok := f.(*http2.DataFrame); ok {
-				got += len(d.Data())
-			}
-			return got >= 65535
-		})
-		if err != nil || got != 65535 {
+		if got, err := r.NeverRead("/big"); err != nil || got != 65535 {
 			t.Fatalf("got %d bytes (%v)", got, err)
 		}
 		// The guest still serves while that stream waits.
@@ -321,17 +210,17 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 		// the limit are closed at once, the others get the server's
 		// SETTINGS.
 		served, closed := 0, 0
-		for i := 0; i < maxH2ServerSessions+20; i++ {
+		for i := 0; i < h2.MaxServerSessions+20; i++ {
 			r := dialRaw(t, k, 8443)
-			_, _, err := r.readUntil(func(f http2.Frame) bool { _, ok := f.(*http2.SettingsFrame); return ok })
+			_, _, err := r.ReadUntil(func(f http2.Frame) bool { _, ok := f.(*http2.SettingsFrame); return ok })
 			if err != nil {
 				closed++
 			} else {
 				served++
 			}
 		}
-		if served > maxH2ServerSessions || closed == 0 {
-			t.Fatalf("%d sessions served, %d closed; limit %d", served, closed, maxH2ServerSessions)
+		if served > h2.MaxServerSessions || closed == 0 {
+			t.Fatalf("%d sessions served, %d closed; limit %d", served, closed, h2.MaxServerSessions)
 		}
 	})
 
@@ -350,44 +239,8 @@ func TestHTTP2ServerAttacks(t *testing.T) {
 	if _, err := fmt.Sscanf(stderr, "stalled %d", &stalled); err != nil || stalled > 1<<20 {
 		t.Errorf("guest stderr %q: want a stall within the first MiB", trunc(stderr))
 	}
-	if n := waitGoroutines(base + 10); n > base+10 {
+	if n := h2test.WaitGoroutines(base + 10); n > base+10 {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after the VM closed, %d before\n%s", n, base, buf[:runtime.Stack(buf, true)])
-	}
-}
-
-// TestWireStreamID: the stream id read out of x/net's ResponseWriter is
-// the id on the wire (1, 3, 5 for a client's requests), so an x/net
-// whose writer changed shape fails here rather than silently falling
-// back to counting.
-func TestWireStreamID(t *testing.T) {
-	srvSide, cliSide := net.Pipe()
-	ids := make(chan uint32, 3)
-	s2, hs, err := h2srvOptions{}.newServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s2.ServeConn(srvSide, &http2.ServeConnOpts{BaseConfig: hs, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		id, ok := wireStreamID(w)
-		if !ok {
-			id = 0
-		}
-		ids <- id
-	})})
-	cc, err := (&http2.Transport{}).NewClientConn(cliSide)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cc.Close()
-	for _, want := range []uint32{1, 3, 5} {
-		req, _ := http.NewRequest("GET", "http://guest/", nil)
-		resp, err := cc.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if got := <-ids; got != want {
-			t.Fatalf("stream id %d, want %d", got, want)
-		}
 	}
 }

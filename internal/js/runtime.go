@@ -18,6 +18,7 @@ import (
 	"github.com/secexec/secexec/internal/js/modules"
 	"github.com/secexec/secexec/internal/js/nodecli"
 	"github.com/secexec/secexec/internal/jsctx"
+	"github.com/secexec/secexec/internal/node/h2"
 	"github.com/secexec/secexec/kernel"
 )
 
@@ -88,13 +89,10 @@ type rt struct {
 	// sigInFlight counts caught signals taken from the kernel and not
 	// yet dispatched (bridge_io.go watchSignal).
 	sigInFlight atomic.Int32
-	// HTTP/2 client sessions and their streams, by handle (bridge_http2.go)
-	h2s       map[int]*h2session
-	h2streams map[int]*h2stream
-	// HTTP/2 server sessions by handle, and their streams
-	// (bridge_http2_server.go)
-	h2ss  map[int]*h2srvSession
-	h2srv h2srvRegistry
+	// HTTP/2 client and server sessions and their streams
+	// (bridge_http2.go): nil until first used
+	h2c   *h2.Client
+	h2srv *h2.Server
 
 	pendingCaches []*pendingCache
 	res           *modules.Resolver
@@ -266,10 +264,6 @@ func newRT(e *Engine) *rt {
 		children:  map[int]*child{},
 		acceptors: map[int]*acceptor{},
 		sigWatch:  map[kernel.Signal]bool{},
-		h2s:       map[int]*h2session{},
-		h2streams: map[int]*h2stream{},
-		h2ss:      map[int]*h2srvSession{},
-		h2srv:     h2srvRegistry{streams: map[int]*h2srvStream{}},
 		startT:    time.Now(),
 	}
 }
@@ -778,20 +772,8 @@ func (r *rt) alive() bool {
 	}
 	// An HTTP/2 session keeps the process alive until it is closed, as
 	// node's session socket does; so do its streams while they run.
-	for _, s := range r.h2s {
-		if s.ref {
-			return true
-		}
-	}
-	for _, st := range r.h2streams {
-		if st.rd.ref {
-			return true
-		}
-	}
-	for _, s := range r.h2ss {
-		if s.ref {
-			return true
-		}
+	if r.h2Alive() {
+		return true
 	}
 	// A signal handler alone does not keep Node alive either, but a
 	// caught signal already sent is delivered before the process ends, as
