@@ -77,6 +77,7 @@ var bridgeTable = []bridgeEntry{
 	// bridge_worker.go
 
 	// bridge_module.go
+	{"lazyAsset", "name string", bridgeLazyAsset},
 
 	// bridge_tools.go
 
