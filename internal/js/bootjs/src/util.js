@@ -1,28 +1,17 @@
 'use strict';
 // util: Node's own inspect/format (node-inspect-extracted) with the rest
 // of the module from the util polyfill.
+const inspectLib = require('node-inspect-extracted');
 const { codedError } = require('./internal/errors.js');
 const enc = require('./internal/encoding.js');
 
-// The inspector is loaded when something is first inspected or
-// formatted, not by every require('util'): most modules that require util
-// (undici's, the assert polyfill's) only hold on to inspect.
-let inspectLib;
-function lib() {
-  if (inspectLib === undefined) {
-    inspectLib = require('node-inspect-extracted');
-    adoptInspectProperties();
-  }
-  return inspectLib;
-}
-const kInspectCustom = Symbol.for('nodejs.util.inspect.custom');
-function stripVTControlCharacters(str) { return lib().stripVTControlCharacters(str); }
+const { stripVTControlCharacters } = inspectLib;
 
 // ES module namespaces are objects of getters here (live bindings over
 // esbuild's output); inspect shows them as Node does, with their values,
 // through a snapshot that is itself a namespace to the inspector.
 const kESM = Symbol.for('secexec.esm');
-const uninitialized = { [kInspectCustom]: () => '<uninitialized>' };
+const uninitialized = { [inspectLib.inspect.custom]: () => '<uninitialized>' };
 function nsView(v) {
   if (v === null || typeof v !== 'object') return v;
   try {
@@ -41,41 +30,14 @@ function nsView(v) {
   Object.defineProperty(o, Symbol.toStringTag, { value: 'Module' });
   return o;
 }
-function inspect(value, ...rest) { return lib().inspect(nsView(value), ...rest); }
-// inspect carries the library's properties. custom is known without it;
-// defaultOptions forwards to it (non-configurable there as here); colors
-// and styles load it when read or written, and then become the library's
-// own properties, as every property is once it is loaded.
-Object.defineProperty(inspect, 'custom', { value: kInspectCustom, writable: true, enumerable: true, configurable: true });
-Object.defineProperty(inspect, 'defaultOptions', {
-  get() { return lib().inspect.defaultOptions; },
-  set(v) { lib().inspect.defaultOptions = v; },
-  enumerable: false, configurable: false,
-});
-for (const k of ['colors', 'styles']) {
-  Object.defineProperty(inspect, k, {
-    get() { lib(); return inspect[k]; },
-    set(v) { lib(); inspect[k] = v; },
-    enumerable: true, configurable: true,
-  });
-}
-function adoptInspectProperties() {
-  for (const k of Reflect.ownKeys(inspectLib.inspect)) {
-    if (k === 'length' || k === 'name' || k === 'prototype' || k === 'defaultOptions') continue;
+function inspect(value, ...rest) { return inspectLib.inspect(nsView(value), ...rest); }
+for (const k of Reflect.ownKeys(inspectLib.inspect)) {
+  if (k !== 'length' && k !== 'name' && k !== 'prototype') {
     Object.defineProperty(inspect, k, Object.getOwnPropertyDescriptor(inspectLib.inspect, k));
   }
 }
-// format of strings alone, the first without a %, is their join (as in
-// Node), which console.log of text does without loading the inspector.
-function plainStrings(args) {
-  for (let i = 0; i < args.length; i++) if (typeof args[i] !== 'string') return false;
-  return args.length < 2 || !args[0].includes('%');
-}
-function format(...args) {
-  if (plainStrings(args)) return args.join(' ');
-  return lib().format(...args.map(nsView));
-}
-function formatWithOptions(opts, ...args) { return lib().formatWithOptions(opts, ...args.map(nsView)); }
+function format(...args) { return inspectLib.format(...args.map(nsView)); }
+function formatWithOptions(opts, ...args) { return inspectLib.formatWithOptions(opts, ...args.map(nsView)); }
 
 const kCustomPromisify = Symbol.for('nodejs.util.promisify.custom');
 function promisify(original) {
