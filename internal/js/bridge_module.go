@@ -474,3 +474,14 @@ func isESMSyntaxError(err error) bool {
 	var g guestError
 	return errors.As(err, &g) && strings.HasPrefix(string(g), "SyntaxError\x00") && modules.LooksLikeESMError(string(g))
 }
+
+// bridgeLazyAsset returns the bytes of one of the bundle's binary assets
+// (bootjs.Bundle.Assets: llhttp's WebAssembly), which the bundle holds
+// decoded, so no process decodes them from base64 itself.
+func bridgeLazyAsset(r *rt, a *callArgs) (*v8.Value, error) {
+	data, ok := r.e.bundle.Assets[a.str(0)]
+	if !ok {
+		return nil, errno.ENOENT
+	}
+	return r.bytesResult(data)
+}

@@ -149,6 +149,7 @@ var bridgeTable = []bridgeEntry{
 	// bridge_worker.go
 
 	// bridge_module.go
+	{"lazyAsset", "name string", bridgeLazyAsset},
 
 	// bridge_tools.go
 

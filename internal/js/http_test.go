@@ -1,10 +1,13 @@
 package js
 
 import (
+	"compress/gzip"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/secexec/secexec/internal/testcert"
@@ -272,6 +275,101 @@ clientError HPE_HEADER_OVERFLOW
 ECONNRESET
 200 /after 0
 idle 2 true
+`
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}
+
+// fetch's paths beyond one GET, on the lazily loaded undici (its fetch
+// entry, llhttp from the bundle's decoded asset): a redirect followed, a
+// body streamed chunk by chunk, gzip decoded, an abort in the middle of a
+// body, and HTTPS verified against a CA the guest gives tls.connect (a
+// self-signed server refused without it).
+func TestFetchPaths(t *testing.T) {
+	certPEM, keyPEM := testcert.New(t, false)
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/final", http.StatusFound)
+	})
+	mux.HandleFunc("/final", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "final") })
+	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
+		for i := range 3 {
+			fmt.Fprintf(w, "chunk%d;", i)
+			w.(http.Flusher).Flush()
+		}
+	})
+	mux.HandleFunc("/gzip", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, strings.Repeat("zipped ", 1000))
+		zw.Close()
+	})
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "first")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // until the guest aborts
+	})
+	plainLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsLn, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{pair}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, secure := &http.Server{Handler: mux}, &http.Server{Handler: mux}
+	go plain.Serve(plainLn)
+	go secure.Serve(tlsLn)
+	t.Cleanup(func() { plain.Close(); secure.Close() })
+
+	v := newConfiguredVM(t, engine(t), vm.Config{Policy: policy.AllowAll().AllowNet(plainLn.Addr().String(), tlsLn.Addr().String())})
+	v.writeFile("/workspace/ca.pem", string(certPEM))
+	res := v.node(`
+const base = 'http://' + process.argv[1];
+const secure = 'https://localhost:' + process.argv[2].split(':')[1];
+(async () => {
+  const r = await fetch(base + '/redirect');
+  console.log('redirect', r.status, r.redirected, new URL(r.url).pathname, await r.text());
+  const s = await fetch(base + '/stream');
+  const reader = s.body.getReader();
+  let text = '', chunks = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks++;
+    text += Buffer.from(value).toString();
+  }
+  console.log('stream', text, chunks >= 1);
+  const z = await fetch(base + '/gzip');
+  const body = await z.text();
+  console.log('gzip', body.length, body.slice(0, 7));
+  const ac = new AbortController();
+  const h = await fetch(base + '/hang', { signal: ac.signal });
+  const hr = h.body.getReader();
+  console.log('hang first', Buffer.from((await hr.read()).value).toString());
+  ac.abort();
+  try { await hr.read(); console.log('read after abort'); } catch (e) { console.log('aborted', e.name); }
+  try { await fetch(secure + '/final'); console.log('self-signed accepted'); } catch (e) { console.log('refused', e.cause && e.cause.code); }
+  const tls = require('tls');
+  const ca = require('fs').readFileSync('/workspace/ca.pem');
+  const connect = tls.connect;
+  tls.connect = (opts, ...rest) => connect({ ...opts, ca }, ...rest);
+  const sr = await fetch(secure + '/redirect');
+  console.log('https', sr.status, sr.redirected, await sr.text());
+})();
+`, plainLn.Addr().String(), tlsLn.Addr().String())
+	want := `redirect 200 true /final final
+stream chunk0;chunk1;chunk2; true
+gzip 7000 zipped 
+hang first first
+aborted AbortError
+refused DEPTH_ZERO_SELF_SIGNED_CERT
+https 200 true final
 `
 	if res.code != 0 || res.stdout != want {
 		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)

@@ -20,6 +20,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,7 +31,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,11 +83,23 @@ type Bundle struct {
 	// whose require resolves "node:NAME" to the runtime's builtins. Kept
 	// out of Source, every isolate neither parses nor holds them.
 	Lazy map[string]string
+	// Assets holds binary files the lazy chunks read through the runtime
+	// instead of decoding them from source text in every process, by
+	// name (see LazyAssets).
+	Assets map[string][]byte
 }
 
 // LazyPackages are the packages built as lazy chunks (Bundle.Lazy): npm
 // packages, and the runtime's own sources named in ownLazy.
 var LazyPackages = []string{"undici", "web-streams-polyfill", "pako", "test_runner"}
+
+// LazyAssets are the binary files kept beside the lazy chunks (Bundle.Assets):
+// llhttp's WebAssembly, which undici ships as base64 text. Decoded once
+// when the bundle is built, a process gets the bytes from Go instead of
+// decoding 64 KB of base64 in JavaScript on its first fetch. They are the
+// runtime's, not undici's alone: the http module may parse with the same
+// llhttp (require('./internal/lazy.js').asset(name)).
+var LazyAssets = []string{"llhttp.wasm", "llhttp_simd.wasm"}
 
 // ownLazy maps the lazy chunks built from src/ to their entry file: the
 // test runner (node:test, node --test) is large and used by few
@@ -203,8 +218,8 @@ func Build(ctx context.Context, opts Options) (*Bundle, error) {
 
 // bundleHeader starts a cached bundle file; the sha256 of everything
 // after the header line follows it, so a truncated or altered file is
-// caught before V8 sees it, then the sizes of the lazy chunks, which
-// come after the main script in LazyPackages order.
+// caught before V8 sees it, then the sizes of the lazy chunks and the
+// assets, which come after the main script in the order of bundleParts.
 const bundleHeader = "// secexec-bootstrap sha256="
 
 func readBundle(path string) (*Bundle, error) {
@@ -215,34 +230,50 @@ func readBundle(path string) (*Bundle, error) {
 	line, body, ok := strings.Cut(string(data), "\n")
 	rest, okHeader := strings.CutPrefix(line, bundleHeader)
 	fields := strings.Fields(rest)
-	if !ok || !okHeader || len(fields) != 1+len(LazyPackages) {
+	if !ok || !okHeader || len(fields) != 1+len(LazyPackages)+len(LazyAssets) {
 		return nil, fmt.Errorf("bootjs: %s: no valid header", filepath.Base(path))
 	}
 	got := sha256.Sum256([]byte(body))
 	if hex.EncodeToString(got[:]) != fields[0] {
 		return nil, fmt.Errorf("bootjs: %s: checksum mismatch", filepath.Base(path))
 	}
-	b := &Bundle{Lazy: make(map[string]string, len(LazyPackages))}
+	b := &Bundle{Lazy: make(map[string]string, len(LazyPackages)), Assets: make(map[string][]byte, len(LazyAssets))}
+	parts := bundleParts()
 	end := len(body)
-	for i := len(LazyPackages) - 1; i >= 0; i-- {
+	for i := len(parts) - 1; i >= 0; i-- {
 		n, err := strconv.Atoi(fields[1+i])
 		if err != nil || n < 0 || n > end {
 			return nil, fmt.Errorf("bootjs: %s: bad chunk size", filepath.Base(path))
 		}
-		b.Lazy[LazyPackages[i]] = body[end-n : end]
+		if i < len(LazyPackages) {
+			b.Lazy[parts[i]] = body[end-n : end]
+		} else {
+			b.Assets[parts[i]] = []byte(body[end-n : end])
+		}
 		end -= n
 	}
 	b.Source = body[:end]
 	return b, nil
 }
 
+// bundleParts names what follows the main script in a cached bundle: the
+// lazy chunks, then the assets.
+func bundleParts() []string {
+	return append(slices.Clone(LazyPackages), LazyAssets...)
+}
+
 func writeBundle(path string, b *Bundle) error {
 	var body strings.Builder
 	body.WriteString(b.Source)
-	sizes := make([]string, len(LazyPackages))
-	for i, name := range LazyPackages {
-		body.WriteString(b.Lazy[name])
-		sizes[i] = strconv.Itoa(len(b.Lazy[name]))
+	parts := bundleParts()
+	sizes := make([]string, len(parts))
+	for i, name := range parts {
+		part := b.Lazy[name]
+		if i >= len(LazyPackages) {
+			part = string(b.Assets[name])
+		}
+		body.WriteString(part)
+		sizes[i] = strconv.Itoa(len(part))
 	}
 	sum := sha256.Sum256([]byte(body.String()))
 	return writeAtomic(path, []byte(bundleHeader+hex.EncodeToString(sum[:])+" "+strings.Join(sizes, " ")+"\n"+body.String()))
@@ -250,7 +281,7 @@ func writeBundle(path string, b *Bundle) error {
 
 // bundleFormat changes whenever the bundling options do, so that cached
 // bundles made with other options are not used.
-const bundleFormat = "esbuild-iife-ascii-minified-lazy-4"
+const bundleFormat = "esbuild-iife-ascii-minified-lazy-5"
 
 // lockDigest is the digest of the pinned package set.
 func lockDigest() (string, error) {
@@ -506,31 +537,101 @@ func bundle(nodeModules string) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bundle{Source: main, Lazy: make(map[string]string, len(LazyPackages))}
+	b := &Bundle{Source: main, Lazy: make(map[string]string, len(LazyPackages)), Assets: make(map[string][]byte, len(LazyAssets))}
 	for _, pkg := range LazyPackages {
 		if entry, own := ownLazy[pkg]; own {
 			b.Lazy[pkg], err = bundleOwnLazy(stage, nodeModules, filepath.Join(srcDir, entry))
 		} else {
-			b.Lazy[pkg], err = bundleLazy(stage, nodeModules, pkg)
+			b.Lazy[pkg], err = bundleLazy(stage, nodeModules, pkg, b.Assets)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
+	for _, name := range LazyAssets {
+		if _, ok := b.Assets[name]; !ok {
+			return nil, fmt.Errorf("bootjs: no chunk provided the asset %s", name)
+		}
+	}
 	return b, nil
 }
 
+// lazyEntry names the module a lazy npm chunk is built from when it is
+// not the package's main one. undici's is its fetch entry, the one Node
+// builds its own copy from: fetch, its classes, WebSocket and EventSource,
+// without the mock agents, cache, cookies and interceptors of the full
+// package that every first fetch would otherwise evaluate.
+var lazyEntry = map[string]string{"undici": "undici/index-fetch.js"}
+
 // bundleLazy builds one lazy chunk: the npm package pkg as CommonJS, its
-// "node:" requires left to the runtime's require.
-func bundleLazy(stage, nodeModules, pkg string) (string, error) {
-	entry, _ := json.Marshal(pkg)
+// "node:" requires left to the runtime's require. Modules that only
+// carry an asset as base64 text (assetModules) are replaced by a require
+// of the asset, whose bytes go to assets.
+func bundleLazy(stage, nodeModules, pkg string, assets map[string][]byte) (string, error) {
+	module := pkg
+	if e, ok := lazyEntry[pkg]; ok {
+		module = e
+	}
+	entry, _ := json.Marshal(module)
 	opts := buildOptions(stage, nodeModules)
 	opts.Stdin = &api.StdinOptions{Contents: "module.exports = require(" + string(entry) + ");",
 		ResolveDir: stage, Sourcefile: "lazy/" + pkg + ".js", Loader: api.LoaderJS}
 	opts.Format, opts.Platform = api.FormatCommonJS, api.PlatformNeutral
 	opts.MainFields = []string{"main", "module"}
-	opts.External = []string{"node:*"}
+	opts.External = []string{"node:*", assetPrefix + "*"}
+	opts.Plugins = []api.Plugin{{
+		Name: "secexec-assets",
+		Setup: func(b api.PluginBuild) {
+			b.OnLoad(api.OnLoadOptions{Filter: assetModuleFilter}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+				name, ok := assetModules[filepath.Base(a.Path)]
+				if !ok {
+					return api.OnLoadResult{}, nil
+				}
+				data, err := decodeAssetModule(a.Path)
+				if err != nil {
+					return api.OnLoadResult{}, err
+				}
+				assets[name] = data
+				id, _ := json.Marshal(assetPrefix + name)
+				src := "module.exports = require(" + string(id) + ");"
+				return api.OnLoadResult{Contents: &src, Loader: api.LoaderJS}, nil
+			})
+		},
+	}}
 	return output(api.Build(opts))
+}
+
+// assetPrefix starts the require id by which a lazy chunk reads an asset
+// (Bundle.Assets); the runtime's chunk loader (src/internal/lazy.js)
+// resolves it.
+const assetPrefix = "secexec:asset/"
+
+// assetModules maps the files of npm packages that hold an asset as
+// base64 text to the asset's name; assetModuleFilter matches them for
+// esbuild. undici's llhttp modules are Buffer.from(BASE64, 'base64').
+var (
+	assetModules      = map[string]string{"llhttp-wasm.js": "llhttp.wasm", "llhttp_simd-wasm.js": "llhttp_simd.wasm"}
+	assetModuleFilter = `[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$`
+	base64Module      = regexp.MustCompile(`\bBuffer\.from\(\s*'([A-Za-z0-9+/=]+)'\s*,\s*'base64'\s*\)`)
+)
+
+// decodeAssetModule returns the bytes of the one base64 literal an asset
+// module holds. A module of another shape (a new undici release) fails
+// the build rather than shipping undecoded text.
+func decodeAssetModule(path string) ([]byte, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bootjs: %w", err)
+	}
+	m := base64Module.FindAllSubmatch(src, -1)
+	if len(m) != 1 {
+		return nil, fmt.Errorf("bootjs: %s: expected one base64 Buffer literal, found %d", filepath.Base(path), len(m))
+	}
+	data, err := base64.StdEncoding.DecodeString(string(m[0][1]))
+	if err != nil {
+		return nil, fmt.Errorf("bootjs: %s: %w", filepath.Base(path), err)
+	}
+	return data, nil
 }
 
 // bundleOwnLazy builds a lazy chunk from the runtime's own sources, from

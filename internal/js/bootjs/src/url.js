@@ -1,9 +1,14 @@
 'use strict';
 // url: WHATWG URL (whatwg-url) and the legacy API (url polyfill), plus
 // the file URL helpers.
-const legacy = require('url/');
 const { codedError } = require('./internal/errors.js');
 const { URL, URLSearchParams } = require('./internal/whatwg_url.js');
+
+// The legacy API is the url polyfill, which pulls in qs and its
+// dependencies: loaded at its first use, not by every require('url')
+// (fetch's, for one, wants only URL).
+let legacyModule;
+const legacy = () => legacyModule ??= require('url/');
 
 function fileURLToPath(u) {
   if (typeof u === 'string') u = new URL(u);
@@ -107,9 +112,9 @@ function urlToHttpOptions(url) {
 // parse is the legacy url.parse: a string only, and a parsed query as
 // Node's querystring gives it (an object without prototype).
 function parse(url, parseQueryString, slashesDenoteHost) {
-  if (url instanceof legacy.Url) return url;
+  if (url instanceof legacy().Url) return url;
   if (typeof url !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'url', 'of type string', url);
-  const out = legacy.parse(url, parseQueryString, slashesDenoteHost);
+  const out = legacy().parse(url, parseQueryString, slashesDenoteHost);
   if (parseQueryString && out.query !== null && typeof out.query === 'object') {
     if (out.search) {
       out.query = require('./internal/builtins.js').load('querystring').parse(out.search.slice(1));
@@ -123,12 +128,12 @@ function parse(url, parseQueryString, slashesDenoteHost) {
 }
 
 function format(urlObject, options) {
-  if (typeof urlObject === 'string') return legacy.format(parse(urlObject));
+  if (typeof urlObject === 'string') return legacy().format(parse(urlObject));
   if (typeof urlObject !== 'object' || urlObject === null) {
     throw codedError('ERR_INVALID_ARG_TYPE', 'urlObject', ['Object', 'string'], urlObject);
   }
   if (urlObject instanceof URL) return formatURL(urlObject, options);
-  return legacy.format(urlObject);
+  return legacy().format(urlObject);
 }
 
 // formatURL is url.format of a WHATWG URL, with its options.
@@ -157,10 +162,17 @@ function formatURL(u, options) {
   return href;
 }
 
+function urlResolve(source, relative) { return legacy().resolve(source, relative); }
+function urlResolveObject(source, relative) { return legacy().resolveObject(source, relative); }
+
 module.exports = {
   URL, URLSearchParams, fileURLToPath, pathToFileURL, urlToHttpOptions,
-  parse, format, resolve: legacy.resolve,
-  resolveObject: legacy.resolveObject, Url: legacy.Url,
+  parse, format, resolve: urlResolve, resolveObject: urlResolveObject,
   domainToASCII: (d) => { try { return new URL(`ws://${d}`).hostname; } catch { return ''; } },
   domainToUnicode: (d) => require('punycode/').toUnicode(d),
 };
+Object.defineProperty(module.exports, 'Url', {
+  configurable: true, enumerable: true,
+  get() { return legacy().Url; },
+  set(v) { Object.defineProperty(module.exports, 'Url', { value: v, writable: true, configurable: true, enumerable: true }); },
+});
