@@ -73,16 +73,56 @@ var bridgeTable = []bridgeEntry{
 	// rejections.go
 
 	// bridge_net.go
+	{"netSocket", "domain int, type int", bridgeNetSocket},
+	{"netSocketPair", "", bridgeNetSocketPair},
+	{"netBind", "fd int, host string, port int", bridgeNetBind},
+	{"netListen", "fd int, backlog int", bridgeNetListen},
+	{"netConnect", "fd int, host string, port int, id int", bridgeNetConnect},
+	{"netAcceptStart", "fd int, h int", bridgeNetAcceptStart},
+	{"netAcceptStop", "h int", bridgeNetAcceptStop},
+	{"netAcceptRef", "h int, ref bool", bridgeNetAcceptRef},
+	{"netShutdown", "fd int", bridgeNetShutdown},
+	{"netName", "fd int, peer bool", bridgeNetName},
+	{"netSetOpt", "fd int, name string, val int", bridgeNetSetOpt},
+	{"dnsLookup", "host string, id int", bridgeDNSLookup},
+	{"udpSend", "fd int, data bytes, host ?string, port ?int, id int", bridgeUDPSend},
+	{"tlsStart", "fd int, opts string, id int", bridgeTLSStart},
+	{"udpRecvStart", "fd int, h int", bridgeUDPRecvStart},
 
 	// bridge_worker.go
+	{"portNew", "", bridgePortNew},
+	{"bcNew", "name string", bridgeBCNew},
+	{"portPost", "id int, data bytes, transfer string", bridgePortPost},
+	{"portStart", "id int", bridgePortStart},
+	{"portStop", "id int", bridgePortStop},
+	{"portRef", "id int, ref bool", bridgePortRef},
+	{"portClose", "id int", bridgePortClose},
+	{"portRecv", "id int", bridgePortRecv},
+	{"workerStart", "spec string, init bytes", bridgeWorkerStart},
+	{"workerTerminate", "tid int", bridgeWorkerTerminate},
+	{"workerInit", "", bridgeWorkerInit},
 
 	// bridge_module.go
+	{"resolve", "request string, dir path, kind string", bridgeResolve},
+	{"compileModule", "file path", bridgeCompileModule},
+	{"compileLazy", "name string", bridgeCompileLazy},
+	{"compileFunction", "src string, file string", bridgeCompileFunction},
+	{"compileESM", "src string, file path, ts bool", bridgeCompileESM},
+	{"transform", "src string, file string, kind string", bridgeTransform},
+	{"transformScript", "src string, name string, kind string", bridgeTransformScript},
+	{"mapPosition", "name string, line int, col int", bridgeMapPosition},
 
 	// bridge_tools.go
+	{"ctxReply", "id int, kind int, text string", bridgeCtxReply},
+	{"toolLimit", "", bridgeToolLimit},
+	{"toolList", "", bridgeToolList},
+	{"toolCall", "name string, args string, id int", bridgeToolCall},
 
 	// bridge_repl.go
+	{"replRun", "fn value", bridgeReplRun},
 
 	// bridge_types.go
+	{"isType", "v value, index int", bridgeIsType},
 
 	// bridge_crypto*.go, bridge_zlib_stream.go: crypto, zlib and Brotli
 
