@@ -1,8 +1,8 @@
 package js
 
 import (
+	"encoding/json"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -19,36 +19,31 @@ const { types } = require('util');
 const { MessageChannel, receiveMessageOnPort } = require('worker_threads');
 const net = require('net');
 const runs = +process.argv[1], per = 10000;
+const perCall = {};
 const time = (name, f) => {
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < runs; i++) for (let j = 0; j < per; j++) f(j);
-  console.log(name, (Number(process.hrtime.bigint() - t0) / (runs * per)).toFixed(1));
+  for (let i = 0; i < runs; i++) for (let j = 0; j < per; j++) f();
+  perCall[name] = Number(process.hrtime.bigint() - t0) / (runs * per);
 };
 const m = new Map();
 let hits = 0;
 time('isType', () => { if (types.isMap(m)) hits++; });
 const { port1, port2 } = new MessageChannel();
 const msg = 'x'.repeat(64);
-time('portPostRecv', (j) => { port1.postMessage(msg); if (receiveMessageOnPort(port2).message === msg) hits++; });
+time('portPostRecv', () => { port1.postMessage(msg); if (receiveMessageOnPort(port2).message === msg) hits++; });
 port1.close();
 const server = net.createServer().listen(0, '127.0.0.1', () => {
   time('netName', () => { if (server.address().port > 0) hits++; });
   server.close();
   if (hits !== 3 * runs * per) throw new Error('hits ' + hits);
+  console.log(JSON.stringify(perCall));
 });
 `, strconv.Itoa(b.N))
-	if r.code != 0 {
-		b.Fatalf("exit %d: %s", r.code, trunc(r.stderr))
+	var perCall map[string]float64
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &perCall) != nil || len(perCall) != 3 {
+		b.Fatalf("exit %d stdout %q stderr %s", r.code, r.stdout, trunc(r.stderr))
 	}
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 2 {
-			b.Fatalf("output %q", r.stdout)
-		}
-		ns, err := strconv.ParseFloat(f[1], 64)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(ns, f[0]+"-ns/call")
+	for name, ns := range perCall {
+		b.ReportMetric(ns, name+"-ns/call")
 	}
 }
