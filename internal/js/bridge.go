@@ -3,8 +3,6 @@ package js
 import (
 	"errors"
 	"fmt"
-	"math"
-	"sort"
 	"time"
 
 	v8 "github.com/tommie/v8go"
@@ -18,18 +16,6 @@ import (
 // the JavaScript side turns into Node's error objects; nothing of the
 // host's error text ever reaches the guest.
 type bridgeFunc func(r *rt, args []*v8.Value) (*v8.Value, error)
-
-var bridgeFuncs = map[string]bridgeFunc{}
-
-// register adds a bridge function outside bridgeTable. It is on its way
-// out: every function moves into the table, and register goes with the
-// last of them.
-func register(name string, fn bridgeFunc) {
-	if _, dup := bridgeFuncs[name]; dup || tableHas(name) {
-		panic("js: duplicate bridge function " + name)
-	}
-	bridgeFuncs[name] = fn
-}
 
 // thrown is a JavaScript value thrown from a bridge call. Embedding
 // *v8.Value gives it v8go's Valuer method, so v8go throws the value
@@ -59,16 +45,6 @@ func (r *rt) installBridge() error {
 	for i := range compiledBridge {
 		e := &compiledBridge[i]
 		if err := add(e.name, e.call); err != nil {
-			return err
-		}
-	}
-	legacy := make([]string, 0, len(bridgeFuncs))
-	for name := range bridgeFuncs {
-		legacy = append(legacy, name)
-	}
-	sort.Strings(legacy)
-	for _, name := range legacy {
-		if err := add(name, bridgeFuncs[name]); err != nil {
 			return err
 		}
 	}
@@ -196,55 +172,6 @@ func (r *rt) boolean(b bool) *v8.Value {
 
 func (r *rt) string(s string) (*v8.Value, error) {
 	return v8.NewValue(r.iso, s)
-}
-
-// --- argument decoding: a guest may pass anything; bad arguments are
-// EINVAL, never a panic ---
-
-// argFloat returns argument i if it is a number, else NaN. Only primitive
-// numbers are converted: v8go's Number() runs ToNumber, which for a
-// Symbol or an object with a throwing valueOf aborts the process.
-func argFloat(args []*v8.Value, i int) float64 {
-	if i >= len(args) || !args[i].IsNumber() {
-		return math.NaN()
-	}
-	return args[i].Number()
-}
-
-// argInt returns argument i as an int, or EINVAL when it is not a finite
-// number in int32 range... or int64 range when wide.
-func argInt(args []*v8.Value, i int) (int, error) {
-	f := argFloat(args, i)
-	if math.IsNaN(f) || math.IsInf(f, 0) || f < -(1<<53) || f > 1<<53 {
-		return 0, errno.EINVAL
-	}
-	return int(f), nil
-}
-
-func argString(args []*v8.Value, i int) (string, error) {
-	if i >= len(args) || !args[i].IsString() {
-		return "", errno.EINVAL
-	}
-	return args[i].String(), nil
-}
-
-func argBool(args []*v8.Value, i int) bool {
-	return i < len(args) && args[i].Boolean()
-}
-
-// argPath returns a path argument; a NUL byte is EINVAL (the VFS would
-// reject it too).
-func argPath(args []*v8.Value, i int) (string, error) {
-	s, err := argString(args, i)
-	if err != nil {
-		return "", err
-	}
-	for j := 0; j < len(s); j++ {
-		if s[j] == 0 {
-			return "", errno.EINVAL
-		}
-	}
-	return s, nil
 }
 
 // --- bytes across the bridge ---

@@ -294,173 +294,155 @@ func (r *rt) compileTransformed(m *modules.Module, file, src string) (*v8.Value,
 // maxShownSource bounds the sources handed back for error reports.
 const maxShownSource = 4 << 20
 
-func init() {
-	register("resolve", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		req, err1 := argString(args, 0)
-		dir, err2 := argPath(args, 1)
-		kind, err3 := argString(args, 2)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		k := modules.Require
-		switch kind {
-		case "import":
-			k = modules.Import
-		case "main":
-			dir = "/"
-		}
-		f, err := r.resolver().Resolve(req, dir, k)
-		if err != nil {
-			return nil, resolveError(err)
-		}
-		return r.string(f)
-	})
-	// compileModule compiles a module file for the loader: CommonJS in
-	// Node's wrapper, ES modules and TypeScript through the transform
-	// (see compileTransformed for what the returned function carries).
-	register("compileModule", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		file, err := argPath(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		b, err := r.readFile(file, maxSourceBytes)
-		if err != nil {
-			return nil, err
-		}
-		src := string(b)
-		f := r.resolver().FormatOf(file)
-		switch f {
-		case modules.Addon:
-			// The runtime words the error (bootjs errors.js).
-			return nil, guestError("ERR_DLOPEN_DISABLED: " + file)
-		case modules.ESM, modules.TSModule, modules.TSCommonJS:
-			m, err := r.transform(src, file, f)
-			if err != nil {
-				return nil, err
-			}
-			return r.compileTransformed(m, file, src)
-		}
-		fn, err := r.compile(src, file, wrapperHead)
-		if err != nil && f == modules.CommonJS && isESMSyntaxError(err) {
-			// Node 22 "detect-module": a .js file outside any "type"
-			// that only parses as an ES module is one.
-			m, terr := r.transform(src, file, modules.ESM)
-			if terr != nil {
-				return nil, terr
-			}
-			return r.compileTransformed(m, file, src)
-		}
-		if err == nil && hasDynamicImport(src) {
-			// V8 as v8go runs it cannot import(): CommonJS that does is
-			// transformed so that import() goes to the module loader.
-			if m, terr := r.transform(src, file, modules.CommonJS); terr == nil && m.Import {
-				return r.compileTransformed(m, file, src)
-			}
-		}
-		return fn, err
-	})
-	// compileLazy compiles one of the bootstrap's lazy chunks (see
-	// bootjs.Bundle.Lazy) in the module wrapper.
-	register("compileLazy", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err := argString(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		src, ok := r.e.bundle.Lazy[name]
-		if !ok {
-			return nil, errno.ENOENT
-		}
-		return r.compile(src, "node:internal/deps/"+name+".js", wrapperHead)
-	})
-	register("compileFunction", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		src, err1 := argString(args, 0)
-		file, err2 := argString(args, 1)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		return r.compile(src, file, wrapperHead)
-	})
-	// compileESM compiles ES module (or, with ts, TypeScript module)
-	// source that has no file: --input-type=module code.
-	register("compileESM", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		src, err1 := argString(args, 0)
-		file, err2 := argPath(args, 1)
-		if err1 != nil || err2 != nil || len(src) > maxSourceBytes {
-			return nil, errno.EINVAL
-		}
-		f := modules.ESM
-		if argBool(args, 2) {
-			f = modules.TSModule
-		}
+// bridgeResolve resolves a module request from dir, as require, import
+// or the main module resolve it: → the file.
+func bridgeResolve(r *rt, a *callArgs) (*v8.Value, error) {
+	req, dir := a.str(0), a.path(1)
+	k := modules.Require
+	switch a.str(2) {
+	case "import":
+		k = modules.Import
+	case "main":
+		dir = "/"
+	}
+	f, err := r.resolver().Resolve(req, dir, k)
+	if err != nil {
+		return nil, resolveError(err)
+	}
+	return r.string(f)
+}
+
+// bridgeCompileModule compiles a module file for the loader: CommonJS in
+// Node's wrapper, ES modules and TypeScript through the transform (see
+// compileTransformed for what the returned function carries).
+func bridgeCompileModule(r *rt, a *callArgs) (*v8.Value, error) {
+	file := a.path(0)
+	b, err := r.readFile(file, maxSourceBytes)
+	if err != nil {
+		return nil, err
+	}
+	src := string(b)
+	f := r.resolver().FormatOf(file)
+	switch f {
+	case modules.Addon:
+		// The runtime words the error (bootjs errors.js).
+		return nil, guestError("ERR_DLOPEN_DISABLED: " + file)
+	case modules.ESM, modules.TSModule, modules.TSCommonJS:
 		m, err := r.transform(src, file, f)
 		if err != nil {
 			return nil, err
 		}
 		return r.compileTransformed(m, file, src)
-	})
-	register("transform", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		src, err1 := argString(args, 0)
-		file, err2 := argString(args, 1)
-		kind, err3 := argString(args, 2)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
+	}
+	fn, err := r.compile(src, file, wrapperHead)
+	if err != nil && f == modules.CommonJS && isESMSyntaxError(err) {
+		// Node 22 "detect-module": a .js file outside any "type" that
+		// only parses as an ES module is one.
+		m, terr := r.transform(src, file, modules.ESM)
+		if terr != nil {
+			return nil, terr
 		}
-		f := modules.ESM
-		switch kind {
-		case "ts-esm":
-			f = modules.TSModule
-		case "ts-cjs":
-			f = modules.TSCommonJS
+		return r.compileTransformed(m, file, src)
+	}
+	if err == nil && hasDynamicImport(src) {
+		// V8 as v8go runs it cannot import(): CommonJS that does is
+		// transformed so that import() goes to the module loader.
+		if m, terr := r.transform(src, file, modules.CommonJS); terr == nil && m.Import {
+			return r.compileTransformed(m, file, src)
 		}
-		m, err := r.transform(src, file, f)
-		if err != nil {
-			return nil, err
-		}
-		return r.string(m.Code)
-	})
-	// transformScript transforms -e/-p/stdin code that needs it
-	// (TypeScript, or import() in CommonJS) and registers its source map
-	// under the script's name: → JSON {code, mapped, import}.
-	register("transformScript", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		src, err1 := argString(args, 0)
-		name, err2 := argString(args, 1)
-		kind, err3 := argString(args, 2)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		f := modules.CommonJS
-		if kind == "ts-cjs" {
-			f = modules.TSCommonJS
-		}
-		m, err := r.transform(src, name, f)
-		if err != nil {
-			return nil, err
-		}
-		out, err := json.Marshal(struct {
-			Code   string `json:"code"`
-			Mapped bool   `json:"mapped"`
-			Import bool   `json:"import"`
-		}{m.Code, r.resolver().Scripts().Add(name, m, 0), m.Import})
-		if err != nil {
-			return nil, err
-		}
-		return r.string(string(out))
-	})
-	// mapPosition maps a position V8 reported in a transformed script
-	// back to its source: "line:column", or undefined.
-	register("mapPosition", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err1 := argString(args, 0)
-		line, err2 := argInt(args, 1)
-		col, err3 := argInt(args, 2)
-		if err1 != nil || err2 != nil || err3 != nil || line < 1 || col < 1 || line > maxMapPosLine || col > maxMapPosLine {
-			return nil, nil
-		}
-		l, c, ok := r.resolver().Scripts().Map(name, line, col)
-		if !ok {
-			return nil, nil
-		}
-		return r.string(strconv.Itoa(l) + ":" + strconv.Itoa(c))
-	})
+	}
+	return fn, err
+}
+
+// bridgeCompileLazy compiles one of the bootstrap's lazy chunks (see
+// bootjs.Bundle.Lazy) in the module wrapper.
+func bridgeCompileLazy(r *rt, a *callArgs) (*v8.Value, error) {
+	name := a.str(0)
+	src, ok := r.e.bundle.Lazy[name]
+	if !ok {
+		return nil, errno.ENOENT
+	}
+	return r.compile(src, "node:internal/deps/"+name+".js", wrapperHead)
+}
+
+// bridgeCompileFunction compiles CommonJS source (Module._compile's) in
+// the module wrapper, under the name file.
+func bridgeCompileFunction(r *rt, a *callArgs) (*v8.Value, error) {
+	return r.compile(a.str(0), a.str(1), wrapperHead)
+}
+
+// bridgeCompileESM compiles ES module (or, with ts, TypeScript module)
+// source that has no file: --input-type=module code.
+func bridgeCompileESM(r *rt, a *callArgs) (*v8.Value, error) {
+	src, file := a.str(0), a.path(1)
+	if len(src) > maxSourceBytes {
+		return nil, errno.EINVAL
+	}
+	f := modules.ESM
+	if a.bool(2) {
+		f = modules.TSModule
+	}
+	m, err := r.transform(src, file, f)
+	if err != nil {
+		return nil, err
+	}
+	return r.compileTransformed(m, file, src)
+}
+
+// bridgeTransform transforms ES module source (kind "ts-esm": TypeScript
+// module, "ts-cjs": TypeScript CommonJS) and returns the code.
+func bridgeTransform(r *rt, a *callArgs) (*v8.Value, error) {
+	f := modules.ESM
+	switch a.str(2) {
+	case "ts-esm":
+		f = modules.TSModule
+	case "ts-cjs":
+		f = modules.TSCommonJS
+	}
+	m, err := r.transform(a.str(0), a.str(1), f)
+	if err != nil {
+		return nil, err
+	}
+	return r.string(m.Code)
+}
+
+// bridgeTransformScript transforms -e/-p/stdin code that needs it
+// (TypeScript, or import() in CommonJS) and registers its source map
+// under the script's name: → JSON {code, mapped, import}.
+func bridgeTransformScript(r *rt, a *callArgs) (*v8.Value, error) {
+	name := a.str(1)
+	f := modules.CommonJS
+	if a.str(2) == "ts-cjs" {
+		f = modules.TSCommonJS
+	}
+	m, err := r.transform(a.str(0), name, f)
+	if err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(struct {
+		Code   string `json:"code"`
+		Mapped bool   `json:"mapped"`
+		Import bool   `json:"import"`
+	}{m.Code, r.resolver().Scripts().Add(name, m, 0), m.Import})
+	if err != nil {
+		return nil, err
+	}
+	return r.string(string(out))
+}
+
+// bridgeMapPosition maps a position V8 reported in a transformed script
+// back to its source: "line:column", or undefined (also for a position
+// out of range).
+func bridgeMapPosition(r *rt, a *callArgs) (*v8.Value, error) {
+	name, line, col := a.str(0), a.int(1), a.int(2)
+	if line < 1 || col < 1 || line > maxMapPosLine || col > maxMapPosLine {
+		return nil, nil
+	}
+	l, c, ok := r.resolver().Scripts().Map(name, line, col)
+	if !ok {
+		return nil, nil
+	}
+	return r.string(strconv.Itoa(l) + ":" + strconv.Itoa(c))
 }
 
 var dynamicImportRE = regexp.MustCompile(`\bimport\s*\(`)

@@ -64,18 +64,10 @@ func addrJSON(a netstack.Addr) string {
 	return string(b)
 }
 
-// netAddrArg builds the kernel address of (host, port): a Unix socket
-// path when port is negative, an IP literal, or a name the kernel
-// resolves (and checks against the policy by name and by address).
-func netAddrArg(args []*v8.Value, i int) (netstack.Addr, error) {
-	host, err := argString(args, i)
-	if err != nil {
-		return netstack.Addr{}, err
-	}
-	port, err := argInt(args, i+1)
-	if err != nil {
-		return netstack.Addr{}, err
-	}
+// netAddr builds the kernel address of (host, port): a Unix socket path
+// when port is negative, an IP literal, or a name the kernel resolves
+// (and checks against the policy by name and by address).
+func netAddr(host string, port int) (netstack.Addr, error) {
 	if port < 0 {
 		if host == "" || strings.IndexByte(host, 0) >= 0 {
 			return netstack.Addr{}, errno.EINVAL
@@ -269,217 +261,202 @@ var sockOpts = map[string][2]int{
 	"sndbuf":    {netstack.SolSocket, netstack.SoSndBuf},
 }
 
-func init() {
-	register("netSocket", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		domain, err1 := argInt(args, 0)
-		typ, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		fam := map[int]netstack.Family{4: netstack.AFInet, 6: netstack.AFInet6, 1: netstack.AFUnix}[domain]
-		st := map[int]netstack.Type{1: netstack.SockStream, 2: netstack.SockDgram}[typ]
-		if fam == 0 || st == 0 {
-			return nil, errno.EINVAL
-		}
-		fd, err := r.p.Socket(fam, st, 0, vfs.O_CLOEXEC)
-		if err != nil {
-			return nil, err
-		}
-		return r.num(fd), nil
-	})
-	// netSocketPair makes a connected pair of Unix stream sockets and
-	// returns their descriptors as "[a,b]": tls.js runs TLS on one end
-	// and carries a JavaScript stream's bytes on the other.
-	register("netSocketPair", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		a, b, err := r.p.Socketpair(netstack.AFUnix, netstack.SockStream, 0, vfs.O_CLOEXEC)
-		if err != nil {
-			return nil, err
-		}
-		return r.str(fmt.Sprintf("[%d,%d]", a, b)), nil
-	})
-	register("netBind", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		a, err := netAddrArg(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		if a.Name != "" { // bind needs an address: resolve first (JS does)
-			return nil, errno.EINVAL
-		}
-		return nil, r.p.Bind(r.ctx, fd, a)
-	})
-	register("netListen", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		backlog, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		return nil, r.p.Listen(fd, backlog)
-	})
-	register("netConnect", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		id, err2 := argInt(args, 3)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		a, err := netAddrArg(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.startOp("netconnect", id, func(ctx context.Context) (string, error) {
-			if err := r.p.Connect(ctx, fd, a); err != nil {
-				return "", err
-			}
-			peer, err := r.p.Getpeername(fd)
-			if err != nil {
-				return "", nil // reset already; the read reports it
-			}
-			return addrJSON(peer), nil
-		})
-	})
-	register("netAcceptStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		h, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		return nil, r.startAcceptor(fd, h)
-	})
-	register("netAcceptStop", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		h, err := argInt(args, 0)
-		if a, ok := r.acceptors[h]; ok && err == nil {
-			delete(r.acceptors, h)
-			a.cancel()
-		}
-		return nil, nil
-	})
-	register("netAcceptRef", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		h, err := argInt(args, 0)
-		if a, ok := r.acceptors[h]; ok && err == nil {
-			a.ref = argBool(args, 1)
-		}
-		return nil, nil
-	})
-	register("netShutdown", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		return nil, r.p.Shutdown(fd, netstack.ShutWR)
-	})
-	register("netName", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err := argInt(args, 0)
-		if err != nil {
-			return nil, err
-		}
-		get := r.p.Getsockname
-		if argBool(args, 1) {
-			get = r.p.Getpeername
-		}
-		a, err := get(fd)
-		if err != nil {
-			return nil, err
-		}
-		return r.string(addrJSON(a))
-	})
-	register("netSetOpt", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		name, err2 := argString(args, 1)
-		val, err3 := argInt(args, 2)
-		opt, known := sockOpts[name]
-		if err1 != nil || err2 != nil || err3 != nil || !known {
-			return nil, errno.EINVAL
-		}
-		return nil, r.p.Setsockopt(fd, opt[0], opt[1], int64(val))
-	})
-	register("dnsLookup", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		host, err1 := argString(args, 0)
-		id, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil || host == "" || len(host) > 1024 {
-			return nil, errno.EINVAL
-		}
-		return nil, r.startOp("dns", id, func(ctx context.Context) (string, error) {
-			addrs, err := r.p.Resolve(ctx, host)
-			if err != nil {
-				return "", err
-			}
-			out := make([]sockAddr, len(addrs))
-			for i, a := range addrs {
-				out[i] = toSockAddr(netstack.InetAddr(netip.AddrPortFrom(a, 0)))
-			}
-			b, err := json.Marshal(out)
-			return string(b), err
-		})
-	})
-	register("udpSend", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		n, err2 := argInt(args, 1)
-		id, err3 := argInt(args, 4)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		b, err := r.bytesArg(n)
-		if err != nil {
-			return nil, err
-		}
-		data := append([]byte(nil), b...)
-		var to *netstack.Addr
-		if port, _ := argInt(args, 3); port != 0 || argString2(args, 2) != "" {
-			a, err := netAddrArg(args, 2)
-			if err != nil {
-				return nil, err
-			}
-			to = &a
-		}
-		return nil, r.startOp("udpsend", id, func(ctx context.Context) (string, error) {
-			_, err := r.p.SendTo(ctx, fd, data, netstack.MsgNoSignal, to)
+// bridgeNetSocket makes a socket of domain (4, 6: IP; 1: Unix) and type
+// (1: stream, 2: datagram): → its descriptor.
+func bridgeNetSocket(r *rt, a *callArgs) (*v8.Value, error) {
+	fam := map[int]netstack.Family{4: netstack.AFInet, 6: netstack.AFInet6, 1: netstack.AFUnix}[a.int(0)]
+	st := map[int]netstack.Type{1: netstack.SockStream, 2: netstack.SockDgram}[a.int(1)]
+	if fam == 0 || st == 0 {
+		return nil, errno.EINVAL
+	}
+	fd, err := r.p.Socket(fam, st, 0, vfs.O_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	return r.num(fd), nil
+}
+
+// bridgeNetSocketPair makes a connected pair of Unix stream sockets and
+// returns their descriptors as "[a,b]": tls.js runs TLS on one end and
+// carries a JavaScript stream's bytes on the other.
+func bridgeNetSocketPair(r *rt, _ *callArgs) (*v8.Value, error) {
+	a, b, err := r.p.Socketpair(netstack.AFUnix, netstack.SockStream, 0, vfs.O_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	return r.str(fmt.Sprintf("[%d,%d]", a, b)), nil
+}
+
+// bridgeNetBind binds fd to (host, port), an address (see netAddr), not
+// a name: JavaScript resolves names first.
+func bridgeNetBind(r *rt, a *callArgs) (*v8.Value, error) {
+	addr, err := netAddr(a.str(1), a.int(2))
+	if err != nil {
+		return nil, err
+	}
+	if addr.Name != "" {
+		return nil, errno.EINVAL
+	}
+	return nil, r.p.Bind(r.ctx, a.int(0), addr)
+}
+
+// bridgeNetListen makes fd a listening socket.
+func bridgeNetListen(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.p.Listen(a.int(0), a.int(1))
+}
+
+// bridgeNetConnect connects fd to (host, port) on a goroutine; request id
+// ends with a "netconnect" event carrying the peer's address.
+func bridgeNetConnect(r *rt, a *callArgs) (*v8.Value, error) {
+	fd := a.int(0)
+	addr, err := netAddr(a.str(1), a.int(2))
+	if err != nil {
+		return nil, err
+	}
+	return nil, r.startOp("netconnect", a.int(3), func(ctx context.Context) (string, error) {
+		if err := r.p.Connect(ctx, fd, addr); err != nil {
 			return "", err
+		}
+		peer, err := r.p.Getpeername(fd)
+		if err != nil {
+			return "", nil // reset already; the read reports it
+		}
+		return addrJSON(peer), nil
+	})
+}
+
+// bridgeNetAcceptStart accepts connections on listening fd as
+// "netaccept" events of handle h.
+func bridgeNetAcceptStart(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.startAcceptor(a.int(0), a.int(1))
+}
+
+// bridgeNetAcceptStop stops acceptor h; an unknown one is ignored.
+func bridgeNetAcceptStop(r *rt, a *callArgs) (*v8.Value, error) {
+	h := a.int(0)
+	if acc, ok := r.acceptors[h]; ok {
+		delete(r.acceptors, h)
+		acc.cancel()
+	}
+	return nil, nil
+}
+
+// bridgeNetAcceptRef sets whether acceptor h keeps the loop alive; an
+// unknown one is ignored.
+func bridgeNetAcceptRef(r *rt, a *callArgs) (*v8.Value, error) {
+	if acc, ok := r.acceptors[a.int(0)]; ok {
+		acc.ref = a.bool(1)
+	}
+	return nil, nil
+}
+
+// bridgeNetShutdown shuts down fd's sending side.
+func bridgeNetShutdown(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.p.Shutdown(a.int(0), netstack.ShutWR)
+}
+
+// bridgeNetName is fd's own address, or with peer its peer's, as JSON.
+func bridgeNetName(r *rt, a *callArgs) (*v8.Value, error) {
+	get := r.p.Getsockname
+	if a.bool(1) {
+		get = r.p.Getpeername
+	}
+	addr, err := get(a.int(0))
+	if err != nil {
+		return nil, err
+	}
+	return r.string(addrJSON(addr))
+}
+
+// bridgeNetSetOpt sets fd's socket option name (one of sockOpts) to val.
+func bridgeNetSetOpt(r *rt, a *callArgs) (*v8.Value, error) {
+	opt, known := sockOpts[a.str(1)]
+	if !known {
+		return nil, errno.EINVAL
+	}
+	return nil, r.p.Setsockopt(a.int(0), opt[0], opt[1], int64(a.int(2)))
+}
+
+// bridgeDNSLookup resolves host on a goroutine; request id ends with a
+// "dns" event carrying the addresses as JSON.
+func bridgeDNSLookup(r *rt, a *callArgs) (*v8.Value, error) {
+	host := a.str(0)
+	if host == "" || len(host) > 1024 {
+		return nil, errno.EINVAL
+	}
+	return nil, r.startOp("dns", a.int(1), func(ctx context.Context) (string, error) {
+		addrs, err := r.p.Resolve(ctx, host)
+		if err != nil {
+			return "", err
+		}
+		out := make([]sockAddr, len(addrs))
+		for i, a := range addrs {
+			out[i] = toSockAddr(netstack.InetAddr(netip.AddrPortFrom(a, 0)))
+		}
+		b, err := json.Marshal(out)
+		return string(b), err
+	})
+}
+
+// bridgeUDPSend sends a datagram of data on fd on a goroutine, to (host,
+// port) or, when both are absent or empty, to the connected peer; request
+// id ends with a "udpsend" event.
+func bridgeUDPSend(r *rt, a *callArgs) (*v8.Value, error) {
+	fd, host, port, id := a.int(0), a.str(2), a.int(3), a.int(4)
+	data := append([]byte(nil), a.bytes(1)...)
+	var to *netstack.Addr
+	if port != 0 || host != "" {
+		addr, err := netAddr(host, port)
+		if err != nil {
+			return nil, err
+		}
+		to = &addr
+	}
+	return nil, r.startOp("udpsend", id, func(ctx context.Context) (string, error) {
+		_, err := r.p.SendTo(ctx, fd, data, netstack.MsgNoSignal, to)
+		return "", err
+	})
+}
+
+// bridgeTLSStart runs a TLS handshake on fd on a goroutine, as opts (a
+// tlsRequest's JSON) asks; request id ends with a "tls" event carrying
+// the session (tlsReport's JSON).
+func bridgeTLSStart(r *rt, a *callArgs) (*v8.Value, error) {
+	fd, js := a.int(0), a.str(1)
+	if len(js) > 4<<20 {
+		return nil, errno.EINVAL
+	}
+	var req tlsRequest
+	if json.Unmarshal([]byte(js), &req) != nil {
+		return nil, errno.EINVAL
+	}
+	// tls.js checks the server's name itself, as node does.
+	opts := kernel.TLSOptions{Server: req.Server, ServerName: req.ServerName, NoNameCheck: true, Insecure: !req.RejectUnauthorized,
+		Cert: []byte(req.Cert), Key: []byte(req.Key), ALPN: req.ALPN, RequestCert: req.RequestCert}
+	for _, c := range req.CA {
+		opts.CA = append(opts.CA, []byte(c))
+	}
+	return nil, r.startOp("tls", a.int(2), func(ctx context.Context) (string, error) {
+		// The handshake's public-key work is the guest's: its thread's
+		// CPU time is charged to the process.
+		var info kernel.TLSInfo
+		err := hostwork.Run(r.p, func() error {
+			var herr error
+			info, herr = r.p.StartTLS(ctx, fd, opts)
+			return herr
 		})
+		if err != nil {
+			return "", err
+		}
+		b, err := json.Marshal(reportTLS(info))
+		return string(b), err
 	})
-	register("tlsStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		js, err2 := argString(args, 1)
-		id, err3 := argInt(args, 2)
-		if err1 != nil || err2 != nil || err3 != nil || len(js) > 4<<20 {
-			return nil, errno.EINVAL
-		}
-		var req tlsRequest
-		if json.Unmarshal([]byte(js), &req) != nil {
-			return nil, errno.EINVAL
-		}
-		// tls.js checks the server's name itself, as node does.
-		opts := kernel.TLSOptions{Server: req.Server, ServerName: req.ServerName, NoNameCheck: true, Insecure: !req.RejectUnauthorized,
-			Cert: []byte(req.Cert), Key: []byte(req.Key), ALPN: req.ALPN, RequestCert: req.RequestCert}
-		for _, c := range req.CA {
-			opts.CA = append(opts.CA, []byte(c))
-		}
-		return nil, r.startOp("tls", id, func(ctx context.Context) (string, error) {
-			// The handshake's public-key work is the guest's: its thread's
-			// CPU time is charged to the process.
-			var info kernel.TLSInfo
-			err := hostwork.Run(r.p, func() error {
-				var herr error
-				info, herr = r.p.StartTLS(ctx, fd, opts)
-				return herr
-			})
-			if err != nil {
-				return "", err
-			}
-			b, err := json.Marshal(reportTLS(info))
-			return string(b), err
-		})
-	})
-	register("udpRecvStart", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		fd, err1 := argInt(args, 0)
-		h, err2 := argInt(args, 1)
-		if err1 != nil || err2 != nil {
-			return nil, errno.EINVAL
-		}
-		return nil, r.startDatagramReader(fd, h)
-	})
+}
+
+// bridgeUDPRecvStart receives fd's datagrams as "udpmsg" events of
+// handle h.
+func bridgeUDPRecvStart(r *rt, a *callArgs) (*v8.Value, error) {
+	return nil, r.startDatagramReader(a.int(0), a.int(1))
 }
 
 // tlsRequest is what tls.js asks of StartTLS.
@@ -558,10 +535,4 @@ func pkixMap(n pkix.Name) map[string]string {
 	set("ST", n.Province)
 	set("L", n.Locality)
 	return m
-}
-
-// argString2 returns argument i if it is a string, else "".
-func argString2(args []*v8.Value, i int) string {
-	s, _ := argString(args, i)
-	return s
 }

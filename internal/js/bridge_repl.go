@@ -77,51 +77,50 @@ func (b *sigintBreak) disarm() bool {
 	return fired
 }
 
-func init() {
-	// replRun calls its function argument (which must catch its own
-	// exceptions) with SIGINT armed to break it. It returns true when
-	// SIGINT stopped it: the termination is cancelled and the caller
-	// reports "Script execution interrupted.".
-	register("replRun", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		if len(args) < 1 || !args[0].IsFunction() {
-			return nil, errno.EINVAL
-		}
-		fn, err := args[0].AsFunction()
-		if err != nil {
-			return nil, errno.EINVAL
-		}
-		// Only a process that catches SIGINT can be interrupted: the
-		// REPL's own listener turns the watch on.
-		if !r.sigWatch[kernel.SIGINT] {
-			return nil, errno.EINVAL
-		}
-		r.sigint.mu.Lock()
-		if r.sigint.armed {
-			r.sigint.mu.Unlock()
-			return nil, errno.EBUSY
-		}
-		r.sigint.armed = true
+// bridgeReplRun calls its function argument (which must catch its own
+// exceptions) with SIGINT armed to break it. It returns true when SIGINT
+// stopped it: the termination is cancelled and the caller reports
+// "Script execution interrupted.".
+func bridgeReplRun(r *rt, a *callArgs) (*v8.Value, error) {
+	call := a.value(0)
+	if call == nil || !call.IsFunction() {
+		return nil, errno.EINVAL
+	}
+	fn, err := call.AsFunction()
+	if err != nil {
+		return nil, errno.EINVAL
+	}
+	// Only a process that catches SIGINT can be interrupted: the
+	// REPL's own listener turns the watch on.
+	if !r.sigWatch[kernel.SIGINT] {
+		return nil, errno.EINVAL
+	}
+	r.sigint.mu.Lock()
+	if r.sigint.armed {
 		r.sigint.mu.Unlock()
-		v, callErr := fn.Call(v8.Undefined(r.iso))
-		if v != nil {
-			v.Release()
-		}
-		fired := r.sigint.disarm()
-		if r.terminated.Load() != termNone {
-			// The process was killed or ran out of time: the termination
-			// is not the REPL's to cancel.
+		return nil, errno.EBUSY
+	}
+	r.sigint.armed = true
+	r.sigint.mu.Unlock()
+	v, callErr := fn.Call(v8.Undefined(r.iso))
+	if v != nil {
+		v.Release()
+	}
+	fired := r.sigint.disarm()
+	if r.terminated.Load() != termNone {
+		// The process was killed or ran out of time: the termination
+		// is not the REPL's to cancel.
+		return nil, callErr
+	}
+	if fired {
+		if !cancelTerminate(r.rejectIso) {
+			r.terminate(termKilled)
 			return nil, callErr
 		}
-		if fired {
-			if !cancelTerminate(r.rejectIso) {
-				r.terminate(termKilled)
-				return nil, callErr
-			}
-			return r.boolean(true), nil
-		}
-		if callErr != nil {
-			return nil, callErr
-		}
-		return r.boolean(false), nil
-	})
+		return r.boolean(true), nil
+	}
+	if callErr != nil {
+		return nil, callErr
+	}
+	return r.boolean(false), nil
 }

@@ -145,17 +145,57 @@ var bridgeTable = []bridgeEntry{
 	{"rejectTake", "box value", bridgeRejectTake},
 
 	// bridge_net.go
+	{"netSocket", "domain int, type int", bridgeNetSocket},
+	{"netSocketPair", "", bridgeNetSocketPair},
+	{"netBind", "fd int, host string, port int", bridgeNetBind},
+	{"netListen", "fd int, backlog int", bridgeNetListen},
+	{"netConnect", "fd int, host string, port int, id int", bridgeNetConnect},
+	{"netAcceptStart", "fd int, h int", bridgeNetAcceptStart},
+	{"netAcceptStop", "h int", bridgeNetAcceptStop},
+	{"netAcceptRef", "h int, ref bool", bridgeNetAcceptRef},
+	{"netShutdown", "fd int", bridgeNetShutdown},
+	{"netName", "fd int, peer bool", bridgeNetName},
+	{"netSetOpt", "fd int, name string, val int", bridgeNetSetOpt},
+	{"dnsLookup", "host string, id int", bridgeDNSLookup},
+	{"udpSend", "fd int, data bytes, host ?string, port ?int, id int", bridgeUDPSend},
+	{"tlsStart", "fd int, opts string, id int", bridgeTLSStart},
+	{"udpRecvStart", "fd int, h int", bridgeUDPRecvStart},
 
 	// bridge_worker.go
+	{"portNew", "", bridgePortNew},
+	{"bcNew", "name string", bridgeBCNew},
+	{"portPost", "id int, data bytes, transfer string", bridgePortPost},
+	{"portStart", "id int", bridgePortStart},
+	{"portStop", "id int", bridgePortStop},
+	{"portRef", "id int, ref bool", bridgePortRef},
+	{"portClose", "id int", bridgePortClose},
+	{"portRecv", "id int", bridgePortRecv},
+	{"workerStart", "spec string, init bytes", bridgeWorkerStart},
+	{"workerTerminate", "tid int", bridgeWorkerTerminate},
+	{"workerInit", "", bridgeWorkerInit},
 
 	// bridge_module.go
+	{"resolve", "request string, dir path, kind string", bridgeResolve},
+	{"compileModule", "file path", bridgeCompileModule},
+	{"compileLazy", "name string", bridgeCompileLazy},
+	{"compileFunction", "src string, file string", bridgeCompileFunction},
+	{"compileESM", "src string, file path, ts bool", bridgeCompileESM},
+	{"transform", "src string, file string, kind string", bridgeTransform},
+	{"transformScript", "src string, name string, kind string", bridgeTransformScript},
+	{"mapPosition", "name string, line int, col int", bridgeMapPosition},
 	{"lazyAsset", "name string", bridgeLazyAsset},
 
 	// bridge_tools.go
+	{"ctxReply", "id int, kind int, text string", bridgeCtxReply},
+	{"toolLimit", "", bridgeToolLimit},
+	{"toolList", "", bridgeToolList},
+	{"toolCall", "name string, args string, id int", bridgeToolCall},
 
 	// bridge_repl.go
+	{"replRun", "fn value", bridgeReplRun},
 
 	// bridge_types.go
+	{"isType", "v value, index int", bridgeIsType},
 
 	// bridge_crypto*.go, bridge_zlib_stream.go: crypto, zlib and Brotli
 	{"cryptoIn", "slot int, data bytes", bridgeCryptoIn},
@@ -309,11 +349,17 @@ type compiledEntry struct {
 
 // compiledBridge is bridgeTable checked and parsed: a malformed signature
 // or a duplicate name is a programming error, found by the first test
-// that makes an engine.
-var compiledBridge = func() []compiledEntry {
-	out := make([]compiledEntry, 0, len(bridgeTable))
+// that makes an engine. It is built in init, not by its initializer:
+// table functions lead (through starting a worker's isolate) back to
+// installBridge, and an initializer would make that a cycle.
+var compiledBridge []compiledEntry
+
+func init() { compiledBridge = compileBridge(bridgeTable) }
+
+func compileBridge(table []bridgeEntry) []compiledEntry {
+	out := make([]compiledEntry, 0, len(table))
 	seen := map[string]bool{}
-	for _, e := range bridgeTable {
+	for _, e := range table {
 		if seen[e.name] {
 			panic("js: duplicate bridge function " + e.name)
 		}
@@ -325,7 +371,7 @@ var compiledBridge = func() []compiledEntry {
 		out = append(out, compiledEntry{e, sig})
 	}
 	return out
-}()
+}
 
 // call decodes a call's arguments by e's signature and runs e.
 func (e *compiledEntry) call(r *rt, args []*v8.Value) (*v8.Value, error) {
@@ -335,15 +381,6 @@ func (e *compiledEntry) call(r *rt, args []*v8.Value) (*v8.Value, error) {
 		return nil, err
 	}
 	return e.fn(r, a)
-}
-
-func tableHas(name string) bool {
-	for _, e := range bridgeTable {
-		if e.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // argVal is one decoded argument.
@@ -430,46 +467,44 @@ func (r *rt) decodeArgs(sig *signature, args []*v8.Value, a *callArgs) error {
 		if i < len(args) {
 			x = args[i]
 		}
-		absent := x == nil || x.IsUndefined() || x.IsNull()
+		// The kind's own test comes first: on the common path an argument
+		// of the right type costs one call into V8 before its value. Only
+		// primitive numbers are read: v8go's Number() runs ToNumber, which
+		// for a Symbol or an object with a throwing valueOf aborts the
+		// process.
 		switch p.kind {
 		case kindFloat:
 			v.n = math.NaN()
 			if x != nil && x.IsNumber() {
 				v.n, v.has = x.Number(), true
 			}
-			continue
 		case kindBool:
 			v.has = x != nil && x.Boolean()
-			continue
 		case kindValue:
-			v.has = !absent
-			continue
-		}
-		if absent {
-			if !p.optional {
-				return errno.EINVAL
-			}
-			continue
-		}
-		v.has = true
-		switch p.kind {
+			v.has = x != nil && !x.IsUndefined() && !x.IsNull()
 		case kindInt, kindBytes:
-			if !x.IsNumber() {
+			if x == nil || !x.IsNumber() {
+				if p.optional && isAbsent(x) {
+					continue
+				}
 				return errno.EINVAL
 			}
 			f := x.Number()
 			if math.IsNaN(f) || math.IsInf(f, 0) || f < -(1<<53) || f > 1<<53 {
 				return errno.EINVAL
 			}
-			v.n = float64(int(f))
+			v.n, v.has = float64(int(f)), true
 			if p.kind == kindBytes {
 				bytesAt = i
 			}
 		case kindString, kindPath:
-			if !x.IsString() {
+			if x == nil || !x.IsString() {
+				if p.optional && isAbsent(x) {
+					continue
+				}
 				return errno.EINVAL
 			}
-			v.s = x.String()
+			v.s, v.has = x.String(), true
 			if p.kind == kindPath && strings.IndexByte(v.s, 0) >= 0 {
 				return errno.EINVAL
 			}
@@ -484,6 +519,10 @@ func (r *rt) decodeArgs(sig *signature, args []*v8.Value, a *callArgs) error {
 	}
 	return nil
 }
+
+// isAbsent reports whether an argument was left out: missing, undefined
+// or null.
+func isAbsent(x *v8.Value) bool { return x == nil || x.IsUndefined() || x.IsNull() }
 
 // getArgs returns a callArgs to decode into; bridge calls can nest (a
 // function may run guest code that calls the bridge), so each call takes

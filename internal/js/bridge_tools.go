@@ -13,61 +13,50 @@ import (
 // Bridge calls of the persistent context (context.go) and of the host
 // tools module (bootjs/src/tools.js).
 
-func init() {
-	register("ctxReply", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		id, err := argInt(args, 0)
+// bridgeCtxReply is the persistent context's answer for request id: text
+// of one of the reply kinds (replyThrown, replyValue, replyTooLarge).
+func bridgeCtxReply(r *rt, a *callArgs) (*v8.Value, error) {
+	if r.ctxs != nil {
+		r.ctxs.reply(a.int(0), a.int(1), a.str(2))
+	}
+	return nil, nil
+}
+
+// bridgeToolLimit is the size, in bytes, a host tool's arguments and
+// result may have.
+func bridgeToolLimit(r *rt, _ *callArgs) (*v8.Value, error) {
+	return r.num(r.p.Kernel().Limits().ToolBytes), nil
+}
+
+// bridgeToolList names the host tools of the VM, as JSON.
+func bridgeToolList(r *rt, _ *callArgs) (*v8.Value, error) {
+	b, _ := json.Marshal(r.p.Kernel().ToolNames())
+	return r.string(string(b))
+}
+
+// bridgeToolCall(name, argsJSON, id) calls a host tool on a goroutine; the
+// result comes as a "tool" event: (id, code, payload), payload the
+// result's JSON, or the error's message when code is set. tools.js bounds
+// the arguments' length before it calls, so the string converted here is
+// at most three times Limits.ToolBytes.
+func bridgeToolCall(r *rt, a *callArgs) (*v8.Value, error) {
+	name, in, id := a.str(0), a.str(1), a.int(2)
+	if r.pending >= maxHandles {
+		return nil, errno.EAGAIN
+	}
+	r.pending++
+	go func() {
+		out, err := r.p.CallTool(r.ctx, name, []byte(in))
+		ev := event{kind: "tool", a: id, payload: string(out)}
 		if err != nil {
-			return nil, err
-		}
-		text, err := argString(args, 2)
-		if err != nil {
-			return nil, err
-		}
-		kind, err := argInt(args, 1)
-		if err != nil {
-			return nil, err
-		}
-		if r.ctxs != nil {
-			r.ctxs.reply(id, kind, text)
-		}
-		return nil, nil
-	})
-	register("toolLimit", func(r *rt, _ []*v8.Value) (*v8.Value, error) {
-		return r.num(r.p.Kernel().Limits().ToolBytes), nil
-	})
-	register("toolList", func(r *rt, _ []*v8.Value) (*v8.Value, error) {
-		b, _ := json.Marshal(r.p.Kernel().ToolNames())
-		return r.string(string(b))
-	})
-	// toolCall(name, argsJSON, id) calls a host tool on a goroutine; the
-	// result comes as a "tool" event: (id, code, payload), payload the
-	// result's JSON, or the error's message when code is set. tools.js
-	// bounds the arguments' length before it calls, so the string
-	// converted here is at most three times Limits.ToolBytes.
-	register("toolCall", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		name, err1 := argString(args, 0)
-		in, err2 := argString(args, 1)
-		id, err3 := argInt(args, 2)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, errno.EINVAL
-		}
-		if r.pending >= maxHandles {
-			return nil, errno.EAGAIN
-		}
-		r.pending++
-		go func() {
-			out, err := r.p.CallTool(r.ctx, name, []byte(in))
-			ev := event{kind: "tool", a: id, payload: string(out)}
-			if err != nil {
-				var te *kernel.ToolError
-				if errors.As(err, &te) {
-					ev.code, ev.payload = te.Code, te.Message
-				} else {
-					ev.code, ev.payload = kernel.ToolFailed, "the call was interrupted"
-				}
+			var te *kernel.ToolError
+			if errors.As(err, &te) {
+				ev.code, ev.payload = te.Code, te.Message
+			} else {
+				ev.code, ev.payload = kernel.ToolFailed, "the call was interrupted"
 			}
-			r.post(r.ctx, ev)
-		}()
-		return nil, nil
-	})
+		}
+		r.post(r.ctx, ev)
+	}()
+	return nil, nil
 }

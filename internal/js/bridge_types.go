@@ -49,15 +49,12 @@ var typeChecks = [...]func(*v8.Value) bool{
 	(*v8.Value).IsWeakSet,
 }
 
-func init() {
-	register("isType", func(r *rt, args []*v8.Value) (*v8.Value, error) {
-		if len(args) < 2 {
-			return nil, errno.EINVAL
-		}
-		i, err := argInt(args, 1)
-		if err != nil || i < 0 || i >= len(typeChecks) {
-			return nil, errno.EINVAL
-		}
-		return r.boolean(typeChecks[i](args[0])), nil
-	})
+// bridgeIsType answers util.types' predicate index for v: V8's own
+// check, which JavaScript cannot fool.
+func bridgeIsType(r *rt, a *callArgs) (*v8.Value, error) {
+	v, i := a.value(0), a.int(1)
+	if v == nil || i < 0 || i >= len(typeChecks) {
+		return nil, errno.EINVAL
+	}
+	return r.boolean(typeChecks[i](v)), nil
 }

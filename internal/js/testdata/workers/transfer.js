@@ -18,8 +18,10 @@ const w = new Worker(`
 const seen = [];
 bc.onmessage = (e) => { seen.push(e.data); bc.close(); };
 port1.on('message', (m) => seen.push(m));
-port1.on('close', () => seen.push('port closed'));
+// port1's 'close' (its other end closed in the worker) may come before or
+// after the worker's 'exit', in Node as here: the report waits for both.
+let exitCode, closed = false;
+const report = () => { if (closed && exitCode !== undefined) setTimeout(() => console.log(seen.sort(), 'exit', exitCode), 10); };
+port1.on('close', () => { seen.push('port closed'); closed = true; report(); });
 port1.postMessage('hi');
-w.on('exit', (c) => {
-  setTimeout(() => console.log(seen.sort(), 'exit', c), 10);
-});
+w.on('exit', (c) => { exitCode = c; report(); });
