@@ -87,6 +87,9 @@ var bridgeTable = []bridgeEntry{
 	// bridge_crypto*.go, bridge_zlib_stream.go: crypto, zlib and Brotli
 
 	// bridge_http2.go, bridge_http2_server.go
+
+	// tls (yours): bridge_tls.go
+	{"tlsHandshake", "fd int, request string, id int", bridgeTLSHandshake},
 }
 
 type argKind uint8

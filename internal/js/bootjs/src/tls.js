@@ -76,6 +76,145 @@ function alpnNames(v) {
   return names;
 }
 
+// OpenSSL's names of the TLS 1.0-1.2 suites crypto/tls has, by their IANA
+// names, with the version SSL_CIPHER_get_version reports for each.
+const cipherNames = {
+  'TLS_RSA_WITH_RC4_128_SHA': ['RC4-SHA', 'SSLv3'],
+  'TLS_RSA_WITH_3DES_EDE_CBC_SHA': ['DES-CBC3-SHA', 'SSLv3'],
+  'TLS_RSA_WITH_AES_128_CBC_SHA': ['AES128-SHA', 'SSLv3'],
+  'TLS_RSA_WITH_AES_256_CBC_SHA': ['AES256-SHA', 'SSLv3'],
+  'TLS_RSA_WITH_AES_128_CBC_SHA256': ['AES128-SHA256', 'TLSv1.2'],
+  'TLS_RSA_WITH_AES_128_GCM_SHA256': ['AES128-GCM-SHA256', 'TLSv1.2'],
+  'TLS_RSA_WITH_AES_256_GCM_SHA384': ['AES256-GCM-SHA384', 'TLSv1.2'],
+  'TLS_ECDHE_ECDSA_WITH_RC4_128_SHA': ['ECDHE-ECDSA-RC4-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA': ['ECDHE-ECDSA-AES128-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA': ['ECDHE-ECDSA-AES256-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_RSA_WITH_RC4_128_SHA': ['ECDHE-RSA-RC4-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA': ['ECDHE-RSA-DES-CBC3-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA': ['ECDHE-RSA-AES128-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA': ['ECDHE-RSA-AES256-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256': ['ECDHE-ECDSA-AES128-SHA256', 'TLSv1.2'],
+  'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256': ['ECDHE-RSA-AES128-SHA256', 'TLSv1.2'],
+  'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256': ['ECDHE-RSA-AES128-GCM-SHA256', 'TLSv1.2'],
+  'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256': ['ECDHE-ECDSA-AES128-GCM-SHA256', 'TLSv1.2'],
+  'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384': ['ECDHE-RSA-AES256-GCM-SHA384', 'TLSv1.2'],
+  'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384': ['ECDHE-ECDSA-AES256-GCM-SHA384', 'TLSv1.2'],
+  'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256': ['ECDHE-RSA-CHACHA20-POLY1305', 'TLSv1.2'],
+  'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256': ['ECDHE-ECDSA-CHACHA20-POLY1305', 'TLSv1.2'],
+};
+const ianaByOpenSSL = Object.fromEntries(Object.entries(cipherNames).map(([iana, [name]]) => [name, iana]));
+const tls13Suites = ['TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_GCM_SHA256'];
+
+function sslError(code, reason, hex) {
+  const err = new Error(`error:${hex}:SSL routines::${reason}`);
+  err.code = code;
+  err.library = 'SSL routines';
+  err.reason = reason;
+  return err;
+}
+
+// resolveCiphers reads an OpenSSL cipher list as far as crypto/tls can
+// follow it: named TLS 1.0-1.2 suites become the accepted list, a list
+// with a keyword (ALL, DEFAULT, HIGH, ...) keeps crypto/tls's defaults less
+// the suites it excludes (!NAME), and TLS 1.3's suites, which crypto/tls
+// does not let a program choose, are accepted and have no effect. It
+// returns the IANA names, or null for the defaults.
+function resolveCiphers(list) {
+  if (list === undefined || list === null) return null;
+  if (typeof list !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.ciphers', 'of type string', list);
+  const named = [];
+  const excluded = new Set();
+  let keyword = false;
+  let tls13 = false;
+  for (let item of list.split(/[:, ]+/)) {
+    if (item === '') continue;
+    item = item.replace(/@.*$/, '');
+    if (item === '') continue;
+    const neg = item[0] === '!' || item[0] === '-';
+    if (neg || item[0] === '+') item = item.slice(1);
+    const iana = ianaByOpenSSL[item] || (cipherNames[item] ? item : undefined);
+    if (neg) { if (iana) excluded.add(iana); continue; }
+    if (iana) named.push(iana);
+    else if (tls13Suites.includes(item)) tls13 = true;
+    else if (/^[A-Z0-9]+$/.test(item) && !item.startsWith('TLS')) keyword = true;
+  }
+  if (!keyword && named.length === 0 && !tls13) throw sslError('ERR_SSL_NO_CIPHER_MATCH', 'no cipher match', '0A0000B9');
+  if (keyword) return excluded.size ? Object.keys(cipherNames).filter((n) => !excluded.has(n) && !/RC4|3DES/.test(n)) : null;
+  return named.filter((n) => !excluded.has(n));
+}
+
+const protocolNumbers = { TLSv1: 0x301, 'TLSv1.1': 0x302, 'TLSv1.2': 0x303, 'TLSv1.3': 0x304 };
+
+function toVersion(which, v, def) {
+  if (v === undefined || v === null) v = def;
+  const n = protocolNumbers[v];
+  if (n === undefined) {
+    const err = new TypeError(`${JSON.stringify(v)} is not a valid ${which} TLS protocol version`);
+    err.code = 'ERR_TLS_INVALID_PROTOCOL_VERSION';
+    throw err;
+  }
+  return n;
+}
+
+// methodVersions are the ranges OpenSSL's methods stand for (Node's
+// SecureContext::Init); SSLv23 keeps the minimum it was given.
+function methodVersions(method, min) {
+  const m = /^(SSLv23|TLS|TLSv1|TLSv1_1|TLSv1_2|SSLv2|SSLv3)(?:_server|_client)?_method$/.exec(method);
+  const err = (msg) => { const e = new TypeError(msg); e.code = 'ERR_TLS_INVALID_PROTOCOL_METHOD'; return e; };
+  if (!m) throw err(`Unknown method: ${method}`);
+  switch (m[1]) {
+    case 'SSLv2': throw err('SSLv2 methods disabled');
+    case 'SSLv3': throw err('SSLv3 methods disabled');
+    case 'SSLv23': return [min, 0x303];
+    case 'TLS': return [0x301, 0x304];
+    case 'TLSv1': return [0x301, 0x301];
+    case 'TLSv1_1': return [0x302, 0x302];
+    default: return [0x303, 0x303];
+  }
+}
+
+// contextOptions checks a context's protocol and cipher options as Node's
+// createSecureContext does (throwing its errors at once) and returns what
+// the kernel's handshake takes of them.
+function contextOptions(o) {
+  const sc = o.secureContext && o.secureContext[kContextOptions];
+  if (sc) return sc;
+  const { secureProtocol, minVersion, maxVersion } = o;
+  if (secureProtocol !== undefined && secureProtocol !== null) {
+    if (typeof secureProtocol !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.secureProtocol', 'of type string', secureProtocol);
+    const conflict = (v) => {
+      const e = new TypeError(`TLS protocol version ${JSON.stringify(v)} conflicts with secureProtocol ${JSON.stringify(secureProtocol)}`);
+      e.code = 'ERR_TLS_PROTOCOL_VERSION_CONFLICT';
+      return e;
+    };
+    if (minVersion !== undefined && minVersion !== null) throw conflict(minVersion);
+    if (maxVersion !== undefined && maxVersion !== null) throw conflict(maxVersion);
+  }
+  let min = toVersion('minimum', minVersion, module.exports.DEFAULT_MIN_VERSION);
+  let max = toVersion('maximum', maxVersion, module.exports.DEFAULT_MAX_VERSION);
+  if (secureProtocol) [min, max] = methodVersions(secureProtocol, min);
+  const ciphers = resolveCiphers(o.ciphers !== undefined ? o.ciphers : module.exports.DEFAULT_CIPHERS);
+  return { minVersion: min, maxVersion: max, ciphers };
+}
+
+const kContextOptions = Symbol('contextOptions');
+
+// SecureContext is what createSecureContext makes: the options a
+// handshake takes, checked once. Its native half is the kernel's, made
+// per handshake from them.
+class SecureContext {
+  constructor(options) {
+    this[kContextOptions] = contextOptions(options);
+    this.context = {
+      addCACert: (ca) => { options.ca = [...pemList(options.ca), ...pemList(ca)]; },
+      setCert: (cert) => { options.cert = cert; },
+      setKey: (key) => { options.key = key; },
+      setCiphers: (c) => { this[kContextOptions].ciphers = resolveCiphers(c); },
+    };
+    this.options = options;
+  }
+}
+
 const kInfo = Symbol('tlsInfo');
 
 class TLSSocket extends net.Socket {
@@ -92,7 +231,10 @@ class TLSSocket extends net.Socket {
     this.authorizationError = null;
     this.alpnProtocol = false;
     this.servername = null;
-    this._tlsOptions = options;
+    this._tlsOptions = options.secureContext && options.secureContext.options
+      ? { ...options.secureContext.options, ...options, ca: options.ca || options.secureContext.options.ca, cert: options.cert || options.secureContext.options.cert, key: options.key || options.secureContext.options.key }
+      : options;
+    this._contextOptions = contextOptions(options);
     this[kInfo] = null;
     this._secureWait = true;
     this._transport = null;
@@ -168,11 +310,12 @@ class TLSSocket extends net.Socket {
       key: pemOne(o.key),
       alpn: alpnNames(o.ALPNProtocols),
       requestCert: !!o.requestCert,
+      ...this._contextOptions,
     };
     if (o.pfx) { process.nextTick(() => this.destroy(codedError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'the pfx option'))); return; }
     if (!server) this.servername = req.servername || null;
     try {
-      net._request((id) => B.tlsStart(this[net._kFd], JSON.stringify(req), id), (code, payload) => {
+      net._request((id) => B.tlsHandshake(this[net._kFd], JSON.stringify(req), id), (code, payload) => {
         if (this.destroyed) return;
         if (code) {
           this.destroy(tlsError(code, payload, req.servername, server));
@@ -235,7 +378,9 @@ class TLSSocket extends net.Socket {
   getProtocol() { return this[kInfo] ? this[kInfo].protocol : null; }
   getCipher() {
     const i = this[kInfo];
-    return i ? { name: i.cipher, standardName: i.cipher, version: i.protocol } : {};
+    if (!i) return {};
+    const [name, version] = cipherNames[i.cipher] || [i.cipher, 'TLSv1.3'];
+    return { name, standardName: i.cipher, version };
   }
   getSession() { return undefined; }
   getTLSTicket() { return undefined; }
@@ -279,6 +424,7 @@ class Server extends net.Server {
     if (typeof options === 'function') { listener = options; options = {}; }
     super(options);
     this._tlsOptions = { ...(options || {}), isServer: true };
+    contextOptions(this._tlsOptions);
     // As Node's Server: the protocols in wire form, or the callback.
     if (options && options.ALPNCallback !== undefined) {
       if (typeof options.ALPNCallback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'options.ALPNCallback', 'of type function', options.ALPNCallback);
@@ -315,7 +461,25 @@ class Server extends net.Server {
 
 function createServer(options, listener) { return new Server(options, listener); }
 
-function createSecureContext(options = {}) { return { context: {}, options }; }
+function createSecureContext(options = {}) { return new SecureContext({ ...options }); }
+
+// The defaults Node's --tls-min-v1.x, --tls-max-v1.x and --tls-cipher-list
+// set; a program may change them.
+function defaultVersions() {
+  const ea = process.execArgv || [];
+  const has = (f) => ea.includes(f) || ea.includes(f.replace(/-/g, '_').replace(/^__/, '--'));
+  let min = 'TLSv1.2';
+  if (has('--tls-min-v1.0')) min = 'TLSv1';
+  else if (has('--tls-min-v1.1')) min = 'TLSv1.1';
+  else if (has('--tls-min-v1.3')) min = 'TLSv1.3';
+  const max = has('--tls-max-v1.2') ? 'TLSv1.2' : 'TLSv1.3';
+  let ciphers;
+  for (let i = 0; i < ea.length; i++) {
+    if (ea[i].startsWith('--tls-cipher-list=')) ciphers = ea[i].slice(18);
+    else if (ea[i] === '--tls-cipher-list') ciphers = ea[i + 1];
+  }
+  return { min, max, ciphers };
+}
 
 // canonicalizeIP writes an address as inet_ntop does (IPv6 lower case,
 // the longest run of zero groups as ::), or undefined if it is none.
@@ -469,9 +633,21 @@ module.exports = {
   getCiphers: () => ['tls_aes_128_gcm_sha256', 'tls_aes_256_gcm_sha384', 'tls_chacha20_poly1305_sha256', 'ecdhe-rsa-aes128-gcm-sha256', 'ecdhe-ecdsa-aes128-gcm-sha256'],
   rootCertificates: Object.freeze([]),
   DEFAULT_ECDH_CURVE: 'auto',
-  DEFAULT_MIN_VERSION: 'TLSv1.2',
-  DEFAULT_MAX_VERSION: 'TLSv1.3',
-  DEFAULT_CIPHERS: 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256',
+  SecureContext,
   CLIENT_RENEG_LIMIT: 3,
   CLIENT_RENEG_WINDOW: 600,
 };
+
+// Read from execArgv when first used: a warm isolate evaluates this
+// module before it knows its process's options.
+for (const [name, pick] of [['DEFAULT_MIN_VERSION', (d) => d.min], ['DEFAULT_MAX_VERSION', (d) => d.max],
+  ['DEFAULT_CIPHERS', (d) => d.ciphers || 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES256-GCM-SHA384:DHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-SHA256:DHE-RSA-AES128-SHA256:ECDHE-RSA-AES256-SHA384:DHE-RSA-AES256-SHA384:ECDHE-RSA-AES256-SHA256:DHE-RSA-AES256-SHA256:HIGH:!aNULL:!eNULL:!EXPORT:!DES:!RC4:!MD5:!PSK:!SRP:!CAMELLIA']]) {
+  let value;
+  let set = false;
+  Object.defineProperty(module.exports, name, {
+    enumerable: true,
+    configurable: true,
+    get() { if (!set) { value = pick(defaultVersions()); set = true; } return value; },
+    set(v) { value = v; set = true; },
+  });
+}
