@@ -47,6 +47,16 @@ type TLSOptions struct {
 	// preference order; nil means crypto/tls's defaults. (TLS 1.3's suites
 	// are not configurable in crypto/tls.)
 	CipherSuites []uint16
+	// SelectCert, for a server, is asked for the certificate to present
+	// to a client by the name it sent (node's SNICallback and
+	// addContext). A nil result keeps Cert and Key; an error fails the
+	// handshake with it.
+	SelectCert func(ctx context.Context, serverName string) (*TLSCert, error)
+}
+
+// TLSCert is a certificate chain and its key, PEM, that a server presents.
+type TLSCert struct {
+	Cert, Key []byte
 }
 
 // TLSInfo is what a guest learns about an established TLS session.
@@ -152,6 +162,11 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 		// handshake, not its making.
 		return TLSInfo{}, &TLSError{Code: "ERR_SSL_NO_PROTOCOLS_AVAILABLE", Err: errors.New("error:0A0000BF:SSL routines::no protocols available")}
 	}
+	if opts.Server && opts.SelectCert != nil {
+		cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+			return selectCert(hello, cfg, opts.SelectCert)
+		}
+	}
 	cs, err := s.StartTLS(ctx, cfg, opts.Server)
 	if err != nil {
 		return TLSInfo{}, handshakeError(err, opts)
@@ -164,6 +179,31 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 		info.PeerCerts = append(info.PeerCerts, c.Raw)
 	}
 	return info, nil
+}
+
+// selectCert asks sel for the certificate for the client's name and
+// returns cfg with it, or nil to keep cfg.
+func selectCert(hello *tls.ClientHelloInfo, cfg *tls.Config, sel func(context.Context, string) (*TLSCert, error)) (*tls.Config, error) {
+	if hello.ServerName == "" {
+		// As OpenSSL, no name sent, no callback.
+		return nil, nil
+	}
+	c, err := sel(hello.Context(), hello.ServerName)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	if len(c.Cert)+len(c.Key) > maxPEM {
+		return nil, errno.EINVAL
+	}
+	pair, err := tls.X509KeyPair(c.Cert, c.Key)
+	if err != nil {
+		return nil, &TLSError{Code: "ERR_OSSL_PEM_NO_START_LINE", Err: err}
+	}
+	next := cfg.Clone()
+	next.Certificates = []tls.Certificate{pair}
+	next.GetCertificate = nil
+	next.GetConfigForClient = nil
+	return next, nil
 }
 
 // Is makes a TLSError for a broken connection match ECONNRESET.

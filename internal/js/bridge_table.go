@@ -90,6 +90,7 @@ var bridgeTable = []bridgeEntry{
 
 	// tls (yours): bridge_tls.go
 	{"tlsHandshake", "fd int, request string, id int", bridgeTLSHandshake},
+	{"tlsSNIReply", "id int, answer string", bridgeTLSSNIReply},
 }
 
 type argKind uint8

@@ -9,6 +9,8 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
+	"sync"
 
 	v8 "github.com/tommie/v8go"
 
@@ -31,6 +33,78 @@ type tlsHandshakeRequest struct {
 	MaxVersion uint16 `json:"maxVersion"`
 	// Ciphers are IANA suite names; tls.js has resolved node's cipher list.
 	Ciphers []string `json:"ciphers"`
+	// SNI makes a server ask tls.js for its certificate by the client's
+	// server name (SNICallback, addContext): a "tlssni" event, answered
+	// with tlsSNIReply.
+	SNI bool `json:"sni"`
+}
+
+// sniWaits are the handshakes waiting for tls.js's answer to a "tlssni"
+// event, by request id. Handshakes run on their own goroutines.
+type sniWaits struct {
+	mu      sync.Mutex
+	waiting map[int]chan sniAnswer
+}
+
+// sniAnswer is tls.js's answer: the certificate to present, none (keep
+// the server's), or a failure of the SNICallback.
+type sniAnswer struct {
+	Failed bool   `json:"failed"`
+	Cert   string `json:"cert"`
+	Key    string `json:"key"`
+}
+
+// ask posts the client's name to tls.js as event id and waits for its answer.
+func (r *rt) askSNI(ctx context.Context, id int, name string) (*kernel.TLSCert, error) {
+	ch := make(chan sniAnswer, 1)
+	r.sni.mu.Lock()
+	if r.sni.waiting == nil {
+		r.sni.waiting = map[int]chan sniAnswer{}
+	}
+	r.sni.waiting[id] = ch
+	r.sni.mu.Unlock()
+	defer func() {
+		r.sni.mu.Lock()
+		delete(r.sni.waiting, id)
+		r.sni.mu.Unlock()
+	}()
+	if !r.post(ctx, event{kind: "tlssni", a: id, payload: name}) {
+		return nil, errno.EINTR
+	}
+	select {
+	case a := <-ch:
+		if a.Failed {
+			return nil, &kernel.TLSError{Code: "ERR_TLS_SNI_CALLBACK", Err: errors.New("the SNICallback failed")}
+		}
+		if a.Cert == "" && a.Key == "" {
+			return nil, nil
+		}
+		return &kernel.TLSCert{Cert: []byte(a.Cert), Key: []byte(a.Key)}, nil
+	case <-ctx.Done():
+		return nil, errno.EINTR
+	}
+}
+
+// bridgeTLSSNIReply answers the "tlssni" event id; it returns false when no
+// handshake waits for it (it ended meanwhile).
+func bridgeTLSSNIReply(r *rt, a *callArgs) (*v8.Value, error) {
+	id, js := a.int(0), a.str(1)
+	if len(js) > maxTLSRequest {
+		return nil, errno.EINVAL
+	}
+	var ans sniAnswer
+	if json.Unmarshal([]byte(js), &ans) != nil {
+		return nil, errno.EINVAL
+	}
+	r.sni.mu.Lock()
+	ch := r.sni.waiting[id]
+	delete(r.sni.waiting, id)
+	r.sni.mu.Unlock()
+	if ch == nil {
+		return r.boolean(false), nil
+	}
+	ch <- ans // buffered: the one answer
+	return r.boolean(true), nil
 }
 
 // cipherSuiteIDs maps crypto/tls's suites, secure and insecure, by name.
@@ -91,6 +165,9 @@ func bridgeTLSHandshake(r *rt, a *callArgs) (*v8.Value, error) {
 	opts, err := req.options()
 	if err != nil {
 		return nil, err
+	}
+	if req.Server && req.SNI {
+		opts.SelectCert = func(ctx context.Context, name string) (*kernel.TLSCert, error) { return r.askSNI(ctx, id, name) }
 	}
 	return nil, r.startOp("tls", id, func(ctx context.Context) (string, error) {
 		// The handshake's public-key work is the guest's: its thread's

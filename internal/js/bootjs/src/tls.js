@@ -103,6 +103,12 @@ const cipherNames = {
   'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256': ['ECDHE-ECDSA-CHACHA20-POLY1305', 'TLSv1.2'],
 };
 const ianaByOpenSSL = Object.fromEntries(Object.entries(cipherNames).map(([iana, [name]]) => [name, iana]));
+// OpenSSL's cipher-list keywords: a list with one keeps crypto/tls's
+// default suites.
+const cipherKeywords = new Set(['ALL', 'DEFAULT', 'HIGH', 'MEDIUM', 'LOW', 'COMPLEMENTOFDEFAULT', 'COMPLEMENTOFALL',
+  'aNULL', 'eNULL', 'NULL', 'kRSA', 'aRSA', 'RSA', 'ECDHE', 'EECDH', 'kECDHE', 'kEECDH', 'ECDH', 'aECDSA', 'ECDSA',
+  'AES', 'AES128', 'AES256', 'AESGCM', 'CHACHA20', 'SHA', 'SHA1', 'SHA256', 'SHA384', 'TLSv1', 'TLSv1.2', 'SSLv3',
+  'DHE', 'EDH', 'kEDH', 'kDHE', '3DES', 'DES', 'RC4', 'MD5', 'PSK', 'SRP', 'CAMELLIA', 'EXPORT', 'SEED', 'IDEA', 'ARIA']);
 const tls13Suites = ['TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_GCM_SHA256'];
 
 function sslError(code, reason, hex) {
@@ -126,6 +132,7 @@ function resolveCiphers(list) {
   const excluded = new Set();
   let keyword = false;
   let tls13 = false;
+  let unsupported = false;
   for (let item of list.split(/[:, ]+/)) {
     if (item === '') continue;
     item = item.replace(/@.*$/, '');
@@ -136,9 +143,12 @@ function resolveCiphers(list) {
     if (neg) { if (iana) excluded.add(iana); continue; }
     if (iana) named.push(iana);
     else if (tls13Suites.includes(item)) tls13 = true;
-    else if (/^[A-Z0-9]+$/.test(item) && !item.startsWith('TLS')) keyword = true;
+    else if (cipherKeywords.has(item)) keyword = true;
+    // A suite OpenSSL has and crypto/tls lacks (DHE, CAMELLIA, AES256-SHA256)
+    // is a valid name that no handshake can agree on.
+    else if (/^[A-Z0-9]+(?:-[A-Z0-9]+)+$/.test(item)) unsupported = true;
   }
-  if (!keyword && named.length === 0 && !tls13) throw sslError('ERR_SSL_NO_CIPHER_MATCH', 'no cipher match', '0A0000B9');
+  if (!keyword && named.length === 0 && !tls13 && !unsupported) throw sslError('ERR_SSL_NO_CIPHER_MATCH', 'no cipher match', '0A0000B9');
   if (keyword) return excluded.size ? Object.keys(cipherNames).filter((n) => !excluded.has(n) && !/RC4|3DES/.test(n)) : null;
   return named.filter((n) => !excluded.has(n));
 }
@@ -198,6 +208,7 @@ function contextOptions(o) {
 }
 
 const kContextOptions = Symbol('contextOptions');
+const kOwner = Symbol('secureContext');
 
 // SecureContext is what createSecureContext makes: the options a
 // handshake takes, checked once. Its native half is the kernel's, made
@@ -210,12 +221,24 @@ class SecureContext {
       setCert: (cert) => { options.cert = cert; },
       setKey: (key) => { options.key = key; },
       setCiphers: (c) => { this[kContextOptions].ciphers = resolveCiphers(c); },
+      [kOwner]: this,
     };
     this.options = options;
   }
 }
 
 const kInfo = Symbol('tlsInfo');
+
+// Handshakes whose server asks for its certificate by the client's name,
+// by request id: the kernel's "tlssni" event names the client's server
+// name, and tlsSNIReply answers it.
+const sniAsks = new Map();
+require('./internal/loop.js').onEvent('tlssni', (id, _b, _code, name) => {
+  const ask = sniAsks.get(id);
+  if (ask) ask(name);
+});
+
+const kFromConnect = Symbol('fromConnect');
 
 class TLSSocket extends net.Socket {
   constructor(socket, options = {}) {
@@ -231,10 +254,14 @@ class TLSSocket extends net.Socket {
     this.authorizationError = null;
     this.alpnProtocol = false;
     this.servername = null;
-    this._tlsOptions = options.secureContext && options.secureContext.options
-      ? { ...options.secureContext.options, ...options, ca: options.ca || options.secureContext.options.ca, cert: options.cert || options.secureContext.options.cert, key: options.key || options.secureContext.options.key }
-      : options;
+    // A given secureContext is the context: its certificates, not the
+    // options', as in Node.
+    const sc = options.secureContext && options.secureContext.options;
+    this._tlsOptions = sc ? { ...options, ca: sc.ca, cert: sc.cert, key: sc.key, pfx: sc.pfx } : options;
     this._contextOptions = contextOptions(options);
+    if (options.isServer && options.SNICallback !== undefined && typeof options.SNICallback !== 'function') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.SNICallback', 'of type function', options.SNICallback);
+    }
     this[kInfo] = null;
     this._secureWait = true;
     this._transport = null;
@@ -242,6 +269,9 @@ class TLSSocket extends net.Socket {
       // The descriptor moves to this socket; the plain one lets it go.
       socket[net._kFd] = -1;
       this._peer = socket._peer;
+      // The plain socket closes with this one, as both are one handle in
+      // Node: a server counting its connections sees it go.
+      this.once('close', () => socket.destroy());
     } else if (socket) {
       this._transport = socket;
     }
@@ -313,12 +343,27 @@ class TLSSocket extends net.Socket {
       ...this._contextOptions,
     };
     if (o.pfx) { process.nextTick(() => this.destroy(codedError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'the pfx option'))); return; }
+    // A TLSSocket made directly, not by tls.connect, leaves the peer's
+    // verification to its user (this.ssl.verifyError()), as Node's does.
+    const bare = !server && !this[kFromConnect];
+    if (bare) req.rejectUnauthorized = false;
     if (!server) this.servername = req.servername || null;
+    const sni = server ? this._sniCallback() : null;
+    req.sni = sni !== null;
+    let sniId = -1;
+    let sniError = null;
     try {
-      net._request((id) => B.tlsHandshake(this[net._kFd], JSON.stringify(req), id), (code, payload) => {
+      net._request((id) => {
+        if (sni) {
+          sniId = id;
+          sniAsks.set(id, (name) => this._askSNI(sni, id, name, (err) => { sniError = err; }));
+        }
+        B.tlsHandshake(this[net._kFd], JSON.stringify(req), id);
+      }, (code, payload) => {
+        sniAsks.delete(sniId);
         if (this.destroyed) return;
         if (code) {
-          this.destroy(tlsError(code, payload, req.servername, server));
+          this.destroy(code === 'ERR_TLS_SNI_CALLBACK' && sniError ? sniError : tlsError(code, payload, req.servername, server));
           return;
         }
         const info = JSON.parse(payload);
@@ -327,19 +372,55 @@ class TLSSocket extends net.Socket {
         this.authorizationError = info.authorizationError || null;
         this.alpnProtocol = info.alpnProtocol || false;
         if (server) this.servername = info.servername || false;
-        else if (this.authorized && !this._verifyName(req.rejectUnauthorized)) return;
+        else if (!bare && this.authorized && !this._verifyName(req.rejectUnauthorized)) return;
         this._secureWait = false;
-        if (server) {
-          this.emit('_secure');
-          this.emit('secure');
-        } else {
-          this.emit('secureConnect');
-        }
+        if (server) this.emit('_secure');
+        this.emit('secure');
+        if (!server && !bare) this.emit('secureConnect');
         if (!server) this.emit('session', require('./buffer.js').Buffer.alloc(0));
         this._flushPending();
+        // As Node's TLS handle, which reads from the start: the peer's end
+        // is seen even when nobody reads.
+        if (!this.destroyed) this.read(0);
       });
     } catch (e) {
       process.nextTick(() => this.destroy(tlsError(typeof e === 'string' ? e : 'EINVAL')));
+    }
+  }
+
+  // _sniCallback is the server's SNICallback: the option's, else, on a
+  // tls.Server with contexts (addContext), the server's; null for none.
+  _sniCallback() {
+    const o = this._tlsOptions;
+    if (typeof o.SNICallback === 'function') return o.SNICallback;
+    const srv = o.server;
+    if (srv instanceof Server && srv._contexts.length > 0) return (name, cb) => srv._defaultSNI(name, cb);
+    return null;
+  }
+
+  // _askSNI runs the SNICallback for the client's name and answers the
+  // kernel with the context's certificate (none: the server's own).
+  _askSNI(callback, id, name, fail) {
+    this.servername = name;
+    let answered = false;
+    const reply = (err, ctx) => {
+      if (answered) return;
+      answered = true;
+      let answer = { failed: false, cert: '', key: '' };
+      if (err) {
+        fail(err);
+        answer = { failed: true, cert: '', key: '' };
+      } else if (ctx) {
+        const co = ctx.options || (ctx[kOwner] && ctx[kOwner].options) || {};
+        answer.cert = pemOne(co.cert) || '';
+        answer.key = pemOne(co.key) || '';
+      }
+      B.tlsSNIReply(id, JSON.stringify(answer));
+    };
+    try {
+      callback(name, reply);
+    } catch (e) {
+      reply(e);
     }
   }
 
@@ -372,6 +453,17 @@ class TLSSocket extends net.Socket {
       for (let i = 0; i < certs.length; i++) certs[i].issuerCertificate = certs[i + 1] || certs[i];
     }
     return certs[0];
+  }
+
+  // ssl is the part of Node's native handle programs reach for.
+  get ssl() {
+    if (this[kInfo] === null && !this._secureWait) return null;
+    return {
+      verifyError: () => {
+        const code = this.authorizationError;
+        return code ? tlsError(code, code, this.servername, false) : null;
+      },
+    };
   }
 
   getCertificate() { return {}; }
@@ -408,6 +500,7 @@ function connect(...args) {
     else if (args[1] && typeof args[1] === 'object') Object.assign(options, args[1]);
   }
   const s = new TLSSocket(options.socket, options);
+  s[kFromConnect] = true;
   if (cb) s.once('secureConnect', cb);
   if (options.timeout) s.setTimeout(options.timeout);
   if (options.socket) {
@@ -432,11 +525,15 @@ class Server extends net.Server {
       this.ALPNCallback = options.ALPNCallback;
     }
     if (options && options.ALPNProtocols) convertALPNProtocols(options.ALPNProtocols, this);
+    if (options && options.SNICallback !== undefined && typeof options.SNICallback !== 'function') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.SNICallback', 'of type function', options.SNICallback);
+    }
+    this._contexts = [];
     if (listener) this.on('secureConnection', listener);
   }
 
   _wrapAccepted(fd) {
-    const s = new TLSSocket(null, { ...this._tlsOptions, allowHalfOpen: this.allowHalfOpen });
+    const s = new TLSSocket(null, { ...this._tlsOptions, server: this, allowHalfOpen: this.allowHalfOpen });
     s._attach(fd, null);
     // As Node's onSocketTLSError: an error before the handshake is done
     // is the server's tlsClientError, and the socket always has this
@@ -454,7 +551,23 @@ class Server extends net.Server {
   }
 
   setSecureContext(options) { Object.assign(this._tlsOptions, options); }
-  addContext() {}
+  // addContext serves context to the clients whose server name matches
+  // servername, where * stands for one label, as Node's.
+  addContext(servername, context) {
+    if (!servername) throw codedError('ERR_TLS_REQUIRED_SERVER_NAME');
+    const re = new RegExp(`^${servername.replace(/([.^$+?\-\\[\]{}])/g, '\\$1').replace(/\*/g, '[^.]*')}$`);
+    const ctx = context instanceof SecureContext ? context : createSecureContext(context);
+    this._contexts.push([re, ctx]);
+  }
+
+  // _defaultSNI is Node's SNICallback of a server: the last context added
+  // for the name, else none (the server's own).
+  _defaultSNI(name, cb) {
+    for (let i = this._contexts.length - 1; i >= 0; i--) {
+      if (this._contexts[i][0].test(name)) { cb(null, this._contexts[i][1]); return; }
+    }
+    cb(null, undefined);
+  }
   getTicketKeys() { return require('./buffer.js').Buffer.alloc(48); }
   setTicketKeys() {}
 }
