@@ -54,9 +54,12 @@ type TLSOptions struct {
 	SelectCert func(ctx context.Context, serverName string) (*TLSCert, error)
 }
 
-// TLSCert is a certificate chain and its key, PEM, that a server presents.
+// TLSCert is a certificate chain and its key, PEM, that a server presents,
+// and the CAs it verifies a client's certificate against (none: the
+// server's).
 type TLSCert struct {
 	Cert, Key []byte
+	CA        [][]byte
 }
 
 // TLSInfo is what a guest learns about an established TLS session.
@@ -164,7 +167,12 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 	}
 	if opts.Server && opts.SelectCert != nil {
 		cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
-			return selectCert(hello, cfg, opts.SelectCert)
+			next, ca, err := selectCert(hello, cfg, opts.SelectCert)
+			if ca != nil {
+				// The chosen context's CAs verify the client's certificate.
+				roots = ca
+			}
+			return next, err
 		}
 	}
 	cs, err := s.StartTLS(ctx, cfg, opts.Server)
@@ -182,28 +190,42 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 }
 
 // selectCert asks sel for the certificate for the client's name and
-// returns cfg with it, or nil to keep cfg.
-func selectCert(hello *tls.ClientHelloInfo, cfg *tls.Config, sel func(context.Context, string) (*TLSCert, error)) (*tls.Config, error) {
+// returns cfg with it (nil to keep cfg), and the context's CAs if it has
+// any.
+func selectCert(hello *tls.ClientHelloInfo, cfg *tls.Config, sel func(context.Context, string) (*TLSCert, error)) (*tls.Config, *x509.CertPool, error) {
 	if hello.ServerName == "" {
 		// As OpenSSL, no name sent, no callback.
-		return nil, nil
+		return nil, nil, nil
 	}
 	c, err := sel(hello.Context(), hello.ServerName)
 	if err != nil || c == nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(c.Cert)+len(c.Key) > maxPEM {
-		return nil, errno.EINVAL
+	size := len(c.Cert) + len(c.Key)
+	for _, ca := range c.CA {
+		size += len(ca)
+	}
+	if size > maxPEM {
+		return nil, nil, errno.EINVAL
 	}
 	pair, err := tls.X509KeyPair(c.Cert, c.Key)
 	if err != nil {
-		return nil, &TLSError{Code: "ERR_OSSL_PEM_NO_START_LINE", Err: err}
+		return nil, nil, &TLSError{Code: "ERR_OSSL_PEM_NO_START_LINE", Err: err}
+	}
+	var roots *x509.CertPool
+	if len(c.CA) > 0 {
+		roots = x509.NewCertPool()
+		for _, ca := range c.CA {
+			if !roots.AppendCertsFromPEM(ca) {
+				return nil, nil, &TLSError{Code: "ERR_OSSL_PEM_NO_START_LINE", Err: errors.New("no certificate in ca")}
+			}
+		}
 	}
 	next := cfg.Clone()
 	next.Certificates = []tls.Certificate{pair}
 	next.GetCertificate = nil
 	next.GetConfigForClient = nil
-	return next, nil
+	return next, roots, nil
 }
 
 // Is makes a TLSError for a broken connection match ECONNRESET.

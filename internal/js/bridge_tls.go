@@ -49,9 +49,10 @@ type sniWaits struct {
 // sniAnswer is tls.js's answer: the certificate to present, none (keep
 // the server's), or a failure of the SNICallback.
 type sniAnswer struct {
-	Failed bool   `json:"failed"`
-	Cert   string `json:"cert"`
-	Key    string `json:"key"`
+	Failed bool     `json:"failed"`
+	Cert   string   `json:"cert"`
+	Key    string   `json:"key"`
+	CA     []string `json:"ca"`
 }
 
 // ask posts the client's name to tls.js as event id and waits for its answer.
@@ -79,7 +80,11 @@ func (r *rt) askSNI(ctx context.Context, id int, name string) (*kernel.TLSCert, 
 		if a.Cert == "" && a.Key == "" {
 			return nil, nil
 		}
-		return &kernel.TLSCert{Cert: []byte(a.Cert), Key: []byte(a.Key)}, nil
+		c := &kernel.TLSCert{Cert: []byte(a.Cert), Key: []byte(a.Key)}
+		for _, ca := range a.CA {
+			c.CA = append(c.CA, []byte(ca))
+		}
+		return c, nil
 	case <-ctx.Done():
 		return nil, errno.EINTR
 	}

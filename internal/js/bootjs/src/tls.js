@@ -414,6 +414,7 @@ class TLSSocket extends net.Socket {
         const co = ctx.options || (ctx[kOwner] && ctx[kOwner].options) || {};
         answer.cert = pemOne(co.cert) || '';
         answer.key = pemOne(co.key) || '';
+        answer.ca = pemList(co.ca);
       }
       B.tlsSNIReply(id, JSON.stringify(answer));
     };
@@ -465,6 +466,10 @@ class TLSSocket extends net.Socket {
       },
     };
   }
+
+  // _destroySSL frees Node's native TLS state; here it lives in the
+  // kernel and goes with the descriptor, at destroy().
+  _destroySSL() {}
 
   getCertificate() { return {}; }
   getProtocol() { return this[kInfo] ? this[kInfo].protocol : null; }
