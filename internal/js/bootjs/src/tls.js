@@ -457,9 +457,11 @@ class TLSSocket extends net.Socket {
   }
 
   // ssl is the part of Node's native handle programs reach for.
+  // As Node's, it goes (null) when the socket is destroyed.
   get ssl() {
-    if (this[kInfo] === null && !this._secureWait) return null;
+    if (this.destroyed) return null;
     return {
+      fd: this[net._kFd],
       verifyError: () => {
         const code = this.authorizationError;
         return code ? tlsError(code, code, this.servername, false) : null;
