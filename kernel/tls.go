@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -38,6 +39,27 @@ type TLSOptions struct {
 	ALPN []string
 	// RequestCert makes a server ask the client for a certificate.
 	RequestCert bool
+	// MinVersion and MaxVersion bound the protocol versions this side
+	// accepts (tls.VersionTLS10 ... tls.VersionTLS13); zero means TLS 1.2
+	// and TLS 1.3, node's defaults.
+	MinVersion, MaxVersion uint16
+	// CipherSuites are the TLS 1.0-1.2 suites this side accepts, in
+	// preference order; nil means crypto/tls's defaults. (TLS 1.3's suites
+	// are not configurable in crypto/tls.)
+	CipherSuites []uint16
+	// SelectCert, for a server, is asked for the certificate to present
+	// to a client by the name it sent (node's SNICallback and
+	// addContext). A nil result keeps Cert and Key; an error fails the
+	// handshake with it.
+	SelectCert func(ctx context.Context, serverName string) (*TLSCert, error)
+}
+
+// TLSCert is a certificate chain and its key, PEM, that a server presents,
+// and the CAs it verifies a client's certificate against (none: the
+// server's).
+type TLSCert struct {
+	Cert, Key []byte
+	CA        [][]byte
 }
 
 // TLSInfo is what a guest learns about an established TLS session.
@@ -82,7 +104,7 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 	for _, c := range opts.CA {
 		size += len(c)
 	}
-	if size > maxPEM || len(opts.ALPN) > 16 || len(opts.ServerName) > 255 {
+	if size > maxPEM || len(opts.ALPN) > 16 || len(opts.ServerName) > 255 || len(opts.CipherSuites) > 64 {
 		return TLSInfo{}, errno.EINVAL
 	}
 	var roots *x509.CertPool
@@ -98,9 +120,11 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 	}
 	info := TLSInfo{}
 	cfg := &tls.Config{
-		ServerName: opts.ServerName,
-		NextProtos: opts.ALPN,
-		MinVersion: tls.VersionTLS12,
+		ServerName:   opts.ServerName,
+		NextProtos:   opts.ALPN,
+		MinVersion:   cmp.Or(opts.MinVersion, tls.VersionTLS12),
+		MaxVersion:   cmp.Or(opts.MaxVersion, tls.VersionTLS13),
+		CipherSuites: opts.CipherSuites,
 		// Verification is done below, so that a guest that accepts an
 		// unverified peer still learns why it did not verify.
 		InsecureSkipVerify: true,
@@ -136,9 +160,24 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 			cfg.ClientAuth = tls.RequestClientCert
 		}
 	}
+	if cfg.MinVersion < tls.VersionTLS10 || cfg.MaxVersion > tls.VersionTLS13 || cfg.MinVersion > cfg.MaxVersion {
+		// As OpenSSL, a context whose range holds no version fails the
+		// handshake, not its making.
+		return TLSInfo{}, &TLSError{Code: "ERR_SSL_NO_PROTOCOLS_AVAILABLE", Err: errors.New("error:0A0000BF:SSL routines::no protocols available")}
+	}
+	if opts.Server && opts.SelectCert != nil {
+		cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+			next, ca, err := selectCert(hello, cfg, opts.SelectCert)
+			if ca != nil {
+				// The chosen context's CAs verify the client's certificate.
+				roots = ca
+			}
+			return next, err
+		}
+	}
 	cs, err := s.StartTLS(ctx, cfg, opts.Server)
 	if err != nil {
-		return TLSInfo{}, handshakeError(err)
+		return TLSInfo{}, handshakeError(err, opts)
 	}
 	info.Version = tlsVersionName(cs.Version)
 	info.Cipher = tls.CipherSuiteName(cs.CipherSuite)
@@ -148,6 +187,45 @@ func (p *Process) StartTLS(ctx context.Context, fd int, opts TLSOptions) (TLSInf
 		info.PeerCerts = append(info.PeerCerts, c.Raw)
 	}
 	return info, nil
+}
+
+// selectCert asks sel for the certificate for the client's name and
+// returns cfg with it (nil to keep cfg), and the context's CAs if it has
+// any.
+func selectCert(hello *tls.ClientHelloInfo, cfg *tls.Config, sel func(context.Context, string) (*TLSCert, error)) (*tls.Config, *x509.CertPool, error) {
+	if hello.ServerName == "" {
+		// As OpenSSL, no name sent, no callback.
+		return nil, nil, nil
+	}
+	c, err := sel(hello.Context(), hello.ServerName)
+	if err != nil || c == nil {
+		return nil, nil, err
+	}
+	size := len(c.Cert) + len(c.Key)
+	for _, ca := range c.CA {
+		size += len(ca)
+	}
+	if size > maxPEM {
+		return nil, nil, errno.EINVAL
+	}
+	pair, err := tls.X509KeyPair(c.Cert, c.Key)
+	if err != nil {
+		return nil, nil, &TLSError{Code: "ERR_OSSL_PEM_NO_START_LINE", Err: err}
+	}
+	var roots *x509.CertPool
+	if len(c.CA) > 0 {
+		roots = x509.NewCertPool()
+		for _, ca := range c.CA {
+			if !roots.AppendCertsFromPEM(ca) {
+				return nil, nil, &TLSError{Code: "ERR_OSSL_PEM_NO_START_LINE", Err: errors.New("no certificate in ca")}
+			}
+		}
+	}
+	next := cfg.Clone()
+	next.Certificates = []tls.Certificate{pair}
+	next.GetCertificate = nil
+	next.GetConfigForClient = nil
+	return next, roots, nil
 }
 
 // Is makes a TLSError for a broken connection match ECONNRESET.
@@ -207,7 +285,7 @@ var errNoServerCert = errors.New("the server has no certificate")
 // an alert or a record that is not TLS gets OpenSSL's code and message,
 // as node shows them ("error:0A000412:SSL routines::sslv3 alert bad
 // certificate").
-func handshakeError(err error) error {
+func handshakeError(err error, opts TLSOptions) error {
 	var te *TLSError
 	if errors.As(err, &te) {
 		return err
@@ -219,6 +297,9 @@ func handshakeError(err error) error {
 	if errors.Is(err, errNoServerCert) {
 		return &TLSError{Code: "ERR_SSL_NO_SUITABLE_SIGNATURE_ALGORITHM", Err: errors.New("error:0A000076:SSL routines::no suitable signature algorithm")}
 	}
+	if code, msg, ok := localHandshakeError(err); ok {
+		return &TLSError{Code: code, Err: errors.New(msg)}
+	}
 	var rh tls.RecordHeaderError
 	if errors.As(err, &rh) {
 		return &TLSError{Code: "ERR_SSL_WRONG_VERSION_NUMBER", Err: errors.New("error:0A00010B:SSL routines::wrong version number")}
@@ -228,6 +309,12 @@ func handshakeError(err error) error {
 		// The alert's type is unexported: its value is a uint8.
 		if v := reflect.ValueOf(op.Err); v.Kind() == reflect.Uint8 {
 			a := uint8(v.Uint())
+			if a == alertProtocolVersion && opts.Server && opts.MaxVersion != 0 && opts.MaxVersion < tls.VersionTLS12 {
+				// OpenSSL's client sends that alert in a TLS 1.2 record,
+				// which a server held below 1.2 rejects as a record of the
+				// wrong version before it reads the alert.
+				return &TLSError{Code: "ERR_SSL_WRONG_VERSION_NUMBER", Err: errors.New("error:0A00010B:SSL routines::wrong version number")}
+			}
 			if name, ok := alertNames[a]; ok {
 				return &TLSError{Code: "ERR_SSL_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_")),
 					Err: fmt.Errorf("error:0A%06X:SSL routines::%s", 1000+int(a), name)}
@@ -235,6 +322,30 @@ func handshakeError(err error) error {
 		}
 	}
 	return &TLSError{Code: "ECONNRESET", Err: err}
+}
+
+// alertProtocolVersion is the protocol_version alert (RFC 8446 6.2).
+const alertProtocolVersion = 70
+
+// localErrors map crypto/tls's own handshake failures, by the start of
+// their message (crypto/tls exports no type for them), to OpenSSL's code
+// and message for the same failure.
+var localErrors = []struct{ prefix, code, msg string }{
+	{"tls: client offered only unsupported versions", "ERR_SSL_UNSUPPORTED_PROTOCOL", "error:0A000102:SSL routines::unsupported protocol"},
+	{"tls: server selected unsupported protocol version", "ERR_SSL_UNSUPPORTED_PROTOCOL", "error:0A000102:SSL routines::unsupported protocol"},
+	{"tls: no cipher suite supported by both client and server", "ERR_SSL_NO_SHARED_CIPHER", "error:0A0000C1:SSL routines::no shared cipher"},
+	{"tls: server chose an unconfigured cipher suite", "ERR_SSL_WRONG_CIPHER_RETURNED", "error:0A000111:SSL routines::wrong cipher returned"},
+}
+
+// localHandshakeError finds err among localErrors.
+func localHandshakeError(err error) (code, msg string, ok bool) {
+	text := err.Error()
+	for _, l := range localErrors {
+		if strings.Contains(text, l.prefix) {
+			return l.code, l.msg, true
+		}
+	}
+	return "", "", false
 }
 
 // alertNames are OpenSSL's reasons for the alerts a peer may send.
@@ -254,6 +365,10 @@ func tlsVersionName(v uint16) string {
 		return "TLSv1.3"
 	case tls.VersionTLS12:
 		return "TLSv1.2"
+	case tls.VersionTLS11:
+		return "TLSv1.1"
+	case tls.VersionTLS10:
+		return "TLSv1"
 	}
 	return "unknown"
 }

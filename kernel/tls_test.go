@@ -106,6 +106,14 @@ func TestStartTLSClient(t *testing.T) {
 		{"wrong name", port, kernel.TLSOptions{ServerName: "example.com", CA: [][]byte{certPEM}}, "ERR_TLS_CERT_ALTNAME_INVALID", false},
 		{"name left to the caller", port, kernel.TLSOptions{ServerName: "example.com", NoNameCheck: true, CA: [][]byte{certPEM}}, "", true},
 		{"expired", oldPort, kernel.TLSOptions{ServerName: "localhost", CA: [][]byte{oldPEM}}, "CERT_HAS_EXPIRED", false},
+		{"at most TLS 1.2", port, kernel.TLSOptions{ServerName: "localhost", CA: [][]byte{certPEM}, MaxVersion: tls.VersionTLS12,
+			CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}}, "", true},
+		{"TLS 1.1 to a TLS 1.2 server", port, kernel.TLSOptions{ServerName: "localhost", Insecure: true, MinVersion: tls.VersionTLS11, MaxVersion: tls.VersionTLS11},
+			"ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION", false},
+		{"an empty range", port, kernel.TLSOptions{ServerName: "localhost", Insecure: true, MinVersion: tls.VersionTLS13, MaxVersion: tls.VersionTLS12},
+			"ERR_SSL_NO_PROTOCOLS_AVAILABLE", false},
+		{"no suite in common", port, kernel.TLSOptions{ServerName: "localhost", Insecure: true, MaxVersion: tls.VersionTLS12,
+			CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}}, "ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE", false},
 	}
 	results := make([]outcome, len(cases))
 	pol := policy.DenyAll().AllowNet(fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", oldPort))
@@ -136,6 +144,9 @@ func TestStartTLSClient(t *testing.T) {
 	}
 	if r := results[0].info; r.Version != "TLSv1.3" || len(r.PeerCerts) != 1 || r.Cipher == "" {
 		t.Errorf("session info %+v", r)
+	}
+	if r := results[6].info; r.Version != "TLSv1.2" || r.Cipher != "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384" {
+		t.Errorf("TLS 1.2 session: %s %s", r.Version, r.Cipher)
 	}
 	if r := results[2].info; r.AuthError != "DEPTH_ZERO_SELF_SIGNED_CERT" {
 		t.Errorf("insecure session: authorizationError %q", r.AuthError)

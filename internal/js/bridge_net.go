@@ -21,7 +21,6 @@ import (
 
 	v8 "github.com/tommie/v8go"
 
-	"github.com/secexec/secexec/internal/hostwork"
 	"github.com/secexec/secexec/kernel"
 	"github.com/secexec/secexec/kernel/errno"
 	"github.com/secexec/secexec/kernel/netstack"
@@ -415,41 +414,6 @@ func bridgeUDPSend(r *rt, a *callArgs) (*v8.Value, error) {
 	return nil, r.startOp("udpsend", id, func(ctx context.Context) (string, error) {
 		_, err := r.p.SendTo(ctx, fd, data, netstack.MsgNoSignal, to)
 		return "", err
-	})
-}
-
-// bridgeTLSStart runs a TLS handshake on fd on a goroutine, as opts (a
-// tlsRequest's JSON) asks; request id ends with a "tls" event carrying
-// the session (tlsReport's JSON).
-func bridgeTLSStart(r *rt, a *callArgs) (*v8.Value, error) {
-	fd, js := a.int(0), a.str(1)
-	if len(js) > 4<<20 {
-		return nil, errno.EINVAL
-	}
-	var req tlsRequest
-	if json.Unmarshal([]byte(js), &req) != nil {
-		return nil, errno.EINVAL
-	}
-	// tls.js checks the server's name itself, as node does.
-	opts := kernel.TLSOptions{Server: req.Server, ServerName: req.ServerName, NoNameCheck: true, Insecure: !req.RejectUnauthorized,
-		Cert: []byte(req.Cert), Key: []byte(req.Key), ALPN: req.ALPN, RequestCert: req.RequestCert}
-	for _, c := range req.CA {
-		opts.CA = append(opts.CA, []byte(c))
-	}
-	return nil, r.startOp("tls", a.int(2), func(ctx context.Context) (string, error) {
-		// The handshake's public-key work is the guest's: its thread's
-		// CPU time is charged to the process.
-		var info kernel.TLSInfo
-		err := hostwork.Run(r.p, func() error {
-			var herr error
-			info, herr = r.p.StartTLS(ctx, fd, opts)
-			return herr
-		})
-		if err != nil {
-			return "", err
-		}
-		b, err := json.Marshal(reportTLS(info))
-		return string(b), err
 	})
 }
 

@@ -158,7 +158,6 @@ var bridgeTable = []bridgeEntry{
 	{"netSetOpt", "fd int, name string, val int", bridgeNetSetOpt},
 	{"dnsLookup", "host string, id int", bridgeDNSLookup},
 	{"udpSend", "fd int, data bytes, host ?string, port ?int, id int", bridgeUDPSend},
-	{"tlsStart", "fd int, opts string, id int", bridgeTLSStart},
 	{"udpRecvStart", "fd int, h int", bridgeUDPRecvStart},
 
 	// bridge_worker.go
@@ -254,6 +253,10 @@ var bridgeTable = []bridgeEntry{
 	{"h2sPush", "sh int, request string, id int", bridgeH2sPush},
 	{"h2sRef", "h int, ref bool", bridgeH2sRef},
 	{"h2sClose", "h int, graceful bool", bridgeH2sClose},
+
+	// bridge_tls.go
+	{"tlsHandshake", "fd int, request string, id int", bridgeTLSHandshake},
+	{"tlsSNIReply", "id int, answer string", bridgeTLSSNIReply},
 }
 
 type argKind uint8

@@ -82,6 +82,7 @@ type rt struct {
 	children map[int]*child
 	writes   int // async writes in flight
 	pending  int // other asynchronous requests in flight (connect, dns)
+	sni      sniWaits
 	// listening sockets being accepted on, by handle
 	acceptors map[int]*acceptor
 	sigWatch  map[kernel.Signal]bool
@@ -822,6 +823,8 @@ func (r *rt) handle(ev event) (bool, error) {
 	case "signal":
 		r.sigInFlight.Add(-1)
 		return r.dispatchEvent("signal", ev.a, 0, 0, "")
+	case "tlssni":
+		return r.dispatchPayload("tlssni", ev.a, 0, "", ev.payload)
 	case "ctxeval", "ctxexpire":
 		if r.ctxs == nil {
 			return true, nil

@@ -169,3 +169,93 @@ proxy.listen(0, () => {
 });
 `, "tunnel 200\n200 hello /through true\n")
 }
+
+// The protocol range and cipher options reach the kernel's handshake:
+// versions agree inside both ranges (TLS 1.0 and 1.1 only when asked for),
+// disjoint ranges fail with OpenSSL's codes on both sides, a TLS 1.2 suite
+// named by its OpenSSL name is the one agreed and getCipher reports both
+// names, and suites with nothing in common fail the handshake.
+func TestTLSVersionsAndCiphers(t *testing.T) {
+	want := "TLSv1.3 TLSv1.3\n" +
+		"TLSv1.2 TLSv1.2\n" +
+		"TLSv1 TLSv1\n" +
+		"TLSv1.1 TLSv1.1\n" +
+		"client ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION server ERR_SSL_UNSUPPORTED_PROTOCOL\n" +
+		"ECDHE-ECDSA-AES256-GCM-SHA384 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384 TLSv1.2\n" +
+		"ECDHE-ECDSA-AES128-SHA TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA TLSv1.0\n" +
+		"client ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE server ERR_SSL_NO_SHARED_CIPHER\n"
+	tlsNode(t, `
+const pair = (server, client) => new Promise((resolve) => {
+  let serr;
+  const srv = tls.createServer({ cert, key, ...server });
+  srv.on('tlsClientError', (e) => { serr = e; });
+  srv.on('secureConnection', (s) => s.end());
+  srv.listen(0, () => {
+    const c = tls.connect({ port: srv.address().port, rejectUnauthorized: false, ...client }, () => {
+      const ci = c.getCipher();
+      resolve(client.ciphers ? [ci.name, ci.standardName, ci.version].join(' ') : c.getProtocol() + ' ' + ci.version);
+      c.end();
+      srv.close();
+    });
+    c.on('error', (e) => setTimeout(() => { resolve('client ' + e.code + ' server ' + (serr && serr.code)); srv.close(); }, 50));
+  });
+});
+(async () => {
+  console.log(await pair({}, {}));
+  console.log(await pair({ maxVersion: 'TLSv1.2' }, {}));
+  console.log((await pair({ minVersion: 'TLSv1' }, { secureProtocol: 'TLSv1_method' })).replace(/ .*/, ' TLSv1'));
+  console.log((await pair({ secureProtocol: 'TLS_method' }, { minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1' })).replace(/ .*/, ' TLSv1.1'));
+  console.log(await pair({}, { secureProtocol: 'TLSv1_1_method' }));
+  console.log(await pair({}, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384' }));
+  console.log(await pair({ minVersion: 'TLSv1' }, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-SHA' }));
+  console.log(await pair({ ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384' }, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256' }));
+})();
+`, want)
+}
+
+// A server picks its certificate by the client's server name: contexts
+// added with addContext (the last match wins, * is one label), or its
+// SNICallback, whose error fails the handshake with that error (the
+// client then sees crypto/tls's internal_error alert where OpenSSL's server
+// closes without one); a client that sends no name gets the server's own
+// certificate without a call.
+func TestTLSServerNameIndication(t *testing.T) {
+	v := tlsVM(t)
+	cert2, key2 := testcert.CommonNameOnly(t, "agent2")
+	v.writeFile("/workspace/cert2.pem", string(cert2))
+	v.writeFile("/workspace/key2.pem", string(key2))
+	res := v.node(`const tls = require('tls'), fs = require('fs');
+const cert = fs.readFileSync('/workspace/cert.pem'), key = fs.readFileSync('/workspace/key.pem');
+const cert2 = fs.readFileSync('/workspace/cert2.pem'), key2 = fs.readFileSync('/workspace/key2.pem');
+const asked = [];
+const viaContexts = tls.createServer({ cert, key }, (s) => s.end());
+viaContexts.addContext('*.example.com', { cert: cert2, key: key2 });
+viaContexts.addContext('a.example.com', tls.createSecureContext({ cert, key }));
+const viaCallback = tls.createServer({ cert, key, SNICallback: (name, cb) => {
+  asked.push(name);
+  if (name === 'bad.example') cb(new Error('no context for ' + name));
+  else cb(null, tls.createSecureContext({ cert: cert2, key: key2 }));
+} }, (s) => s.end());
+viaCallback.on('tlsClientError', (e) => console.log('tlsClientError', e.message));
+const cn = (srv, servername) => new Promise((resolve) => {
+  const c = tls.connect({ port: srv.address().port, host: '127.0.0.1', servername, rejectUnauthorized: false }, () => {
+    resolve(servername + ' ' + c.getPeerCertificate().subject.CN);
+    c.end();
+  });
+  c.on('error', (e) => resolve(servername + ' error ' + e.code));
+});
+viaContexts.listen(0, () => viaCallback.listen(0, async () => {
+  for (const name of ['a.example.com', 'b.example.com', 'x.b.example.com']) console.log(await cn(viaContexts, name));
+  for (const name of ['c.example', 'bad.example', '']) console.log(await cn(viaCallback, name));
+  console.log('asked', asked.join(','));
+  viaContexts.close();
+  viaCallback.close();
+}));
+`)
+	want := "a.example.com agent1\nb.example.com agent2\nx.b.example.com agent1\n" +
+		"c.example agent2\ntlsClientError no context for bad.example\nbad.example error ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR\n agent1\n" +
+		"asked c.example,bad.example\n"
+	if res.code != 0 || res.stdout != want {
+		t.Fatalf("exit %d\nstdout %q\nwant   %q\nstderr %s", res.code, res.stdout, want, res.stderr)
+	}
+}

@@ -64,6 +64,8 @@ var valueOptions = map[string]bool{
 	"--dns-result-order": true, "--stack-trace-limit": true, "--redirect-warnings": true,
 	"--test-name-pattern": true, "--test-skip-pattern": true, "--test-reporter": true,
 	"--test-reporter-destination": true, "--test-concurrency": true, "--test-timeout": true,
+	// tls.js reads it from execArgv (tls.DEFAULT_CIPHERS).
+	"--tls-cipher-list": true,
 }
 
 // flagOptions are accepted and have no effect in the sandbox.
@@ -85,6 +87,10 @@ var flagOptions = map[string]bool{
 	// V8's GC stress options change when collections happen, not what a
 	// program computes.
 	"--gc-interval": true, "--stress-compaction": true,
+	// tls.js reads these from execArgv (tls.DEFAULT_MIN_VERSION and
+	// DEFAULT_MAX_VERSION).
+	"--tls-min-v1.0": true, "--tls-min-v1.1": true, "--tls-min-v1.2": true, "--tls-min-v1.3": true,
+	"--tls-max-v1.2": true, "--tls-max-v1.3": true,
 }
 
 // Parse parses node's argv (argv[0] is the program name).
@@ -96,6 +102,7 @@ func Parse(argv []string) (*Invocation, error) {
 	args := argv[1:]
 	codeSet := false
 	check := "" // -c or --check, as given
+	seen := map[string]bool{}
 	i := 0
 	for ; i < len(args) && i < maxOptionArgs; i++ {
 		a := args[i]
@@ -193,7 +200,11 @@ func Parse(argv []string) (*Invocation, error) {
 		default:
 			return nil, &BadOptionError{fmt.Sprintf("%s: bad option: %s", argv0(argv), a)}
 		}
+		seen[name] = true
 		inv.ExecArgv = append(inv.ExecArgv, a)
+	}
+	if seen["--tls-min-v1.3"] && seen["--tls-max-v1.2"] {
+		return nil, &BadOptionError{fmt.Sprintf("%s: either --tls-min-v1.3 or --tls-max-v1.2 can be used, not both", argv0(argv))}
 	}
 	if check != "" {
 		if inv.Mode == ModeEval || inv.Mode == ModePrint {

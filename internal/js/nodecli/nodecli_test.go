@@ -3,6 +3,7 @@ package nodecli
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -108,6 +109,23 @@ func TestParseCheck(t *testing.T) {
 		var be *BadOptionError
 		if !errors.As(err, &be) || be.Msg != c.want {
 			t.Errorf("%q: err %v, want %q", c.argv, err, c.want)
+		}
+	}
+}
+
+// The TLS version options are node's: accepted and kept in execArgv (tls
+// reads its defaults from there), except --tls-min-v1.3 with
+// --tls-max-v1.2, which node refuses whatever their order.
+func TestParseTLSVersions(t *testing.T) {
+	inv, err := Parse([]string{"node", "--tls-min-v1.0", "--tls-max-v1.2", "--tls-cipher-list=AES128-SHA", "-p", "1"})
+	if err != nil || !slices.Equal(inv.ExecArgv, []string{"--tls-min-v1.0", "--tls-max-v1.2", "--tls-cipher-list=AES128-SHA", "-p", "1"}) {
+		t.Fatalf("Parse: %v, execArgv %q", err, inv.ExecArgv)
+	}
+	for _, argv := range [][]string{{"node", "--tls-min-v1.3", "--tls-max-v1.2", "-p", "1"}, {"node", "--tls-max-v1.2", "--tls-min-v1.3", "f.js"}} {
+		_, err := Parse(argv)
+		var be *BadOptionError
+		if !errors.As(err, &be) || be.Msg != "node: either --tls-min-v1.3 or --tls-max-v1.2 can be used, not both" {
+			t.Errorf("%q: err %v", argv, err)
 		}
 	}
 }

@@ -76,7 +76,169 @@ function alpnNames(v) {
   return names;
 }
 
+// OpenSSL's names of the TLS 1.0-1.2 suites crypto/tls has, by their IANA
+// names, with the version SSL_CIPHER_get_version reports for each.
+const cipherNames = {
+  'TLS_RSA_WITH_RC4_128_SHA': ['RC4-SHA', 'SSLv3'],
+  'TLS_RSA_WITH_3DES_EDE_CBC_SHA': ['DES-CBC3-SHA', 'SSLv3'],
+  'TLS_RSA_WITH_AES_128_CBC_SHA': ['AES128-SHA', 'SSLv3'],
+  'TLS_RSA_WITH_AES_256_CBC_SHA': ['AES256-SHA', 'SSLv3'],
+  'TLS_RSA_WITH_AES_128_CBC_SHA256': ['AES128-SHA256', 'TLSv1.2'],
+  'TLS_RSA_WITH_AES_128_GCM_SHA256': ['AES128-GCM-SHA256', 'TLSv1.2'],
+  'TLS_RSA_WITH_AES_256_GCM_SHA384': ['AES256-GCM-SHA384', 'TLSv1.2'],
+  'TLS_ECDHE_ECDSA_WITH_RC4_128_SHA': ['ECDHE-ECDSA-RC4-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA': ['ECDHE-ECDSA-AES128-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA': ['ECDHE-ECDSA-AES256-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_RSA_WITH_RC4_128_SHA': ['ECDHE-RSA-RC4-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA': ['ECDHE-RSA-DES-CBC3-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA': ['ECDHE-RSA-AES128-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA': ['ECDHE-RSA-AES256-SHA', 'TLSv1.0'],
+  'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256': ['ECDHE-ECDSA-AES128-SHA256', 'TLSv1.2'],
+  'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256': ['ECDHE-RSA-AES128-SHA256', 'TLSv1.2'],
+  'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256': ['ECDHE-RSA-AES128-GCM-SHA256', 'TLSv1.2'],
+  'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256': ['ECDHE-ECDSA-AES128-GCM-SHA256', 'TLSv1.2'],
+  'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384': ['ECDHE-RSA-AES256-GCM-SHA384', 'TLSv1.2'],
+  'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384': ['ECDHE-ECDSA-AES256-GCM-SHA384', 'TLSv1.2'],
+  'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256': ['ECDHE-RSA-CHACHA20-POLY1305', 'TLSv1.2'],
+  'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256': ['ECDHE-ECDSA-CHACHA20-POLY1305', 'TLSv1.2'],
+};
+const ianaByOpenSSL = Object.fromEntries(Object.entries(cipherNames).map(([iana, [name]]) => [name, iana]));
+// OpenSSL's cipher-list keywords: a list with one keeps crypto/tls's
+// default suites.
+const cipherKeywords = new Set(['ALL', 'DEFAULT', 'HIGH', 'MEDIUM', 'LOW', 'COMPLEMENTOFDEFAULT', 'COMPLEMENTOFALL',
+  'aNULL', 'eNULL', 'NULL', 'kRSA', 'aRSA', 'RSA', 'ECDHE', 'EECDH', 'kECDHE', 'kEECDH', 'ECDH', 'aECDSA', 'ECDSA',
+  'AES', 'AES128', 'AES256', 'AESGCM', 'CHACHA20', 'SHA', 'SHA1', 'SHA256', 'SHA384', 'TLSv1', 'TLSv1.2', 'SSLv3',
+  'DHE', 'EDH', 'kEDH', 'kDHE', '3DES', 'DES', 'RC4', 'MD5', 'PSK', 'SRP', 'CAMELLIA', 'EXPORT', 'SEED', 'IDEA', 'ARIA']);
+const tls13Suites = ['TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_GCM_SHA256'];
+
+function sslError(code, reason, hex) {
+  const err = new Error(`error:${hex}:SSL routines::${reason}`);
+  err.code = code;
+  err.library = 'SSL routines';
+  err.reason = reason;
+  return err;
+}
+
+// resolveCiphers reads an OpenSSL cipher list as far as crypto/tls can
+// follow it: named TLS 1.0-1.2 suites become the accepted list, a list
+// with a keyword (ALL, DEFAULT, HIGH, ...) keeps crypto/tls's defaults less
+// the suites it excludes (!NAME), and TLS 1.3's suites, which crypto/tls
+// does not let a program choose, are accepted and have no effect. It
+// returns the IANA names, or null for the defaults.
+function resolveCiphers(list) {
+  if (list === undefined || list === null) return null;
+  if (typeof list !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.ciphers', 'of type string', list);
+  const named = [];
+  const excluded = new Set();
+  let keyword = false;
+  let tls13 = false;
+  let unsupported = false;
+  for (let item of list.split(/[:, ]+/)) {
+    if (item === '') continue;
+    item = item.replace(/@.*$/, '');
+    if (item === '') continue;
+    const neg = item[0] === '!' || item[0] === '-';
+    if (neg || item[0] === '+') item = item.slice(1);
+    const iana = ianaByOpenSSL[item] || (cipherNames[item] ? item : undefined);
+    if (neg) { if (iana) excluded.add(iana); continue; }
+    if (iana) named.push(iana);
+    else if (tls13Suites.includes(item)) tls13 = true;
+    else if (cipherKeywords.has(item)) keyword = true;
+    // A suite OpenSSL has and crypto/tls lacks (DHE, CAMELLIA, AES256-SHA256)
+    // is a valid name that no handshake can agree on.
+    else if (/^[A-Z0-9]+(?:-[A-Z0-9]+)+$/.test(item)) unsupported = true;
+  }
+  if (!keyword && named.length === 0 && !tls13 && !unsupported) throw sslError('ERR_SSL_NO_CIPHER_MATCH', 'no cipher match', '0A0000B9');
+  if (keyword) return excluded.size ? Object.keys(cipherNames).filter((n) => !excluded.has(n) && !/RC4|3DES/.test(n)) : null;
+  return named.filter((n) => !excluded.has(n));
+}
+
+const protocolNumbers = { TLSv1: 0x301, 'TLSv1.1': 0x302, 'TLSv1.2': 0x303, 'TLSv1.3': 0x304 };
+
+function toVersion(which, v, def) {
+  if (v === undefined || v === null) v = def;
+  const n = protocolNumbers[v];
+  if (n === undefined) {
+    const err = new TypeError(`${JSON.stringify(v)} is not a valid ${which} TLS protocol version`);
+    err.code = 'ERR_TLS_INVALID_PROTOCOL_VERSION';
+    throw err;
+  }
+  return n;
+}
+
+// methodVersions are the ranges OpenSSL's methods stand for (Node's
+// SecureContext::Init); SSLv23 keeps the minimum it was given.
+function methodVersions(method, min) {
+  const m = /^(SSLv23|TLS|TLSv1|TLSv1_1|TLSv1_2|SSLv2|SSLv3)(?:_server|_client)?_method$/.exec(method);
+  const err = (msg) => { const e = new TypeError(msg); e.code = 'ERR_TLS_INVALID_PROTOCOL_METHOD'; return e; };
+  if (!m) throw err(`Unknown method: ${method}`);
+  switch (m[1]) {
+    case 'SSLv2': throw err('SSLv2 methods disabled');
+    case 'SSLv3': throw err('SSLv3 methods disabled');
+    case 'SSLv23': return [min, 0x303];
+    case 'TLS': return [0x301, 0x304];
+    case 'TLSv1': return [0x301, 0x301];
+    case 'TLSv1_1': return [0x302, 0x302];
+    default: return [0x303, 0x303];
+  }
+}
+
+// contextOptions checks a context's protocol and cipher options as Node's
+// createSecureContext does (throwing its errors at once) and returns what
+// the kernel's handshake takes of them.
+function contextOptions(o) {
+  const sc = o.secureContext && o.secureContext[kContextOptions];
+  if (sc) return sc;
+  const { secureProtocol, minVersion, maxVersion } = o;
+  if (secureProtocol !== undefined && secureProtocol !== null) {
+    if (typeof secureProtocol !== 'string') throw codedError('ERR_INVALID_ARG_TYPE', 'options.secureProtocol', 'of type string', secureProtocol);
+    const conflict = (v) => {
+      const e = new TypeError(`TLS protocol version ${JSON.stringify(v)} conflicts with secureProtocol ${JSON.stringify(secureProtocol)}`);
+      e.code = 'ERR_TLS_PROTOCOL_VERSION_CONFLICT';
+      return e;
+    };
+    if (minVersion !== undefined && minVersion !== null) throw conflict(minVersion);
+    if (maxVersion !== undefined && maxVersion !== null) throw conflict(maxVersion);
+  }
+  let min = toVersion('minimum', minVersion, module.exports.DEFAULT_MIN_VERSION);
+  let max = toVersion('maximum', maxVersion, module.exports.DEFAULT_MAX_VERSION);
+  if (secureProtocol) [min, max] = methodVersions(secureProtocol, min);
+  const ciphers = resolveCiphers(o.ciphers !== undefined ? o.ciphers : module.exports.DEFAULT_CIPHERS);
+  return { minVersion: min, maxVersion: max, ciphers };
+}
+
+const kContextOptions = Symbol('contextOptions');
+const kOwner = Symbol('secureContext');
+
+// SecureContext is what createSecureContext makes: the options a
+// handshake takes, checked once. Its native half is the kernel's, made
+// per handshake from them.
+class SecureContext {
+  constructor(options) {
+    this[kContextOptions] = contextOptions(options);
+    this.context = {
+      addCACert: (ca) => { options.ca = [...pemList(options.ca), ...pemList(ca)]; },
+      setCert: (cert) => { options.cert = cert; },
+      setKey: (key) => { options.key = key; },
+      setCiphers: (c) => { this[kContextOptions].ciphers = resolveCiphers(c); },
+      [kOwner]: this,
+    };
+    this.options = options;
+  }
+}
+
 const kInfo = Symbol('tlsInfo');
+
+// Handshakes whose server asks for its certificate by the client's name,
+// by request id: the kernel's "tlssni" event names the client's server
+// name, and tlsSNIReply answers it.
+const sniAsks = new Map();
+require('./internal/loop.js').onEvent('tlssni', (id, _b, _code, name) => {
+  const ask = sniAsks.get(id);
+  if (ask) ask(name);
+});
+
+const kFromConnect = Symbol('fromConnect');
 
 class TLSSocket extends net.Socket {
   constructor(socket, options = {}) {
@@ -92,7 +254,14 @@ class TLSSocket extends net.Socket {
     this.authorizationError = null;
     this.alpnProtocol = false;
     this.servername = null;
-    this._tlsOptions = options;
+    // A given secureContext is the context: its certificates, not the
+    // options', as in Node.
+    const sc = options.secureContext && options.secureContext.options;
+    this._tlsOptions = sc ? { ...options, ca: sc.ca, cert: sc.cert, key: sc.key, pfx: sc.pfx } : options;
+    this._contextOptions = contextOptions(options);
+    if (options.isServer && options.SNICallback !== undefined && typeof options.SNICallback !== 'function') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.SNICallback', 'of type function', options.SNICallback);
+    }
     this[kInfo] = null;
     this._secureWait = true;
     this._transport = null;
@@ -100,6 +269,9 @@ class TLSSocket extends net.Socket {
       // The descriptor moves to this socket; the plain one lets it go.
       socket[net._kFd] = -1;
       this._peer = socket._peer;
+      // The plain socket closes with this one, as both are one handle in
+      // Node: a server counting its connections sees it go.
+      this.once('close', () => socket.destroy());
     } else if (socket) {
       this._transport = socket;
     }
@@ -168,14 +340,30 @@ class TLSSocket extends net.Socket {
       key: pemOne(o.key),
       alpn: alpnNames(o.ALPNProtocols),
       requestCert: !!o.requestCert,
+      ...this._contextOptions,
     };
     if (o.pfx) { process.nextTick(() => this.destroy(codedError('ERR_FEATURE_UNAVAILABLE_ON_PLATFORM', 'the pfx option'))); return; }
+    // A TLSSocket made directly, not by tls.connect, leaves the peer's
+    // verification to its user (this.ssl.verifyError()), as Node's does.
+    const bare = !server && !this[kFromConnect];
+    if (bare) req.rejectUnauthorized = false;
     if (!server) this.servername = req.servername || null;
+    const sni = server ? this._sniCallback() : null;
+    req.sni = sni !== null;
+    let sniId = -1;
+    let sniError = null;
     try {
-      net._request((id) => B.tlsStart(this[net._kFd], JSON.stringify(req), id), (code, payload) => {
+      net._request((id) => {
+        if (sni) {
+          sniId = id;
+          sniAsks.set(id, (name) => this._askSNI(sni, id, name, (err) => { sniError = err; }));
+        }
+        B.tlsHandshake(this[net._kFd], JSON.stringify(req), id);
+      }, (code, payload) => {
+        sniAsks.delete(sniId);
         if (this.destroyed) return;
         if (code) {
-          this.destroy(tlsError(code, payload, req.servername, server));
+          this.destroy(code === 'ERR_TLS_SNI_CALLBACK' && sniError ? sniError : tlsError(code, payload, req.servername, server));
           return;
         }
         const info = JSON.parse(payload);
@@ -184,19 +372,56 @@ class TLSSocket extends net.Socket {
         this.authorizationError = info.authorizationError || null;
         this.alpnProtocol = info.alpnProtocol || false;
         if (server) this.servername = info.servername || false;
-        else if (this.authorized && !this._verifyName(req.rejectUnauthorized)) return;
+        else if (!bare && this.authorized && !this._verifyName(req.rejectUnauthorized)) return;
         this._secureWait = false;
-        if (server) {
-          this.emit('_secure');
-          this.emit('secure');
-        } else {
-          this.emit('secureConnect');
-        }
+        if (server) this.emit('_secure');
+        this.emit('secure');
+        if (!server && !bare) this.emit('secureConnect');
         if (!server) this.emit('session', require('./buffer.js').Buffer.alloc(0));
         this._flushPending();
+        // As Node's TLS handle, which reads from the start: the peer's end
+        // is seen even when nobody reads.
+        if (!this.destroyed) this.read(0);
       });
     } catch (e) {
       process.nextTick(() => this.destroy(tlsError(typeof e === 'string' ? e : 'EINVAL')));
+    }
+  }
+
+  // _sniCallback is the server's SNICallback: the option's, else, on a
+  // tls.Server with contexts (addContext), the server's; null for none.
+  _sniCallback() {
+    const o = this._tlsOptions;
+    if (typeof o.SNICallback === 'function') return o.SNICallback;
+    const srv = o.server;
+    if (srv instanceof Server && srv._contexts.length > 0) return (name, cb) => srv._defaultSNI(name, cb);
+    return null;
+  }
+
+  // _askSNI runs the SNICallback for the client's name and answers the
+  // kernel with the context's certificate (none: the server's own).
+  _askSNI(callback, id, name, fail) {
+    this.servername = name;
+    let answered = false;
+    const reply = (err, ctx) => {
+      if (answered) return;
+      answered = true;
+      let answer = { failed: false, cert: '', key: '' };
+      if (err) {
+        fail(err);
+        answer = { failed: true, cert: '', key: '' };
+      } else if (ctx) {
+        const co = ctx.options || (ctx[kOwner] && ctx[kOwner].options) || {};
+        answer.cert = pemOne(co.cert) || '';
+        answer.key = pemOne(co.key) || '';
+        answer.ca = pemList(co.ca);
+      }
+      B.tlsSNIReply(id, JSON.stringify(answer));
+    };
+    try {
+      callback(name, reply);
+    } catch (e) {
+      reply(e);
     }
   }
 
@@ -231,11 +456,30 @@ class TLSSocket extends net.Socket {
     return certs[0];
   }
 
+  // ssl is the part of Node's native handle programs reach for.
+  // As Node's, it goes (null) when the socket is destroyed.
+  get ssl() {
+    if (this.destroyed) return null;
+    return {
+      fd: this[net._kFd],
+      verifyError: () => {
+        const code = this.authorizationError;
+        return code ? tlsError(code, code, this.servername, false) : null;
+      },
+    };
+  }
+
+  // _destroySSL frees Node's native TLS state; here it lives in the
+  // kernel and goes with the descriptor, at destroy().
+  _destroySSL() {}
+
   getCertificate() { return {}; }
   getProtocol() { return this[kInfo] ? this[kInfo].protocol : null; }
   getCipher() {
     const i = this[kInfo];
-    return i ? { name: i.cipher, standardName: i.cipher, version: i.protocol } : {};
+    if (!i) return {};
+    const [name, version] = cipherNames[i.cipher] || [i.cipher, 'TLSv1.3'];
+    return { name, standardName: i.cipher, version };
   }
   getSession() { return undefined; }
   getTLSTicket() { return undefined; }
@@ -263,6 +507,7 @@ function connect(...args) {
     else if (args[1] && typeof args[1] === 'object') Object.assign(options, args[1]);
   }
   const s = new TLSSocket(options.socket, options);
+  s[kFromConnect] = true;
   if (cb) s.once('secureConnect', cb);
   if (options.timeout) s.setTimeout(options.timeout);
   if (options.socket) {
@@ -279,6 +524,7 @@ class Server extends net.Server {
     if (typeof options === 'function') { listener = options; options = {}; }
     super(options);
     this._tlsOptions = { ...(options || {}), isServer: true };
+    contextOptions(this._tlsOptions);
     // As Node's Server: the protocols in wire form, or the callback.
     if (options && options.ALPNCallback !== undefined) {
       if (typeof options.ALPNCallback !== 'function') throw codedError('ERR_INVALID_ARG_TYPE', 'options.ALPNCallback', 'of type function', options.ALPNCallback);
@@ -286,11 +532,15 @@ class Server extends net.Server {
       this.ALPNCallback = options.ALPNCallback;
     }
     if (options && options.ALPNProtocols) convertALPNProtocols(options.ALPNProtocols, this);
+    if (options && options.SNICallback !== undefined && typeof options.SNICallback !== 'function') {
+      throw codedError('ERR_INVALID_ARG_TYPE', 'options.SNICallback', 'of type function', options.SNICallback);
+    }
+    this._contexts = [];
     if (listener) this.on('secureConnection', listener);
   }
 
   _wrapAccepted(fd) {
-    const s = new TLSSocket(null, { ...this._tlsOptions, allowHalfOpen: this.allowHalfOpen });
+    const s = new TLSSocket(null, { ...this._tlsOptions, server: this, allowHalfOpen: this.allowHalfOpen });
     s._attach(fd, null);
     // As Node's onSocketTLSError: an error before the handshake is done
     // is the server's tlsClientError, and the socket always has this
@@ -308,14 +558,48 @@ class Server extends net.Server {
   }
 
   setSecureContext(options) { Object.assign(this._tlsOptions, options); }
-  addContext() {}
+  // addContext serves context to the clients whose server name matches
+  // servername, where * stands for one label, as Node's.
+  addContext(servername, context) {
+    if (!servername) throw codedError('ERR_TLS_REQUIRED_SERVER_NAME');
+    const re = new RegExp(`^${servername.replace(/([.^$+?\-\\[\]{}])/g, '\\$1').replace(/\*/g, '[^.]*')}$`);
+    const ctx = context instanceof SecureContext ? context : createSecureContext(context);
+    this._contexts.push([re, ctx]);
+  }
+
+  // _defaultSNI is Node's SNICallback of a server: the last context added
+  // for the name, else none (the server's own).
+  _defaultSNI(name, cb) {
+    for (let i = this._contexts.length - 1; i >= 0; i--) {
+      if (this._contexts[i][0].test(name)) { cb(null, this._contexts[i][1]); return; }
+    }
+    cb(null, undefined);
+  }
   getTicketKeys() { return require('./buffer.js').Buffer.alloc(48); }
   setTicketKeys() {}
 }
 
 function createServer(options, listener) { return new Server(options, listener); }
 
-function createSecureContext(options = {}) { return { context: {}, options }; }
+function createSecureContext(options = {}) { return new SecureContext({ ...options }); }
+
+// The defaults Node's --tls-min-v1.x, --tls-max-v1.x and --tls-cipher-list
+// set; a program may change them.
+function defaultVersions() {
+  const ea = process.execArgv || [];
+  const has = (f) => ea.includes(f) || ea.includes(f.replace(/-/g, '_').replace(/^__/, '--'));
+  let min = 'TLSv1.2';
+  if (has('--tls-min-v1.0')) min = 'TLSv1';
+  else if (has('--tls-min-v1.1')) min = 'TLSv1.1';
+  else if (has('--tls-min-v1.3')) min = 'TLSv1.3';
+  const max = has('--tls-max-v1.2') ? 'TLSv1.2' : 'TLSv1.3';
+  let ciphers;
+  for (let i = 0; i < ea.length; i++) {
+    if (ea[i].startsWith('--tls-cipher-list=')) ciphers = ea[i].slice(18);
+    else if (ea[i] === '--tls-cipher-list') ciphers = ea[i + 1];
+  }
+  return { min, max, ciphers };
+}
 
 // canonicalizeIP writes an address as inet_ntop does (IPv6 lower case,
 // the longest run of zero groups as ::), or undefined if it is none.
@@ -469,9 +753,21 @@ module.exports = {
   getCiphers: () => ['tls_aes_128_gcm_sha256', 'tls_aes_256_gcm_sha384', 'tls_chacha20_poly1305_sha256', 'ecdhe-rsa-aes128-gcm-sha256', 'ecdhe-ecdsa-aes128-gcm-sha256'],
   rootCertificates: Object.freeze([]),
   DEFAULT_ECDH_CURVE: 'auto',
-  DEFAULT_MIN_VERSION: 'TLSv1.2',
-  DEFAULT_MAX_VERSION: 'TLSv1.3',
-  DEFAULT_CIPHERS: 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256',
+  SecureContext,
   CLIENT_RENEG_LIMIT: 3,
   CLIENT_RENEG_WINDOW: 600,
 };
+
+// Read from execArgv when first used: a warm isolate evaluates this
+// module before it knows its process's options.
+for (const [name, pick] of [['DEFAULT_MIN_VERSION', (d) => d.min], ['DEFAULT_MAX_VERSION', (d) => d.max],
+  ['DEFAULT_CIPHERS', (d) => d.ciphers || 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES256-GCM-SHA384:DHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-SHA256:DHE-RSA-AES128-SHA256:ECDHE-RSA-AES256-SHA384:DHE-RSA-AES256-SHA384:ECDHE-RSA-AES256-SHA256:DHE-RSA-AES256-SHA256:HIGH:!aNULL:!eNULL:!EXPORT:!DES:!RC4:!MD5:!PSK:!SRP:!CAMELLIA']]) {
+  let value;
+  let set = false;
+  Object.defineProperty(module.exports, name, {
+    enumerable: true,
+    configurable: true,
+    get() { if (!set) { value = pick(defaultVersions()); set = true; } return value; },
+    set(v) { value = v; set = true; },
+  });
+}

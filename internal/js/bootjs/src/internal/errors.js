@@ -112,6 +112,7 @@ const messages = {
   ERR_SOCKET_DGRAM_NOT_RUNNING: () => 'Not running',
   ERR_INVALID_IP_ADDRESS: (addr) => `Invalid IP address: ${addr}`,
   ERR_TLS_ALPN_CALLBACK_WITH_PROTOCOLS: () => 'The ALPNCallback and ALPNProtocols TLS options are mutually exclusive',
+  ERR_TLS_REQUIRED_SERVER_NAME: () => '"servername" is required parameter for Server.addContext',
   ERR_SOCKET_CLOSED_BEFORE_CONNECTION: () => 'Socket closed before the connection was established',
   ERR_OUT_OF_RANGE: (name, range, value) => `The value of "${name}" is out of range. It must be ${range}. Received ${received(value)}`,
   ERR_INVALID_RETURN_VALUE: (input, name, value) => `Expected ${input} to be returned from the "${name}" function but got ${describe(value)}.`,
