@@ -84,13 +84,14 @@ type Bundle struct {
 
 // LazyPackages are the packages built as lazy chunks (Bundle.Lazy): npm
 // packages, and the runtime's own sources named in ownLazy.
-var LazyPackages = []string{"undici", "web-streams-polyfill", "pako", "test_runner"}
+var LazyPackages = []string{"undici", "web-streams-polyfill", "pako", "test_runner", "llhttp"}
 
 // ownLazy maps the lazy chunks built from src/ to their entry file: the
 // test runner (node:test, node --test) is large and used by few
-// processes. Such a chunk reaches the rest of the runtime only through
+// processes; llhttp's WebAssembly (the http module's parser) is loaded
+// by the first HTTP parser. Such a chunk reaches the rest of the runtime only through
 // "node:" requires, which the chunk's require resolves to the builtins.
-var ownLazy = map[string]string{"test_runner": "test_runner/index.js"}
+var ownLazy = map[string]string{"test_runner": "test_runner/index.js", "llhttp": "internal/http/llhttp_wasm.js"}
 
 // Errors of Build; test with errors.Is.
 var (
@@ -250,7 +251,7 @@ func writeBundle(path string, b *Bundle) error {
 
 // bundleFormat changes whenever the bundling options do, so that cached
 // bundles made with other options are not used.
-const bundleFormat = "esbuild-iife-ascii-minified-lazy-4"
+const bundleFormat = "esbuild-iife-ascii-minified-lazy-5"
 
 // lockDigest is the digest of the pinned package set.
 func lockDigest() (string, error) {
