@@ -33,7 +33,8 @@ srv.on('clientError', (err, socket) => {
 srv.listen(0, async () => {
   for (const raw of cases) {
     await new Promise((resolve) => {
-      const c = net.connect(srv.address().port, () => c.end(raw));
+      // Written, not ended: every case's server closes the connection.
+      const c = net.connect(srv.address().port, () => c.write(raw));
       let got = '';
       c.setEncoding('latin1');
       c.on('data', (d) => { got += d; });
