@@ -103,3 +103,27 @@ console.log(JSON.stringify(run(HTTPParser.REQUEST, ['GET / HTTP/1.1\r\nA: 12345\
   const again = p.execute(Buffer.from('GET / HTTP/1.1\r\n\r\n'));
   console.log('throw', msg, again.code, again.reason);
 }
+// A callback executes the same parser again (Node's client does when a
+// socket pushes data from an 'information' listener): the inner message
+// is parsed whole, then the outer call goes on over its own input with
+// the message state the inner one left (in Node too: the rest is body).
+for (const tail of ['', 'HTTP/1.1 204 No Content\r\nX-After: 1\r\n\r\n']) {
+  const out = [];
+  const p = new HTTPParser();
+  p.initialize(HTTPParser.RESPONSE, {});
+  let nested = false;
+  p[HTTPParser.kOnHeadersComplete] = (maj, min, h, m, u, sc, sm) => {
+    out.push(['head', sc, sm, h]);
+    if (sc === 100 && !nested) {
+      nested = true;
+      const r = p.execute(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi'));
+      out.push(['inner', r instanceof Error ? r.code : r]);
+    }
+    return 0;
+  };
+  p[HTTPParser.kOnBody] = (b) => out.push(['body', b.toString('latin1')]);
+  p[HTTPParser.kOnMessageComplete] = () => out.push(['done']);
+  const r = p.execute(Buffer.from('HTTP/1.1 100 Continue\r\n\r\n' + tail));
+  out.push(['outer', r instanceof Error ? [r.code, r.reason, r.bytesParsed] : r]);
+  console.log('reentrant', JSON.stringify(out));
+}

@@ -19,7 +19,7 @@ const hostBuiltins = {
   'net.js': 'net', 'tls.js': 'tls', 'stream.js': 'stream', 'events.js': 'events', 'buffer.js': 'buffer',
   'url.js': 'url', 'util.js': 'util', 'timers.js': 'timers',
 };
-const ourFiles = /^(internal\/errors\.js|internal\/http\/[a-z_]+\.js|http\.js|https\.js)$/;
+const ourFiles = /^(internal\/errors\.js|internal\/primordials\.js|internal\/http\/[a-z_]+\.js|http\.js|https\.js)$/;
 const polyfills = { 'stream.js': 'readable-stream', 'events.js': 'events', 'buffer.js': 'buffer' };
 const required = new Set();
 let mode = 'host';

@@ -142,7 +142,7 @@ class HTTPParser {
   constructor(type) {
     this[kState] = {
       ptr: 0, type: 0, maxHeaderSize: kDefaultMaxHeaderSize, lenient: kLenientNone,
-      executing: false, freed: false, pendingPause: false, exception: null, userError: null,
+      executing: 0, freed: false, pendingPause: false, exception: null, userError: null,
       chunk: null, base: 0, window: 0,
       headerSize: 0, url: '', status: '', fields: [], values: [], headersDone: false, inMessage: false,
     };
@@ -201,11 +201,14 @@ class HTTPParser {
 
   // execute(buffer) parses buffer: the number of bytes parsed, or a
   // parse error (code, reason, bytesParsed); an exception thrown by a
-  // callback is thrown from here.
+  // callback is thrown from here. A callback may execute the same parser
+  // again (a socket pushing data from an 'information' listener), as
+  // Node's allows: llhttp parses the inner input whole, then this call
+  // goes on over its own input (restored here) with the message state the
+  // inner call left, exactly as in Node.
   execute(chunk, start, length) {
     const st = this[kState];
     if (!st.ptr) return parseError('HPE_INVALID_EOF_STATE', 'Parser is not initialized', 0);
-    if (st.executing) throw codedError('ERR_INVALID_STATE', 'HTTPParser.execute called from one of its callbacks');
     if (!Buffer.isBuffer(chunk)) chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     start = start === undefined ? 0 : start;
     length = length === undefined ? chunk.length - start : length;
@@ -221,7 +224,8 @@ class HTTPParser {
       w.windows.push(ptr);
     }
     const win = w.windows[depth];
-    st.executing = true;
+    const outer = { chunk: st.chunk, window: st.window, base: st.base };
+    st.executing++;
     st.chunk = chunk;
     st.window = win;
     st.exception = null;
@@ -249,8 +253,10 @@ class HTTPParser {
       }
     } finally {
       w.depth--;
-      st.executing = false;
-      st.chunk = null;
+      st.executing--;
+      st.chunk = outer.chunk;
+      st.window = outer.window;
+      st.base = outer.base;
     }
     return this.outcome(err, nread);
   }
@@ -261,8 +267,10 @@ class HTTPParser {
     const st = this[kState];
     const { x } = wasm;
     if (st.freed) {
-      // Freed by one of its own callbacks: the rest is not parsed.
-      this.release();
+      // Freed by one of its own callbacks: the rest is not parsed. An
+      // outer execute of it still runs in llhttp_t: the outermost one
+      // gives it back.
+      if (!st.executing) this.release();
       return nread;
     }
     if (st.pendingPause) {
