@@ -127,3 +127,12 @@ for (const tail of ['', 'HTTP/1.1 204 No Content\r\nX-After: 1\r\n\r\n']) {
   out.push(['outer', r instanceof Error ? [r.code, r.reason, r.bytesParsed] : r]);
   console.log('reentrant', JSON.stringify(out));
 }
+// close() is not free(): a program's replacement of free is not called.
+{
+  const p = new HTTPParser();
+  p.initialize(HTTPParser.REQUEST, {});
+  let frees = 0;
+  p.free = () => { frees++; };
+  p.close();
+  console.log('close', frees);
+}

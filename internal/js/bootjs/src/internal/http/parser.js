@@ -301,15 +301,12 @@ class HTTPParser {
   // free readies a parser for the free list (Node's emits the async
   // resource's destroy); initialize makes it usable again. Freed from one
   // of its own callbacks, it stops parsing when that callback returns.
-  free() {
-    const st = this[kState];
-    if (st.executing) st.freed = true;
-    else this.release();
-    this.resetMessage();
-  }
+  free() { drop(this); }
 
-  // close drops the parser for good.
-  close() { this.free(); }
+  // close drops the parser for good. It does not go through free(): a
+  // program may replace that (Node's own test-http-server-connection-
+  // list-when-close calls close() from its replacement).
+  close() { drop(this); }
 
   // pause makes the next execute stop with HPE_PAUSED (called from a
   // callback, once this execute returns, as Node's); resume undoes it.
@@ -450,6 +447,15 @@ class HTTPParser {
     if (typeof cb === 'function') cb.call(this);
     return 0;
   }
+}
+
+// drop gives a parser's llhttp_t back, or, when one of its own callbacks
+// runs, makes it stop once that callback returns.
+function drop(parser) {
+  const st = parser[kState];
+  if (st.executing) st.freed = true;
+  else parser.release();
+  parser.resetMessage();
 }
 
 const methodNames = [];
