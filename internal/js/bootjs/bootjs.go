@@ -91,7 +91,7 @@ type Bundle struct {
 
 // LazyPackages are the packages built as lazy chunks (Bundle.Lazy): npm
 // packages, and the runtime's own sources named in ownLazy.
-var LazyPackages = []string{"undici", "web-streams-polyfill", "pako", "test_runner"}
+var LazyPackages = []string{"undici", "web-streams-polyfill", "pako", "test_runner", "llhttp"}
 
 // LazyAssets are the binary files kept beside the lazy chunks (Bundle.Assets):
 // llhttp's WebAssembly, which undici ships as base64 text. Decoded once
@@ -103,9 +103,10 @@ var LazyAssets = []string{"llhttp.wasm", "llhttp_simd.wasm"}
 
 // ownLazy maps the lazy chunks built from src/ to their entry file: the
 // test runner (node:test, node --test) is large and used by few
-// processes. Such a chunk reaches the rest of the runtime only through
+// processes; llhttp's WebAssembly (the http module's parser) is loaded
+// by the first HTTP parser. Such a chunk reaches the rest of the runtime only through
 // "node:" requires, which the chunk's require resolves to the builtins.
-var ownLazy = map[string]string{"test_runner": "test_runner/index.js"}
+var ownLazy = map[string]string{"test_runner": "test_runner/index.js", "llhttp": "internal/http/llhttp_wasm.js"}
 
 // Errors of Build; test with errors.Is.
 var (

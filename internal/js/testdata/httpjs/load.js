@@ -1,7 +1,7 @@
 'use strict';
 // Loads the sandbox's http/https (bootjs/src) in host node: the sandbox
 // builtins they require are mapped to host node's, internal/errors.js and
-// internal/http/ are the real files, http-parser-js comes from a
+// internal/http/ are the real files, llhttp's WebAssembly comes from a
 // temporary npm install (HTTPJS_DEPS, set by run.sh).
 //
 // Mode 'polyfills' maps stream.js, events.js and buffer.js to the npm
@@ -19,7 +19,7 @@ const hostBuiltins = {
   'net.js': 'net', 'tls.js': 'tls', 'stream.js': 'stream', 'events.js': 'events', 'buffer.js': 'buffer',
   'url.js': 'url', 'util.js': 'util', 'timers.js': 'timers',
 };
-const ourFiles = /^(internal\/errors\.js|internal\/http\/[a-z_]+\.js|http\.js|https\.js)$/;
+const ourFiles = /^(internal\/errors\.js|internal\/primordials\.js|internal\/http\/[a-z_]+\.js|http\.js|https\.js)$/;
 const polyfills = { 'stream.js': 'readable-stream', 'events.js': 'events', 'buffer.js': 'buffer' };
 const required = new Set();
 let mode = 'host';
@@ -27,9 +27,10 @@ let mode = 'host';
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function resolveFilename(request, parent, ...rest) {
   if (parent && parent.filename && parent.filename.startsWith(SRC + path.sep)) {
-    if (request === 'http-parser-js') {
-      required.add(request);
-      return resolve.call(this, path.join(DEPS, 'node_modules', 'http-parser-js'), parent, ...rest);
+    if (request === '../lazy.js') {
+      // llhttp's WebAssembly, which the sandbox loads as a lazy chunk.
+      required.add('llhttp');
+      return path.join(__dirname, 'lazy_llhttp.js');
     }
     if (!request.startsWith('.')) throw new Error(`${parent.filename} requires ${request}: not allowed`);
     const rel = path.relative(SRC, path.resolve(path.dirname(parent.filename), request)).split(path.sep).join('/');

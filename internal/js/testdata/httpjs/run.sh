@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs the http/https differential harness in host node. The npm packages
-# it needs (http-parser-js, readable-stream, events and buffer as pinned in
+# it needs (undici-llhttp for llhttp's WebAssembly, readable-stream, events and buffer as pinned in
 # bootjs/package.json; express) are installed into a temporary directory
 # (or $HTTPJS_DEPS, to reuse one), never into the repository.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # The pinned versions of the bundled npm packages the harness loads.
-pins="$(node -p "const d = require('$here/../../bootjs/package.json').dependencies; ['http-parser-js', 'readable-stream', 'events', 'buffer'].map((n) => n + '@' + d[n]).join(' ')")"
+pins="$(node -p "const d = require('$here/../../bootjs/package.json').dependencies; ['undici-llhttp', 'readable-stream', 'events', 'buffer'].map((n) => n + '@' + d[n]).join(' ')")"
 deps="${HTTPJS_DEPS:-}"
 if [ -z "$deps" ]; then
   deps="$(mktemp -d)"

@@ -60,7 +60,7 @@ async function main() {
     impl.ours.https.globalAgent.destroy();
   }
   // The sandbox provides exactly these to http.js and https.js.
-  const allowed = new Set(['net.js', 'tls.js', 'stream.js', 'events.js', 'buffer.js', 'url.js', 'util.js', 'timers.js', 'internal/errors.js', 'http-parser-js']);
+  const allowed = new Set(['net.js', 'tls.js', 'stream.js', 'events.js', 'buffer.js', 'url.js', 'util.js', 'timers.js', 'internal/errors.js', 'internal/primordials.js', 'llhttp']);
   const required = [...loader.required].filter((r) => !r.startsWith('internal/http/') && r !== 'http.js' && r !== 'https.js');
   const extra = required.filter((r) => !allowed.has(r));
   if (extra.length) {

@@ -160,7 +160,9 @@ function freeParser(parser, req, socket) {
     if (parser._consumed) parser.unconsume();
     cleanParser(parser);
     parser[kIdle] = true;
+    // One the free list cannot take gives its llhttp state back now.
     if (parsers.free(parser)) parser.free();
+    else parser.close();
   }
   if (req) req.parser = null;
   if (socket) socket.parser = null;

@@ -1,33 +1,50 @@
 'use strict';
-// The HTTP/1 parser: http-parser-js (pure JavaScript, the shape of Node's
-// internal HTTPParser binding) with the states that decide what a message
-// is replaced by strict ones. http-parser-js alone is lenient where
-// llhttp (Node's parser) is strict, and those leniencies are request
-// smuggling and memory exhaustion vectors: Content-Length beside
-// Transfer-Encoding, "1x" as a chunk size, control characters in header
-// values, obs-fold, bare LF line ends, lines that grow without bound. The
-// error codes and reasons are llhttp's, so clientError handlers and logs
-// see what they see under Node.
-const { HTTPParser: Base } = require('http-parser-js');
+// The HTTP/1 parser: llhttp, the parser inside Node, as the WebAssembly
+// build undici ships (the lazy chunk "llhttp"), behind the shape of
+// Node's HTTPParser binding (src/node_http_parser.cc). The WebAssembly
+// instance is made once per process, when the first parser is; each
+// parser object owns one llhttp_t in its memory, and llhttp's callbacks
+// reach the parser through that pointer.
+//
+// What a parser holds is bounded: input goes through a fixed 64 KiB
+// window of the instance's memory however large the chunk, bodies are
+// handed out as views of the caller's chunk, and the request line, status
+// line, header names and values (and trailers) together are limited to
+// maxHeaderSize, as Node limits them (HPE_HEADER_OVERFLOW).
+const { Buffer } = require('../../buffer.js');
+const { codedError } = require('../errors.js');
 
-const REQUEST = Base.REQUEST;
-const RESPONSE = Base.RESPONSE;
-const kOnHeaders = Base.kOnHeaders;
-const kOnHeadersComplete = Base.kOnHeadersComplete;
-const kOnBody = Base.kOnBody;
-const kOnMessageComplete = Base.kOnMessageComplete;
+const REQUEST = 1;
+const RESPONSE = 2;
+// Node's callback slots.
+const kOnMessageBegin = 0;
+const kOnHeaders = 1;
+const kOnHeadersComplete = 2;
+const kOnBody = 3;
+const kOnMessageComplete = 4;
+const kOnExecute = 5;
+const kOnTimeout = 6;
+const kOnStreamAlloc = 7;
 
 const kDefaultMaxHeaderSize = 16 * 1024;
-// Node's lenient flags: none, or all of them (what insecureHTTPParser asks).
+// Node's lenient flags, each a setter of llhttp's.
+const lenientSetters = [
+  'llhttp_set_lenient_headers', 'llhttp_set_lenient_chunked_length', 'llhttp_set_lenient_keep_alive',
+  'llhttp_set_lenient_transfer_encoding', 'llhttp_set_lenient_version', 'llhttp_set_lenient_data_after_close',
+  'llhttp_set_lenient_optional_lf_after_cr', 'llhttp_set_lenient_optional_crlf_after_chunk',
+  'llhttp_set_lenient_optional_cr_before_lf', 'llhttp_set_lenient_spaces_after_chunk_size',
+];
 const kLenientNone = 0;
-const kLenientAll = 0x3ff;
-// Chunk-size lines (with their extensions) are bounded like llhttp's
-// chunk extensions; Node answers an overflow with 413.
-const kMaxChunkLine = 16 * 1024;
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-// kBack: how far before the parse position (after it, if negative) a parse
-// error really is.
-const kBack = Symbol('kBack');
+const kLenientAll = (1 << lenientSetters.length) - 1;
+
+// llhttp's error numbers this binding acts on.
+const HPE_OK = 0;
+const HPE_PAUSED = 21;
+const HPE_USER = 24;
+const HPE_PAUSED_UPGRADE = 22;
+
+// Input is copied into the instance's memory this many bytes at a time.
+const kWindow = 64 * 1024;
 
 // Node's METHODS (llhttp's HTTP methods).
 const methods = [
@@ -36,409 +53,420 @@ const methods = [
   'PURGE', 'PUT', 'QUERY', 'REBIND', 'REPORT', 'SEARCH', 'SOURCE', 'SUBSCRIBE', 'TRACE', 'UNBIND', 'UNLINK',
   'UNLOCK', 'UNSUBSCRIBE',
 ];
-const methodSet = new Set(methods);
-// Every method llhttp's request-line trie knows (RTSP's and PRI among
-// them): a byte that continues none of them is where it stops.
-const trieMethods = methods.concat(['PRI', 'DESCRIBE', 'ANNOUNCE', 'SETUP', 'PLAY', 'PAUSE', 'TEARDOWN',
-  'GET_PARAMETER', 'SET_PARAMETER', 'REDIRECT', 'RECORD', 'FLUSH']);
 
-// badMethodAt returns the index of the first byte of s (a request line,
-// or the start of one) that no method continues, or -1.
-function badMethodAt(s) {
-  const sp = s.indexOf(' ');
-  const token = sp === -1 ? s : s.slice(0, sp);
-  for (let i = 1; i <= token.length; i++) {
-    const prefix = token.slice(0, i);
-    if (!trieMethods.some((m) => m.startsWith(prefix))) return i - 1;
+// The process's llhttp: its exports, the parser of each llhttp_t, and
+// the input windows (one per nesting level: a callback may run another
+// parser, whose input must not overwrite this one's).
+let wasm = null;
+
+function instance() {
+  if (wasm !== null) return wasm;
+  const { lazy } = require('../lazy.js');
+  const builds = lazy('llhttp');
+  let mod;
+  try {
+    mod = new WebAssembly.Module(builds.simd());
+  } catch {
+    mod = new WebAssembly.Module(builds.plain());
   }
-  if (sp !== -1 && !trieMethods.includes(token)) return sp;
-  return -1;
+  const span = (name) => (p, at, len) => dispatch(p, name, at, len);
+  const env = {
+    wasm_on_message_begin: (p) => dispatch(p, 'onMessageBegin'),
+    wasm_on_url: span('onUrl'),
+    wasm_on_status: span('onStatus'),
+    wasm_on_header_field: span('onHeaderField'),
+    wasm_on_header_value: span('onHeaderValue'),
+    wasm_on_headers_complete: (p, status, upgrade, keepAlive) => dispatch(p, 'onHeadersComplete', status, upgrade, keepAlive),
+    wasm_on_body: span('onBody'),
+    wasm_on_message_complete: (p) => dispatch(p, 'onMessageComplete'),
+  };
+  const x = new WebAssembly.Instance(mod, { env }).exports;
+  if (typeof x._initialize === 'function') x._initialize();
+  wasm = {
+    x,
+    parsers: new Map(), // llhttp_t pointer -> WeakRef of its parser
+    windows: [],
+    depth: 0,
+    // A parser dropped without free() or close() gives its llhttp_t back.
+    registry: new FinalizationRegistry((ptr) => {
+      wasm.parsers.delete(ptr);
+      x.llhttp_free(ptr);
+    }),
+  };
+  return wasm;
 }
 
-const tokenRe = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
-// Field values: HTAB, visible ASCII, space and obs-text; no CTLs.
-const badValueRe = /[^\t\x20-\x7e\x80-\xff]/;
-const badUrlRe = /[\x00-\x20\x7f]/;
-const badReasonRe = /[^\t\x20-\x7e\x80-\xff]/;
+// dispatch runs llhttp callback name on the parser of llhttp_t p; what it
+// returns goes back to llhttp (0: go on, -1 or HPE_USER: error,
+// HPE_PAUSED: stop here).
+function dispatch(p, name, a, b, c) {
+  const ref = wasm.parsers.get(p);
+  const parser = ref && ref.deref();
+  if (!parser || parser[kState].freed) return HPE_PAUSED;
+  const st = parser[kState];
+  try {
+    const rv = parser[name](a, b, c);
+    // Freed by its own callback: it stops here.
+    return st.freed ? HPE_PAUSED : rv;
+  } catch (err) {
+    st.exception = { err };
+    return name === 'onBody' ? HPE_USER : -1;
+  }
+}
 
-function parseError(code, reason) {
-  const err = new Error(`Parse Error: ${reason}`);
+function cString(x, ptr) {
+  if (!ptr) return '';
+  const mem = new Uint8Array(x.memory.buffer);
+  let end = ptr;
+  while (end < mem.length && mem[end] !== 0) end++;
+  return String.fromCharCode.apply(null, mem.subarray(ptr, end));
+}
+
+function parseError(code, reason, bytesParsed) {
+  const err = new Error('Parse Error');
+  err.bytesParsed = bytesParsed;
   err.code = code;
   err.reason = reason;
   return err;
 }
 
-const isHeaderState = { REQUEST_LINE: true, RESPONSE_LINE: true, HEADER: true, BODY_CHUNKTRAILERS: true };
-
-// trimOWS strips the optional whitespace around a field value.
 function trimOWS(s) {
-  let a = 0;
-  let b = s.length;
-  while (a < b && (s.charCodeAt(a) === 32 || s.charCodeAt(a) === 9)) a++;
-  while (b > a && (s.charCodeAt(b - 1) === 32 || s.charCodeAt(b - 1) === 9)) b--;
-  return s.slice(a, b);
+  let end = s.length;
+  while (end > 0 && (s.charCodeAt(end - 1) === 32 || s.charCodeAt(end - 1) === 9)) end--;
+  return end === s.length ? s : s.slice(0, end);
 }
 
-function noBodyStatus(code) { return (code >= 100 && code < 200) || code === 204 || code === 304; }
+const kState = Symbol('kState');
 
-class HTTPParser extends Base {
+class HTTPParser {
   constructor(type) {
-    super();
-    this.headerLimit = kDefaultMaxHeaderSize;
-    this.lenient = false;
+    this[kState] = {
+      ptr: 0, type: 0, maxHeaderSize: kDefaultMaxHeaderSize, lenient: kLenientNone,
+      executing: 0, freed: false, pendingPause: false, exception: null, userError: null,
+      chunk: null, base: 0, window: 0,
+      headerSize: 0, url: '', status: '', fields: [], values: [], headersDone: false, inMessage: false,
+    };
     if (type !== undefined) this.initialize(type);
   }
 
-  // initialize(type[, resource, maxHeaderSize]) as Node's binding; the
-  // limit stays for the messages that follow on the connection.
-  // lenient (kLenientAll, the insecureHTTPParser option) lets header
-  // values hold control characters and continue on folded lines; line
-  // ends, framing and sizes stay strict.
+  // initialize(type, resource, maxHeaderSize, lenientFlags) readies the
+  // parser for a connection, as Node's; 0 or no maxHeaderSize is the
+  // default (http.maxHeaderSize).
   initialize(type, resource, maxHeaderSize, lenient) {
-    super.initialize(type, resource);
-    if (maxHeaderSize !== undefined) this.headerLimit = maxHeaderSize > 0 ? maxHeaderSize : kDefaultMaxHeaderSize;
-    if (lenient !== undefined) this.lenient = lenient === kLenientAll;
-    this.expectNoBody = false;
+    const st = this[kState];
+    if (type !== REQUEST && type !== RESPONSE) {
+      throw codedError('ERR_INVALID_ARG_VALUE', 'type', type);
+    }
+    if (st.executing) throw codedError('ERR_INVALID_STATE', 'the parser is executing');
+    const w = instance();
+    this.release();
+    st.ptr = w.x.llhttp_alloc(type);
+    if (!st.ptr) throw codedError('ERR_MEMORY_ALLOCATION_FAILED');
+    w.parsers.set(st.ptr, new WeakRef(this));
+    w.registry.register(this, st.ptr, st);
+    st.type = type;
+    st.maxHeaderSize = maxHeaderSize > 0 ? maxHeaderSize : kDefaultMaxHeaderSize;
+    st.lenient = (lenient | 0) & kLenientAll;
+    for (let i = 0; i < lenientSetters.length; i++) {
+      if (st.lenient & (1 << i)) w.x[lenientSetters[i]](st.ptr, 1);
+    }
+    st.freed = false;
+    st.pendingPause = false;
+    st.exception = null;
+    st.userError = null;
+    st.hadError = false;
+    this.resetMessage();
+    st.inMessage = false;
   }
 
-  // After each message (http-parser-js's nextRequest); keeps the hint the
-  // client gave for the response it waits for.
-  reinitialize(type) {
-    const hint = this.expectNoBody;
-    this.initialize(type);
-    this.expectNoBody = hint;
+  resetMessage() {
+    const st = this[kState];
+    st.headerSize = 0;
+    st.url = '';
+    st.status = '';
+    st.fields = [];
+    st.values = [];
+    st.headersDone = false;
   }
 
-  // free drops what the last message left (its headers, a partial line)
-  // from a parser going to the free list; initialize readies it again.
-  free() {
-    this.info = { headers: [], upgrade: false };
-    this.trailers = [];
-    this.line = '';
-    // Freed from one of its own callbacks (a 'close' listener the program
-    // called by hand), the parser stops after that callback: execute lets
-    // the chunk go when it returns.
-    if (this.executing) this.freed = true;
-    else this.chunk = null;
+  // release gives the llhttp_t back to the instance.
+  release() {
+    const st = this[kState];
+    if (!st.ptr) return;
+    wasm.parsers.delete(st.ptr);
+    wasm.registry.unregister(st);
+    wasm.x.llhttp_free(st.ptr);
+    st.ptr = 0;
   }
 
+  // execute(buffer) parses buffer: the number of bytes parsed, or a
+  // parse error (code, reason, bytesParsed); an exception thrown by a
+  // callback is thrown from here. A callback may execute the same parser
+  // again (a socket pushing data from an 'information' listener), as
+  // Node's allows: llhttp parses the inner input whole, then this call
+  // goes on over its own input (restored here) with the message state the
+  // inner call left, exactly as in Node.
   execute(chunk, start, length) {
-    start = start || 0;
-    length = typeof length === 'number' ? length : chunk.length;
-    this.chunk = chunk;
-    this.offset = start;
-    this.end = start + length;
-    this.executing = true;
-    this.freed = false;
-    try {
-      while (this.offset < this.end && !this.freed) {
-        if (this[this.state]()) break;
+    const st = this[kState];
+    if (!st.ptr) return parseError('HPE_INVALID_EOF_STATE', 'Parser is not initialized', 0);
+    if (!Buffer.isBuffer(chunk)) chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    start = start === undefined ? 0 : start;
+    length = length === undefined ? chunk.length - start : length;
+    const w = wasm;
+    const { x } = w;
+    const depth = w.depth++;
+    if (w.windows.length <= depth) {
+      const ptr = x.malloc(kWindow);
+      if (!ptr) {
+        w.depth--;
+        throw codedError('ERR_MEMORY_ALLOCATION_FAILED');
       }
-    } catch (err) {
-      if (this.isUserCall) throw err;
-      this.hadError = true;
-      err.bytesParsed = Math.min(this.end - start, Math.max(0, this.offset - start - (err[kBack] || 0)));
-      delete err[kBack];
-      return err;
-    } finally {
-      this.executing = false;
-      this.chunk = null;
+      w.windows.push(ptr);
     }
-    return this.offset - start;
-  }
-
-  finish() {
-    if (this.hadError) return undefined;
-    if (this.state === 'BODY_RAW') {
-      this.userCall()(this[kOnMessageComplete]());
-      return undefined;
-    }
-    if ((this.state === 'REQUEST_LINE' || this.state === 'RESPONSE_LINE') && this.line === '') return undefined;
-    return parseError('HPE_INVALID_EOF_STATE', 'Invalid EOF state');
-  }
-
-  // countHeaderBytes counts the n bytes of a header line about to be
-  // consumed; llhttp reports an overflow at the end of the span that
-  // crossed the limit (the chunk's end, or the line's LF): seen bytes
-  // on from the parse position.
-  countHeaderBytes(n, seen) {
-    if (!isHeaderState[this.state]) return;
-    this.headerSize += n;
-    if (this.headerSize > this.headerLimit) {
-      const err = parseError('HPE_HEADER_OVERFLOW', 'Header overflow');
-      err[kBack] = -seen;
-      throw err;
-    }
-  }
-
-  // consumeLine returns the next CRLF-terminated line (latin1, as Node
-  // decodes headers) or undefined when the chunk ends first; the part
-  // read so far is kept, within the state's limit.
-  consumeLine() {
-    const { chunk, end } = this;
-    let i = chunk.indexOf(0x0a, this.offset);
-    if (i >= end) i = -1;
-    if (i === -1) {
-      this.countHeaderBytes(end - this.offset, end - this.offset);
-      this.line += chunk.toString('latin1', this.offset, end);
-      this.offset = end;
-      this.checkPartialLine();
-      return undefined;
-    }
-    this.countHeaderBytes(i + 1 - this.offset, i - this.offset);
-    const line = this.line + chunk.toString('latin1', this.offset, i);
-    this.line = '';
-    this.offset = i + 1;
-    if (line.charCodeAt(line.length - 1) !== 13) throw this.crExpected();
-    return line.slice(0, -1);
-  }
-
-  checkPartialLine() {
-    if (this.state === 'BODY_CHUNKEMPTYLINE' && (this.line.length > 1 || (this.line !== '' && this.line !== '\r'))) {
-      throw parseError('HPE_STRICT', 'Expected LF after chunk data');
-    }
-    if (this.state === 'BODY_CHUNKHEAD' && this.line.length > kMaxChunkLine) {
-      throw parseError('HPE_CHUNK_EXTENSIONS_OVERFLOW', 'Chunk extensions overflow');
-    }
-  }
-
-  crExpected() {
-    switch (this.state) {
-      case 'REQUEST_LINE': return parseError('HPE_INVALID_VERSION', 'Expected CRLF after version');
-      case 'RESPONSE_LINE': return parseError('HPE_STRICT', 'Expected LF after CR');
-      case 'BODY_CHUNKHEAD': return parseError('HPE_INVALID_CHUNK_SIZE', 'Invalid character in chunk size');
-      case 'BODY_CHUNKEMPTYLINE': return parseError('HPE_STRICT', 'Expected LF after chunk data');
-      default: return parseError('HPE_CR_EXPECTED', 'Missing expected CR after header value');
-    }
-  }
-
-  REQUEST_LINE() {
-    const line = this.consumeLine();
-    if (line === undefined) {
-      // llhttp stops at the first byte of a method that cannot be; so
-      // does this, without waiting for the line's end.
-      const at = badMethodAt(this.line);
-      if (at !== -1) throw this.methodError(at - this.line.length);
-      return undefined;
-    }
-    if (!line) return undefined; // CRLFs before a request are allowed
-    const sp = line.indexOf(' ');
-    const method = sp === -1 ? line : line.slice(0, sp);
-    if (!methodSet.has(method)) {
-      const at = badMethodAt(line);
-      // The line's end (CRLF) is already consumed: step back over it.
-      throw this.methodError(at === -1 ? undefined : at - (line.length + 2));
-    }
-    const rest = line.slice(sp + 1);
-    const sp2 = rest.indexOf(' ');
-    const url = sp2 === -1 ? rest : rest.slice(0, sp2);
-    if (url === '' || badUrlRe.test(url)) throw parseError('HPE_INVALID_URL', 'Invalid characters in url');
-    const version = sp2 === -1 ? '' : rest.slice(sp2 + 1);
-    if (!version.startsWith('HTTP/')) throw parseError('HPE_INVALID_CONSTANT', 'Expected HTTP/, RTSP/ or ICE/');
-    if (version.charCodeAt(8) === 13) throw parseError('HPE_STRICT', 'Expected CRLF after version');
-    const m = /^HTTP\/([0-9])\.([0-9])$/.exec(version);
-    if (!m || !validVersion(+m[1], +m[2])) throw parseError('HPE_INVALID_VERSION', 'Invalid HTTP version');
-    this.info.method = method;
-    this.info.url = url;
-    this.info.versionMajor = +m[1];
-    this.info.versionMinor = +m[2];
-    this.body_bytes = 0;
-    this.state = 'HEADER';
-    return undefined;
-  }
-
-  // methodError is HPE_INVALID_METHOD found at the chunk position rel
-  // (relative to the parse position; undefined: at it).
-  methodError(rel) {
-    const err = parseError('HPE_INVALID_METHOD', 'Invalid method encountered');
-    if (rel !== undefined) err[kBack] = -Math.min(0, rel);
-    return err;
-  }
-
-  RESPONSE_LINE() {
-    const line = this.consumeLine();
-    if (!line) return undefined; // CRLFs before a response are skipped too
-    const m = /^HTTP\/([0-9])\.([0-9]) ([0-9]{3})(?: (.*))?$/.exec(line);
-    if (!m) {
-      if (!line.startsWith('HTTP/')) throw parseError('HPE_INVALID_CONSTANT', 'Expected HTTP/');
-      throw parseError('HPE_INVALID_STATUS', 'Invalid response status');
-    }
-    if (!validVersion(+m[1], +m[2])) throw parseError('HPE_INVALID_VERSION', 'Invalid HTTP version');
-    const reason = m[4] || '';
-    if (badReasonRe.test(reason)) throw parseError('HPE_INVALID_STATUS', 'Invalid response status');
-    this.info.versionMajor = +m[1];
-    this.info.versionMinor = +m[2];
-    this.info.statusCode = +m[3];
-    this.info.statusMessage = reason;
-    this.body_bytes = null;
-    this.state = 'HEADER';
-    return undefined;
-  }
-
-  parseHeader(line, headers) {
-    const c0 = line.charCodeAt(0);
-    if (c0 === 32 || c0 === 9) {
-      if (!this.lenient || headers.length === 0) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Unexpected whitespace after header value');
-      // obs-fold: the line, whitespace and all, continues the previous
-      // field's value; only the whole value's end is trimmed.
-      if (line.includes('\r')) throw parseError('HPE_LF_EXPECTED', 'Missing expected LF after header value');
-      this.foldedValue += line;
-      headers[headers.length - 1] = trimOWS(this.foldedValue);
-      return;
-    }
-    // A CR is only ever the first half of a line end (as llhttp reads it).
-    if (c0 === 13) throw parseError('HPE_STRICT', 'Expected LF after headers');
-    const colon = line.indexOf(':');
-    const name = colon === -1 ? line : line.slice(0, colon);
-    if (colon <= 0 || !tokenRe.test(name)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header token');
-    const raw = line.slice(colon + 1);
-    if (raw.includes('\r')) throw parseError('HPE_LF_EXPECTED', 'Missing expected LF after header value');
-    const value = trimOWS(raw);
-    if (this.lenient) this.foldedValue = raw.slice(raw.search(/[^ \t]|$/));
-    if (!this.lenient && badValueRe.test(value)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
-    headers.push(name, value);
-  }
-
-  HEADER() {
-    const line = this.consumeLine();
-    if (line === undefined) return undefined;
-    if (line !== '') {
-      this.parseHeader(line, this.info.headers);
-      return undefined;
-    }
-    return this.headersComplete();
-  }
-
-  // framing reads the headers that decide where the message ends, and
-  // rejects the combinations a front proxy could read differently.
-  framing(headers) {
-    let cl = null;
-    let te = null;
-    const f = { cl: null, chunked: false, te: false, close: false, keepAlive: false, upgradeToken: false, upgrade: false, badRequestTE: false };
-    for (let i = 0; i < headers.length; i += 2) {
-      const v = headers[i + 1];
-      switch (headers[i].toLowerCase()) {
-        case 'content-length':
-          if (!/^[0-9]+$/.test(v)) throw parseError('HPE_INVALID_CONTENT_LENGTH', 'Invalid character in Content-Length');
-          if (cl !== null) throw parseError('HPE_UNEXPECTED_CONTENT_LENGTH', 'Duplicate Content-Length');
-          if (te !== null) throw parseError('HPE_INVALID_CONTENT_LENGTH', "Content-Length can't be present with Transfer-Encoding");
-          cl = Number(v);
-          if (cl > MAX_SAFE) throw parseError('HPE_INVALID_CONTENT_LENGTH', 'Content-Length overflow');
-          break;
-        case 'transfer-encoding':
-          if (cl !== null) throw parseError('HPE_INVALID_TRANSFER_ENCODING', "Transfer-Encoding can't be present with Content-Length");
-          te = te === null ? v : `${te},${v}`;
-          break;
-        case 'connection':
-          for (const t of v.toLowerCase().split(',')) {
-            const tok = t.trim();
-            if (tok === 'close') f.close = true;
-            else if (tok === 'keep-alive') f.keepAlive = true;
-            else if (tok === 'upgrade') f.upgradeToken = true;
+    const win = w.windows[depth];
+    const outer = { chunk: st.chunk, window: st.window, base: st.base };
+    st.executing++;
+    st.chunk = chunk;
+    st.window = win;
+    st.exception = null;
+    st.userError = null;
+    const end = start + length;
+    let err = HPE_OK;
+    let nread = length;
+    try {
+      for (let off = start; off < end;) {
+        const n = Math.min(kWindow, end - off);
+        new Uint8Array(x.memory.buffer, win, n).set(chunk.subarray(off, off + n));
+        st.base = off;
+        err = x.llhttp_execute(st.ptr, win, n);
+        if (err !== HPE_OK) {
+          // Where llhttp stopped; a stale position (input before an
+          // earlier upgrade) counts as nothing read.
+          nread = Math.min(length, Math.max(0, off + (x.llhttp_get_error_pos(st.ptr) - win) - start));
+          if (err === HPE_PAUSED_UPGRADE) {
+            err = HPE_OK;
+            x.llhttp_resume_after_upgrade(st.ptr);
           }
           break;
-        case 'upgrade':
-          f.upgrade = true;
-          break;
-        default:
+        }
+        off += n;
       }
+    } finally {
+      w.depth--;
+      st.executing--;
+      st.chunk = outer.chunk;
+      st.window = outer.window;
+      st.base = outer.base;
     }
-    f.cl = cl;
-    if (te !== null) {
-      f.te = true;
-      const codings = te.toLowerCase().split(',').map((s) => s.trim()).filter((s) => s !== '');
-      const at = codings.indexOf('chunked');
-      if (at !== -1 && (at !== codings.length - 1 || codings.lastIndexOf('chunked') !== at)) {
-        throw parseError('HPE_INVALID_TRANSFER_ENCODING', 'Invalid `Transfer-Encoding` header value');
-      }
-      f.chunked = at !== -1;
-      // llhttp reports this one after the headers are complete: the
-      // request is seen, its body never.
-      f.badRequestTE = !f.chunked && this.type === REQUEST;
+    return this.outcome(err, nread);
+  }
+
+  // outcome is what execute and finish return after llhttp stopped with
+  // err having read nread bytes.
+  outcome(err, nread) {
+    const st = this[kState];
+    const { x } = wasm;
+    if (st.freed) {
+      // Freed by one of its own callbacks: the rest is not parsed. An
+      // outer execute of it still runs in llhttp_t: the outermost one
+      // gives it back.
+      if (!st.executing) this.release();
+      return nread;
     }
-    return f;
-  }
-
-  headersComplete() {
-    const info = this.info;
-    const f = this.framing(info.headers);
-    const isRequest = this.type === REQUEST;
-    const status = info.statusCode;
-    if (f.upgrade && f.upgradeToken) info.upgrade = isRequest || status === 101;
-    else info.upgrade = isRequest && info.method === 'CONNECT';
-    this.isChunked = f.chunked;
-    if (f.chunked) this.body_bytes = null;
-    else if (f.cl !== null) this.body_bytes = f.cl;
-    else if (isRequest || noBodyStatus(status)) this.body_bytes = 0;
-    else this.body_bytes = null; // a response read until the connection ends
-    info.shouldKeepAlive = this.keepAlive(f);
-    const skipBody = this.userCall()(this[kOnHeadersComplete](info.versionMajor, info.versionMinor, info.headers,
-      isRequest ? info.method : undefined, isRequest ? info.url : undefined,
-      isRequest ? undefined : status, isRequest ? undefined : info.statusMessage, info.upgrade, info.shouldKeepAlive));
-    if (f.badRequestTE) throw parseError('HPE_INVALID_TRANSFER_ENCODING', 'Request has invalid `Transfer-Encoding`');
-    if (skipBody === 2) {
-      this.nextRequest();
-      return true;
+    if (st.pendingPause) {
+      st.pendingPause = false;
+      x.llhttp_pause(st.ptr);
     }
-    if (this.isChunked && !skipBody) this.state = 'BODY_CHUNKHEAD';
-    else if (skipBody || this.body_bytes === 0) this.nextRequest();
-    else if (this.body_bytes === null) this.state = 'BODY_RAW';
-    else this.state = 'BODY_SIZED';
-    return false;
-  }
-
-  keepAlive(f) {
-    const info = this.info;
-    const http11 = info.versionMajor > 1 || (info.versionMajor === 1 && info.versionMinor >= 1);
-    if (http11 ? f.close : !f.keepAlive) return false;
-    // A response whose end is the connection's end cannot keep it.
-    return !(this.type === RESPONSE && this.body_bytes === null && !this.isChunked && !this.expectNoBody);
-  }
-
-  BODY_CHUNKHEAD() {
-    const line = this.consumeLine();
-    if (line === undefined) return undefined;
-    const m = /^([0-9a-fA-F]+)[ \t]*(?:;.*)?$/.exec(line);
-    if (!m) throw parseError('HPE_INVALID_CHUNK_SIZE', 'Invalid character in chunk size');
-    const hex = m[1].replace(/^0+(?=.)/, '');
-    if (hex.length > 13) throw parseError('HPE_INVALID_CHUNK_SIZE', 'Chunk size overflow');
-    this.body_bytes = parseInt(hex, 16);
-    this.state = this.body_bytes === 0 ? 'BODY_CHUNKTRAILERS' : 'BODY_CHUNK';
-    return undefined;
-  }
-
-  BODY_CHUNKEMPTYLINE() {
-    const line = this.consumeLine();
-    if (line === undefined) return undefined;
-    if (line !== '') throw parseError('HPE_STRICT', 'Expected LF after chunk data');
-    this.state = 'BODY_CHUNKHEAD';
-    return undefined;
-  }
-
-  BODY_CHUNKTRAILERS() {
-    const line = this.consumeLine();
-    if (line === undefined) return undefined;
-    if (line !== '') {
-      this.parseHeader(line, this.trailers);
-      return undefined;
+    if (st.exception) {
+      const { err: e } = st.exception;
+      st.exception = null;
+      throw e;
     }
-    if (this.trailers.length) this.userCall()(this[kOnHeaders](this.trailers, ''));
-    this.nextRequest();
-    return undefined;
+    if (err === HPE_OK || x.llhttp_get_upgrade(st.ptr)) return nread;
+    st.hadError = true;
+    if (err === HPE_USER && st.userError) return parseError(st.userError.code, st.userError.reason, nread);
+    return parseError(cString(x, x.llhttp_errno_name(err)), cString(x, x.llhttp_get_error_reason(st.ptr)), nread);
+  }
+
+  // finish tells the parser the input ended: a parse error when a
+  // message was cut short, else undefined.
+  finish() {
+    const st = this[kState];
+    if (!st.ptr || st.executing) return undefined;
+    const err = wasm.x.llhttp_finish(st.ptr);
+    const ret = this.outcome(err, 0);
+    return ret instanceof Error ? ret : undefined;
+  }
+
+  // free readies a parser for the free list (Node's emits the async
+  // resource's destroy); initialize makes it usable again. Freed from one
+  // of its own callbacks, it stops parsing when that callback returns.
+  free() { drop(this); }
+
+  // close drops the parser for good. It does not go through free(): a
+  // program may replace that (Node's own test-http-server-connection-
+  // list-when-close calls close() from its replacement).
+  close() { drop(this); }
+
+  // pause makes the next execute stop with HPE_PAUSED (called from a
+  // callback, once this execute returns, as Node's); resume undoes it.
+  pause() {
+    const st = this[kState];
+    if (st.executing) st.pendingPause = true;
+    else if (st.ptr) wasm.x.llhttp_pause(st.ptr);
+  }
+
+  resume() {
+    const st = this[kState];
+    st.pendingPause = false;
+    if (st.ptr && !st.executing) wasm.x.llhttp_resume(st.ptr);
+  }
+
+  // The socket is read by JavaScript here: there is no stream to consume.
+  consume() {}
+
+  unconsume() {}
+
+  remove() {}
+
+  getCurrentBuffer() {
+    const { chunk } = this[kState];
+    return chunk ? Buffer.from(chunk) : Buffer.alloc(0);
+  }
+
+  headersCompleted() { return this[kState].headersDone; }
+
+  // inMessage: a message has begun and is not complete yet.
+  get inMessage() { return this[kState].inMessage; }
+
+  get hadError() { return this[kState].hadError === true; }
+
+  // text returns the latin1 text of the span at..at+len of the input.
+  text(at, len) {
+    const st = this[kState];
+    const from = st.base + (at - st.window);
+    return st.chunk.toString('latin1', from, from + len);
+  }
+
+  // trackHeader counts len bytes of the head against maxHeaderSize (as
+  // Node's TrackHeader).
+  trackHeader(len) {
+    const st = this[kState];
+    st.headerSize += len;
+    if (st.headerSize >= st.maxHeaderSize) {
+      st.userError = { code: 'HPE_HEADER_OVERFLOW', reason: 'Header overflow' };
+      return HPE_USER;
+    }
+    return 0;
+  }
+
+  onMessageBegin() {
+    this.resetMessage();
+    this[kState].inMessage = true;
+    return 0;
+  }
+
+  onUrl(at, len) {
+    const rv = this.trackHeader(len);
+    if (rv === 0) this[kState].url += this.text(at, len);
+    return rv;
+  }
+
+  onStatus(at, len) {
+    const rv = this.trackHeader(len);
+    if (rv === 0) this[kState].status += this.text(at, len);
+    return rv;
+  }
+
+  onHeaderField(at, len) {
+    const rv = this.trackHeader(len);
+    if (rv !== 0) return rv;
+    const st = this[kState];
+    if (st.fields.length === st.values.length) st.fields.push(this.text(at, len));
+    else st.fields[st.fields.length - 1] += this.text(at, len);
+    return 0;
+  }
+
+  onHeaderValue(at, len) {
+    const rv = this.trackHeader(len);
+    if (rv !== 0) return rv;
+    const st = this[kState];
+    if (st.values.length !== st.fields.length) st.values.push(this.text(at, len));
+    else st.values[st.values.length - 1] += this.text(at, len);
+    return 0;
+  }
+
+  // takeHeaders returns the [name, value, ...] list gathered so far.
+  takeHeaders() {
+    const st = this[kState];
+    const headers = new Array(st.values.length * 2);
+    for (let i = 0; i < st.values.length; i++) {
+      headers[2 * i] = st.fields[i];
+      headers[2 * i + 1] = trimOWS(st.values[i]);
+    }
+    st.fields = [];
+    st.values = [];
+    return headers;
+  }
+
+  onHeadersComplete(statusCode, upgrade, keepAlive) {
+    const st = this[kState];
+    const { x } = wasm;
+    st.headersDone = true;
+    st.headerSize = 0;
+    const cb = this[kOnHeadersComplete];
+    if (typeof cb !== 'function') return 0;
+    const headers = this.takeHeaders();
+    const isRequest = st.type === REQUEST;
+    const ret = cb.call(this, x.llhttp_get_http_major(st.ptr), x.llhttp_get_http_minor(st.ptr), headers,
+      isRequest ? methodName(x, x.llhttp_get_method(st.ptr)) : undefined, isRequest ? st.url : undefined,
+      isRequest ? undefined : statusCode, isRequest ? undefined : st.status, upgrade === 1, keepAlive === 1);
+    return Number(ret) | 0;
+  }
+
+  onBody(at, len) {
+    if (len === 0) return 0;
+    const cb = this[kOnBody];
+    if (typeof cb !== 'function') return 0;
+    const st = this[kState];
+    const from = st.base + (at - st.window);
+    cb.call(this, st.chunk.subarray(from, from + len));
+    return 0;
+  }
+
+  onMessageComplete() {
+    const st = this[kState];
+    st.inMessage = false;
+    if (st.fields.length) {
+      // Trailers (with the request's URL, as Node's).
+      const cb = this[kOnHeaders];
+      const trailers = this.takeHeaders();
+      if (typeof cb === 'function') cb.call(this, trailers, st.url);
+    }
+    const cb = this[kOnMessageComplete];
+    if (typeof cb === 'function') cb.call(this);
+    return 0;
   }
 }
 
-function validVersion(major, minor) {
-  return (major === 1 && (minor === 0 || minor === 1)) || (major === 0 && minor === 9) || (major === 2 && minor === 0);
+// drop gives a parser's llhttp_t back, or, when one of its own callbacks
+// runs, makes it stop once that callback returns.
+function drop(parser) {
+  const st = parser[kState];
+  if (st.executing) st.freed = true;
+  else parser.release();
+  parser.resetMessage();
 }
 
-HTTPParser.REQUEST = REQUEST;
-HTTPParser.RESPONSE = RESPONSE;
-HTTPParser.kOnHeaders = kOnHeaders;
-HTTPParser.kOnHeadersComplete = kOnHeadersComplete;
-HTTPParser.kOnBody = kOnBody;
-HTTPParser.kOnMessageComplete = kOnMessageComplete;
-HTTPParser.kLenientNone = kLenientNone;
-HTTPParser.kLenientAll = kLenientAll;
+const methodNames = [];
+function methodName(x, n) {
+  if (methodNames[n] === undefined) methodNames[n] = cString(x, x.llhttp_method_name(n));
+  return methodNames[n];
+}
 
-module.exports = { HTTPParser, methods, parseError, kDefaultMaxHeaderSize };
+Object.assign(HTTPParser, {
+  REQUEST, RESPONSE, kOnMessageBegin, kOnHeaders, kOnHeadersComplete, kOnBody, kOnMessageComplete,
+  kOnExecute, kOnTimeout, kOnStreamAlloc, kLenientNone, kLenientAll,
+});
+
+module.exports = { HTTPParser, methods, kDefaultMaxHeaderSize };

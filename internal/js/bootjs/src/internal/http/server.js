@@ -350,11 +350,9 @@ function onMessageDone(state) {
 
 // trackMessage notices a request that began in the data just parsed.
 function trackMessage(parser, state) {
-  if (state.active || parser.hadError) return;
-  const midMessage = parser.state !== 'REQUEST_LINE' || parser.line !== '';
-  if (!midMessage) return;
+  if (state.active || parser.hadError || !parser.inMessage) return;
   state.active = true;
-  armRequestTimers(state, parser.state === 'REQUEST_LINE' || parser.state === 'HEADER');
+  armRequestTimers(state, !parser.headersCompleted());
 }
 
 function updateOutgoingData(socket, state, delta) {
