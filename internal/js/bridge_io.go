@@ -3,6 +3,7 @@ package js
 import (
 	"context"
 	"encoding/json"
+	"github.com/secexec/secexec/internal/valve"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,41 +30,10 @@ type reader struct {
 	// it ends with its first chunk.
 	once   bool
 	cancel context.CancelFunc
-	mu     sync.Mutex
-	paused bool
-	resume chan struct{}
+	valve  *valve.Valve // closed while JavaScript has paused the reader
 }
 
 func (rd *reader) stop() { rd.cancel() }
-
-func (rd *reader) setPaused(p bool) {
-	rd.mu.Lock()
-	defer rd.mu.Unlock()
-	if rd.paused == p {
-		return
-	}
-	rd.paused = p
-	if !p {
-		close(rd.resume)
-	} else {
-		rd.resume = make(chan struct{})
-	}
-}
-
-func (rd *reader) waitResumed(ctx context.Context) bool {
-	rd.mu.Lock()
-	ch, paused := rd.resume, rd.paused
-	rd.mu.Unlock()
-	if !paused {
-		return true
-	}
-	select {
-	case <-ch:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
 
 // post sends an event to the loop unless ctx ends first.
 func (r *rt) post(ctx context.Context, ev event) bool {
@@ -127,13 +97,12 @@ func (r *rt) startReadLoop(fd, h int, next func(ctx context.Context, f vfs.File)
 		return err
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
-	rd := &reader{h: h, ref: true, cancel: cancel, resume: make(chan struct{})}
-	close(rd.resume)
+	rd := &reader{h: h, ref: true, cancel: cancel, valve: valve.New(false)}
 	r.readers[h] = rd
 	go func() {
 		defer f.DecRef()
 		for {
-			if !rd.waitResumed(ctx) {
+			if !rd.valve.Wait(ctx) {
 				return
 			}
 			ev, last := next(ctx, f)
@@ -369,7 +338,7 @@ func bridgeReadOnce(r *rt, a *callArgs) (*v8.Value, error) {
 // handle that is not a reader (one that ended) is no error.
 func bridgeReadPause(r *rt, a *callArgs) (*v8.Value, error) {
 	if rd, ok := r.readers[a.int(0)]; ok {
-		rd.setPaused(a.bool(1))
+		rd.valve.Set(a.bool(1))
 	}
 	return nil, nil
 }

@@ -1,7 +1,6 @@
 package js
 
 import (
-	"context"
 	"errors"
 	"math"
 	"sort"
@@ -102,13 +101,7 @@ func TestDecodeArgs(t *testing.T) {
 // TestBridgeIsTheTable: the functions a guest can call are exactly the
 // table's.
 func TestBridgeIsTheTable(t *testing.T) {
-	e, err := NewEngine(context.Background(), Config{WarmIsolates: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.exposeBridge = true
-	t.Cleanup(func() { e.Close() })
-	v := newVM(t, e)
+	v := bridgeVM(t)
 	r := v.node(`console.log(Object.getOwnPropertyNames(globalThis.__test_bridge).sort().join(' '))`)
 	var want []string
 	for _, e := range bridgeTable {

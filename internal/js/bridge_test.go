@@ -1,7 +1,6 @@
 package js
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -9,13 +8,7 @@ import (
 // Every bridge function, called directly with hostile arguments, ends in
 // a thrown error or a value: never a crash of the host, never a hang.
 func TestBridgeHostileArguments(t *testing.T) {
-	e, err := NewEngine(context.Background(), Config{WarmIsolates: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.exposeBridge = true
-	t.Cleanup(func() { e.Close() })
-	v := newVM(t, e)
+	v := bridgeVM(t)
 	r := v.node(`
 const B = globalThis.__test_bridge;
 const skip = new Set(['exit', 'setScratch', 'read', 'readStart', 'readOnce', 'spawnSync', 'spawn', 'kill']);
@@ -55,13 +48,7 @@ console.log('done', names.length > 50, calls > 10000, threw > 0);
 // spawnSync with a request it cannot parse, did so). A call with a bad
 // argument leaves it, as nothing ran.
 func TestBridgeFailedCallTakesItsBlob(t *testing.T) {
-	e, err := NewEngine(context.Background(), Config{WarmIsolates: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.exposeBridge = true
-	t.Cleanup(func() { e.Close() })
-	v := newVM(t, e)
+	v := bridgeVM(t)
 	r := v.node(`
 const B = globalThis.__test_bridge;
 const blob = () => { const id = B.blobNew(8); B.blobAppend(id, 8); return id; };

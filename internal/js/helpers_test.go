@@ -38,6 +38,20 @@ type testVM struct {
 	e  *Engine
 }
 
+// bridgeVM builds a VM on an engine of its own (no warm isolates) whose
+// isolates expose the bridge as globalThis.__test_bridge, for tests that
+// call bridge functions directly with hostile arguments.
+func bridgeVM(t testing.TB) *testVM {
+	t.Helper()
+	e, err := NewEngine(context.Background(), Config{WarmIsolates: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.exposeBridge = true
+	t.Cleanup(func() { e.Close() })
+	return newVM(t, e)
+}
+
 // newVM builds a VM with every permission, the node layer and loader.
 func newVM(t testing.TB, e *Engine, mounts ...vm.Mount) *testVM {
 	t.Helper()

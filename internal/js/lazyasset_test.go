@@ -1,7 +1,6 @@
 package js
 
 import (
-	"context"
 	"testing"
 )
 
@@ -10,13 +9,7 @@ import (
 // error, never a read of something else; a known name yields its bytes
 // through the scratch buffer.
 func TestLazyAssetBridge(t *testing.T) {
-	e, err := NewEngine(context.Background(), Config{WarmIsolates: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.exposeBridge = true
-	t.Cleanup(func() { e.Close() })
-	v := newVM(t, e)
+	v := bridgeVM(t)
 	r := v.node(`
 const B = globalThis.__test_bridge;
 const show = (f) => { try { return String(f()); } catch (err) { return 'throws ' + (err && (err.code || err.message || err)); } };

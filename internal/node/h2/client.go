@@ -4,6 +4,7 @@ package h2
 
 import (
 	"context"
+	"github.com/secexec/secexec/internal/valve"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -57,7 +58,7 @@ type stream struct {
 	sess   *session
 	req    *http.Request
 	ref    bool
-	pause  *pause
+	pause  *valve.Valve
 	cancel context.CancelFunc
 	pr     *io.PipeReader // the request body, nil when the head ended it
 	pw     *io.PipeWriter
@@ -215,7 +216,7 @@ func (c *Client) Request(h, sh int, q Request, endStream bool) error {
 		cancel()
 		return err
 	}
-	st := &stream{sess: s, req: req, ref: s.ref, pause: newPause(false), cancel: cancel, pr: pr, pw: pw}
+	st := &stream{sess: s, req: req, ref: s.ref, pause: valve.New(false), cancel: cancel, pr: pr, pw: pw}
 	c.streams[sh] = st
 	s.streams++
 	go c.run(ctx, cc, sh, st)
@@ -256,7 +257,7 @@ func (c *Client) run(ctx context.Context, cc *http2.ClientConn, sh int, st *stre
 		return
 	}
 	for {
-		if !st.pause.wait(ctx) {
+		if !st.pause.Wait(ctx) {
 			return
 		}
 		buf := make([]byte, ChunkSize)
@@ -325,7 +326,7 @@ func (c *Client) End(sh int) {
 // while paused, the peer's flow-control window fills.
 func (c *Client) Pause(sh int, paused bool) {
 	if st := c.streams[sh]; st != nil {
-		st.pause.set(paused)
+		st.pause.Set(paused)
 	}
 }
 

@@ -24,7 +24,6 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"sync"
 )
 
 // Limits that hold whatever the guest asks for.
@@ -161,49 +160,4 @@ func validHeaderField(k, v string) bool {
 		}
 	}
 	return !strings.ContainsAny(v, "\r\n\x00")
-}
-
-// pause holds a body's reader while its owner does not want more.
-type pause struct {
-	mu     sync.Mutex
-	paused bool
-	resume chan struct{}
-}
-
-func newPause(paused bool) *pause {
-	p := &pause{paused: paused, resume: make(chan struct{})}
-	if !paused {
-		close(p.resume)
-	}
-	return p
-}
-
-func (p *pause) set(paused bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.paused == paused {
-		return
-	}
-	p.paused = paused
-	if !paused {
-		close(p.resume)
-	} else {
-		p.resume = make(chan struct{})
-	}
-}
-
-// wait blocks while paused; it reports false when ctx ended first.
-func (p *pause) wait(ctx context.Context) bool {
-	p.mu.Lock()
-	ch, paused := p.resume, p.paused
-	p.mu.Unlock()
-	if !paused {
-		return true
-	}
-	select {
-	case <-ch:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

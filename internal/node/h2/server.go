@@ -29,6 +29,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/secexec/secexec/internal/valve"
 	"io"
 	"log"
 	"net/http"
@@ -87,7 +88,7 @@ type serverStream struct {
 	id    uint32 // the stream's id, as far as the session can tell
 	w     http.ResponseWriter
 	req   *http.Request
-	pause *pause // the request body's
+	pause *valve.Valve // the request body's
 
 	// The owner's operations on w run one at a time, in the order it
 	// asked for them: each takes a ticket on the loop and waits its turn.
@@ -282,7 +283,7 @@ func (s *Server) serveStream(ss *serverSession, w http.ResponseWriter, req *http
 	st.opCond = sync.NewCond(&st.opMu)
 	// A request that waits for 100-continue gets it when the owner first
 	// reads the body: its body starts paused.
-	st.pause = newPause(strings.EqualFold(req.Header.Get("Expect"), "100-continue"))
+	st.pause = valve.New(strings.EqualFold(req.Header.Get("Expect"), "100-continue"))
 	if !s.reg.add(st) {
 		panic(http.ErrAbortHandler) // resets the stream
 	}
@@ -359,7 +360,7 @@ func (s *Server) serveStream(ss *serverSession, w http.ResponseWriter, req *http
 // end (with trailers).
 func (s *Server) readBody(ctx context.Context, st *serverStream) error {
 	for {
-		if !st.pause.wait(ctx) {
+		if !st.pause.Wait(ctx) {
 			return context.Cause(ctx)
 		}
 		buf := make([]byte, ChunkSize)
@@ -510,7 +511,7 @@ func (s *Server) Reset(sh int, code uint32) {
 // Pause stops (or resumes) the delivery of stream sh's request body.
 func (s *Server) Pause(sh int, paused bool) {
 	if st := s.reg.get(sh); st != nil {
-		st.pause.set(paused)
+		st.pause.Set(paused)
 	}
 }
 
