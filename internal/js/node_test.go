@@ -33,7 +33,7 @@ var nodeEvalCases = []struct {
 	{"exitCode", `process.exitCode = 3`, "", 3, ""},
 	{"exit", `process.exit(5); console.log('no')`, "", 5, ""},
 	{"onexit", `process.on('exit', (c) => console.log('bye', c)); console.log('hi')`, "hi\nbye 0\n", 0, ""},
-	{"timers", `setTimeout(() => console.log('b'), 50); setImmediate(() => console.log('a')); Promise.resolve().then(() => console.log('p')); process.nextTick(() => console.log('t'))`, "t\np\na\nb\n", 0, ""},
+	{"timers", `setTimeout(() => console.log('b'), 500); setImmediate(() => console.log('a')); Promise.resolve().then(() => console.log('p')); process.nextTick(() => console.log('t'))`, "t\np\na\nb\n", 0, ""},
 	{"interval", `let n = 0; const i = setInterval(() => { if (++n === 3) { clearInterval(i); console.log('done', n) } }, 1)`, "done 3\n", 0, ""},
 	{"unref", `setTimeout(() => console.log('never'), 100000).unref(); console.log('x')`, "x\n", 0, ""},
 	{"buffer", `const b = Buffer.from('héllo'); console.log(b, b.toString('base64'), b.toString('hex'), b.length)`, "<Buffer 68 c3 a9 6c 6c 6f> aMOpbGxv 68c3a96c6c6f 6\n", 0, ""},
