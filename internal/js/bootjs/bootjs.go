@@ -94,12 +94,12 @@ type Bundle struct {
 var LazyPackages = []string{"undici", "web-streams-polyfill", "pako", "test_runner", "llhttp"}
 
 // LazyAssets are the binary files kept beside the lazy chunks (Bundle.Assets):
-// llhttp's WebAssembly, which undici ships as base64 text. Decoded once
-// when the bundle is built, a process gets the bytes from Go instead of
-// decoding 64 KB of base64 in JavaScript on its first fetch. They are the
-// runtime's, not undici's alone: the http module may parse with the same
-// llhttp (require('./internal/lazy.js').asset(name)).
-var LazyAssets = []string{"llhttp.wasm", "llhttp_simd.wasm"}
+// llhttp's WebAssembly, which undici ships as base64 text — fetch's (from
+// undici) and the http module's ("http-", from the undici-llhttp alias:
+// the llhttp host node runs). Decoded once when the bundle is built, a
+// process gets the bytes from Go instead of decoding 64 KB of base64 in
+// JavaScript on its first fetch or HTTP parser.
+var LazyAssets = []string{"llhttp.wasm", "llhttp_simd.wasm", "http-llhttp.wasm", "http-llhttp_simd.wasm"}
 
 // ownLazy maps the lazy chunks built from src/ to their entry file: the
 // test runner (node:test, node --test) is large and used by few
@@ -282,7 +282,7 @@ func writeBundle(path string, b *Bundle) error {
 
 // bundleFormat changes whenever the bundling options do, so that cached
 // bundles made with other options are not used.
-const bundleFormat = "esbuild-iife-ascii-minified-lazy-5"
+const bundleFormat = "esbuild-iife-ascii-minified-lazy-6"
 
 // lockDigest is the digest of the pinned package set.
 func lockDigest() (string, error) {
@@ -541,7 +541,7 @@ func bundle(nodeModules string) (*Bundle, error) {
 	b := &Bundle{Source: main, Lazy: make(map[string]string, len(LazyPackages)), Assets: make(map[string][]byte, len(LazyAssets))}
 	for _, pkg := range LazyPackages {
 		if entry, own := ownLazy[pkg]; own {
-			b.Lazy[pkg], err = bundleOwnLazy(stage, nodeModules, filepath.Join(srcDir, entry))
+			b.Lazy[pkg], err = bundleOwnLazy(stage, nodeModules, filepath.Join(srcDir, entry), b.Assets)
 		} else {
 			b.Lazy[pkg], err = bundleLazy(stage, nodeModules, pkg, b.Assets)
 		}
@@ -580,11 +580,19 @@ func bundleLazy(stage, nodeModules, pkg string, assets map[string][]byte) (strin
 	opts.Format, opts.Platform = api.FormatCommonJS, api.PlatformNeutral
 	opts.MainFields = []string{"main", "module"}
 	opts.External = []string{"node:*", assetPrefix + "*"}
-	opts.Plugins = []api.Plugin{{
+	opts.Plugins = []api.Plugin{assetPlugin(assets)}
+	return output(api.Build(opts))
+}
+
+// assetPlugin replaces the modules that only carry an asset as base64
+// text (assetModules) by a require of the asset, whose bytes go to
+// assets.
+func assetPlugin(assets map[string][]byte) api.Plugin {
+	return api.Plugin{
 		Name: "secexec-assets",
 		Setup: func(b api.PluginBuild) {
 			b.OnLoad(api.OnLoadOptions{Filter: assetModuleFilter}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
-				name, ok := assetModules[filepath.Base(a.Path)]
+				name, ok := assetName(a.Path)
 				if !ok {
 					return api.OnLoadResult{}, nil
 				}
@@ -598,8 +606,18 @@ func bundleLazy(stage, nodeModules, pkg string, assets map[string][]byte) (strin
 				return api.OnLoadResult{Contents: &src, Loader: api.LoaderJS}, nil
 			})
 		},
-	}}
-	return output(api.Build(opts))
+	}
+}
+
+// assetName is the asset an asset module holds. The http module's llhttp
+// (the undici-llhttp alias) is another build than fetch's (undici's
+// own), under the same file names: its assets are prefixed "http-".
+func assetName(path string) (string, bool) {
+	name, ok := assetModules[filepath.Base(path)]
+	if ok && strings.Contains(filepath.ToSlash(path), "/undici-llhttp/") {
+		name = "http-" + name
+	}
+	return name, ok
 }
 
 // assetPrefix starts the require id by which a lazy chunk reads an asset
@@ -609,11 +627,14 @@ const assetPrefix = "secexec:asset/"
 
 // assetModules maps the files of npm packages that hold an asset as
 // base64 text to the asset's name; assetModuleFilter matches them for
-// esbuild. undici's llhttp modules are Buffer.from(BASE64, 'base64').
+// esbuild. undici 6's llhttp modules are Buffer.from(BASE64, 'base64'),
+// undici 7's const wasmBase64 = BASE64 and Buffer.from(wasmBase64, 'base64').
 var (
 	assetModules      = map[string]string{"llhttp-wasm.js": "llhttp.wasm", "llhttp_simd-wasm.js": "llhttp_simd.wasm"}
 	assetModuleFilter = `[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$`
 	base64Module      = regexp.MustCompile(`\bBuffer\.from\(\s*'([A-Za-z0-9+/=]+)'\s*,\s*'base64'\s*\)`)
+	base64Const       = regexp.MustCompile(`\bconst wasmBase64 = '([A-Za-z0-9+/=]+)'`)
+	base64Use         = regexp.MustCompile(`\bBuffer\.from\(\s*wasmBase64\s*,\s*'base64'\s*\)`)
 )
 
 // decodeAssetModule returns the bytes of the one base64 literal an asset
@@ -625,6 +646,10 @@ func decodeAssetModule(path string) ([]byte, error) {
 		return nil, fmt.Errorf("bootjs: %w", err)
 	}
 	m := base64Module.FindAllSubmatch(src, -1)
+	if len(m) == 0 && base64Use.Match(src) {
+		// undici 7: the literal in a const, decoded on first use.
+		m = base64Const.FindAllSubmatch(src, -1)
+	}
 	if len(m) != 1 {
 		return nil, fmt.Errorf("bootjs: %s: expected one base64 Buffer literal, found %d", filepath.Base(path), len(m))
 	}
@@ -637,11 +662,12 @@ func decodeAssetModule(path string) ([]byte, error) {
 
 // bundleOwnLazy builds a lazy chunk from the runtime's own sources, from
 // entry; its "node:" requires are left to the runtime's require.
-func bundleOwnLazy(stage, nodeModules, entry string) (string, error) {
+func bundleOwnLazy(stage, nodeModules, entry string, assets map[string][]byte) (string, error) {
 	opts := buildOptions(stage, nodeModules)
 	opts.EntryPoints = []string{entry}
 	opts.Format, opts.Platform = api.FormatCommonJS, api.PlatformNeutral
-	opts.External = []string{"node:*"}
+	opts.External = []string{"node:*", assetPrefix + "*"}
+	opts.Plugins = []api.Plugin{assetPlugin(assets)}
 	return output(api.Build(opts))
 }
 

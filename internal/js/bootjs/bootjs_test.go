@@ -35,19 +35,29 @@ func TestBuildLazyAssets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	undici := b.Lazy["undici"]
+	undici, llhttp := b.Lazy["undici"], b.Lazy["llhttp"]
 	for _, name := range LazyAssets {
 		wasm := b.Assets[name]
 		if !bytes.HasPrefix(wasm, []byte("\x00asm")) || len(wasm) < 10000 {
 			t.Fatalf("asset %s: %d bytes, starting %q", name, len(wasm), wasm[:min(len(wasm), 8)])
 		}
-		if !strings.Contains(undici, assetPrefix+name) {
-			t.Errorf("undici does not require %s", assetPrefix+name)
+		chunk, user := undici, "undici"
+		if strings.HasPrefix(name, "http-") {
+			chunk, user = llhttp, "llhttp"
+		}
+		if !strings.Contains(chunk, assetPrefix+name) {
+			t.Errorf("%s does not require %s", user, assetPrefix+name)
 		}
 	}
+	// The http module's llhttp is another build than fetch's.
+	if bytes.Equal(b.Assets["http-llhttp_simd.wasm"], b.Assets["llhttp_simd.wasm"]) {
+		t.Error("the http module's llhttp is fetch's: the undici-llhttp alias was not bundled")
+	}
 	// "AGFzbQ" is "\x00asm" in base64: no WebAssembly left as text.
-	if strings.Contains(undici, "AGFzbQ") {
-		t.Error("undici's chunk still holds base64 WebAssembly")
+	for name, chunk := range map[string]string{"undici": undici, "llhttp": llhttp} {
+		if strings.Contains(chunk, "AGFzbQ") {
+			t.Errorf("%s's chunk still holds base64 WebAssembly", name)
+		}
 	}
 	if strings.Contains(undici, "MockAgent") {
 		t.Error("undici's chunk holds its mock agents: bundled from the whole package, not its fetch entry")
@@ -83,11 +93,17 @@ func TestDecodeAssetModule(t *testing.T) {
 	if data, err := decodeAssetModule(good); err != nil || !bytes.Equal(data, []byte("\x00asm\x01\x00\x00\x00")) {
 		t.Fatalf("good module: %q, %v", data, err)
 	}
+	// undici 7's shape: the literal in a const, decoded by a getter.
+	good7 := write("good7.js", "'use strict'\nconst { Buffer } = require('node:buffer')\nconst wasmBase64 = 'AGFzbQEAAAA='\nlet wasmBuffer\nObject.defineProperty(module, 'exports', { get: () => wasmBuffer ? wasmBuffer : (wasmBuffer = Buffer.from(wasmBase64, 'base64')) })\n")
+	if data, err := decodeAssetModule(good7); err != nil || !bytes.Equal(data, []byte("\x00asm\x01\x00\x00\x00")) {
+		t.Fatalf("undici 7 module: %q, %v", data, err)
+	}
 	for name, src := range map[string]string{
 		"none.js":   "module.exports = require('./other.wasm')\n",
 		"two.js":    "module.exports = [Buffer.from('AA==', 'base64'), Buffer.from('AA==', 'base64')]\n",
 		"hex.js":    "module.exports = Buffer.from('0061736d', 'hex')\n",
 		"broken.js": "module.exports = Buffer.from('AGFzbQ=A', 'base64')\n",
+		"unused.js": "const wasmBase64 = 'AGFzbQEAAAA='\nmodule.exports = null\n",
 	} {
 		if _, err := decodeAssetModule(write(name, src)); err == nil {
 			t.Errorf("%s: decoded", name)
