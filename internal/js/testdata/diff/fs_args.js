@@ -68,35 +68,50 @@ show('opendir bufferSize 0', () => fs.opendirSync(dir, { bufferSize: 0 }));
 }
 show('close without callback', () => fs.close(fd, 'nope'));
 
-fs.close(fs.openSync(file, 'r'), (...args) => console.log('close callback args', args.length, args[0]));
-fs.chmod(file, 0o644, (...args) => console.log('chmod callback args', args.length));
-fs.stat(path.join(dir, 'nope'), (err) => console.log('stat error to callback', err.code));
-fs.read(fd, (err, n, buf) => console.log('read(fd, cb)', err, n, buf.length));
-fs.read(fd, Buffer.alloc(5), { position: 6 }, (err, n, buf) => console.log('read(fd, buf, opts, cb)', err, n, buf.toString()));
-
-// Events of the file streams, in order.
-const events = [];
-const rs = fs.createReadStream(file, { start: 6 });
-for (const ev of ['open', 'ready', 'data', 'end', 'close']) rs.on(ev, (x) => events.push(ev === 'data' ? `data:${x}` : ev));
-rs.on('close', () => {
-  console.log('read stream', events.join(' '), rs.bytesRead, rs.pending);
-  const out = path.join(dir, 'out.txt');
-  const ws = fs.createWriteStream(out);
-  ws.on('open', () => {
-    ws.write('hello');
-    process.nextTick(() => { ws.write('world'); ws.end(); });
-  });
-  ws.on('close', () => {
-    console.log('write stream', fs.readFileSync(out, 'utf8'), ws.bytesWritten, ws.pending);
-    // An old-style subclass calls the constructor as a function.
-    function Old(...args) { fs.ReadStream.call(this, ...args); }
-    Object.setPrototypeOf(Old.prototype, fs.ReadStream.prototype);
-    Object.setPrototypeOf(Old, fs.ReadStream);
-    const o = new Old(file);
-    o.on('data', (d) => console.log('subclass read', String(d)));
-    o.on('close', () => {
-      fs.closeSync(fd);
-      fs.rmSync(dir, { recursive: true });
+// One after the other: node's thread pool may finish calls made together
+// in any order, and did under load.
+fs.close(fs.openSync(file, 'r'), (...args) => {
+  console.log('close callback args', args.length, args[0]);
+  fs.chmod(file, 0o644, (...args) => {
+    console.log('chmod callback args', args.length);
+    fs.stat(path.join(dir, 'nope'), (err) => {
+      console.log('stat error to callback', err.code);
+      fs.read(fd, (err, n, buf) => {
+        console.log('read(fd, cb)', err, n, buf.length);
+        fs.read(fd, Buffer.alloc(5), { position: 6 }, (err, n, buf) => {
+          console.log('read(fd, buf, opts, cb)', err, n, buf.toString());
+          streams();
+        });
+      });
     });
   });
 });
+
+// Events of the file streams, in order, once the calls above are done.
+function streams() {
+  const events = [];
+  const rs = fs.createReadStream(file, { start: 6 });
+  for (const ev of ['open', 'ready', 'data', 'end', 'close']) rs.on(ev, (x) => events.push(ev === 'data' ? `data:${x}` : ev));
+  rs.on('close', () => {
+    console.log('read stream', events.join(' '), rs.bytesRead, rs.pending);
+    const out = path.join(dir, 'out.txt');
+    const ws = fs.createWriteStream(out);
+    ws.on('open', () => {
+      ws.write('hello');
+      process.nextTick(() => { ws.write('world'); ws.end(); });
+    });
+    ws.on('close', () => {
+      console.log('write stream', fs.readFileSync(out, 'utf8'), ws.bytesWritten, ws.pending);
+      // An old-style subclass calls the constructor as a function.
+      function Old(...args) { fs.ReadStream.call(this, ...args); }
+      Object.setPrototypeOf(Old.prototype, fs.ReadStream.prototype);
+      Object.setPrototypeOf(Old, fs.ReadStream);
+      const o = new Old(file);
+      o.on('data', (d) => console.log('subclass read', String(d)));
+      o.on('close', () => {
+        fs.closeSync(fd);
+        fs.rmSync(dir, { recursive: true });
+      });
+    });
+  });
+}
